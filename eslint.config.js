@@ -1,0 +1,19 @@
+import tseslint from "typescript-eslint"
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", "data/**", "dist/**", "artifacts/**"] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-namespace": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+      "no-console": ["error", { allow: ["error", "warn"] }]
+    }
+  },
+  {
+    files: ["scripts/**", "test/**", "**/*.test.ts", "**/bin/**", "**/main.ts", "**/cli/**"],
+    rules: { "no-console": "off" }
+  }
+)

@@ -1,0 +1,49 @@
+// The domain package is embedded by other teams: it may depend on `effect` only, and must read
+// time and randomness through Effect's Clock/Random (or a port) so that tests are deterministic.
+import { readFileSync, readdirSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+
+const importPattern = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|require\(\s*["']([^"']+)["']\s*\)/g
+
+const impurities = [
+  { pattern: /\bDate\.now\s*\(/, reason: "reads wall-clock time (use Clock)" },
+  { pattern: /\bnew\s+Date\s*\(\s*\)/, reason: "reads wall-clock time (use Clock)" },
+  { pattern: /\bperformance\.now\s*\(/, reason: "reads wall-clock time (use Clock)" },
+  { pattern: /\bprocess\.hrtime\b/, reason: "reads wall-clock time (use Clock)" },
+  { pattern: /\bMath\.random\s*\(/, reason: "reads randomness directly (use Random or a port)" },
+  { pattern: /\bcrypto\.(getRandomValues|randomUUID|randomBytes)\b/, reason: "reads randomness directly (use Random or a port)" }
+]
+
+const allowedImport = (specifier) => specifier === "effect" || specifier.startsWith("effect/") || specifier.startsWith(".")
+
+/** Strip comments so that JSDoc examples do not count as code. */
+const stripComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1")
+
+/** Violations in one file's source text. */
+export const findViolations = (file, source) => {
+  const code = stripComments(source)
+  const found = []
+  for (const match of code.matchAll(importPattern)) {
+    const specifier = match[1] ?? match[2] ?? match[3]
+    if (!allowedImport(specifier)) found.push(`${file}: imports "${specifier}" (the domain may import only effect)`)
+  }
+  code.split("\n").forEach((line, index) => {
+    for (const { pattern, reason } of impurities) {
+      if (pattern.test(line)) found.push(`${file}:${index + 1}: ${reason}`)
+    }
+  })
+  return found
+}
+
+const sourceFiles = (dir) =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.(ts|mts|js|mjs)$/.test(name) && !/\.test\.ts$/.test(name) ? [path] : []
+  })
+
+/** Violations across the domain package's sources (tests excluded: they may use anything). */
+export const checkDomain = (root) =>
+  sourceFiles(join(root, "packages/domain/src")).flatMap((path) =>
+    findViolations(relative(root, path), readFileSync(path, "utf8"))
+  )
