@@ -1,0 +1,62 @@
+import { Schema } from "effect"
+import { Amount } from "./Amount.ts"
+import { nullableKey } from "./nullableKey.ts"
+import { OptionId } from "./PaymentOption.ts"
+import { PaymentStatus } from "../payment/PaymentStatus.ts"
+import { PollInMs } from "./PollInMs.ts"
+
+/** Result of one `walletRpc` action (e.g. a signature or a transaction hash), in `confirm.results`. */
+export const WalletRpcResult = Schema.Struct({
+  type: Schema.Literal("walletRpc"),
+  data: Schema.Array(Schema.String)
+}).annotate({ identifier: "WalletRpcResult" })
+
+/** Decoded {@link WalletRpcResult}. */
+export type WalletRpcResult = typeof WalletRpcResult.Type
+
+/** One collected value in `confirm.collectedData.fields`. */
+export const CollectedDataField = Schema.Struct({
+  id: Schema.String,
+  value: Schema.String
+}).annotate({ identifier: "CollectedDataField" })
+
+/** Decoded {@link CollectedDataField}. */
+export type CollectedDataField = typeof CollectedDataField.Type
+
+/** Buyer data sent along with a confirm. */
+export const CollectedData = Schema.Struct({
+  fields: Schema.Array(CollectedDataField)
+}).annotate({ identifier: "CollectedData" })
+
+/** Decoded {@link CollectedData}. */
+export type CollectedData = typeof CollectedData.Type
+
+/** Body of `POST /v1/gateway/payment/{id}/confirm`; `results` follow the option's actions in order. */
+export const ConfirmRequest = Schema.Struct({
+  optionId: OptionId,
+  results: Schema.Array(WalletRpcResult),
+  collectedData: nullableKey(CollectedData)
+}).annotate({ identifier: "ConfirmRequest" })
+
+/** Decoded {@link ConfirmRequest}. */
+export type ConfirmRequest = typeof ConfirmRequest.Type
+
+/** The `info` of a confirm answer: the transaction id once known and the chosen option's amount. */
+export const ConfirmInfo = Schema.Struct({
+  txId: nullableKey(Schema.String),
+  optionAmount: Amount
+}).annotate({ identifier: "ConfirmInfo" })
+
+/** Decoded {@link ConfirmInfo}. */
+export type ConfirmInfo = typeof ConfirmInfo.Type
+
+/** Answer of `POST /v1/gateway/payment/{id}/confirm`. */
+export const ConfirmResponse = Schema.Struct({
+  status: PaymentStatus,
+  isFinal: Schema.Boolean,
+  pollInMs: PollInMs,
+  info: nullableKey(ConfirmInfo)
+}).annotate({ identifier: "ConfirmResponse" })
+
+/** Decoded {@link ConfirmResponse}. */
+export type ConfirmResponse = typeof ConfirmResponse.Type

@@ -1,0 +1,27 @@
+import { Schema } from "effect"
+import { CollectData } from "./CollectData.ts"
+import { nullableKey } from "./nullableKey.ts"
+import { GetPaymentResponse } from "./PaymentInfo.ts"
+import { PaymentOption } from "./PaymentOption.ts"
+
+/**
+ * Body of `POST /v1/gateway/payment/{id}/options`. Structural only: the 1–20 account count and
+ * CAIP-10 format are rule checks (`params_validation`) made elsewhere.
+ */
+export const GetPaymentOptionsRequest = Schema.Struct({
+  accounts: Schema.Array(Schema.String),
+  refresh: nullableKey(Schema.Array(Schema.String))
+}).annotate({ identifier: "GetPaymentOptionsRequest" })
+
+/** Decoded {@link GetPaymentOptionsRequest}. */
+export type GetPaymentOptionsRequest = typeof GetPaymentOptionsRequest.Type
+
+/** Answer of `POST /v1/gateway/payment/{id}/options`: payment-level `collectData`, `info`, `options`. */
+export const GetPaymentOptionsResponse = Schema.Struct({
+  collectData: nullableKey(CollectData),
+  info: nullableKey(GetPaymentResponse),
+  options: nullableKey(Schema.Array(PaymentOption))
+}).annotate({ identifier: "GetPaymentOptionsResponse" })
+
+/** Decoded {@link GetPaymentOptionsResponse}. */
+export type GetPaymentOptionsResponse = typeof GetPaymentOptionsResponse.Type

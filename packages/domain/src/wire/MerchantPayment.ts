@@ -1,0 +1,57 @@
+import { Schema } from "effect"
+import { NonNegativeInt } from "./NonNegativeInt.ts"
+import { MerchantPaymentStatus } from "../payment/PaymentStatus.ts"
+import { PollInMs } from "./PollInMs.ts"
+
+/** The amount of a create request: only `unit` (`iso4217/{CODE}`) and `value` (minor units). */
+export const CreatePaymentAmount = Schema.Struct({
+  unit: Schema.String,
+  value: Schema.String
+}).annotate({ identifier: "CreatePaymentAmount" })
+
+/** Decoded {@link CreatePaymentAmount}. */
+export type CreatePaymentAmount = typeof CreatePaymentAmount.Type
+
+/** Redirect configuration of a create request; both keys optional (missing stays missing). */
+export const CheckoutConfig = Schema.Struct({
+  successUrl: Schema.optionalKey(Schema.String),
+  errorUrl: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "CheckoutConfig" })
+
+/** Decoded {@link CheckoutConfig}. */
+export type CheckoutConfig = typeof CheckoutConfig.Type
+
+/** Body of `POST /v1/merchant/payment`. Structural only: currency, value and URL rules are checked elsewhere. */
+export const CreatePaymentRequest = Schema.Struct({
+  amount: CreatePaymentAmount,
+  referenceId: Schema.String,
+  checkout: Schema.optionalKey(CheckoutConfig)
+}).annotate({ identifier: "CreatePaymentRequest" })
+
+/** Decoded {@link CreatePaymentRequest}. */
+export type CreatePaymentRequest = typeof CreatePaymentRequest.Type
+
+/**
+ * Answer of `POST /v1/merchant/payment`. `pollInMs` is an integer while the payment is not final
+ * and `null` once it is (contract §5), so it is always present.
+ */
+export const CreatePaymentResponse = Schema.Struct({
+  paymentId: Schema.String,
+  gatewayUrl: Schema.String,
+  status: MerchantPaymentStatus,
+  expiresAt: NonNegativeInt,
+  isFinal: Schema.Boolean,
+  pollInMs: PollInMs
+}).annotate({ identifier: "CreatePaymentResponse" })
+
+/** Decoded {@link CreatePaymentResponse}. */
+export type CreatePaymentResponse = typeof CreatePaymentResponse.Type
+
+/** Answer of `GET /v1/merchant/payment/{id}/status`. */
+export const MerchantStatusResponse = Schema.Struct({
+  status: MerchantPaymentStatus,
+  isFinal: Schema.Boolean
+}).annotate({ identifier: "MerchantStatusResponse" })
+
+/** Decoded {@link MerchantStatusResponse}. */
+export type MerchantStatusResponse = typeof MerchantStatusResponse.Type

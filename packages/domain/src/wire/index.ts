@@ -1,0 +1,21 @@
+/**
+ * Structural wire schemas of the gateway and merchant APIs: JSON types and shapes only
+ * (a decode failure is `invalid_params`); rule checks (CAIP, money, URLs, counts) live elsewhere.
+ * Nullable fields decode missing as `null` and always encode as present.
+ *
+ * @module
+ */
+export * from "./Action.ts"
+export * from "./Amount.ts"
+export * from "./CancelResponse.ts"
+export * from "./CollectData.ts"
+export * from "./Confirm.ts"
+export * from "./Fetch.ts"
+export * from "./GatewayStatusResponse.ts"
+export * from "./GetPaymentOptions.ts"
+export * from "./MerchantPayment.ts"
+export * from "./NonNegativeInt.ts"
+export * from "./nullableKey.ts"
+export * from "./PaymentInfo.ts"
+export * from "./PaymentOption.ts"
+export * from "./PollInMs.ts"
