@@ -1,0 +1,59 @@
+import { Schema } from "effect"
+import { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
+import { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
+
+/** Live or sandbox: data of one mode is never visible to credentials of the other (contract §3). */
+export const Mode = Schema.Literals(["live", "sandbox"])
+/** Live or sandbox. */
+export type Mode = typeof Mode.Type
+
+/** Where the portal sends the buyer after a final status; absent when redirecting is disabled. */
+export class CheckoutRedirect extends Schema.Class<CheckoutRedirect>("paygate/CheckoutRedirect")({
+  successUrl: Schema.String,
+  errorUrl: Schema.String
+}) {}
+
+/** The buyer's commitment to one option, recorded when a confirm is accepted. */
+export class Commitment extends Schema.Class<Commitment>("paygate/Commitment")({
+  /** Pull (EIP-3009 authorization signed by the buyer) or push (buyer-sent transfer). */
+  kind: Schema.Literals(["pull", "push"]),
+  /** CAIP-10 account that pays. */
+  account: Schema.String,
+  /** CAIP-19 asset paid in. */
+  asset: Schema.String,
+  /** Token amount in base units. */
+  tokenAmount: Schema.BigInt,
+  /** Stable digest of (option, results): a repeated identical confirm is recognised by it. */
+  fingerprint: Schema.String,
+  /** Transaction hash once known (push: from the confirm; pull: once submitted). */
+  txHash: Schema.NullOr(Schema.String),
+  /** Unix seconds when the confirm was accepted. */
+  confirmedAt: Schema.Int
+}) {}
+
+/** A payment as the service records it. Amounts are in the fiat currency's minor units. */
+export class Payment extends Schema.Class<Payment>("paygate/Payment")({
+  id: PaymentId,
+  partnerId: PartnerId,
+  merchantId: MerchantId,
+  mode: Mode,
+  referenceId: Schema.String,
+  /** ISO 4217 code of the payment currency. */
+  currency: Schema.String,
+  /** Amount in the currency's minor units. */
+  value: Schema.BigInt,
+  status: PaymentStatus,
+  /** Increments with every change; webhook receivers use it to drop stale events. */
+  stateVersion: Schema.Int,
+  checkout: Schema.NullOr(CheckoutRedirect),
+  /** Unix seconds after which the buyer can no longer commit. */
+  expiresAt: Schema.Int,
+  commitment: Schema.NullOr(Commitment),
+  cancelledReason: Schema.NullOr(CancelReason),
+  /** Unix seconds. */
+  cancelledAt: Schema.NullOr(Schema.Int),
+  /** Unix milliseconds. */
+  createdAt: Schema.Int,
+  /** Unix milliseconds. */
+  updatedAt: Schema.Int
+}) {}

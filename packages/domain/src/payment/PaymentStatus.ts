@@ -1,0 +1,16 @@
+import { Schema } from "effect"
+
+/** Internal and gateway payment statuses (contract §6). */
+export const PaymentStatus = Schema.Literals(["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"])
+/** A gateway payment status. */
+export type PaymentStatus = typeof PaymentStatus.Type
+
+/** Statuses of the Merchant API view (`/v1/merchant/…`). */
+export const MerchantPaymentStatus = Schema.Literals(["pending", "processing", "succeeded", "failed", "expired"])
+/** A Merchant API payment status. */
+export type MerchantPaymentStatus = typeof MerchantPaymentStatus.Type
+
+/** Why a payment was cancelled. */
+export const CancelReason = Schema.Literals(["cancelled_by_user", "cancelled_by_merchant"])
+/** Why a payment was cancelled. */
+export type CancelReason = typeof CancelReason.Type

@@ -1,0 +1,59 @@
+import { Result, Schema } from "effect"
+import { type MerchantPaymentStatus, PaymentStatus } from "./PaymentStatus.ts"
+
+/** What can happen to a payment; each cause of contract §6 is one event. */
+export type PaymentEvent =
+  | { readonly _tag: "ConfirmAccepted" }
+  | { readonly _tag: "PushTransferSeen" }
+  | { readonly _tag: "Expired" }
+  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "ChainSucceeded" }
+  | { readonly _tag: "ChainFailed" }
+
+/** An event that the status machine does not allow from the current status. */
+export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("IllegalTransition", {
+  from: PaymentStatus,
+  event: Schema.String
+}) {}
+
+// The only transitions (contract §6): from → event → to.
+const transitions: { readonly [S in PaymentStatus]: Partial<Record<PaymentEvent["_tag"], PaymentStatus>> } = {
+  requires_action: {
+    ConfirmAccepted: "processing",
+    PushTransferSeen: "processing",
+    Expired: "expired",
+    Cancelled: "cancelled"
+  },
+  processing: { ChainSucceeded: "succeeded", ChainFailed: "failed" },
+  succeeded: {},
+  failed: {},
+  expired: {},
+  cancelled: {}
+}
+
+/** The status after `event`, or `IllegalTransition` when contract §6 does not allow it. */
+export const transition = (from: PaymentStatus, event: PaymentEvent): Result.Result<PaymentStatus, IllegalTransition> => {
+  const to = transitions[from][event._tag]
+  return to === undefined ? Result.fail(new IllegalTransition({ from, event: event._tag })) : Result.succeed(to)
+}
+
+/** Terminal statuses never change. */
+export const isFinal = (status: PaymentStatus): boolean =>
+  status === "succeeded" || status === "failed" || status === "expired" || status === "cancelled"
+
+/** Suggested polling delay: 2000 ms while waiting for the buyer, 1000 ms while processing, none when final. */
+export const pollInMs = (status: PaymentStatus): number | null =>
+  status === "requires_action" ? 2000 : status === "processing" ? 1000 : null
+
+/** The Merchant API's view of a status: `requires_action` → `pending`, `cancelled` → `failed`. */
+export const merchantStatus = (status: PaymentStatus): MerchantPaymentStatus =>
+  status === "requires_action" ? "pending" : status === "cancelled" ? "failed" : status
+
+/**
+ * The status to report at `nowSeconds`: a payment still waiting for the buyer past its
+ * `expiresAt` is expired, even before the worker has recorded it.
+ */
+export const statusAt = (
+  payment: { readonly status: PaymentStatus; readonly expiresAt: number },
+  nowSeconds: number
+): PaymentStatus => (payment.status === "requires_action" && nowSeconds >= payment.expiresAt ? "expired" : payment.status)

@@ -1,0 +1,45 @@
+import { Context, type Effect } from "effect"
+import type { ParamsValidation } from "../errors/ApiErrors.ts"
+
+/** What the buyer hands over on confirm: a signed EIP-3009 authorization (pull) or a sent transaction (push). */
+export type PaymentProof =
+  | {
+    readonly _tag: "Authorization"
+    /** CAIP-10 account that must have signed. */
+    readonly account: string
+    /** CAIP-19 token. */
+    readonly asset: string
+    /** Collection address (recipient). */
+    readonly to: string
+    /** Token base units. */
+    readonly value: bigint
+    /** Unix seconds. */
+    readonly validBefore: number
+    /** 0x-prefixed 32-byte nonce recorded with the quote. */
+    readonly nonce: string
+    /** 0x-prefixed signature. */
+    readonly signature: string
+  }
+  | {
+    readonly _tag: "Transaction"
+    readonly account: string
+    readonly asset: string
+    readonly to: string
+    readonly value: bigint
+    /** 16-byte payment reference appended to the transfer calldata. */
+    readonly reference: string
+    readonly txHash: string
+  }
+
+/** Outcome of a submitted transfer as the chain reports it. `unknown` (RPC down) never means failed. */
+export type ChainOutcome = "pending" | "succeeded" | "failed" | "unknown"
+
+/** Access to the chains the service collects on. */
+export class ChainGateway extends Context.Service<ChainGateway, {
+  /** Checks that the proof is what the quote asked for (signer, token, amount, recipient, expiry). */
+  readonly verify: (proof: PaymentProof) => Effect.Effect<void, ParamsValidation>
+  /** Broadcasts a pull payment's authorization through the executor; answers the transaction hash. */
+  readonly submit: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<string>
+  /** Where a transaction stands, with the chain's required confirmations applied. */
+  readonly observe: (asset: string, txHash: string) => Effect.Effect<ChainOutcome>
+}>()("@paygate/domain/ChainGateway") {}

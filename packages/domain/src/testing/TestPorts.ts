@@ -1,0 +1,43 @@
+import { Effect, Layer } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ChainGateway, type ChainOutcome } from "../ports/ChainGateway.ts"
+import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
+
+/** Screening against a fixed set of CAIP-10 accounts (compared case-insensitively). */
+export const screeningList = (accounts: Iterable<string>): Layer.Layer<SanctionsScreening> => {
+  const listed = new Set([...accounts].map((a) => a.toLowerCase()))
+  return Layer.succeed(SanctionsScreening, SanctionsScreening.of({
+    isSanctioned: (account) => Effect.succeed(listed.has(account.toLowerCase()))
+  }))
+}
+
+/** A scripted chain: proofs whose signature/tx hash is in `invalid` fail verification. */
+export const scriptedChain = (options: {
+  readonly invalid?: ReadonlySet<string>
+  readonly outcome?: (txHash: string) => ChainOutcome
+} = {}): Layer.Layer<ChainGateway> =>
+  Layer.succeed(ChainGateway, ChainGateway.of({
+    verify: (proof) => {
+      const token = proof._tag === "Authorization" ? proof.signature : proof.txHash
+      return options.invalid?.has(token)
+        ? Effect.fail(new ParamsValidation({ message: "The signature was not made by the option's account." }))
+        : Effect.void
+    },
+    submit: (proof) => Effect.succeed(`0x${proof.nonce.slice(2).padStart(64, "0")}`),
+    observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded")
+  }))
+
+/** A deterministic `SecureRandom` for tests (xorshift32 from `seed`): same seed, same ids. */
+export const seededSecureRandom = (seed: number): Layer.Layer<SecureRandom.SecureRandom> => {
+  let state = seed >>> 0 || 1
+  const next = () => {
+    state ^= state << 13
+    state >>>= 0
+    state ^= state >>> 17
+    state ^= state << 5
+    state >>>= 0
+    return state & 0xff
+  }
+  return Layer.succeed(SecureRandom.SecureRandom, SecureRandom.make((size) => Uint8Array.from({ length: size }, next)))
+}
