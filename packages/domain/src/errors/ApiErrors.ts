@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { type ErrorCode, codeOfTag, statusOf, tagOf } from "./ErrorCode.ts"
 
 /**
@@ -127,4 +127,4 @@ export const errorCode = (error: ApiError): ErrorCode => codeOfTag(error._tag) a
 
 /** Whether a value is one of the contract errors. */
 export const isApiError = (u: unknown): u is ApiError =>
-  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && codeOfTag(u._tag) !== undefined
+  Predicate.hasProperty(u, "_tag") && Predicate.isString(u._tag) && codeOfTag(u._tag) !== undefined

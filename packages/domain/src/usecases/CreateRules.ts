@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { isPayableCurrency } from "../money/Currency.ts"
 import { parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"
 
@@ -8,6 +9,9 @@ export const validateFiatAmount = Effect.fnUntraced(function*(amount: { readonly
   const unit = yield* parseUnit(amount.unit)
   if (unit._tag !== "Fiat") {
     return yield* new ParamsValidation({ message: "amount.unit must be a fiat currency (iso4217/<CODE>)." })
+  }
+  if (!isPayableCurrency(unit.currency)) {
+    return yield* new ParamsValidation({ message: `${unit.currency} is not a currency payments can be made in.` })
   }
   const value = yield* parseMinorValue(amount.value)
   return { currency: unit.currency as string, value: value as bigint }
