@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { ApiKeyId, AppId, PartnerId } from "../ids/Ids.ts"
+import type { Partner } from "../partner/Partner.ts"
 import type { Mode } from "../payment/Payment.ts"
 
 /** A stored API key: only the SHA-256 of the secret is kept. */
@@ -27,4 +28,6 @@ export class CredentialStore extends Context.Service<CredentialStore, {
   readonly findKeyByHash: (sha256Hex: string) => Effect.Effect<Option.Option<ApiKeyRecord>>
   /** The app with this id, if any. */
   readonly findApp: (id: AppId) => Effect.Effect<Option.Option<AppRecord>>
+  /** The partner with this id, if any. */
+  readonly findPartner: (id: PartnerId) => Effect.Effect<Option.Option<Partner>>
 }>()("@paygate/domain/CredentialStore") {}

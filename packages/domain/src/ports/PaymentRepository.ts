@@ -1,7 +1,26 @@
 import { Context, type Effect, type Option } from "effect"
-import type { PaymentId } from "../ids/Ids.ts"
+import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
+import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
-import type { Payment } from "../payment/Payment.ts"
+import type { Mode, Payment } from "../payment/Payment.ts"
+import type { PaymentStatus } from "../payment/PaymentStatus.ts"
+
+/** Which payments a list covers (contract §8 filters). */
+export interface PaymentQuery {
+  readonly partnerId: PartnerId
+  readonly mode: Mode
+  readonly merchantId?: MerchantId | undefined
+  /** Stored statuses to include; empty or unset means all. */
+  readonly statuses?: ReadonlyArray<PaymentStatus> | undefined
+  readonly referenceId?: string | undefined
+  /** Creation time bounds, Unix milliseconds, inclusive start and exclusive end. */
+  readonly createdFrom?: number | undefined
+  readonly createdBefore?: number | undefined
+  /** By creation: `desc` (newest first, default) or `asc`. */
+  readonly order: "asc" | "desc"
+  readonly after: Cursor | null
+  readonly limit: number
+}
 
 /**
  * Payment persistence. Each method is one atomic unit: the payment row and its outbox events
@@ -18,4 +37,6 @@ export class PaymentRepository extends Context.Service<PaymentRepository, {
    * its events. Answers `false` when another writer got there first (nothing is written then).
    */
   readonly update: (next: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<boolean>
+  /** Payments matching the query, in the requested creation order. */
+  readonly list: (query: PaymentQuery) => Effect.Effect<ReadonlyArray<Payment>>
 }>()("@paygate/domain/PaymentRepository") {}

@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import type { EventId, PaymentId } from "../ids/Ids.ts"
+import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
@@ -36,7 +37,22 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
           store.payments.set(next.id, next)
           store.events.push(...events)
           return true
-        })
+        }),
+      list: (q) =>
+        Effect.sync(() =>
+          [...store.payments.values()]
+            .filter((p) =>
+              p.partnerId === q.partnerId && p.mode === q.mode &&
+              (q.merchantId === undefined || p.merchantId === q.merchantId) &&
+              (q.statuses === undefined || q.statuses.length === 0 || q.statuses.includes(p.status)) &&
+              (q.referenceId === undefined || p.referenceId === q.referenceId) &&
+              (q.createdFrom === undefined || p.createdAt >= q.createdFrom) &&
+              (q.createdBefore === undefined || p.createdAt < q.createdBefore) &&
+              isAfterCursor(p, q.after, q.order)
+            )
+            .sort((a, b) => (q.order === "asc" ? compareCreation(a, b) : compareCreation(b, a)))
+            .slice(0, q.limit)
+        )
     })),
     Layer.succeed(EventOutbox, EventOutbox.of({
       claim: (limit) => Effect.sync(() => store.events.filter((e) => !store.completed.has(e.id)).slice(0, limit)),

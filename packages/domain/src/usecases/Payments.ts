@@ -1,5 +1,6 @@
-import { Clock, Context, Effect, Layer, Option, Result } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import {
+  InvalidParams,
   InvalidState,
   ParamsValidation,
   PaymentExpired,
@@ -9,16 +10,18 @@ import {
 } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
+import { pageRequest, type Page, toPage } from "../paging/Page.ts"
 import { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Payment.ts"
 import type { PaymentEventType } from "../payment/PaymentEventType.ts"
-import type { CancelReason } from "../payment/PaymentStatus.ts"
+import { type CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { type PaymentEvent, statusAt, transition } from "../payment/StatusMachine.ts"
 import { ChainGateway, type PaymentProof } from "../ports/ChainGateway.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import { type Access, canSee, systemAccess } from "./Access.ts"
 import { validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
+import type { PartnerAccess } from "./Merchants.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 
 /** A request to create a payment for a merchant that the caller has already resolved. */
@@ -29,6 +32,20 @@ export interface CreatePaymentInput {
   readonly amount: { readonly unit: string; readonly value: string }
   readonly referenceId: string
   readonly checkout?: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
+}
+
+/** `GET /v1/payments` query (contract §8); values arrive as strings and are validated here. */
+export interface ListPaymentsInput {
+  readonly status?: ReadonlyArray<string> | undefined
+  readonly merchantId?: string | undefined
+  readonly referenceId?: string | undefined
+  /** Unix seconds, inclusive. */
+  readonly startTs?: string | undefined
+  /** Unix seconds, exclusive. */
+  readonly endTs?: string | undefined
+  readonly sortDir?: string | undefined
+  readonly limit?: string | undefined
+  readonly cursor?: string | undefined
 }
 
 /** A confirm: the option the buyer chose (already authenticated by the caller) and its proof. */
@@ -65,6 +82,8 @@ export class Payments extends Context.Service<Payments, {
   readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation>
   /** The payment as of now (expiry applied on read), if `access` may see it. */
   readonly find: (access: Access, id: string) => Effect.Effect<Payment, PaymentNotFound>
+  /** A page of the partner's payments (statuses as stored, expiry applied on read). */
+  readonly list: (access: PartnerAccess, input: ListPaymentsInput) => Effect.Effect<Page<Payment>, InvalidParams>
   /** Cancels a payment that still waits for the buyer. */
   readonly cancel: (access: Access, id: string, reason: CancelReason) => Effect.Effect<Payment, PaymentNotFound | InvalidState>
   /** The commitment point: moves the payment to `processing` once the proof checks out. */
@@ -185,6 +204,40 @@ export class Payments extends Context.Service<Payments, {
         return withStatusNow(payment, yield* nowSeconds)
       })
 
+      const isStatus = Schema.is(PaymentStatus)
+      const unixSeconds = (name: string, text: string | undefined) =>
+        text === undefined
+          ? Effect.succeed(undefined)
+          : /^[0-9]{1,12}$/.test(text)
+          ? Effect.succeed(Number(text) * 1000)
+          : Effect.fail(new InvalidParams({ message: `${name} must be a Unix timestamp in seconds.` }))
+
+      const list = Effect.fn("Payments.list")(function*(access: PartnerAccess, input: ListPaymentsInput) {
+        const page = yield* pageRequest(input)
+        const statuses = input.status ?? []
+        const unknown = statuses.find((s) => !isStatus(s))
+        if (unknown !== undefined) {
+          return yield* new InvalidParams({ message: `status must be one of ${PaymentStatus.literals.join(", ")}.` })
+        }
+        if (input.sortDir !== undefined && input.sortDir !== "asc" && input.sortDir !== "desc") {
+          return yield* new InvalidParams({ message: "sortDir must be asc or desc." })
+        }
+        const rows = yield* repo.list({
+          partnerId: access.partnerId,
+          mode: access.mode,
+          merchantId: input.merchantId as MerchantId | undefined,
+          statuses: statuses.filter(isStatus),
+          referenceId: input.referenceId,
+          createdFrom: yield* unixSeconds("startTs", input.startTs),
+          createdBefore: yield* unixSeconds("endTs", input.endTs),
+          order: input.sortDir === "asc" ? "asc" : "desc",
+          after: page.after,
+          limit: page.limit + 1
+        })
+        const now = yield* nowSeconds
+        return toPage(rows.map((p) => withStatusNow(p, now)), page.limit)
+      })
+
       const cancel = Effect.fn("Payments.cancel")((access: Access, id: string, reason: CancelReason) =>
         change(access, id, (current, now) =>
           statusAt(current, now) !== "requires_action"
@@ -262,7 +315,7 @@ export class Payments extends Context.Service<Payments, {
         )
       })
 
-      return Payments.of({ create, find, cancel, confirm, settleOutcome, expire })
+      return Payments.of({ create, find, list, cancel, confirm, settleOutcome, expire })
     })
   )
 }
