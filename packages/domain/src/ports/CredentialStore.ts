@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   readonly partnerId: PartnerId | null
   readonly appId: AppId | null
   readonly revoked: boolean
+  /** Hex SHA-256 of the secret, compared in constant time by the authenticator. */
+  readonly secretSha256: string
 }
 
 /** A public wallet app (gateway `App-Id`). */

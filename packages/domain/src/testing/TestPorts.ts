@@ -1,6 +1,11 @@
 import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
+import type { MerchantId, PartnerId } from "../ids/Ids.ts"
+import { Merchant } from "../merchant/Merchant.ts"
+import type { Mode } from "../payment/Payment.ts"
+import type { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { layerMemoryMerchants, makeMemoryMerchants } from "./MemoryMerchantRepository.ts"
 import { ChainGateway, type ChainOutcome } from "../ports/ChainGateway.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 
@@ -40,4 +45,21 @@ export const seededSecureRandom = (seed: number): Layer.Layer<SecureRandom.Secur
     return state & 0xff
   }
   return Layer.succeed(SecureRandom.SecureRandom, SecureRandom.make((size) => Uint8Array.from({ length: size }, next)))
+}
+
+/** A merchant repository holding one active merchant, for tests that create payments. */
+export const oneMerchant = (partnerId: PartnerId, merchantId: MerchantId, mode: Mode = "sandbox"): Layer.Layer<MerchantRepository> => {
+  const store = makeMemoryMerchants()
+  store.merchants.set(merchantId, new Merchant({
+    id: merchantId,
+    partnerId,
+    mode,
+    name: "Test shop",
+    email: null,
+    iconUrl: null,
+    deleted: false,
+    createdAt: 0,
+    updatedAt: 0
+  }))
+  return layerMemoryMerchants(store)
 }

@@ -3,5 +3,10 @@
  *
  * @module
  */
+export * from "./MemoryIdempotencyStore.ts"
+export * from "./MemoryMerchantRepository.ts"
+export * from "./MemoryPartnerStores.ts"
+export * from "./MemoryRefundRepository.ts"
+export * from "./MemorySettlementRepository.ts"
 export * from "./MemoryStore.ts"
 export * from "./TestPorts.ts"

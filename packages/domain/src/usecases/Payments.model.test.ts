@@ -10,8 +10,9 @@ import type { Payment } from "../payment/Payment.ts"
 import type { PaymentStatus } from "../payment/PaymentStatus.ts"
 import { isFinal, merchantStatus, pollInMs } from "../payment/StatusMachine.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../testing/MemoryStore.ts"
-import { screeningList, scriptedChain, seededSecureRandom } from "../testing/TestPorts.ts"
+import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../testing/TestPorts.ts"
 import type { Access } from "./Access.ts"
+import { Confirmations } from "./Confirmations.ts"
 import { Payments } from "./Payments.ts"
 
 // A model-based test (fast-check `commands`) of the status machine through the use cases.
@@ -42,7 +43,7 @@ interface Model {
   payments: Array<ModelPayment>
 }
 interface Real {
-  runtime: ManagedRuntime.ManagedRuntime<Payments | TestClock.TestClock, never>
+  runtime: ManagedRuntime.ManagedRuntime<Payments | Confirmations | TestClock.TestClock, never>
   store: MemoryStore
   ids: Array<PaymentId>
   /** Stored status seen after the previous command, per payment. */
@@ -58,11 +59,11 @@ type Outcome = { ok: Payment } | { code: ErrorCode }
 const reached = new Set<string>()
 let commandsRun = 0
 
-const run = async (model: Model, real: Real, op: (payments: Payments["Service"]) => Effect.Effect<Payment, unknown>): Promise<Outcome> => {
+const run = async (model: Model, real: Real, op: (services: Payments["Service"] & Confirmations["Service"]) => Effect.Effect<Payment, unknown>): Promise<Outcome> => {
   const exit = await real.runtime.runPromiseExit(
     Effect.gen(function*() {
       yield* TestClock.setTime(model.now * 1000)
-      return yield* op(yield* Payments)
+      return yield* op({ ...(yield* Payments), ...(yield* Confirmations) })
     })
   )
   commandsRun++
@@ -251,9 +252,9 @@ describe("payment status machine (model-based)", () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "+1" }), fc.integer({ min: 1 }), async (cmds, seed) => {
         runs++
         const store = makeMemoryStore()
-        const layer = Payments.layer.pipe(
+        const layer = Layer.mergeAll(Payments.layer, Confirmations.layer).pipe(
           Layer.provideMerge(IdGenerator.layer),
-          Layer.provide([layerMemory(store), scriptedChain({ invalid: new Set([badSignature]) }), screeningList([sanctioned]), seededSecureRandom(seed)]),
+          Layer.provide([layerMemory(store), oneMerchant(partnerId, merchantId), scriptedChain({ invalid: new Set([badSignature]) }), screeningList([sanctioned]), seededSecureRandom(seed)]),
           Layer.provideMerge(TestClock.layer())
         )
         const runtime = ManagedRuntime.make(layer)

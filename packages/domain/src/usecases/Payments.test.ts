@@ -4,13 +4,13 @@ import { errorCode } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../ids/Ids.ts"
 import { layerMemory, makeMemoryStore } from "../testing/MemoryStore.ts"
-import { screeningList, scriptedChain, seededSecureRandom } from "../testing/TestPorts.ts"
+import { oneMerchant, seededSecureRandom } from "../testing/TestPorts.ts"
 import { type CreatePaymentInput, Payments } from "./Payments.ts"
 
 const store = makeMemoryStore()
 const layer = Payments.layer.pipe(
   Layer.provide(IdGenerator.layer),
-  Layer.provide([layerMemory(store), scriptedChain(), screeningList([]), seededSecureRandom(3)])
+  Layer.provide([layerMemory(store), oneMerchant("ptn_1" as PartnerId, "mer_1" as MerchantId), seededSecureRandom(3)])
 )
 
 const base: CreatePaymentInput = {
@@ -56,6 +56,15 @@ describe("Payments.create", () => {
   ])("rejects amount %j with params_validation", ([unit, value]) =>
     Effect.gen(function*() {
       assert.strictEqual(yield* createCode({ amount: { unit: unit!, value: value! } }), "params_validation")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("refuses unknown, malformed and foreign merchants with merchant_not_found, after body rules", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ merchantId: "mer_nope" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ merchantId: "not-an-id" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ partnerId: "ptn_2" as PartnerId }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ mode: "live" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ merchantId: "mer_nope", referenceId: "" }), "params_validation")
     }).pipe(Effect.provide(layer)))
 
   it.effect("accepts the largest value and zero-exponent currencies", () =>

@@ -1,10 +1,62 @@
-import { Context, type Effect } from "effect"
-import type { AlreadyRefunded, PaymentNotFound, PaymentNotSucceeded } from "../errors/ApiErrors.ts"
-import type { Refund } from "../refund/Refund.ts"
-import type { Access } from "./Access.ts"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { AlreadyRefunded, PaymentNotFound, PaymentNotSucceeded } from "../errors/ApiErrors.ts"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { PaymentId } from "../ids/Ids.ts"
+import { statusAt } from "../payment/StatusMachine.ts"
+import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { RefundRepository } from "../ports/RefundRepository.ts"
+import { Refund } from "../refund/Refund.ts"
+import { type Access, canSee } from "./Access.ts"
+
+const isPaymentId = Schema.is(PaymentId)
 
 /** Full refunds of succeeded payments (contract §8); the worker executes them on chain. */
 export class Refunds extends Context.Service<Refunds, {
   /** Requests the refund: not succeeded → `payment_not_succeeded`; a second → `already_refunded`. */
   readonly request: (access: Access, paymentId: string) => Effect.Effect<Refund, PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded>
-}>()("@paygate/domain/Refunds") {}
+}>()("@paygate/domain/Refunds") {
+  /**
+   * The use case over the payment and refund repositories in context. The refund store has the
+   * last word on "one per payment": of two concurrent requests, its insert fails the loser.
+   */
+  static readonly layer = Layer.effect(
+    Refunds,
+    Effect.gen(function*() {
+      const payments = yield* PaymentRepository
+      const refunds = yield* RefundRepository
+      const ids = yield* IdGenerator
+
+      const request = Effect.fn("Refunds.request")(function*(access: Access, paymentId: string) {
+        const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
+        if (Option.isNone(found) || !canSee(access, found.value)) {
+          return yield* new PaymentNotFound({ message: `No payment ${paymentId}.` })
+        }
+        const payment = found.value
+        const millis = yield* Clock.currentTimeMillis
+        const status = statusAt(payment, Math.floor(millis / 1000))
+        if (status !== "succeeded") {
+          return yield* new PaymentNotSucceeded({
+            message: `Payment ${payment.id} is ${status}; only succeeded payments can be refunded.`
+          })
+        }
+        const existing = yield* refunds.findByPayment(payment.id)
+        if (Option.isSome(existing)) {
+          return yield* new AlreadyRefunded({ message: `Payment ${payment.id} already has refund ${existing.value.id}.` })
+        }
+        const refund = new Refund({
+          id: yield* ids.make("refund"),
+          paymentId: payment.id,
+          partnerId: payment.partnerId,
+          status: "pending",
+          txHash: null,
+          createdAt: millis,
+          updatedAt: millis
+        })
+        yield* refunds.insert(refund)
+        return refund
+      })
+
+      return Refunds.of({ request })
+    })
+  )
+}

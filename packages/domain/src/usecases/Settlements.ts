@@ -1,6 +1,11 @@
-import { Context, type Effect } from "effect"
-import type { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiErrors.ts"
-import type { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { type AssetId, formatAccountId, formatAssetId, parseAccountId, parseAssetId, sameChain } from "../caip/index.ts"
+import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiErrors.ts"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { MerchantId, SettlementId } from "../ids/Ids.ts"
+import { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
+import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { SettlementRepository } from "../ports/SettlementRepository.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 
 /** One `{asset, destination}` entry of `POST /v1/merchants/{id}/settlements/crypto`. */
@@ -9,11 +14,54 @@ export interface SettlementEntry {
   readonly destination: string
 }
 
+const isMerchantId = Schema.is(MerchantId)
+const isSettlementId = Schema.is(SettlementId)
+const maxEntries = 50
+
+const settlementNotFound = (merchantId: MerchantId, id: string) =>
+  new MerchantNotFound({ message: `No crypto settlement ${id} for merchant ${merchantId}.` })
+
+/**
+ * Checks a registration's entries: 1–50 of them, each a CAIP-19 asset with a CAIP-10 destination
+ * on the asset's chain (`params_validation` naming the entry). Answers them in canonical form.
+ */
+const validateEntries = Effect.fnUntraced(function*(entries: ReadonlyArray<SettlementEntry>) {
+  if (entries.length < 1 || entries.length > maxEntries) {
+    return yield* new ParamsValidation({ message: `settlements must have 1 to ${maxEntries} entries.` })
+  }
+  const valid: Array<{ readonly asset: string; readonly destination: string }> = []
+  for (const [index, entry] of entries.entries()) {
+    const asset = formatAssetId(yield* parseAssetId(entry.asset, `settlements[${index}].asset`))
+    const destination = formatAccountId(yield* parseAccountId(entry.destination, `settlements[${index}].destination`))
+    if (!sameChain(asset, destination)) {
+      return yield* new ParamsValidation({
+        message: `settlements[${index}].destination is not on the chain of settlements[${index}].asset.`
+      })
+    }
+    valid.push({ asset, destination })
+  }
+  return valid
+})
+
+/** The first entry whose asset an earlier entry already names, as `invalid_state`. */
+const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): InvalidState | undefined => {
+  for (const [index, entry] of entries.entries()) {
+    const first = entries.findIndex((other) => other.asset === entry.asset)
+    if (first !== index) return new InvalidState({ message: `settlements[${index}].asset repeats settlements[${first}].asset.` })
+  }
+  return undefined
+}
+
 /**
  * Crypto settlement destinations of a merchant (contract §8). Registration is all-or-nothing;
  * asset and destination must share a CAIP-2 chain; a second destination for an asset is
  * `invalid_state`. The contract has no settlement-specific not-found code, so an unknown
  * settlement id is a 404 `merchant_not_found` whose message names the settlement.
+ *
+ * Decisions: changes (register, change, remove) need an active merchant; `list` also answers for
+ * a soft-deleted merchant, like reading the merchant itself does. Assets and destinations are
+ * stored in canonical form (EIP-55 checksummed on `eip155`). The request is checked before the
+ * merchant is looked up (contract §2 order: params, then resource, then state rules).
  */
 export class Settlements extends Context.Service<Settlements, {
   readonly register: (
@@ -29,4 +77,87 @@ export class Settlements extends Context.Service<Settlements, {
     destination: string
   ) => Effect.Effect<CryptoSettlement, MerchantNotFound | ParamsValidation>
   readonly remove: (access: PartnerAccess, merchantId: string, id: string) => Effect.Effect<void, MerchantNotFound>
-}>()("@paygate/domain/Settlements") {}
+}>()("@paygate/domain/Settlements") {
+  /** The use cases over the settlement and merchant repositories and the {@link IdGenerator} in context. */
+  static readonly layer = Layer.effect(
+    Settlements,
+    Effect.gen(function*() {
+      const repo = yield* SettlementRepository
+      const merchants = yield* MerchantRepository
+      const ids = yield* IdGenerator
+
+      const loadMerchant = Effect.fnUntraced(function*(access: PartnerAccess, id: string, activeOnly: boolean) {
+        const found = isMerchantId(id) ? yield* merchants.findById(access.partnerId, access.mode, id) : Option.none()
+        if (
+          Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode ||
+          (activeOnly && found.value.deleted)
+        ) {
+          return yield* new MerchantNotFound({ message: `No merchant ${id}.` })
+        }
+        return found.value.id
+      })
+
+      const loadSettlement = Effect.fnUntraced(function*(merchantId: MerchantId, id: string) {
+        const found = isSettlementId(id) ? yield* repo.findById(merchantId, id) : Option.none()
+        if (Option.isNone(found)) return yield* settlementNotFound(merchantId, id)
+        return found.value
+      })
+
+      const register = Effect.fn("Settlements.register")(
+        function*(access: PartnerAccess, merchantId: string, entries: ReadonlyArray<SettlementEntry>) {
+          const valid = yield* validateEntries(entries)
+          const owner = yield* loadMerchant(access, merchantId, true)
+          const repeated = repeatedAsset(valid)
+          if (repeated !== undefined) return yield* repeated
+          for (const [index, entry] of valid.entries()) {
+            const existing = yield* repo.findByAsset(owner, entry.asset)
+            if (Option.isSome(existing)) {
+              return yield* new InvalidState({
+                message: `settlements[${index}].asset ${entry.asset} already has a destination (${existing.value.id}); change or remove it instead.`
+              })
+            }
+          }
+          const millis = yield* Clock.currentTimeMillis
+          const settlements: Array<CryptoSettlement> = []
+          for (const entry of valid) {
+            settlements.push(
+              new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: owner, ...entry, createdAt: millis, updatedAt: millis })
+            )
+          }
+          // The store checks uniqueness again atomically: a concurrent registration still fails as a whole.
+          yield* repo.insertAll(settlements)
+          return settlements
+        }
+      )
+
+      const list = Effect.fn("Settlements.list")(function*(access: PartnerAccess, merchantId: string) {
+        return yield* repo.list(yield* loadMerchant(access, merchantId, false))
+      })
+
+      const changeDestination = Effect.fn("Settlements.changeDestination")(
+        function*(access: PartnerAccess, merchantId: string, id: string, destination: string) {
+          const account = formatAccountId(yield* parseAccountId(destination, "destination"))
+          const owner = yield* loadMerchant(access, merchantId, true)
+          const current = yield* loadSettlement(owner, id)
+          // Stored assets are canonical CAIP-19 ids: `register` wrote them through `formatAssetId`.
+          if (!sameChain(current.asset as AssetId, account)) {
+            return yield* new ParamsValidation({ message: `destination is not on the chain of the settlement's asset ${current.asset}.` })
+          }
+          const millis = yield* Clock.currentTimeMillis
+          const next = new CryptoSettlement({ ...current, destination: account, updatedAt: Math.max(millis, current.updatedAt) })
+          yield* repo.update(next)
+          return next
+        }
+      )
+
+      const remove = Effect.fn("Settlements.remove")(function*(access: PartnerAccess, merchantId: string, id: string) {
+        const owner = yield* loadMerchant(access, merchantId, true)
+        const removed = isSettlementId(id) && (yield* repo.remove(owner, id))
+        if (!removed) return yield* settlementNotFound(owner, id)
+      })
+
+      return Settlements.of({ register, list, changeDestination, remove })
+    })
+  )
+}
+

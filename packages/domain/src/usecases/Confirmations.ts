@@ -1,0 +1,101 @@
+import { Context, Effect, Layer, Option, Result } from "effect"
+import {
+  InvalidState,
+  type ParamsValidation,
+  type PaymentExpired,
+  type PaymentNotFound,
+  QuoteExpired,
+  SanctionedUser
+} from "../errors/ApiErrors.ts"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { Commitment, type Payment } from "../payment/Payment.ts"
+import { statusAt } from "../payment/StatusMachine.ts"
+import { ChainGateway, type PaymentProof } from "../ports/ChainGateway.ts"
+import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
+import type { Access } from "./Access.ts"
+import { type Decision, makePaymentChanges, notWaiting, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
+
+/** A confirm: the option the buyer chose (already authenticated by the caller) and its proof. */
+export interface ConfirmInput {
+  readonly option: {
+    readonly account: string
+    readonly asset: string
+    readonly tokenAmount: bigint
+    /** Unix seconds; `null` for options that involve no rate. */
+    readonly quoteExpiresAt: number | null
+  }
+  readonly proof: PaymentProof
+  /** Digest of (option id, results): identical repeats of an accepted confirm are idempotent. */
+  readonly fingerprint: string
+}
+
+/**
+ * The commitment point of the gateway: a confirm moves a payment to `processing` once the quote,
+ * the account and the proof check out. Repeats of the accepted confirm are idempotent; any other
+ * confirm after it is `invalid_state`; of two concurrent confirms exactly one wins.
+ */
+export class Confirmations extends Context.Service<Confirmations, {
+  readonly confirm: (
+    access: Access,
+    id: string,
+    input: ConfirmInput
+  ) => Effect.Effect<
+    Payment,
+    PaymentNotFound | PaymentExpired | InvalidState | QuoteExpired | SanctionedUser | ParamsValidation
+  >
+}>()("@paygate/domain/Confirmations") {
+  /** Confirmations over the ports in context. */
+  static readonly layer = Layer.effect(
+    Confirmations,
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const chain = yield* ChainGateway
+      const screening = yield* SanctionsScreening
+      const { change, load } = makePaymentChanges(repo, yield* IdGenerator)
+
+      const confirm = Effect.fn("Confirmations.confirm")(function*(access: Access, id: string, input: ConfirmInput) {
+        const current = yield* load(access, id)
+        const now = yield* nowSeconds
+        // A repeat of the accepted confirm answers the current state; any other confirm is refused.
+        if (current.commitment !== null) {
+          if (current.commitment.fingerprint === input.fingerprint) return withStatusNow(current, now)
+          return yield* new InvalidState({ message: `Payment ${id} was already confirmed with another option.` })
+        }
+        if (statusAt(current, now) !== "requires_action") return yield* notWaiting(current, now)
+        if (input.option.quoteExpiresAt !== null && now >= input.option.quoteExpiresAt) {
+          return yield* new QuoteExpired({ message: "The option's quote has expired; fetch the options again." })
+        }
+        if (yield* screening.isSanctioned(input.option.account)) {
+          return yield* new SanctionedUser({ message: "This account cannot make payments." })
+        }
+        yield* chain.verify(input.proof)
+        const commitment = new Commitment({
+          kind: input.proof._tag === "Authorization" ? "pull" : "push",
+          account: input.option.account,
+          asset: input.option.asset,
+          tokenAmount: input.option.tokenAmount,
+          fingerprint: input.fingerprint,
+          txHash: input.proof._tag === "Transaction" ? input.proof.txHash : null,
+          confirmedAt: now
+        })
+        return yield* change(access, id, (latest, at): Decision<PaymentExpired | InvalidState> => {
+          if (latest.commitment !== null) {
+            return latest.commitment.fingerprint === input.fingerprint
+              ? Result.succeed(Option.none())
+              : Result.fail(new InvalidState({ message: `Payment ${id} was already confirmed with another option.` }))
+          }
+          if (statusAt(latest, at) !== "requires_action") return Result.fail(notWaiting(latest, at))
+          return Result.succeed(Option.some({
+            event: { _tag: input.proof._tag === "Authorization" ? "ConfirmAccepted" : "PushTransferSeen" },
+            type: "payment.processing",
+            patch: () => ({ commitment }),
+            stage: { account: commitment.account, asset: commitment.asset, amount: commitment.tokenAmount.toString() }
+          }))
+        })
+      })
+
+      return Confirmations.of({ confirm })
+    })
+  )
+}

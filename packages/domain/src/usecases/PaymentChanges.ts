@@ -1,0 +1,92 @@
+import { Clock, Effect, Option, Result } from "effect"
+import { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
+import type { IdGenerator } from "../ids/IdGenerator.ts"
+import type { PaymentId } from "../ids/Ids.ts"
+import { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { Payment } from "../payment/Payment.ts"
+import type { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { type PaymentEvent, statusAt, transition } from "../payment/StatusMachine.ts"
+import type { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { type Access, canSee } from "./Access.ts"
+
+/** A change a use case wants to make: the machine event, its outbox event type and the new fields. */
+export interface Change {
+  readonly event: PaymentEvent
+  readonly type: PaymentEventType
+  readonly patch: (payment: Payment, nowSeconds: number) => Partial<Payment>
+  readonly stage: Record<string, unknown>
+}
+
+/** A use case's verdict on the current state: refuse, change nothing (`none`), or change. */
+export type Decision<E> = Result.Result<Option.Option<Change>, E>
+
+// Bound on compare-and-set retries; each retry means another writer changed the payment meanwhile.
+const maxAttempts = 5
+
+/** Unix seconds from `Clock`. */
+export const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+/** The payment as reported at `now` (expiry applied on read). */
+export const withStatusNow = (payment: Payment, now: number): Payment => {
+  const status = statusAt(payment, now)
+  return status === payment.status ? payment : new Payment({ ...payment, status })
+}
+
+/** Why a payment that no longer waits for the buyer refuses a buyer action. */
+export const notWaiting = (payment: Payment, now: number): PaymentExpired | InvalidState =>
+  statusAt(payment, now) === "expired"
+    ? new PaymentExpired({ message: `Payment ${payment.id} has expired.` })
+    : new InvalidState({ message: `Payment ${payment.id} is ${payment.status}.` })
+
+/**
+ * Loading and changing payments, shared by the payment use cases: every change is a
+ * compare-and-set on `stateVersion` together with its outbox event, retried on a lost race.
+ */
+export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGenerator["Service"]) => {
+  const eventFor = (type: PaymentEventType, payment: Payment, stage: Record<string, unknown>) =>
+    Effect.map(ids.make("event"), (id) =>
+      new OutboxEvent({
+        id,
+        type,
+        partnerId: payment.partnerId,
+        paymentId: payment.id,
+        payment,
+        stage,
+        createdAt: Math.floor(payment.updatedAt / 1000)
+      }))
+
+  const load = (access: Access, id: string) =>
+    Effect.gen(function*() {
+      const found = yield* repo.findById(id as PaymentId)
+      if (Option.isNone(found) || !canSee(access, found.value)) {
+        return yield* new PaymentNotFound({ message: `No payment ${id}.` })
+      }
+      return found.value
+    })
+
+  const change = <E>(access: Access, id: string, decide: (current: Payment, now: number) => Decision<E>) =>
+    Effect.gen(function*() {
+      for (let attempt = 1; ; attempt++) {
+        const current = yield* load(access, id)
+        const millis = yield* Clock.currentTimeMillis
+        const now = Math.floor(millis / 1000)
+        const decision = decide(current, now)
+        if (Result.isFailure(decision)) return yield* Effect.fail(decision.failure)
+        if (Option.isNone(decision.success)) return withStatusNow(current, now)
+        const { event, patch, stage, type } = decision.success.value
+        const status = Result.getOrThrow(transition(current.status, event))
+        const next = new Payment({
+          ...current,
+          ...patch(current, now),
+          status,
+          stateVersion: current.stateVersion + 1,
+          updatedAt: Math.max(millis, current.updatedAt)
+        })
+        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)])
+        if (written) return next
+        if (attempt >= maxAttempts) return yield* Effect.die(new Error(`payment ${id} kept changing under us`))
+      }
+    })
+
+  return { eventFor, load, change }
+}
