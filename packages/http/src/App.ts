@@ -1,0 +1,20 @@
+import { Layer } from "effect"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { PaygateApi } from "./api/Api.ts"
+import { MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
+import { FallbackMiddleware } from "./server/Fallback.ts"
+import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
+import { SystemHandlers } from "./server/SystemHandlers.ts"
+
+/**
+ * Every HTTP route of paygate: the API (with `/openapi.json`), the `/docs` page (Scalar,
+ * bundled: no CDN) and the global fallback. Needs the use cases, stores and settings.
+ */
+export const AppRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
+    Layer.provide([PartnerAuthLive, MerchantAuthLive])
+  ),
+  HttpApiScalar.layer(PaygateApi, { path: "/docs" }),
+  FallbackMiddleware
+)

@@ -1,0 +1,12 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
+import { SystemApi } from "./SystemApi.ts"
+
+/** The whole paygate HTTP contract; the server implements it and the typed client derives from it. */
+export class PaygateApi extends HttpApi.make("paygate")
+  .add(MerchantPaymentApi)
+  .add(SystemApi)
+  .annotate(OpenApi.Title, "paygate")
+  .annotate(OpenApi.Version, "2026-02-18")
+  .annotate(OpenApi.Description, "Crypto payment gateway and merchant checkout service.")
+{}

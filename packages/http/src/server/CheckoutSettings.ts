@@ -1,0 +1,18 @@
+import { Config, Context, Effect, Layer } from "effect"
+
+/** Public addresses the API hands out (service-spec "Other addresses"). */
+export class CheckoutSettings extends Context.Service<CheckoutSettings, {
+  /** `{checkout_url}`: `gatewayUrl` = `{checkout_url}/{paymentId}`. */
+  readonly checkoutUrl: string
+}>()("@paygate/http/CheckoutSettings") {
+  /** From `CHECKOUT_URL`, defaulting to this server's `/checkout` on `PUBLIC_URL` or `http://localhost:PORT`. */
+  static readonly layer = Layer.effect(
+    CheckoutSettings,
+    Effect.gen(function*() {
+      const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
+      const publicUrl = yield* Config.String("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+      const checkoutUrl = yield* Config.String("CHECKOUT_URL").pipe(Config.withDefault(`${publicUrl.replace(/\/$/, "")}/checkout`))
+      return CheckoutSettings.of({ checkoutUrl: checkoutUrl.replace(/\/$/, "") })
+    })
+  )
+}

@@ -1,0 +1,57 @@
+import { IdempotencyConflict, type IdempotencyScope, IdempotencyStore, InvalidParams, ParamsValidation } from "@paygate/domain"
+import { Clock, Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { createHash } from "node:crypto"
+
+const decoder = new TextDecoder()
+
+const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
+  response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : undefined
+
+/** The `Idempotency-Key` of a request, validated (contract §9: 1–255 ASCII). */
+export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => {
+  const key = request.headers["idempotency-key"]
+  if (key === undefined) return Effect.succeed(undefined)
+  return key.length >= 1 && key.length <= 255
+    ? Effect.succeed(key)
+    : Effect.fail(new ParamsValidation({ message: "Idempotency-Key must be 1 to 255 ASCII characters." }))
+}
+
+/**
+ * Runs a POST at most once per key: the first completed response (any status but 5xx) is stored
+ * with a hash of the body and replayed, marked `Idempotent-Replayed: true`, for the same key and
+ * body; another body, or a retry while the first is in flight, is `idempotency_conflict`.
+ * `handled` must already have rendered its errors as responses.
+ */
+export const withIdempotency = <R>(
+  scope: IdempotencyScope,
+  handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+) =>
+  Effect.gen(function*() {
+    const store = yield* IdempotencyStore
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = yield* request.text.pipe(
+      Effect.mapError(() => new InvalidParams({ message: "The request body could not be read (the limit is 64 KiB)." }))
+    )
+    const hash = createHash("sha256").update(body).digest("hex")
+    const claim = yield* store.claim(scope, hash, yield* Clock.currentTimeMillis)
+    if (claim._tag === "Replay") {
+      return HttpServerResponse.text(claim.response.body, {
+        status: claim.response.status,
+        contentType: "application/json",
+        headers: { "idempotent-replayed": "true" }
+      })
+    }
+    if (claim._tag === "Conflict") {
+      return yield* new IdempotencyConflict({
+        message: claim.reason === "in_flight"
+          ? "A request with this Idempotency-Key is still being processed."
+          : "This Idempotency-Key was used with a different request body."
+      })
+    }
+    const response = yield* handled.pipe(Effect.onInterrupt(() => store.release(scope)))
+    const text = bodyText(response)
+    if (response.status >= 500 || text === undefined) yield* store.release(scope)
+    else yield* store.complete(scope, { status: response.status, body: text })
+    return response
+  })

@@ -1,0 +1,20 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { Readiness } from "./Readiness.ts"
+
+/** Liveness answers while the process runs; readiness asks the database. */
+export const SystemHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "system",
+  Effect.fn(function*(handlers) {
+    const readiness = yield* Readiness
+    return handlers
+      .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
+      .handle("readyz", () =>
+        readiness.check.pipe(
+          Effect.map((migrations) => ({ status: "ready" as const, migrations })),
+          Effect.catch((reason) => Effect.fail({ status: "not_ready" as const, reason }))
+        ))
+  })
+)
