@@ -4,6 +4,9 @@ import { PaygateApi } from "./api/Api.ts"
 import { MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { FallbackMiddleware } from "./server/Fallback.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
+import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
+import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
+import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
 
 /**
@@ -13,8 +16,15 @@ import { SystemHandlers } from "./server/SystemHandlers.ts"
 export const AppRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
+    Layer.provide([PaymentsHandlers, RefundsHandlers, MerchantsHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive])
   ),
   HttpApiScalar.layer(PaygateApi, { path: "/docs" }),
   FallbackMiddleware
 )
+
+/**
+ * Router settings: path parameters may be long (find-my-way's default of 100 characters would
+ * turn an over-long payment id into "no route" instead of its not-found code).
+ */
+export const routerConfig = { maxParamLength: 4096 } as const

@@ -3,7 +3,7 @@ import { Database, Migrations } from "@paygate/adapters"
 import { Config, Effect, Layer, Logger } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
-import { AppRoutes } from "./App.ts"
+import { AppRoutes, routerConfig } from "./App.ts"
 import { bootstrapSandbox, type SandboxCredentials } from "./Bootstrap.ts"
 import { servicesOver } from "./Services.ts"
 
@@ -36,7 +36,7 @@ const main = Effect.gen(function*() {
   const migrated = yield* Migrations.run
   if (migrated.length > 0) yield* Effect.logInfo("migrations applied", { migrations: migrated.map(([id, name]) => `${id}_${name}`) })
   const created = yield* bootstrapSandbox
-  const server = HttpRouter.serve(AppRoutes).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
+  const server = HttpRouter.serve(AppRoutes, { routerConfig }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
   yield* Layer.build(server)
   welcome(`http://localhost:${port}`, created)
   return yield* Effect.never

@@ -75,7 +75,8 @@ export interface PaymentStages {
   readonly settlement?: typeof SettlementStage.Type | null | undefined
 }
 
-const chainOf = (caip: string) => caip.split(":").slice(0, 2).join(":")
+// The CAIP-2 chain of a CAIP-19 asset id: everything before the first "/".
+const chainOf = (assetId: string) => assetId.slice(0, assetId.indexOf("/"))
 
 /** The record of a payment (with its status as of the read, expiry included). */
 export const toPaymentRecord = (payment: Payment, stages: PaymentStages = {}): PaymentRecord => {

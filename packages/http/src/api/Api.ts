@@ -1,10 +1,16 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
+import { MerchantsApi } from "./MerchantsApi.ts"
+import { PaymentsApi } from "./PaymentsApi.ts"
+import { RefundsApi } from "./RefundsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 
 /** The whole paygate HTTP contract; the server implements it and the typed client derives from it. */
 export class PaygateApi extends HttpApi.make("paygate")
   .add(MerchantPaymentApi)
+  .add(PaymentsApi)
+  .add(RefundsApi)
+  .add(MerchantsApi)
   .add(SystemApi)
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")

@@ -1,16 +1,7 @@
 import { type ApiError, codeOfTag, type ErrorCode, statusOf } from "@paygate/domain"
 import { Schema, SchemaGetter } from "effect"
 
-/** An error class of the domain (any of its 35 contract errors). */
-export type ApiErrorClass<E extends ApiError = ApiError> = Schema.Codec<E, unknown> & (new(props: { readonly message: string }) => E) & {
-  readonly identifier: string
-}
-
-/**
- * The wire form of a contract error: `{"code", "message"}` (contract §2) with the code's HTTP
- * status. Decoding (typed client) rebuilds the domain error class.
- */
-export const wire = <E extends ApiError>(ErrorClass: new(props: { readonly message: string }) => E, tag: E["_tag"]) => {
+const build = <E extends ApiError>(ErrorClass: new(props: { readonly message: string }) => E, tag: E["_tag"]) => {
   const code = codeOfTag(tag) as ErrorCode
   return Schema.Struct({ code: Schema.Literal(code), message: Schema.String }).pipe(
     Schema.decodeTo(Schema.instanceOf(ErrorClass), {
@@ -19,4 +10,20 @@ export const wire = <E extends ApiError>(ErrorClass: new(props: { readonly messa
     }),
     Schema.annotate({ httpApiStatus: statusOf(code), identifier: tag })
   )
+}
+
+// One schema per error, however many endpoints list it: OpenAPI then has one component each.
+const built = new Map<string, unknown>()
+
+/**
+ * The wire form of a contract error: `{"code", "message"}` (contract §2) with the code's HTTP
+ * status. Decoding (typed client) rebuilds the domain error class.
+ */
+export const wire = <E extends ApiError>(
+  ErrorClass: new(props: { readonly message: string }) => E,
+  tag: E["_tag"]
+): ReturnType<typeof build<E>> => {
+  const cached = built.get(tag) ?? build(ErrorClass, tag)
+  built.set(tag, cached)
+  return cached as ReturnType<typeof build<E>>
 }

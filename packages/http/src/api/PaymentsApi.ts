@@ -1,0 +1,84 @@
+import { InvalidState, MerchantNotFound, PaymentNotFound, Wire } from "@paygate/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { wire } from "./ErrorWire.ts"
+import { PartnerAuth } from "./Security.ts"
+
+/** Body of `POST /v1/payments`. Structural only: amount, reference and URL rules are the use case's. */
+export const PartnerCreatePaymentRequest = Schema.Struct({
+  merchantId: Schema.String,
+  amount: Wire.CreatePaymentAmount,
+  referenceId: Schema.String,
+  checkout: Schema.optionalKey(Wire.CheckoutConfig)
+}).annotate({ identifier: "PartnerCreatePaymentRequest" })
+
+/**
+ * Answer of `POST /v1/payments` (201): the payment record (gateway statuses, contract §6) plus
+ * the fields of the create response of service-spec that the record lacks (`gatewayUrl`,
+ * `pollInMs`), so it is a superset of that response.
+ */
+export const CreatedPayment = Schema.Struct({
+  ...Wire.PaymentRecord.fields,
+  gatewayUrl: Schema.String,
+  pollInMs: Wire.PollInMs
+}).annotate({ identifier: "CreatedPayment" })
+
+/** One page of payments: `{"data", "nextCursor"}` (contract §8). */
+export const PaymentPage = Schema.Struct({
+  data: Schema.Array(Wire.PaymentRecord),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "PaymentPage" })
+
+const text = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
+
+/**
+ * The filters of the payment list operations (contract §8), every one a plain string (or strings):
+ * values are checked by the use case, which reports bad ones as `invalid_params`.
+ */
+export const PaymentListFilters = {
+  status: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({
+      description: "Repeatable: requires_action, processing, succeeded, failed, expired, cancelled."
+    })
+  ),
+  referenceId: text("The merchant's reference, exactly."),
+  startTs: text("Created at or after (Unix seconds)."),
+  endTs: text("Created before (Unix seconds)."),
+  sortDir: text("asc or desc (by creation; default desc)."),
+  limit: text("1 to 100; default 20."),
+  cursor: text("nextCursor of the previous page.")
+}
+
+const paymentId = { id: Schema.String }
+
+/** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (contract §6, §8). */
+export class PaymentsApi extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/payments", {
+      payload: PartnerCreatePaymentRequest,
+      success: CreatedPayment.pipe(HttpApiSchema.status(201)),
+      error: wire(MerchantNotFound, "MerchantNotFound")
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants"),
+    HttpApiEndpoint.get("list", "/v1/payments", {
+      query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
+      success: PaymentPage
+    }).annotate(OpenApi.Summary, "List payments, newest first, with optional filters"),
+    HttpApiEndpoint.get("get", "/v1/payments/:id", {
+      params: paymentId,
+      success: Wire.PaymentRecord,
+      error: wire(PaymentNotFound, "PaymentNotFound")
+    }).annotate(OpenApi.Summary, "A payment's full record, with its settlement and refund"),
+    HttpApiEndpoint.post("cancel", "/v1/payments/:id/cancel", {
+      params: paymentId,
+      success: Wire.CancelResponse,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Cancel a payment that still waits for the buyer"),
+    HttpApiEndpoint.get("status", "/v1/payments/:id/status", {
+      params: paymentId,
+      success: Wire.GatewayStatusResponse,
+      error: wire(PaymentNotFound, "PaymentNotFound")
+    }).annotate(OpenApi.Summary, "A payment's status and the suggested polling delay")
+  )
+  .middleware(PartnerAuth)
+  .annotate(OpenApi.Title, "Payments")
+{}

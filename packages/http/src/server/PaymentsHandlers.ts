@@ -1,0 +1,80 @@
+import { isFinal, type Payment, Payments, pollInMs, RefundRepository, Wire } from "@paygate/domain"
+import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { CurrentCaller } from "../api/Security.ts"
+import { CheckoutSettings } from "./CheckoutSettings.ts"
+
+/** The partner and mode of the authenticated caller: what every partner operation is scoped to. */
+export const partnerAccess = Effect.gen(function*() {
+  const caller = yield* CurrentCaller
+  return { partnerId: caller.partner.id, mode: caller.mode }
+})
+
+/**
+ * Payment records with their refund stage. Only a succeeded payment can have a refund, so only
+ * those are looked up. Settlement stages are not recorded yet (`settlement: null`).
+ */
+export const toRecords = (payments: ReadonlyArray<Payment>) =>
+  Effect.gen(function*() {
+    const refunds = yield* RefundRepository
+    return yield* Effect.forEach(payments, (payment) =>
+      payment.status === "succeeded"
+        ? Effect.map(refunds.findByPayment(payment.id), (refund) => Wire.toPaymentRecord(payment, { refund: Option.getOrNull(refund) }))
+        : Effect.succeed(Wire.toPaymentRecord(payment)))
+  })
+
+/** Partner API payment handlers: statuses in the gateway vocabulary (contract §6). */
+export const PaymentsHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "payments",
+  Effect.fn(function*(handlers) {
+    const payments = yield* Payments
+    const { checkoutUrl } = yield* CheckoutSettings
+    const refunds = yield* RefundRepository
+    const records = (list: ReadonlyArray<Payment>) => Effect.provideService(toRecords(list), RefundRepository, refunds)
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const access = yield* partnerAccess
+          const payment = yield* payments.create({
+            ...access,
+            merchantId: payload.merchantId,
+            amount: payload.amount,
+            referenceId: payload.referenceId,
+            checkout: payload.checkout
+          })
+          return {
+            ...Wire.toPaymentRecord(payment),
+            gatewayUrl: `${checkoutUrl}/${payment.id}`,
+            pollInMs: pollInMs(payment.status)
+          }
+        }))
+      .handle("list", ({ query }) =>
+        Effect.gen(function*() {
+          const page = yield* payments.list(yield* partnerAccess, query)
+          return { data: yield* records(page.data), nextCursor: page.nextCursor }
+        }))
+      .handle("get", ({ params }) =>
+        Effect.gen(function*() {
+          const payment = yield* payments.find(yield* partnerAccess, params.id)
+          const [record] = yield* records([payment])
+          return record!
+        }))
+      .handle("cancel", ({ params }) =>
+        Effect.gen(function*() {
+          const payment = yield* payments.cancel(yield* partnerAccess, params.id, "cancelled_by_merchant")
+          return {
+            paymentId: payment.id,
+            status: "cancelled" as const,
+            cancelledAt: payment.cancelledAt ?? Math.floor(payment.updatedAt / 1000),
+            cancelledReason: payment.cancelledReason ?? "cancelled_by_merchant"
+          }
+        }))
+      .handle("status", ({ params }) =>
+        Effect.gen(function*() {
+          const payment = yield* payments.find(yield* partnerAccess, params.id)
+          return { status: payment.status, isFinal: isFinal(payment.status), pollInMs: pollInMs(payment.status) }
+        }))
+  })
+)

@@ -1,0 +1,25 @@
+import { Refunds } from "@paygate/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { partnerAccess } from "./PaymentsHandlers.ts"
+
+/** Partner API refund handlers: the refund is recorded here and executed on chain by the worker. */
+export const RefundsHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "refunds",
+  Effect.fn(function*(handlers) {
+    const refunds = yield* Refunds
+    return handlers.handle("create", ({ payload }) =>
+      Effect.gen(function*() {
+        const refund = yield* refunds.request(yield* partnerAccess, payload.paymentId)
+        return {
+          refundId: refund.id,
+          paymentId: refund.paymentId,
+          status: refund.status,
+          txHash: refund.txHash,
+          createdAt: Math.floor(refund.createdAt / 1000)
+        }
+      }))
+  })
+)

@@ -1,0 +1,282 @@
+/**
+ * Test harness: the real `AppRoutes` over the production services (`servicesOver`: use cases,
+ * SQL stores of `@paygate/adapters`, readiness) on a fresh PGlite, or on a fresh database of the
+ * PostgreSQL at `TEST_DATABASE_URL`, with migrations applied; served in process
+ * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
+ * and reach the same database and use cases with {@link TestServer.run}.
+ */
+import { CredentialAdmin, Database, Migrations } from "@paygate/adapters"
+import {
+  Commitment,
+  type CredentialStore,
+  type IdempotencyStore,
+  type IdGenerator,
+  type MerchantRepository,
+  Merchants,
+  type Mode,
+  type PartnerId,
+  Payment,
+  type PaymentId,
+  PaymentRepository,
+  Payments,
+  type RefundRepository,
+  Refunds,
+  type SettlementRepository,
+  Settlements
+} from "@paygate/domain"
+import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { describe } from "vitest"
+import { AppRoutes, routerConfig } from "../src/App.ts"
+import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
+import { RateLimiter, type RateLimitSettings } from "../src/server/RateLimiter.ts"
+import { servicesOver } from "../src/Services.ts"
+
+/** The database a suite runs on. */
+export interface TestDatabase {
+  readonly name: string
+  readonly layer: () => Layer.Layer<SqlClient.SqlClient, unknown>
+}
+
+/** A fresh in-memory PGlite per server. */
+export const pglite: TestDatabase = { name: "PGlite", layer: () => Database.layerMemory() }
+
+const adminQuery = (url: string, statement: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(statement)
+  }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
+
+/** A fresh database on the PostgreSQL server at `url`, dropped when the server closes. */
+export const postgres = (url: string): TestDatabase => ({
+  name: "PostgreSQL",
+  layer: () =>
+    Layer.unwrap(
+      Effect.gen(function*() {
+        const name = `paygate_http_${randomBytes(6).toString("hex")}`
+        yield* Effect.acquireRelease(
+          adminQuery(url, `CREATE DATABASE ${name}`),
+          () => adminQuery(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+        )
+        const target = new URL(url)
+        target.pathname = `/${name}`
+        return Database.layerUrl(target.toString(), { maxConnections: 20 })
+      })
+    )
+})
+
+/** PGlite always; PostgreSQL too when `TEST_DATABASE_URL` is set. */
+export const testDatabases: ReadonlyArray<TestDatabase> = [
+  pglite,
+  ...(process.env.TEST_DATABASE_URL ? [postgres(process.env.TEST_DATABASE_URL)] : [])
+]
+
+/** Registers `body` once per database of {@link testDatabases}, in a `describe` named after it. */
+export const forEachDatabase = (title: string, body: (database: TestDatabase) => void) => {
+  for (const database of testDatabases) describe(`${title} (${database.name})`, () => body(database))
+}
+
+/** The services the server runs on, reachable from tests through {@link TestServer.run}. */
+export type Services =
+  | SqlClient.SqlClient
+  | PaymentRepository
+  | MerchantRepository
+  | SettlementRepository
+  | RefundRepository
+  | IdempotencyStore
+  | CredentialStore
+  | Payments
+  | Merchants
+  | Settlements
+  | Refunds
+  | IdGenerator
+  | CredentialAdmin
+
+/** The `gatewayUrl` base of test servers. */
+export const checkoutUrl = "https://checkout.test/pay"
+
+// The production wiring of the services (`servicesOver`), over the test database with its migrations applied.
+const servicesLayer = (database: TestDatabase) => servicesOver(Migrations.layer.pipe(Layer.provideMerge(database.layer())))
+
+/** Options of one web handler over the server's services. */
+export interface HandlerOptions {
+  /** `ENVIRONMENT` of the deployment; default `production`. */
+  readonly environment?: "production" | "staging"
+  /** Default: generous enough never to limit a test. */
+  readonly rateLimit?: RateLimitSettings
+}
+
+/** An answer, its body parsed as JSON when it is JSON. */
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+/** One request: JSON `body` (or a raw string), credentials and extra headers. */
+export interface RequestOptions {
+  readonly apiKey?: string | undefined
+  readonly headers?: Record<string, string> | undefined
+  readonly body?: unknown
+  /** Sent as is (with `Content-Type: application/json`), e.g. malformed JSON. */
+  readonly rawBody?: string | undefined
+}
+
+/** A partner with a live and a sandbox key. */
+export interface TestPartner {
+  readonly partnerId: PartnerId
+  readonly live: string
+  readonly sandbox: string
+}
+
+type WebHandler = (request: Request) => Promise<Response>
+
+/** The server under test. */
+export interface TestServer {
+  /** Sends a request to the default handler (production, no effective rate limit). */
+  readonly request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>
+  /** A handler with other settings over the same services and database. */
+  readonly handler: (options: HandlerOptions) => (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>
+  /** `fetch` answered by the default handler, for `FetchHttpClient` (typed client tests). */
+  readonly fetch: typeof globalThis.fetch
+  /** Runs an effect with the server's services. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>
+  /** A new partner with a live and a sandbox key. */
+  readonly partner: (pinnedVersion?: string) => Promise<TestPartner>
+  /** Creates a merchant over HTTP and answers its id. */
+  readonly merchant: (apiKey: string, name?: string) => Promise<string>
+  /** Creates a payment over HTTP and answers its record. */
+  readonly payment: (apiKey: string, merchantId: string, referenceId?: string) => Promise<any>
+  /** Moves a waiting payment to `processing` (as an accepted confirm would). */
+  readonly process: (paymentId: string) => Promise<void>
+  /** Moves a waiting payment through `processing` to `succeeded` (chain outcome). */
+  readonly succeed: (paymentId: string) => Promise<void>
+  /** Moves a waiting payment's `expiresAt` into the past (expired on read). */
+  readonly expireNow: (paymentId: string) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+let uniqueCounter = 0
+/** A name no other test uses. */
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(uniqueCounter++).toString(36)}-${randomBytes(3).toString("hex")}`
+
+const buyer = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+
+const changePayment = (id: string, patch: (payment: Payment) => Partial<Payment>) =>
+  Effect.gen(function*() {
+    const repo = yield* PaymentRepository
+    const current = Option.getOrThrow(yield* repo.findById(id as PaymentId))
+    const next = new Payment({ ...current, ...patch(current), stateVersion: current.stateVersion + 1 })
+    if (!(yield* repo.update(next, []))) return yield* Effect.die(new Error(`payment ${id} changed meanwhile`))
+  })
+
+const toProcessing = (id: string) =>
+  changePayment(id, (payment) => ({
+    status: "processing",
+    commitment: new Commitment({
+      kind: "pull",
+      account: buyer,
+      asset: usdc,
+      tokenAmount: payment.value * 10_000n,
+      fingerprint: `fp-${id}`,
+      txHash: null,
+      confirmedAt: Math.floor(payment.updatedAt / 1000)
+    })
+  }))
+
+/** Starts a server on `database`. */
+export const makeTestServer = async (database: TestDatabase): Promise<TestServer> => {
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(servicesLayer(database), scope))
+  const disposers: Array<() => Promise<void>> = []
+
+  const makeHandler = (options: HandlerOptions): WebHandler => {
+    const { dispose, handler } = HttpRouter.toWebHandler(
+      AppRoutes.pipe(
+        Layer.provide([
+          RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }),
+          Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl }))
+        ]),
+        Layer.provide(Layer.succeedContext(context)),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ENVIRONMENT: options.environment ?? "production" }))),
+        Layer.provide(HttpServer.layerServices)
+      ),
+      { disableLogger: true, routerConfig }
+    )
+    disposers.push(dispose)
+    return (request) => handler(request)
+  }
+
+  const send = (handler: WebHandler) => async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
+    const headers = new Headers(options.headers)
+    if (options.apiKey !== undefined) headers.set("api-key", options.apiKey)
+    let body: string | undefined
+    if (options.rawBody !== undefined) body = options.rawBody
+    else if (options.body !== undefined) body = JSON.stringify(options.body)
+    if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json")
+    const response = await handler(new Request(`http://paygate.test${path}`, { method, headers, body: body ?? null }))
+    const text = await response.text()
+    let parsed: unknown = undefined
+    if ((response.headers.get("content-type") ?? "").includes("json") && text !== "") parsed = JSON.parse(text)
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+
+  const main = makeHandler({})
+  const request = send(main)
+  const run = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromise(Effect.provideContext(effect, context))
+
+  const partner = (pinnedVersion?: string) =>
+    run(Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const created = yield* admin.createPartner({ name: unique("partner"), pinnedVersion })
+      const key = (mode: Mode) => Effect.map(admin.createApiKey({ kind: "partner", partnerId: created.id, mode }), (k) => k.apiKey)
+      return { partnerId: created.id, live: yield* key("live"), sandbox: yield* key("sandbox") }
+    }))
+
+  const merchant = async (apiKey: string, name = unique("Shop")) => {
+    const response = await request("POST", "/v1/merchants", {
+      apiKey,
+      headers: { "idempotency-key": unique("merchant") },
+      body: { merchantName: name }
+    })
+    if (response.status !== 201) throw new Error(`merchant creation answered ${response.status}: ${response.text}`)
+    return response.body.merchantId as string
+  }
+
+  const payment = async (apiKey: string, merchantId: string, referenceId = unique("order")) => {
+    const response = await request("POST", "/v1/payments", {
+      apiKey,
+      body: { merchantId, amount: { unit: "iso4217/USD", value: "1250" }, referenceId }
+    })
+    if (response.status !== 201) throw new Error(`payment creation answered ${response.status}: ${response.text}`)
+    return response.body
+  }
+
+  return {
+    request,
+    handler: (options) => send(makeHandler(options)),
+    fetch: ((input: string | URL | Request, init?: RequestInit) => main(new Request(input, init))) as typeof globalThis.fetch,
+    run,
+    partner,
+    merchant,
+    payment,
+    process: (id) => run(toProcessing(id)),
+    succeed: (id) =>
+      run(Effect.gen(function*() {
+        yield* toProcessing(id)
+        yield* (yield* Payments).settleOutcome(id as PaymentId, "succeeded", `0x${"ab".repeat(32)}`)
+      })),
+    expireNow: (id) => run(changePayment(id, (payment) => ({ expiresAt: Math.floor(payment.createdAt / 1000) - 1 }))),
+    close: async () => {
+      for (const dispose of disposers) await dispose()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+/** `FetchHttpClient` answering from a test server, for the typed client. */
+export const fetchFrom = (server: TestServer) => Layer.succeed(FetchHttpClient.Fetch, server.fetch)
