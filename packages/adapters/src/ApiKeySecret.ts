@@ -1,0 +1,26 @@
+/**
+ * API key secrets (contract §1, §3): `sk_live_` / `sk_test_` (partner) or `wk_live_` / `wk_test_`
+ * (wallet) followed by 32 random bytes in base64url. Only {@link hashSecret} of the whole secret
+ * is ever stored; the HTTP layer hashes presented keys with the same function.
+ *
+ * @module
+ */
+import type { Mode } from "@paygate/domain"
+import { createHash, randomBytes } from "node:crypto"
+
+/** Which API a key calls: partner/merchant APIs or the wallet gateway. */
+export type ApiKeyKind = "partner" | "wallet"
+
+/** Random bytes in a new secret. */
+export const secretBytes = 32
+
+/** The prefix of a key of this kind and mode, e.g. `sk_test_`. */
+export const apiKeyPrefix = (kind: ApiKeyKind, mode: Mode): string =>
+  `${kind === "partner" ? "sk" : "wk"}_${mode === "live" ? "live" : "test"}_`
+
+/** A fresh secret: the prefix and {@link secretBytes} bytes from the OS CSPRNG, base64url. */
+export const newApiKeySecret = (kind: ApiKeyKind, mode: Mode): string =>
+  apiKeyPrefix(kind, mode) + randomBytes(secretBytes).toString("base64url")
+
+/** SHA-256 of a presented secret as lowercase hex: the only form in which keys are stored and looked up. */
+export const hashSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")

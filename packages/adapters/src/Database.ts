@@ -1,0 +1,213 @@
+/**
+ * The database connection: PostgreSQL 15+ when `DATABASE_URL` is set, otherwise an embedded PGlite
+ * (real PostgreSQL compiled to WASM) persisted under `PAYGATE_DATA_DIR` (default `./data/pglite`).
+ *
+ * Every layer here provides `PgClient` and `SqlClient` (both from `@effect/sql-pg`, which speaks
+ * the wire protocol itself) and closes its connections, and for the embedded database also the
+ * socket server and the database, when the layer's scope closes. Migrations are separate
+ * (see `Migrations.ts`).
+ *
+ * @module
+ */
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgClient } from "@effect/sql-pg"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { mkdir } from "node:fs/promises"
+import * as DataDirLock from "./DataDirLock.ts"
+import { exclusiveSequences } from "./ExclusiveSequences.ts"
+
+/** Default directory of the embedded database when `PAYGATE_DATA_DIR` is unset. */
+export const defaultDataDir = "./data/pglite"
+
+/**
+ * Connections the service's pool keeps to the embedded database: exactly one.
+ *
+ * PGlite is one single-threaded PostgreSQL session: more connections add no throughput, and
+ * pglite-socket lets only one client work while a transaction (or, with
+ * `exclusiveSequences`, an extended-query sequence) is open. With one pooled connection,
+ * statements queue in the pool (visible, interruptible) instead of in the server. A consequence:
+ * code must never wait, inside a transaction, for a query outside it (it would wait forever).
+ * Tests that need two open transactions at once run on PostgreSQL only.
+ */
+export const embeddedPoolSize = 1
+
+/**
+ * Connections the embedded socket server accepts: the service's pool, an operator tool (see
+ * {@link layerForOperator}) and slack for a replacement connection accepted while the server still
+ * counts the one it replaces (pglite-socket frees a slot asynchronously after a socket closes).
+ * Clients never see each other's half-done work: see `ExclusiveSequences.ts`.
+ */
+export const embeddedServerConnections = 4
+
+/** Starting or stopping the embedded database failed. */
+export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()("EmbeddedDatabaseError", {
+  message: Schema.String,
+  cause: Schema.Defect()
+}) {}
+
+/** Where the embedded server listens. */
+export interface EmbeddedServer {
+  readonly host: string
+  readonly port: number
+}
+
+/** Options of {@link layerEmbedded}. */
+export interface EmbeddedOptions {
+  /** Directory the database persists in; `undefined` keeps it in memory (gone when the scope closes). */
+  readonly dataDir: string | undefined
+}
+
+/**
+ * Starts PGlite and serves it with pglite-socket on 127.0.0.1 on a port the OS picks; stops the
+ * server and closes the database when the scope closes. A data directory is locked while open
+ * (see `DataDirLock.ts`): a second opener, in this process or another, fails.
+ *
+ * The server has no authentication: any local process that finds the port can connect, as with a
+ * PostgreSQL configured for local trust. Use `DATABASE_URL` on shared machines.
+ */
+export const startEmbedded = (options: EmbeddedOptions) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        let lock: DataDirLock.DataDirLock | undefined
+        if (options.dataDir !== undefined) {
+          await mkdir(options.dataDir, { recursive: true })
+          lock = await DataDirLock.acquireDataDirLock(options.dataDir)
+        }
+        let db: PGlite | undefined
+        try {
+          db = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir)
+          const server = new PGLiteSocketServer({
+            db: exclusiveSequences(db),
+            host: "127.0.0.1",
+            port: 0,
+            maxConnections: embeddedServerConnections
+          })
+          await server.start()
+          const port = Number(server.getServerConn().split(":").at(-1))
+          await lock?.publishPort(port)
+          return { db, server, lock, address: { host: "127.0.0.1", port } satisfies EmbeddedServer }
+        } catch (error) {
+          if (db !== undefined && !db.closed) await db.close()
+          await lock?.release()
+          throw error
+        }
+      },
+      catch: (cause) =>
+        new EmbeddedDatabaseError({
+          message: `Could not start the embedded database${options.dataDir === undefined ? "" : ` in ${options.dataDir}`}.`,
+          cause
+        })
+    }),
+    ({ db, lock, server }) =>
+      Effect.promise(async () => {
+        try {
+          await server.stop()
+          if (!db.closed) await db.close()
+        } finally {
+          await lock?.release()
+        }
+      })
+  ).pipe(Effect.map(({ address }) => address))
+
+/**
+ * A client for the embedded database (see {@link startEmbedded}), with one pooled connection
+ * ({@link embeddedPoolSize}) and `ssl: false` (pglite-socket refuses SSL; with SSL negotiation
+ * the socket closes during start-up). The pool closes before the server stops.
+ */
+export const layerEmbedded = (options: EmbeddedOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseError | SqlError> =>
+  PgClient.layerFrom(
+    Effect.gen(function*() {
+      const { host, port } = yield* startEmbedded(options)
+      return yield* PgClient.make({
+        host,
+        port,
+        ssl: false,
+        username: "postgres",
+        database: "postgres",
+        maxConnections: embeddedPoolSize,
+        minConnections: 1
+      })
+    })
+  )
+
+/**
+ * A fresh in-memory embedded database for tests: nothing on disk, gone when the layer's scope
+ * closes. Each call is a distinct layer, so two test suites never share a database.
+ */
+export const layerMemory = (): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseError | SqlError> =>
+  layerEmbedded({ dataDir: undefined })
+
+/** Options of {@link layerUrl}. */
+export interface UrlOptions {
+  /** Pool size; defaults to 10. */
+  readonly maxConnections?: number | undefined
+}
+
+/** A client for the PostgreSQL (15+) server at `url` (`postgres://user:password@host:port/db`). */
+export const layerUrl = (
+  url: Redacted.Redacted<string> | string,
+  options: UrlOptions = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
+  PgClient.layer({
+    url: typeof url === "string" ? Redacted.make(url) : url,
+    maxConnections: options.maxConnections ?? 10
+  })
+
+const databaseUrl = Config.option(Config.Redacted("DATABASE_URL")).pipe(
+  Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+)
+const dataDirConfig = Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(defaultDataDir))
+
+/**
+ * The database from the environment: `DATABASE_URL` (PostgreSQL) if set and non-empty, else the
+ * embedded PGlite under `PAYGATE_DATA_DIR` (default {@link defaultDataDir}). The embedded
+ * directory can be open in one process at a time.
+ */
+export const layer: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient,
+  Config.ConfigError | EmbeddedDatabaseError | SqlError
+> = Layer.unwrap(
+  Effect.gen(function*() {
+    const url = yield* databaseUrl
+    if (Option.isSome(url)) {
+      yield* Effect.logInfo("Database: PostgreSQL from DATABASE_URL")
+      return layerUrl(url.value)
+    }
+    const dataDir = yield* dataDirConfig
+    yield* Effect.logInfo(`Database: embedded PGlite in ${dataDir}`)
+    return layerEmbedded({ dataDir })
+  })
+)
+
+/**
+ * The same database as {@link layer}, for short-lived operator tools (the admin CLI) that may run
+ * while the service does: with `DATABASE_URL`, PostgreSQL; else, when a live process holds the
+ * embedded directory and serves it, a one-connection client to that server; else the embedded
+ * directory opened directly (then the service cannot start until the tool is done).
+ */
+export const layerForOperator: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient,
+  Config.ConfigError | EmbeddedDatabaseError | SqlError
+> = Layer.unwrap(
+  Effect.gen(function*() {
+    const url = yield* databaseUrl
+    if (Option.isSome(url)) return layerUrl(url.value, { maxConnections: 1 })
+    const dataDir = yield* dataDirConfig
+    const owner = yield* Effect.promise(() => DataDirLock.ownerOf(dataDir))
+    if (owner?.port !== undefined) {
+      return PgClient.layer({
+        host: "127.0.0.1",
+        port: owner.port,
+        ssl: false,
+        username: "postgres",
+        database: "postgres",
+        maxConnections: 1
+      })
+    }
+    return layerEmbedded({ dataDir })
+  })
+)

@@ -1,0 +1,44 @@
+/**
+ * Versioned schema migrations, applied at start with effect's SQL `Migrator`.
+ *
+ * Migrations live in code (a record keyed `<id>_<name>`), the same SQL for PGlite and PostgreSQL.
+ * The migrator records applied ids in `effect_sql_migrations`, runs only newer ones, in one
+ * transaction, and takes an exclusive lock on that table, so two instances starting together
+ * apply each migration once. Never edit a released migration; add the next one.
+ *
+ * This uses `Migrator.make` from `effect/sql` directly (what `PgMigrator` wraps): `PgMigrator`
+ * additionally requires file-system and child-process services for its optional `pg_dump`
+ * schema dump, which the service does not use.
+ *
+ * @module
+ */
+import { Effect, Layer } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import * as Init from "./migrations/0001_init.ts"
+
+const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (const statement of statements) yield* sql.unsafe(statement)
+  })
+
+/** Every migration, keyed `<id>_<name>`. */
+export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
+  "0001_init": runStatements(Init.statements)
+}
+
+/** The table recording applied migrations. */
+export const migrationsTable = "effect_sql_migrations"
+
+const migrate = Migrator.make({})
+
+/** Applies pending migrations; answers the `[id, name]` of those it applied (empty when up to date). */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = migrate({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+
+/** Applies pending migrations when the layer is built. */
+export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient.SqlClient> = Layer.effectDiscard(run)

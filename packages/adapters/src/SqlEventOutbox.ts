@@ -1,0 +1,55 @@
+/**
+ * `EventOutbox` on SQL: the reading side of `outbox_events`.
+ *
+ * `claim` leases up to `limit` unprocessed events, oldest first, whose lease is absent or over:
+ * it locks candidate rows with `FOR UPDATE SKIP LOCKED` (concurrent claimers skip each other's
+ * rows instead of waiting) and sets `lease_until = now + leaseMillis` in the same statement. An
+ * event whose claimer died is claimable again once its lease ends (at-least-once delivery).
+ * `complete` sets `processed_at`; processed events are never claimed again.
+ *
+ * "Now" is the Effect `Clock` (so tests can move it), in Unix milliseconds.
+ *
+ * @module
+ */
+import { type EventId, EventOutbox } from "@paygate/domain"
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { eventFromPayload } from "./internal/PaymentRow.ts"
+
+/** Builds the outbox reader over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const claim = (limit: number, leaseMillis: number) =>
+    Effect.gen(function*() {
+      if (limit <= 0) return []
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql<{ readonly payload: unknown }>`
+        WITH candidates AS (
+          SELECT id FROM outbox_events
+          WHERE processed_at IS NULL AND (lease_until IS NULL OR lease_until <= ${now}::bigint)
+          ORDER BY created_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE outbox_events AS o SET lease_until = ${now + leaseMillis}::bigint
+        FROM candidates WHERE o.id = candidates.id
+        RETURNING o.created_at, o.id, o.payload`
+      // UPDATE ... RETURNING has no order: restore the claim order (oldest first).
+      return rows.map((row) => eventFromPayload(row.payload)).sort((a, b) =>
+        a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+      )
+    }).pipe(Effect.orDie, Effect.withSpan("SqlEventOutbox.claim"))
+
+  const complete = (id: EventId) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE outbox_events SET processed_at = ${now}::bigint, lease_until = NULL
+        WHERE id = ${id} AND processed_at IS NULL`
+    }).pipe(Effect.orDie, Effect.withSpan("SqlEventOutbox.complete"))
+
+  return EventOutbox.of({ claim, complete })
+})
+
+/** `EventOutbox` over the `SqlClient` in context. */
+export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer.effect(EventOutbox, make)

@@ -1,0 +1,89 @@
+/**
+ * `PaymentRepository` on SQL (`payments` + `outbox_events`). Each write is one transaction: the
+ * payment row and its outbox events commit together or not at all. `update` is a
+ * compare-and-set on `state_version`. Database failures are defects (the port's contract).
+ *
+ * @module
+ */
+import { type OutboxEvent, type Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
+import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+
+// Inserts outbox events (in the caller's transaction).
+const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
+  const [first, ...rest] = events.map((event) => {
+    const c = outboxColumns(event)
+    return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
+  })
+  if (first === undefined) return Effect.void
+  return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
+    VALUES ${sql.csv([first, ...rest])}`.pipe(Effect.asVoid)
+}
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const select = sql.literal(paymentSelect)
+
+  const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.gen(function*() {
+      const c = paymentColumns(payment)
+      yield* sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
+          state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at)
+        VALUES (${c.id}, ${c.partner_id}, ${c.merchant_id}, ${c.mode}, ${c.reference_id}, ${c.currency}, ${c.value}::numeric,
+          ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
+          ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
+      yield* insertEvents(sql, events)
+    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPaymentRepository.insert"))
+
+  const findById = (id: string) =>
+    sql`SELECT ${select} FROM payments WHERE id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), paymentFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlPaymentRepository.findById")
+    )
+
+  // Only what a transition can change is written; identity, owner, amount and creation time never change.
+  const update = (next: Payment, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.gen(function*() {
+      const c = paymentColumns(next)
+      const rows = yield* sql`UPDATE payments SET
+          status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
+          expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
+          cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}
+        WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
+        RETURNING id`
+      if (rows.length === 0) return false
+      yield* insertEvents(sql, events)
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPaymentRepository.update"))
+
+  const list = (query: PaymentQuery) => {
+    const where: Array<Fragment> = [sql`partner_id = ${query.partnerId}`, sql`mode = ${query.mode}`]
+    if (query.merchantId !== undefined) where.push(sql`merchant_id = ${query.merchantId}`)
+    if (query.statuses !== undefined && query.statuses.length > 0) where.push(sql.in("status", query.statuses))
+    if (query.referenceId !== undefined) where.push(sql`reference_id = ${query.referenceId}`)
+    if (query.createdFrom !== undefined) where.push(sql`created_at >= ${query.createdFrom}`)
+    if (query.createdBefore !== undefined) where.push(sql`created_at < ${query.createdBefore}`)
+    if (query.after !== null) {
+      where.push(
+        query.order === "asc"
+          ? sql`(created_at, id) > (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`
+          : sql`(created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`
+      )
+    }
+    const order = query.order === "asc" ? sql.literal("created_at ASC, id ASC") : sql.literal("created_at DESC, id DESC")
+    return sql`SELECT ${select} FROM payments WHERE ${sql.and(where)} ORDER BY ${order} LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(paymentFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlPaymentRepository.list")
+    )
+  }
+
+  return PaymentRepository.of({ insert, findById, update, list })
+})
+
+/** `PaymentRepository` over the `SqlClient` in context. */
+export const layer: Layer.Layer<PaymentRepository, never, SqlClient.SqlClient> = Layer.effect(PaymentRepository, make)

@@ -1,0 +1,62 @@
+/**
+ * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
+ * destinations, refunds, idempotency keys and credentials.
+ *
+ * @module
+ */
+import type {
+  CredentialStore,
+  EventOutbox,
+  IdempotencyStore,
+  MerchantRepository,
+  PaymentRepository,
+  RefundRepository,
+  SettlementRepository
+} from "@paygate/domain"
+import type { PgClient } from "@effect/sql-pg"
+import { type Config, Layer } from "effect"
+import type { Migrator, SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import * as Database from "./Database.ts"
+import * as Migrations from "./Migrations.ts"
+import * as SqlCredentialStore from "./SqlCredentialStore.ts"
+import * as SqlEventOutbox from "./SqlEventOutbox.ts"
+import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
+import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
+import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
+import * as SqlRefundRepository from "./SqlRefundRepository.ts"
+import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
+
+/** Every persistence port the SQL adapters implement. */
+export type Ports =
+  | PaymentRepository
+  | EventOutbox
+  | MerchantRepository
+  | SettlementRepository
+  | RefundRepository
+  | IdempotencyStore
+  | CredentialStore
+
+/** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
+export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+  SqlPaymentRepository.layer,
+  SqlEventOutbox.layer,
+  SqlMerchantRepository.layer,
+  SqlSettlementRepository.layer,
+  SqlRefundRepository.layer,
+  SqlIdempotencyStore.layer,
+  SqlCredentialStore.layer
+)
+
+/**
+ * What a host usually wants: every port over the database from the environment (`DATABASE_URL`,
+ * else the embedded PGlite in `PAYGATE_DATA_DIR`), migrated at start. Also exposes the clients.
+ * Build it once per process: the embedded database can only be opened once.
+ */
+export const layerFromConfig: Layer.Layer<
+  Ports | SqlClient.SqlClient | PgClient.PgClient,
+  Config.ConfigError | Database.EmbeddedDatabaseError | SqlError | Migrator.MigrationError
+> = layer.pipe(
+  Layer.provideMerge(Migrations.layer),
+  Layer.provideMerge(Database.layer)
+)

@@ -1,0 +1,121 @@
+/**
+ * `SettlementRepository` on SQL (`crypto_settlements`). `(merchant_id, asset)` is unique
+ * (constraint `crypto_settlements_merchant_asset`): `insertAll` writes every row in one
+ * transaction and answers `InvalidState`, with nothing written, when any asset already has a
+ * destination (or repeats within the batch). `update` rewrites asset and destination; moving a
+ * destination onto an asset that already has one is a defect (the port has no error for it).
+ *
+ * @module
+ */
+import { CryptoSettlement, InvalidState, type MerchantId, type SettlementId, SettlementRepository } from "@paygate/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { toInt } from "./internal/Rows.ts"
+import { isUniqueViolation } from "./internal/UniqueViolation.ts"
+
+/** The unique constraint behind `InvalidState`. */
+export const merchantAssetConstraint = "crypto_settlements_merchant_asset"
+
+const decodeSettlement = Schema.decodeUnknownSync(CryptoSettlement)
+
+const settlementFromRow = (row: Record<string, unknown>): CryptoSettlement =>
+  decodeSettlement({
+    id: row.id,
+    merchantId: row.merchant_id,
+    asset: row.asset,
+    destination: row.destination,
+    createdAt: toInt(row.created_at),
+    updatedAt: toInt(row.updated_at)
+  })
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  // Names the asset that clashed: one already stored for its merchant, else one repeated in the batch.
+  const clashingAsset = (batch: ReadonlyArray<CryptoSettlement>) =>
+    Effect.gen(function*() {
+      for (const s of batch) {
+        const rows = yield* sql`SELECT 1 AS found FROM crypto_settlements WHERE merchant_id = ${s.merchantId} AND asset = ${s.asset}`
+        if (rows.length > 0) return s.asset
+      }
+      const seen = new Set<string>()
+      for (const s of batch) {
+        const key = JSON.stringify([s.merchantId, s.asset])
+        if (seen.has(key)) return s.asset
+        seen.add(key)
+      }
+      return undefined
+    })
+
+  const insertAll = (batch: ReadonlyArray<CryptoSettlement>) => {
+    const [first, ...rest] = batch.map((s) =>
+      sql`(${s.id}, ${s.merchantId}, ${s.asset}, ${s.destination}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint)`
+    )
+    if (first === undefined) return Effect.void
+    return sql`INSERT INTO crypto_settlements (id, merchant_id, asset, destination, created_at, updated_at)
+      VALUES ${sql.csv([first, ...rest])}`.pipe(
+      sql.withTransaction,
+      Effect.asVoid,
+      Effect.catchIf(
+        (error) => isUniqueViolation(error, merchantAssetConstraint),
+        () =>
+          clashingAsset(batch).pipe(
+            Effect.flatMap((asset) =>
+              Effect.fail(
+                new InvalidState({
+                  message: asset === undefined
+                    ? "An asset already has a settlement destination."
+                    : `Asset ${asset} already has a settlement destination.`
+                })
+              )
+            )
+          )
+      ),
+      Effect.catchTag("SqlError", Effect.die),
+      Effect.withSpan("SqlSettlementRepository.insertAll")
+    )
+  }
+
+  const list = (merchantId: MerchantId) =>
+    sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
+      Effect.map((rows) => rows.map(settlementFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlSettlementRepository.list")
+    )
+
+  const findById = (merchantId: MerchantId, id: SettlementId) =>
+    sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), settlementFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlSettlementRepository.findById")
+    )
+
+  const findByAsset = (merchantId: MerchantId, asset: string) =>
+    sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} AND asset = ${asset}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), settlementFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlSettlementRepository.findByAsset")
+    )
+
+  const update = (s: CryptoSettlement) =>
+    sql`UPDATE crypto_settlements SET asset = ${s.asset}, destination = ${s.destination}, updated_at = ${s.updatedAt}::bigint
+      WHERE merchant_id = ${s.merchantId} AND id = ${s.id}
+      RETURNING id`.pipe(
+      Effect.orDie,
+      Effect.flatMap((rows) => rows.length === 1 ? Effect.void : Effect.die(new Error(`unknown settlement ${s.id}`))),
+      Effect.withSpan("SqlSettlementRepository.update")
+    )
+
+  const remove = (merchantId: MerchantId, id: SettlementId) =>
+    sql`DELETE FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.orDie,
+      Effect.withSpan("SqlSettlementRepository.remove")
+    )
+
+  return SettlementRepository.of({ insertAll, list, findById, findByAsset, update, remove })
+})
+
+/** `SettlementRepository` over the `SqlClient` in context. */
+export const layer: Layer.Layer<SettlementRepository, never, SqlClient.SqlClient> = Layer.effect(SettlementRepository, make)

@@ -1,0 +1,31 @@
+/**
+ * @paygate/adapters: implementations of the domain's ports. PostgreSQL through `@effect/sql-pg`
+ * (an embedded PGlite by default), plus credential administration.
+ *
+ * A host wires the database with `SqlPersistence.layerFromConfig`, which is:
+ *
+ * ```ts
+ * SqlPersistence.layer.pipe(
+ *   Layer.provideMerge(Migrations.layer),
+ *   Layer.provideMerge(Database.layer) // DATABASE_URL, else embedded PGlite in PAYGATE_DATA_DIR
+ * )
+ * ```
+ *
+ * Adapter modules are namespaces with a `layer` each (`SqlPaymentRepository.layer`, ...).
+ *
+ * @module
+ */
+export * from "./ApiKeySecret.ts"
+export * from "./CredentialAdmin.ts"
+export * as DataDirLock from "./DataDirLock.ts"
+export * from "./ExclusiveSequences.ts"
+export * as Database from "./Database.ts"
+export * as Migrations from "./Migrations.ts"
+export * as SqlCredentialStore from "./SqlCredentialStore.ts"
+export * as SqlEventOutbox from "./SqlEventOutbox.ts"
+export * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
+export * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
+export * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
+export * as SqlPersistence from "./SqlPersistence.ts"
+export * as SqlRefundRepository from "./SqlRefundRepository.ts"
+export * as SqlSettlementRepository from "./SqlSettlementRepository.ts"

@@ -1,0 +1,112 @@
+/**
+ * Payments and outbox events to and from their rows. Nested values (`checkout`, `commitment`,
+ * the event payload) are stored as the domain's canonical JSON encoding (`Schema.toCodecJson`:
+ * bigints as decimal strings), so every value decodes back exactly.
+ *
+ * @module
+ */
+import { OutboxEvent, Payment } from "@paygate/domain"
+import { Schema } from "effect"
+import { fromJsonColumn, jsonText, millisToSeconds, millisToSecondsOrNull, secondsToMillis, toInt } from "./Rows.ts"
+
+const PaymentJson = Schema.toCodecJson(Payment)
+const encodePayment = Schema.encodeSync(PaymentJson)
+const decodePayment = Schema.decodeUnknownSync(PaymentJson)
+
+const OutboxEventJson = Schema.toCodecJson(OutboxEvent)
+const encodeEvent = Schema.encodeSync(OutboxEventJson)
+const decodeEvent = Schema.decodeUnknownSync(OutboxEventJson)
+
+/** The columns of `payments`, as bound on insert. */
+export interface PaymentColumns {
+  readonly id: string
+  readonly partner_id: string
+  readonly merchant_id: string
+  readonly mode: string
+  readonly reference_id: string
+  readonly currency: string
+  /** Decimal text, bound to `numeric(20,0)`. */
+  readonly value: string
+  readonly status: string
+  readonly state_version: number
+  /** JSON text or `NULL`. */
+  readonly checkout: string | null
+  readonly expires_at: number
+  readonly commitment: string | null
+  readonly cancelled_reason: string | null
+  readonly cancelled_at: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** A payment's column values (timestamps in milliseconds). */
+export const paymentColumns = (payment: Payment): PaymentColumns => {
+  const json = encodePayment(payment) as { readonly value: string; readonly checkout: unknown; readonly commitment: unknown }
+  return {
+    id: payment.id,
+    partner_id: payment.partnerId,
+    merchant_id: payment.merchantId,
+    mode: payment.mode,
+    reference_id: payment.referenceId,
+    currency: payment.currency,
+    value: json.value,
+    status: payment.status,
+    state_version: payment.stateVersion,
+    checkout: jsonText(json.checkout),
+    expires_at: secondsToMillis(payment.expiresAt),
+    commitment: jsonText(json.commitment),
+    cancelled_reason: payment.cancelledReason,
+    cancelled_at: payment.cancelledAt === null ? null : secondsToMillis(payment.cancelledAt),
+    created_at: payment.createdAt,
+    updated_at: payment.updatedAt
+  }
+}
+
+/** The columns selected for a payment, in order. */
+export const paymentSelect =
+  "id, partner_id, merchant_id, mode, reference_id, currency, value::text AS value, status, state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at"
+
+/** Decodes a `payments` row selected with {@link paymentSelect}; a row that is not a valid payment is a defect. */
+export const paymentFromRow = (row: Record<string, unknown>): Payment =>
+  decodePayment({
+    id: row.id,
+    partnerId: row.partner_id,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    referenceId: row.reference_id,
+    currency: row.currency,
+    value: row.value,
+    status: row.status,
+    stateVersion: toInt(row.state_version),
+    checkout: fromJsonColumn(row.checkout),
+    expiresAt: millisToSeconds(row.expires_at),
+    commitment: fromJsonColumn(row.commitment),
+    cancelledReason: row.cancelled_reason,
+    cancelledAt: millisToSecondsOrNull(row.cancelled_at),
+    createdAt: toInt(row.created_at),
+    updatedAt: toInt(row.updated_at)
+  })
+
+/** The columns of `outbox_events`, as bound on insert. */
+export interface OutboxColumns {
+  readonly id: string
+  readonly type: string
+  readonly partner_id: string
+  readonly payment_id: string
+  /** The whole event as JSON text. */
+  readonly payload: string
+  readonly created_at: number
+}
+
+/** An event's column values; `payload` is the event itself (payment snapshot included). */
+export const outboxColumns = (event: OutboxEvent): OutboxColumns => ({
+  id: event.id,
+  type: event.type,
+  partner_id: event.partnerId,
+  payment_id: event.paymentId,
+  payload: JSON.stringify(encodeEvent(event)),
+  created_at: secondsToMillis(event.createdAt)
+})
+
+/** Decodes the `payload` column of an outbox row; an invalid payload is a defect. */
+export const eventFromPayload = (payload: unknown): OutboxEvent => decodeEvent(fromJsonColumn(payload))

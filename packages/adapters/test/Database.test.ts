@@ -1,0 +1,138 @@
+import { CredentialAdmin, Database, DataDirLock, Migrations, SqlCredentialStore } from "@paygate/adapters"
+import { CredentialStore, IdGenerator } from "@paygate/domain"
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { SqlClient } from "effect/sql"
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "paygate-pglite-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+)
+
+const refusesConnections = (port: number) =>
+  Effect.callback<boolean>((resume) => {
+    const socket = connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(false))
+    })
+    socket.once("error", () => resume(Effect.succeed(true)))
+  })
+
+// Credential admin and lookup over a migrated database from `database`.
+const withCredentials = (database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Layer.mergeAll(CredentialAdmin.layer, SqlCredentialStore.layer).pipe(
+    Layer.provideMerge(IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))),
+    Layer.provideMerge(Migrations.layer),
+    Layer.provideMerge(database)
+  )
+
+describe("Database (embedded PGlite)", () => {
+  it.live("persists under its data directory across restarts", () =>
+    Effect.gen(function*() {
+      const dir = join(yield* tempDir, "nested", "pglite")
+      const partner = yield* Effect.gen(function*() {
+        return yield* (yield* CredentialAdmin).createPartner({ name: "Durable" })
+      }).pipe(Effect.provide(withCredentials(Database.layerEmbedded({ dataDir: dir }))))
+      assert.isAbove((yield* Effect.promise(() => readdir(dir))).length, 0, "files were written")
+
+      const found = yield* Effect.gen(function*() {
+        assert.deepStrictEqual(yield* Migrations.run, [], "already migrated")
+        return yield* (yield* CredentialStore).findPartner(partner.id)
+      }).pipe(Effect.provide(withCredentials(Database.layerEmbedded({ dataDir: dir }))))
+      assert.deepStrictEqual(found, Option.some(partner))
+    }), 120_000)
+
+  it.live("locks its data directory: a second opener fails, a stale lock is taken over, the lock goes with the scope", () =>
+    Effect.gen(function*() {
+      const dir = join(yield* tempDir, "pglite")
+      const lock = DataDirLock.lockPathOf(dir)
+      // A lock left by a process that no longer exists.
+      yield* Effect.promise(() => writeFile(lock, "2147483000\n"))
+      const scope = yield* Scope.make()
+      const server = yield* Database.startEmbedded({ dataDir: dir }).pipe(Scope.provide(scope))
+      assert.deepStrictEqual(yield* Effect.promise(() => DataDirLock.ownerOf(dir)), { pid: process.pid, port: server.port })
+      const second = yield* Effect.exit(Effect.scoped(Database.startEmbedded({ dataDir: dir })))
+      assert.isTrue(Exit.isFailure(second))
+      assert.include(String(Exit.isFailure(second) ? second.cause : ""), "already open in this process")
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* Effect.promise(() => stat(lock).then(() => false, () => true)), "lock removed")
+      // Free again.
+      yield* Effect.scoped(Database.startEmbedded({ dataDir: dir }))
+    }), 60_000)
+
+  it.live("serves on 127.0.0.1 and stops serving when its scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const server = yield* Database.startEmbedded({ dataDir: undefined }).pipe(Scope.provide(scope))
+      assert.strictEqual(server.host, "127.0.0.1")
+      assert.isAbove(server.port, 0)
+      assert.isFalse(yield* refusesConnections(server.port))
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* refusesConnections(server.port))
+    }), 60_000)
+
+  it.live("Database.layer uses the embedded database in PAYGATE_DATA_DIR when DATABASE_URL is unset or empty", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const version = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly v: string }>`SELECT version() AS v`
+        return rows[0]!.v
+      }).pipe(
+        Effect.provide(Database.layer.pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ DATABASE_URL: "", PAYGATE_DATA_DIR: dir })))
+        ))
+      )
+      assert.include(version, "PGlite")
+      assert.isAbove((yield* Effect.promise(() => readdir(dir))).length, 0)
+    }), 60_000)
+
+  it.live("layerForOperator connects to a running service's embedded database, else opens it itself", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const env = ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PAYGATE_DATA_DIR: dir }))
+      const service = withCredentials(Database.layer.pipe(Layer.provide(env)))
+      const operator = withCredentials(Database.layerForOperator.pipe(Layer.provide(env)))
+      const createPartner = (name: string) =>
+        Effect.gen(function*() {
+          return yield* (yield* CredentialAdmin).createPartner({ name })
+        })
+
+      // While the service runs, the operator tool goes through the service's server.
+      const scope = yield* Scope.make()
+      const running = yield* Layer.buildWithScope(service, scope)
+      const byOperator = yield* createPartner("While running").pipe(Effect.provide(operator))
+      const seen = yield* Effect.gen(function*() {
+        return yield* (yield* CredentialStore).findPartner(byOperator.id)
+      }).pipe(Effect.provideContext(running))
+      assert.deepStrictEqual(seen, Option.some(byOperator))
+      yield* Scope.close(scope, Exit.void)
+
+      // With the service stopped, the tool opens the directory itself.
+      const stopped = yield* Effect.gen(function*() {
+        const admin = yield* createPartner("While stopped")
+        return [admin, yield* (yield* CredentialStore).findPartner(byOperator.id)] as const
+      }).pipe(Effect.provide(operator))
+      assert.deepStrictEqual(stopped[1], Option.some(byOperator))
+    }), 120_000)
+
+  const url = process.env.TEST_DATABASE_URL
+  if (url !== undefined && url !== "") {
+    it.live("Database.layer uses PostgreSQL when DATABASE_URL is set", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly v: string }>`SELECT version() AS v`
+        assert.notInclude(rows[0]!.v, "PGlite")
+      }).pipe(
+        Effect.provide(Database.layer.pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ DATABASE_URL: url, PAYGATE_DATA_DIR: "/nonexistent" })))
+        ))
+      ), 60_000)
+  }
+})

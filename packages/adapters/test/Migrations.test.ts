@@ -1,0 +1,41 @@
+import { Migrations } from "@paygate/adapters"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { adapterSuite } from "./support/AdapterSuite.ts"
+
+const tables = [
+  "api_keys",
+  "apps",
+  "crypto_settlements",
+  "effect_sql_migrations",
+  "idempotency_keys",
+  "merchants",
+  "outbox_events",
+  "partners",
+  "payments",
+  "refunds"
+]
+
+adapterSuite("Migrations", (it) => {
+  it.effect("creates every table once, and applying again changes nothing", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // The suite's layer already applied them; both further runs find nothing to do.
+      assert.deepStrictEqual(yield* Migrations.run, [])
+      assert.deepStrictEqual(yield* Migrations.run, [])
+      const applied = yield* sql<{ readonly migration_id: number; readonly name: string }>`
+        SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+      assert.deepStrictEqual(applied.map((row) => [row.migration_id, row.name]), [[1, "init"]])
+      const found = yield* sql<{ readonly table_name: string }>`
+        SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() ORDER BY table_name`
+      assert.deepStrictEqual(found.map((row) => row.table_name), tables)
+    }))
+
+  it.effect("every migration is in the record, numbered from 0001 without gaps", () =>
+    Effect.sync(() => {
+      const ids = Object.keys(Migrations.migrations).map((key) => Number(key.slice(0, 4)))
+      assert.deepStrictEqual(ids, ids.map((_, index) => index + 1))
+    }))
+})

@@ -1,0 +1,182 @@
+import { Commitment, compareCreation, type Cursor, Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
+import { assert } from "@effect/vitest"
+import { Effect, Exit, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { adapterSuite } from "./support/AdapterSuite.ts"
+import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+
+const paymentJson = (payment: Payment) => JSON.stringify(Schema.encodeSync(Schema.toCodecJson(Payment))(payment))
+
+const storedEvents = (paymentId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ readonly id: string; readonly type: string }>`
+      SELECT id, type FROM outbox_events WHERE payment_id = ${paymentId} ORDER BY created_at, id`
+  })
+
+adapterSuite("SqlPaymentRepository", (it) => {
+  it.effect("round-trips a payment exactly, with its event written alongside", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const payment = yield* newPayment(merchant, {
+        value: 999_999_999_999_999_999n,
+        currency: "JPY",
+        referenceId: "ref ✓ \"quoted\" 'single' \\ back",
+        status: "processing",
+        stateVersion: 2,
+        checkout: null,
+        commitment: new Commitment({
+          kind: "pull",
+          account: "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+          asset: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+          tokenAmount: 123_456_789_012_345_678_901_234_567_890n,
+          fingerprint: "f".repeat(64),
+          txHash: null,
+          confirmedAt: 1_700_000_123
+        })
+      })
+      const event = yield* eventFor(payment, "payment.processing", { amount: "123" })
+      yield* repo.insert(payment, [event])
+      const found = yield* repo.findById(payment.id)
+      assert.isTrue(Option.isSome(found))
+      const stored = Option.getOrThrow(found)
+      assert.instanceOf(stored, Payment)
+      assert.deepStrictEqual(stored, payment)
+      assert.strictEqual(stored.value, 999_999_999_999_999_999n)
+      assert.strictEqual(paymentJson(stored), paymentJson(payment))
+      assert.deepStrictEqual((yield* storedEvents(payment.id)).map((e) => e.id), [event.id])
+    }))
+
+  it.effect("round-trips a cancelled payment (second-based timestamps, nullables)", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const payment = yield* newPayment(merchant, {
+        status: "cancelled",
+        cancelledReason: "cancelled_by_merchant",
+        cancelledAt: 1_700_000_456,
+        expiresAt: 1_700_000_999,
+        createdAt: 1_700_000_000_123,
+        updatedAt: 1_700_000_456_789
+      })
+      yield* repo.insert(payment, [])
+      assert.strictEqual(paymentJson(Option.getOrThrow(yield* repo.findById(payment.id))), paymentJson(payment))
+      assert.isTrue(Option.isNone(yield* repo.findById("pay_UNKNOWN" as Payment["id"])))
+    }))
+
+  it.effect("update is a compare-and-set: a stale version writes nothing and no event", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const v1 = yield* newPayment(merchant)
+      yield* repo.insert(v1, [yield* eventFor(v1, "payment.created")])
+
+      const v2 = new Payment({ ...v1, status: "cancelled", cancelledReason: "cancelled_by_user", cancelledAt: 1_700_000_100, stateVersion: 2, updatedAt: v1.updatedAt + 1 })
+      const cancelled = yield* eventFor(v2, "payment.cancelled")
+      assert.isTrue(yield* repo.update(v2, [cancelled]))
+
+      // Another writer read v1 too and tries to move it to processing: it lost.
+      const stale = new Payment({ ...v1, status: "processing", stateVersion: 2, updatedAt: v1.updatedAt + 2 })
+      assert.isFalse(yield* repo.update(stale, [yield* eventFor(stale, "payment.processing")]))
+      // Skipping a version is refused too.
+      const skipping = new Payment({ ...v2, stateVersion: 4 })
+      assert.isFalse(yield* repo.update(skipping, [yield* eventFor(skipping, "payment.expired")]))
+
+      assert.deepStrictEqual(Option.getOrThrow(yield* repo.findById(v1.id)), v2)
+      assert.deepStrictEqual((yield* storedEvents(v1.id)).map((e) => e.type), ["payment.created", "payment.cancelled"])
+    }))
+
+  it.effect("an update of an unknown payment answers false", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const ghost = yield* newPayment(merchant, { stateVersion: 2 })
+      assert.isFalse(yield* repo.update(ghost, [yield* eventFor(ghost, "payment.processing")]))
+    }))
+
+  it.effect("events commit with the change or not at all: a failing event rolls the change back", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const v1 = yield* newPayment(merchant)
+      const created = yield* eventFor(v1, "payment.created")
+      yield* repo.insert(v1, [created])
+
+      // The second event reuses the first one's id: the insert of the events fails mid-transaction.
+      const v2 = new Payment({ ...v1, status: "processing", stateVersion: 2 })
+      const processing = yield* eventFor(v2, "payment.processing")
+      const exit = yield* Effect.exit(repo.update(v2, [processing, created]))
+      assert.isTrue(Exit.hasDies(exit), "an infrastructure failure is a defect")
+      assert.deepStrictEqual(Option.getOrThrow(yield* repo.findById(v1.id)), v1)
+      assert.deepStrictEqual((yield* storedEvents(v1.id)).map((e) => e.id), [created.id])
+
+      // Same for an insert: the payment is not stored when its event cannot be.
+      const other = yield* newPayment(merchant)
+      const insertExit = yield* Effect.exit(repo.insert(other, [yield* eventFor(other, "payment.created"), created]))
+      assert.isTrue(Exit.hasDies(insertExit))
+      assert.isTrue(Option.isNone(yield* repo.findById(other.id)))
+      assert.deepStrictEqual(yield* storedEvents(other.id), [])
+    }))
+
+  it.effect("lists with every filter", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const partner = yield* newPartner()
+      const shopA = yield* newMerchant(partner)
+      const shopB = yield* newMerchant(partner)
+      const liveShop = yield* newMerchant(partner, { mode: "live" })
+      const strangerShop = yield* newMerchant(yield* newPartner())
+      const make = (merchant: typeof shopA, createdAt: number, fields: Partial<ConstructorParameters<typeof Payment>[0]> = {}) =>
+        Effect.gen(function*() {
+          const p = yield* newPayment(merchant, { createdAt, updatedAt: createdAt, ...fields })
+          yield* repo.insert(p, [])
+          return p
+        })
+      const a1 = yield* make(shopA, 1000, { referenceId: "r-1" })
+      const a2 = yield* make(shopA, 2000, { status: "succeeded", stateVersion: 3, referenceId: "r-2" })
+      const b1 = yield* make(shopB, 3000, { status: "expired", stateVersion: 2, referenceId: "r-1" })
+      yield* make(liveShop, 1500)
+      yield* make(strangerShop, 1500)
+
+      const base: PaymentQuery = { partnerId: partner.id, mode: "sandbox", order: "desc", after: null, limit: 10 }
+      const ids = (query: Partial<PaymentQuery>) => repo.list({ ...base, ...query }).pipe(Effect.map((ps) => ps.map((p) => p.id)))
+      assert.deepStrictEqual(yield* ids({}), [b1.id, a2.id, a1.id])
+      assert.deepStrictEqual(yield* ids({ order: "asc" }), [a1.id, a2.id, b1.id])
+      assert.deepStrictEqual(yield* ids({ merchantId: shopA.id }), [a2.id, a1.id])
+      assert.deepStrictEqual(yield* ids({ statuses: ["succeeded", "expired"] }), [b1.id, a2.id])
+      assert.deepStrictEqual(yield* ids({ statuses: [] }), [b1.id, a2.id, a1.id])
+      assert.deepStrictEqual(yield* ids({ referenceId: "r-1" }), [b1.id, a1.id])
+      assert.deepStrictEqual(yield* ids({ createdFrom: 2000 }), [b1.id, a2.id])
+      assert.deepStrictEqual(yield* ids({ createdBefore: 2000 }), [a1.id])
+      assert.deepStrictEqual(yield* ids({ createdFrom: 1000, createdBefore: 3000, merchantId: shopA.id, statuses: ["requires_action"] }), [a1.id])
+      assert.deepStrictEqual(yield* ids({ limit: 2 }), [b1.id, a2.id])
+      assert.deepStrictEqual(yield* ids({ mode: "live" }).pipe(Effect.map((found) => found.length)), 1)
+    }))
+
+  it.effect("pages by cursor in both orders, ties on createdAt broken by id", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const stamps = [5000, 1000, 3000, 1000, 3000, 1000, 2000, 4000, 3000]
+      const all: Array<Payment> = []
+      for (const createdAt of stamps) {
+        const p = yield* newPayment(merchant, { createdAt, updatedAt: createdAt })
+        yield* repo.insert(p, [])
+        all.push(p)
+      }
+      for (const order of ["asc", "desc"] as const) {
+        const expected = [...all].sort((a, b) => (order === "asc" ? compareCreation(a, b) : compareCreation(b, a))).map((p) => p.id)
+        const seen: Array<string> = []
+        let after: Cursor | null = null
+        for (let page = 0; page < 10; page++) {
+          const rows: ReadonlyArray<Payment> = yield* repo.list({ partnerId: merchant.partnerId, mode: merchant.mode, order, after, limit: 2 })
+          if (rows.length === 0) break
+          seen.push(...rows.map((p) => p.id))
+          const last = rows[rows.length - 1]!
+          after = { createdAt: last.createdAt, id: last.id }
+        }
+        assert.deepStrictEqual(seen, expected, order)
+      }
+    }))
+})
