@@ -89,6 +89,25 @@ describe("npm start and the operator CLI", () => {
     expect(app.walletApiKey).toMatch(/^wk_test_/)
   })
 
+  it("never writes a secret to its logs, whatever the requests carry", async () => {
+    const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(output)?.[1]!
+    const attempts: Array<[string, Record<string, string>]> = [
+      ["/v1/payments", { "api-key": apiKey }],
+      ["/v1/payments/pay_missing", { "api-key": apiKey }],
+      ["/v1/payments", { "api-key": `${apiKey}x` }],
+      ["/v1/payments", { "api-key": "sk_test_guessedguessedguessedguessed" }],
+      ["/no/such/route", { "api-key": apiKey }]
+    ]
+    for (const [path, headers] of attempts) await fetch(`${baseUrl}${path}`, { headers })
+    await new Promise((r) => setTimeout(r, 300))
+    const logLines = output.split("\n").filter((line) => line.startsWith("{"))
+    expect(logLines.length).toBeGreaterThan(attempts.length)
+    for (const line of logLines) {
+      expect(line).not.toMatch(/sk_(test|live)_|wk_(test|live)_/)
+      expect(JSON.parse(line).level).toBeDefined()
+    }
+  })
+
   it("explains mistakes on stderr with a non-zero exit and nothing on stdout", async () => {
     const unknown = await admin(env, "partner", "delete")
     expect(unknown.code).toBe(2)
