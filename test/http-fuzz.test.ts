@@ -1,4 +1,6 @@
+import { CredentialAdmin } from "@paygate/adapters"
 import { errorCodes, statusOf } from "@paygate/domain"
+import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import {
@@ -31,6 +33,9 @@ const routes: ReadonlyArray<readonly [method: string, template: string]> = [
   ["POST", "/v1/merchants/:id/settlements/crypto"],
   ["PUT", "/v1/merchants/:id/settlements/crypto/:id"],
   ["DELETE", "/v1/merchants/:id/settlements/crypto/:id"],
+  ["GET", "/v1/gateway/payment/:id"],
+  ["GET", "/v1/gateway/payment/:id/status"],
+  ["POST", "/v1/gateway/payment/:id/cancel"],
   ["GET", "/healthz"],
   ["GET", "/readyz"],
   ["GET", "/nowhere/:id"]
@@ -65,7 +70,7 @@ const body = fc.oneof(
   }, { requiredKeys: [] }).map((value) => JSON.stringify(value))
 )
 
-const request = (keys: { readonly valid: ReadonlyArray<string> }) =>
+const request = (keys: { readonly valid: ReadonlyArray<string>; readonly apps: ReadonlyArray<string> }) =>
   fc.record({
     route: fc.constantFrom(...routes),
     otherMethod: fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 4 }),
@@ -74,6 +79,8 @@ const request = (keys: { readonly valid: ReadonlyArray<string> }) =>
     body,
     apiKey: fc.option(fc.oneof(fc.constantFrom(...keys.valid), headerText), { nil: undefined }),
     merchantId: fc.option(headerText, { nil: undefined }),
+    appId: fc.option(fc.oneof(fc.constantFrom(...keys.apps), headerText), { nil: undefined }),
+    clientId: fc.option(headerText, { nil: undefined }),
     version: fc.option(fc.oneof(fc.constantFrom("2026-02-18", "2026-02-19.preview", "2026-02-31"), headerText), { nil: undefined }),
     idempotencyKey: fc.option(headerText, { nil: undefined }),
     contentType: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "")
@@ -82,10 +89,14 @@ const request = (keys: { readonly valid: ReadonlyArray<string> }) =>
 forEachDatabase("HTTP fuzz", (database) => {
   let server: TestServer
   let partner: TestPartner
+  let wallet: { readonly appId: string; readonly walletApiKey: string }
 
   beforeAll(async () => {
     server = await makeTestServer(database)
     partner = await server.partner()
+    wallet = await server.run(Effect.gen(function*() {
+      return yield* (yield* CredentialAdmin).createApp({ name: "Fuzz wallet", mode: "sandbox" })
+    }))
   })
   afterAll(async () => {
     await server?.close()
@@ -94,13 +105,15 @@ forEachDatabase("HTTP fuzz", (database) => {
   it("never answers 500, and every error is a contract {code, message} with its status", async () => {
     const known = new Set<string>(errorCodes)
     await fc.assert(
-      fc.asyncProperty(request({ valid: [partner.sandbox, partner.live] }), async (r) => {
+      fc.asyncProperty(request({ valid: [partner.sandbox, partner.live, wallet.walletApiKey], apps: [wallet.appId] }), async (r) => {
         const [method, template] = r.route
         let i = 0
         const path = template.replace(/:id/g, () => r.segments[i++] ?? "x") + r.query
         const headers: Record<string, string> = {}
         if (r.apiKey !== undefined) headers["api-key"] = r.apiKey
         if (r.merchantId !== undefined) headers["merchant-id"] = r.merchantId
+        if (r.appId !== undefined) headers["app-id"] = r.appId
+        if (r.clientId !== undefined) headers["client-id"] = r.clientId
         if (r.version !== undefined) headers["svc-version"] = r.version
         if (r.idempotencyKey !== undefined) headers["idempotency-key"] = r.idempotencyKey
         if (r.contentType !== "") headers["content-type"] = r.contentType

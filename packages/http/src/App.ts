@@ -1,8 +1,9 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
-import { MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
+import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { FallbackMiddleware } from "./server/Fallback.ts"
+import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
@@ -17,7 +18,8 @@ export const AppRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
     Layer.provide([PaymentsHandlers, RefundsHandlers, MerchantsHandlers]),
-    Layer.provide([PartnerAuthLive, MerchantAuthLive])
+    Layer.provide(GatewayHandlers),
+    Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])
   ),
   HttpApiScalar.layer(PaygateApi, { path: "/docs" }),
   FallbackMiddleware

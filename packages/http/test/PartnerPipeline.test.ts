@@ -60,7 +60,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       }
     })
 
-    it("answers 401 invalid_api_key for malformed, revoked and wallet keys", async () => {
+    it("answers 401 invalid_api_key for malformed and revoked keys, 403 forbidden for wallet keys", async () => {
       for (const apiKey of ["secret", "sk_test_short", "Bearer sk_test_xxxxxxxxxxxxxxxxxxxxxxxx", `${partner.sandbox}x`]) {
         expectError(await server.request("GET", "/v1/payments", { apiKey }), 401, "invalid_api_key")
       }
@@ -72,7 +72,8 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
         return { revoked: key.apiKey, wallet: app.walletApiKey }
       }))
       expectError(await server.request("GET", "/v1/payments", { apiKey: revoked }), 401, "invalid_api_key")
-      expectError(await server.request("GET", "/v1/payments", { apiKey: wallet }), 401, "invalid_api_key")
+      expectError(await server.request("GET", "/v1/payments", { apiKey: wallet }), 403, "forbidden")
+      expectError(await server.request("GET", "/v1/payments", { apiKey: `${wallet}x` }), 401, "invalid_api_key")
     })
 
     it("answers 400 header_not_ascii for a non-ASCII credential or pipeline header, before anything else", async () => {

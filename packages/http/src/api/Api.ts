@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { GatewayApi } from "./GatewayApi.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
 import { MerchantsApi } from "./MerchantsApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
@@ -11,6 +12,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(PaymentsApi)
   .add(RefundsApi)
   .add(MerchantsApi)
+  .add(GatewayApi)
   .add(SystemApi)
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")

@@ -1,18 +1,25 @@
 import type { ApiVersion, Mode, Partner } from "@paygate/domain"
 import {
   ApiVersionDowngrade,
+  ConflictingAuthHeaders,
+  Forbidden,
   HeaderNotAscii,
   IdempotencyConflict,
   InternalError,
   InvalidApiKey,
   InvalidApiVersion,
+  InvalidAppId,
   InvalidParams,
   MissingApiKey,
+  MissingAppId,
+  MissingAuthHeaders,
+  MissingClientId,
   MissingMerchantApiKey,
   MissingMerchantId,
   NotSandboxApiKey,
   ParamsValidation,
   RateLimited,
+  Unauthorized,
   UnknownApiVersion
 } from "@paygate/domain"
 import { Context } from "effect"
@@ -45,14 +52,47 @@ const pipelineErrors = [
   wire(InternalError, "InternalError")
 ] as const
 
+// A known credential of the wrong kind for the API (a wallet key on the partner API).
+const wrongKind = wire(Forbidden, "Forbidden")
+
+/** The wallet (or hosted portal) behind a gateway request. Payment ids are its capability. */
+export class CurrentGatewayCaller extends Context.Service<CurrentGatewayCaller, {
+  readonly mode: Mode
+  /** `wallet` key id, or the app id with the caller's `Client-Id`. */
+  readonly credential:
+    | { readonly _tag: "WalletKey"; readonly keyId: string }
+    | { readonly _tag: "App"; readonly appId: string; readonly clientId: string }
+  readonly version: ApiVersion
+  /** `Sdk-Name`, `Sdk-Version`, `Sdk-Platform`: recorded, never required. */
+  readonly sdk: { readonly name: string | null; readonly version: string | null; readonly platform: string | null }
+}>()("@paygate/http/CurrentGatewayCaller") {}
+
+/** Gateway authentication: a wallet `Api-Key`, or `App-Id` + `Client-Id` (contract §3). */
+export class GatewayAuth extends HttpApiMiddleware.Service<GatewayAuth, { provides: CurrentGatewayCaller }>()(
+  "@paygate/http/GatewayAuth",
+  {
+    error: [
+      ...pipelineErrors,
+      wire(MissingAuthHeaders, "MissingAuthHeaders"),
+      wire(ConflictingAuthHeaders, "ConflictingAuthHeaders"),
+      wire(MissingAppId, "MissingAppId"),
+      wire(MissingClientId, "MissingClientId"),
+      wire(InvalidAppId, "InvalidAppId"),
+      wire(Unauthorized, "Unauthorized")
+    ]
+  }
+) {}
+
 /** Partner API authentication: `Api-Key` = partner secret key (contract §3). */
 export class PartnerAuth extends HttpApiMiddleware.Service<PartnerAuth, { provides: CurrentCaller }>()(
   "@paygate/http/PartnerAuth",
-  { error: [...pipelineErrors, wire(MissingApiKey, "MissingApiKey")] }
+  { error: [...pipelineErrors, wrongKind, wire(MissingApiKey, "MissingApiKey")] }
 ) {}
 
 /** Merchant API authentication: `Api-Key` (partner secret key) + `Merchant-Id` (contract §3). */
 export class MerchantAuth extends HttpApiMiddleware.Service<MerchantAuth, { provides: CurrentCaller | CurrentMerchantId }>()(
   "@paygate/http/MerchantAuth",
-  { error: [...pipelineErrors, wire(MissingMerchantApiKey, "MissingMerchantApiKey"), wire(MissingMerchantId, "MissingMerchantId")] }
+  {
+    error: [...pipelineErrors, wrongKind, wire(MissingMerchantApiKey, "MissingMerchantApiKey"), wire(MissingMerchantId, "MissingMerchantId")]
+  }
 ) {}

@@ -1,5 +1,5 @@
 import { hashSecret } from "@paygate/adapters"
-import { CredentialStore, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
+import { CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
 import { Config, Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"
@@ -8,6 +8,15 @@ import type { Authenticated } from "./Pipeline.ts"
 export const Environment = Config.Literals(["production", "staging"], "ENVIRONMENT").pipe(Config.withDefault("production"))
 
 const partnerKeyShape = /^sk_(live|test)_[A-Za-z0-9_-]{16,}$/
+const walletKeyShape = /^wk_(live|test)_[A-Za-z0-9_-]{16,}$/
+
+/** Looks a presented secret up by its digest and checks the digests match in constant time. */
+export const findKey = Effect.fnUntraced(function*(secret: string) {
+  const digest = hashSecret(secret)
+  const found = yield* (yield* CredentialStore).findKeyByHash(digest)
+  if (Option.isNone(found) || found.value.revoked) return undefined
+  return timingSafeEqual(Buffer.from(found.value.secretSha256, "hex"), Buffer.from(digest, "hex")) ? found.value : undefined
+})
 
 /**
  * Authenticates a partner secret key: looked up by its SHA-256 (the only form stored), the
@@ -15,14 +24,13 @@ const partnerKeyShape = /^sk_(live|test)_[A-Za-z0-9_-]{16,}$/
  */
 export const authenticatePartnerKey = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
   const invalid = new InvalidApiKey({ message: "The API key is not valid." })
+  if (walletKeyShape.test(apiKey) && (yield* findKey(apiKey)) !== undefined) {
+    return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
+  }
   if (!partnerKeyShape.test(apiKey)) return yield* invalid
+  const key = yield* findKey(apiKey)
+  if (key === undefined || key.kind !== "partner" || key.partnerId === null) return yield* invalid
   const store = yield* CredentialStore
-  const digest = hashSecret(apiKey)
-  const found = yield* store.findKeyByHash(digest)
-  if (Option.isNone(found)) return yield* invalid
-  const key = found.value
-  if (key.kind !== "partner" || key.revoked || key.partnerId === null) return yield* invalid
-  if (!timingSafeEqual(Buffer.from(key.secretSha256, "hex"), Buffer.from(digest, "hex"))) return yield* invalid
   if (environment === "staging" && key.mode === "live") {
     return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox keys (sk_test_…) only." })
   }

@@ -1,0 +1,73 @@
+import {
+  type AppId,
+  ConflictingAuthHeaders,
+  CredentialStore,
+  InvalidApiKey,
+  InvalidAppId,
+  latestStableVersion,
+  MissingAppId,
+  MissingAuthHeaders,
+  MissingClientId,
+  type Mode,
+  NotSandboxApiKey,
+  Unauthorized
+} from "@paygate/domain"
+import { Effect, Option } from "effect"
+import type { Headers } from "effect/http"
+import type { CurrentGatewayCaller } from "../api/Security.ts"
+import { headerValue } from "./HeaderChecks.ts"
+import { findKey } from "./PartnerCredential.ts"
+import type { Authenticated } from "./Pipeline.ts"
+
+const walletKeyShape = /^wk_(live|test)_[A-Za-z0-9_-]{16,}$/
+const partnerKeyShape = /^sk_(live|test)_/
+
+/**
+ * Gateway authentication (contract §3): a wallet `Api-Key`, or a public `App-Id` with any
+ * `Client-Id`. `Api-Key` + `App-Id` conflict; `Api-Key` + `Client-Id` is fine.
+ */
+export const authenticateGateway = Effect.fnUntraced(function*(
+  headers: Headers.Headers,
+  environment: "production" | "staging"
+) {
+  const apiKey = headerValue(headers, "api-key")
+  const appId = headerValue(headers, "app-id")
+  const clientId = headerValue(headers, "client-id")
+  if (apiKey !== undefined && appId !== undefined) {
+    return yield* new ConflictingAuthHeaders({ message: "Send either Api-Key or App-Id with Client-Id, not both." })
+  }
+  if (apiKey === undefined && appId === undefined) {
+    return yield* clientId === undefined
+      ? new MissingAuthHeaders({ message: "Send a wallet Api-Key, or App-Id with Client-Id." })
+      : new MissingAppId({ message: "Client-Id needs an App-Id." })
+  }
+  let credential: CurrentGatewayCaller["Service"]["credential"]
+  let mode: Mode
+  if (apiKey !== undefined) {
+    if (partnerKeyShape.test(apiKey)) {
+      return yield* new Unauthorized({ message: "Partner secret keys are for servers; the gateway takes a wallet key (wk_…) or App-Id with Client-Id." })
+    }
+    const key = walletKeyShape.test(apiKey) ? yield* findKey(apiKey) : undefined
+    if (key === undefined || key.kind !== "wallet") return yield* new InvalidApiKey({ message: "The API key is not valid." })
+    credential = { _tag: "WalletKey", keyId: key.id }
+    mode = key.mode
+  } else {
+    if (clientId === undefined) return yield* new MissingClientId({ message: "App-Id needs a Client-Id." })
+    const app = /^app_[A-Za-z0-9]{1,64}$/.test(appId!) ? yield* (yield* CredentialStore).findApp(appId as AppId) : Option.none()
+    if (Option.isNone(app)) return yield* new InvalidAppId({ message: "The App-Id is not valid." })
+    credential = { _tag: "App", appId: app.value.id, clientId }
+    mode = app.value.mode
+  }
+  if (environment === "staging" && mode === "live") {
+    return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox credentials only." })
+  }
+  // Per credential: a wallet key, or one client of an app (the hosted portal's buyers share its App-Id).
+  const id = credential._tag === "WalletKey" ? credential.keyId : `${credential.appId}:${credential.clientId}`
+  const auth: Authenticated = { partnerId: `gateway:${id}`, keyId: id, pinnedVersion: latestStableVersion }
+  const sdk = {
+    name: headerValue(headers, "sdk-name") ?? null,
+    version: headerValue(headers, "sdk-version") ?? null,
+    platform: headerValue(headers, "sdk-platform") ?? null
+  }
+  return { auth, caller: { mode, credential, sdk } }
+})

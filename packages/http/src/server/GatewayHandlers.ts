@@ -1,0 +1,92 @@
+import {
+  InvalidParams,
+  isFinal,
+  MerchantRepository,
+  ParamsValidation,
+  type Payment,
+  Payments,
+  pollInMs,
+  Wire
+} from "@paygate/domain"
+import { Clock, Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { CurrentGatewayCaller } from "../api/Security.ts"
+
+/** Contract §11: a long poll waits at most 30 s. */
+export const maxPollMillis = 30_000
+const pollStepMillis = 200
+
+const parseMaxPoll = (text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(0)
+  if (!/^[0-9]{1,9}$/.test(text)) return Effect.fail(new InvalidParams({ message: "maxPollMs must be a whole number of milliseconds." }))
+  const value = Number(text)
+  return value <= maxPollMillis
+    ? Effect.succeed(value)
+    : Effect.fail(new ParamsValidation({ message: `maxPollMs must be at most ${maxPollMillis}.` }))
+}
+
+const statusBody = (payment: Payment) => ({
+  status: payment.status,
+  isFinal: isFinal(payment.status),
+  pollInMs: pollInMs(payment.status)
+})
+
+/** Gateway handlers: the caller's mode must match the payment's, else it does not exist for them. */
+export const GatewayHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "gateway",
+  Effect.fn(function*(handlers) {
+    const payments = yield* Payments
+    const merchants = yield* MerchantRepository
+    const access = Effect.gen(function*() {
+      const caller = yield* CurrentGatewayCaller
+      return { mode: caller.mode }
+    })
+
+    return handlers
+      .handle("payment", ({ params }) =>
+        Effect.gen(function*() {
+          const payment = yield* payments.find(yield* access, params.id)
+          const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
+          return {
+            status: payment.status,
+            amount: Wire.fiatAmount(payment.currency, payment.value),
+            expiresAt: payment.expiresAt,
+            merchant: {
+              name: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),
+              iconUrl: Option.match(merchant, { onNone: () => null, onSome: (m) => m.iconUrl })
+            },
+            // Who pays is known once a confirm names the account; the provider comes with the wallet flow.
+            buyer: null
+          }
+        }))
+      .handle("status", ({ params, query }) =>
+        Effect.gen(function*() {
+          const waitMillis = yield* parseMaxPoll(query.maxPollMs)
+          const who = yield* access
+          const first = yield* payments.find(who, params.id)
+          const deadline = (yield* Clock.currentTimeMillis) + waitMillis
+          let current = first
+          // Long poll: re-read until the status changes (expiry on read counts) or the time is up.
+          while (current.status === first.status && !isFinal(current.status)) {
+            const left = deadline - (yield* Clock.currentTimeMillis)
+            if (left <= 0) break
+            yield* Effect.sleep(Math.min(pollStepMillis, left))
+            current = yield* payments.find(who, params.id)
+          }
+          return statusBody(current)
+        }))
+      .handle("cancel", ({ params }) =>
+        Effect.gen(function*() {
+          const payment = yield* payments.cancel(yield* access, params.id, "cancelled_by_user")
+          return {
+            paymentId: payment.id,
+            status: "cancelled" as const,
+            // A cancelled payment always carries both.
+            cancelledAt: payment.cancelledAt!,
+            cancelledReason: payment.cancelledReason!
+          }
+        }))
+  })
+)
