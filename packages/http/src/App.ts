@@ -21,7 +21,8 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide(GatewayHandlers),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])
   ),
-  HttpApiScalar.layer(PaygateApi, { path: "/docs" }),
+  // Bundled script and no web fonts: the page loads nothing from outside this server.
+  HttpApiScalar.layer(PaygateApi, { path: "/docs", scalar: { withDefaultFonts: false } }),
   FallbackMiddleware
 )
 
