@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { GatewayApi } from "./GatewayApi.ts"
+import { documentSecurity } from "./SecuritySchemes.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
 import { MerchantsApi } from "./MerchantsApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
@@ -17,4 +18,5 @@ export class PaygateApi extends HttpApi.make("paygate")
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")
   .annotate(OpenApi.Description, "Crypto payment gateway and merchant checkout service.")
+  .annotate(OpenApi.Transform, documentSecurity)
 {}
