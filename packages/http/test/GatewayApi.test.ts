@@ -2,14 +2,10 @@ import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { expectError } from "./ExpectError.ts"
 
 // The gateway operations that need no chain (read, status with long poll, cancel) and every
 // code of the gateway's authentication (contract §3, §5).
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-}
 
 interface App {
   readonly appId: string

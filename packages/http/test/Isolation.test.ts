@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-}
+import { expectError } from "./ExpectError.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const wallet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

@@ -2,14 +2,10 @@ import { Payment, PaymentRepository } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { expectError } from "./ExpectError.ts"
 
 // The Merchant API (`/v1/merchant/…`): what a merchant backend calls to create a checkout payment
 // and to verify its status before fulfilling an order.
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-}
 
 const order = { amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "order-1" }
 

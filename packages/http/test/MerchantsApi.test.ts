@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-}
+import { expectError } from "./ExpectError.ts"
 
 const usdcEthereum = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const usdcBase = "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

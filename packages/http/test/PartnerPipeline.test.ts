@@ -2,12 +2,7 @@ import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
-
-const expectError = (response: { status: number; body: any; headers: Headers }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-  expect(response.headers.get("content-type")).toContain("application/json")
-}
+import { expectError } from "./ExpectError.ts"
 
 /** One request per partner operation, as [method, path, body]. */
 const operations = (merchantId: string, paymentId: string): ReadonlyArray<readonly [string, string, unknown?]> => [

@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
+import { expectError } from "./ExpectError.ts"
 
 const usd = (value = "1250") => ({ unit: "iso4217/USD", value })
 
 /** Expects the contract's error answer. */
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(typeof response.body.message).toBe("string")
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-}
-
 forEachDatabase("Partner API: payments", (database) => {
   let server: TestServer
   let partner: TestPartner

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "message"])
-}
+import { expectError } from "./ExpectError.ts"
 
 forEachDatabase("Partner API: refunds", (database) => {
   let server: TestServer
