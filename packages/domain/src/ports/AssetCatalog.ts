@@ -1,0 +1,27 @@
+import { Context } from "effect"
+
+/** A token the service collects, on one chain, with what a wallet shows for it. */
+export interface PayableAsset {
+  /** CAIP-19 asset id (checksummed for eip155). */
+  readonly assetId: string
+  /** CAIP-2 chain id. */
+  readonly chainId: string
+  readonly decimals: number
+  readonly symbol: string
+  readonly name: string
+  readonly iconUrl: string | null
+  readonly networkName: string
+  readonly networkIconUrl: string | null
+  /** `pull` when the token supports EIP-3009 authorizations (and pull is on), else `push`. */
+  readonly kind: "pull" | "push"
+  /** Seconds a wallet typically needs to complete an option in this asset. */
+  readonly etaSeconds: number
+}
+
+/** The configured chains and tokens the service accepts payments in. */
+export class AssetCatalog extends Context.Service<AssetCatalog, {
+  /** Tokens accepted on a CAIP-2 chain (empty for chains the service does not serve). */
+  readonly assetsOn: (chainId: string) => ReadonlyArray<PayableAsset>
+  /** One token by its CAIP-19 id. */
+  readonly asset: (assetId: string) => PayableAsset | undefined
+}>()("@paygate/domain/AssetCatalog") {}

@@ -1,0 +1,19 @@
+import { Context, type Effect, type Option } from "effect"
+import type { OptionClaims } from "../gateway/OptionId.ts"
+
+/** A quote handed out as an option: its id and claims. */
+export interface StoredQuote {
+  readonly optionId: string
+  readonly claims: OptionClaims
+}
+
+/**
+ * Quotes handed out by the options operation. The same (payment, account, asset) gets the same
+ * option while its quote is valid (contract §5); the nonce chosen with a quote is kept with it.
+ */
+export class QuoteStore extends Context.Service<QuoteStore, {
+  /** The latest quote for (payment, account, asset), if any. */
+  readonly latest: (paymentId: string, account: string, asset: string) => Effect.Effect<Option.Option<StoredQuote>>
+  /** Records a new quote; it becomes the latest for its (payment, account, asset). */
+  readonly save: (quote: StoredQuote) => Effect.Effect<void>
+}>()("@paygate/domain/QuoteStore") {}

@@ -1,0 +1,13 @@
+import { Context, type Effect } from "effect"
+import type { OptionClaims } from "../gateway/OptionId.ts"
+import type { Action } from "../wire/Action.ts"
+
+/**
+ * Builds the wallet actions that complete an option, per chain namespace: for eip155 pull
+ * payments one `eth_signTypedData_v4` of the EIP-3009 `TransferWithAuthorization`; for push
+ * payments one `build` action that `/fetch` turns into an `eth_sendTransaction`.
+ */
+export class WalletActions extends Context.Service<WalletActions, {
+  /** `validBefore`: Unix second the authorization stops being valid. */
+  readonly actionsFor: (claims: OptionClaims, optionId: string, validBefore: number) => Effect.Effect<ReadonlyArray<Action>>
+}>()("@paygate/domain/WalletActions") {}

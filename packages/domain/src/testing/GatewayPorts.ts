@@ -1,0 +1,32 @@
+import { Effect, Layer, Option } from "effect"
+import type { Pricing } from "../quote/Quote.ts"
+import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { PriceOracle } from "../ports/PriceOracle.ts"
+import { QuoteStore, type StoredQuote } from "../ports/QuoteStore.ts"
+import { WalletActions } from "../ports/WalletActions.ts"
+
+/** A catalog of fixed assets. */
+export const catalogOf = (assets: ReadonlyArray<PayableAsset>): Layer.Layer<AssetCatalog> =>
+  Layer.succeed(AssetCatalog, AssetCatalog.of({
+    assetsOn: (chainId) => assets.filter((a) => a.chainId === chainId),
+    asset: (assetId) => assets.find((a) => a.assetId === assetId)
+  }))
+
+/** Prices from a table keyed `CURRENCY asset`; missing pairs cannot be quoted. */
+export const pricesOf = (table: Readonly<Record<string, Pricing>>): Layer.Layer<PriceOracle> =>
+  Layer.succeed(PriceOracle, PriceOracle.of({
+    pricing: (currency, asset) => Effect.succeed(Option.fromNullishOr(table[`${currency} ${asset}`]))
+  }))
+
+/** In-memory quotes, latest per (payment, account, asset). */
+export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()): Layer.Layer<QuoteStore> =>
+  Layer.succeed(QuoteStore, QuoteStore.of({
+    latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(`${paymentId} ${account} ${asset}`))),
+    save: (quote) => Effect.sync(() => void quotes.set(`${quote.claims.paymentId} ${quote.claims.account} ${quote.claims.asset}`, quote))
+  }))
+
+/** Wallet actions that name the option and its deadline in a `build` action, for tests. */
+export const recordedActions: Layer.Layer<WalletActions> = Layer.succeed(WalletActions, WalletActions.of({
+  actionsFor: (claims, optionId, validBefore) =>
+    Effect.succeed([{ type: "build", data: { data: JSON.stringify({ optionId, kind: claims.kind, validBefore }) } }])
+}))

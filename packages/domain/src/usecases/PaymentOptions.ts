@@ -1,0 +1,155 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { parseAccountId } from "../caip/AccountId.ts"
+import {
+  type InvalidParams,
+  type InvalidState,
+  ParamsValidation,
+  type PaymentExpired,
+  type PaymentNotFound,
+  SanctionedUser
+} from "../errors/ApiErrors.ts"
+import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
+import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
+import type { Payment } from "../payment/Payment.ts"
+import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { PriceOracle } from "../ports/PriceOracle.ts"
+import { QuoteStore } from "../ports/QuoteStore.ts"
+import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
+import { WalletActions } from "../ports/WalletActions.ts"
+import { quote } from "../quote/Quote.ts"
+import type { PaymentOption } from "../wire/PaymentOption.ts"
+import type { Access } from "./Access.ts"
+import { notWaiting } from "./PaymentChanges.ts"
+import { Payments } from "./Payments.ts"
+import { PaymentSettings } from "./PaymentSettings.ts"
+
+/** Contract §11: at most 20 accounts per options request. */
+export const maxAccounts = 20
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * The gateway's options operation (contract §5): one option per (account, accepted asset on that
+ * account's chain) that can be priced. A quote is reused while it is valid, unless its option id
+ * is listed in `refresh`; then it is quoted again (new id, new `expiresAt`).
+ */
+export class PaymentOptions extends Context.Service<PaymentOptions, {
+  readonly options: (
+    access: Access,
+    paymentId: string,
+    accounts: ReadonlyArray<string>,
+    refresh: ReadonlyArray<string>
+  ) => Effect.Effect<
+    { readonly payment: Payment; readonly options: ReadonlyArray<PaymentOption> },
+    ParamsValidation | InvalidParams | PaymentNotFound | PaymentExpired | InvalidState | SanctionedUser
+  >
+}>()("@paygate/domain/PaymentOptions") {
+  /** Options over the ports in context. */
+  static readonly layer = Layer.effect(
+    PaymentOptions,
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const catalog = yield* AssetCatalog
+      const oracle = yield* PriceOracle
+      const quotes = yield* QuoteStore
+      const ids = yield* OptionIds
+      const actions = yield* WalletActions
+      const screening = yield* SanctionsScreening
+      const random = yield* SecureRandom.SecureRandom
+
+      const freshQuote = Effect.fnUntraced(function*(payment: Payment, account: string, asset: PayableAsset, now: number) {
+        const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
+        if (Option.isNone(pricing)) return Option.none()
+        const { quoteTtlSeconds } = yield* PaymentSettings
+        const priced = quote({
+          fiatMinor: payment.value,
+          fiatExponent: currencyExponent(payment.currency as CurrencyCode),
+          tokenDecimals: asset.decimals,
+          pricing: pricing.value,
+          nowSeconds: now,
+          ttlSeconds: quoteTtlSeconds
+        })
+        const claims: OptionClaims = {
+          paymentId: payment.id,
+          account,
+          asset: asset.assetId,
+          value: priced.tokenAmount.toString(),
+          // A quote never outlives its payment.
+          expiresAt: priced.expiresAt === null ? null : Math.min(priced.expiresAt, payment.expiresAt),
+          kind: asset.kind,
+          nonce: `0x${hex(yield* random.randomBytes(32))}`,
+          quotedAt: now
+        }
+        const optionId = yield* ids.issue(claims)
+        yield* quotes.save({ optionId, claims })
+        return Option.some({ optionId, claims })
+      })
+
+      const optionFor = Effect.fnUntraced(function*(
+        payment: Payment,
+        account: string,
+        asset: PayableAsset,
+        refresh: ReadonlySet<string>,
+        now: number
+      ) {
+        const latest = yield* quotes.latest(payment.id, account, asset.assetId)
+        const reusable = Option.filter(latest, ({ claims, optionId }) =>
+          !refresh.has(optionId) && claims.kind === asset.kind && (claims.expiresAt === null || now < claims.expiresAt)
+        )
+        const chosen = Option.isSome(reusable) ? reusable : yield* freshQuote(payment, account, asset, now)
+        if (Option.isNone(chosen)) return Option.none()
+        const { claims, optionId } = chosen.value
+        const validBefore = claims.expiresAt ?? payment.expiresAt
+        const option: PaymentOption = {
+          id: optionId,
+          account,
+          amount: {
+            unit: `caip19/${asset.assetId}`,
+            value: claims.value,
+            display: {
+              assetName: asset.name,
+              assetSymbol: asset.symbol,
+              decimals: asset.decimals,
+              iconUrl: asset.iconUrl,
+              networkIconUrl: asset.networkIconUrl,
+              networkName: asset.networkName
+            }
+          },
+          etaS: asset.etaSeconds,
+          actions: yield* actions.actionsFor(claims, optionId, validBefore),
+          collectData: null,
+          expiresAt: claims.expiresAt
+        }
+        return Option.some(option)
+      })
+
+      const options = Effect.fn("PaymentOptions.options")(function*(
+        access: Access,
+        paymentId: string,
+        accounts: ReadonlyArray<string>,
+        refresh: ReadonlyArray<string>
+      ) {
+        if (accounts.length < 1 || accounts.length > maxAccounts) {
+          return yield* new ParamsValidation({ message: `accounts must list 1 to ${maxAccounts} CAIP-10 accounts.` })
+        }
+        const parsed = yield* Effect.forEach(accounts, (account, i) => parseAccountId(account, `accounts[${i}]`))
+        const refreshed = new Set(yield* Effect.forEach(refresh, (id) => Effect.map(ids.read(id), () => id)))
+        const payment = yield* payments.find(access, paymentId)
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        if (payment.status !== "requires_action") return yield* notWaiting(payment, now)
+        for (const { address, chainId } of parsed) {
+          if (yield* screening.isSanctioned(`${chainId}:${address}`)) {
+            return yield* new SanctionedUser({ message: "One of these accounts cannot make payments." })
+          }
+        }
+        const found = yield* Effect.forEach(parsed, ({ address, chainId }) =>
+          Effect.forEach(catalog.assetsOn(chainId), (asset) => optionFor(payment, `${chainId}:${address}`, asset, refreshed, now))
+        )
+        return { payment, options: found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : [])) }
+      })
+
+      return PaymentOptions.of({ options })
+    })
+  )
+}
