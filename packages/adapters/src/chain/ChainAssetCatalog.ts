@@ -1,0 +1,46 @@
+/**
+ * The domain's `AssetCatalog` port from the chain configuration: every configured token, `pull`
+ * when it implements EIP-3009, `push` otherwise.
+ *
+ * @module
+ */
+import { AssetCatalog, Caip, type PayableAsset } from "@paygate/domain"
+import { Effect, Layer } from "effect"
+import { type AssetSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+
+/** Seconds to complete a payment when the configuration does not say. */
+export const defaultEtaSeconds = 15
+
+/** What wallets are shown for a configured token. */
+export const toPayableAsset = (asset: AssetSettings): PayableAsset => ({
+  assetId: asset.assetId,
+  chainId: Caip.assetChainId(asset.assetId),
+  decimals: asset.decimals,
+  symbol: asset.symbol,
+  name: asset.name,
+  iconUrl: asset.iconUrl,
+  networkName: asset.networkName,
+  networkIconUrl: asset.networkIconUrl ?? null,
+  kind: asset.eip3009 ? "pull" : "push",
+  etaSeconds: asset.etaSeconds ?? defaultEtaSeconds
+})
+
+/** The catalog of the configured tokens; asset ids are matched in any address case. */
+export const layer: Layer.Layer<AssetCatalog, never, ChainsConfig> = Layer.effect(
+  AssetCatalog,
+  Effect.gen(function*() {
+    const chains = yield* ChainsConfig
+    const byChain = new Map<string, Array<PayableAsset>>()
+    for (const asset of chains.settings.assets) {
+      const payable = toPayableAsset(asset)
+      byChain.set(payable.chainId, [...(byChain.get(payable.chainId) ?? []), payable])
+    }
+    return AssetCatalog.of({
+      assetsOn: (chainId) => byChain.get(chainId) ?? [],
+      asset: (assetId) => {
+        const found = lookupAsset(chains, assetId)
+        return found === undefined ? undefined : toPayableAsset(found.asset)
+      }
+    })
+  })
+)

@@ -1,0 +1,244 @@
+/**
+ * Configuration of the chains the service collects on and the tokens it accepts there, validated as
+ * a whole when the service starts: a wrong configuration stops start-up with every problem listed
+ * and its path, e.g. `assets[1].assetId: chain eip155:8453 is not configured under "chains"`.
+ *
+ * In JSON (e.g. the `PAYGATE_CHAINS` environment variable of {@link layerFromEnv}):
+ *
+ * ```json
+ * {
+ *   "chains": [{
+ *     "chainId": "eip155:8453",
+ *     "rpcUrl": "https://base.example/rpc",
+ *     "requiredConfirmations": 3,
+ *     "executorPrivateKey": "0x…32 bytes…",
+ *     "collectionAddress": "0x…"
+ *   }],
+ *   "assets": [{
+ *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+ *     "decimals": 6, "symbol": "USDC", "name": "USD Coin", "networkName": "Base",
+ *     "iconUrl": "https://example.com/usdc.svg", "eip3009": true,
+ *     "networkIconUrl": "https://example.com/base.svg", "etaSeconds": 5,
+ *     "pricing": { "kind": "peg", "currency": "USD" }
+ *   }]
+ * }
+ * ```
+ *
+ * `rpcUrl` and `executorPrivateKey` decode to `Redacted` values (RPC URLs often embed API keys).
+ *
+ * @module
+ */
+import { Caip, Money } from "@paygate/domain"
+import { Config, Context, Effect, Layer, Result, Schema } from "effect"
+import type { Address, Hex } from "viem"
+import { EvmAddress } from "./EvmAddress.ts"
+
+/** secp256k1 group order: a private key is an integer in [1, n - 1]. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+const PrivateKeyHex = Schema.String.pipe(
+  Schema.refine(
+    (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text) && BigInt(text) > 0n && BigInt(text) < SECP256K1_N,
+    // The message never repeats the value: it is a secret.
+    { expected: "a secp256k1 private key: 0x followed by 64 hex digits" }
+  )
+)
+
+const HttpUrl = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter(
+      (text: string) => {
+        const url = URL.parse(text)
+        return url !== null && (url.protocol === "http:" || url.protocol === "https:")
+      },
+      { expected: "an http(s) URL" }
+    )
+  )
+)
+
+const IconUrl = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter(
+      (text: string) => {
+        const url = URL.parse(text)
+        return url !== null && (url.protocol === "https:" || url.protocol === "http:" || text.startsWith("data:image/"))
+      },
+      { expected: "an http(s) URL or a data:image/ URL" }
+    )
+  )
+)
+
+const Label = (maxLength: number) =>
+  Schema.String.pipe(Schema.check(Schema.isTrimmed(), Schema.isNonEmpty(), Schema.isMaxLength(maxLength)))
+
+const Eip155ChainId = Caip.ChainId.pipe(
+  Schema.check(
+    Schema.makeFilter((chainId: string) => chainId.startsWith("eip155:") || "only eip155 (EVM) chains are supported")
+  )
+)
+
+const Erc20AssetId = Caip.AssetId.pipe(
+  Schema.check(
+    Schema.makeFilter(
+      (assetId: string) =>
+        /^eip155:[0-9]+\/erc20:0x[0-9a-fA-F]{40}$/.test(assetId) || "only erc20 tokens on eip155 chains are supported"
+    )
+  )
+)
+
+/** One chain: where to reach it, how final a transfer must be, who pays gas and where payments go. */
+export const ChainSettings = Schema.Struct({
+  /** CAIP-2 id of an EVM chain, e.g. `eip155:8453`. */
+  chainId: Eip155ChainId,
+  /** JSON-RPC endpoint (http or https). */
+  rpcUrl: Schema.RedactedFromValue(HttpUrl),
+  /** Blocks a transfer needs (its own included) before it counts: 1 = included. */
+  requiredConfirmations: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
+  /** Key of the executor (relayer) account that submits pull payments and pays their gas. */
+  executorPrivateKey: Schema.RedactedFromValue(PrivateKeyHex),
+  /** Address that receives payments on this chain. */
+  collectionAddress: EvmAddress
+})
+
+/** One configured chain. */
+export type ChainSettings = typeof ChainSettings.Type
+
+/** How a token is priced: pegged 1:1 to a fiat currency, or by an on-chain Chainlink-style feed. */
+export const AssetPricing = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("peg"),
+    /** ISO 4217 currency the token is pegged to, e.g. `USD`. */
+    currency: Money.CurrencyCode
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("priceFeed"),
+    /** AggregatorV3 contract on the token's chain answering the token's price in `currency`. */
+    address: EvmAddress,
+    /** ISO 4217 currency the feed quotes in. */
+    currency: Money.CurrencyCode
+  })
+])
+
+/** How one token is priced. */
+export type AssetPricing = typeof AssetPricing.Type
+
+/** One accepted token and how wallets and the checkout page present it. */
+export const AssetSettings = Schema.Struct({
+  /** CAIP-19 id of an ERC-20 token, e.g. `eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913`. */
+  assetId: Erc20AssetId,
+  decimals: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 77 }))),
+  symbol: Label(32),
+  name: Label(100),
+  iconUrl: IconUrl,
+  /** Display name of the token's network, e.g. `Base`. */
+  networkName: Label(100),
+  /** Icon of the token's network; none by default. */
+  networkIconUrl: Schema.optionalKey(IconUrl),
+  /** Seconds a wallet typically needs to complete a payment in this token; default 15. */
+  etaSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })))),
+  /** Whether the token implements EIP-3009 `transferWithAuthorization` (pull payments). */
+  eip3009: Schema.Boolean,
+  pricing: AssetPricing
+})
+
+/** One configured token. */
+export type AssetSettings = typeof AssetSettings.Type
+
+/** Every chain and token, with the rules that span entries: unique ids, tokens only on configured chains. */
+export const ChainsSettings = Schema.Struct({
+  chains: Schema.Array(ChainSettings),
+  assets: Schema.Array(AssetSettings)
+}).pipe(
+  Schema.check(
+    Schema.makeFilter((settings) => {
+      const problems: Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly issue: string }> = []
+      const chainIds = new Set<string>()
+      settings.chains.forEach((chain, i) => {
+        if (chainIds.has(chain.chainId)) {
+          problems.push({ path: ["chains", i, "chainId"], issue: `chain ${chain.chainId} is configured twice` })
+        }
+        chainIds.add(chain.chainId)
+      })
+      const assetIds = new Set<string>()
+      settings.assets.forEach((asset, i) => {
+        const assetKey = asset.assetId.toLowerCase()
+        if (assetIds.has(assetKey)) {
+          problems.push({ path: ["assets", i, "assetId"], issue: `asset ${asset.assetId} is configured twice` })
+        }
+        assetIds.add(assetKey)
+        const chainId = Caip.assetChainId(asset.assetId)
+        if (!chainIds.has(chainId)) {
+          problems.push({ path: ["assets", i, "assetId"], issue: `chain ${chainId} is not configured under "chains"` })
+        }
+      })
+      return problems
+    })
+  )
+)
+
+/** The whole chain configuration, decoded. */
+export type ChainsSettings = typeof ChainsSettings.Type
+
+/** The chain configuration is wrong; `message` lists every problem with its path. */
+export class ChainConfigError extends Schema.TaggedError<ChainConfigError>()("ChainConfigError", {
+  message: Schema.String
+}) {}
+
+/** The configured chains and tokens, indexed for lookups. */
+export interface Chains {
+  readonly settings: ChainsSettings
+  /** By CAIP-2 chain id. */
+  readonly chains: ReadonlyMap<string, ChainSettings>
+  /** By CAIP-19 asset id in canonical (checksum) form. */
+  readonly assets: ReadonlyMap<string, AssetSettings>
+}
+
+/** The chain configuration of the surrounding layer. */
+export class ChainsConfig extends Context.Service<ChainsConfig, Chains>()("@paygate/adapters/chain/ChainsConfig") {}
+
+/** Indexes decoded settings. */
+export const index = (settings: ChainsSettings): Chains => ({
+  settings,
+  chains: new Map(settings.chains.map((chain) => [chain.chainId, chain])),
+  assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
+})
+
+/** Decodes and checks a configuration value (e.g. parsed JSON); fails listing every problem. */
+export const decode = (input: unknown): Effect.Effect<Chains, ChainConfigError> =>
+  Schema.decodeUnknownEffect(ChainsSettings)(input, { errors: "all" }).pipe(
+    Effect.map(index),
+    Effect.mapError((error) => new ChainConfigError({ message: `Invalid chain configuration:\n${error.message}` }))
+  )
+
+/** The configuration `input` (e.g. parsed JSON), validated when the layer is built. */
+export const layer = (input: unknown): Layer.Layer<ChainsConfig, ChainConfigError> =>
+  Layer.effect(ChainsConfig, decode(input))
+
+/** Name of the environment variable {@link layerFromEnv} reads. */
+export const envVar = "PAYGATE_CHAINS"
+
+/** The configuration from the JSON text in `PAYGATE_CHAINS`, validated when the layer is built. */
+export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.effect(
+  ChainsConfig,
+  Effect.gen(function*() {
+    const text = yield* Config.String(envVar)
+    const json = yield* Effect.fromResult(Result.try(() => JSON.parse(text) as unknown)).pipe(
+      Effect.mapError(() => new ChainConfigError({ message: `${envVar} is not valid JSON.` }))
+    )
+    return yield* decode(json)
+  })
+)
+
+/** The chain an asset id (canonical CAIP-19) is on, with the asset's settings; `undefined` if either is not configured. */
+export const lookupAsset = (
+  chains: Chains,
+  assetId: string
+): { readonly chain: ChainSettings; readonly asset: AssetSettings; readonly token: Address } | undefined => {
+  const parsed = Caip.validateAssetId(assetId)
+  if (Result.isFailure(parsed)) return undefined
+  const canonical = `${parsed.success.chainId}/${parsed.success.assetNamespace}:${parsed.success.assetReference}`
+  const asset = chains.assets.get(canonical)
+  const chain = chains.chains.get(parsed.success.chainId)
+  if (asset === undefined || chain === undefined) return undefined
+  return { chain, asset, token: parsed.success.assetReference as Address }
+}

@@ -1,0 +1,58 @@
+/**
+ * Everything the gateway keeps per configured chain: the RPC client, the executor's sender (one nonce
+ * sequence) and the token-domain cache. Built once when the gateway starts.
+ *
+ * @module
+ */
+import { Duration, Effect } from "effect"
+import type { PublicClient } from "viem"
+import { ChainConfigError, type ChainSettings } from "./ChainConfig.ts"
+import * as ExecutorSender from "./ExecutorSender.ts"
+import { makeClient, rpc } from "./RpcCall.ts"
+import * as TokenDomains from "./TokenDomains.ts"
+
+/** One chain's resources. */
+export interface ChainRuntime {
+  readonly settings: ChainSettings
+  /** CAIP-2, e.g. `eip155:8453`. */
+  readonly chainId: string
+  /** EIP-155 number, e.g. 8453. */
+  readonly chainNumber: number
+  readonly client: PublicClient
+  readonly executor: ExecutorSender.ExecutorSender
+  readonly domains: TokenDomains.TokenDomains
+}
+
+/** Options of {@link make}. */
+export interface RuntimeOptions {
+  /** Timeout of each JSON-RPC request; default 10 seconds. */
+  readonly rpcTimeout?: Duration.Input | undefined
+}
+
+/**
+ * Builds a chain's resources and, when its RPC answers within two seconds, checks that it serves the
+ * configured chain (a wrong `rpcUrl` fails start-up). An RPC that does not answer yet only logs a
+ * warning: the service starts, and calls on that chain report `unknown` until it comes back.
+ */
+export const make = Effect.fnUntraced(function*(
+  settings: ChainSettings,
+  options: RuntimeOptions = {}
+): Effect.fn.Return<ChainRuntime, ChainConfigError> {
+  const chainId = settings.chainId
+  const chainNumber = Number(chainId.slice(chainId.indexOf(":") + 1))
+  const client = makeClient(settings.rpcUrl, { timeout: options.rpcTimeout })
+  const served = yield* rpc(chainId, "eth_chainId", () => client.getChainId()).pipe(
+    Effect.timeout(Duration.seconds(2)),
+    Effect.option
+  )
+  if (served._tag === "None") {
+    yield* Effect.logWarning(`Chain ${chainId}: the RPC does not answer yet; continuing.`)
+  } else if (served.value !== chainNumber) {
+    return yield* new ChainConfigError({
+      message: `Chain ${chainId}: its rpcUrl serves chain id ${served.value}, not ${chainNumber}.`
+    })
+  }
+  const executor = yield* ExecutorSender.make({ chainId, client, privateKey: settings.executorPrivateKey })
+  const domains = yield* TokenDomains.make({ chainId, client })
+  return { settings, chainId, chainNumber, client, executor, domains }
+})

@@ -1,0 +1,120 @@
+/**
+ * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
+ * (a USDC-style EIP-3009 token) and TestPriceFeed (a settable Chainlink-style feed), then mints
+ * TUSDC to the default anvil accounts. Meant for a fresh anvil node: nothing checks for an earlier
+ * deployment.
+ *
+ * @module
+ */
+import { Effect, Redacted, Schema } from "effect"
+import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
+import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
+import { TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
+import * as ExecutorSender from "./ExecutorSender.ts"
+import { makeClient, rpc } from "./RpcCall.ts"
+
+/** Where the test contracts were deployed. */
+export interface TestContracts {
+  /** TestUsdc ("Test USD Coin", TUSDC, 6 decimals, EIP-712 version "2"). */
+  readonly usdc: Address
+  /** TestPriceFeed, settable by the deployer. */
+  readonly priceFeed: Address
+  /** The account that deployed both and owns them. */
+  readonly deployer: Address
+}
+
+/** Options of {@link deployTestContracts}. */
+export interface DeployOptions {
+  readonly rpcUrl: string
+  /** Numeric chain id, e.g. 31337. */
+  readonly chainId: number
+  /** Deployer and owner; default anvil account #0. */
+  readonly deployerPrivateKey?: Hex | undefined
+  /** Who receives TUSDC; default the ten default anvil accounts. */
+  readonly mintTo?: ReadonlyArray<Address> | undefined
+  /** Base units minted to each; default 1,000,000 TUSDC. */
+  readonly mintAmount?: bigint | undefined
+  /** The feed's first answer; default 2,000 USD with 8 decimals, described "TETH / USD". */
+  readonly priceFeed?: {
+    readonly decimals: number
+    readonly description: string
+    readonly answer: bigint
+  } | undefined
+}
+
+/** A deployment step failed. */
+export class DeployError extends Schema.TaggedError<DeployError>()("DeployError", {
+  message: Schema.String
+}) {}
+
+/** 1,000,000 TUSDC in base units (6 decimals). */
+export const defaultMintAmount = 1_000_000n * 10n ** 6n
+
+const mintGas = 100_000n
+
+/** Waits for `hash` to be mined successfully; answers its receipt. */
+const mined = (client: PublicClient, chainId: string, hash: Hash, what: string) =>
+  rpc(chainId, "waitForTransactionReceipt", () =>
+    client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 })).pipe(
+      Effect.mapError((error) => new DeployError({ message: `${what}: ${error.message}` })),
+      Effect.filterOrFail(
+        (receipt) => receipt.status === "success",
+        () => new DeployError({ message: `${what}: transaction ${hash} reverted` })
+      )
+    )
+
+/** Deploys TestUsdc and TestPriceFeed and mints TUSDC; answers their addresses. */
+export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
+  options: DeployOptions
+): Effect.fn.Return<TestContracts, DeployError> {
+  const chainId = `eip155:${options.chainId}`
+  const client = makeClient(Redacted.make(options.rpcUrl))
+  const sender = yield* ExecutorSender.make({
+    chainId,
+    client,
+    privateKey: Redacted.make(options.deployerPrivateKey ?? anvilAccount(0).privateKey)
+  })
+  const feed = options.priceFeed ?? { decimals: 8, description: "TETH / USD", answer: 2_000n * 10n ** 8n }
+  const toDeployError = (what: string) => (error: { readonly message: string }) =>
+    new DeployError({ message: `${what}: ${error.message}` })
+
+  const deploy = (data: Hex, what: string) =>
+    rpc(chainId, "eth_estimateGas", () => client.estimateGas({ account: sender.address, data })).pipe(
+      Effect.flatMap((gas) => sender.send({ data, gas: gas + gas / 5n })),
+      Effect.mapError(toDeployError(what)),
+      Effect.flatMap((hash) => mined(client, chainId, hash, what)),
+      Effect.flatMap((receipt) =>
+        receipt.contractAddress
+          ? Effect.succeed(getAddress(receipt.contractAddress))
+          : Effect.fail(new DeployError({ message: `${what}: no contract address in the receipt` }))
+      )
+    )
+
+  const [usdc, priceFeed] = yield* Effect.all([
+    deploy(TestUsdc.bytecode, "deploy TestUsdc"),
+    deploy(
+      encodeDeployData({
+        abi: TestPriceFeed.abi,
+        bytecode: TestPriceFeed.bytecode,
+        args: [feed.decimals, feed.description, feed.answer]
+      }),
+      "deploy TestPriceFeed"
+    )
+  ], { concurrency: "unbounded" })
+
+  const amount = options.mintAmount ?? defaultMintAmount
+  yield* Effect.forEach(
+    options.mintTo ?? anvilAccounts.map((account) => account.address),
+    (to) =>
+      sender.send({
+        to: usdc,
+        data: encodeFunctionData({ abi: TestUsdc.abi, functionName: "mint", args: [to, amount] }),
+        gas: mintGas
+      }).pipe(
+        Effect.mapError(toDeployError(`mint TUSDC to ${to}`)),
+        Effect.flatMap((hash) => mined(client, chainId, hash, `mint TUSDC to ${to}`))
+      ),
+    { concurrency: "unbounded", discard: true }
+  )
+  return { usdc, priceFeed, deployer: sender.address }
+})

@@ -1,0 +1,128 @@
+/**
+ * The domain's `WalletActions` port on eip155 chains (contract §5):
+ *
+ * - pull: one `walletRpc` action, `eth_signTypedData_v4` with `[buyer address, typed data JSON]`; the
+ *   EIP-712 domain is read from the token (cached, see `TokenDomains.ts`);
+ * - push: one `build` action; `/fetch` resolves it with {@link pushTransferActions} into an
+ *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended.
+ *
+ * Claims come from option ids this service issued, so an asset or account that does not resolve
+ * means the configuration changed under a live option: a defect, not a user error.
+ *
+ * @module
+ */
+import { Caip, type OptionClaims, WalletActions, type Wire } from "@paygate/domain"
+import { Effect, Layer, Result, Schema } from "effect"
+import type { Address, Hex } from "viem"
+import { type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { transferWithAuthorizationJson } from "./Eip3009.ts"
+import { encodeTransferWithReference, isReference } from "./PushTransfer.ts"
+import { makeClient } from "./RpcCall.ts"
+import * as TokenDomains from "./TokenDomains.ts"
+
+/** Option claims that do not fit the configuration (asset gone, malformed account or nonce). */
+export class WalletActionsError extends Schema.TaggedError<WalletActionsError>()("WalletActionsError", {
+  message: Schema.String
+}) {}
+
+/** What the actions of one option are built from. */
+interface Resolved {
+  readonly chainId: string
+  readonly token: Address
+  readonly payer: Address
+  readonly collection: Address
+  readonly value: bigint
+}
+
+const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** Resolves claims against the configuration; the failure is a phrase for error messages. */
+const resolve = (chains: Chains, claims: OptionClaims): Result.Result<Resolved, string> => {
+  const found = lookupAsset(chains, claims.asset)
+  if (found === undefined) return Result.fail(`asset ${claims.asset} is not configured`)
+  const account = Caip.validateAccountId(claims.account)
+  if (Result.isFailure(account) || account.success.chainId !== found.chain.chainId) {
+    return Result.fail(`account ${claims.account} is not an account on ${found.chain.chainId}`)
+  }
+  if (!/^[0-9]{1,78}$/.test(claims.value)) return Result.fail(`value ${claims.value} is not an amount`)
+  return Result.succeed({
+    chainId: found.chain.chainId,
+    token: found.token,
+    // validateAccountId returned the EIP-55 form of an eip155 address.
+    payer: account.success.address as Address,
+    collection: found.chain.collectionAddress,
+    value: BigInt(claims.value)
+  })
+}
+
+/**
+ * The `walletRpc` actions that complete a push option: one `eth_sendTransaction` from the buyer to
+ * the token, no ether, calldata `transfer(collectionAddress, value)` followed by the 16-byte reference
+ * (the option's nonce). Used by `/fetch` to resolve the option's `build` action.
+ */
+export const pushTransferActions = (
+  chains: Chains,
+  claims: OptionClaims
+): Result.Result<ReadonlyArray<Wire.Action>, string> =>
+  Result.flatMap(resolve(chains, claims), (option) => {
+    if (!isReference(claims.nonce)) return Result.fail("the option's reference is not 16 bytes of hex")
+    return Result.succeed([{
+      type: "walletRpc",
+      data: {
+        chain_id: option.chainId,
+        method: "eth_sendTransaction",
+        params: [{
+          from: option.payer,
+          to: option.token,
+          value: "0x0",
+          data: encodeTransferWithReference(option.collection, option.value, claims.nonce)
+        }]
+      }
+    }])
+  })
+
+/** The `build` data of a push option: opaque to wallets, it names the transfer's reference. */
+export const buildData = (claims: OptionClaims): string => `erc20-transfer:${claims.nonce}`
+
+/** Builds the actions over the configured chains, reading token domains through each chain's RPC. */
+export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> = Effect.gen(function*() {
+  const chains = yield* ChainsConfig
+  const domainsByChain = new Map<string, TokenDomains.TokenDomains>()
+  for (const settings of chains.settings.chains) {
+    const client = makeClient(settings.rpcUrl)
+    domainsByChain.set(settings.chainId, yield* TokenDomains.make({ chainId: settings.chainId, client }))
+  }
+
+  const defect = (message: string) => Effect.die(new WalletActionsError({ message: `Cannot build wallet actions: ${message}.` }))
+
+  const actionsFor = Effect.fn("WalletActions.actionsFor")(function*(
+    claims: OptionClaims,
+    _optionId: string,
+    validBefore: number
+  ): Effect.fn.Return<ReadonlyArray<Wire.Action>> {
+    const resolved = resolve(chains, claims)
+    if (Result.isFailure(resolved)) return yield* defect(resolved.failure)
+    const option = resolved.success
+    if (claims.kind === "push") return [{ type: "build", data: { data: buildData(claims) } }]
+    const domains = domainsByChain.get(option.chainId)
+    if (domains === undefined || !isNonce(claims.nonce)) return yield* defect("the option's chain or nonce is wrong")
+    const domain = yield* domains.get(option.token).pipe(Effect.orDie)
+    const typedData = transferWithAuthorizationJson(domain, {
+      from: option.payer,
+      to: option.collection,
+      value: option.value,
+      validAfter: 0n,
+      validBefore: BigInt(validBefore),
+      nonce: claims.nonce
+    })
+    return [{
+      type: "walletRpc",
+      data: { chain_id: option.chainId, method: "eth_signTypedData_v4", params: [option.payer, typedData] }
+    }]
+  })
+
+  return WalletActions.of({ actionsFor })
+})
+
+/** The wallet actions of the configured chains. */
+export const layer: Layer.Layer<WalletActions, never, ChainsConfig> = Layer.effect(WalletActions, make)

@@ -1,0 +1,135 @@
+/**
+ * Sends transactions from one account (a chain's executor) with ONE nonce sequence: a single permit
+ * serializes "pick nonce → sign → broadcast", so concurrent senders never race for a nonce, while the
+ * slow parts (fee and gas estimation, waiting for inclusion) stay outside it.
+ *
+ * The next nonce is kept in memory only after a broadcast the node accepted; after anything else
+ * (error, interruption) it is read again from the node (`eth_getTransactionCount`, `pending`), so a
+ * restart, another process using the key, or a lost response costs one extra call, not a stuck
+ * sequence. A timed-out broadcast is retried with the same signed bytes (same hash), so it can never
+ * produce two different transactions.
+ *
+ * Not handled here: replacing (fee-bumping) a transaction stuck in the mempool.
+ *
+ * @module
+ */
+import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
+import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { type ChainRpcError, rpc } from "./RpcCall.ts"
+
+/** A transaction to send: a call (`to`) or a contract creation (no `to`). Value is always 0. */
+export interface TransactionRequest {
+  readonly to?: Address | undefined
+  readonly data: Hex
+  /** Gas limit. */
+  readonly gas: bigint
+}
+
+/** Sends from one account. */
+export interface ExecutorSender {
+  readonly address: Address
+  /** Signs and broadcasts; answers the transaction hash once the node has accepted the transaction. */
+  readonly send: (request: TransactionRequest) => Effect.Effect<Hash, ChainRpcError>
+}
+
+/** Options of {@link make}. */
+export interface SenderOptions {
+  /** CAIP-2 chain id, e.g. `eip155:31337`. */
+  readonly chainId: string
+  readonly client: PublicClient
+  readonly privateKey: Redacted.Redacted<Hex>
+}
+
+const ALREADY_KNOWN = /already known|known transaction|already imported|already exists/i
+/** The nonce is taken: mined already, or held by another pending transaction ("replacement … underpriced"). */
+const NONCE_USED = /nonce too low|nonce has already been used|nonce_expired|invalid nonce|old nonce|replacement transaction underpriced/i
+/** Broadcasts whose answer was lost are retried a few times with the same bytes. */
+const broadcastRetries = 2
+/** Attempts when the node says the nonce is used (another sender, a restart): re-read and re-sign. */
+const maxNonceAttempts = 3
+
+/** A sender for the account of `privateKey` on `chainId`. */
+export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
+  Effect.sync(() => {
+    const account = privateKeyToAccount(Redacted.value(options.privateKey))
+    const chainNumber = Number(options.chainId.slice(options.chainId.indexOf(":") + 1))
+    const { client, chainId } = options
+    const permit = Semaphore.makeUnsafe(1)
+    let nextNonce: number | undefined
+
+    const currentNonce = Effect.suspend(() =>
+      nextNonce !== undefined
+        ? Effect.succeed(nextNonce)
+        : rpc(chainId, "eth_getTransactionCount", () =>
+          client.getTransactionCount({ address: account.address, blockTag: "pending" }))
+    )
+
+    const broadcast = (signed: Hex) =>
+      rpc(chainId, "eth_sendRawTransaction", () => client.sendRawTransaction({ serializedTransaction: signed })).pipe(
+        Effect.asVoid,
+        Effect.retry({
+          schedule: Schedule.exponential("100 millis"),
+          times: broadcastRetries,
+          while: (error: ChainRpcError) => error.failure === "unavailable"
+        }),
+        Effect.catchIf(
+          (error: ChainRpcError) => error.failure === "rejected" && ALREADY_KNOWN.test(error.message),
+          () => Effect.void
+        )
+      )
+
+    /** Whether the node knows `hash` (then a "nonce too low" was our own earlier, lost broadcast). */
+    const isKnown = (hash: Hash) =>
+      rpc(chainId, "eth_getTransactionByHash", () => client.getTransaction({ hash })).pipe(
+        Effect.as(true),
+        Effect.catch(() => Effect.succeed(false))
+      )
+
+    const sendWithFees = (request: TransactionRequest, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+      Effect.gen(function*() {
+        for (let attempt = 1; ; attempt++) {
+          const nonce = yield* currentNonce
+          const signed = yield* Effect.promise(() =>
+            account.signTransaction({
+              type: "eip1559",
+              chainId: chainNumber,
+              nonce,
+              ...(request.to === undefined ? {} : { to: request.to }),
+              data: request.data,
+              gas: request.gas,
+              value: 0n,
+              ...fees
+            })
+          )
+          const hash = keccak256(signed)
+          const sent = yield* Effect.result(broadcast(signed))
+          if (Result.isSuccess(sent)) {
+            nextNonce = nonce + 1
+            return hash
+          }
+          nextNonce = undefined
+          const error = sent.failure
+          if (error.failure !== "rejected" || !NONCE_USED.test(error.message)) return yield* error
+          if (yield* isKnown(hash)) {
+            nextNonce = nonce + 1
+            return hash
+          }
+          if (attempt >= maxNonceAttempts) return yield* error
+        }
+      }).pipe(
+        // Only a success proves where the sequence stands; anything else re-reads it.
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => (nextNonce = undefined))),
+        (effect) => permit.withPermit(effect)
+      )
+
+    const send = (request: TransactionRequest) =>
+      rpc(chainId, "eth_feeHistory", () => client.estimateFeesPerGas()).pipe(
+        Effect.flatMap((fees) =>
+          sendWithFees(request, { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas })
+        ),
+        Effect.withSpan("ExecutorSender.send", { attributes: { chainId } })
+      )
+
+    return { address: account.address, send }
+  })

@@ -1,0 +1,76 @@
+/**
+ * Where a payment's transaction stands, as the domain's `ChainOutcome`:
+ *
+ * - `pending`: not mined yet, or mined with fewer than the chain's `requiredConfirmations` (the
+ *   including block counts as one), or its block has just been reorganised away.
+ * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
+ *   collection address.
+ * - `failed`: final and reverted, or final but paying nothing to the collection address.
+ * - `unknown`: the chain could not be asked (RPC error, timeout) or the asset is not configured. Never
+ *   reported as `failed`: an unknown outcome keeps the payment `processing`.
+ *
+ * @module
+ */
+import type { ChainOutcome } from "@paygate/domain"
+import { Duration, Effect } from "effect"
+import { type Hash, parseEventLogs, type TransactionReceipt, TransactionReceiptNotFoundError } from "viem"
+import { type Chains, lookupAsset } from "./ChainConfig.ts"
+import type { ChainRuntime } from "./ChainRuntime.ts"
+import { eip3009TokenAbi } from "./Eip3009.ts"
+import { sameAddress } from "./EvmAddress.ts"
+import { type ChainRpcError, rpc } from "./RpcCall.ts"
+
+/** What {@link observeTransfer} works with. */
+export interface ObserveContext {
+  readonly chains: Chains
+  readonly runtimes: ReadonlyMap<string, ChainRuntime>
+  /** Bound on one observation (all its RPC calls); default 15 seconds. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** Whether the receipt carries a `Transfer` of `token` to `recipient` with a positive value. */
+const paysRecipient = (receipt: TransactionReceipt, token: string, recipient: string): boolean =>
+  parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: receipt.logs }).some((log) =>
+    sameAddress(log.address, token) && sameAddress(log.args.to, recipient) && log.args.value > 0n
+  )
+
+const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash): Effect.Effect<ChainOutcome, ChainRpcError> =>
+  Effect.gen(function*() {
+    const { chainId, client, settings } = runtime
+    const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
+      client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+        if (error instanceof TransactionReceiptNotFoundError) return undefined
+        throw error
+      }))
+    if (receipt === undefined) return "pending"
+    const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
+    if (head - receipt.blockNumber + 1n < BigInt(settings.requiredConfirmations)) return "pending"
+    // The receipt may predate a reorganisation: the block must still be the canonical one.
+    const block = yield* rpc(chainId, "eth_getBlockByNumber", () =>
+      client.getBlock({ blockNumber: receipt.blockNumber }))
+    if (block.hash !== receipt.blockHash) return "pending"
+    if (receipt.status !== "success") return "failed"
+    return paysRecipient(receipt, token, settings.collectionAddress) ? "succeeded" : "failed"
+  })
+
+/** Observes `txHash` (a transaction paying `asset`, CAIP-19); see the module documentation. */
+export const observeTransfer = (context: ObserveContext, asset: string, txHash: string): Effect.Effect<ChainOutcome> => {
+  const found = lookupAsset(context.chains, asset)
+  const runtime = found === undefined ? undefined : context.runtimes.get(found.chain.chainId)
+  if (found === undefined || runtime === undefined || !isTxHash(txHash)) {
+    return Effect.logWarning(`observe: ${asset} is not a configured asset or ${txHash} is not a transaction hash`).pipe(
+      Effect.as("unknown" as const)
+    )
+  }
+  return outcomeOf(runtime, found.token, txHash).pipe(
+    Effect.timeout(Duration.fromInputUnsafe(context.timeout ?? Duration.seconds(15))),
+    Effect.catch((error) =>
+      Effect.logWarning(`observe ${txHash} on ${runtime.chainId}: outcome unknown (${error.message})`).pipe(
+        Effect.as("unknown" as const)
+      )
+    ),
+    Effect.withSpan("ChainGateway.observe", { attributes: { chainId: runtime.chainId, txHash } })
+  )
+}

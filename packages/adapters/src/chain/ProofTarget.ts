@@ -1,0 +1,45 @@
+/**
+ * The checks every payment proof shares: its token is configured, its account is a valid CAIP-10
+ * account on the token's chain, and it pays the chain's collection address. Yields what the
+ * specific checks need next.
+ *
+ * @module
+ */
+import { Caip, ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { Effect, Result } from "effect"
+import type { Address } from "viem"
+import { type AssetSettings, type Chains, lookupAsset } from "./ChainConfig.ts"
+import type { ChainRuntime } from "./ChainRuntime.ts"
+import { sameAddress } from "./EvmAddress.ts"
+
+/** A proof resolved against the configuration. */
+export interface ProofTarget {
+  readonly runtime: ChainRuntime
+  readonly asset: AssetSettings
+  /** The token contract. */
+  readonly token: Address
+  /** The paying account's address (EIP-55). */
+  readonly payer: Address
+}
+
+const invalid = (message: string) => Effect.fail(new ParamsValidation({ message }))
+
+/** Resolves `proof`'s asset, chain and payer; `ParamsValidation` when they do not fit together. */
+export const resolveTarget = (
+  chains: Chains,
+  runtimes: ReadonlyMap<string, ChainRuntime>,
+  proof: PaymentProof
+): Effect.Effect<ProofTarget, ParamsValidation> => {
+  const found = lookupAsset(chains, proof.asset)
+  const runtime = found === undefined ? undefined : runtimes.get(found.chain.chainId)
+  if (found === undefined || runtime === undefined) return invalid("The option's asset is not accepted.")
+  const account = Caip.validateAccountId(proof.account)
+  if (Result.isFailure(account)) return invalid(`The option's account is not a CAIP-10 account id: ${account.failure}.`)
+  if (account.success.chainId !== runtime.chainId) return invalid("The option's account is not on the asset's chain.")
+  if (!sameAddress(proof.to, runtime.settings.collectionAddress)) {
+    return invalid("The payment's recipient is not the collection address.")
+  }
+  // validateAccountId returned the EIP-55 form of an eip155 address (checked just above).
+  const payer = account.success.address as Address
+  return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer })
+}

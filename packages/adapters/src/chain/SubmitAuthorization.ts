@@ -1,0 +1,103 @@
+/**
+ * Submits a verified pull payment: the chain's executor calls the token's EIP-3009
+ * `transferWithAuthorization` (the `v, r, s` form for 65-byte signatures, which every EIP-3009 token
+ * has; the `bytes signature` form, FiatToken v2.2+, for contract-wallet signatures) and pays the gas.
+ *
+ * Gas is estimated first. When the estimate reverts (authorization already used, expired, payer short
+ * of funds), the transaction is still sent with a fixed gas limit: it reverts on chain and `observe`
+ * reports `failed`, which is how the domain learns that the authorization is invalid on chain.
+ *
+ * The domain port gives `submit` no error channel: when the chain cannot be reached after a few
+ * attempts, `submit` dies with a {@link ChainSubmitError} defect, for the caller to catch and retry
+ * later. Such a failure can leave a broadcast behind whose answer was lost; a later resubmission
+ * of the same authorization then reverts (and is observed `failed`) while the first one succeeds.
+ *
+ * @module
+ */
+import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { Duration, Effect, Result, Schedule, Schema } from "effect"
+import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
+import type { Chains } from "./ChainConfig.ts"
+import type { ChainRuntime } from "./ChainRuntime.ts"
+import { eip3009TokenAbi } from "./Eip3009.ts"
+import { resolveTarget } from "./ProofTarget.ts"
+import { type ChainRpcError, rpc } from "./RpcCall.ts"
+import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
+
+/** Submitting failed: the chain could not be reached, or the proof could not be encoded. */
+export class ChainSubmitError extends Schema.TaggedError<ChainSubmitError>()("ChainSubmitError", {
+  message: Schema.String
+}) {}
+
+/** What {@link submitAuthorization} works with. */
+export interface SubmitContext {
+  readonly chains: Chains
+  readonly runtimes: ReadonlyMap<string, ChainRuntime>
+  /** Gas limit when the estimate reverts; default 150,000 (a transferWithAuthorization uses ≈ 60–90k). */
+  readonly fallbackGas?: bigint | undefined
+}
+
+type AuthorizationProof = Extract<PaymentProof, { readonly _tag: "Authorization" }>
+
+/** Headroom over the estimate: state can change between estimate and inclusion. */
+const withHeadroom = (gas: bigint) => gas + gas / 4n
+const retries = Schedule.exponential(Duration.millis(200))
+
+const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** The `transferWithAuthorization` calldata of a proof. */
+const calldata = (proof: AuthorizationProof, payer: Address, to: Address): Result.Result<Hex, string> => {
+  if (!isNonce(proof.nonce)) return Result.fail("the nonce is not 32 bytes of hex")
+  if (!isHexBytes(proof.signature)) return Result.fail("the signature is not hex")
+  const common = [payer, to, proof.value, 0n, BigInt(proof.validBefore), proof.nonce] as const
+  const ecdsa = parseEcdsaSignature(proof.signature)
+  return Result.succeed(
+    Result.isSuccess(ecdsa)
+      ? encodeFunctionData({
+        abi: eip3009TokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [...common, ecdsa.success.v, ecdsa.success.r, ecdsa.success.s]
+      })
+      : encodeFunctionData({
+        abi: eip3009TokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [...common, proof.signature]
+      })
+  )
+}
+
+/** Submits a pull payment through the chain's executor; answers the transaction hash. */
+export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
+  context: SubmitContext,
+  proof: AuthorizationProof
+): Effect.fn.Return<Hash> {
+  const target = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
+    Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot submit: ${error.message}` })),
+    Effect.orDie
+  )
+  const { runtime, token, payer } = target
+  const data = yield* Effect.fromResult(calldata(proof, payer, runtime.settings.collectionAddress)).pipe(
+    Effect.mapError((reason) => new ChainSubmitError({ message: `Cannot submit: ${reason}.` })),
+    Effect.orDie
+  )
+  const { chainId, client, executor } = runtime
+  const send = Effect.gen(function*() {
+    const gas = yield* rpc(chainId, "eth_estimateGas", () =>
+      client.estimateGas({ account: executor.address, to: token, data })).pipe(
+        Effect.map(withHeadroom),
+        Effect.catchIf(
+          (error: ChainRpcError) => error.failure === "reverted",
+          (error) =>
+            Effect.logWarning(
+              `submit on ${chainId}: the authorization of ${payer} reverts (${error.message}); sending it to record the failure`
+            ).pipe(Effect.as(context.fallbackGas ?? 150_000n))
+        )
+      )
+    return yield* executor.send({ to: token, data, gas })
+  })
+  return yield* send.pipe(
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
+    Effect.mapError((error) => new ChainSubmitError({ message: `Cannot submit on ${chainId}: ${error.message}` })),
+    Effect.orDie
+  )
+})

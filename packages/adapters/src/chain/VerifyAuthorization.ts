@@ -1,0 +1,103 @@
+/**
+ * Verifies a pull payment's proof: the EIP-3009 `TransferWithAuthorization` the buyer signed must be
+ * exactly the one the option asked for (token, from, to, value, validAfter 0, validBefore, nonce) and
+ * be signed by the option's account: by EIP-712 recovery for ordinary accounts (on the
+ * `SignatureRecovery` worker pool), or by the account's EIP-1271 `isValidSignature` for contract
+ * wallets.
+ *
+ * A proof that fails is the buyer's error (`ParamsValidation`); a chain that cannot be asked (RPC
+ * down) or a token without a usable domain is the service's problem, a defect (answered 500).
+ *
+ * @module
+ */
+import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { Clock, Effect, Option, Result } from "effect"
+import { type Address, type Hex, hashTypedData, parseAbi } from "viem"
+import type { Chains } from "./ChainConfig.ts"
+import type { ChainRuntime } from "./ChainRuntime.ts"
+import { transferWithAuthorizationTypedData } from "./Eip3009.ts"
+import { sameAddress } from "./EvmAddress.ts"
+import { resolveTarget } from "./ProofTarget.ts"
+import { rpc } from "./RpcCall.ts"
+import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
+import type { SignatureRecovery } from "./SignatureRecovery.ts"
+
+/** A pull payment's proof. */
+export type AuthorizationProof = Extract<PaymentProof, { readonly _tag: "Authorization" }>
+
+/** What {@link verifyAuthorization} works with. */
+export interface VerifyContext {
+  readonly chains: Chains
+  readonly runtimes: ReadonlyMap<string, ChainRuntime>
+  readonly recovery: SignatureRecovery["Service"]
+}
+
+/** The message of a signature that is not the option account's. */
+export const notTheAccountsSignature = "The signature was not made by the option's account."
+
+const erc1271Abi = parseAbi(["function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)"])
+const ERC1271_MAGIC_VALUE = "0x1626ba7e"
+const MAX_UINT256 = 2n ** 256n - 1n
+
+const invalid = (message: string) => Effect.fail(new ParamsValidation({ message }))
+
+const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** Whether `account` is a contract that accepts `signature` over `hash` (EIP-1271). */
+const contractWalletAccepts = (runtime: ChainRuntime, account: Address, hash: Hex, signature: Hex) =>
+  Effect.gen(function*() {
+    const code = yield* rpc(runtime.chainId, "eth_getCode", () => runtime.client.getCode({ address: account }))
+    if (code === undefined || code === "0x") return false
+    const answer = yield* rpc(runtime.chainId, "isValidSignature", () =>
+      runtime.client.readContract({
+        address: account,
+        abi: erc1271Abi,
+        functionName: "isValidSignature",
+        args: [hash, signature]
+      })).pipe(
+        // A wallet that reverts rejects the signature.
+        Effect.catchIf((error) => error.failure === "reverted", () => Effect.succeed(undefined))
+      )
+    return answer === ERC1271_MAGIC_VALUE
+  })
+
+/** Checks a pull payment's proof; see the module documentation. */
+export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")(function*(
+  context: VerifyContext,
+  proof: AuthorizationProof
+): Effect.fn.Return<void, ParamsValidation> {
+  const { runtime, asset, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
+  if (!asset.eip3009) return yield* invalid("The option's asset does not support signed transfers (EIP-3009).")
+  if (proof.value <= 0n || proof.value > MAX_UINT256) return yield* invalid("The authorization's value is out of range.")
+  const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  if (!Number.isSafeInteger(proof.validBefore) || proof.validBefore <= nowSeconds) {
+    return yield* invalid("The authorization has expired (validBefore has passed).")
+  }
+  if (!isNonce(proof.nonce)) return yield* invalid("The authorization's nonce is not 32 bytes of hex.")
+  if (!isHexBytes(proof.signature) || proof.signature.length <= 2) {
+    return yield* invalid("The signature is not 0x-prefixed hex.")
+  }
+  const signature = proof.signature
+
+  const domain = yield* runtime.domains.get(token).pipe(Effect.orDie)
+  const hash = hashTypedData(transferWithAuthorizationTypedData(domain, {
+    from: payer,
+    to: runtime.settings.collectionAddress,
+    value: proof.value,
+    validAfter: 0n,
+    validBefore: BigInt(proof.validBefore),
+    nonce: proof.nonce
+  }))
+
+  const ecdsa = parseEcdsaSignature(signature)
+  if (Result.isSuccess(ecdsa)) {
+    const signer = yield* context.recovery.recover(hash, ecdsa.success.serialized)
+    if (Option.isSome(signer) && sameAddress(signer.value, payer)) return
+  }
+  // Not the account's key: maybe the account is a contract wallet (EIP-1271).
+  if (yield* contractWalletAccepts(runtime, payer, hash, signature).pipe(Effect.orDie)) return
+  if (Result.isFailure(ecdsa) && signature.length === 132) {
+    return yield* invalid(`The signature ${ecdsa.failure}.`)
+  }
+  return yield* invalid(notTheAccountsSignature)
+})

@@ -1,0 +1,90 @@
+/**
+ * Verifies a push payment's proof: the transaction the buyer sent must be, on chain, the option's
+ * token transfer: sent by the option's account to the token contract, calldata exactly
+ * `transfer(collectionAddress, value)` followed by this payment's 16-byte reference. Inclusion and
+ * confirmations are not required here (the receipt may not exist yet; `observe` waits for them),
+ * but a transaction already known to have reverted is refused.
+ *
+ * The node may not have seen a just-broadcast transaction yet: it is looked for during a short window
+ * before the proof is refused.
+ *
+ * @module
+ */
+import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { Duration, Effect, Option, Schedule } from "effect"
+import { type Hash, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem"
+import type { Chains } from "./ChainConfig.ts"
+import type { ChainRuntime } from "./ChainRuntime.ts"
+import { sameAddress } from "./EvmAddress.ts"
+import { resolveTarget } from "./ProofTarget.ts"
+import { decodeTransferWithReference, isReference } from "./PushTransfer.ts"
+import { rpc } from "./RpcCall.ts"
+
+/** A push payment's proof. */
+export type TransactionProof = Extract<PaymentProof, { readonly _tag: "Transaction" }>
+
+/** What {@link verifyPushTransfer} works with. */
+export interface VerifyPushContext {
+  readonly chains: Chains
+  readonly runtimes: ReadonlyMap<string, ChainRuntime>
+  /** How long to look for a transaction the node does not know yet; default 5 seconds. */
+  readonly lookupWindow?: Duration.Input | undefined
+}
+
+const invalid = (message: string) => Effect.fail(new ParamsValidation({ message }))
+
+const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** `undefined` for "not found", so that only real RPC failures stay failures. */
+const orNotFound = <A>(promise: Promise<A>): Promise<A | undefined> =>
+  promise.catch((error: unknown) => {
+    if (error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError) return undefined
+    throw error
+  })
+
+/** Checks a push payment's proof; see the module documentation. */
+export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(function*(
+  context: VerifyPushContext,
+  proof: TransactionProof
+): Effect.fn.Return<void, ParamsValidation> {
+  const { runtime, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
+  if (!isReference(proof.reference)) return yield* invalid("The payment reference is not 16 bytes of hex.")
+  if (!isTxHash(proof.txHash)) return yield* invalid("The transaction hash is not 32 bytes of hex.")
+  const hash = proof.txHash
+  const { chainId, client } = runtime
+
+  const window = Duration.fromInputUnsafe(context.lookupWindow ?? Duration.seconds(5))
+  const found = yield* rpc(chainId, "eth_getTransactionByHash", () => orNotFound(client.getTransaction({ hash }))).pipe(
+    Effect.flatMap((tx) => (tx === undefined ? Effect.fail("not found" as const) : Effect.succeed(tx))),
+    Effect.retry({
+      schedule: Schedule.spaced(Duration.millis(250)),
+      while: (error) => error === "not found"
+    }),
+    Effect.timeoutOption(window),
+    Effect.catchIf((error) => error === "not found", () => Effect.succeed(Option.none())),
+    Effect.orDie
+  )
+  if (Option.isNone(found)) return yield* invalid("The transaction was not found on chain.")
+  const tx = found.value
+
+  if (tx.chainId !== undefined && tx.chainId !== runtime.chainNumber) {
+    return yield* invalid("The transaction is for another chain.")
+  }
+  if (!sameAddress(tx.from, payer)) return yield* invalid("The transaction was not sent by the option's account.")
+  if (tx.to === null || !sameAddress(tx.to, token)) return yield* invalid("The transaction does not call the option's token.")
+  const transfer = decodeTransferWithReference(tx.input)
+  if (Option.isNone(transfer)) {
+    return yield* invalid("The transaction is not an ERC-20 transfer with a 16-byte payment reference appended.")
+  }
+  if (!sameAddress(transfer.value.to, runtime.settings.collectionAddress)) {
+    return yield* invalid("The transfer's recipient is not the collection address.")
+  }
+  if (transfer.value.value !== proof.value) return yield* invalid("The transfer's amount is not the option's amount.")
+  if (transfer.value.reference !== proof.reference.toLowerCase()) {
+    return yield* invalid("The transfer does not carry this payment's reference.")
+  }
+
+  const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
+    orNotFound(client.getTransactionReceipt({ hash }))).pipe(Effect.orDie)
+  if (receipt?.status === "reverted") return yield* invalid("The transaction reverted.")
+})

@@ -1,0 +1,71 @@
+/**
+ * The domain's `ChainGateway` port on EVM chains, with viem: `verify` checks pull proofs (EIP-3009
+ * signatures, see `VerifyAuthorization.ts`) and push proofs (transfers with a reference, see
+ * `VerifyPushTransfer.ts`); `submit` sends pull payments through each chain's executor with one
+ * nonce sequence (`SubmitAuthorization.ts`, `ExecutorSender.ts`); `observe` reports outcomes with
+ * the chain's required confirmations (`ObserveTransfer.ts`).
+ *
+ * Wiring:
+ *
+ * ```ts
+ * ViemChainGateway.layer.pipe(
+ *   Layer.provide(ChainConfig.layerFromEnv),           // or ChainConfig.layer(json), LocalChain.layer()
+ *   Layer.provide(SignatureRecovery.layerWorkers())    // recovery off the event loop
+ * )
+ * ```
+ *
+ * @module
+ */
+import { ChainGateway } from "@paygate/domain"
+import { type Duration, Effect, Layer } from "effect"
+import { type ChainConfigError, ChainsConfig } from "./ChainConfig.ts"
+import * as ChainRuntime from "./ChainRuntime.ts"
+import { observeTransfer } from "./ObserveTransfer.ts"
+import { submitAuthorization } from "./SubmitAuthorization.ts"
+import { SignatureRecovery } from "./SignatureRecovery.ts"
+import { verifyAuthorization } from "./VerifyAuthorization.ts"
+import { verifyPushTransfer } from "./VerifyPushTransfer.ts"
+
+/** Tuning of {@link make}; every field has a default. */
+export interface GatewayOptions {
+  /** Timeout of each JSON-RPC request; default 10 seconds. */
+  readonly rpcTimeout?: Duration.Input | undefined
+  /** Bound on one `observe`, after which it answers `unknown`; default 15 seconds. */
+  readonly observeTimeout?: Duration.Input | undefined
+  /** How long `verify` looks for a push transaction the node has not seen yet; default 5 seconds. */
+  readonly pushLookupWindow?: Duration.Input | undefined
+  /** Gas limit of a submission whose estimate reverts (so that it fails on chain); default 150,000. */
+  readonly fallbackGas?: bigint | undefined
+}
+
+/** Builds the gateway for the configured chains (checking that each RPC serves its chain, if it answers). */
+export const make = Effect.fn("ViemChainGateway.make")(function*(
+  options: GatewayOptions = {}
+): Effect.fn.Return<ChainGateway["Service"], ChainConfigError, ChainsConfig | SignatureRecovery> {
+  const chains = yield* ChainsConfig
+  const recovery = yield* SignatureRecovery
+  const built = yield* Effect.forEach(
+    chains.settings.chains,
+    (settings) => ChainRuntime.make(settings, { rpcTimeout: options.rpcTimeout }),
+    { concurrency: "unbounded" }
+  )
+  const runtimes = new Map(built.map((runtime) => [runtime.chainId, runtime]))
+
+  return ChainGateway.of({
+    verify: (proof) =>
+      proof._tag === "Authorization"
+        ? verifyAuthorization({ chains, runtimes, recovery }, proof)
+        : verifyPushTransfer({ chains, runtimes, lookupWindow: options.pushLookupWindow }, proof),
+    submit: (proof) => submitAuthorization({ chains, runtimes, fallbackGas: options.fallbackGas }, proof),
+    observe: (asset, txHash) => observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash)
+  })
+})
+
+/** The gateway with custom tuning. */
+export const layerWith = (
+  options: GatewayOptions
+): Layer.Layer<ChainGateway, ChainConfigError, ChainsConfig | SignatureRecovery> =>
+  Layer.effect(ChainGateway, make(options))
+
+/** The gateway with default tuning; needs `ChainsConfig` and `SignatureRecovery`. */
+export const layer: Layer.Layer<ChainGateway, ChainConfigError, ChainsConfig | SignatureRecovery> = layerWith({})

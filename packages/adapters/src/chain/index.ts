@@ -1,0 +1,33 @@
+/**
+ * EVM chain adapters: the domain's `ChainGateway` port with viem, its configuration, signature
+ * recovery off the event loop, and local-chain tooling (anvil, test contracts).
+ *
+ * A host wires the chain ports (`ChainGateway`, `AssetCatalog`, `WalletActions`) with
+ *
+ * ```ts
+ * Layer.mergeAll(ViemChainGateway.layer, ChainAssetCatalog.layer, Eip155WalletActions.layer).pipe(
+ *   Layer.provide(SignatureRecovery.layerWorkers()),
+ *   Layer.provide(ChainConfig.layerFromEnv)          // PAYGATE_CHAINS (JSON), validated at start
+ * )
+ * ```
+ *
+ * or, for local development, `Layer.provideMerge(LocalChain.layer())` instead of `ChainConfig`.
+ *
+ * @module
+ */
+export * as Anvil from "./Anvil.ts"
+export { type AnvilAccount, anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
+export { resolveAnvilBinary } from "./AnvilBinary.ts"
+export * as ChainAssetCatalog from "./ChainAssetCatalog.ts"
+export * as ChainConfig from "./ChainConfig.ts"
+export * as Contracts from "./contracts.generated.ts"
+export * as Deploy from "./Deploy.ts"
+export * as Eip155WalletActions from "./Eip155WalletActions.ts"
+export * as Eip3009 from "./Eip3009.ts"
+export { EvmAddress } from "./EvmAddress.ts"
+export * as LocalChain from "./LocalChain.ts"
+export * as PushTransfer from "./PushTransfer.ts"
+export { ChainRpcError } from "./RpcCall.ts"
+export * as SignatureRecovery from "./SignatureRecovery.ts"
+export { ChainSubmitError } from "./SubmitAuthorization.ts"
+export * as ViemChainGateway from "./ViemChainGateway.ts"
