@@ -1,5 +1,5 @@
 import { IdempotencyConflict, type IdempotencyScope, IdempotencyStore, InvalidParams, ParamsValidation } from "@paygate/domain"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Predicate } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 
@@ -7,6 +7,17 @@ const decoder = new TextDecoder()
 
 const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
   response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : undefined
+
+/** What a replay shows instead of a secret: secrets are shown once and never stored with a response. */
+export const secretShownOnce = "(shown only in the first response)"
+
+// A stored response must not hold a secret (a webhook's signing secret, say): it is kept for 24 h
+// in plain form, so the secret is replaced before storing and the replay says it was shown once.
+const withoutSecret = (body: string): string => {
+  if (!body.includes('"secret"')) return body
+  const parsed: unknown = JSON.parse(body)
+  return Predicate.isObject(parsed) && "secret" in parsed ? JSON.stringify({ ...parsed, secret: secretShownOnce }) : body
+}
 
 /** The `Idempotency-Key` of a request, validated (contract §9: 1–255 ASCII). */
 export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => {
@@ -52,6 +63,6 @@ export const withIdempotency = <R>(
     const response = yield* handled.pipe(Effect.onInterrupt(() => store.release(scope)))
     const text = bodyText(response)
     if (response.status >= 500 || text === undefined) yield* store.release(scope)
-    else yield* store.complete(scope, { status: response.status, body: text })
+    else yield* store.complete(scope, { status: response.status, body: withoutSecret(text) })
     return response
   })

@@ -1,0 +1,133 @@
+/**
+ * Webhook signing secrets at rest: AES-256-GCM under a service key, with the endpoint id as
+ * additional data (a ciphertext copied onto another endpoint's row does not decrypt). Stored form:
+ * `v1.<base64 12-byte nonce>.<base64 ciphertext‖tag>`.
+ *
+ * The key is `WEBHOOK_SECRET_KEY` (base64 of 32 bytes; the same on every instance). When it is
+ * unset — the embedded default — a random key is created on first use in a file beside the
+ * embedded database directory (`<PAYGATE_DATA_DIR>.webhook-secret-key`, mode 0600) and reused
+ * afterwards, with one warning per process. Losing that file makes stored secrets unreadable
+ * (deliveries then fail until endpoints are registered again).
+ *
+ * @module
+ */
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname, resolve } from "node:path"
+import { defaultDataDir } from "../Database.ts"
+
+/** A stored secret could not be decrypted (wrong key, or tampered). */
+export class SecretDecryptionError extends Schema.TaggedError<SecretDecryptionError>()("SecretDecryptionError", {
+  message: Schema.String
+}) {}
+
+/** The key is not base64 of 32 bytes. */
+export class InvalidSecretKey extends Schema.TaggedError<InvalidSecretKey>()("InvalidSecretKey", {
+  message: Schema.String
+}) {}
+
+/** Encrypts and decrypts webhook signing secrets. */
+export class WebhookSecretCipher extends Context.Service<WebhookSecretCipher, {
+  readonly encrypt: (endpointId: string, secret: Redacted.Redacted<string>) => Effect.Effect<string>
+  readonly decrypt: (endpointId: string, stored: string) => Effect.Effect<Redacted.Redacted<string>, SecretDecryptionError>
+}>()("@paygate/adapters/WebhookSecretCipher") {}
+
+const version = "v1"
+
+/** A 32-byte key from its base64 text. */
+export const parseKey = (text: string): Effect.Effect<Uint8Array, InvalidSecretKey> => {
+  const bytes = Buffer.from(text.trim(), "base64")
+  return bytes.length === 32 && bytes.toString("base64") === text.trim()
+    ? Effect.succeed(new Uint8Array(bytes))
+    : Effect.fail(new InvalidSecretKey({ message: "WEBHOOK_SECRET_KEY must be the base64 of 32 bytes." }))
+}
+
+/** A new random key, base64 (what to put in `WEBHOOK_SECRET_KEY`). */
+export const generateKey = (): string => randomBytes(32).toString("base64")
+
+/** The cipher under a key obtained (once, lazily) from `key`. */
+export const make = (key: Effect.Effect<Uint8Array>): Effect.Effect<WebhookSecretCipher["Service"]> =>
+  Effect.map(Effect.cached(key), (cachedKey) =>
+    WebhookSecretCipher.of({
+      encrypt: (endpointId, secret) =>
+        Effect.map(cachedKey, (k) => {
+          const nonce = randomBytes(12)
+          const cipher = createCipheriv("aes-256-gcm", k, nonce)
+          cipher.setAAD(Buffer.from(endpointId, "utf8"))
+          const body = Buffer.concat([cipher.update(Redacted.value(secret), "utf8"), cipher.final(), cipher.getAuthTag()])
+          return `${version}.${nonce.toString("base64")}.${body.toString("base64")}`
+        }),
+      decrypt: (endpointId, stored) =>
+        Effect.flatMap(cachedKey, (k) =>
+          Effect.try({
+            try: () => {
+              const [v, nonce, body] = stored.split(".")
+              if (v !== version || nonce === undefined || body === undefined) throw new Error("unknown format")
+              const bytes = Buffer.from(body, "base64")
+              const decipher = createDecipheriv("aes-256-gcm", k, Buffer.from(nonce, "base64"))
+              decipher.setAAD(Buffer.from(endpointId, "utf8"))
+              decipher.setAuthTag(bytes.subarray(bytes.length - 16))
+              const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()])
+              return Redacted.make(plain.toString("utf8"))
+            },
+            catch: () => new SecretDecryptionError({ message: `The signing secret of ${endpointId} cannot be decrypted with this key.` })
+          }))
+    }))
+
+/** The cipher under a fixed key (tests, tools). */
+export const layerKey = (key: Uint8Array): Layer.Layer<WebhookSecretCipher> =>
+  Layer.effect(WebhookSecretCipher, make(Effect.succeed(key)))
+
+/** Where the local key lives when `WEBHOOK_SECRET_KEY` is unset: beside the embedded data directory. */
+export const localKeyPath = (dataDir: string): string => `${resolve(dataDir)}.webhook-secret-key`
+
+// Local keys read or created in this process, by path: one warning and one file read each.
+const localKeys = new Map<string, Promise<Uint8Array>>()
+const warned = new Set<string>()
+
+const loadLocalKey = (path: string): Promise<Uint8Array> => {
+  let pending = localKeys.get(path)
+  if (pending === undefined) {
+    pending = (async () => {
+      await mkdir(dirname(path), { recursive: true })
+      try {
+        await writeFile(path, `${generateKey()}\n`, { flag: "wx", mode: 0o600 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const bytes = Buffer.from((await readFile(path, "utf8")).trim(), "base64")
+      if (bytes.length !== 32) throw new Error(`${path} does not hold the base64 of 32 bytes`)
+      return new Uint8Array(bytes)
+    })()
+    localKeys.set(path, pending)
+  }
+  return pending
+}
+
+/**
+ * The cipher from configuration: `WEBHOOK_SECRET_KEY` (validated when the layer is built), else
+ * the local key file beside `PAYGATE_DATA_DIR`, created on first use, with a warning.
+ */
+export const layerFromConfig: Layer.Layer<WebhookSecretCipher, Config.ConfigError | InvalidSecretKey> = Layer.effect(
+  WebhookSecretCipher,
+  Effect.gen(function*() {
+    const configured = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
+    const text = Option.filter(Option.map(configured, Redacted.value), (t) => t.trim() !== "")
+    if (Option.isSome(text)) return yield* make(Effect.succeed(yield* parseKey(text.value)))
+    const dataDir = yield* Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(defaultDataDir))
+    const path = localKeyPath(dataDir)
+    return yield* make(
+      Effect.promise(() => loadLocalKey(path)).pipe(
+        Effect.tap(() => {
+          if (warned.has(path)) return Effect.void
+          warned.add(path)
+          return Effect.logWarning(
+            `WEBHOOK_SECRET_KEY is unset: webhook signing secrets are encrypted with the local key in ${path}. ` +
+              "Set WEBHOOK_SECRET_KEY (base64 of 32 bytes, the same on every instance) in production."
+          )
+        })
+      )
+    )
+  })
+)

@@ -1,0 +1,264 @@
+/**
+ * `DeliveryQueue` on SQL (`webhook_deliveries`, reading `outbox_events` and `webhook_endpoints`).
+ *
+ * - `fanOut` inserts the deliveries of a batch of events and marks the events processed in one
+ *   transaction; the unique index `webhook_deliveries_once` turns a repeated fan-out (a dispatcher
+ *   whose outbox lease ran out) into no new rows.
+ * - `claim` leases due deliveries of active endpoints, oldest due first, at most `perEndpoint` per
+ *   endpoint, in one statement: candidates are locked with `FOR UPDATE SKIP LOCKED` (concurrent
+ *   claimers skip each other's rows instead of waiting) and get `lease_until = now + lease`. A
+ *   deliverer that dies loses its lease and the delivery is due again (at-least-once).
+ * - `record` is a compare-and-set on `attempts`: an attempt recorded by a deliverer whose lease
+ *   ran out, after another deliverer's, changes nothing.
+ *
+ * "Now" is the Effect `Clock`, in Unix milliseconds.
+ *
+ * @module
+ */
+import {
+  type AttemptRecord,
+  type ClaimOptions,
+  type Cursor,
+  Delivery,
+  type DeliveryId,
+  DeliveryQueue,
+  type EventId,
+  type FanOut,
+  type OutboxEvent,
+  type WebhookEndpoint,
+  type WebhookEndpointId
+} from "@paygate/domain"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { identity } from "effect/Function"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { randomBytes } from "node:crypto"
+import { eventFromPayload } from "../internal/PaymentRow.ts"
+import { toInt, toIntOrNull } from "../internal/Rows.ts"
+import { WebhookSecretCipher } from "./SecretCipher.ts"
+import { endpointFromRow } from "./SqlWebhookEndpointRepository.ts"
+
+const decodeDelivery = Schema.decodeUnknownSync(Delivery)
+
+/** The columns selected for a delivery. */
+const deliverySelect =
+  "id, event_id, event_type, endpoint_id, status, attempts, next_attempt_at, last_status_code, last_duration_ms, last_error, redelivery, created_at, updated_at"
+
+const deliveryFromRow = (row: Record<string, unknown>): Delivery =>
+  decodeDelivery({
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    endpointId: row.endpoint_id,
+    status: row.status,
+    attempts: toInt(row.attempts),
+    nextAttemptAt: toIntOrNull(row.next_attempt_at),
+    lastStatusCode: toIntOrNull(row.last_status_code),
+    lastDurationMs: toIntOrNull(row.last_duration_ms),
+    lastError: row.last_error ?? null,
+    redelivery: row.redelivery === true || row.redelivery === "t",
+    createdAt: toInt(row.created_at),
+    updatedAt: toInt(row.updated_at)
+  })
+
+/** A new delivery id: `dlv_` + time (base 36) + 80 random bits (hex). */
+export const newDeliveryId = (now: number): DeliveryId =>
+  `dlv_${now.toString(36).padStart(9, "0")}${randomBytes(10).toString("hex")}` as DeliveryId
+
+// Outbox event ids, and lists of ids, never carry anything but [A-Za-z0-9_]: safe as array text.
+const textArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
+
+/** Builds the queue over the `SqlClient` and cipher in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const cipher = yield* WebhookSecretCipher
+  const endpointOf = endpointFromRow(cipher)
+  const select = sql.literal(deliverySelect)
+
+  // Inserts one delivery per (event, endpoint) pair whose endpoint is active, due `now`, in one
+  // statement; fan-out rows skip pairs that already have one.
+  const insertDeliveries = (
+    pairs: ReadonlyArray<readonly [OutboxEvent, WebhookEndpointId]>,
+    redelivery: boolean,
+    now: number
+  ): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError> => {
+    if (pairs.length === 0) return Effect.succeed([])
+    const rows = pairs.map(([event, endpointId]) =>
+      sql`(${newDeliveryId(now)}::text, ${event.id}::text, ${event.type}::text, ${endpointId}::text)`
+    )
+    const conflict = redelivery ? sql`` : sql`ON CONFLICT (event_id, endpoint_id) WHERE NOT redelivery DO NOTHING`
+    return sql`INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, redelivery, status, attempts,
+          next_attempt_at, created_at, updated_at)
+        SELECT v.id, v.event_id, v.event_type, e.id, ${redelivery}, 'pending', 0, ${now}::bigint, ${now}::bigint, ${now}::bigint
+        FROM (VALUES ${sql.csv(rows)}) AS v (id, event_id, event_type, endpoint_id)
+        JOIN webhook_endpoints e ON e.id = v.endpoint_id AND e.status = 'active' AND e.deleted_at IS NULL
+        ${conflict}
+        RETURNING ${select}`
+  }
+
+  // Statements stay well under the protocol's 65,535 parameters.
+  const chunkSize = 2_000
+
+  const fanOut = (items: ReadonlyArray<FanOut>) =>
+    Effect.gen(function*() {
+      if (items.length === 0) return 0
+      const now = yield* Clock.currentTimeMillis
+      const pairs = items.flatMap(({ endpoints, event }) => endpoints.map((endpoint) => [event, endpoint] as const))
+      let created = 0
+      for (let i = 0; i < pairs.length; i += chunkSize) {
+        created += (yield* insertDeliveries(pairs.slice(i, i + chunkSize), false, now)).length
+      }
+      yield* sql`UPDATE outbox_events SET processed_at = ${now}::bigint, lease_until = NULL
+        WHERE id = ANY(${textArray(items.map((i) => i.event.id))}::text[]) AND processed_at IS NULL`
+      return created
+    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlDeliveryQueue.fanOut"))
+
+  // Claims decode the same endpoints (and, fanned out, the same events) over and over: both are
+  // immutable per stored form, so decoded values are kept (bounded) by that form.
+  const endpoints = new Map<string, WebhookEndpoint>()
+  const events = new Map<string, OutboxEvent>()
+  const remember = <A>(cache: Map<string, A>, key: string, value: A) => {
+    if (cache.size >= 2_000) cache.clear()
+    cache.set(key, value)
+    return value
+  }
+  const cachedEndpoint = (row: Record<string, unknown>, columns: Record<string, unknown>) => {
+    const key = `${row.endpoint_id}|${row.endpoint_status}|${row.url}|${JSON.stringify(row.events)}|${row.secret_ciphertext}|${row.api_version}`
+    const known = endpoints.get(key)
+    return known !== undefined ? Effect.succeed(known) : Effect.map(endpointOf(columns), (e) => remember(endpoints, key, e))
+  }
+  const cachedEvent = (id: string, payload: unknown) => events.get(id) ?? remember(events, id, eventFromPayload(payload))
+
+  const claim = (options: ClaimOptions) =>
+    Effect.gen(function*() {
+      if (options.limit <= 0) return []
+      const now = yield* Clock.currentTimeMillis
+      const excluded = textArray(options.excludeEndpoints ?? [])
+      // Candidates are scanned beyond `limit` so that one endpoint's backlog cannot hide others'.
+      const scan = Math.min(options.limit * 4, 2000)
+      const rows = yield* sql`
+        WITH candidates AS (
+          SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint
+            AND (d.lease_until IS NULL OR d.lease_until <= ${now}::bigint)
+            AND d.endpoint_id <> ALL(${excluded}::text[])
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT ${scan}
+          FOR UPDATE SKIP LOCKED
+        ), ranked AS (
+          SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS n
+          FROM candidates
+        ), picked AS (
+          SELECT id FROM ranked WHERE n <= ${options.perEndpoint} ORDER BY next_attempt_at, id LIMIT ${options.limit}
+        )
+        UPDATE webhook_deliveries AS d SET lease_until = ${now + options.leaseMillis}::bigint
+        FROM picked, outbox_events o, webhook_endpoints e
+        WHERE d.id = picked.id AND o.id = d.event_id AND e.id = d.endpoint_id
+          AND e.status = 'active' AND e.deleted_at IS NULL
+        RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at,
+          d.last_status_code, d.last_duration_ms, d.last_error, d.redelivery, d.created_at, d.updated_at,
+          o.payload, e.partner_id, e.mode, e.url, e.events, e.merchant_id, e.secret_ciphertext, e.status AS endpoint_status,
+          e.api_version, e.created_at AS endpoint_created_at`
+      const claimed = yield* Effect.forEach(rows, (row) =>
+        Effect.map(
+          cachedEndpoint(row, {
+            id: row.endpoint_id,
+            partner_id: row.partner_id,
+            mode: row.mode,
+            url: row.url,
+            events: row.events,
+            merchant_id: row.merchant_id,
+            secret_ciphertext: row.secret_ciphertext,
+            status: row.endpoint_status,
+            api_version: row.api_version,
+            created_at: row.endpoint_created_at
+          }),
+          (endpoint) => ({ delivery: deliveryFromRow(row), event: cachedEvent(String(row.event_id), row.payload), endpoint })
+        ))
+      // UPDATE ... RETURNING has no order: oldest due first.
+      return claimed.sort((a, b) =>
+        (a.delivery.nextAttemptAt ?? 0) - (b.delivery.nextAttemptAt ?? 0) || (a.delivery.id < b.delivery.id ? -1 : 1)
+      )
+    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.claim"))
+
+  // One statement, unless the endpoint is to be disabled too (then one transaction).
+  const record = (attempt: AttemptRecord) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${attempt.status},
+          next_attempt_at = ${attempt.status === "pending" ? attempt.nextAttemptAt : null}::bigint, lease_until = NULL,
+          last_status_code = ${attempt.statusCode}::integer, last_duration_ms = ${Math.round(attempt.durationMs)}::integer,
+          last_error = ${attempt.error}::text, updated_at = ${now}::bigint
+        WHERE id = ${attempt.deliveryId} AND attempts = ${attempt.attemptsBefore} AND status = 'pending'
+        RETURNING endpoint_id`
+      const endpointId = rows[0]?.endpoint_id
+      if (endpointId === undefined) return false
+      if (attempt.disableEndpoint) {
+        yield* sql`UPDATE webhook_endpoints SET status = 'disabled', updated_at = ${now}::bigint
+          WHERE id = ${endpointId} AND status = 'active'`
+        yield* sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
+            last_error = 'the endpoint answered 410 Gone and was disabled', updated_at = ${now}::bigint
+          WHERE endpoint_id = ${endpointId} AND status = 'pending'`
+      }
+      return true
+    }).pipe(attempt.disableEndpoint ? sql.withTransaction : identity, Effect.orDie, Effect.withSpan("SqlDeliveryQueue.record"))
+
+  const recordMany = (attempts: ReadonlyArray<AttemptRecord>) =>
+    Effect.gen(function*() {
+      const recorded: Array<DeliveryId> = []
+      const plain = attempts.filter((a) => !a.disableEndpoint)
+      for (const a of attempts) if (a.disableEndpoint && (yield* record(a))) recorded.push(a.deliveryId)
+      if (plain.length === 0) return recorded
+      const now = yield* Clock.currentTimeMillis
+      const values = plain.map((a) =>
+        sql`(${a.deliveryId}::text, ${a.attemptsBefore}::integer, ${a.status}::text,
+          ${a.status === "pending" ? a.nextAttemptAt : null}::bigint, ${a.statusCode}::integer,
+          ${Math.round(a.durationMs)}::integer, ${a.error}::text)`
+      )
+      const rows = yield* sql<{ readonly id: DeliveryId }>`UPDATE webhook_deliveries AS d SET attempts = d.attempts + 1,
+          status = v.status, next_attempt_at = v.next_attempt_at, lease_until = NULL, last_status_code = v.status_code,
+          last_duration_ms = v.duration_ms, last_error = v.error, updated_at = ${now}::bigint
+        FROM (VALUES ${sql.csv(values)}) AS v (id, attempts_before, status, next_attempt_at, status_code, duration_ms, error)
+        WHERE d.id = v.id AND d.attempts = v.attempts_before AND d.status = 'pending'
+        RETURNING d.id`
+      return [...recorded, ...rows.map((r) => r.id)]
+    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.recordMany"))
+
+  const release = (ids: ReadonlyArray<DeliveryId>) =>
+    ids.length === 0
+      ? Effect.void
+      : sql`UPDATE webhook_deliveries SET lease_until = NULL
+          WHERE id = ANY(${textArray(ids)}::text[]) AND status = 'pending'`.pipe(
+          Effect.asVoid,
+          Effect.orDie,
+          Effect.withSpan("SqlDeliveryQueue.release")
+        )
+
+  const listForEndpoint = (query: { readonly endpointId: WebhookEndpointId; readonly after: Cursor | null; readonly limit: number }) =>
+    sql`SELECT ${select} FROM webhook_deliveries WHERE endpoint_id = ${query.endpointId}
+        ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(deliveryFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlDeliveryQueue.listForEndpoint")
+    )
+
+  const findEvent = (id: EventId) =>
+    sql<{ readonly payload: unknown }>`SELECT payload FROM outbox_events WHERE id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => eventFromPayload(row.payload))),
+      Effect.orDie,
+      Effect.withSpan("SqlDeliveryQueue.findEvent")
+    )
+
+  const redeliver = (event: OutboxEvent, endpoints: ReadonlyArray<WebhookEndpointId>) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* insertDeliveries(endpoints.map((endpoint) => [event, endpoint] as const), true, now)
+      return rows.map(deliveryFromRow)
+    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.redeliver"))
+
+  return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, findEvent, redeliver })
+})
+
+/** `DeliveryQueue` over the `SqlClient` and `WebhookSecretCipher` in context. */
+export const layer: Layer.Layer<DeliveryQueue, never, SqlClient.SqlClient | WebhookSecretCipher> = Layer.effect(DeliveryQueue, make)

@@ -1,0 +1,114 @@
+/**
+ * `WebhookEndpointRepository` on SQL (`webhook_endpoints`). The signing secret is stored only
+ * encrypted (`WebhookSecretCipher`); a row whose secret no longer decrypts (key lost or changed)
+ * is a defect. Deleting keeps the row (`deleted_at`) and ends the endpoint's pending deliveries
+ * in the same transaction.
+ *
+ * @module
+ */
+import {
+  type Cursor,
+  type Mode,
+  type PartnerId,
+  WebhookEndpoint,
+  type WebhookEndpointId,
+  WebhookEndpointRepository
+} from "@paygate/domain"
+import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { fromJsonColumn, toInt } from "../internal/Rows.ts"
+import { WebhookSecretCipher } from "./SecretCipher.ts"
+
+const decodeEndpoint = Schema.decodeUnknownSync(WebhookEndpoint)
+
+/** The columns selected for an endpoint. */
+export const endpointSelect = "id, partner_id, mode, url, events, merchant_id, secret_ciphertext, status, api_version, created_at"
+
+/**
+ * Decodes a selected endpoint row, decrypting its secret. A secret that does not decrypt (the key
+ * changed or was lost) is logged and read as empty: deliveries to that endpoint then fail
+ * without being sent, and the rest of the service goes on.
+ */
+export const endpointFromRow = (cipher: WebhookSecretCipher["Service"]) => (row: Record<string, unknown>) =>
+  cipher.decrypt(String(row.id), String(row.secret_ciphertext)).pipe(
+    Effect.catchTag("SecretDecryptionError", (error) => Effect.as(Effect.logError(error.message), Redacted.make(""))),
+    Effect.map((secret) =>
+    decodeEndpoint({
+      id: row.id,
+      partnerId: row.partner_id,
+      mode: row.mode,
+      url: row.url,
+      events: fromJsonColumn(row.events),
+      merchantId: row.merchant_id,
+      secret,
+      status: row.status,
+      apiVersion: row.api_version,
+      createdAt: toInt(row.created_at)
+    }))
+  )
+
+/** Builds the repository over the `SqlClient` and cipher in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const cipher = yield* WebhookSecretCipher
+  const select = sql.literal(endpointSelect)
+  const fromRow = endpointFromRow(cipher)
+  const fromRows = (rows: ReadonlyArray<Record<string, unknown>>) => Effect.forEach(rows, fromRow)
+
+  const insert = (e: WebhookEndpoint) =>
+    Effect.gen(function*() {
+      const ciphertext = yield* cipher.encrypt(e.id, e.secret)
+      yield* sql`INSERT INTO webhook_endpoints (id, partner_id, mode, url, events, merchant_id, secret_ciphertext, status,
+          api_version, created_at, updated_at)
+        VALUES (${e.id}, ${e.partnerId}, ${e.mode}, ${e.url}, ${JSON.stringify(e.events)}::jsonb, ${e.merchantId},
+          ${ciphertext}, ${e.status}, ${e.apiVersion}, ${e.createdAt}::bigint, ${e.createdAt}::bigint)`
+    }).pipe(Effect.orDie, Effect.withSpan("SqlWebhookEndpointRepository.insert"))
+
+  const find = (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) =>
+    sql`SELECT ${select} FROM webhook_endpoints
+      WHERE id = ${id} AND partner_id = ${partnerId} AND mode = ${mode} AND deleted_at IS NULL`.pipe(
+      Effect.flatMap(fromRows),
+      Effect.map((rows) => Option.fromNullishOr(rows[0])),
+      Effect.orDie,
+      Effect.withSpan("SqlWebhookEndpointRepository.find")
+    )
+
+  const list = (query: { readonly partnerId: PartnerId; readonly mode: Mode; readonly after: Cursor | null; readonly limit: number }) =>
+    sql`SELECT ${select} FROM webhook_endpoints
+      WHERE partner_id = ${query.partnerId} AND mode = ${query.mode} AND deleted_at IS NULL
+        ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
+      Effect.flatMap(fromRows),
+      Effect.orDie,
+      Effect.withSpan("SqlWebhookEndpointRepository.list")
+    )
+
+  const active = (partnerId: PartnerId, mode: Mode) =>
+    sql`SELECT ${select} FROM webhook_endpoints
+      WHERE partner_id = ${partnerId} AND mode = ${mode} AND status = 'active' AND deleted_at IS NULL
+      ORDER BY created_at, id`.pipe(
+      Effect.flatMap(fromRows),
+      Effect.orDie,
+      Effect.withSpan("SqlWebhookEndpointRepository.active")
+    )
+
+  const remove = (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql`UPDATE webhook_endpoints SET deleted_at = ${now}::bigint, updated_at = ${now}::bigint
+        WHERE id = ${id} AND partner_id = ${partnerId} AND mode = ${mode} AND deleted_at IS NULL RETURNING id`
+      if (rows.length === 0) return false
+      yield* sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
+          last_error = 'the endpoint was deleted', updated_at = ${now}::bigint
+        WHERE endpoint_id = ${id} AND status = 'pending'`
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlWebhookEndpointRepository.remove"))
+
+  return WebhookEndpointRepository.of({ insert, find, list, active, remove })
+})
+
+/** `WebhookEndpointRepository` over the `SqlClient` and `WebhookSecretCipher` in context. */
+export const layer: Layer.Layer<WebhookEndpointRepository, never, SqlClient.SqlClient | WebhookSecretCipher> = Layer.effect(
+  WebhookEndpointRepository,
+  make
+)

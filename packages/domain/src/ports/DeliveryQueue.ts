@@ -1,0 +1,82 @@
+import { Context, type Effect, type Option } from "effect"
+import type { EventId, WebhookEndpointId } from "../ids/Ids.ts"
+import type { Cursor } from "../paging/Page.ts"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import type { Delivery, DeliveryId } from "../webhooks/Delivery.ts"
+import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+
+/** A delivery leased to one deliverer, with what sending it needs. */
+export interface ClaimedDelivery {
+  readonly delivery: Delivery
+  readonly event: OutboxEvent
+  readonly endpoint: WebhookEndpoint
+}
+
+/** An event and the endpoints that receive it. */
+export interface FanOut {
+  readonly event: OutboxEvent
+  readonly endpoints: ReadonlyArray<WebhookEndpointId>
+}
+
+/** Which due deliveries a claim may take. */
+export interface ClaimOptions {
+  /** At most this many in all. */
+  readonly limit: number
+  /** The lease: no other claim takes the delivery before it ends (unless it is released). */
+  readonly leaseMillis: number
+  /** At most this many per endpoint, so one endpoint cannot fill a claim. */
+  readonly perEndpoint: number
+  /** Endpoints to skip (the caller is already busy with as many of theirs as it allows). */
+  readonly excludeEndpoints?: ReadonlyArray<WebhookEndpointId> | undefined
+}
+
+/** The outcome of one attempt, as recorded. */
+export interface AttemptRecord {
+  readonly deliveryId: DeliveryId
+  /** Attempts the delivery had when claimed: the record applies only if nobody recorded since. */
+  readonly attemptsBefore: number
+  readonly statusCode: number | null
+  readonly durationMs: number
+  readonly error: string | null
+  /** The delivery's status after this attempt. */
+  readonly status: Delivery["status"]
+  /** Unix milliseconds of the next attempt when `status` is `pending`. */
+  readonly nextAttemptAt: number | null
+  /** The receiver answered 410 Gone: disable the endpoint and end its other pending deliveries. */
+  readonly disableEndpoint: boolean
+}
+
+/**
+ * Webhook deliveries: the fan-out of outbox events into one delivery per endpoint, and leased
+ * claims of due deliveries (at-least-once: a deliverer that dies loses its lease). Infrastructure
+ * failures are defects.
+ */
+export class DeliveryQueue extends Context.Service<DeliveryQueue, {
+  /**
+   * In one transaction: creates, for each event, a pending delivery due now to each of its
+   * endpoints, and marks the events processed. Fanning out an event again creates no second
+   * delivery to an endpoint. Answers the number of deliveries created.
+   */
+  readonly fanOut: (items: ReadonlyArray<FanOut>) => Effect.Effect<number>
+  /** Due pending deliveries of active endpoints, oldest due first, leased (`FOR UPDATE SKIP LOCKED`). */
+  readonly claim: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  /**
+   * Records an attempt (attempts + 1) and ends the lease. Answers `false`, recording nothing, when
+   * the delivery changed since it was claimed (another deliverer's lease).
+   */
+  readonly record: (attempt: AttemptRecord) => Effect.Effect<boolean>
+  /** {@link record} for many attempts at once (one statement where possible); answers the ids recorded. */
+  readonly recordMany: (attempts: ReadonlyArray<AttemptRecord>) => Effect.Effect<ReadonlyArray<DeliveryId>>
+  /** Ends the leases of claimed deliveries that were not attempted (shutdown): due again at once. */
+  readonly release: (ids: ReadonlyArray<DeliveryId>) => Effect.Effect<void>
+  /** The endpoint's deliveries, newest first, after the cursor. */
+  readonly listForEndpoint: (query: {
+    readonly endpointId: WebhookEndpointId
+    readonly after: Cursor | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Delivery>>
+  /** An outbox event (processed or not). */
+  readonly findEvent: (id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
+  /** New deliveries of `event` (redeliveries), due now, one per endpoint. */
+  readonly redeliver: (event: OutboxEvent, endpoints: ReadonlyArray<WebhookEndpointId>) => Effect.Effect<ReadonlyArray<Delivery>>
+}>()("@paygate/domain/DeliveryQueue") {}

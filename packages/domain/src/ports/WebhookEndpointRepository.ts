@@ -1,0 +1,30 @@
+import { Context, type Effect, type Option } from "effect"
+import type { PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
+import type { Cursor } from "../paging/Page.ts"
+import type { Mode } from "../payment/Payment.ts"
+import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+
+/**
+ * Webhook endpoint persistence. Secrets are stored encrypted (the adapter's business); the
+ * domain sees them as `Redacted`. Deleted endpoints are gone for every method. Infrastructure
+ * failures are defects.
+ */
+export class WebhookEndpointRepository extends Context.Service<WebhookEndpointRepository, {
+  readonly insert: (endpoint: WebhookEndpoint) => Effect.Effect<void>
+  /** The partner's endpoint in `mode` with this id, if any (disabled ones included). */
+  readonly find: (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
+  /** The partner's endpoints in `mode`, oldest first, after the cursor. */
+  readonly list: (query: {
+    readonly partnerId: PartnerId
+    readonly mode: Mode
+    readonly after: Cursor | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /** The partner's active endpoints in `mode` (what a new event fans out to). */
+  readonly active: (partnerId: PartnerId, mode: Mode) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /**
+   * Deletes the endpoint; its pending deliveries end `failed` in the same transaction. Answers
+   * `false` when there was none.
+   */
+  readonly remove: (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) => Effect.Effect<boolean>
+}>()("@paygate/domain/WebhookEndpointRepository") {}

@@ -1,0 +1,5 @@
+import { Schema } from "effect"
+import { publishedVersions } from "../versioning/ApiVersion.ts"
+
+/** A published API version (contract §4) as a schema. */
+export const ApiVersionLiteral = Schema.Literals(publishedVersions)

@@ -1,0 +1,36 @@
+import { Schema } from "effect"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
+import { PaymentRecord, toPaymentRecord } from "../wire/PaymentRecord.ts"
+
+/**
+ * The body of a webhook (contract §10): the event id and type, the API version of the endpoint,
+ * the event's time (Unix seconds) and the payment as it was right after the change, with its
+ * `stateVersion` (receivers drop stale events with it), plus the event-specific `stage`.
+ * Fields are only ever added.
+ */
+export const WebhookEnvelope = Schema.Struct({
+  id: Schema.String,
+  type: PaymentEventType,
+  apiVersion: Schema.String,
+  createdAt: NonNegativeInt,
+  data: Schema.Struct({
+    payment: PaymentRecord,
+    stage: Schema.Record(Schema.String, Schema.Unknown)
+  })
+}).annotate({ identifier: "WebhookEnvelope" })
+/** A webhook envelope. */
+export type WebhookEnvelope = typeof WebhookEnvelope.Type
+
+/** The envelope of `event` for an endpoint pinned to `apiVersion`. */
+export const envelopeOf = (event: OutboxEvent, apiVersion: string): WebhookEnvelope => ({
+  id: event.id,
+  type: event.type,
+  apiVersion,
+  createdAt: event.createdAt,
+  data: { payment: toPaymentRecord(event.payment), stage: event.stage }
+})
+
+/** The exact bytes sent (and signed) for `event`: its envelope as JSON. */
+export const envelopeBody = (event: OutboxEvent, apiVersion: string): string => JSON.stringify(envelopeOf(event, apiVersion))

@@ -1,0 +1,122 @@
+import { Clock, Context, Effect, Layer, Random, Redacted } from "effect"
+import type { Mac } from "effect/crypto"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
+import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
+import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
+import { envelopeBody } from "./Envelope.ts"
+import { retryDelay } from "./RetrySchedule.ts"
+import { secretKeyBytes, sign } from "./Signature.ts"
+import { shouldReceive, type WebhookEndpoint } from "./WebhookEndpoint.ts"
+import { WebhookSettings } from "./WebhookSettings.ts"
+
+/** How an answer (or its absence) counts (contract §10). */
+export type AttemptVerdict =
+  | { readonly _tag: "Succeeded" }
+  /** The receiver is gone for good (410): disable the endpoint, stop retrying. */
+  | { readonly _tag: "Gone" }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+/** Success is a 2xx answer; a 3xx is a failure (redirects are not followed); 410 disables. */
+export const verdictOf = (result: SendResult, timeoutMs: number): AttemptVerdict => {
+  switch (result._tag) {
+    case "Answered":
+      if (result.status >= 200 && result.status <= 299) return { _tag: "Succeeded" }
+      if (result.status === 410) return { _tag: "Gone" }
+      if (result.status >= 300 && result.status <= 399) {
+        return { _tag: "Failed", reason: `HTTP ${result.status} (redirects are not followed)` }
+      }
+      return { _tag: "Failed", reason: `HTTP ${result.status}` }
+    case "TimedOut":
+      return { _tag: "Failed", reason: `no answer within ${Math.round(timeoutMs / 1000)} s` }
+    case "Blocked":
+      return { _tag: "Failed", reason: `refused: the host resolves to a non-public address (${result.address})` }
+    case "Failed":
+      return { _tag: "Failed", reason: result.message }
+  }
+}
+
+/**
+ * The worker's webhook steps, over the ports: fanning an outbox event out to the endpoints that
+ * receive it, and one delivery attempt (envelope, Standard Webhooks signature, send, verdict,
+ * next retry).
+ */
+export class WebhookDispatch extends Context.Service<WebhookDispatch, {
+  /**
+   * Fans a batch of events out to the active endpoints that receive them and completes the
+   * events, in one transaction; answers the deliveries created. Endpoints are read once per
+   * partner and mode of the batch.
+   */
+  readonly dispatch: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<number>
+  /** Makes one attempt of a claimed delivery and answers what to record (records nothing). */
+  readonly send: (claimed: ClaimedDelivery) => Effect.Effect<AttemptRecord>
+  /** {@link send}, then records the attempt; answers what was recorded. */
+  readonly attempt: (claimed: ClaimedDelivery) => Effect.Effect<AttemptRecord>
+}>()("@paygate/domain/WebhookDispatch") {
+  /** The steps over the ports and `Mac` in context. */
+  static readonly layer = Layer.effect(
+    WebhookDispatch,
+    Effect.gen(function*() {
+      const endpoints = yield* WebhookEndpointRepository
+      const queue = yield* DeliveryQueue
+      const transport = yield* WebhookTransport
+      const mac = yield* Effect.context<Mac.Mac>()
+      const settings = yield* WebhookSettings
+
+      const dispatch = Effect.fn("WebhookDispatch.dispatch")(function*(events: ReadonlyArray<OutboxEvent>) {
+        if (events.length === 0) return 0
+        const byOwner = new Map<string, ReadonlyArray<WebhookEndpoint>>()
+        const items: Array<FanOut> = []
+        for (const event of events) {
+          const owner = `${event.partnerId}/${event.payment.mode}`
+          let candidates = byOwner.get(owner)
+          if (candidates === undefined) {
+            candidates = yield* endpoints.active(event.partnerId, event.payment.mode)
+            byOwner.set(owner, candidates)
+          }
+          items.push({ event, endpoints: candidates.filter((e) => shouldReceive(e, event)).map((e) => e.id) })
+        }
+        return yield* queue.fanOut(items)
+      })
+
+      const send = Effect.fn("WebhookDispatch.send")(function*({ delivery, endpoint, event }: ClaimedDelivery) {
+        const startedAt = yield* Clock.currentTimeMillis
+        const body = envelopeBody(event, endpoint.apiVersion)
+        const result: SendResult = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined
+          ? { _tag: "Failed", message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
+          : yield* transport.send({
+            url: endpoint.url,
+            headers: {
+              ...(yield* Effect.provideContext(sign(endpoint.secret, event.id, Math.floor(startedAt / 1000), body), mac)),
+              "content-type": "application/json",
+              "user-agent": "paygate-webhooks/1"
+            },
+            body,
+            timeoutMs: settings.requestTimeoutMs,
+            allowPrivateAddresses: settings.allowPrivateAddresses
+          })
+        const verdict = verdictOf(result, settings.requestTimeoutMs)
+        const attempts = delivery.attempts + 1
+        const now = yield* Clock.currentTimeMillis
+        const delay = verdict._tag === "Failed"
+          ? retryDelay(settings.retrySchedule, attempts, yield* Random.next)
+          : undefined
+        const record: AttemptRecord = {
+          deliveryId: delivery.id,
+          attemptsBefore: delivery.attempts,
+          statusCode: result._tag === "Answered" ? result.status : null,
+          durationMs: result.durationMs,
+          error: verdict._tag === "Succeeded" ? null : verdict._tag === "Gone" ? "HTTP 410: the endpoint is gone and was disabled" : verdict.reason,
+          status: verdict._tag === "Succeeded" ? "succeeded" : delay === undefined ? "failed" : "pending",
+          nextAttemptAt: delay === undefined ? null : now + delay,
+          disableEndpoint: verdict._tag === "Gone"
+        }
+        return record
+      })
+
+      const attempt = (claimed: ClaimedDelivery) => Effect.tap(send(claimed), queue.record)
+
+      return WebhookDispatch.of({ dispatch, send, attempt })
+    })
+  )
+}

@@ -1,0 +1,45 @@
+import { Schema } from "effect"
+import { MerchantId, PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { Mode } from "../payment/Payment.ts"
+import { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { ApiVersionLiteral } from "./ApiVersionSchema.ts"
+
+/** `active` endpoints receive events; `disabled` ones (the receiver answered 410 Gone) receive none. */
+export const WebhookEndpointStatus = Schema.Literals(["active", "disabled"])
+/** An endpoint status. */
+export type WebhookEndpointStatus = typeof WebhookEndpointStatus.Type
+
+/**
+ * A partner's webhook endpoint (contract §10). It receives the events of its partner's payments
+ * in its mode, of one merchant when `merchantId` is set, of the types in `events` (empty: every
+ * type, including types added later).
+ *
+ * `secret` is the Standard Webhooks signing secret (`whsec_` + base64): shown to the partner once,
+ * kept encrypted at rest by the adapters, redacted everywhere else.
+ */
+export class WebhookEndpoint extends Schema.Class<WebhookEndpoint>("paygate/WebhookEndpoint")({
+  id: WebhookEndpointId,
+  partnerId: PartnerId,
+  mode: Mode,
+  url: Schema.String,
+  events: Schema.Array(PaymentEventType),
+  merchantId: Schema.NullOr(MerchantId),
+  secret: Schema.Redacted(Schema.String),
+  status: WebhookEndpointStatus,
+  /** The API version the envelope's `apiVersion` names: the registering caller's version. */
+  apiVersion: ApiVersionLiteral,
+  /** Unix milliseconds. */
+  createdAt: Schema.Int
+}) {}
+
+/** Whether `endpoint` is subscribed to `event` (status aside). */
+export const subscribes = (endpoint: WebhookEndpoint, event: OutboxEvent): boolean =>
+  endpoint.partnerId === event.partnerId &&
+  endpoint.mode === event.payment.mode &&
+  (endpoint.merchantId === null || endpoint.merchantId === event.payment.merchantId) &&
+  (endpoint.events.length === 0 || endpoint.events.includes(event.type))
+
+/** Whether `endpoint` should receive `event` now: active and subscribed. */
+export const shouldReceive = (endpoint: WebhookEndpoint, event: OutboxEvent): boolean =>
+  endpoint.status === "active" && subscribes(endpoint, event)

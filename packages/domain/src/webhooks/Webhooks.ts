@@ -1,0 +1,199 @@
+import { Clock, Context, Effect, Layer, Option, Predicate, Redacted, Result, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { EventId, MerchantId, WebhookEndpointId } from "../ids/Ids.ts"
+import { type Page, pageRequest, toPage } from "../paging/Page.ts"
+import { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { DeliveryQueue } from "../ports/DeliveryQueue.ts"
+import { HostResolver } from "../ports/HostResolver.ts"
+import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
+import type { PartnerAccess } from "../usecases/Merchants.ts"
+import type { ApiVersion } from "../versioning/ApiVersion.ts"
+import { classifyAddress } from "./AddressClass.ts"
+import type { Delivery } from "./Delivery.ts"
+import { generateSecret } from "./Signature.ts"
+import { subscribes, WebhookEndpoint } from "./WebhookEndpoint.ts"
+import { checkWebhookUrl } from "./WebhookUrl.ts"
+import { WebhookSettings } from "./WebhookSettings.ts"
+
+/** `POST /v1/webhooks` body. `null` for an optional field means the same as leaving it out. */
+export interface RegisterWebhookInput {
+  readonly url: string
+  /** Event types; absent, `null` or empty: every type. Unknown types are `invalid_params`. */
+  readonly events?: ReadonlyArray<string> | null | undefined
+  /** Only this merchant's payments (an active merchant of the partner), else all of the partner's. */
+  readonly merchantId?: string | null | undefined
+}
+
+/** A registered endpoint with its secret, shown this once. */
+export interface RegisteredWebhook {
+  readonly endpoint: WebhookEndpoint
+  readonly secret: Redacted.Redacted<string>
+}
+
+/** Deliveries requested by a redelivery. */
+export interface Redelivery {
+  readonly eventId: EventId
+  readonly deliveries: ReadonlyArray<Delivery>
+}
+
+/** The caller of a webhook operation: a partner credential, and the API version it speaks. */
+export interface WebhookCaller extends PartnerAccess {
+  readonly apiVersion: ApiVersion
+}
+
+const isEventType = Schema.is(PaymentEventType)
+const isEndpointId = Schema.is(WebhookEndpointId)
+const isEventId = Schema.is(EventId)
+const isMerchantId = Schema.is(MerchantId)
+
+// Contract §2: a missing sub-resource answers its owner's not-found code (as crypto settlements
+// answer merchant_not_found): an endpoint belongs to the partner, an event to its payment.
+const endpointNotFound = (id: string) => new PartnerNotFound({ message: `No webhook endpoint ${id}.` })
+const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event ${id}.` })
+
+/** The event types an endpoint receives: its list, or every type when the list is empty. */
+export const effectiveEvents = (endpoint: WebhookEndpoint): ReadonlyArray<PaymentEventType> =>
+  endpoint.events.length === 0 ? PaymentEventType.literals : endpoint.events
+
+/** Partner webhook operations (contract §10). */
+export class Webhooks extends Context.Service<Webhooks, {
+  readonly register: (
+    caller: WebhookCaller,
+    input: RegisterWebhookInput
+  ) => Effect.Effect<RegisteredWebhook, ParamsValidation | InvalidParams | MerchantNotFound>
+  /** The partner's endpoints (mode of the key), newest first. */
+  readonly list: (
+    access: PartnerAccess,
+    input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<Page<WebhookEndpoint>, InvalidParams>
+  readonly remove: (access: PartnerAccess, id: string) => Effect.Effect<WebhookEndpointId, PartnerNotFound>
+  /** An endpoint's deliveries, newest first. */
+  readonly deliveries: (
+    access: PartnerAccess,
+    id: string,
+    input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<Page<Delivery>, PartnerNotFound | InvalidParams>
+  /**
+   * Sends an event again (new deliveries, due now) to every active endpoint of the partner that
+   * subscribes to it, or only to `endpointId` (which must be the partner's and active).
+   */
+  readonly redeliver: (
+    access: PartnerAccess,
+    eventId: string,
+    endpointId?: string | undefined
+  ) => Effect.Effect<Redelivery, PaymentNotFound | PartnerNotFound>
+}>()("@paygate/domain/Webhooks") {
+  /** The use cases over the ports in context. */
+  static readonly layer = Layer.effect(
+    Webhooks,
+    Effect.gen(function*() {
+      const endpoints = yield* WebhookEndpointRepository
+      const queue = yield* DeliveryQueue
+      const merchants = yield* MerchantRepository
+      const resolver = yield* HostResolver
+      const ids = yield* IdGenerator
+      const random = yield* SecureRandom.SecureRandom
+      const settings = yield* WebhookSettings
+
+      const register = Effect.fn("Webhooks.register")(function*(caller: WebhookCaller, input: RegisterWebhookInput) {
+        const allowPrivate = settings.allowPrivateAddresses
+        const checked = checkWebhookUrl(input.url, { allowHttp: allowPrivate || caller.mode === "sandbox", allowPrivate })
+        if (Result.isFailure(checked)) return yield* checked.failure
+        const requested = input.events ?? []
+        const unknown = requested.find((type) => !isEventType(type))
+        if (unknown !== undefined) {
+          return yield* new InvalidParams({ message: `events must be among ${PaymentEventType.literals.join(", ")}.` })
+        }
+        const events = PaymentEventType.literals.filter((type) => requested.includes(type))
+        // A host name is checked on what it resolves to now (and again at every delivery). A name
+        // that does not resolve yet is accepted: delivery refuses it if it later points inside.
+        const host = checked.success.hostName
+        if (host !== undefined && !allowPrivate) {
+          const addresses = yield* resolver.resolve(host).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+          const blocked = addresses.map(classifyAddress).find((c) => c !== "public")
+          if (blocked !== undefined) {
+            return yield* new ParamsValidation({ message: `url must not point to a ${blocked ?? "non-public"} address.` })
+          }
+        }
+        let merchantId: MerchantId | null = null
+        if (Predicate.isNotNullish(input.merchantId)) {
+          const merchant = isMerchantId(input.merchantId)
+            ? yield* merchants.findById(caller.partnerId, caller.mode, input.merchantId)
+            : Option.none()
+          if (Option.isNone(merchant) || merchant.value.deleted) {
+            return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
+          }
+          merchantId = merchant.value.id
+        }
+        const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)
+        const endpoint = new WebhookEndpoint({
+          id: yield* ids.make("webhookEndpoint"),
+          partnerId: caller.partnerId,
+          mode: caller.mode,
+          url: input.url,
+          events,
+          merchantId,
+          secret,
+          status: "active",
+          apiVersion: caller.apiVersion,
+          createdAt: yield* Clock.currentTimeMillis
+        })
+        yield* endpoints.insert(endpoint)
+        return { endpoint, secret }
+      })
+
+      const list = Effect.fn("Webhooks.list")(function*(
+        access: PartnerAccess,
+        input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+      ) {
+        const page = yield* pageRequest(input)
+        const rows = yield* endpoints.list({ partnerId: access.partnerId, mode: access.mode, after: page.after, limit: page.limit + 1 })
+        return toPage(rows, page.limit)
+      })
+
+      const findEndpoint = (access: PartnerAccess, id: string) =>
+        Effect.gen(function*() {
+          const found = isEndpointId(id) ? yield* endpoints.find(access.partnerId, access.mode, id) : Option.none()
+          if (Option.isNone(found)) return yield* endpointNotFound(id)
+          return found.value
+        })
+
+      const remove = Effect.fn("Webhooks.remove")(function*(access: PartnerAccess, id: string) {
+        if (!isEndpointId(id) || !(yield* endpoints.remove(access.partnerId, access.mode, id))) return yield* endpointNotFound(id)
+        return id
+      })
+
+      const deliveries = Effect.fn("Webhooks.deliveries")(function*(
+        access: PartnerAccess,
+        id: string,
+        input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+      ) {
+        const endpoint = yield* findEndpoint(access, id)
+        const page = yield* pageRequest(input)
+        const rows = yield* queue.listForEndpoint({ endpointId: endpoint.id, after: page.after, limit: page.limit + 1 })
+        return toPage(rows, page.limit)
+      })
+
+      const redeliver = Effect.fn("Webhooks.redeliver")(function*(access: PartnerAccess, eventId: string, endpointId?: string) {
+        const found = isEventId(eventId) ? yield* queue.findEvent(eventId) : Option.none()
+        if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.payment.mode !== access.mode) {
+          return yield* eventNotFound(eventId)
+        }
+        const event = found.value
+        const targets = endpointId === undefined
+          ? (yield* endpoints.active(access.partnerId, access.mode)).filter((e) => subscribes(e, event))
+          : [yield* findEndpoint(access, endpointId)].filter((e) => e.status === "active")
+        const created = yield* queue.redeliver(event, targets.map((e) => e.id))
+        return { eventId: event.id, deliveries: created }
+      })
+
+      return Webhooks.of({ register, list, remove, deliveries, redeliver })
+    })
+  )
+}
+
+/** The secret as the one response that shows it carries it. */
+export const revealSecret = (registered: RegisteredWebhook): string => Redacted.value(registered.secret)

@@ -1,0 +1,122 @@
+import { DeliveryStatus, MerchantNotFound, PartnerNotFound, PaymentEventType, PaymentNotFound, WebhookEndpointStatus, Wire } from "@paygate/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { wire } from "./ErrorWire.ts"
+import { PartnerAuth } from "./Security.ts"
+
+/**
+ * Body of `POST /v1/webhooks`. `events` absent, `null` or empty: every event type; unknown types
+ * are `invalid_params`. `merchantId`: only that merchant's payments.
+ */
+export const CreateWebhookRequest = Schema.Struct({
+  url: Schema.String,
+  events: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String))),
+  merchantId: Schema.optionalKey(Schema.NullOr(Schema.String))
+}).annotate({ identifier: "CreateWebhookRequest" })
+
+/** A webhook endpoint as the partner API shows it (never with its secret); times in Unix seconds. */
+export const WebhookEndpointRecord = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  /** The event types it receives (every type when registered without a list). */
+  events: Schema.Array(PaymentEventType),
+  merchantId: Schema.NullOr(Schema.String),
+  /** `disabled` once the receiver answered 410 Gone. */
+  status: WebhookEndpointStatus,
+  apiVersion: Schema.String,
+  createdAt: Wire.NonNegativeInt
+}).annotate({ identifier: "WebhookEndpointRecord" })
+
+/** Answer of `POST /v1/webhooks`: the endpoint and its signing secret (`whsec_` + base64), shown this once. */
+export const CreatedWebhook = Schema.Struct({
+  ...WebhookEndpointRecord.fields,
+  secret: Schema.String
+}).annotate({ identifier: "CreatedWebhook" })
+
+/** One page of endpoints. */
+export const WebhookEndpointPage = Schema.Struct({
+  data: Schema.Array(WebhookEndpointRecord),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "WebhookEndpointPage" })
+
+/** One delivery of an event to an endpoint: its status and its latest attempt. Times in Unix seconds. */
+export const DeliveryRecord = Schema.Struct({
+  id: Schema.String,
+  eventId: Schema.String,
+  eventType: PaymentEventType,
+  endpointId: Schema.String,
+  status: DeliveryStatus,
+  attempts: Wire.NonNegativeInt,
+  /** When the next attempt is due, while `pending`. */
+  nextAttemptAt: Schema.NullOr(Wire.NonNegativeInt),
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastDurationMs: Schema.NullOr(Wire.NonNegativeInt),
+  lastError: Schema.NullOr(Schema.String),
+  /** Requested with `POST /v1/events/{eventId}/redeliver`. */
+  redelivery: Schema.Boolean,
+  createdAt: Wire.NonNegativeInt,
+  updatedAt: Wire.NonNegativeInt
+}).annotate({ identifier: "DeliveryRecord" })
+
+/** One page of deliveries, newest first. */
+export const DeliveryPage = Schema.Struct({
+  data: Schema.Array(DeliveryRecord),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "DeliveryPage" })
+
+/** Answer of `POST /v1/events/{eventId}/redeliver` (202): the new deliveries. */
+export const RedeliveryRecord = Schema.Struct({
+  eventId: Schema.String,
+  deliveries: Schema.Array(DeliveryRecord)
+}).annotate({ identifier: "RedeliveryRecord" })
+
+const paging = {
+  limit: Schema.optionalKey(Schema.String.annotate({ description: "1 to 100; default 20." })),
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "nextCursor of the previous page." }))
+}
+const endpointParams = { id: Schema.String }
+// Contract §2: a missing sub-resource answers its owner's not-found code (endpoint → partner,
+// event → payment), as crypto settlements answer merchant_not_found.
+const endpointNotFound = wire(PartnerNotFound, "PartnerNotFound")
+
+/**
+ * Partner API: webhook endpoints, their deliveries and redelivery (contract §10). Endpoints are
+ * per partner and mode (the key's); deliveries are signed with Standard Webhooks.
+ */
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/webhooks", {
+      payload: CreateWebhookRequest,
+      success: CreatedWebhook.pipe(HttpApiSchema.status(201)),
+      error: wire(MerchantNotFound, "MerchantNotFound")
+    }).annotate(
+      OpenApi.Summary,
+      "Register a webhook endpoint (HTTPS; plain HTTP in sandbox; no private addresses); the secret is shown once"
+    ),
+    HttpApiEndpoint.get("list", "/v1/webhooks", {
+      query: paging,
+      success: WebhookEndpointPage
+    }).annotate(OpenApi.Summary, "List the partner's webhook endpoints, newest first"),
+    HttpApiEndpoint.delete("remove", "/v1/webhooks/:id", {
+      params: endpointParams,
+      success: Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotate({ identifier: "WebhookDeleted" }),
+      error: endpointNotFound
+    }).annotate(OpenApi.Summary, "Delete a webhook endpoint; its pending deliveries end failed"),
+    HttpApiEndpoint.get("deliveries", "/v1/webhooks/:id/deliveries", {
+      params: endpointParams,
+      query: paging,
+      success: DeliveryPage,
+      error: endpointNotFound
+    }).annotate(OpenApi.Summary, "An endpoint's deliveries, newest first: status, attempts, last status code and duration"),
+    HttpApiEndpoint.post("redeliver", "/v1/events/:eventId/redeliver", {
+      params: { eventId: Schema.String },
+      query: {
+        endpointId: Schema.optionalKey(Schema.String.annotate({ description: "Only to this endpoint (default: every active endpoint subscribed to the event)." }))
+      },
+      success: RedeliveryRecord.pipe(HttpApiSchema.status(202)),
+      error: [wire(PaymentNotFound, "PaymentNotFound"), endpointNotFound]
+    }).annotate(OpenApi.Summary, "Send an event again to the active endpoints that subscribe to it, or to one endpoint")
+  )
+  .middleware(PartnerAuth)
+  .annotate(OpenApi.Title, "Webhooks")
+{}

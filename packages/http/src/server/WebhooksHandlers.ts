@@ -1,0 +1,75 @@
+import { type Delivery, effectiveEvents, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { CurrentCaller } from "../api/Security.ts"
+import { partnerAccess } from "./PaymentsHandlers.ts"
+
+const seconds = (millis: number) => Math.floor(millis / 1000)
+
+/** The partner API's view of an endpoint (never its secret). */
+export const toEndpointRecord = (endpoint: WebhookEndpoint) => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: effectiveEvents(endpoint),
+  merchantId: endpoint.merchantId,
+  status: endpoint.status,
+  apiVersion: endpoint.apiVersion,
+  createdAt: seconds(endpoint.createdAt)
+})
+
+/** The partner API's view of a delivery. */
+export const toDeliveryRecord = (delivery: Delivery) => ({
+  id: delivery.id,
+  eventId: delivery.eventId,
+  eventType: delivery.eventType,
+  endpointId: delivery.endpointId,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  nextAttemptAt: delivery.nextAttemptAt === null ? null : seconds(delivery.nextAttemptAt),
+  lastStatusCode: delivery.lastStatusCode,
+  lastDurationMs: delivery.lastDurationMs,
+  lastError: delivery.lastError,
+  redelivery: delivery.redelivery,
+  createdAt: seconds(delivery.createdAt),
+  updatedAt: seconds(delivery.updatedAt)
+})
+
+/** Partner API webhook handlers (contract §10). */
+export const WebhooksHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "webhooks",
+  Effect.fn(function*(handlers) {
+    const webhooks = yield* Webhooks
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentCaller
+          const registered = yield* webhooks.register(
+            { partnerId: caller.partner.id, mode: caller.mode, apiVersion: caller.version },
+            payload
+          )
+          return { ...toEndpointRecord(registered.endpoint), secret: revealSecret(registered) }
+        }))
+      .handle("list", ({ query }) =>
+        Effect.gen(function*() {
+          const page = yield* webhooks.list(yield* partnerAccess, query)
+          return { data: page.data.map(toEndpointRecord), nextCursor: page.nextCursor }
+        }))
+      .handle("remove", ({ params }) =>
+        Effect.gen(function*() {
+          const id = yield* webhooks.remove(yield* partnerAccess, params.id)
+          return { id, deleted: true as const }
+        }))
+      .handle("deliveries", ({ params, query }) =>
+        Effect.gen(function*() {
+          const page = yield* webhooks.deliveries(yield* partnerAccess, params.id, query)
+          return { data: page.data.map(toDeliveryRecord), nextCursor: page.nextCursor }
+        }))
+      .handle("redeliver", ({ params, query }) =>
+        Effect.gen(function*() {
+          const redelivery = yield* webhooks.redeliver(yield* partnerAccess, params.eventId, query.endpointId)
+          return { eventId: redelivery.eventId, deliveries: redelivery.deliveries.map(toDeliveryRecord) }
+        }))
+  })
+)

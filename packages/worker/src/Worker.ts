@@ -1,0 +1,299 @@
+/**
+ * The worker: background jobs as Effect fibers, safe to run in several processes against one
+ * database (every hand-over goes through leases and `FOR UPDATE SKIP LOCKED` claims).
+ *
+ * - **dispatcher**: claims outbox events (leased), fans each out to the active endpoints that
+ *   receive it and completes it, in one transaction per batch.
+ * - **deliverer**: claims due deliveries (leased, at most `perEndpointConcurrency` per endpoint
+ *   per claim, skipping endpoints it is already busy with), sends each in its own fiber with at
+ *   most `perEndpointConcurrency` in flight per endpoint and `concurrency` in all, so a slow or
+ *   failing endpoint holds only its own slots and never delays the others; each attempt is
+ *   recorded with its next retry (contract §10).
+ * - **expiry**: every `expiryIntervalMs`, moves `requires_action` payments past `expiresAt` to
+ *   `expired` through `Payments.expire` (which writes `payment.expired`).
+ *
+ * Shutdown (the layer's scope closing, e.g. on SIGTERM): claiming stops; the dispatcher's batch
+ * is one uninterruptible transaction, so it finishes; attempts in flight get
+ * `shutdownGraceMs` to finish and be recorded, then are interrupted and their leases released
+ * (so another worker sends them at once). Work a killed process held comes back when its leases
+ * end.
+ *
+ * @module
+ */
+import { SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  DeliveryQueue,
+  EventOutbox,
+  ExpiringPayments,
+  IdGenerator,
+  Payments,
+  WebhookDispatch,
+  type WebhookEndpointId
+} from "@paygate/domain"
+import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Queue } from "effect"
+import { NodeCrypto } from "@effect/platform-node"
+import { SecureRandom } from "effect/crypto"
+import type { SqlClient } from "effect/sql"
+
+/** Tunables of the worker. */
+export interface WorkerSettingsShape {
+  /** Pause when there is nothing to do, before claiming again. */
+  readonly pollIntervalMs: number
+  /** Outbox events per claim (one fan-out transaction each). */
+  readonly outboxBatch: number
+  /** Outbox lease: a dispatcher that dies releases its events after this long. */
+  readonly outboxLeaseMs: number
+  /** Delivery lease; must exceed the request timeout (15 s) with margin. */
+  readonly deliveryLeaseMs: number
+  /** Attempts in flight in this worker, all endpoints together. */
+  readonly concurrency: number
+  /** Attempts in flight in this worker to one endpoint. */
+  readonly perEndpointConcurrency: number
+  readonly expiryIntervalMs: number
+  /** Payments expired per round at most. */
+  readonly expiryBatch: number
+  /** How long attempts in flight may take to finish on shutdown. */
+  readonly shutdownGraceMs: number
+}
+
+/** The defaults: polls every 250 ms, 64 attempts in flight (4 per endpoint), expiry every second. */
+export const defaultWorkerSettings: WorkerSettingsShape = {
+  pollIntervalMs: 250,
+  outboxBatch: 100,
+  outboxLeaseMs: 30_000,
+  deliveryLeaseMs: 60_000,
+  concurrency: 64,
+  perEndpointConcurrency: 4,
+  expiryIntervalMs: 1_000,
+  expiryBatch: 500,
+  shutdownGraceMs: 20_000
+}
+
+/** Worker tunables. */
+export const WorkerSettings = Context.Reference<WorkerSettingsShape>("@paygate/worker/WorkerSettings", {
+  defaultValue: () => defaultWorkerSettings
+})
+
+/**
+ * Worker settings from the environment, each defaulting to {@link defaultWorkerSettings}:
+ * `WORKER_POLL_MS`, `WORKER_CONCURRENCY`, `WORKER_PER_ENDPOINT_CONCURRENCY`,
+ * `WORKER_DELIVERY_LEASE_MS`, `WORKER_OUTBOX_LEASE_MS`, `WORKER_SHUTDOWN_GRACE_MS`.
+ */
+export const workerSettingsFromConfig: Effect.Effect<WorkerSettingsShape, Config.ConfigError> = Effect.gen(function*() {
+  const int = (name: string, fallback: number) => Config.Int(name).pipe(Config.withDefault(fallback))
+  const d = defaultWorkerSettings
+  return {
+    ...d,
+    pollIntervalMs: Math.max(1, yield* int("WORKER_POLL_MS", d.pollIntervalMs)),
+    concurrency: Math.max(1, yield* int("WORKER_CONCURRENCY", d.concurrency)),
+    perEndpointConcurrency: Math.max(1, yield* int("WORKER_PER_ENDPOINT_CONCURRENCY", d.perEndpointConcurrency)),
+    deliveryLeaseMs: Math.max(1_000, yield* int("WORKER_DELIVERY_LEASE_MS", d.deliveryLeaseMs)),
+    outboxLeaseMs: Math.max(1_000, yield* int("WORKER_OUTBOX_LEASE_MS", d.outboxLeaseMs)),
+    shutdownGraceMs: Math.max(0, yield* int("WORKER_SHUTDOWN_GRACE_MS", d.shutdownGraceMs))
+  }
+})
+
+/** `WorkerSettings` from the environment. */
+export const workerSettingsLayer = Layer.effect(WorkerSettings, workerSettingsFromConfig)
+
+/** Pause after a failed round (the database may be restarting). */
+const failurePauseMs = 1_000
+
+// Runs `step` forever, pausing `idleMs` when it found nothing to do; a failure or defect of one
+// round is logged and retried after a pause; interruption ends the loop.
+const forever = (name: string, step: Effect.Effect<boolean>, idleMs: number) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const outcome = yield* step.pipe(
+        Effect.map((busy) => (busy ? "busy" as const : "idle" as const)),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(Effect.logError(`worker ${name}: round failed`, cause), "failed" as const)
+        )
+      )
+      if (outcome === "idle") yield* Effect.sleep(idleMs)
+      else if (outcome === "failed") yield* Effect.sleep(Math.max(idleMs, failurePauseMs))
+    }
+  }).pipe(Effect.annotateLogs({ job: name }))
+
+/** The dispatcher: outbox events → deliveries; opens `wake` when it created some (for the deliverer). */
+export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, EventOutbox | WebhookDispatch> =>
+  Effect.gen(function*() {
+    const settings = yield* WorkerSettings
+    const outbox = yield* EventOutbox
+    const dispatch = yield* WebhookDispatch
+    const round = Effect.gen(function*() {
+      const events = yield* outbox.claim(settings.outboxBatch, settings.outboxLeaseMs)
+      if (events.length === 0) return false
+      if ((yield* dispatch.dispatch(events)) > 0) Latch.openUnsafe(wake)
+      return true
+    }).pipe(Effect.uninterruptible)
+    return yield* forever("dispatcher", round, settings.pollIntervalMs)
+  }) as Effect.Effect<never, never, EventOutbox | WebhookDispatch>
+
+/**
+ * The deliverer: due deliveries → signed HTTP attempts, bounded per endpoint and in all. It waits
+ * on `wake` (opened when an attempt ends or the dispatcher created deliveries), at most
+ * `pollIntervalMs` (deliveries of other instances, and retries, become due by themselves).
+ */
+export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, DeliveryQueue | WebhookDispatch> =>
+  Effect.gen(function*() {
+    const settings = yield* WorkerSettings
+    const queue = yield* DeliveryQueue
+    const dispatch = yield* WebhookDispatch
+    const inFlight = new Map<WebhookEndpointId, number>()
+    let total = 0
+
+    // Attempts are recorded in batches: finished attempts queue their record and wait for it.
+    const toRecord = yield* Queue.unbounded<readonly [AttemptRecord, Deferred.Deferred<void>]>()
+    yield* Effect.forkScoped(
+      forever(
+        "recorder",
+        Effect.gen(function*() {
+          const batch = yield* Queue.takeBetween(toRecord, 1, 500)
+          const exit = yield* Effect.exit(queue.recordMany(batch.map(([record]) => record)))
+          if (exit._tag === "Failure") yield* Effect.logError("worker deliverer: recording attempts failed", exit.cause)
+          // Either way the attempts are over: unrecorded ones are sent again when their lease ends.
+          for (const [, recorded] of batch) yield* Deferred.succeed(recorded, undefined)
+          return true
+        }),
+        settings.pollIntervalMs
+      )
+    )
+    const recordAttempt = (record: AttemptRecord) =>
+      Effect.gen(function*() {
+        const recorded = yield* Deferred.make<void>()
+        yield* Queue.offer(toRecord, [record, recorded] as const)
+        yield* Deferred.await(recorded)
+      })
+
+    const attempts = yield* FiberSet.make<void>()
+    // Runs before the set's own finalizer (which interrupts what is left) and before the recorder
+    // stops: a grace period for attempts in flight to finish and be recorded.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        if (total === 0) return
+        yield* Effect.logInfo(`worker deliverer: waiting for ${total} attempt(s) in flight`)
+        yield* FiberSet.awaitEmpty(attempts).pipe(Effect.timeoutOption(settings.shutdownGraceMs))
+      })
+    )
+
+    const done = (endpointId: WebhookEndpointId) =>
+      Effect.sync(() => {
+        total--
+        const left = (inFlight.get(endpointId) ?? 1) - 1
+        if (left <= 0) inFlight.delete(endpointId)
+        else inFlight.set(endpointId, left)
+        Latch.openUnsafe(wake)
+      })
+
+    // Interruptible even though it is forked from an uninterruptible round.
+    const attemptOne = (claimed: ClaimedDelivery) =>
+      Effect.interruptible(dispatch.send(claimed)).pipe(
+        Effect.flatMap((record) => Effect.uninterruptible(recordAttempt(record))),
+        Effect.onInterrupt(() => queue.release([claimed.delivery.id])),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.void
+            : Effect.logError(`worker deliverer: attempt of ${claimed.delivery.id} failed`, cause)
+        ),
+        Effect.ensuring(done(claimed.endpoint.id)),
+        Effect.asVoid
+      )
+
+    // While attempts are in flight, claim only once a quarter of the slots is free: fewer, fuller
+    // claims (each is one statement) instead of one per finished attempt.
+    const claimThreshold = Math.max(1, Math.floor(settings.concurrency / 4))
+
+    const claimRound = Effect.gen(function*() {
+      const free = settings.concurrency - total
+      if (free <= 0 || (total > 0 && free < claimThreshold)) return 0
+      const busy = [...inFlight].filter(([, n]) => n >= settings.perEndpointConcurrency).map(([id]) => id)
+      const claimed = yield* queue.claim({
+        limit: free,
+        leaseMillis: settings.deliveryLeaseMs,
+        perEndpoint: settings.perEndpointConcurrency,
+        excludeEndpoints: busy
+      })
+      for (const c of claimed) {
+        total++
+        inFlight.set(c.endpoint.id, (inFlight.get(c.endpoint.id) ?? 0) + 1)
+        yield* FiberSet.run(attempts, attemptOne(c))
+      }
+      return claimed.length
+    }).pipe(Effect.uninterruptible)
+
+    const round = Effect.gen(function*() {
+      // Closed before looking: whatever ends after this point opens it again.
+      Latch.closeUnsafe(wake)
+      const claimed = yield* claimRound
+      if (claimed === 0) yield* wake.await.pipe(Effect.timeoutOption(settings.pollIntervalMs))
+      return true
+    })
+    return yield* forever("deliverer", round, settings.pollIntervalMs)
+  }).pipe(Effect.scoped) as Effect.Effect<never, never, DeliveryQueue | WebhookDispatch>
+
+/** The expiry job: `requires_action` payments past `expiresAt` → `expired`. */
+export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments> = Effect.gen(function*() {
+  const settings = yield* WorkerSettings
+  const finder = yield* ExpiringPayments
+  const payments = yield* Payments
+  const round = Effect.gen(function*() {
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const due = yield* finder.due(now, settings.expiryBatch)
+    yield* Effect.forEach(
+      due,
+      (id) =>
+        payments.expire(id).pipe(
+          // Another worker (or a confirm, or a cancel) got there first: nothing to do.
+          Effect.catchTags({ InvalidState: () => Effect.void, PaymentNotFound: () => Effect.void })
+        ),
+      { concurrency: 8, discard: true }
+    )
+    return due.length >= settings.expiryBatch
+  })
+  return yield* forever("expiry", round, settings.expiryIntervalMs)
+}) as Effect.Effect<never, never, ExpiringPayments | Payments>
+
+/** Every job, forked into the layer's scope (interrupted, gracefully, when it closes). */
+export const WorkerJobs: Layer.Layer<
+  never,
+  never,
+  EventOutbox | DeliveryQueue | WebhookDispatch | ExpiringPayments | Payments
+> = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const wake = yield* Latch.make(false)
+    yield* Effect.forkScoped(dispatcher(wake))
+    yield* Effect.forkScoped(deliverer(wake))
+    yield* Effect.forkScoped(expiry)
+    yield* Effect.logInfo("worker started: dispatcher, deliverer, expiry")
+  })
+)
+
+/**
+ * The worker over a database: the jobs with everything they need (use cases, SQL ports, webhook
+ * adapters and settings from configuration), given only the `SqlClient` (migrated). Run it in
+ * its own process (`npm run worker`) or inside the HTTP service:
+ *
+ * ```ts
+ * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient provided
+ * ```
+ *
+ * Configuration: `WEBHOOK_SECRET_KEY`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_RETRY_SCHEDULE_MS`,
+ * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), and the `WORKER_*` settings.
+ */
+export const WorkerLive: Layer.Layer<
+  never,
+  Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
+  SqlClient.SqlClient
+> = WorkerJobs.pipe(
+  Layer.provide(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
+  Layer.provide(WebhookAdapters.layerFromConfig),
+  Layer.provide(SqlPersistence.layer),
+  Layer.provide(Layer.mergeAll(IdGenerator.layer, NodeCrypto.layerMac)),
+  Layer.provide(SecureRandom.layerWebCrypto),
+  Layer.provide(workerSettingsLayer)
+)

@@ -1,0 +1,29 @@
+/**
+ * `npm run worker`: the worker in its own process. Database as the service's: `DATABASE_URL`
+ * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR` — through the running service's
+ * socket when it runs (the embedded directory has one owner), else opened here. Applies pending
+ * migrations, then runs the jobs until SIGTERM/SIGINT, which finishes or releases claimed work.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Database, Migrations } from "@paygate/adapters"
+import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { WorkerLive } from "./Worker.ts"
+
+const database = Layer.unwrap(
+  Effect.gen(function*() {
+    const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
+    return Option.isSome(url) && Redacted.value(url.value).trim() !== "" ? Database.layer : Database.layerForOperator
+  })
+)
+
+const main = Effect.gen(function*() {
+  const migrated = yield* Migrations.run
+  if (migrated.length > 0) yield* Effect.logInfo("migrations applied", { migrations: migrated.map(([id, name]) => `${id}_${name}`) })
+  return yield* Layer.launch(WorkerLive)
+})
+
+main.pipe(
+  Effect.provide(database),
+  Effect.provide(Logger.layer([Logger.consoleJson])),
+  NodeRuntime.runMain
+)
