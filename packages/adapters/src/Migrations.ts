@@ -16,6 +16,8 @@ import { Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Init from "./migrations/0001_init.ts"
+import * as Quotes from "./migrations/0003_quotes.ts"
+import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -25,7 +27,9 @@ const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, S
 
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
-  "0001_init": runStatements(Init.statements)
+  "0001_init": runStatements(Init.statements),
+  "0002_webhooks": runStatements(Webhooks.statements),
+  "0003_quotes": runStatements(Quotes.statements)
 }
 
 /** The table recording applied migrations. */

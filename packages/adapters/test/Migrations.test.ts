@@ -14,7 +14,10 @@ const tables = [
   "outbox_events",
   "partners",
   "payments",
-  "refunds"
+  "quotes",
+  "refunds",
+  "webhook_deliveries",
+  "webhook_endpoints"
 ]
 
 adapterSuite("Migrations", (it) => {
@@ -26,7 +29,10 @@ adapterSuite("Migrations", (it) => {
       assert.deepStrictEqual(yield* Migrations.run, [])
       const applied = yield* sql<{ readonly migration_id: number; readonly name: string }>`
         SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
-      assert.deepStrictEqual(applied.map((row) => [row.migration_id, row.name]), [[1, "init"]])
+      assert.deepStrictEqual(
+        applied.map((row) => [row.migration_id, row.name]),
+        Object.keys(Migrations.migrations).map((key) => [Number(key.slice(0, 4)), key.slice(5)])
+      )
       const found = yield* sql<{ readonly table_name: string }>`
         SELECT table_name FROM information_schema.tables
         WHERE table_schema = current_schema() ORDER BY table_name`

@@ -31,6 +31,8 @@ describe("GET /docs and /openapi.json", () => {
       "GET /v1/gateway/payment/{id}",
       "GET /v1/gateway/payment/{id}/status",
       "POST /v1/gateway/payment/{id}/cancel",
+      "POST /v1/gateway/payment/{id}/options",
+      "POST /v1/gateway/payment/{id}/fetch",
       "POST /v1/refunds",
       "GET /healthz",
       "GET /readyz"

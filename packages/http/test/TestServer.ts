@@ -17,6 +17,7 @@ import {
   type PartnerId,
   Payment,
   type PaymentId,
+  type PaymentOptions,
   PaymentRepository,
   Payments,
   type RefundRepository,
@@ -32,6 +33,7 @@ import { describe } from "vitest"
 import { AppRoutes, routerConfig } from "../src/App.ts"
 import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
 import { RateLimiter, type RateLimitSettings } from "../src/server/RateLimiter.ts"
+import * as GatewayServices from "../src/GatewayServices.ts"
 import { servicesOver } from "../src/Services.ts"
 
 /** The database a suite runs on. */
@@ -93,12 +95,22 @@ export type Services =
   | Refunds
   | IdGenerator
   | CredentialAdmin
+  | GatewayServices.GatewaySettings
+  | PaymentOptions
 
 /** The `gatewayUrl` base of test servers. */
 export const checkoutUrl = "https://checkout.test/pay"
 
+/**
+ * The gateway settings of test servers: no chain (options answer `options: []`), a fresh option id
+ * secret, no sanctions list. Suites that need chains pass their own (see `makeTestServer`).
+ */
+export const testGateway = (): Layer.Layer<GatewayServices.GatewaySettings> =>
+  GatewayServices.settings({ chains: GatewayServices.noChains, secret: new Uint8Array(randomBytes(32)) })
+
 // The production wiring of the services (`servicesOver`), over the test database with its migrations applied.
-const servicesLayer = (database: TestDatabase) => servicesOver(Migrations.layer.pipe(Layer.provideMerge(database.layer())))
+const servicesLayer = (database: TestDatabase, gateway: Layer.Layer<GatewayServices.GatewaySettings>) =>
+  servicesOver(Migrations.layer.pipe(Layer.provideMerge(database.layer())), gateway)
 
 /** Options of one web handler over the server's services. */
 export interface HandlerOptions {
@@ -188,10 +200,18 @@ const toProcessing = (id: string) =>
     })
   }))
 
+/** Options of {@link makeTestServer}. */
+export interface TestServerOptions {
+  /** Chains, option id secret and sanctions list of the gateway; default {@link testGateway}. */
+  readonly gateway?: Layer.Layer<GatewayServices.GatewaySettings> | undefined
+}
+
 /** Starts a server on `database`. */
-export const makeTestServer = async (database: TestDatabase): Promise<TestServer> => {
+export const makeTestServer = async (database: TestDatabase, serverOptions: TestServerOptions = {}): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(servicesLayer(database), scope))
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(servicesLayer(database, serverOptions.gateway ?? testGateway()), scope)
+  )
   const disposers: Array<() => Promise<void>> = []
 
   const makeHandler = (options: HandlerOptions): WebHandler => {

@@ -20,6 +20,10 @@
  *     "iconUrl": "https://example.com/usdc.svg", "eip3009": true,
  *     "networkIconUrl": "https://example.com/base.svg", "etaSeconds": 5,
  *     "pricing": { "kind": "peg", "currency": "USD" }
+ *   }, {
+ *     "assetId": "eip155:8453/erc20:0x4200000000000000000000000000000000000006", "…": "…",
+ *     "pricing": { "kind": "priceFeed", "address": "0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70", "currency": "USD",
+ *                  "maxAgeSeconds": 3600 }
  *   }]
  * }
  * ```
@@ -103,19 +107,35 @@ export const ChainSettings = Schema.Struct({
 /** One configured chain. */
 export type ChainSettings = typeof ChainSettings.Type
 
+/** How old (seconds) a price feed's latest round may be. */
+const FeedMaxAge = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 30 * 86_400 })))
+
 /** How a token is priced: pegged 1:1 to a fiat currency, or by an on-chain Chainlink-style feed. */
 export const AssetPricing = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("peg"),
     /** ISO 4217 currency the token is pegged to, e.g. `USD`. */
-    currency: Money.CurrencyCode
+    currency: Money.CurrencyCode,
+    /**
+     * Optional: payments in other currencies, each through an AggregatorV3 feed on the token's chain
+     * answering one unit of `currency` in the pegged currency (e.g. a EUR / USD feed for `EUR` when
+     * pegged to USD). Without an entry, the token is offered only for payments in its own currency.
+     */
+    fxFeeds: Schema.optionalKey(Schema.Array(Schema.Struct({
+      currency: Money.CurrencyCode,
+      address: EvmAddress,
+      /** Rounds older than this are stale (no option is offered); default 3600. */
+      maxAgeSeconds: Schema.optionalKey(FeedMaxAge)
+    })))
   }),
   Schema.Struct({
     kind: Schema.Literal("priceFeed"),
     /** AggregatorV3 contract on the token's chain answering the token's price in `currency`. */
     address: EvmAddress,
     /** ISO 4217 currency the feed quotes in. */
-    currency: Money.CurrencyCode
+    currency: Money.CurrencyCode,
+    /** Optional: rounds older than this are stale (no option is offered); default 3600. */
+    maxAgeSeconds: Schema.optionalKey(FeedMaxAge)
   })
 ])
 

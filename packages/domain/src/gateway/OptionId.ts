@@ -15,7 +15,7 @@ export const OptionClaims = Schema.Struct({
   expiresAt: Schema.NullOr(Schema.Int),
   /** `pull` (EIP-3009 authorization) or `push` (buyer-sent transfer). */
   kind: Schema.Literals(["pull", "push"]),
-  /** 0x + 32 random bytes: the EIP-3009 nonce (pull) or the transfer reference (push). */
+  /** 0x + random bytes: the 32-byte EIP-3009 nonce (pull) or the 16-byte transfer reference (push). */
   nonce: Schema.String,
   /** Unix seconds. */
   quotedAt: Schema.Int

@@ -78,7 +78,8 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
           // A quote never outlives its payment.
           expiresAt: priced.expiresAt === null ? null : Math.min(priced.expiresAt, payment.expiresAt),
           kind: asset.kind,
-          nonce: `0x${hex(yield* random.randomBytes(32))}`,
+          // Pull: the 32-byte EIP-3009 nonce; push: the 16-byte reference appended to the transfer (contract §5).
+          nonce: `0x${hex(yield* random.randomBytes(asset.kind === "pull" ? 32 : 16))}`,
           quotedAt: now
         }
         const optionId = yield* ids.issue(claims)

@@ -1,4 +1,13 @@
-import { InvalidState, PaymentNotFound, Wire } from "@paygate/domain"
+import {
+  InvalidParams,
+  InvalidState,
+  ParamsValidation,
+  PaymentExpired,
+  PaymentNotFound,
+  QuoteExpired,
+  SanctionedUser,
+  Wire
+} from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -6,6 +15,9 @@ import { GatewayAuth } from "./Security.ts"
 
 const params = { id: Schema.String }
 const notFound = wire(PaymentNotFound, "PaymentNotFound")
+const expired = wire(PaymentExpired, "PaymentExpired")
+const invalidState = wire(InvalidState, "InvalidState")
+const invalidParams = wire(InvalidParams, "InvalidParams")
 
 /** Wallet-facing gateway operations on one payment (contract §5). The payment id is the capability. */
 export class GatewayApi extends HttpApiGroup.make("gateway")
@@ -21,8 +33,31 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     HttpApiEndpoint.post("cancel", "/v1/gateway/payment/:id/cancel", {
       params,
       success: Wire.CancelResponse,
-      error: [notFound, wire(InvalidState, "InvalidState")]
-    }).annotate(OpenApi.Summary, "The buyer cancels a payment that still waits for them")
+      error: [notFound, invalidState]
+    }).annotate(OpenApi.Summary, "The buyer cancels a payment that still waits for them"),
+    HttpApiEndpoint.post("options", "/v1/gateway/payment/:id/options", {
+      params,
+      query: { includePaymentInfo: Schema.optional(Schema.String) },
+      payload: Wire.GetPaymentOptionsRequest,
+      success: Wire.GetPaymentOptionsResponse,
+      error: [
+        notFound,
+        expired,
+        invalidState,
+        wire(SanctionedUser, "SanctionedUser"),
+        wire(ParamsValidation, "ParamsValidation"),
+        invalidParams
+      ]
+    }).annotate(
+      OpenApi.Summary,
+      "Payment options for the buyer's accounts (1–20 CAIP-10); includePaymentInfo=true adds the payment's information"
+    ),
+    HttpApiEndpoint.post("fetch", "/v1/gateway/payment/:id/fetch", {
+      params,
+      payload: Wire.FetchRequest,
+      success: Wire.FetchResponse,
+      error: [notFound, expired, invalidState, wire(QuoteExpired, "QuoteExpired"), invalidParams]
+    }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions")
   )
   .middleware(GatewayAuth)
   .annotate(OpenApi.Title, "Gateway")

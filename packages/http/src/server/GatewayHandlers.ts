@@ -1,17 +1,16 @@
 import {
   InvalidParams,
   isFinal,
-  MerchantRepository,
   ParamsValidation,
   type Payment,
   Payments,
-  pollInMs,
-  Wire
+  pollInMs
 } from "@paygate/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentGatewayCaller } from "../api/Security.ts"
+import * as GatewayOptions from "./GatewayOptions.ts"
 
 /** Contract §11: a long poll waits at most 30 s. */
 export const maxPollMillis = 30_000
@@ -38,7 +37,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
   "gateway",
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
-    const merchants = yield* MerchantRepository
+    const gateway = yield* GatewayOptions.make
     const access = Effect.gen(function*() {
       const caller = yield* CurrentGatewayCaller
       return { mode: caller.mode }
@@ -47,19 +46,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
     return handlers
       .handle("payment", ({ params }) =>
         Effect.gen(function*() {
-          const payment = yield* payments.find(yield* access, params.id)
-          const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
-          return {
-            status: payment.status,
-            amount: Wire.fiatAmount(payment.currency, payment.value),
-            expiresAt: payment.expiresAt,
-            merchant: {
-              name: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),
-              iconUrl: Option.match(merchant, { onNone: () => null, onSome: (m) => m.iconUrl })
-            },
-            // Who pays is known once a confirm names the account; the provider comes with the wallet flow.
-            buyer: null
-          }
+          return yield* gateway.paymentInfo(yield* payments.find(yield* access, params.id))
         }))
       .handle("status", ({ params, query }) =>
         Effect.gen(function*() {
@@ -87,6 +74,14 @@ export const GatewayHandlers = HttpApiBuilder.group(
             cancelledAt: payment.cancelledAt!,
             cancelledReason: payment.cancelledReason!
           }
+        }))
+      .handle("options", ({ params, payload, query }) =>
+        Effect.gen(function*() {
+          return yield* gateway.options(yield* access, params.id, query.includePaymentInfo, payload)
+        }))
+      .handle("fetch", ({ params, payload }) =>
+        Effect.gen(function*() {
+          return yield* gateway.fetch(yield* access, params.id, payload)
         }))
   })
 )

@@ -1,0 +1,51 @@
+/**
+ * `QuoteStore` on SQL (`quotes`): every quote handed out as an option, the latest per
+ * (payment, account, asset) found through the `quotes_latest` index. Claims are stored as the
+ * domain's JSON encoding and decoded on read. Database failures are defects (the port's contract).
+ *
+ * @module
+ */
+import { OptionClaims, QuoteStore } from "@paygate/domain"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+
+const ClaimsJson = Schema.fromJsonString(OptionClaims)
+const encodeClaims = Schema.encodeSync(ClaimsJson)
+const decodeClaims = Schema.decodeUnknownSync(OptionClaims)
+const decodeClaimsText = Schema.decodeUnknownSync(ClaimsJson)
+
+interface QuoteRow {
+  readonly option_id: string
+  readonly claims: unknown
+}
+
+// PGlite and node-postgres both parse jsonb; a driver answering text is handled too.
+const claimsFromRow = (claims: unknown) => (typeof claims === "string" ? decodeClaimsText(claims) : decodeClaims(claims))
+
+/** Builds the store over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const latest = (paymentId: string, account: string, asset: string) =>
+    sql<QuoteRow>`SELECT option_id, claims FROM quotes
+      WHERE payment_id = ${paymentId} AND account = ${account} AND asset = ${asset}
+      ORDER BY created_at DESC, seq DESC LIMIT 1`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => ({ optionId: row.option_id, claims: claimsFromRow(row.claims) }))),
+      Effect.orDie,
+      Effect.withSpan("SqlQuoteStore.latest")
+    )
+
+  const save = (quote: { readonly optionId: string; readonly claims: OptionClaims }) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const { claims } = quote
+      yield* sql`INSERT INTO quotes (option_id, payment_id, account, asset, claims, created_at)
+        VALUES (${quote.optionId}, ${claims.paymentId}, ${claims.account}, ${claims.asset}, ${encodeClaims(claims)}::jsonb, ${now})
+        ON CONFLICT (option_id) DO NOTHING`
+    }).pipe(Effect.orDie, Effect.withSpan("SqlQuoteStore.save"))
+
+  return QuoteStore.of({ latest, save })
+})
+
+/** The quote store over the `SqlClient` in context. */
+export const layer: Layer.Layer<QuoteStore, never, SqlClient.SqlClient> = Layer.effect(QuoteStore, make)

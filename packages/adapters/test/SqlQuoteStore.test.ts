@@ -1,0 +1,77 @@
+import { SqlQuoteStore } from "@paygate/adapters"
+import { type OptionClaims, PaymentRepository, QuoteStore } from "@paygate/domain"
+import { assert } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { adapterSuite } from "./support/AdapterSuite.ts"
+import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+
+const account = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const other = "eip155:1:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+const asset = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+
+const claimsFor = (paymentId: string, overrides: Partial<OptionClaims> = {}): OptionClaims => ({
+  paymentId,
+  account,
+  asset,
+  value: "12500000",
+  expiresAt: null,
+  kind: "pull",
+  nonce: `0x${"11".repeat(32)}`,
+  quotedAt: 1_700_000_000,
+  ...overrides
+})
+
+const storedPayment = Effect.gen(function*() {
+  const merchant = yield* newMerchant(yield* newPartner())
+  const payment = yield* newPayment(merchant)
+  yield* (yield* PaymentRepository).insert(payment, []).pipe(Effect.orDie)
+  return payment
+})
+
+adapterSuite("SqlQuoteStore", (it) => {
+  const withStore = <A, E, R>(effect: Effect.Effect<A, E, R | QuoteStore>) =>
+    Effect.provide(effect, SqlQuoteStore.layer)
+
+  it.effect("answers the latest quote per (payment, account, asset), claims round-tripped", () =>
+    withStore(Effect.gen(function*() {
+      const store = yield* QuoteStore
+      const payment = yield* storedPayment
+      assert.isTrue(Option.isNone(yield* store.latest(payment.id, account, asset)))
+      const first = { optionId: `opt-${payment.id}-1`, claims: claimsFor(payment.id) }
+      yield* store.save(first)
+      assert.deepStrictEqual(yield* store.latest(payment.id, account, asset), Option.some(first))
+      // Saved within the same millisecond: still the newer one wins.
+      const second = {
+        optionId: `opt-${payment.id}-2`,
+        claims: claimsFor(payment.id, { value: "1", expiresAt: 1_700_000_300, kind: "push", nonce: `0x${"22".repeat(16)}` })
+      }
+      yield* store.save(second)
+      assert.deepStrictEqual(yield* store.latest(payment.id, account, asset), Option.some(second))
+      // Other keys are unaffected.
+      assert.isTrue(Option.isNone(yield* store.latest(payment.id, other, asset)))
+      assert.isTrue(Option.isNone(yield* store.latest(payment.id, account, `${asset.slice(0, -1)}9`)))
+      // Saving the same option id again changes nothing.
+      yield* store.save(first)
+      assert.deepStrictEqual(yield* store.latest(payment.id, account, asset), Option.some(second))
+    })))
+
+  it.effect("orders by time of saving", () =>
+    withStore(Effect.gen(function*() {
+      const store = yield* QuoteStore
+      const payment = yield* storedPayment
+      const a = { optionId: `opt-${payment.id}-a`, claims: claimsFor(payment.id, { value: "1" }) }
+      const b = { optionId: `opt-${payment.id}-b`, claims: claimsFor(payment.id, { value: "2" }) }
+      yield* store.save(a)
+      yield* TestClock.adjust("1 second")
+      yield* store.save(b)
+      assert.deepStrictEqual(yield* store.latest(payment.id, account, asset), Option.some(b))
+    }).pipe(Effect.provide(TestClock.layer()))))
+
+  it.effect("a quote must belong to a stored payment", () =>
+    withStore(Effect.gen(function*() {
+      const store = yield* QuoteStore
+      const exit = yield* Effect.exit(store.save({ optionId: "opt-orphan", claims: claimsFor("pay_doesNotExist") }))
+      assert.isTrue(exit._tag === "Failure")
+    })))
+})

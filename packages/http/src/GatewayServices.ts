@@ -1,0 +1,156 @@
+/**
+ * The gateway's options and fetch operations (contract §5) over the configured chains:
+ * `PaymentOptions` with the SQL quote store, the chain catalog and wallet actions, the configured
+ * price oracle, and the three settings a host chooses ({@link GatewaySettings}): the chains
+ * (`ChainsConfig`), the option id secret (`OptionIds`) and the sanctions list.
+ *
+ * From configuration ({@link settingsFromConfig}):
+ *
+ * - `PAYGATE_CHAINS`: the chains and tokens (JSON, see `ChainConfig`); unset = no chain, every
+ *   options request answers `options: []`.
+ * - `OPTION_ID_SECRET`: base64 of at least 32 bytes, the HMAC key of option ids. Unset: on the
+ *   embedded database (no `DATABASE_URL`) a secret is generated once and kept beside the data
+ *   directory (`<PAYGATE_DATA_DIR>.option-id-secret`, mode 0600); on PostgreSQL a secret is
+ *   generated at each start, with a warning: option ids then do not survive a restart, and several
+ *   instances would not accept each other's ids.
+ * - `SANCTIONS_FILE`: see `SanctionsList`.
+ *
+ * @module
+ */
+import { Chain, Database, Pricing, SanctionsList, SqlQuoteStore } from "@paygate/adapters"
+import { OptionIds, PaymentOptions, type Payments, type SanctionsScreening } from "@paygate/domain"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Mac, SecureRandom } from "effect/crypto"
+import type { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname, resolve } from "node:path"
+
+const { ChainAssetCatalog, ChainConfig, Eip155WalletActions } = Chain
+
+/** What a host chooses for the gateway: chains, option id secret, sanctions list. */
+export type GatewaySettings = Chain.ChainConfig.ChainsConfig | OptionIds | SanctionsScreening
+
+/** The option id secret is malformed or its file cannot be used. */
+export class OptionIdSecretError extends Schema.TaggedError<OptionIdSecretError>()("OptionIdSecretError", {
+  message: Schema.String
+}) {}
+
+/** Why {@link settingsFromConfig} cannot start. */
+export type GatewayConfigError =
+  | Chain.ChainConfig.ChainConfigError
+  | Config.ConfigError
+  | SanctionsList.SanctionsListError
+  | OptionIdSecretError
+
+/** Minimum length of the option id secret, in bytes. */
+export const minSecretBytes = 32
+
+/** No chain configured: options answer `options: []`. */
+export const noChains: Layer.Layer<Chain.ChainConfig.ChainsConfig> = Layer.succeed(
+  ChainConfig.ChainsConfig,
+  ChainConfig.index({ chains: [], assets: [] })
+)
+
+/** Settings from parts: option ids signed with `secret` (≥ 32 bytes); by default no sanctions list. */
+export const settings = <E1 = never, R1 = never, E2 = never, R2 = never>(options: {
+  readonly chains: Layer.Layer<Chain.ChainConfig.ChainsConfig, E1, R1>
+  readonly secret: Uint8Array
+  readonly sanctions?: Layer.Layer<SanctionsScreening, E2, R2>
+}): Layer.Layer<GatewaySettings, E1 | E2, R1 | R2> =>
+  Layer.mergeAll(
+    options.chains,
+    OptionIds.layer(options.secret).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(SecureRandom.layerWebCrypto)),
+    options.sanctions ?? SanctionsList.layerEmpty
+  )
+
+const base64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/** Decodes a base64 secret of at least {@link minSecretBytes} bytes; `what` names it in messages. */
+export const decodeSecret = (text: string, what: string): Effect.Effect<Uint8Array, OptionIdSecretError> => {
+  const trimmed = text.trim()
+  const bytes = base64.test(trimmed) && trimmed.length % 4 === 0 ? new Uint8Array(Buffer.from(trimmed, "base64")) : undefined
+  if (bytes === undefined || bytes.length < minSecretBytes) {
+    return Effect.fail(new OptionIdSecretError({ message: `${what} must be base64 of at least ${minSecretBytes} bytes.` }))
+  }
+  return Effect.succeed(bytes)
+}
+
+// The secret kept beside the embedded database: read it, or create it once.
+const persistedSecret = (file: string) =>
+  Effect.gen(function*() {
+    const existing = yield* Effect.tryPromise({
+      try: () => readFile(file, "utf8"),
+      catch: (error) => error
+    }).pipe(
+      Effect.map(Option.some),
+      Effect.catch((error) =>
+        (error as { readonly code?: unknown }).code === "ENOENT"
+          ? Effect.succeed(Option.none<string>())
+          : Effect.fail(new OptionIdSecretError({ message: `Cannot read the option id secret ${file}: ${String(error)}` }))
+      )
+    )
+    if (Option.isSome(existing)) return yield* decodeSecret(existing.value, `The option id secret in ${file}`)
+    const secret = new Uint8Array(randomBytes(minSecretBytes))
+    yield* Effect.tryPromise({
+      try: async () => {
+        await mkdir(dirname(file), { recursive: true })
+        // `wx`: never overwrite a secret another process wrote meanwhile.
+        await writeFile(file, `${Buffer.from(secret).toString("base64")}\n`, { mode: 0o600, flag: "wx" })
+      },
+      catch: (error) => new OptionIdSecretError({ message: `Cannot write the option id secret ${file}: ${String(error)}` })
+    })
+    yield* Effect.logInfo(`Option ids: generated a secret and stored it in ${file}.`)
+    return secret
+  })
+
+/** The option id secret from configuration (see the module comment). */
+export const secretFromConfig: Effect.Effect<Uint8Array, OptionIdSecretError | Config.ConfigError> = Effect.gen(function*() {
+  const configured = yield* Config.option(Config.Redacted("OPTION_ID_SECRET"))
+  if (Option.isSome(configured)) return yield* decodeSecret(Redacted.value(configured.value), "OPTION_ID_SECRET")
+  const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
+  if (Option.isNone(databaseUrl) || databaseUrl.value === "") {
+    const dataDir = yield* Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(Database.defaultDataDir))
+    return yield* persistedSecret(`${resolve(dataDir)}.option-id-secret`)
+  }
+  yield* Effect.logWarning(
+    "OPTION_ID_SECRET is not set: generated one for this process; option ids will not survive a restart " +
+      "and other instances will not accept them. Set OPTION_ID_SECRET (base64, at least 32 bytes)."
+  )
+  return new Uint8Array(randomBytes(minSecretBytes))
+})
+
+// PAYGATE_CHAINS when set, else no chain.
+export const chainsFromConfig = Layer.unwrap(
+  Effect.gen(function*() {
+    const text = yield* Config.option(Config.String(ChainConfig.envVar))
+    if (Option.isSome(text) && text.value.trim() !== "") return ChainConfig.layerFromEnv
+    yield* Effect.logInfo(`${ChainConfig.envVar} is not set: no chain is configured; payments have no options.`)
+    return noChains
+  })
+)
+
+/**
+ * The settings from configuration but the chains, which `chains` provides (e.g. a local anvil
+ * chain: `LocalChain.layer()`).
+ */
+export const settingsFromConfigWith = <E, R>(
+  chains: Layer.Layer<Chain.ChainConfig.ChainsConfig, E, R>
+): Layer.Layer<GatewaySettings, E | Exclude<GatewayConfigError, Chain.ChainConfig.ChainConfigError>, R> =>
+  Layer.unwrap(
+    Effect.map(secretFromConfig, (secret) => settings({ chains, secret, sanctions: SanctionsList.layerFromConfig }))
+  )
+
+/** The settings from configuration (see the module comment). */
+export const settingsFromConfig: Layer.Layer<GatewaySettings, GatewayConfigError> = settingsFromConfigWith(chainsFromConfig)
+
+/** `PaymentOptions` and its adapters over the settings, the payments and the database. */
+export const layer: Layer.Layer<PaymentOptions, never, GatewaySettings | Payments | SqlClient.SqlClient> = PaymentOptions.layer.pipe(
+  Layer.provide(Layer.mergeAll(
+    ChainAssetCatalog.layer,
+    Eip155WalletActions.layer,
+    Pricing.ConfiguredPriceOracle.layer,
+    SqlQuoteStore.layer,
+    SecureRandom.layerWebCrypto
+  ))
+)

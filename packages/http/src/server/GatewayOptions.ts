@@ -1,0 +1,104 @@
+/**
+ * The bodies of the gateway's options and fetch operations (contract §5), for `GatewayHandlers`.
+ *
+ * - options: `includePaymentInfo` is absent, `true` or `false` (anything else `invalid_params`);
+ *   the answer is `{collectData: null, info, options}` with `info` the payment's `GET` body only
+ *   when asked for.
+ * - fetch: the option id must be one this service issued for this payment (`invalid_params`
+ *   otherwise), for a push option, with the `data` of its `build` action; the payment must still
+ *   wait for the buyer and the quote be valid. The answer is the option's `eth_sendTransaction`.
+ *
+ * @module
+ */
+import { Chain } from "@paygate/adapters"
+import {
+  type Access,
+  InvalidParams,
+  InvalidState,
+  MerchantRepository,
+  OptionIds,
+  type Payment,
+  PaymentExpired,
+  PaymentOptions,
+  Payments,
+  QuoteExpired,
+  Wire
+} from "@paygate/domain"
+import { Clock, Effect, Option, Result } from "effect"
+
+const { ChainConfig, Eip155WalletActions } = Chain
+
+const parseIncludeInfo = (text: string | undefined) => {
+  if (text === undefined || text === "false") return Effect.succeed(false)
+  if (text === "true") return Effect.succeed(true)
+  return Effect.fail(new InvalidParams({ message: "includePaymentInfo must be true or false." }))
+}
+
+const notThisOption = (message: string) => new InvalidParams({ message })
+
+/** The operations over the services in context (read once, when the handlers are built). */
+export const make = Effect.gen(function*() {
+  const merchants = yield* MerchantRepository
+  const payments = yield* Payments
+  const paymentOptions = yield* PaymentOptions
+  const optionIds = yield* OptionIds
+  const chains = yield* ChainConfig.ChainsConfig
+
+  /** The `GET /v1/gateway/payment/{id}` body of `payment`. */
+  const paymentInfo = Effect.fnUntraced(function*(payment: Payment) {
+    const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
+    return {
+      status: payment.status,
+      amount: Wire.fiatAmount(payment.currency, payment.value),
+      expiresAt: payment.expiresAt,
+      merchant: {
+        name: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),
+        iconUrl: Option.match(merchant, { onNone: () => null, onSome: (m) => m.iconUrl })
+      },
+      // Who pays is known once a confirm names the account; the provider comes with the wallet flow.
+      buyer: null
+    }
+  })
+
+  /** `POST /v1/gateway/payment/{id}/options`. */
+  const options = Effect.fnUntraced(function*(
+    access: Access,
+    paymentId: string,
+    includePaymentInfo: string | undefined,
+    body: Wire.GetPaymentOptionsRequest
+  ) {
+    const withInfo = yield* parseIncludeInfo(includePaymentInfo)
+    const found = yield* paymentOptions.options(access, paymentId, body.accounts, body.refresh ?? [])
+    return {
+      collectData: null,
+      info: withInfo ? yield* paymentInfo(found.payment) : null,
+      options: found.options
+    }
+  })
+
+  /** `POST /v1/gateway/payment/{id}/fetch`. */
+  const fetch = Effect.fnUntraced(function*(access: Access, paymentId: string, body: Wire.FetchRequest) {
+    const claims = yield* optionIds.read(body.optionId)
+    const payment = yield* payments.find(access, paymentId)
+    if (claims.paymentId !== payment.id) {
+      return yield* notThisOption("The option id is not one this service issued for this payment.")
+    }
+    if (payment.status === "expired") return yield* new PaymentExpired({ message: "The payment has expired." })
+    if (payment.status !== "requires_action") {
+      return yield* new InvalidState({ message: `The payment is ${payment.status}; it no longer waits for the buyer.` })
+    }
+    if (claims.kind !== "push") return yield* notThisOption("This option has no build action to fetch.")
+    if (body.data !== Eip155WalletActions.buildData(claims)) {
+      return yield* notThisOption("data must be the data of the option's build action.")
+    }
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    if (claims.expiresAt !== null && now >= claims.expiresAt) {
+      return yield* new QuoteExpired({ message: "The option's quote has expired; ask for options again." })
+    }
+    const actions = Eip155WalletActions.pushTransferActions(chains, claims)
+    if (Result.isFailure(actions)) return yield* notThisOption("This option is no longer offered; ask for options again.")
+    return { actions: actions.success }
+  })
+
+  return { paymentInfo, options, fetch }
+})
