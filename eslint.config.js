@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "data/**", "dist/**", "artifacts/**"] },
+  { ignores: ["**/node_modules/**", "data/**", "dist/**", "artifacts/**", "**/.prof/**", "bench/.out/**"] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -13,7 +13,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ["scripts/**", "test/**", "**/*.test.ts", "**/bin/**", "**/main.ts", "**/cli/**"],
+    files: ["scripts/**", "test/**", "bench/**", "**/*.test.ts", "**/bin/**", "**/main.ts", "**/cli/**"],
     rules: { "no-console": "off" }
   }
 )

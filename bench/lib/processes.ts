@@ -1,0 +1,218 @@
+/**
+ * The processes a bench run starts: a throwaway PostgreSQL (the CI script), the service as it is
+ * deployed (`node packages/http/src/main.ts` with `DATABASE_URL`) and the hand-written baseline.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import { promisify } from "node:util"
+
+const run = promisify(execFile)
+export const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "")
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Writes a progress line to stderr (stdout carries the summary). */
+export const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
+
+/** A running PostgreSQL and how to stop it. */
+export interface Postgres {
+  readonly url: string
+  readonly version: string
+  /** The postmaster's pid when this run started the server (its backends are its children). */
+  readonly postmasterPid: number | undefined
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts a throwaway PostgreSQL 15 with `scripts/ci-postgres.sh` (the CI set-up: installs
+ * `postgresql-15` when missing, `initdb` in a temporary directory, `fsync`, `synchronous_commit`
+ * and `full_page_writes` off), or uses `BENCH_DATABASE_URL` when set (then nothing is stopped).
+ */
+export const startPostgres = async (): Promise<Postgres> => {
+  const version = async (url: string) => {
+    const { default: postgres } = await import("postgres")
+    const sql = postgres(url, { max: 1, onnotice: () => {} })
+    try {
+      const [row] = await sql`SELECT current_setting('server_version') AS version`
+      return String(row?.version ?? "?")
+    } finally {
+      await sql.end()
+    }
+  }
+  const given = process.env.BENCH_DATABASE_URL
+  if (given !== undefined && given !== "") {
+    return { url: given, version: await version(given), postmasterPid: undefined, stop: async () => {} }
+  }
+  const { stdout, stderr } = await run("bash", [join(root, "scripts/ci-postgres.sh")], { cwd: root, maxBuffer: 64 * 1024 * 1024 })
+  const url = /TEST_DATABASE_URL=(\S+)/.exec(stdout)?.[1]
+  const dataDir = /--pgdata=(\S+) stop/.exec(stderr)?.[1]
+  if (url === undefined || dataDir === undefined) throw new Error(`scripts/ci-postgres.sh printed no URL:\n${stdout}\n${stderr}`)
+  const asRoot = process.getuid?.() === 0
+  const pgCtl = "/usr/lib/postgresql/15/bin/pg_ctl"
+  const postmasterPid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0])
+  return {
+    url,
+    version: await version(url),
+    postmasterPid: Number.isInteger(postmasterPid) && postmasterPid > 0 ? postmasterPid : undefined,
+    stop: async () => {
+      const args = ["--pgdata", dataDir, "--mode=fast", "stop"]
+      await (asRoot ? run("runuser", ["-u", "postgres", "--", pgCtl, ...args]) : run(pgCtl, args)).catch(() => undefined)
+      await rm(dirname(dataDir), { recursive: true, force: true }).catch(() => undefined)
+    }
+  }
+}
+
+/** A child process serving HTTP on `port`. */
+export interface Server {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly url: string
+  /** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`). */
+  readonly stop: (graceMs?: number) => Promise<{ code: number | null; signal: string | null }>
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode })
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  })
+
+const stopper = (child: ChildProcess) => async (graceMs = 30_000) => {
+  const exited = exitOf(child)
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs)
+  const result = await exited
+  clearTimeout(timer)
+  return result
+}
+
+const freePort = async () => {
+  const { createServer } = await import("node:net")
+  return new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  readonly databaseUrl: string
+  /** Where stdout and stderr go (the service logs one JSON line per request, as in production). */
+  readonly logFile: string
+  /** Directory for a V8 CPU profile (`--cpu-prof`), written when the service exits. */
+  readonly cpuProfileDir?: string | undefined
+}
+
+/**
+ * Starts the service the production way, `node packages/http/src/main.ts` with `DATABASE_URL`, and
+ * waits for `/readyz`. The per-credential rate limit is raised (the bench drives one credential far
+ * past the contract's 50 requests per second); the limiter still runs on every request.
+ */
+export const startService = async (options: ServiceOptions): Promise<Server> => {
+  const port = await freePort()
+  const out = openSync(options.logFile, "w")
+  const flags = options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`]
+  const child = spawn(process.execPath, [...flags, "packages/http/src/main.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      RATE_LIMIT_PER_SECOND: "1000000000",
+      RATE_LIMIT_BURST: "1000000000"
+    },
+    stdio: ["ignore", out, out]
+  })
+  closeSync(out)
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; see ${options.logFile}`)
+    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)
+    if (ready) break
+    if (i > 240) throw new Error(`the service did not become ready; see ${options.logFile}`)
+    await sleep(250)
+  }
+  return { child, port, url, stop: stopper(child) }
+}
+
+/** Starts the baseline (`bench/baseline.ts`) over the same database. */
+export const startBaseline = async (options: { databaseUrl: string; partnerId: string; merchantId: string; logFile: string }) => {
+  const out = openSync(options.logFile, "w")
+  const child = spawn(process.execPath, ["bench/baseline.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: "0",
+      PARTNER_ID: options.partnerId,
+      MERCHANT_ID: options.merchantId
+    },
+    stdio: ["ignore", "pipe", out]
+  })
+  closeSync(out)
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = ""
+    child.stdout?.on("data", (chunk) => {
+      text += chunk
+      const match = /listening (\d+)/.exec(text)
+      if (match !== null) resolve(Number(match[1]))
+    })
+    child.once("exit", (code) => reject(new Error(`the baseline exited with ${code}; see ${options.logFile}`)))
+  })
+  return { child, port, url: `http://127.0.0.1:${port}`, stop: stopper(child) } satisfies Server
+}
+
+/** Runs the operator CLI (`npm run admin -- …`) against `databaseUrl`; answers its JSON. */
+export const admin = async (databaseUrl: string, ...args: Array<string>) => {
+  const { stdout } = await run("npm", ["run", "admin", "--", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl }
+  })
+  return JSON.parse(stdout) as Record<string, string>
+}
+
+/** Resident set size of a process, now and at its peak (`VmRSS`, `VmHWM`), in bytes. */
+export const memoryOf = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN) * 1024
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") }
+}
+
+const clockTicks = 100 // USER_HZ: the unit of utime/stime in /proc/<pid>/stat on Linux
+
+const cpuOfStat = (stat: string) => {
+  // Fields after the command (which may contain spaces) start at ") ": state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export const cpuSecondsOf = (pid: number) => {
+  try {
+    return cpuOfStat(readFileSync(`/proc/${pid}/stat`, "utf8"))
+  } catch {
+    return Number.NaN
+  }
+}
+
+/**
+ * CPU seconds used so far by one PostgreSQL server: its postmaster and every live child (backends,
+ * background workers). Other servers on the machine are not counted.
+ */
+export const postgresCpuSeconds = (postmasterPid: number) => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      if (Number(entry) === postmasterPid || parent === postmasterPid) total += cpuOfStat(stat)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total
+}

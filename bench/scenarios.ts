@@ -1,0 +1,214 @@
+/**
+ * What the bench measures. A scenario is a group of loads measured in the same interleaved rounds
+ * (so their ratios compare like with like), or a reason it cannot be measured yet. To add a
+ * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
+ * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
+ */
+import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
+import type { Server } from "./lib/processes.ts"
+
+/** What the loads can use: the servers, a credential, a merchant, payments to read. */
+export interface BenchContext {
+  readonly runId: string
+  readonly service: Server
+  readonly baseline: Server
+  readonly apiKey: string
+  readonly partnerId: string
+  readonly merchantId: string
+  /** Payments created through the service before the rounds, read by the status loads. */
+  readonly paymentIds: ReadonlyArray<string>
+  /** Paths of the service's OpenAPI document. */
+  readonly servedPaths: ReadonlySet<string>
+}
+
+/** One measured load. */
+export interface Load {
+  readonly id: string
+  readonly label: string
+  /** Which process is measured (for the report). */
+  readonly system: "service" | "baseline"
+  /** Runs the load for `seconds` and measures it. */
+  readonly run: (context: BenchContext, settings: LoadSettings, seconds: number) => Promise<Sample>
+}
+
+/** A group of loads measured together, or why it cannot be measured yet. */
+export interface Scenario {
+  readonly id: string
+  readonly title: string
+  /** `undefined` when measurable; else the reason, printed as "not yet measurable: <reason>". */
+  readonly unavailable: (context: BenchContext) => string | undefined
+  readonly loads: ReadonlyArray<Load>
+}
+
+const http = (make: (context: BenchContext) => HttpLoad): Load["run"] => {
+  const loads = new WeakMap<BenchContext, HttpLoad>()
+  return (context, settings, seconds) => {
+    let load = loads.get(context)
+    if (load === undefined) {
+      load = make(context)
+      loads.set(context, load)
+    }
+    return runHttp(load, settings, seconds)
+  }
+}
+
+const order = (referenceId: string) => JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId })
+
+const rotating = (ids: ReadonlyArray<string>) => {
+  let n = 0
+  return () => ids[n++ % ids.length]!
+}
+
+/** `POST /v1/merchant/payment` with an `Idempotency-Key`, each request a new order. */
+const createService: Load = {
+  id: "create.service",
+  label: "service: POST /v1/merchant/payment (Idempotency-Key)",
+  system: "service",
+  run: http((context) => {
+    const unique = uniqueSequence(`${context.runId}-svc`)
+    return {
+      url: context.service.url,
+      method: "POST",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId, "content-type": "application/json" },
+      next: () => {
+        const id = unique()
+        return { path: "/v1/merchant/payment", headers: { "idempotency-key": id }, body: order(id) }
+      }
+    }
+  })
+}
+
+const createB2: Load = {
+  id: "create.b2",
+  label: "B2: idempotency claim + payment + outbox, one transaction",
+  system: "baseline",
+  run: http((context) => {
+    const unique = uniqueSequence(`${context.runId}-b2`)
+    return {
+      url: context.baseline.url,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      next: () => {
+        const id = unique()
+        return { path: "/b2/payments", headers: { "idempotency-key": id }, body: order(id) }
+      }
+    }
+  })
+}
+
+const createB1: Load = {
+  id: "create.b1",
+  label: "B1: one INSERT",
+  system: "baseline",
+  run: http((context) => {
+    const unique = uniqueSequence(`${context.runId}-b1`)
+    return {
+      url: context.baseline.url,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      next: () => ({ path: "/b1/payments", body: order(unique()) })
+    }
+  })
+}
+
+/** Diagnostic: the service's create statements (9 round trips) by hand, same headers and body. */
+const createSame: Load = {
+  id: "create.same",
+  label: "diagnostic: the service's 9 create statements by hand",
+  system: "baseline",
+  run: http((context) => {
+    const unique = uniqueSequence(`${context.runId}-bs`)
+    return {
+      url: context.baseline.url,
+      method: "POST",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId, "content-type": "application/json" },
+      next: () => {
+        const id = unique()
+        return { path: "/bs/payments", headers: { "idempotency-key": id }, body: order(id) }
+      }
+    }
+  })
+}
+
+const statusService: Load = {
+  id: "status.service",
+  label: "service: GET /v1/merchant/payment/:id/status",
+  system: "service",
+  run: http((context) => {
+    const next = rotating(context.paymentIds)
+    return {
+      url: context.service.url,
+      method: "GET",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+      next: () => ({ path: `/v1/merchant/payment/${next()}/status` })
+    }
+  })
+}
+
+const statusBaseline: Load = {
+  id: "status.baseline",
+  label: "baseline: one SELECT by id",
+  system: "baseline",
+  run: http((context) => {
+    const next = rotating(context.paymentIds)
+    return { url: context.baseline.url, method: "GET", next: () => ({ path: `/b1/payments/${next()}` }) }
+  })
+}
+
+/** Diagnostic: the service's status statements (4 round trips) by hand, same headers. */
+const statusSame: Load = {
+  id: "status.same",
+  label: "diagnostic: the service's 4 status statements by hand",
+  system: "baseline",
+  run: http((context) => {
+    const next = rotating(context.paymentIds)
+    return {
+      url: context.baseline.url,
+      method: "GET",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+      next: () => ({ path: `/bs/payments/${next()}` })
+    }
+  })
+}
+
+const routeMissing = (context: BenchContext, method: string, path: string) =>
+  context.servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
+
+/** Every scenario, in report order. */
+export const scenarios: ReadonlyArray<Scenario> = [
+  {
+    id: "create",
+    title: "Create payment (merchant API) vs B2 and B1",
+    unavailable: () => undefined,
+    loads: [createService, createB2, createB1, createSame]
+  },
+  {
+    id: "status",
+    title: "Merchant status vs the baseline SELECT",
+    unavailable: () => undefined,
+    loads: [statusService, statusBaseline, statusSame]
+  },
+  {
+    id: "options",
+    title: "Payment options for 3 accounts",
+    unavailable: (context) =>
+      routeMissing(context, "POST", "/v1/gateway/payment/{id}/options") ??
+        "the bench has no driver for it yet: it needs a chain fixture (anvil with the token contracts and 3 funded accounts) and prices",
+    loads: []
+  },
+  {
+    id: "status-under-confirms",
+    title: "Merchant status p99 while confirms run flat out vs idle",
+    unavailable: (context) =>
+      routeMissing(context, "POST", "/v1/gateway/payment/{id}/confirm") ??
+        "the bench has no driver for confirms yet: it needs a chain fixture (anvil, token, signed EIP-3009 authorizations)",
+    loads: []
+  },
+  {
+    id: "webhook-drain",
+    title: "Webhook drain vs its baseline",
+    unavailable: () =>
+      "the bench has no driver for the worker's webhook drain yet (it needs the worker process, a receiving endpoint and a hand-written drain baseline)",
+    loads: []
+  }
+]

@@ -1,0 +1,179 @@
+/**
+ * The metrics paygate exports in the Prometheus text format (`GET /metrics`, see
+ * `server/Metrics.ts`), defined once here so every part of the process updates the same series.
+ *
+ * They live in effect's metric registry (`Metric.MetricRegistry`, one per process unless a context
+ * provides its own) and are rendered by `effect/observability`'s `PrometheusMetrics`. Each label
+ * combination is its own metric object, cached: effect caches a series key per metric object, so
+ * an update is a map lookup, not a key computation.
+ *
+ * | name | type | labels | what |
+ * |---|---|---|---|
+ * | `paygate_http_requests_total` | counter | `method`, `route`, `status` | requests answered |
+ * | `paygate_http_request_duration_seconds` | histogram | `method`, `route`, `status` | time to the response |
+ * | `paygate_payments` | gauge | `status`, `mode` | payments per status, read from the database at scrape time |
+ * | `paygate_outbox_backlog` | gauge | | outbox events not yet processed (scrape time) |
+ * | `paygate_outbox_oldest_age_seconds` | gauge | | age of the oldest unprocessed outbox event (scrape time) |
+ * | `paygate_scrape_database_ok` | gauge | | 1 when the scrape-time queries answered, else 0 |
+ * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
+ * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
+ * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
+ * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
+ *
+ * `route` is the route's template (`/v1/merchant/payment/:id/status`), never the raw path, so the
+ * label's values are bounded: requests no route answered are `unmatched` (see `server/Metrics.ts`).
+ *
+ * @module
+ */
+import { Effect, Metric } from "effect"
+
+/** Histogram boundaries of request durations, in seconds. */
+export const durationBoundaries: ReadonlyArray<number> = [
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10
+]
+
+const requestsDescription = "HTTP requests answered, by method, route template and status code."
+const durationDescription = "Time from receiving an HTTP request to its response, in seconds."
+
+interface RequestSeries {
+  readonly count: Metric.Counter<number>
+  readonly duration: Metric.Histogram<number>
+}
+
+const requestSeries = new Map<string, RequestSeries>()
+
+/** The counter and histogram of one (method, route, status). */
+export const requestSeriesFor = (method: string, route: string, status: number): RequestSeries => {
+  const key = `${method} ${status} ${route}`
+  let series = requestSeries.get(key)
+  if (series === undefined) {
+    const attributes = { method, route, status: String(status) }
+    series = {
+      count: Metric.counter("paygate_http_requests_total", { description: requestsDescription, incremental: true, attributes }),
+      duration: Metric.histogram("paygate_http_request_duration_seconds", {
+        description: durationDescription,
+        boundaries: durationBoundaries,
+        attributes
+      })
+    }
+    requestSeries.set(key, series)
+  }
+  return series
+}
+
+/** Records one answered request. */
+export const recordRequest = (method: string, route: string, status: number, seconds: number) => {
+  const series = requestSeriesFor(method, route, status)
+  return Effect.andThen(Metric.update(series.count, 1), Metric.update(series.duration, seconds))
+}
+
+const gauges = new Map<string, Metric.Gauge<number>>()
+
+const gauge = (name: string, description: string, attributes: Record<string, string> = {}) => {
+  const key = `${name} ${JSON.stringify(attributes)}`
+  let found = gauges.get(key)
+  if (found === undefined) {
+    found = Metric.gauge(name, { description, attributes })
+    gauges.set(key, found)
+  }
+  return found
+}
+
+/** Payments per status and mode (set at scrape time from the database). */
+export const payments = (status: string, mode: string) =>
+  gauge(
+    "paygate_payments",
+    "Payments per status (waiting payments past their expiry count as expired) and mode, read at scrape time.",
+    { status, mode }
+  )
+
+/** Unprocessed outbox events (set at scrape time). */
+export const outboxBacklog = gauge("paygate_outbox_backlog", "Outbox events not yet processed, read at scrape time.")
+
+/** Age of the oldest unprocessed outbox event, 0 when none (set at scrape time). */
+export const outboxOldestAge = gauge(
+  "paygate_outbox_oldest_age_seconds",
+  "Age in seconds of the oldest unprocessed outbox event (0 when there is none), read at scrape time."
+)
+
+/** 1 when the last scrape's database queries answered, else 0. */
+export const scrapeDatabaseOk = gauge("paygate_scrape_database_ok", "1 when the scrape-time database queries answered, else 0.")
+
+/** Resident set size of this process (set at scrape time). */
+export const residentMemory = gauge("process_resident_memory_bytes", "Resident memory size in bytes.")
+
+/** CPU time of this process (advanced at scrape time by the CPU used since the previous scrape). */
+export const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
+  description: "Total user and system CPU time spent in seconds.",
+  incremental: true
+})
+
+/**
+ * How one webhook delivery attempt ended: `delivered` (2xx), `failed` (any other answer or no
+ * answer; it will be retried) or `abandoned` (failed for the last time).
+ */
+export type WebhookOutcome = "delivered" | "failed" | "abandoned"
+
+/** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
+export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
+
+const webhookCounters = new Map<WebhookOutcome, Metric.Counter<number>>()
+
+/** The counter of one webhook delivery outcome. */
+export const webhookDeliveries = (outcome: WebhookOutcome) => {
+  let counter = webhookCounters.get(outcome)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_webhook_deliveries_total", {
+      description: "Webhook delivery attempts by outcome.",
+      incremental: true,
+      attributes: { outcome }
+    })
+    webhookCounters.set(outcome, counter)
+  }
+  return counter
+}
+
+/** Counts one webhook delivery attempt. */
+export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
+
+const chainCounters = new Map<string, Metric.Counter<number>>()
+
+/** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
+export const chainRpcErrors = (chainId: string, operation: string, failure: string) => {
+  const key = `${chainId} ${operation} ${failure}`
+  let counter = chainCounters.get(key)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_chain_rpc_errors_total", {
+      description: "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
+      incremental: true,
+      attributes: { chain_id: chainId, operation, failure }
+    })
+    chainCounters.set(key, counter)
+  }
+  return counter
+}
+
+/**
+ * Counts one failed chain call. Meant for `tapError` on the chain adapter's single RPC entry
+ * point (`rpc` in `@paygate/adapters` `chain/RpcCall.ts`):
+ * `Effect.tapError((e) => recordChainRpcError(e.chainId, e.operation, e.failure))`.
+ */
+export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
+  Metric.update(chainRpcErrors(chainId, operation, failure), 1)
+
+/** Registers the series that should read 0 before their first event, so dashboards see them at once. */
+export const registerInitialSeries = Effect.forEach(webhookOutcomes, (outcome) => Metric.update(webhookDeliveries(outcome), 0), {
+  discard: true
+})

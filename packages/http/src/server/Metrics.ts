@@ -1,0 +1,136 @@
+/**
+ * `GET /metrics` (Prometheus text format) and the request metrics behind it.
+ *
+ * - {@link HttpMetricsMiddleware} (global) times every request and, once its response is final
+ *   (after every other middleware, errors rendered), counts it by method, route template and
+ *   status: it registers a pre-response handler, so its place among the global middleware does not
+ *   matter.
+ * - {@link RouteMetrics} (route middleware) tells it the template of the route that matched. Global
+ *   middleware runs before routing and cannot see it, so routes must be given this middleware to be
+ *   labeled: `App.ts` gives it to the HTTP API's routes, `/metrics` has it, and `main.ts` provides it
+ *   to the whole application (a route middleware in the context a route is registered in applies to
+ *   that route), so every route of the running service is labeled. Requests without a label (no
+ *   route matched, or a route registered without it) count as `unmatched`.
+ * - `GET /metrics` reads the database-backed gauges (payments per status, outbox backlog) and
+ *   process gauges at scrape time, then renders effect's registry with `PrometheusMetrics`.
+ *
+ * The endpoint needs no credential (as Prometheus scrapers expect): keep it off the public
+ * interface (a reverse proxy that does not forward `/metrics`, or a network policy).
+ *
+ * @module
+ */
+import { PaymentStatus } from "@paygate/domain"
+import { Context, Effect, Layer, Metric } from "effect"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { SqlClient } from "effect/sql"
+import * as Metrics from "../observability/Metrics.ts"
+
+/** The route template of the current request, filled in by {@link RouteMetrics} once it matched. */
+class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undefined }>()("@paygate/http/MatchedRoute") {}
+
+/** Label of requests that no route (given {@link RouteMetrics}) answered. */
+export const unmatchedRoute = "unmatched"
+
+/**
+ * Global middleware: times each request and records it when its final response is sent (see the
+ * module documentation).
+ */
+export const HttpMetricsMiddleware = HttpRouter.middleware(
+  (httpEffect) =>
+    Effect.withFiber((fiber) => {
+      const started = performance.now()
+      const matched: MatchedRoute["Service"] = { route: undefined }
+      const method = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).method
+      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) => {
+        const seconds = (performance.now() - started) / 1000
+        return Effect.as(Metrics.recordRequest(method, matched.route ?? unmatchedRoute, response.status, seconds), response)
+      })
+      return Effect.provideService(httpEffect, MatchedRoute, matched)
+    }),
+  { global: true }
+)
+
+/** Route middleware: labels the request with the matched route's template (see the module documentation). */
+export const RouteMetrics = HttpRouter.middleware((httpEffect) =>
+  Effect.withFiber((fiber) => {
+    const matched = Context.getOrUndefined(fiber.context, MatchedRoute)
+    const route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
+    if (matched !== undefined && route !== undefined) matched.route = route.route.path
+    return httpEffect
+  })
+).layer
+
+const modes = ["live", "sandbox"] as const
+
+/**
+ * Sets the database-backed gauges. Payments are counted by status with one `GROUP BY` (an
+ * index-only scan of `payments_expiry` on PostgreSQL: its cost grows with the table); the outbox
+ * backlog reads the partial index of unprocessed events. A failure sets
+ * `paygate_scrape_database_ok` to 0 and leaves the gauges as they were.
+ */
+const refreshDatabaseGauges = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const now = Date.now()
+  const counted = yield* sql<{ readonly status: string; readonly mode: string; readonly payments: string | number }>`
+    SELECT CASE WHEN status = 'requires_action' AND expires_at <= ${now}::bigint THEN 'expired' ELSE status END AS status,
+      mode, count(*) AS payments
+    FROM payments GROUP BY 1, 2`
+  const [backlog] = yield* sql<{ readonly events: string | number; readonly oldest: string | number | null }>`
+    SELECT count(*) AS events, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`
+  const found = new Map(counted.map((row) => [`${row.status} ${row.mode}`, Number(row.payments)]))
+  for (const status of PaymentStatus.literals) {
+    for (const mode of modes) yield* Metric.update(Metrics.payments(status, mode), found.get(`${status} ${mode}`) ?? 0)
+  }
+  yield* Metric.update(Metrics.outboxBacklog, Number(backlog?.events ?? 0))
+  const oldest = backlog?.oldest === null || backlog?.oldest === undefined ? undefined : Number(backlog.oldest)
+  yield* Metric.update(Metrics.outboxOldestAge, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000))
+  yield* Metric.update(Metrics.scrapeDatabaseOk, 1)
+}).pipe(
+  Effect.timeout("5 seconds"),
+  Effect.catchCause((cause) =>
+    Effect.logWarning("metrics: the scrape-time database queries failed", cause).pipe(
+      Effect.andThen(Metric.update(Metrics.scrapeDatabaseOk, 0))
+    )
+  ),
+  Effect.withSpan("Metrics.refreshDatabaseGauges")
+)
+
+let lastCpuMicros = 0
+
+const refreshProcessGauges = Effect.suspend(() => {
+  const cpu = process.cpuUsage()
+  const micros = cpu.user + cpu.system
+  const delta = Math.max(0, micros - lastCpuMicros)
+  lastCpuMicros = micros
+  return Effect.andThen(
+    Metric.update(Metrics.residentMemory, process.memoryUsage.rss()),
+    Metric.update(Metrics.cpuSeconds, delta / 1e6)
+  )
+})
+
+/** The text `GET /metrics` answers: scrape-time gauges refreshed, then the whole registry. */
+export const scrape = Effect.gen(function*() {
+  yield* refreshDatabaseGauges
+  yield* refreshProcessGauges
+  return yield* PrometheusMetrics.format()
+})
+
+/** Prometheus text exposition format, version 0.0.4. */
+export const contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+/** `GET /metrics`; the database it reads is the one of the layer's context. */
+export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const sql = yield* SqlClient.SqlClient
+  const handler = scrape.pipe(
+    Effect.provideService(SqlClient.SqlClient, sql),
+    Effect.map((body) => HttpServerResponse.text(body, { contentType, headers: { "cache-control": "no-store" } }))
+  )
+  yield* router.add("GET", "/metrics", handler)
+})).pipe(Layer.provide(RouteMetrics))
+
+/**
+ * Everything `/metrics` needs, to merge into the application's routes: the route, the global
+ * request middleware, and the series that read 0 before their first event.
+ */
+export const MetricsLive = Layer.mergeAll(MetricsRoute, HttpMetricsMiddleware, Layer.effectDiscard(Metrics.registerInitialSeries))
