@@ -1,14 +1,17 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
+import { DrainingMiddleware } from "./observability/Shutdown.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { FallbackMiddleware } from "./server/Fallback.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
+import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
+import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
 
 /**
  * Every HTTP route of paygate: the API (with `/openapi.json`), the `/docs` page (Scalar,
@@ -16,13 +19,20 @@ import { SystemHandlers } from "./server/SystemHandlers.ts"
  */
 export const AppRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
+    // Labels request metrics with the matched route template (server/Metrics.ts).
+    Layer.provide(RouteMetrics),
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
     Layer.provide([PaymentsHandlers, RefundsHandlers, MerchantsHandlers]),
     Layer.provide(GatewayHandlers),
+    Layer.provide(WebhooksHandlers),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])
   ),
   // Bundled script and no web fonts: the page loads nothing from outside this server.
   HttpApiScalar.layer(PaygateApi, { path: "/docs", scalar: { withDefaultFonts: false } }),
+  // GET /metrics and the request metrics (Prometheus text format).
+  MetricsLive,
+  // While shutting down, each response closes its connection (observability/Shutdown.ts).
+  DrainingMiddleware,
   FallbackMiddleware
 )
 

@@ -1,14 +1,20 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Database, Migrations } from "@paygate/adapters"
-import { Config, Effect, Layer, Logger } from "effect"
+import { Chain, Database, Migrations } from "@paygate/adapters"
+import { WorkerLive } from "@paygate/worker"
+import { Config, Effect, Layer, Logger, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { bootstrapSandbox, type SandboxCredentials } from "./Bootstrap.ts"
-import { servicesOver } from "./Services.ts"
+import { beginDraining } from "./observability/Shutdown.ts"
+import * as Tracing from "./observability/Tracing.ts"
+import { RouteMetrics } from "./server/Metrics.ts"
+import * as GatewayServices from "./GatewayServices.ts"
+import { servicesWith } from "./Services.ts"
 
-const welcome = (baseUrl: string, created: SandboxCredentials | undefined) => {
+const welcome = (baseUrl: string, created: SandboxCredentials | undefined, tokens: ReadonlyArray<string>) => {
   const lines = [``, `paygate is listening on ${baseUrl}  (API docs: ${baseUrl}/docs, OpenAPI: ${baseUrl}/openapi.json)`]
+  lines.push(tokens.length === 0 ? `No chain configured (PAYGATE_CHAINS): payments have no options.` : `Accepting ${tokens.join(", ")}`)
   if (created === undefined) {
     lines.push(`Using the existing database. New keys: npm run admin -- key create --partner <ptn_…> --sandbox`, ``)
   } else {
@@ -31,19 +37,38 @@ const welcome = (baseUrl: string, created: SandboxCredentials | undefined) => {
   console.log(lines.join("\n"))
 }
 
+// PAYGATE_CHAINS when set; otherwise a local anvil chain with the EIP-3009 test token, so a newcomer can pay.
+type ChainsLayer = Layer.Layer<
+  Chain.ChainConfig.ChainsConfig,
+  Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
+>
+const chainsForStart: ChainsLayer = Layer.unwrap(
+  Effect.map(Config.option(Config.String(Chain.ChainConfig.envVar)), (text): ChainsLayer =>
+    Option.isSome(text) && text.value.trim() !== "" ? Chain.ChainConfig.layerFromEnv : Chain.LocalChain.layer())
+)
+
 const main = Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
   const migrated = yield* Migrations.run
   if (migrated.length > 0) yield* Effect.logInfo("migrations applied", { migrations: migrated.map(([id, name]) => `${id}_${name}`) })
   const created = yield* bootstrapSandbox
+  // The worker runs in this process unless it runs separately (`npm run worker`).
+  if (yield* Config.Boolean("WORKER_IN_PROCESS").pipe(Config.withDefault(true))) yield* Layer.build(WorkerLive)
+  const tokens = [...(yield* Chain.ChainConfig.ChainsConfig).assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
   const server = HttpRouter.serve(AppRoutes, { routerConfig }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
   yield* Layer.build(server)
-  welcome(`http://localhost:${port}`, created)
+  // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
+  yield* Effect.addFinalizer(() => beginDraining)
+  welcome(`http://localhost:${port}`, created, tokens)
   return yield* Effect.never
 }).pipe(Effect.scoped)
 
 main.pipe(
-  Effect.provide(servicesOver(Database.layer)),
+  // Every route of the app labels its request metrics with its template (server/Metrics.ts).
+  Effect.provide(RouteMetrics),
+  Effect.provide(servicesWith(Database.layer, GatewayServices.settingsFromConfigWith(chainsForStart))),
+  // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts).
+  Effect.provide(Tracing.layer),
   Effect.provide(Logger.layer([Logger.consoleJson])),
   NodeRuntime.runMain
 )

@@ -6,6 +6,7 @@ import { MerchantsApi } from "./MerchantsApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
 import { RefundsApi } from "./RefundsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
+import { WebhooksApi } from "./WebhooksApi.ts"
 
 /** The whole paygate HTTP contract; the server implements it and the typed client derives from it. */
 export class PaygateApi extends HttpApi.make("paygate")
@@ -14,6 +15,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(RefundsApi)
   .add(MerchantsApi)
   .add(GatewayApi)
+  .add(WebhooksApi)
   .add(SystemApi)
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")
