@@ -1,0 +1,94 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { errorCode } from "../../src/errors/ApiErrors.ts"
+import { IdGenerator } from "../../src/ids/IdGenerator.ts"
+import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
+import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
+import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
+import { type CreatePaymentInput, Payments } from "../../src/usecases/Payments.ts"
+
+const store = makeMemoryStore()
+const layer = Payments.layer.pipe(
+  Layer.provide(IdGenerator.layer),
+  Layer.provide([layerMemory(store), oneMerchant("ptn_1" as PartnerId, "mer_1" as MerchantId), seededSecureRandom(3)])
+)
+
+const base: CreatePaymentInput = {
+  partnerId: "ptn_1" as PartnerId,
+  merchantId: "mer_1" as MerchantId,
+  mode: "sandbox",
+  amount: { unit: "iso4217/USD", value: "1050" },
+  referenceId: "order-42"
+}
+
+const createCode = (input: Partial<CreatePaymentInput>) =>
+  Payments.use((p) => p.create({ ...base, ...input })).pipe(
+    Effect.map(() => "ok"),
+    Effect.catch((e) => Effect.succeed(errorCode(e)))
+  )
+
+describe("Payments.create", () => {
+  it.effect("creates a pending payment with its payment.created event", () =>
+    Effect.gen(function*() {
+      const payment = yield* Payments.use((p) => p.create(base))
+      assert.strictEqual(payment.status, "requires_action")
+      assert.strictEqual(payment.value, 1050n)
+      assert.strictEqual(payment.currency, "USD")
+      assert.strictEqual(payment.stateVersion, 1)
+      assert.isNull(payment.checkout)
+      const events = store.events.filter((e) => e.paymentId === payment.id)
+      assert.deepStrictEqual(events.map((e) => e.type), ["payment.created"])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect.each([
+    ["iso4217/usd", "1050"],
+    ["iso4217/ABC", "1050"],
+    ["iso4217/XAU", "1050"],
+    ["iso4217/XXX", "1050"],
+    ["caip19/eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "1050"],
+    ["USD", "1050"],
+    ["iso4217/USD", "0"],
+    ["iso4217/USD", "01"],
+    ["iso4217/USD", "-5"],
+    ["iso4217/USD", "10.50"],
+    ["iso4217/USD", "1e3"],
+    ["iso4217/USD", "1000000000000000000"]
+  ])("rejects amount %j with params_validation", ([unit, value]) =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ amount: { unit: unit!, value: value! } }), "params_validation")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("refuses unknown, malformed and foreign merchants with merchant_not_found, after body rules", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ merchantId: "mer_nope" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ merchantId: "not-an-id" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ partnerId: "ptn_2" as PartnerId }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ mode: "live" }), "merchant_not_found")
+      assert.strictEqual(yield* createCode({ merchantId: "mer_nope", referenceId: "" }), "params_validation")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("accepts the largest value and zero-exponent currencies", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ amount: { unit: "iso4217/USD", value: "999999999999999999" } }), "ok")
+      assert.strictEqual(yield* createCode({ amount: { unit: "iso4217/JPY", value: "1500" } }), "ok")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("requires a referenceId of 1 to 255 characters", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ referenceId: "" }), "params_validation")
+      assert.strictEqual(yield* createCode({ referenceId: "x".repeat(256) }), "params_validation")
+      assert.strictEqual(yield* createCode({ referenceId: "x".repeat(255) }), "ok")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("enables redirects only when both URLs are valid HTTPS", () =>
+    Effect.gen(function*() {
+      const redirect = (checkout: CreatePaymentInput["checkout"]) =>
+        Payments.use((p) => p.create({ ...base, checkout })).pipe(Effect.map((p) => p.checkout))
+      const both = yield* redirect({ successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/err" })
+      assert.deepStrictEqual({ ...both }, { successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/err" })
+      assert.isNull(yield* redirect({ successUrl: "https://shop.example/ok" }))
+      assert.isNull(yield* redirect({ successUrl: "http://shop.example/ok", errorUrl: "https://shop.example/err" }))
+      assert.isNull(yield* redirect({ successUrl: "not a url", errorUrl: "https://shop.example/err" }))
+      assert.isNull(yield* redirect({}))
+    }).pipe(Effect.provide(layer)))
+})

@@ -1,0 +1,56 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfirmRequest, ConfirmResponse } from "../../src/wire/Confirm.ts"
+import { wireExamples } from "./WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+
+describe("ConfirmRequest", () => {
+  it("round-trips with collected data byte for byte", () => {
+    const text = JSON.stringify(wireExamples.confirmRequest)
+    assert.strictEqual(reencodeJson(ConfirmRequest, text), text)
+  })
+
+  it("decodes a missing collectedData as null", () => {
+    const { collectedData: _collectedData, ...input } = wireExamples.confirmRequest
+    assert.strictEqual(
+      reencodeJson(ConfirmRequest, JSON.stringify(input)),
+      JSON.stringify({ ...input, collectedData: null })
+    )
+  })
+
+  it("rejects non-walletRpc results, non-string result data and non-string values", () => {
+    const base = wireExamples.confirmRequest
+    assert.isTrue(rejectsStructurally(ConfirmRequest, { ...base, results: [{ type: "build", data: ["0x"] }] }))
+    assert.isTrue(rejectsStructurally(ConfirmRequest, { ...base, results: [{ type: "walletRpc", data: [1] }] }))
+    assert.isTrue(
+      rejectsStructurally(ConfirmRequest, { ...base, collectedData: { fields: [{ id: "tosConfirmed", value: true }] } })
+    )
+    const { results: _results, ...noResults } = base
+    assert.isTrue(rejectsStructurally(ConfirmRequest, noResults))
+  })
+})
+
+describe("ConfirmResponse", () => {
+  it("round-trips byte for byte, including a final answer with null info", () => {
+    const final = { status: "failed", isFinal: true, pollInMs: null, info: null }
+    for (const example of [wireExamples.confirmResponse, final]) {
+      const text = JSON.stringify(example)
+      assert.strictEqual(reencodeJson(ConfirmResponse, text), text)
+    }
+  })
+
+  it("writes missing pollInMs, info and txId as null", () => {
+    const input = { status: "processing", isFinal: false, info: { optionAmount: wireExamples.amountUsdc } }
+    const expected = {
+      status: "processing",
+      isFinal: false,
+      pollInMs: null,
+      info: { txId: null, optionAmount: wireExamples.amountUsdc }
+    }
+    assert.strictEqual(reencodeJson(ConfirmResponse, JSON.stringify(input)), JSON.stringify(expected))
+  })
+
+  it("rejects a non-integer pollInMs and a non-boolean isFinal", () => {
+    assert.isTrue(rejectsStructurally(ConfirmResponse, { ...wireExamples.confirmResponse, pollInMs: 1.5 }))
+    assert.isTrue(rejectsStructurally(ConfirmResponse, { ...wireExamples.confirmResponse, isFinal: "false" }))
+  })
+})
