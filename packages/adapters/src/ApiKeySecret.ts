@@ -24,3 +24,12 @@ export const newApiKeySecret = (kind: ApiKeyKind, mode: Mode): string =>
 
 /** SHA-256 of a presented secret as lowercase hex: the only form in which keys are stored and looked up. */
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
+
+// A key of ours: kind prefix, mode, and at least 16 base64url characters (a new secret has 43).
+const secretShape = /^(sk|wk)_(live|test)_[A-Za-z0-9_-]{16,}$/
+
+/** The kind a presented secret's shape announces (`sk_…` partner, `wk_…` wallet), or `undefined` for no key of ours. */
+export const kindOfSecret = (secret: string): ApiKeyKind | undefined => {
+  const match = secretShape.exec(secret)
+  return match === null ? undefined : match[1] === "sk" ? "partner" : "wallet"
+}

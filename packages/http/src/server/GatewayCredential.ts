@@ -1,3 +1,4 @@
+import { kindOfSecret } from "@paygate/adapters"
 import {
   type AppId,
   ConflictingAuthHeaders,
@@ -18,9 +19,6 @@ import type { CurrentGatewayCaller } from "../api/Security.ts"
 import { headerValue } from "./HeaderChecks.ts"
 import { findKey } from "./PartnerCredential.ts"
 import type { Authenticated } from "./Pipeline.ts"
-
-const walletKeyShape = /^wk_(live|test)_[A-Za-z0-9_-]{16,}$/
-const partnerKeyShape = /^sk_(live|test)_/
 
 /**
  * Gateway authentication (contract §3): a wallet `Api-Key`, or a public `App-Id` with any
@@ -44,10 +42,11 @@ export const authenticateGateway = Effect.fnUntraced(function*(
   let credential: CurrentGatewayCaller["Service"]["credential"]
   let mode: Mode
   if (apiKey !== undefined) {
-    if (partnerKeyShape.test(apiKey)) {
+    const kind = kindOfSecret(apiKey)
+    if (kind === "partner") {
       return yield* new Unauthorized({ message: "Partner secret keys are for servers; the gateway takes a wallet key (wk_…) or App-Id with Client-Id." })
     }
-    const key = walletKeyShape.test(apiKey) ? yield* findKey(apiKey) : undefined
+    const key = kind === "wallet" ? yield* findKey(apiKey) : undefined
     if (key === undefined || key.kind !== "wallet") return yield* new InvalidApiKey({ message: "The API key is not valid." })
     credential = { _tag: "WalletKey", keyId: key.id }
     mode = key.mode

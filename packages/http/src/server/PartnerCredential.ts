@@ -1,4 +1,4 @@
-import { hashSecret } from "@paygate/adapters"
+import { hashSecret, kindOfSecret } from "@paygate/adapters"
 import { CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
 import { Config, Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
@@ -7,8 +7,6 @@ import type { Authenticated } from "./Pipeline.ts"
 /** `ENVIRONMENT=staging` deployments refuse live keys (contract §3). */
 export const Environment = Config.Literals(["production", "staging"], "ENVIRONMENT").pipe(Config.withDefault("production"))
 
-const partnerKeyShape = /^sk_(live|test)_[A-Za-z0-9_-]{16,}$/
-const walletKeyShape = /^wk_(live|test)_[A-Za-z0-9_-]{16,}$/
 
 /** Looks a presented secret up by its digest and checks the digests match in constant time. */
 export const findKey = Effect.fnUntraced(function*(secret: string) {
@@ -24,10 +22,11 @@ export const findKey = Effect.fnUntraced(function*(secret: string) {
  */
 export const authenticatePartnerKey = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
   const invalid = new InvalidApiKey({ message: "The API key is not valid." })
-  if (walletKeyShape.test(apiKey) && (yield* findKey(apiKey)) !== undefined) {
+  const kind = kindOfSecret(apiKey)
+  if (kind === "wallet" && (yield* findKey(apiKey)) !== undefined) {
     return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
   }
-  if (!partnerKeyShape.test(apiKey)) return yield* invalid
+  if (kind !== "partner") return yield* invalid
   const key = yield* findKey(apiKey)
   if (key === undefined || key.kind !== "partner" || key.partnerId === null) return yield* invalid
   const store = yield* CredentialStore
