@@ -8,32 +8,14 @@
  * @module
  */
 import { Clock, Effect, Option } from "effect"
-import type { Address, PublicClient } from "viem"
+import { type Address, parseAbi, type PublicClient } from "viem"
 import { rpc } from "../chain/RpcCall.ts"
 
 /** The two AggregatorV3 functions the service reads. */
-export const aggregatorV3Abi = [
-  {
-    inputs: [],
-    name: "decimals",
-    outputs: [{ internalType: "uint8", name: "", type: "uint8" }],
-    stateMutability: "view",
-    type: "function"
-  },
-  {
-    inputs: [],
-    name: "latestRoundData",
-    outputs: [
-      { internalType: "uint80", name: "roundId", type: "uint80" },
-      { internalType: "int256", name: "answer", type: "int256" },
-      { internalType: "uint256", name: "startedAt", type: "uint256" },
-      { internalType: "uint256", name: "updatedAt", type: "uint256" },
-      { internalType: "uint80", name: "answeredInRound", type: "uint80" }
-    ],
-    stateMutability: "view",
-    type: "function"
-  }
-] as const
+export const aggregatorV3Abi = parseAbi([
+  "function decimals() view returns (uint8)",
+  "function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)"
+])
 
 /** Default maximum age of a round, in seconds (the heartbeat of most Chainlink USD feeds). */
 export const defaultMaxAgeSeconds = 3600
