@@ -99,9 +99,16 @@ describe("npm start and the operator CLI", () => {
       ["/v1/payments", { "api-key": "sk_test_guessedguessedguessedguessed" }],
       ["/no/such/route", { "api-key": apiKey }]
     ]
-    for (const [path, headers] of attempts) await fetch(`${baseUrl}${path}`, { headers })
+    const requestIds: Array<string | null> = []
+    for (const [path, headers] of attempts) requestIds.push((await fetch(`${baseUrl}${path}`, { headers })).headers.get("request-id"))
     await new Promise((r) => setTimeout(r, 300))
     const logLines = output.split("\n").filter((line) => line.startsWith("{"))
+    // Each request has one access line, structured, carrying the id its response announced.
+    const accessLines = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.message?.[0] === "request")
+    for (const requestId of requestIds) {
+      expect(requestId).toMatch(/^req_[0-9a-f]{20}$/)
+      expect(accessLines.filter((entry) => entry.annotations.requestId === requestId)).toHaveLength(1)
+    }
     expect(logLines.length).toBeGreaterThan(attempts.length)
     for (const line of logLines) {
       expect(line).not.toMatch(/sk_(test|live)_|wk_(test|live)_/)

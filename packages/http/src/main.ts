@@ -55,7 +55,7 @@ const main = Effect.gen(function*() {
   // The worker runs in this process unless it runs separately (`npm run worker`).
   if (yield* Config.Boolean("WORKER_IN_PROCESS").pipe(Config.withDefault(true))) yield* Layer.build(WorkerLive)
   const tokens = [...(yield* Chain.ChainConfig.ChainsConfig).assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
-  const server = HttpRouter.serve(AppRoutes, { routerConfig }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
+  const server = HttpRouter.serve(AppRoutes, { routerConfig, disableLogger: true }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
   yield* Layer.build(server)
   // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
   yield* Effect.addFinalizer(() => beginDraining)

@@ -1,5 +1,5 @@
 import { InvalidParams, latestStableVersion, publishedVersions } from "@paygate/domain"
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Clock, Effect } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomBytes } from "node:crypto"
@@ -16,12 +16,15 @@ const echoVersion = (header: string | undefined) =>
  * Wraps every route: assigns the request id (`Request-Id` header, log annotation), applies the
  * body limit, and turns what the router answers on its own (no route, unsupported content type,
  * unreadable body) into contract errors, so no request ever gets a bare or non-contract answer.
+ * It also writes the access log line, so that line carries the request id too (the router's own
+ * logger runs outside route middleware; servers run with it disabled).
  */
 export const FallbackMiddleware = HttpRouter.middleware(
   (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = `req_${randomBytes(10).toString("hex")}`
+      const started = yield* Clock.currentTimeMillis
       const response = yield* httpEffect.pipe(
         Effect.provideService(RequestId, requestId),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
@@ -39,6 +42,13 @@ export const FallbackMiddleware = HttpRouter.middleware(
         ? errorResponse(new InvalidParams({ message: response.status === 413 ? "The request body is larger than 64 KiB." : "Request bodies must be JSON (Content-Type: application/json)." }))
         : response
       const tagged = HttpServerResponse.setHeader(contractual, "request-id", requestId)
+      // The path only: query strings are not logged.
+      yield* Effect.logInfo("request", {
+        method: request.method,
+        path: request.url.split("?")[0],
+        status: tagged.status,
+        durationMs: (yield* Clock.currentTimeMillis) - started
+      }).pipe(Effect.annotateLogs({ requestId }))
       return tagged.headers["svc-version"] === undefined
         ? HttpServerResponse.setHeader(tagged, "svc-version", echoVersion(request.headers["svc-version"]))
         : tagged
