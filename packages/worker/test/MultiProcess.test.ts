@@ -7,46 +7,11 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterEach, describe, expect, it } from "vitest"
+import { dbState, expectedPairs, tally } from "./support/Drain.ts"
 import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
-
-// Counts what each endpoint received, by event id.
-const tally = (receiver: Receiver, endpoints: ReadonlyArray<SeededEndpoint>) => {
-  const counts = new Map<string, number>()
-  let unverified = 0
-  for (const r of receiver.received) {
-    if (!r.verified) unverified++
-    const key = `${r.path} ${r.webhookId}`
-    counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  const paths = new Set(endpoints.map((e) => e.path))
-  const pairs = [...counts.entries()].filter(([key]) => paths.has(key.split(" ")[0]!))
-  return { counts, unverified, pairs, duplicates: pairs.filter(([, n]) => n > 1) }
-}
-
-const dbState = (world: PostgresWorld) =>
-  world.run(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [d] = yield* sql<{ readonly total: string; readonly succeeded: string; readonly once: string; readonly leased: string }>`
-      SELECT count(*)::text AS total, count(*) FILTER (WHERE status = 'succeeded')::text AS succeeded,
-        count(*) FILTER (WHERE status = 'succeeded' AND attempts = 1)::text AS once,
-        count(*) FILTER (WHERE status = 'pending' AND lease_until IS NOT NULL)::text AS leased
-      FROM webhook_deliveries`
-    const [o] = yield* sql<{ readonly unprocessed: string; readonly leased: string }>`
-      SELECT count(*) FILTER (WHERE processed_at IS NULL)::text AS unprocessed,
-        count(*) FILTER (WHERE processed_at IS NULL AND lease_until IS NOT NULL)::text AS leased
-      FROM outbox_events`
-    return {
-      deliveries: Number(d!.total),
-      succeeded: Number(d!.succeeded),
-      once: Number(d!.once),
-      leasedDeliveries: Number(d!.leased),
-      unprocessedEvents: Number(o!.unprocessed),
-      leasedEvents: Number(o!.leased)
-    }
-  }).pipe(Effect.orDie))
 
 describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on PostgreSQL", () => {
   let world: PostgresWorld | undefined
@@ -85,7 +50,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on
     expect(unverified).toBe(0)
     expect(pairs.length).toBe(30_000)
     expect(duplicates).toEqual([])
-    const expected = new Set(endpoints.flatMap((e) => eventIds.map((id) => `${e.path} ${id}`)))
+    const expected = expectedPairs(endpoints, eventIds)
     expect(pairs.every(([key]) => expected.has(key))).toBe(true)
     const state = await dbState(world)
     expect(state).toMatchObject({ deliveries: 30_000, succeeded: 30_000, once: 30_000, unprocessedEvents: 0 })
@@ -123,7 +88,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on
     const { duplicates, pairs, unverified } = tally(receiver, endpoints)
     expect(unverified).toBe(0)
     expect(pairs.length).toBe(6_000)
-    const expected = new Set(endpoints.flatMap((e) => eventIds.map((id) => `${e.path} ${id}`)))
+    const expected = expectedPairs(endpoints, eventIds)
     expect(pairs.every(([key]) => expected.has(key))).toBe(true)
     // Only what the killed worker had in flight may arrive twice (at-least-once after a failure).
     expect(duplicates.every(([key]) => deliveredAtKill.has(key))).toBe(true)
