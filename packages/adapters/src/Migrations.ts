@@ -17,6 +17,7 @@ import { Migrator, SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Init from "./migrations/0001_init.ts"
 import * as Quotes from "./migrations/0003_quotes.ts"
+import * as Executor from "./migrations/0004_executor.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -29,7 +30,8 @@ const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, S
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
   "0001_init": runStatements(Init.statements),
   "0002_webhooks": runStatements(Webhooks.statements),
-  "0003_quotes": runStatements(Quotes.statements)
+  "0003_quotes": runStatements(Quotes.statements),
+  "0004_executor": runStatements(Executor.statements)
 }
 
 /** The table recording applied migrations. */

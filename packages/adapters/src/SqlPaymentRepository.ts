@@ -5,11 +5,15 @@
  *
  * @module
  */
-import { type OutboxEvent, type Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
+import { DuplicateCommitment, type OutboxEvent, type Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { isUniqueViolation } from "./internal/UniqueViolation.ts"
+
+// Migration 0004's indexes: one payment per authorization, one per transaction.
+const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
 
 // Inserts outbox events (in the caller's transaction).
 const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
@@ -58,7 +62,15 @@ export const make = Effect.gen(function*() {
       if (rows.length === 0) return false
       yield* insertEvents(sql, events)
       return true
-    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPaymentRepository.update"))
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchIf(
+        (error) => onceIndexes.some((index) => isUniqueViolation(error, index)),
+        () => Effect.fail(new DuplicateCommitment({ message: "The authorization or transaction already paid for another payment." }))
+      ),
+      Effect.catchTag("SqlError", Effect.die),
+      Effect.withSpan("SqlPaymentRepository.update")
+    )
 
   const list = (query: PaymentQuery) => {
     const where: Array<Fragment> = [sql`partner_id = ${query.partnerId}`, sql`mode = ${query.mode}`]

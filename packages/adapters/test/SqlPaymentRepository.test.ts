@@ -33,6 +33,9 @@ adapterSuite("SqlPaymentRepository", (it) => {
           tokenAmount: 123_456_789_012_345_678_901_234_567_890n,
           fingerprint: "f".repeat(64),
           txHash: null,
+          authorization: null,
+          reference: null,
+          walletName: "Test wallet",
           confirmedAt: 1_700_000_123
         })
       })

@@ -18,7 +18,17 @@
  * @module
  */
 import { Chain, Database, Pricing, SanctionsList, SqlQuoteStore } from "@paygate/adapters"
-import { OptionIds, PaymentOptions, type Payments, type SanctionsScreening } from "@paygate/domain"
+import {
+  type ChainGateway,
+  ConfirmRequests,
+  type IdGenerator,
+  type PaymentRepository,
+  Confirmations,
+  OptionIds,
+  PaymentOptions,
+  type Payments,
+  type SanctionsScreening
+} from "@paygate/domain"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
@@ -26,7 +36,7 @@ import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 
-const { ChainAssetCatalog, ChainConfig, Eip155WalletActions } = Chain
+const { ChainAssetCatalog, ChainConfig, Eip155WalletActions, SignatureRecovery, ViemChainGateway } = Chain
 
 /** What a host chooses for the gateway: chains, option id secret, sanctions list. */
 export type GatewaySettings = Chain.ChainConfig.ChainsConfig | OptionIds | SanctionsScreening
@@ -45,12 +55,6 @@ export type GatewayConfigError =
 
 /** Minimum length of the option id secret, in bytes. */
 export const minSecretBytes = 32
-
-/** No chain configured: options answer `options: []`. */
-export const noChains: Layer.Layer<Chain.ChainConfig.ChainsConfig> = Layer.succeed(
-  ChainConfig.ChainsConfig,
-  ChainConfig.index({ chains: [], assets: [] })
-)
 
 /** Settings from parts: option ids signed with `secret` (≥ 32 bytes); by default no sanctions list. */
 export const settings = <E1 = never, R1 = never, E2 = never, R2 = never>(options: {
@@ -120,16 +124,6 @@ export const secretFromConfig: Effect.Effect<Uint8Array, OptionIdSecretError | C
   return new Uint8Array(randomBytes(minSecretBytes))
 })
 
-// PAYGATE_CHAINS when set, else no chain.
-export const chainsFromConfig = Layer.unwrap(
-  Effect.gen(function*() {
-    const text = yield* Config.option(Config.String(ChainConfig.envVar))
-    if (Option.isSome(text) && text.value.trim() !== "") return ChainConfig.layerFromEnv
-    yield* Effect.logInfo(`${ChainConfig.envVar} is not set: no chain is configured; payments have no options.`)
-    return noChains
-  })
-)
-
 /**
  * The settings from configuration but the chains, which `chains` provides (e.g. a local anvil
  * chain: `LocalChain.layer()`).
@@ -142,10 +136,31 @@ export const settingsFromConfigWith = <E, R>(
   )
 
 /** The settings from configuration (see the module comment). */
-export const settingsFromConfig: Layer.Layer<GatewaySettings, GatewayConfigError> = settingsFromConfigWith(chainsFromConfig)
+export const settingsFromConfig: Layer.Layer<GatewaySettings, GatewayConfigError> = settingsFromConfigWith(ChainConfig.layerFromEnvOrEmpty)
 
-/** `PaymentOptions` and its adapters over the settings, the payments and the database. */
-export const layer: Layer.Layer<PaymentOptions, never, GatewaySettings | Payments | SqlClient.SqlClient> = PaymentOptions.layer.pipe(
+// Signature recovery on worker threads (off the event loop under load); none to start without chains.
+const signatureRecovery = Layer.unwrap(
+  Effect.map(ChainConfig.ChainsConfig, (chains) =>
+    chains.chains.size === 0 ? SignatureRecovery.layerInline : SignatureRecovery.layerWorkers())
+)
+
+/**
+ * The chain gateway over the configured chains: one per process, shared by confirm (verify) and the
+ * in-process worker's executor (submit, observe), so each executor account has one nonce sequence.
+ */
+export const chainGateway: Layer.Layer<ChainGateway, Chain.ChainConfig.ChainConfigError, Chain.ChainConfig.ChainsConfig> =
+  ViemChainGateway.layer.pipe(Layer.provide(signatureRecovery))
+
+/**
+ * `PaymentOptions` and `ConfirmRequests` with their adapters over the settings, the payments and
+ * the database; exposes the `ChainGateway` too.
+ */
+export const layer: Layer.Layer<
+  PaymentOptions | ConfirmRequests | ChainGateway,
+  Chain.ChainConfig.ChainConfigError,
+  GatewaySettings | Payments | PaymentRepository | IdGenerator | SqlClient.SqlClient
+> = Layer.mergeAll(PaymentOptions.layer, ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))).pipe(
+  Layer.provideMerge(chainGateway),
   Layer.provide(Layer.mergeAll(
     ChainAssetCatalog.layer,
     Eip155WalletActions.layer,

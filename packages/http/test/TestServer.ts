@@ -5,9 +5,11 @@
  * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
  * and reach the same database and use cases with {@link TestServer.run}.
  */
-import { CredentialAdmin, Database, Migrations } from "@paygate/adapters"
+import { Chain, CredentialAdmin, Database, Migrations } from "@paygate/adapters"
 import {
+  type ChainGateway,
   Commitment,
+  type ConfirmRequests,
   type CredentialStore,
   type IdempotencyStore,
   type IdGenerator,
@@ -28,7 +30,7 @@ import {
 import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { describe } from "vitest"
 import { AppRoutes, routerConfig } from "../src/App.ts"
 import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
@@ -97,6 +99,8 @@ export type Services =
   | CredentialAdmin
   | GatewayServices.GatewaySettings
   | PaymentOptions
+  | ConfirmRequests
+  | ChainGateway
 
 /** The `gatewayUrl` base of test servers. */
 export const checkoutUrl = "https://checkout.test/pay"
@@ -106,7 +110,7 @@ export const checkoutUrl = "https://checkout.test/pay"
  * secret, no sanctions list. Suites that need chains pass their own (see `makeTestServer`).
  */
 export const testGateway = (): Layer.Layer<GatewayServices.GatewaySettings> =>
-  GatewayServices.settings({ chains: GatewayServices.noChains, secret: new Uint8Array(randomBytes(32)) })
+  GatewayServices.settings({ chains: Chain.ChainConfig.layerEmpty, secret: new Uint8Array(randomBytes(32)) })
 
 // The production wiring of the services (`servicesOver`), over the test database with its migrations applied.
 const servicesLayer = (database: TestDatabase, gateway: Layer.Layer<GatewayServices.GatewaySettings>) =>
@@ -196,6 +200,9 @@ const toProcessing = (id: string) =>
       tokenAmount: payment.value * 10_000n,
       fingerprint: `fp-${id}`,
       txHash: null,
+      authorization: null,
+      reference: null,
+      walletName: "Test wallet",
       confirmedAt: Math.floor(payment.updatedAt / 1000)
     })
   }))
@@ -288,7 +295,8 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     succeed: (id) =>
       run(Effect.gen(function*() {
         yield* toProcessing(id)
-        yield* (yield* Payments).settleOutcome(id as PaymentId, "succeeded", `0x${"ab".repeat(32)}`)
+        // A transaction pays for one payment only: one hash per payment.
+        yield* (yield* Payments).settleOutcome(id as PaymentId, "succeeded", `0x${createHash("sha256").update(id).digest("hex")}`)
       })),
     expireNow: (id) => run(changePayment(id, (payment) => ({ expiresAt: Math.floor(payment.createdAt / 1000) - 1 }))),
     close: async () => {

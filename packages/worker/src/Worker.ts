@@ -20,12 +20,14 @@
  *
  * @module
  */
-import { SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
+  type ChainGateway,
   type ClaimedDelivery,
   DeliveryQueue,
   EventOutbox,
+  Executions,
   ExpiringPayments,
   IdGenerator,
   Payments,
@@ -36,6 +38,8 @@ import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer
 import { NodeCrypto } from "@effect/platform-node"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
+import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
+import { forever } from "./Forever.ts"
 
 /** Tunables of the worker. */
 export interface WorkerSettingsShape {
@@ -97,27 +101,6 @@ export const workerSettingsFromConfig: Effect.Effect<WorkerSettingsShape, Config
 
 /** `WorkerSettings` from the environment. */
 export const workerSettingsLayer = Layer.effect(WorkerSettings, workerSettingsFromConfig)
-
-/** Pause after a failed round (the database may be restarting). */
-const failurePauseMs = 1_000
-
-// Runs `step` forever, pausing `idleMs` when it found nothing to do; a failure or defect of one
-// round is logged and retried after a pause; interruption ends the loop.
-const forever = (name: string, step: Effect.Effect<boolean>, idleMs: number) =>
-  Effect.gen(function*() {
-    for (;;) {
-      const outcome = yield* step.pipe(
-        Effect.map((busy) => (busy ? "busy" as const : "idle" as const)),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(Effect.logError(`worker ${name}: round failed`, cause), "failed" as const)
-        )
-      )
-      if (outcome === "idle") yield* Effect.sleep(idleMs)
-      else if (outcome === "failed") yield* Effect.sleep(Math.max(idleMs, failurePauseMs))
-    }
-  }).pipe(Effect.annotateLogs({ job: name }))
 
 /** The dispatcher: outbox events → deliveries; opens `wake` when it created some (for the deliverer). */
 export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, EventOutbox | WebhookDispatch> =>
@@ -274,26 +257,28 @@ export const WorkerJobs: Layer.Layer<
 )
 
 /**
- * The worker over a database: the jobs with everything they need (use cases, SQL ports, webhook
- * adapters and settings from configuration), given only the `SqlClient` (migrated). Run it in
+ * The worker over a database and the chains: the jobs with everything they need (use cases, SQL
+ * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated) and
+ * the `ChainGateway` (one per process: it holds each executor account's nonce sequence). Run it in
  * its own process (`npm run worker`) or inside the HTTP service:
  *
  * ```ts
- * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient provided
+ * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient and ChainGateway provided
  * ```
  *
  * Configuration: `WEBHOOK_SECRET_KEY`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_RETRY_SCHEDULE_MS`,
- * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), and the `WORKER_*` settings.
+ * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*` and `EXECUTOR_*` settings.
  */
 export const WorkerLive: Layer.Layer<
   never,
   Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
-  SqlClient.SqlClient
-> = WorkerJobs.pipe(
-  Layer.provide(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
+  SqlClient.SqlClient | ChainGateway
+> = Layer.mergeAll(WorkerJobs, ExecutorJob).pipe(
+  Layer.provide(Executions.layer),
+  Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),
-  Layer.provide(SqlPersistence.layer),
+  Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer)),
   Layer.provide(Layer.mergeAll(IdGenerator.layer, NodeCrypto.layerMac)),
   Layer.provide(SecureRandom.layerWebCrypto),
-  Layer.provide(workerSettingsLayer)
+  Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer))
 )

@@ -3,9 +3,10 @@
  * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR` — through the running service's
  * socket when it runs (the embedded directory has one owner), else opened here. Applies pending
  * migrations, then runs the jobs until SIGTERM/SIGINT, which finishes or releases claimed work.
+ * The executor works on the chains of `PAYGATE_CHAINS` (none when unset).
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Database, Migrations } from "@paygate/adapters"
+import { Chain, Database, Migrations } from "@paygate/adapters"
 import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
 import { WorkerLive } from "./Worker.ts"
 
@@ -22,7 +23,14 @@ const main = Effect.gen(function*() {
   return yield* Layer.launch(WorkerLive)
 })
 
+// The executor's chains (PAYGATE_CHAINS); the worker never verifies signatures, so recovery runs inline.
+const chainGateway = Chain.ViemChainGateway.layer.pipe(
+  Layer.provide(Chain.ChainConfig.layerFromEnvOrEmpty),
+  Layer.provide(Chain.SignatureRecovery.layerInline)
+)
+
 main.pipe(
+  Effect.provide(chainGateway),
   Effect.provide(database),
   Effect.provide(Logger.layer([Logger.consoleJson])),
   NodeRuntime.runMain

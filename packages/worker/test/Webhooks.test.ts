@@ -107,6 +107,9 @@ forEachDatabase("Webhooks", (database) => {
         tokenAmount: p.value * 10_000n,
         fingerprint: `fp-${id}`,
         txHash: null,
+        authorization: null,
+        reference: null,
+        walletName: "Test wallet",
         confirmedAt: Math.floor(Date.now() / 1000)
       })
     }), { kind: "pull" })

@@ -12,7 +12,7 @@ import { type AssetSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 export const defaultEtaSeconds = 15
 
 /** What wallets are shown for a configured token. */
-export const toPayableAsset = (asset: AssetSettings): PayableAsset => ({
+export const toPayableAsset = (asset: AssetSettings, collectionAddress: string): PayableAsset => ({
   assetId: asset.assetId,
   chainId: Caip.assetChainId(asset.assetId),
   decimals: asset.decimals,
@@ -22,7 +22,8 @@ export const toPayableAsset = (asset: AssetSettings): PayableAsset => ({
   networkName: asset.networkName,
   networkIconUrl: asset.networkIconUrl ?? null,
   kind: asset.eip3009 ? "pull" : "push",
-  etaSeconds: asset.etaSeconds ?? defaultEtaSeconds
+  etaSeconds: asset.etaSeconds ?? defaultEtaSeconds,
+  collectionAddress
 })
 
 /** The catalog of the configured tokens; asset ids are matched in any address case. */
@@ -32,14 +33,15 @@ export const layer: Layer.Layer<AssetCatalog, never, ChainsConfig> = Layer.effec
     const chains = yield* ChainsConfig
     const byChain = new Map<string, Array<PayableAsset>>()
     for (const asset of chains.settings.assets) {
-      const payable = toPayableAsset(asset)
+      // Every configured asset's chain is configured (the configuration is checked as a whole).
+      const payable = toPayableAsset(asset, lookupAsset(chains, asset.assetId)!.chain.collectionAddress)
       byChain.set(payable.chainId, [...(byChain.get(payable.chainId) ?? []), payable])
     }
     return AssetCatalog.of({
       assetsOn: (chainId) => byChain.get(chainId) ?? [],
       asset: (assetId) => {
         const found = lookupAsset(chains, assetId)
-        return found === undefined ? undefined : toPayableAsset(found.asset)
+        return found === undefined ? undefined : toPayableAsset(found.asset, found.chain.collectionAddress)
       }
     })
   })

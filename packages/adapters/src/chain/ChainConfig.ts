@@ -33,7 +33,7 @@
  * @module
  */
 import { Caip, Money } from "@paygate/domain"
-import { Config, Context, Effect, Layer, Result, Schema } from "effect"
+import { Config, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { Address, Hex } from "viem"
 import { EvmAddress } from "./EvmAddress.ts"
 
@@ -246,6 +246,19 @@ export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.C
       Effect.mapError(() => new ChainConfigError({ message: `${envVar} is not valid JSON.` }))
     )
     return yield* decode(json)
+  })
+)
+
+/** No chain: nothing is accepted (options answer `options: []`). */
+export const layerEmpty: Layer.Layer<ChainsConfig> = Layer.succeed(ChainsConfig, index({ chains: [], assets: [] }))
+
+/** `PAYGATE_CHAINS` when it is set; otherwise no chain (said in the log). */
+export const layerFromEnvOrEmpty: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.unwrap(
+  Effect.gen(function*() {
+    const text = yield* Config.option(Config.String(envVar))
+    if (Option.isSome(text) && text.value.trim() !== "") return layerFromEnv
+    yield* Effect.logInfo(`${envVar} is not set: no chain is configured; payments have no options.`)
+    return layerEmpty
   })
 )
 

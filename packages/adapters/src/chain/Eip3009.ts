@@ -17,7 +17,8 @@ export const eip3009TokenAbi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
   "function transfer(address to, uint256 value) returns (bool)",
   "function balanceOf(address account) view returns (uint256)",
-  "event Transfer(address indexed from, address indexed to, uint256 value)"
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"
 ])
 
 /** The EIP-712 domain of an EIP-3009 token, as USDC defines it. */

@@ -7,14 +7,16 @@
  * of funds), the transaction is still sent with a fixed gas limit: it reverts on chain and `observe`
  * reports `failed`, which is how the domain learns that the authorization is invalid on chain.
  *
- * The domain port gives `submit` no error channel: when the chain cannot be reached after a few
- * attempts, `submit` dies with a {@link ChainSubmitError} defect, for the caller to catch and retry
- * later. Such a failure can leave a broadcast behind whose answer was lost; a later resubmission
- * of the same authorization then reverts (and is observed `failed`) while the first one succeeds.
+ * When the chain cannot be reached after a few attempts, `submit` fails with the domain's
+ * `ChainUnavailable`, and the executor tries again later. Such a failure can leave a broadcast
+ * behind whose answer was lost; so every submission first asks the token whether the authorization
+ * was used already (`authorizationState`) and, if so, answers the transaction that used it (its
+ * `AuthorizationUsed` log) instead of sending one that could only revert. A proof that cannot be
+ * encoded is a defect ({@link ChainSubmitError}): confirm verified it.
  *
  * @module
  */
-import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { ChainUnavailable, ParamsValidation, type PaymentProof } from "@paygate/domain"
 import { Duration, Effect, Result, Schedule, Schema } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
 import type { Chains } from "./ChainConfig.ts"
@@ -66,11 +68,33 @@ const calldata = (proof: AuthorizationProof, payer: Address, to: Address): Resul
   )
 }
 
+/** How far back (blocks) to look for the transaction that used an authorization: well past any `validBefore`. */
+const usedLookbackBlocks = 50_000n
+
+/** The transaction that used the authorization (`payer`, `nonce`) on `token`, if it was used. */
+const earlierUse = (runtime: ChainRuntime, token: Address, payer: Address, nonce: Hex) =>
+  Effect.gen(function*() {
+    const { chainId, client } = runtime
+    const used = yield* rpc(chainId, "authorizationState", () =>
+      client.readContract({ address: token, abi: eip3009TokenAbi, functionName: "authorizationState", args: [payer, nonce] }))
+    if (!used) return undefined
+    const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
+    const logs = yield* rpc(chainId, "eth_getLogs", () =>
+      client.getLogs({
+        address: token,
+        event: eip3009TokenAbi.find((item) => item.type === "event" && item.name === "AuthorizationUsed")!,
+        args: { authorizer: payer, nonce },
+        fromBlock: head > usedLookbackBlocks ? head - usedLookbackBlocks : 0n,
+        toBlock: head
+      }))
+    return logs[0]?.transactionHash ?? undefined
+  })
+
 /** Submits a pull payment through the chain's executor; answers the transaction hash. */
 export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   context: SubmitContext,
   proof: AuthorizationProof
-): Effect.fn.Return<Hash> {
+): Effect.fn.Return<Hash, ChainUnavailable> {
   const target = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot submit: ${error.message}` })),
     Effect.orDie
@@ -82,6 +106,11 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   )
   const { chainId, client, executor } = runtime
   const send = Effect.gen(function*() {
+    const used = yield* earlierUse(runtime, token, payer, proof.nonce as Hex)
+    if (used !== undefined) {
+      yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${used}; following that transaction`)
+      return used
+    }
     const gas = yield* rpc(chainId, "eth_estimateGas", () =>
       client.estimateGas({ account: executor.address, to: token, data })).pipe(
         Effect.map(withHeadroom),
@@ -97,7 +126,6 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   })
   return yield* send.pipe(
     Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
-    Effect.mapError((error) => new ChainSubmitError({ message: `Cannot submit on ${chainId}: ${error.message}` })),
-    Effect.orDie
+    Effect.mapError((error) => new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` }))
   )
 })

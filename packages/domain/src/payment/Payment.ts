@@ -13,6 +13,21 @@ export class CheckoutRedirect extends Schema.Class<CheckoutRedirect>("paygate/Ch
   errorUrl: Schema.String
 }) {}
 
+/**
+ * A pull payment's signed EIP-3009 `TransferWithAuthorization` (from = the commitment's account,
+ * token = its asset, value = its token amount, validAfter 0), kept so that the executor can submit it.
+ */
+export class SignedAuthorization extends Schema.Class<SignedAuthorization>("paygate/SignedAuthorization")({
+  /** Recipient: the chain's collection address. */
+  to: Schema.String,
+  /** Unix seconds; after it the authorization can no longer be submitted. */
+  validBefore: Schema.Int,
+  /** 0x + 32 bytes (lowercase hex), chosen with the quote. */
+  nonce: Schema.String,
+  /** 0x-prefixed signature as the wallet returned it. */
+  signature: Schema.String
+}) {}
+
 /** The buyer's commitment to one option, recorded when a confirm is accepted. */
 export class Commitment extends Schema.Class<Commitment>("paygate/Commitment")({
   /** Pull (EIP-3009 authorization signed by the buyer) or push (buyer-sent transfer). */
@@ -27,6 +42,12 @@ export class Commitment extends Schema.Class<Commitment>("paygate/Commitment")({
   fingerprint: Schema.String,
   /** Transaction hash once known (push: from the confirm; pull: once submitted). */
   txHash: Schema.NullOr(Schema.String),
+  /** Pull: the signed authorization the executor submits; push: `null`. */
+  authorization: Schema.NullOr(SignedAuthorization),
+  /** Push: the 16-byte reference appended to the transfer (0x hex); pull: `null`. */
+  reference: Schema.NullOr(Schema.String),
+  /** The wallet that confirmed (its `Sdk-Name`, else the app's name), shown as the buyer's account provider. */
+  walletName: Schema.String,
   /** Unix seconds when the confirm was accepted. */
   confirmedAt: Schema.Int
 }) {}

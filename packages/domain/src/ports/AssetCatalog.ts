@@ -16,6 +16,8 @@ export interface PayableAsset {
   readonly kind: "pull" | "push"
   /** Seconds a wallet typically needs to complete an option in this asset. */
   readonly etaSeconds: number
+  /** Where payments in this asset are sent: the chain's collection address. */
+  readonly collectionAddress: string
 }
 
 /** The configured chains and tokens the service accepts payments in. */

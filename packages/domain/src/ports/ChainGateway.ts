@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { ParamsValidation } from "../errors/ApiErrors.ts"
+import type { ChainUnavailable } from "./ChainUnavailable.ts"
 
 /** What the buyer hands over on confirm: a signed EIP-3009 authorization (pull) or a sent transaction (push). */
 export type PaymentProof =
@@ -38,8 +39,12 @@ export type ChainOutcome = "pending" | "succeeded" | "failed" | "unknown"
 export class ChainGateway extends Context.Service<ChainGateway, {
   /** Checks that the proof is what the quote asked for (signer, token, amount, recipient, expiry). */
   readonly verify: (proof: PaymentProof) => Effect.Effect<void, ParamsValidation>
-  /** Broadcasts a pull payment's authorization through the executor; answers the transaction hash. */
-  readonly submit: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<string>
+  /**
+   * Broadcasts a pull payment's authorization through the executor; answers the transaction hash.
+   * When the authorization was already used on chain (an earlier submission whose answer was
+   * lost), answers the hash of the transaction that used it instead of sending another.
+   */
+  readonly submit: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<string, ChainUnavailable>
   /** Where a transaction stands, with the chain's required confirmations applied. */
   readonly observe: (asset: string, txHash: string) => Effect.Effect<ChainOutcome>
 }>()("@paygate/domain/ChainGateway") {}

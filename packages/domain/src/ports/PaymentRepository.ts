@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
@@ -23,6 +23,14 @@ export interface PaymentQuery {
 }
 
 /**
+ * `update` refused: another payment already committed the same EIP-3009 authorization (chain,
+ * token, payer, nonce) or the same transaction. Each can pay for one payment only.
+ */
+export class DuplicateCommitment extends Schema.TaggedError<DuplicateCommitment>()("DuplicateCommitment", {
+  message: Schema.String
+}) {}
+
+/**
  * Payment persistence. Each method is one atomic unit: the payment row and its outbox events
  * commit together or not at all. Infrastructure failures are defects (they surface as
  * `internal_error`), never domain errors.
@@ -35,8 +43,10 @@ export class PaymentRepository extends Context.Service<PaymentRepository, {
   /**
    * Compare-and-set: stores `next` only if the stored version is `next.stateVersion - 1`, with
    * its events. Answers `false` when another writer got there first (nothing is written then).
+   * Fails with {@link DuplicateCommitment} (writing nothing) when `next.commitment` holds an
+   * authorization or transaction another payment already holds.
    */
-  readonly update: (next: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<boolean>
+  readonly update: (next: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<boolean, DuplicateCommitment>
   /** Payments matching the query, in the requested creation order. */
   readonly list: (query: PaymentQuery) => Effect.Effect<ReadonlyArray<Payment>>
 }>()("@paygate/domain/PaymentRepository") {}

@@ -4,13 +4,23 @@ import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
-import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
 
 /** The state behind the in-memory repository, exposed so tests can inspect what was written. */
 export interface MemoryStore {
   readonly payments: Map<PaymentId, Payment>
   readonly events: Array<OutboxEvent>
   readonly completed: Set<EventId>
+}
+
+// What the SQL adapter's unique indexes cover: (asset, payer, nonce) of an authorization, (asset, transaction).
+const commitmentKeys = (payment: Payment): ReadonlyArray<string> => {
+  const c = payment.commitment
+  if (c === null) return []
+  return [
+    ...(c.authorization === null ? [] : [`auth ${c.asset} ${c.account} ${c.authorization.nonce}`]),
+    ...(c.txHash === null ? [] : [`tx ${c.asset} ${c.txHash.toLowerCase()}`])
+  ]
 }
 
 /** A fresh, empty store. */
@@ -31,12 +41,16 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
         }),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(store.payments.get(id))),
       update: (next, events) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
           const stored = store.payments.get(next.id)
-          if (stored === undefined || stored.stateVersion !== next.stateVersion - 1) return false
+          if (stored === undefined || stored.stateVersion !== next.stateVersion - 1) return Effect.succeed(false)
+          const taken = commitmentKeys(next).some((key) =>
+            [...store.payments.values()].some((other) => other.id !== next.id && commitmentKeys(other).includes(key))
+          )
+          if (taken) return Effect.fail(new DuplicateCommitment({ message: "The authorization or transaction is already used." }))
           store.payments.set(next.id, next)
           store.events.push(...events)
-          return true
+          return Effect.succeed(true)
         }),
       list: (q) =>
         Effect.sync(() =>

@@ -6,7 +6,8 @@ import { Merchant } from "../merchant/Merchant.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "./MemoryMerchantRepository.ts"
-import { ChainGateway, type ChainOutcome } from "../ports/ChainGateway.ts"
+import { ChainGateway, type ChainOutcome, type PaymentProof } from "../ports/ChainGateway.ts"
+import type { ChainUnavailable } from "../ports/ChainUnavailable.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 
 /** Screening against a fixed set of CAIP-10 accounts (compared case-insensitively). */
@@ -21,6 +22,8 @@ export const screeningList = (accounts: Iterable<string>): Layer.Layer<Sanctions
 export const scriptedChain = (options: {
   readonly invalid?: ReadonlySet<string>
   readonly outcome?: (txHash: string) => ChainOutcome
+  /** Answers of `submit`; default: a hash derived from the nonce. */
+  readonly submit?: (proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) => Effect.Effect<string, ChainUnavailable>
 } = {}): Layer.Layer<ChainGateway> =>
   Layer.succeed(ChainGateway, ChainGateway.of({
     verify: (proof) => {
@@ -29,7 +32,7 @@ export const scriptedChain = (options: {
         ? Effect.fail(new ParamsValidation({ message: "The signature was not made by the option's account." }))
         : Effect.void
     },
-    submit: (proof) => Effect.succeed(`0x${proof.nonce.slice(2).padStart(64, "0")}`),
+    submit: (proof) => options.submit?.(proof) ?? Effect.succeed(`0x${proof.nonce.slice(2).padStart(64, "0")}`),
     observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded")
   }))
 

@@ -1,18 +1,19 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
 import {
   InvalidState,
-  type ParamsValidation,
+  ParamsValidation,
   type PaymentExpired,
   type PaymentNotFound,
   QuoteExpired,
   SanctionedUser
 } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
-import { Commitment, type Payment } from "../payment/Payment.ts"
+import { Commitment, type Payment, SignedAuthorization } from "../payment/Payment.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import { ChainGateway, type PaymentProof } from "../ports/ChainGateway.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
+import type { CollectedData } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
 import { type Decision, makePaymentChanges, notWaiting, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
 
@@ -28,6 +29,10 @@ export interface ConfirmInput {
   readonly proof: PaymentProof
   /** Digest of (option id, results): identical repeats of an accepted confirm are idempotent. */
   readonly fingerprint: string
+  /** Buyer data sent along (contract §5 data collection), if any. */
+  readonly collectedData: CollectedData | null
+  /** The confirming wallet's name, recorded as the buyer's account provider. */
+  readonly walletName: string
 }
 
 /**
@@ -70,13 +75,24 @@ export class Confirmations extends Context.Service<Confirmations, {
           return yield* new SanctionedUser({ message: "This account cannot make payments." })
         }
         yield* chain.verify(input.proof)
+        const { proof } = input
         const commitment = new Commitment({
-          kind: input.proof._tag === "Authorization" ? "pull" : "push",
+          kind: proof._tag === "Authorization" ? "pull" : "push",
           account: input.option.account,
           asset: input.option.asset,
           tokenAmount: input.option.tokenAmount,
           fingerprint: input.fingerprint,
-          txHash: input.proof._tag === "Transaction" ? input.proof.txHash : null,
+          txHash: proof._tag === "Transaction" ? proof.txHash : null,
+          authorization: proof._tag === "Authorization"
+            ? new SignedAuthorization({
+              to: proof.to,
+              validBefore: proof.validBefore,
+              nonce: proof.nonce.toLowerCase(),
+              signature: proof.signature
+            })
+            : null,
+          reference: proof._tag === "Transaction" ? proof.reference : null,
+          walletName: input.walletName,
           confirmedAt: now
         })
         return yield* change(access, id, (latest, at): Decision<PaymentExpired | InvalidState> => {
@@ -92,7 +108,10 @@ export class Confirmations extends Context.Service<Confirmations, {
             patch: () => ({ commitment }),
             stage: { account: commitment.account, asset: commitment.asset, amount: commitment.tokenAmount.toString() }
           }))
-        })
+        }, () =>
+          new ParamsValidation({
+            message: "This authorization or transaction already paid for another payment; it cannot be used again."
+          }))
       })
 
       return Confirmations.of({ confirm })

@@ -6,7 +6,7 @@ import { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { Payment } from "../payment/Payment.ts"
 import type { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { type PaymentEvent, statusAt, transition } from "../payment/StatusMachine.ts"
-import type { PaymentRepository } from "../ports/PaymentRepository.ts"
+import type { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type Access, canSee } from "./Access.ts"
 
 /** A change a use case wants to make: the machine event, its outbox event type and the new fields. */
@@ -64,7 +64,16 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
       return found.value
     })
 
-  const change = <E>(access: Access, id: string, decide: (current: Payment, now: number) => Decision<E>) =>
+  /**
+   * Applies `decide`'s change with compare-and-set, retried on a lost race. A commitment another
+   * payment already holds is a defect unless `onDuplicate` turns it into the caller's error.
+   */
+  const change = <E, D = never>(
+    access: Access,
+    id: string,
+    decide: (current: Payment, now: number) => Decision<E>,
+    onDuplicate: (error: DuplicateCommitment) => D | undefined = () => undefined
+  ): Effect.Effect<Payment, E | D | PaymentNotFound> =>
     Effect.gen(function*() {
       for (let attempt = 1; ; attempt++) {
         const current = yield* load(access, id)
@@ -82,7 +91,12 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
           stateVersion: current.stateVersion + 1,
           updatedAt: Math.max(millis, current.updatedAt)
         })
-        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)])
+        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)]).pipe(
+          Effect.catchTag("DuplicateCommitment", (error) => {
+            const mapped = onDuplicate(error)
+            return mapped === undefined ? Effect.die(error) : Effect.fail(mapped)
+          })
+        )
         if (written) return next
         if (attempt >= maxAttempts) return yield* Effect.die(new Error(`payment ${id} kept changing under us`))
       }

@@ -30,7 +30,8 @@ const usdc: PayableAsset = {
   networkName: "Base",
   networkIconUrl: null,
   kind: "pull",
-  etaSeconds: 5
+  etaSeconds: 5,
+  collectionAddress: "0x000000000000000000000000000000000000c011"
 }
 const weth: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x4200000000000000000000000000000000000006", decimals: 18, symbol: "WETH", name: "Wrapped Ether", kind: "push" }
 const unpriced: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x0000000000000000000000000000000000000bad", symbol: "BAD" }

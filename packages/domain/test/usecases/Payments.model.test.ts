@@ -146,10 +146,13 @@ const confirm = (index: number, variant: number, quoteTtl: number | null, accoun
           to: "0x0000000000000000000000000000000000000001",
           value: 12_500_000n,
           validBefore: p.expiresAt,
-          nonce: "0x01",
+          // One quote (nonce) per payment: an authorization pays for one payment only.
+          nonce: `0x${i.toString(16).padStart(64, "0")}`,
           signature
         },
-        fingerprint
+        fingerprint,
+        collectedData: null,
+        walletName: "Test wallet"
       }))
     const status = effective(p, model.now)
     let expected: PaymentStatus | ErrorCode
@@ -171,7 +174,7 @@ const confirm = (index: number, variant: number, quoteTtl: number | null, accoun
 const chainOutcome = (index: number, result: "succeeded" | "failed") =>
   command(`chain(${index}, ${result})`, true, async (model, real) => {
     const { i, p, id } = target(index, model, real)
-    const outcome = await run(model, real, (s) => s.settleOutcome(id, result, "0xabc"))
+    const outcome = await run(model, real, (s) => s.settleOutcome(id, result, `0xabc${i}`))
     const expected = p.status === "processing" ? result : "invalid_state"
     if (p.status === "processing") p.status = result
     expectOutcome(outcome, expected, model, i)

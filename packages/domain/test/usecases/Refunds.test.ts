@@ -85,6 +85,9 @@ const processing = (store: MemoryStore, input: Partial<CreatePaymentInput> = {})
       tokenAmount: 12_500_000n,
       fingerprint: "fp",
       txHash: null,
+      authorization: null,
+      reference: null,
+      walletName: "Test wallet",
       confirmedAt: Math.floor(payment.createdAt / 1000)
     })
     store.payments.set(id, new Payment({ ...payment, status: "processing", commitment, stateVersion: payment.stateVersion + 1 }))
@@ -94,7 +97,7 @@ const processing = (store: MemoryStore, input: Partial<CreatePaymentInput> = {})
 const settled = (store: MemoryStore, outcome: "succeeded" | "failed", input: Partial<CreatePaymentInput> = {}) =>
   Effect.gen(function*() {
     const id = yield* processing(store, input)
-    yield* Payments.use((p) => p.settleOutcome(id, outcome, "0xfeed"))
+    yield* Payments.use((p) => p.settleOutcome(id, outcome, `0xfeed${id}`))
     return id
   })
 

@@ -57,7 +57,24 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
       payload: Wire.FetchRequest,
       success: Wire.FetchResponse,
       error: [notFound, expired, invalidState, wire(QuoteExpired, "QuoteExpired"), invalidParams]
-    }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions")
+    }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions"),
+    HttpApiEndpoint.post("confirm", "/v1/gateway/payment/:id/confirm", {
+      params,
+      payload: Wire.ConfirmRequest,
+      success: Wire.ConfirmResponse,
+      error: [
+        notFound,
+        expired,
+        invalidState,
+        wire(QuoteExpired, "QuoteExpired"),
+        wire(SanctionedUser, "SanctionedUser"),
+        wire(ParamsValidation, "ParamsValidation"),
+        invalidParams
+      ]
+    }).annotate(
+      OpenApi.Summary,
+      "Commits the payment to an option with the wallet's results (signature or transaction hash); repeatable"
+    )
   )
   .middleware(GatewayAuth)
   .annotate(OpenApi.Title, "Gateway")

@@ -1,4 +1,5 @@
 import {
+  ConfirmRequests,
   InvalidParams,
   isFinal,
   ParamsValidation,
@@ -25,6 +26,9 @@ const parseMaxPoll = (text: string | undefined) => {
     : Effect.fail(new ParamsValidation({ message: `maxPollMs must be at most ${maxPollMillis}.` }))
 }
 
+/** The account provider recorded for a confirm without `Sdk-Name`. */
+const unnamedWallet = "Unknown wallet"
+
 const statusBody = (payment: Payment) => ({
   status: payment.status,
   isFinal: isFinal(payment.status),
@@ -37,6 +41,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
   "gateway",
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
+    const confirmations = yield* ConfirmRequests
     const gateway = yield* GatewayOptions.make
     const access = Effect.gen(function*() {
       const caller = yield* CurrentGatewayCaller
@@ -82,6 +87,17 @@ export const GatewayHandlers = HttpApiBuilder.group(
       .handle("fetch", ({ params, payload }) =>
         Effect.gen(function*() {
           return yield* gateway.fetch(yield* access, params.id, payload)
+        }))
+      .handle("confirm", ({ params, payload }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentGatewayCaller
+          const { optionAmount, payment } = yield* confirmations.confirm(
+            { mode: caller.mode },
+            params.id,
+            payload,
+            caller.sdk.name ?? unnamedWallet
+          )
+          return { ...statusBody(payment), info: { txId: payment.commitment?.txHash ?? null, optionAmount } }
         }))
   })
 )

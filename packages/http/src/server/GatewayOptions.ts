@@ -55,8 +55,10 @@ export const make = Effect.gen(function*() {
         name: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),
         iconUrl: Option.match(merchant, { onNone: () => null, onSome: (m) => m.iconUrl })
       },
-      // Who pays is known once a confirm names the account; the provider comes with the wallet flow.
-      buyer: null
+      // Who pays is known once a confirm names the account and its wallet.
+      buyer: payment.commitment === null
+        ? null
+        : { accountCaip10: payment.commitment.account, accountProviderName: payment.commitment.walletName, accountProviderIcon: null }
     }
   })
 

@@ -1,0 +1,76 @@
+import {
+  ChainWork,
+  Commitment,
+  DuplicateCommitment,
+  type Merchant,
+  Payment,
+  PaymentRepository,
+  SignedAuthorization
+} from "@paygate/domain"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import * as SqlChainWork from "../src/SqlChainWork.ts"
+import { adapterSuite } from "./support/AdapterSuite.ts"
+import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+
+const account = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const asset = "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+const commitment = (nonce: string, txHash: string | null = null) =>
+  new Commitment({
+    kind: "pull",
+    account,
+    asset,
+    tokenAmount: 1_000_000n,
+    fingerprint: `fp-${nonce}`,
+    txHash,
+    authorization: new SignedAuthorization({ to: account.slice(-42), validBefore: 1_900_000_000, nonce, signature: "0x01" }),
+    reference: null,
+    walletName: "Test wallet",
+    confirmedAt: 1_800_000_000
+  })
+
+// A requires_action payment moved to processing with `c` (as a confirm does).
+const confirmed = (merchant: Merchant, c: Commitment) =>
+  Effect.gen(function*() {
+    const repo = yield* PaymentRepository
+    const payment = yield* newPayment(merchant)
+    yield* repo.insert(payment, [])
+    const next = new Payment({ ...payment, status: "processing", commitment: c, stateVersion: payment.stateVersion + 1 })
+    return { next, written: yield* repo.update(next, []) }
+  })
+
+const nonce = (n: number) => `0x${n.toString(16).padStart(64, "0")}`
+
+adapterSuite("SqlChainWork and the once-only commitments", (it) => {
+  it.effect("claims due processing payments once per lease; release schedules the next check", () =>
+    Effect.gen(function*() {
+      const work = yield* ChainWork
+      const merchant = yield* newMerchant(yield* newPartner())
+      const { next } = yield* confirmed(merchant, commitment(nonce(1)))
+      const untouched = yield* newPayment(merchant)
+      yield* (yield* PaymentRepository).insert(untouched, [])
+      const mine = (ids: ReadonlyArray<string>) => ids.filter((id) => id === next.id || id === untouched.id)
+      assert.deepStrictEqual(mine(yield* work.claim(100, 60_000)), [next.id], "only processing payments")
+      assert.deepStrictEqual(mine(yield* work.claim(100, 60_000)), [], "leased")
+      yield* work.release(next.id, 60_000)
+      assert.deepStrictEqual(mine(yield* work.claim(100, 60_000)), [], "not due yet")
+      yield* work.release(next.id, 0)
+      // A worker that dies holding it: the lease ends and another claims it.
+      assert.deepStrictEqual(mine(yield* work.claim(100, 1)), [next.id])
+      yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual(mine(yield* work.claim(100, 60_000)), [next.id])
+    }).pipe(Effect.provide(SqlChainWork.layer)))
+
+  it.effect("an authorization or a transaction pays for one payment only", () =>
+    Effect.gen(function*() {
+      const merchant = yield* newMerchant(yield* newPartner())
+      assert.isTrue((yield* confirmed(merchant, commitment(nonce(2)))).written)
+      const replay = yield* Effect.flip(confirmed(merchant, commitment(nonce(2))))
+      assert.instanceOf(replay, DuplicateCommitment)
+      const hash = `0x${"ab".repeat(32)}`
+      assert.isTrue((yield* confirmed(merchant, commitment(nonce(3), hash))).written)
+      const sameTx = yield* Effect.flip(confirmed(merchant, commitment(nonce(4), hash.toUpperCase().replace("0X", "0x"))))
+      assert.instanceOf(sameTx, DuplicateCommitment)
+    }))
+})

@@ -1,0 +1,136 @@
+import { Context, Effect, Layer } from "effect"
+import { keccak256 } from "../caip/Keccak256.ts"
+import {
+  InvalidParams,
+  type InvalidState,
+  ParamsValidation,
+  type PaymentExpired,
+  type PaymentNotFound,
+  type QuoteExpired,
+  type SanctionedUser
+} from "../errors/ApiErrors.ts"
+import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
+import type { Payment } from "../payment/Payment.ts"
+import { AssetCatalog } from "../ports/AssetCatalog.ts"
+import type { PaymentProof } from "../ports/ChainGateway.ts"
+import type { Amount } from "../wire/Amount.ts"
+import type { ConfirmRequest } from "../wire/Confirm.ts"
+import type { Access } from "./Access.ts"
+import { Confirmations } from "./Confirmations.ts"
+import { Payments } from "./Payments.ts"
+import { tokenAmount } from "./TokenAmount.ts"
+
+/** An accepted (or repeated) confirm: the payment as it stands and the chosen option's amount. */
+export interface ConfirmedPayment {
+  readonly payment: Payment
+  readonly optionAmount: Amount
+}
+
+const foreign = () => new InvalidParams({ message: "The option id is not one this service issued for this payment." })
+
+const hex = (bytes: Uint8Array) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
+
+/** Digest of (option id, results): an identical repeat of a confirm has the same one. */
+const fingerprintOf = (request: ConfirmRequest) =>
+  hex(keccak256(new TextEncoder().encode(JSON.stringify([request.optionId, request.results]))))
+
+/**
+ * The wallet's answer to the option's single action: a signature (pull) or a transaction hash (push).
+ * Options carry exactly one action, so `results` must hold exactly one `walletRpc` result with one value.
+ */
+const walletAnswer = (request: ConfirmRequest, kind: OptionClaims["kind"]) => {
+  const what = kind === "pull" ? "the eth_signTypedData_v4 signature" : "the eth_sendTransaction transaction hash"
+  const [first, ...rest] = request.results
+  const value = first?.data[0]
+  if (first === undefined || rest.length > 0 || first.data.length !== 1 || value === undefined) {
+    return Effect.fail(new ParamsValidation({ message: `results must hold one walletRpc result with ${what}.` }))
+  }
+  const shape = kind === "pull" ? /^0x[0-9a-fA-F]+$/ : /^0x[0-9a-fA-F]{64}$/
+  if (!shape.test(value)) return Effect.fail(new ParamsValidation({ message: `results[0].data[0] must be ${what} (0x hex).` }))
+  return Effect.succeed(value)
+}
+
+/**
+ * `POST /v1/gateway/payment/{id}/confirm` (contract §5): reads the option id (tamper-proof, issued
+ * for this payment, else `invalid_params`), turns the wallet's results into the proof the option
+ * asked for — pull: the EIP-3009 authorization of the quote (token, payer, amount, collection
+ * address, `validBefore` = quote expiry or else payment expiry, the quote's nonce) signed by the
+ * wallet; push: the transaction carrying the quote's reference — and hands it to
+ * {@link Confirmations}.
+ */
+export class ConfirmRequests extends Context.Service<ConfirmRequests, {
+  readonly confirm: (
+    access: Access,
+    paymentId: string,
+    request: ConfirmRequest,
+    /** The confirming wallet's name (`Sdk-Name`), shown as the buyer's account provider. */
+    walletName: string
+  ) => Effect.Effect<
+    ConfirmedPayment,
+    | InvalidParams
+    | ParamsValidation
+    | PaymentNotFound
+    | PaymentExpired
+    | InvalidState
+    | QuoteExpired
+    | SanctionedUser
+  >
+}>()("@paygate/domain/ConfirmRequests") {
+  /** Confirm requests over the services in context. */
+  static readonly layer = Layer.effect(
+    ConfirmRequests,
+    Effect.gen(function*() {
+      const ids = yield* OptionIds
+      const catalog = yield* AssetCatalog
+      const payments = yield* Payments
+      const confirmations = yield* Confirmations
+
+      const confirm = Effect.fn("ConfirmRequests.confirm")(function*(
+        access: Access,
+        paymentId: string,
+        request: ConfirmRequest,
+        walletName: string
+      ) {
+        const claims = yield* ids.read(request.optionId)
+        const payment = yield* payments.find(access, paymentId)
+        if (claims.paymentId !== payment.id) return yield* foreign()
+        const asset = catalog.asset(claims.asset)
+        if (asset === undefined || asset.kind !== claims.kind) {
+          return yield* new ParamsValidation({ message: "This option is no longer offered; ask for options again." })
+        }
+        const answer = yield* walletAnswer(request, claims.kind)
+        const value = BigInt(claims.value)
+        const proof: PaymentProof = claims.kind === "pull"
+          ? {
+            _tag: "Authorization",
+            account: claims.account,
+            asset: claims.asset,
+            to: asset.collectionAddress,
+            value,
+            validBefore: claims.expiresAt ?? payment.expiresAt,
+            nonce: claims.nonce,
+            signature: answer
+          }
+          : {
+            _tag: "Transaction",
+            account: claims.account,
+            asset: claims.asset,
+            to: asset.collectionAddress,
+            value,
+            reference: claims.nonce,
+            txHash: answer.toLowerCase()
+          }
+        const confirmed = yield* confirmations.confirm(access, paymentId, {
+          option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
+          proof,
+          fingerprint: fingerprintOf(request),
+          collectedData: request.collectedData,
+          walletName
+        })
+        return { payment: confirmed, optionAmount: tokenAmount(asset, claims.value) }
+      })
+
+      return ConfirmRequests.of({ confirm })
+    })
+  )
+}

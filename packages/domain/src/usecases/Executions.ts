@@ -1,0 +1,95 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { PaymentId } from "../ids/Ids.ts"
+import { Commitment, Payment } from "../payment/Payment.ts"
+import { ChainGateway } from "../ports/ChainGateway.ts"
+import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { Payments } from "./Payments.ts"
+
+/**
+ * Where one round of chain work left a payment: `final` (succeeded or failed, or no longer
+ * processing), `pending` (on its way: check again soon) or `unknown` (the chain could not be
+ * asked: check again later, never failed on that account).
+ */
+export type ExecutionStep = "final" | "pending" | "unknown"
+
+/**
+ * The executor's use case (contract §6, `processing` → `succeeded | failed`): submits a pull
+ * payment's signed authorization once (the transaction hash is recorded with a compare-and-set,
+ * so of two workers one hash wins), then watches the transaction until the chain reports an
+ * outcome with its required confirmations. A pull payment whose authorization expired before it
+ * could be submitted fails. An unknown outcome (RPC down) leaves the payment `processing`.
+ */
+export class Executions extends Context.Service<Executions, {
+  readonly advance: (id: PaymentId) => Effect.Effect<ExecutionStep>
+}>()("@paygate/domain/Executions") {
+  /** Executions over the ports in context. */
+  static readonly layer = Layer.effect(
+    Executions,
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const chain = yield* ChainGateway
+      const payments = yield* Payments
+
+      const settle = (id: PaymentId, outcome: "succeeded" | "failed", txHash: string | null) =>
+        payments.settleOutcome(id, outcome, txHash).pipe(
+          // Someone else settled it meanwhile: the same chain fact, nothing left to do.
+          Effect.catchTag("InvalidState", () => Effect.void),
+          Effect.orDie,
+          Effect.as("final" as const)
+        )
+
+      // Records the hash unless another worker recorded one first; answers the hash to follow.
+      const recordSubmission = (payment: Payment, txHash: string): Effect.Effect<string> =>
+        Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const next = new Payment({
+            ...payment,
+            commitment: new Commitment({ ...payment.commitment!, txHash }),
+            stateVersion: payment.stateVersion + 1,
+            updatedAt: Math.max(millis, payment.updatedAt)
+          })
+          if (yield* Effect.orDie(repo.update(next, []))) return txHash
+          const latest = yield* repo.findById(payment.id)
+          const recorded = Option.flatMap(latest, (p) => Option.fromNullishOr(p.commitment?.txHash))
+          // Not recorded by anyone (the payment moved on): ours is the one that was sent.
+          return Option.getOrElse(recorded, () => txHash)
+        })
+
+      const advance = Effect.fn("Executions.advance")(function*(id: PaymentId) {
+        const found = yield* repo.findById(id)
+        if (Option.isNone(found)) return "final" as const
+        const payment = found.value
+        const commitment = payment.commitment
+        if (payment.status !== "processing" || commitment === null) return "final" as const
+        let txHash = commitment.txHash
+        if (txHash === null) {
+          const authorization = commitment.authorization
+          if (authorization === null) return yield* Effect.die(new Error(`payment ${id} has neither transaction nor authorization`))
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          if (now >= authorization.validBefore) return yield* settle(id, "failed", null)
+          const submitted = yield* chain.submit({
+            _tag: "Authorization",
+            account: commitment.account,
+            asset: commitment.asset,
+            to: authorization.to,
+            value: commitment.tokenAmount,
+            validBefore: authorization.validBefore,
+            nonce: authorization.nonce,
+            signature: authorization.signature
+          }).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("ChainUnavailable", (error) =>
+              Effect.as(Effect.logWarning(`executor: submitting ${id} failed; retrying later`, error.message), Option.none()))
+          )
+          if (Option.isNone(submitted)) return "unknown" as const
+          txHash = yield* recordSubmission(payment, submitted.value)
+        }
+        const outcome = yield* chain.observe(commitment.asset, txHash)
+        if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
+        return outcome
+      })
+
+      return Executions.of({ advance })
+    })
+  )
+}

@@ -1,0 +1,16 @@
+import type { PayableAsset } from "../ports/AssetCatalog.ts"
+import type { Amount } from "../wire/Amount.ts"
+
+/** The wire `Amount` of `value` base units of `asset`, with what a wallet shows for it. */
+export const tokenAmount = (asset: PayableAsset, value: string): Amount => ({
+  unit: `caip19/${asset.assetId}`,
+  value,
+  display: {
+    assetName: asset.name,
+    assetSymbol: asset.symbol,
+    decimals: asset.decimals,
+    iconUrl: asset.iconUrl,
+    networkIconUrl: asset.networkIconUrl,
+    networkName: asset.networkName
+  }
+})

@@ -1,0 +1,123 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { IdGenerator } from "../../src/ids/IdGenerator.ts"
+import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
+import { Commitment, Payment, SignedAuthorization } from "../../src/payment/Payment.ts"
+import type { ChainOutcome } from "../../src/ports/ChainGateway.ts"
+import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
+import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
+import { oneMerchant, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
+import { Executions } from "../../src/usecases/Executions.ts"
+import { Payments } from "../../src/usecases/Payments.ts"
+
+const partnerId = "ptn_exec" as PartnerId
+const merchantId = "mer_exec" as MerchantId
+const start = 1_800_000_000_000
+const account = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const asset = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+const nonce = `0x${"11".repeat(32)}`
+const submittedHash = `0x${"11".repeat(32)}`
+
+interface Script {
+  submits: number
+  submit: "ok" | "down"
+  outcome: ChainOutcome
+}
+
+const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effect<A, E, Payments | Executions>) => {
+  const store = makeMemoryStore()
+  const chain = scriptedChain({
+    submit: (proof) =>
+      Effect.suspend(() => {
+        script.submits++
+        return script.submit === "down"
+          ? Effect.fail(new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" }))
+          : Effect.succeed(`0x${proof.nonce.slice(2)}`)
+      }),
+    outcome: () => script.outcome
+  })
+  return Effect.provide(
+    Effect.andThen(TestClock.setTime(start), body(store)),
+    Executions.layer.pipe(
+      Layer.provideMerge(Payments.layer),
+      Layer.provide(IdGenerator.layer),
+      Layer.provide([layerMemory(store), chain, oneMerchant(partnerId, merchantId), seededSecureRandom(3)])
+    )
+  )
+}
+
+// A confirmed pull payment (as the confirm use case leaves it): processing, authorization, no transaction yet.
+const confirmedPull = (store: MemoryStore, validBefore = start / 1000 + 900) =>
+  Effect.gen(function*() {
+    const created = yield* Payments.use((p) =>
+      p.create({ partnerId, merchantId, mode: "sandbox", amount: { unit: "iso4217/USD", value: "1250" }, referenceId: "o-1" }))
+    const commitment = new Commitment({
+      kind: "pull",
+      account,
+      asset,
+      tokenAmount: 12_500_000n,
+      fingerprint: "fp",
+      txHash: null,
+      authorization: new SignedAuthorization({ to: "0x000000000000000000000000000000000000c011", validBefore, nonce, signature: "0x01" }),
+      reference: null,
+      walletName: "Test wallet",
+      confirmedAt: start / 1000
+    })
+    store.payments.set(created.id, new Payment({ ...created, status: "processing", commitment, stateVersion: created.stateVersion + 1 }))
+    return created.id
+  })
+
+const advance = (id: PaymentId) => Executions.use((e) => e.advance(id))
+const eventTypes = (store: MemoryStore, id: PaymentId) => store.events.filter((e) => e.paymentId === id).map((e) => e.type)
+
+describe("Executions.advance", () => {
+  it.effect("submits the authorization once, records the hash, and settles on the chain's outcome", () => {
+    const script: Script = { submits: 0, submit: "ok", outcome: "pending" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, submittedHash)
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        // Later rounds watch the recorded transaction; they never submit again.
+        assert.strictEqual(yield* advance(id), "pending")
+        script.outcome = "succeeded"
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(script.submits, 1)
+        assert.strictEqual(store.payments.get(id)!.status, "succeeded")
+        assert.deepStrictEqual(eventTypes(store, id), ["payment.created", "payment.succeeded"])
+        assert.strictEqual(yield* advance(id), "final")
+      }))
+  })
+
+  it.effect("an unreachable chain keeps the payment processing (unknown), never failed", () => {
+    const script: Script = { submits: 0, submit: "down", outcome: "unknown" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(id), "unknown")
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        assert.isNull(store.payments.get(id)!.commitment!.txHash)
+        script.submit = "ok"
+        assert.strictEqual(yield* advance(id), "unknown", "submitted, but the outcome cannot be read")
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        script.outcome = "failed"
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "failed")
+      }))
+  })
+
+  it.effect("an authorization whose validBefore passed before it could be submitted fails the payment", () => {
+    const script: Script = { submits: 0, submit: "down", outcome: "unknown" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store, start / 1000 + 60)
+        assert.strictEqual(yield* advance(id), "unknown")
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "failed")
+        assert.strictEqual(script.submits, 1)
+      }))
+  })
+})
