@@ -6,9 +6,10 @@
  * @module
  */
 import { type ApiKeyId, type AppId, IdGenerator, isPinnableVersion, latestStableVersion, type Mode, Partner, type PartnerId } from "@paygate/domain"
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { hashSecret, newApiKeySecret } from "./ApiKeySecret.ts"
+import { CredentialCache } from "./CredentialCache.ts"
 
 /** Why an administrative request was refused. */
 export class CredentialAdminError extends Schema.TaggedError<CredentialAdminError>()("CredentialAdminError", {
@@ -54,7 +55,8 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   readonly createApiKey: (input: CreateApiKeyInput) => Effect.Effect<IssuedApiKey, CredentialAdminError>
   /**
    * Revokes a key; answers `true` when the key exists (revoking a revoked key keeps its first
-   * revocation time) and `false` for an unknown id.
+   * revocation time) and `false` for an unknown id. A {@link CredentialCache} in the same context
+   * forgets the key at once.
    */
   readonly revokeKey: (keyId: string) => Effect.Effect<boolean>
   /** Creates a wallet app and its first wallet key. */
@@ -66,6 +68,8 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const ids = yield* IdGenerator
+      // Beside a cached credential store (the API process), a revoked key must stop working at once.
+      const cache = yield* Effect.serviceOption(CredentialCache)
 
       const invalid = (message: string) => new CredentialAdminError({ reason: "invalid_input", message })
 
@@ -118,6 +122,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         const now = yield* Clock.currentTimeMillis
         const rows = yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}::bigint) WHERE id = ${keyId} RETURNING id`
           .pipe(Effect.orDie)
+        if (Option.isSome(cache)) cache.value.keys.invalidate((_, cached) => cached.key.id === keyId)
         return rows.length > 0
       })
 

@@ -1,13 +1,17 @@
 /**
  * `CredentialStore` on SQL (`api_keys`, `apps`, `partners`). Keys are found by the SHA-256 of
- * their secret (`api_keys.secret_sha256`, unique); the secret itself is never stored.
+ * their secret (`api_keys.secret_sha256`, unique); the secret itself is never stored. A key and
+ * its partner are read in one statement. When the host provides a {@link CredentialCache}, keys
+ * and apps found are kept there for its TTL.
  *
  * @module
  */
-import { ApiKeyId, type ApiKeyRecord, AppId, type AppRecord, CredentialStore, Mode, Partner, PartnerId } from "@paygate/domain"
+import { ApiKeyId, type ApiKeyRecord, AppId, type AppRecord, CredentialStore, type KeyWithPartner, Mode, Partner, PartnerId } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { CredentialCache } from "./CredentialCache.ts"
 import { toInt } from "./internal/Rows.ts"
+import * as TtlCache from "./internal/TtlCache.ts"
 
 const decodePartner = Schema.decodeUnknownSync(Partner)
 
@@ -23,30 +27,49 @@ const decodeKey: (input: unknown) => ApiKeyRecord = Schema.decodeUnknownSync(Sch
 
 const decodeApp: (input: unknown) => AppRecord = Schema.decodeUnknownSync(Schema.Struct({ id: AppId, mode: Mode, name: Schema.String }))
 
+// A partner's columns (table alias `p`), named as `partnerFromRow` reads them.
+const partnerColumns = "p.id AS partner_id, p.name AS partner_name, p.pinned_version AS partner_pinned_version, p.created_at AS partner_created_at"
+
+const partnerFromRow = (row: Record<string, unknown>) =>
+  decodePartner({ id: row.partner_id, name: row.partner_name, pinnedVersion: row.partner_pinned_version, createdAt: toInt(row.partner_created_at) })
+
+const keyWithPartnerFromRow = (row: Record<string, unknown>): KeyWithPartner => ({
+  key: decodeKey({
+    id: row.id,
+    kind: row.kind,
+    mode: row.mode,
+    partnerId: row.key_partner_id,
+    appId: row.app_id,
+    revoked: row.revoked_at !== null,
+    secretSha256: row.secret_sha256
+  }),
+  partner: row.partner_id === null ? null : partnerFromRow(row)
+})
+
 /** Builds the store over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const findKeyByHash = (sha256Hex: string) =>
-    sql`SELECT id, kind, mode, partner_id, app_id, revoked_at, secret_sha256 FROM api_keys WHERE secret_sha256 = ${sha256Hex.toLowerCase()}`
-      .pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullishOr(rows[0]), (row) =>
-            decodeKey({
-              id: row.id,
-              kind: row.kind,
-              mode: row.mode,
-              partnerId: row.partner_id,
-              appId: row.app_id,
-              revoked: row.revoked_at !== null,
-              secretSha256: row.secret_sha256
-            }))
-        ),
-        Effect.orDie,
-        Effect.withSpan("SqlCredentialStore.findKeyByHash")
-      )
+  const cache = Option.getOrUndefined(yield* Effect.serviceOption(CredentialCache))
+  const partnerSelect = sql.literal(partnerColumns)
 
-  const findApp = (id: AppId) =>
+  const readKeyWithPartner = (sha256Hex: string) =>
+    sql`SELECT k.id, k.kind, k.mode, k.partner_id AS key_partner_id, k.app_id, k.revoked_at, k.secret_sha256, ${partnerSelect}
+      FROM api_keys k LEFT JOIN partners p ON p.id = k.partner_id
+      WHERE k.secret_sha256 = ${sha256Hex}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), keyWithPartnerFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlCredentialStore.findKeyWithPartner")
+    )
+
+  const findKeyWithPartner = (sha256Hex: string) => {
+    const digest = sha256Hex.toLowerCase()
+    return TtlCache.through(cache?.keys, digest, () => readKeyWithPartner(digest))
+  }
+
+  const findKeyByHash = (sha256Hex: string) => Effect.map(findKeyWithPartner(sha256Hex), Option.map(({ key }) => key))
+
+  const readApp = (id: AppId) =>
     sql`SELECT id, mode, name FROM apps WHERE id = ${id}`
       .pipe(
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), decodeApp)),
@@ -54,17 +77,16 @@ export const make = Effect.gen(function*() {
         Effect.withSpan("SqlCredentialStore.findApp")
       )
 
+  const findApp = (id: AppId) => TtlCache.through(cache?.apps, id, () => readApp(id))
+
   const findPartner = (id: PartnerId) =>
-    sql`SELECT id, name, pinned_version, created_at FROM partners WHERE id = ${id}`.pipe(
-      Effect.map((rows) =>
-        Option.map(Option.fromNullishOr(rows[0]), (row) =>
-          decodePartner({ id: row.id, name: row.name, pinnedVersion: row.pinned_version, createdAt: toInt(row.created_at) }))
-      ),
+    sql`SELECT ${partnerSelect} FROM partners p WHERE p.id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), partnerFromRow)),
       Effect.orDie,
       Effect.withSpan("SqlCredentialStore.findPartner")
     )
 
-  return CredentialStore.of({ findKeyByHash, findApp, findPartner })
+  return CredentialStore.of({ findKeyByHash, findKeyWithPartner, findApp, findPartner })
 })
 
 /** `CredentialStore` over the `SqlClient` in context. */

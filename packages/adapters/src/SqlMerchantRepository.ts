@@ -5,16 +5,19 @@
  * folding is the database's `lower()`, which follows its `LC_CTYPE` (`C.UTF-8` in PGlite and in
  * CI: Unicode-aware; a server initialised with plain `C` would fold ASCII only).
  * Other database failures, an insert of an existing id and an update of an unknown merchant
- * are defects.
+ * are defects. With a {@link CredentialCache} in context, `findById` answers from it where
+ * {@link CachedMerchantReads} is on (the merchant API), and every update drops the cached copy.
  *
  * @module
  */
 import { Merchant, MerchantExists, type MerchantId, type MerchantQuery, MerchantRepository, type Mode, type PartnerId } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { CachedMerchantReads, CredentialCache, merchantKey } from "./CredentialCache.ts"
 import type { Fragment } from "effect/sql/Statement"
 import type { SqlError } from "effect/sql/SqlError"
 import { toInt } from "./internal/Rows.ts"
+import * as TtlCache from "./internal/TtlCache.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 /** The unique index behind `MerchantExists`. */
@@ -41,6 +44,7 @@ const exists = (merchant: Merchant) =>
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const cache = Option.getOrUndefined(yield* Effect.serviceOption(CredentialCache))?.merchants
 
   // Each write runs in its own transaction (a savepoint inside a caller's), so a unique violation
   // never leaves an enclosing transaction aborted.
@@ -66,16 +70,23 @@ export const make = Effect.gen(function*() {
         WHERE id = ${m.id} AND partner_id = ${m.partnerId} AND mode = ${m.mode}
         RETURNING id`
     ).pipe(
+      Effect.ensuring(Effect.sync(() => cache?.invalidate((key) => key === merchantKey(m.partnerId, m.mode, m.id)))),
       Effect.flatMap((rows) => rows.length === 1 ? Effect.void : Effect.die(new Error(`unknown merchant ${m.id}`))),
       Effect.withSpan("SqlMerchantRepository.update")
     )
 
-  const findById = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
+  const read = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
     sql`SELECT * FROM merchants WHERE id = ${id} AND partner_id = ${partnerId} AND mode = ${mode}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), merchantFromRow)),
       Effect.orDie,
       Effect.withSpan("SqlMerchantRepository.findById")
     )
+
+  const findById = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
+    cache === undefined
+      ? read(partnerId, mode, id)
+      : Effect.flatMap(CachedMerchantReads, (cached) =>
+        cached ? TtlCache.through(cache, merchantKey(partnerId, mode, id), () => read(partnerId, mode, id)) : read(partnerId, mode, id))
 
   const list = (query: MerchantQuery) => {
     const where: Array<Fragment> = [sql`partner_id = ${query.partnerId}`, sql`mode = ${query.mode}`]

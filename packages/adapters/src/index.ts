@@ -17,6 +17,7 @@
  */
 export * from "./ApiKeySecret.ts"
 export * from "./CredentialAdmin.ts"
+export * from "./CredentialCache.ts"
 export * as DataDirLock from "./DataDirLock.ts"
 export * from "./ExclusiveSequences.ts"
 export * as Database from "./Database.ts"

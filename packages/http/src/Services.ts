@@ -1,4 +1,4 @@
-import { CredentialAdmin, SqlPersistence } from "@paygate/adapters"
+import { CredentialAdmin, CredentialCache, SqlPersistence } from "@paygate/adapters"
 import { IdGenerator, Merchants, Payments, Refunds, Settlements } from "@paygate/domain"
 import { Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -17,7 +17,7 @@ export const UseCases = Layer.mergeAll(Payments.layer, Merchants.layer, Settleme
 export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
 
 /**
- * Everything the routes need, over one database: use cases, SQL stores, credentials admin,
+ * Everything the routes need, over one database: use cases, SQL stores (with the credential cache), credentials admin,
  * readiness, rate limiting and settings, and the gateway's options over the configured chains
  * (`GatewayServices`). The database layer decides embedded vs PostgreSQL.
  */
@@ -41,6 +41,8 @@ export const servicesWith = <E, R, GE, GR>(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, SqlReadiness, RateLimiter.layer, CheckoutSettings.layer).pipe(
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
+        // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).
+        Layer.provideMerge(CredentialCache.layer),
         Layer.provideMerge(IdGenerator.layer),
         Layer.provide(SecureRandom.layerWebCrypto),
         Layer.provideMerge(database)

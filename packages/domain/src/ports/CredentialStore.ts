@@ -24,10 +24,19 @@ export interface AppRecord {
   readonly name: string
 }
 
+/** A key and, for a partner key, its partner: what authentication needs, read at once. */
+export interface KeyWithPartner {
+  readonly key: ApiKeyRecord
+  /** The partner owning a partner key; `null` for wallet keys (and for a partner that is gone). */
+  readonly partner: Partner | null
+}
+
 /** Looks up credentials by the hash of the presented secret; never sees or stores the secret itself. */
 export class CredentialStore extends Context.Service<CredentialStore, {
   /** The key whose secret hashes to `sha256Hex`, if any. */
   readonly findKeyByHash: (sha256Hex: string) => Effect.Effect<Option.Option<ApiKeyRecord>>
+  /** {@link findKeyByHash} with the key's partner, in one read. */
+  readonly findKeyWithPartner: (sha256Hex: string) => Effect.Effect<Option.Option<KeyWithPartner>>
   /** The app with this id, if any. */
   readonly findApp: (id: AppId) => Effect.Effect<Option.Option<AppRecord>>
   /** The partner with this id, if any. */

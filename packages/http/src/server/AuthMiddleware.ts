@@ -1,3 +1,4 @@
+import { CachedMerchantReads } from "@paygate/adapters"
 import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore, MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { type Headers, HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -64,7 +65,10 @@ export const PartnerAuthLive = Layer.effect(
   )
 )
 
-/** Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. */
+/**
+ * Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. Its operations
+ * only read the merchant, so they may read it from the credential cache (`CachedMerchantReads`).
+ */
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
   authMiddleware<CurrentCaller | CurrentMerchantId>((headers, environment) =>
@@ -77,7 +81,11 @@ export const MerchantAuthLive = Layer.effect(
       return {
         auth,
         provide: (version) => (effect) =>
-          effect.pipe(Effect.provideService(CurrentMerchantId, merchantId), Effect.provideService(CurrentCaller, { ...caller, version }))
+          effect.pipe(
+            Effect.provideService(CurrentMerchantId, merchantId),
+            Effect.provideService(CurrentCaller, { ...caller, version }),
+            Effect.provideService(CachedMerchantReads, true)
+          )
       }
     })
   )

@@ -46,7 +46,7 @@ export const authenticateGateway = Effect.fnUntraced(function*(
     if (kind === "partner") {
       return yield* new Unauthorized({ message: "Partner secret keys are for servers; the gateway takes a wallet key (wk_…) or App-Id with Client-Id." })
     }
-    const key = kind === "wallet" ? yield* findKey(apiKey) : undefined
+    const key = kind === "wallet" ? (yield* findKey(apiKey))?.key : undefined
     if (key === undefined || key.kind !== "wallet") return yield* new InvalidApiKey({ message: "The API key is not valid." })
     credential = { _tag: "WalletKey", keyId: key.id }
     mode = key.mode

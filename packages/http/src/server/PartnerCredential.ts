@@ -8,12 +8,15 @@ import type { Authenticated } from "./Pipeline.ts"
 export const Environment = Config.Literals(["production", "staging"], "ENVIRONMENT").pipe(Config.withDefault("production"))
 
 
-/** Looks a presented secret up by its digest and checks the digests match in constant time. */
+/**
+ * Looks a presented secret up by its digest (with the key's partner, in one read, which the store
+ * may answer from its cache) and checks the digests match in constant time.
+ */
 export const findKey = Effect.fnUntraced(function*(secret: string) {
   const digest = hashSecret(secret)
-  const found = yield* (yield* CredentialStore).findKeyByHash(digest)
-  if (Option.isNone(found) || found.value.revoked) return undefined
-  return timingSafeEqual(Buffer.from(found.value.secretSha256, "hex"), Buffer.from(digest, "hex")) ? found.value : undefined
+  const found = yield* (yield* CredentialStore).findKeyWithPartner(digest)
+  if (Option.isNone(found) || found.value.key.revoked) return undefined
+  return timingSafeEqual(Buffer.from(found.value.key.secretSha256, "hex"), Buffer.from(digest, "hex")) ? found.value : undefined
 })
 
 /**
@@ -27,19 +30,18 @@ export const authenticatePartnerKey = Effect.fnUntraced(function*(apiKey: string
     return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
   }
   if (kind !== "partner") return yield* invalid
-  const key = yield* findKey(apiKey)
-  if (key === undefined || key.kind !== "partner" || key.partnerId === null) return yield* invalid
-  const store = yield* CredentialStore
+  const found = yield* findKey(apiKey)
+  if (found === undefined || found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalid
+  const { key, partner } = found
   if (environment === "staging" && key.mode === "live") {
     return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox keys (sk_test_…) only." })
   }
-  const partner = yield* store.findPartner(key.partnerId)
-  if (Option.isNone(partner)) return yield* invalid
+  if (partner === null) return yield* invalid
   const auth: Authenticated & { readonly mode: typeof key.mode } = {
-    partnerId: partner.value.id,
+    partnerId: partner.id,
     keyId: key.id,
-    pinnedVersion: isPinnableVersion(partner.value.pinnedVersion) ? partner.value.pinnedVersion : latestStableVersion,
+    pinnedVersion: isPinnableVersion(partner.pinnedVersion) ? partner.pinnedVersion : latestStableVersion,
     mode: key.mode
   }
-  return { auth, partner: partner.value }
+  return { auth, partner }
 })
