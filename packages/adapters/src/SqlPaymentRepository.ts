@@ -1,7 +1,8 @@
 /**
- * `PaymentRepository` on SQL (`payments` + `outbox_events`). Each write is one transaction: the
- * payment row and its outbox events commit together or not at all. `update` is a
- * compare-and-set on `state_version`. Database failures are defects (the port's contract).
+ * `PaymentRepository` on SQL (`payments` + `outbox_events`). Each write is atomic: the payment
+ * row and its outbox events commit together or not at all (`insert` as one statement, `update` as
+ * one transaction). `update` is a compare-and-set on `state_version`. Database failures are
+ * defects (the port's contract).
  *
  * @module
  */
@@ -15,32 +16,39 @@ import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
 
-// Inserts outbox events (in the caller's transaction).
-const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
+// The `INSERT` of outbox events, or `undefined` for none.
+const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
   const [first, ...rest] = events.map((event) => {
     const c = outboxColumns(event)
     return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
   })
-  if (first === undefined) return Effect.void
+  if (first === undefined) return undefined
   return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
-    VALUES ${sql.csv([first, ...rest])}`.pipe(Effect.asVoid)
+    VALUES ${sql.csv([first, ...rest])}`
 }
+
+// Inserts outbox events (in the caller's transaction).
+const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
+  eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(paymentSelect)
 
+  // One statement (the events' INSERT with the payment's as a data-modifying WITH): atomic on its
+  // own, so one round trip instead of BEGIN, two INSERTs and COMMIT.
   const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>) =>
-    Effect.gen(function*() {
+    Effect.suspend(() => {
       const c = paymentColumns(payment)
-      yield* sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
+      const paymentInsert = sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
           state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at)
         VALUES (${c.id}, ${c.partner_id}, ${c.merchant_id}, ${c.mode}, ${c.reference_id}, ${c.currency}, ${c.value}::numeric,
           ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
           ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
-      yield* insertEvents(sql, events)
-    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPaymentRepository.insert"))
+      const outbox = eventsInsert(sql, events)
+      return outbox === undefined ? paymentInsert : sql`WITH payment AS (${paymentInsert}) ${outbox}`
+    }).pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("SqlPaymentRepository.insert"))
 
   const findById = (id: string) =>
     sql`SELECT ${select} FROM payments WHERE id = ${id}`.pipe(
