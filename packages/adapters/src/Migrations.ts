@@ -18,6 +18,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import * as Init from "./migrations/0001_init.ts"
 import * as Quotes from "./migrations/0003_quotes.ts"
 import * as Executor from "./migrations/0004_executor.ts"
+import * as BuyerData from "./migrations/0005_buyer_data.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -31,7 +32,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0001_init": runStatements(Init.statements),
   "0002_webhooks": runStatements(Webhooks.statements),
   "0003_quotes": runStatements(Quotes.statements),
-  "0004_executor": runStatements(Executor.statements)
+  "0004_executor": runStatements(Executor.statements),
+  "0005_buyer_data": runStatements(BuyerData.statements)
 }
 
 /** The table recording applied migrations. */

@@ -15,6 +15,7 @@
  *
  * @module
  */
+export * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
 export * from "./ApiKeySecret.ts"
 export * from "./CredentialAdmin.ts"
 export * from "./CredentialCache.ts"
@@ -23,7 +24,9 @@ export * from "./ExclusiveSequences.ts"
 export * as Database from "./Database.ts"
 export * as Migrations from "./Migrations.ts"
 export * as SqlChainWork from "./SqlChainWork.ts"
+export * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
 export * as SqlCredentialStore from "./SqlCredentialStore.ts"
+export * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
 export * as SqlEventOutbox from "./SqlEventOutbox.ts"
 export * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 export * as SqlMerchantRepository from "./SqlMerchantRepository.ts"

@@ -7,6 +7,7 @@ import { adapterSuite } from "./support/AdapterSuite.ts"
 const tables = [
   "api_keys",
   "apps",
+  "buyer_data",
   "crypto_settlements",
   "effect_sql_migrations",
   "idempotency_keys",

@@ -15,12 +15,27 @@
  *   instances would not accept each other's ids.
  * - `SANCTIONS_FILE`: see `SanctionsList`.
  *
+ * Buyer data collection ({@link dataCollection}) keeps its data on SQL, encrypted with the webhook
+ * secrets' key (`WEBHOOK_SECRET_KEY`), and links to `DATA_COLLECTION_URL` (see `CheckoutSettings`).
+ *
  * @module
  */
-import { Chain, Database, Pricing, SanctionsList, SqlQuoteStore } from "@paygate/adapters"
+import {
+  AjvBuyerDataValidator,
+  Chain,
+  Database,
+  Pricing,
+  SanctionsList,
+  SqlBuyerDataStore,
+  SqlDataCollectionThresholds,
+  SqlQuoteStore,
+  type WebhookAdapters
+} from "@paygate/adapters"
 import {
   type ChainGateway,
   ConfirmRequests,
+  DataCollection,
+  DataCollectionPage,
   type IdGenerator,
   type PaymentRepository,
   Confirmations,
@@ -35,6 +50,7 @@ import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
+import { CheckoutSettings } from "./server/CheckoutSettings.ts"
 
 const { ChainAssetCatalog, ChainConfig, Eip155WalletActions, SignatureRecovery, ViemChainGateway } = Chain
 
@@ -152,14 +168,36 @@ export const chainGateway: Layer.Layer<ChainGateway, Chain.ChainConfig.ChainConf
   ViemChainGateway.layer.pipe(Layer.provide(signatureRecovery))
 
 /**
- * `PaymentOptions` and `ConfirmRequests` with their adapters over the settings, the payments and
- * the database; exposes the `ChainGateway` too.
+ * Buyer data collection: data on SQL (encrypted with the `AtRestCipher`), validated with ajv,
+ * partner thresholds from the partners table, the page at `CheckoutSettings.dataCollectionUrl`.
+ */
+export const dataCollection: Layer.Layer<
+  DataCollection,
+  never,
+  Payments | SanctionsScreening | SqlClient.SqlClient | WebhookAdapters.SecretCipher.AtRestCipher | CheckoutSettings
+> = DataCollection.layer.pipe(Layer.provide(Layer.mergeAll(
+  SqlBuyerDataStore.layer,
+  SqlDataCollectionThresholds.layer,
+  AjvBuyerDataValidator.layer,
+  Layer.effect(DataCollectionPage, Effect.map(CheckoutSettings, (s) => DataCollectionPage.of({ url: s.dataCollectionUrl })))
+)))
+
+/**
+ * `PaymentOptions`, `ConfirmRequests` and `DataCollection` with their adapters over the settings,
+ * the payments and the database; exposes the `ChainGateway` too.
  */
 export const layer: Layer.Layer<
-  PaymentOptions | ConfirmRequests | ChainGateway,
+  PaymentOptions | ConfirmRequests | DataCollection | ChainGateway,
   Chain.ChainConfig.ChainConfigError,
-  GatewaySettings | Payments | PaymentRepository | IdGenerator | SqlClient.SqlClient
+  | GatewaySettings
+  | Payments
+  | PaymentRepository
+  | IdGenerator
+  | SqlClient.SqlClient
+  | WebhookAdapters.SecretCipher.AtRestCipher
+  | CheckoutSettings
 > = Layer.mergeAll(PaymentOptions.layer, ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))).pipe(
+  Layer.provideMerge(dataCollection),
   Layer.provideMerge(chainGateway),
   Layer.provide(Layer.mergeAll(
     ChainAssetCatalog.layer,

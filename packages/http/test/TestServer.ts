@@ -27,7 +27,7 @@ import {
   type SettlementRepository,
   Settlements
 } from "@paygate/domain"
-import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
@@ -226,7 +226,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
       AppRoutes.pipe(
         Layer.provide([
           RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }),
-          Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl }))
+          Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),
         Layer.provide(Layer.succeedContext(context)),
         Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ENVIRONMENT: options.environment ?? "production" }))),

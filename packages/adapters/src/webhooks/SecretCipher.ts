@@ -1,13 +1,14 @@
 /**
- * Webhook signing secrets at rest: AES-256-GCM under a service key, with the endpoint id as
- * additional data (a ciphertext copied onto another endpoint's row does not decrypt). Stored form:
+ * Secrets and personal data at rest: AES-256-GCM under one service key, bound to a context string
+ * as additional data (a ciphertext copied onto another row does not decrypt). Webhook signing
+ * secrets use the endpoint id as context; buyer data uses its payment and account. Stored form:
  * `v1.<base64 12-byte nonce>.<base64 ciphertext‖tag>`.
  *
  * The key is `WEBHOOK_SECRET_KEY` (base64 of 32 bytes; the same on every instance). When it is
  * unset — the embedded default — a random key is created on first use in a file beside the
  * embedded database directory (`<PAYGATE_DATA_DIR>.webhook-secret-key`, mode 0600) and reused
  * afterwards, with one warning per process. Losing that file makes stored secrets unreadable
- * (deliveries then fail until endpoints are registered again).
+ * (deliveries then fail until endpoints are registered again) and so is stored buyer data.
  *
  * @module
  */
@@ -27,11 +28,16 @@ export class InvalidSecretKey extends Schema.TaggedError<InvalidSecretKey>()("In
   message: Schema.String
 }) {}
 
-/** Encrypts and decrypts webhook signing secrets. */
-export class WebhookSecretCipher extends Context.Service<WebhookSecretCipher, {
-  readonly encrypt: (endpointId: string, secret: Redacted.Redacted<string>) => Effect.Effect<string>
-  readonly decrypt: (endpointId: string, stored: string) => Effect.Effect<Redacted.Redacted<string>, SecretDecryptionError>
-}>()("@paygate/adapters/WebhookSecretCipher") {}
+/** Encrypts and decrypts texts at rest, each bound to its context (e.g. the id of its row). */
+export class AtRestCipher extends Context.Service<AtRestCipher, {
+  readonly encrypt: (context: string, plaintext: Redacted.Redacted<string>) => Effect.Effect<string>
+  readonly decrypt: (context: string, stored: string) => Effect.Effect<Redacted.Redacted<string>, SecretDecryptionError>
+}>()("@paygate/adapters/AtRestCipher") {}
+
+/** The {@link AtRestCipher} as the webhook adapters name it: contexts are endpoint ids. */
+export const WebhookSecretCipher = AtRestCipher
+/** The {@link AtRestCipher}. */
+export type WebhookSecretCipher = AtRestCipher
 
 const version = "v1"
 
@@ -50,15 +56,15 @@ export const generateKey = (): string => randomBytes(32).toString("base64")
 export const make = (key: Effect.Effect<Uint8Array>): Effect.Effect<WebhookSecretCipher["Service"]> =>
   Effect.map(Effect.cached(key), (cachedKey) =>
     WebhookSecretCipher.of({
-      encrypt: (endpointId, secret) =>
+      encrypt: (context, plaintext) =>
         Effect.map(cachedKey, (k) => {
           const nonce = randomBytes(12)
           const cipher = createCipheriv("aes-256-gcm", k, nonce)
-          cipher.setAAD(Buffer.from(endpointId, "utf8"))
-          const body = Buffer.concat([cipher.update(Redacted.value(secret), "utf8"), cipher.final(), cipher.getAuthTag()])
+          cipher.setAAD(Buffer.from(context, "utf8"))
+          const body = Buffer.concat([cipher.update(Redacted.value(plaintext), "utf8"), cipher.final(), cipher.getAuthTag()])
           return `${version}.${nonce.toString("base64")}.${body.toString("base64")}`
         }),
-      decrypt: (endpointId, stored) =>
+      decrypt: (context, stored) =>
         Effect.flatMap(cachedKey, (k) =>
           Effect.try({
             try: () => {
@@ -66,12 +72,12 @@ export const make = (key: Effect.Effect<Uint8Array>): Effect.Effect<WebhookSecre
               if (v !== version || nonce === undefined || body === undefined) throw new Error("unknown format")
               const bytes = Buffer.from(body, "base64")
               const decipher = createDecipheriv("aes-256-gcm", k, Buffer.from(nonce, "base64"))
-              decipher.setAAD(Buffer.from(endpointId, "utf8"))
+              decipher.setAAD(Buffer.from(context, "utf8"))
               decipher.setAuthTag(bytes.subarray(bytes.length - 16))
               const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()])
               return Redacted.make(plain.toString("utf8"))
             },
-            catch: () => new SecretDecryptionError({ message: `The signing secret of ${endpointId} cannot be decrypted with this key.` })
+            catch: () => new SecretDecryptionError({ message: `The data stored for ${context} cannot be decrypted with this key.` })
           }))
     }))
 
@@ -123,7 +129,7 @@ export const layerFromConfig: Layer.Layer<WebhookSecretCipher, Config.ConfigErro
           if (warned.has(path)) return Effect.void
           warned.add(path)
           return Effect.logWarning(
-            `WEBHOOK_SECRET_KEY is unset: webhook signing secrets are encrypted with the local key in ${path}. ` +
+            `WEBHOOK_SECRET_KEY is unset: webhook signing secrets and buyer data are encrypted with the local key in ${path}. ` +
               "Set WEBHOOK_SECRET_KEY (base64 of 32 bytes, the same on every instance) in production."
           )
         })

@@ -20,6 +20,7 @@ import { WalletActions } from "../ports/WalletActions.ts"
 import { quote } from "../quote/Quote.ts"
 import type { PaymentOption } from "../wire/PaymentOption.ts"
 import type { Access } from "./Access.ts"
+import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
@@ -32,7 +33,8 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 /**
  * The gateway's options operation (contract §5): one option per (account, accepted asset on that
  * account's chain) that can be priced. A quote is reused while it is valid, unless its option id
- * is listed in `refresh`; then it is quoted again (new id, new `expiresAt`).
+ * is listed in `refresh`; then it is quoted again (new id, new `expiresAt`). The options of an
+ * account that still owes buyer data for the payment carry the form ({@link DataCollection}).
  */
 export class PaymentOptions extends Context.Service<PaymentOptions, {
   readonly options: (
@@ -57,6 +59,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
       const actions = yield* WalletActions
       const screening = yield* SanctionsScreening
       const random = yield* SecureRandom.SecureRandom
+      const dataCollection = yield* DataCollection
 
       const freshQuote = Effect.fnUntraced(function*(payment: Payment, account: string, asset: PayableAsset, now: number) {
         const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
@@ -147,7 +150,9 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
         const found = yield* Effect.forEach(parsed, ({ address, chainId }) =>
           Effect.forEach(catalog.assetsOn(chainId), (asset) => optionFor(payment, `${chainId}:${address}`, asset, refreshed, now))
         )
-        return { payment, options: found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : [])) }
+        const forms = yield* dataCollection.pendingForms(payment, parsed.map(({ address, chainId }) => `${chainId}:${address}`))
+        const options = found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
+        return { payment, options: options.map((o) => ({ ...o, collectData: forms.get(o.account) ?? null })) }
       })
 
       return PaymentOptions.of({ options })

@@ -8,6 +8,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { Rate } from "../../src/money/Rate.ts"
 import type { PayableAsset } from "../../src/ports/AssetCatalog.ts"
+import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { catalogOf, layerMemoryQuotes, pricesOf, recordedActions } from "../../src/testing/GatewayPorts.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, screeningList, seededSecureRandom } from "../../src/testing/TestPorts.ts"
@@ -41,6 +42,7 @@ const sanctioned = "eip155:8453:0x000000000000000000000000000000000000dEaD"
 
 const layer = () =>
   Layer.mergeAll(PaymentOptions.layer, Payments.layer).pipe(
+    Layer.provide(layerTestDataCollection()),
     Layer.provideMerge(Payments.layer),
     Layer.provide([
       catalogOf([usdc, weth, unpriced]),

@@ -74,6 +74,15 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     }).annotate(
       OpenApi.Summary,
       "Commits the payment to an option with the wallet's results (signature or transaction hash); repeatable"
+    ),
+    HttpApiEndpoint.post("collectData", "/v1/gateway/payment/:id/collect-data", {
+      params,
+      payload: Wire.CollectDataRequest,
+      success: Wire.CollectDataResponse,
+      error: [notFound, expired, invalidState, wire(SanctionedUser, "SanctionedUser"), wire(ParamsValidation, "ParamsValidation"), invalidParams]
+    }).annotate(
+      OpenApi.Summary,
+      "The data collection page submits an account's buyer data, validated against the option's collectData.schema"
     )
   )
   .middleware(GatewayAuth)

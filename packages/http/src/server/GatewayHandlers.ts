@@ -1,5 +1,6 @@
 import {
   ConfirmRequests,
+  DataCollection,
   InvalidParams,
   isFinal,
   ParamsValidation,
@@ -42,6 +43,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
     const confirmations = yield* ConfirmRequests
+    const dataCollection = yield* DataCollection
     const gateway = yield* GatewayOptions.make
     const access = Effect.gen(function*() {
       const caller = yield* CurrentGatewayCaller
@@ -82,7 +84,8 @@ export const GatewayHandlers = HttpApiBuilder.group(
         }))
       .handle("options", ({ params, payload, query }) =>
         Effect.gen(function*() {
-          return yield* gateway.options(yield* access, params.id, query.includePaymentInfo, payload)
+          const { version } = yield* CurrentGatewayCaller
+          return yield* gateway.options(yield* access, version, params.id, query.includePaymentInfo, payload)
         }))
       .handle("fetch", ({ params, payload }) =>
         Effect.gen(function*() {
@@ -98,6 +101,11 @@ export const GatewayHandlers = HttpApiBuilder.group(
             caller.sdk.name ?? unnamedWallet
           )
           return { ...statusBody(payment), info: { txId: payment.commitment?.txHash ?? null, optionAmount } }
+        }))
+      .handle("collectData", ({ params, payload }) =>
+        Effect.gen(function*() {
+          yield* dataCollection.submit(yield* access, params.id, payload.account, payload.data)
+          return { accepted: true as const }
         }))
   })
 )

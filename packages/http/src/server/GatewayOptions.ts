@@ -3,7 +3,9 @@
  *
  * - options: `includePaymentInfo` is absent, `true` or `false` (anything else `invalid_params`);
  *   the answer is `{collectData: null, info, options}` with `info` the payment's `GET` body only
- *   when asked for.
+ *   when asked for. Buyer data forms travel per option (each names its account in its `url`), so
+ *   the payment-level `collectData` stays null; from `2026-02-19.preview` their deprecated
+ *   `fields` are sent empty.
  * - fetch: the option id must be one this service issued for this payment (`invalid_params`
  *   otherwise), for a push option, with the `data` of its `build` action; the payment must still
  *   wait for the buyer and the quote be valid. The answer is the option's `eth_sendTransaction`.
@@ -13,6 +15,8 @@
 import { Chain } from "@paygate/adapters"
 import {
   type Access,
+  type ApiVersion,
+  hasChange,
   InvalidParams,
   InvalidState,
   MerchantRepository,
@@ -33,6 +37,12 @@ const parseIncludeInfo = (text: string | undefined) => {
   if (text === "true") return Effect.succeed(true)
   return Effect.fail(new InvalidParams({ message: "includePaymentInfo must be true or false." }))
 }
+
+/** An option as `version` sends it: from `2026-02-19.preview`, `collectData.fields` is empty (contract §4). */
+export const optionForVersion = (version: ApiVersion) => (option: Wire.PaymentOption): Wire.PaymentOption =>
+  option.collectData !== null && hasChange(version, "omitCollectDataFields")
+    ? { ...option, collectData: { ...option.collectData, fields: [] } }
+    : option
 
 const notThisOption = (message: string) => new InvalidParams({ message })
 
@@ -65,6 +75,7 @@ export const make = Effect.gen(function*() {
   /** `POST /v1/gateway/payment/{id}/options`. */
   const options = Effect.fnUntraced(function*(
     access: Access,
+    version: ApiVersion,
     paymentId: string,
     includePaymentInfo: string | undefined,
     body: Wire.GetPaymentOptionsRequest
@@ -74,7 +85,7 @@ export const make = Effect.gen(function*() {
     return {
       collectData: null,
       info: withInfo ? yield* paymentInfo(found.payment) : null,
-      options: found.options
+      options: found.options.map(optionForVersion(version))
     }
   })
 
