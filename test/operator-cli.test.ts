@@ -66,6 +66,25 @@ describe("npm start and the operator CLI", () => {
     expect(output).not.toMatch(/"level":"(ERROR|FATAL)"/)
   })
 
+  it("a newcomer pays a sandbox payment with anvil's default key: npm run pay (options, sign, confirm, status)", async () => {
+    const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(output)![1]!
+    const merchantId = /Merchant-Id\s+(mer_\S+)/.exec(output)![1]!
+    const appId = /App-Id\s+(app_\S+)/.exec(output)![1]!
+    const created = await fetch(`${baseUrl}/v1/merchant/payment`, {
+      method: "POST",
+      headers: { "api-key": apiKey, "merchant-id": merchantId, "content-type": "application/json" },
+      body: JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "order-pay" })
+    })
+    const { paymentId } = (await created.json()) as { paymentId: string }
+    const paid = await run("npm", ["run", "pay", "--", paymentId, "--app-id", appId, "--url", baseUrl], { cwd: root })
+    expect(paid.stdout).toContain("3. confirm\n   processing")
+    expect(paid.stdout.trim().endsWith("succeeded")).toBe(true)
+    const status = await fetch(`${baseUrl}/v1/merchant/payment/${paymentId}/status`, {
+      headers: { "api-key": apiKey, "merchant-id": merchantId }
+    })
+    expect(await status.json()).toEqual({ status: "succeeded", isFinal: true })
+  }, 60_000)
+
   it("creates partners, keys and apps while the service runs, printing only JSON", async () => {
     const partner = await admin(env, "partner", "create", "--name", "Acme", "--sandbox")
     expect(partner.code).toBe(0)

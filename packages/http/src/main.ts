@@ -31,6 +31,9 @@ const welcome = (baseUrl: string, created: SandboxCredentials | undefined, token
       `    -H 'Api-Key: ${created.apiKey}' -H 'Merchant-Id: ${created.merchantId}' \\`,
       `    -H 'Content-Type: application/json' \\`,
       `    -d '{"amount":{"unit":"iso4217/USD","value":"1050"},"referenceId":"order-1"}'`,
+      ``,
+      `Pay it as a wallet would, with anvil's well-known test account #1 (README: "Pay a sandbox payment"):`,
+      `  npm run pay -- <paymentId> --app-id ${created.appId} --url ${baseUrl}`,
       ``
     )
   }
