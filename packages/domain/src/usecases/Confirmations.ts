@@ -15,6 +15,7 @@ import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import type { CollectedData } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
+import { DataCollection } from "./DataCollection.ts"
 import { type Decision, makePaymentChanges, notWaiting, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
 
 /** A confirm: the option the buyer chose (already authenticated by the caller) and its proof. */
@@ -57,6 +58,7 @@ export class Confirmations extends Context.Service<Confirmations, {
       const repo = yield* PaymentRepository
       const chain = yield* ChainGateway
       const screening = yield* SanctionsScreening
+      const dataCollection = yield* DataCollection
       const { change, load } = makePaymentChanges(repo, yield* IdGenerator)
 
       const confirm = Effect.fn("Confirmations.confirm")(function*(access: Access, id: string, input: ConfirmInput) {
@@ -74,6 +76,7 @@ export class Confirmations extends Context.Service<Confirmations, {
         if (yield* screening.isSanctioned(input.option.account)) {
           return yield* new SanctionedUser({ message: "This account cannot make payments." })
         }
+        yield* dataCollection.ensureProvided(current, input.option.account, input.collectedData)
         yield* chain.verify(input.proof)
         const { proof } = input
         const commitment = new Commitment({

@@ -13,6 +13,7 @@ import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testin
 import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
 import { Confirmations } from "../../src/usecases/Confirmations.ts"
+import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 
 // A model-based test (fast-check `commands`) of the status machine through the use cases.
@@ -255,7 +256,7 @@ describe("payment status machine (model-based)", () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "+1" }), fc.integer({ min: 1 }), async (cmds, seed) => {
         runs++
         const store = makeMemoryStore()
-        const layer = Layer.mergeAll(Payments.layer, Confirmations.layer).pipe(
+        const layer = Layer.mergeAll(Payments.layer, Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()), Layer.provide(Payments.layer))).pipe(
           Layer.provideMerge(IdGenerator.layer),
           Layer.provide([layerMemory(store), oneMerchant(partnerId, merchantId), scriptedChain({ invalid: new Set([badSignature]) }), screeningList([sanctioned]), seededSecureRandom(seed)]),
           Layer.provideMerge(TestClock.layer())
