@@ -5,7 +5,7 @@
  *   transaction; the unique index `webhook_deliveries_once` turns a repeated fan-out (a dispatcher
  *   whose outbox lease ran out) into no new rows.
  * - `claim` leases due deliveries of active endpoints, oldest due first, at most `perEndpoint` per
- *   endpoint, in one statement: candidates are locked with `FOR UPDATE SKIP LOCKED` (concurrent
+ *   endpoint (less what the caller has in flight), in one statement: candidates are locked with `FOR UPDATE SKIP LOCKED` (concurrent
  *   claimers skip each other's rows instead of waiting) and get `lease_until = now + lease`. A
  *   deliverer that dies loses its lease and the delivery is due again (at-least-once).
  * - `record` is a compare-and-set on `attempts`: an attempt recorded by a deliverer whose lease
@@ -133,7 +133,10 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (options.limit <= 0) return []
       const now = yield* Clock.currentTimeMillis
-      const excluded = textArray(options.excludeEndpoints ?? [])
+      // Endpoints at their limit are skipped; the others' slots in flight count against it.
+      const busy = [...(options.inFlight ?? [])].filter(([, n]) => n > 0)
+      const full = textArray(busy.filter(([, n]) => n >= options.perEndpoint).map(([id]) => id))
+      const partly = busy.filter(([, n]) => n < options.perEndpoint)
       // Candidates are scanned beyond `limit` so that one endpoint's backlog cannot hide others'.
       const scan = Math.min(options.limit * 4, 2000)
       const rows = yield* sql`
@@ -141,13 +144,17 @@ export const make = Effect.gen(function*() {
           SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint
             AND (d.lease_until IS NULL OR d.lease_until <= ${now}::bigint)
-            AND d.endpoint_id <> ALL(${excluded}::text[])
+            AND d.endpoint_id <> ALL(${full}::text[])
           ORDER BY d.next_attempt_at, d.id
           LIMIT ${scan}
           FOR UPDATE SKIP LOCKED
+        ), busy AS (
+          SELECT * FROM unnest(${textArray(partly.map(([id]) => id))}::text[], ${`{${partly.map(([, n]) => n).join(",")}}`}::int[])
+            AS b (endpoint_id, n)
         ), ranked AS (
-          SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS n
-          FROM candidates
+          SELECT c.id, c.next_attempt_at,
+            row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) + coalesce(b.n, 0) AS n
+          FROM candidates c LEFT JOIN busy b ON b.endpoint_id = c.endpoint_id
         ), picked AS (
           SELECT id FROM ranked WHERE n <= ${options.perEndpoint} ORDER BY next_attempt_at, id LIMIT ${options.limit}
         )

@@ -24,10 +24,13 @@ export interface ClaimOptions {
   readonly limit: number
   /** The lease: no other claim takes the delivery before it ends (unless it is released). */
   readonly leaseMillis: number
-  /** At most this many per endpoint, so one endpoint cannot fill a claim. */
+  /** At most this many per endpoint, counting `inFlight`, so one endpoint cannot fill a claim. */
   readonly perEndpoint: number
-  /** Endpoints to skip (the caller is already busy with as many of theirs as it allows). */
-  readonly excludeEndpoints?: ReadonlyArray<WebhookEndpointId> | undefined
+  /**
+   * Attempts the caller already has in flight, per endpoint: the claim takes at most `perEndpoint`
+   * minus these (none of an endpoint at its limit).
+   */
+  readonly inFlight?: ReadonlyMap<WebhookEndpointId, number> | undefined
 }
 
 /** The outcome of one attempt, as recorded. */

@@ -31,6 +31,8 @@ export interface Receiver {
   readonly received: Array<Received>
   /** Requests to `path`. */
   readonly on: (path: string) => Array<Received>
+  /** The most requests to `path` that were awaiting their answer at the same time. */
+  readonly maxInFlight: (path: string) => number
   /** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
   readonly waitFor: (predicate: () => boolean, timeoutMs?: number, what?: string) => Promise<void>
   readonly close: () => Promise<void>
@@ -41,6 +43,8 @@ export const startReceiver = async (): Promise<Receiver> => {
   const behaviors = new Map<string, Behavior>()
   const counts = new Map<string, number>()
   const received: Array<Received> = []
+  const open = new Map<string, number>()
+  const peak = new Map<string, number>()
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Array<Buffer> = []
@@ -71,8 +75,11 @@ export const startReceiver = async (): Promise<Receiver> => {
       received.push(entry)
       const n = counts.get(path) ?? 0
       counts.set(path, n + 1)
+      open.set(path, (open.get(path) ?? 0) + 1)
+      peak.set(path, Math.max(peak.get(path) ?? 0, open.get(path)!))
       const answer: ReturnType<Behavior> = (behaviors.get(path) ?? ((): ReturnType<Behavior> => ({ status: 200 })))(n, entry)
       const send = () => {
+        open.set(path, open.get(path)! - 1)
         if (res.destroyed) return
         res.writeHead(answer.status, answer.headers ?? {}).end()
       }
@@ -92,6 +99,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     behave: (path, behavior) => void behaviors.set(path, behavior),
     received,
     on: (path) => received.filter((r) => r.path === path),
+    maxInFlight: (path) => peak.get(path) ?? 0,
     waitFor: async (predicate, timeoutMs = 15_000, what = "condition") => {
       const deadline = Date.now() + timeoutMs
       while (!predicate()) {

@@ -1,0 +1,50 @@
+/**
+ * The per-endpoint bound of the deliverer: a slow endpoint never has more than
+ * `perEndpointConcurrency` requests of one worker awaiting their answer, even though the worker
+ * claims again each time one of them ends (a claim counts the attempts already in flight). On
+ * PGlite, and on PostgreSQL when `TEST_DATABASE_URL` is set.
+ */
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../http/test/TestServer.ts"
+import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { startWorker } from "./support/TestWorker.ts"
+
+// The environment is read once per test file, when the first server is built.
+process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
+process.env.WEBHOOK_ALLOW_PRIVATE = "true"
+
+forEachDatabase("Per-endpoint concurrency", (database) => {
+  let server: TestServer
+  let receiver: Receiver
+  let partner: TestPartner
+  let merchantId: string
+
+  beforeAll(async () => {
+    server = await makeTestServer(database)
+    receiver = await startReceiver()
+    partner = await server.partner()
+    merchantId = await server.merchant(partner.sandbox)
+  })
+  afterAll(async () => {
+    await receiver?.close()
+    await server?.close()
+  })
+
+  it("never has more than perEndpointConcurrency requests in flight to one endpoint", async () => {
+    const created = await server.request("POST", "/v1/webhooks", { apiKey: partner.sandbox, body: { url: receiver.url("/slow") } })
+    expect(created.status, created.text).toBe(201)
+    receiver.expect("/slow", created.body.secret)
+    // Answers at different times, so that slots free up one by one.
+    receiver.behave("/slow", (n) => ({ status: 200, delayMs: 60 + (n % 4) * 40 }))
+    for (let i = 0; i < 12; i++) await server.payment(partner.sandbox, merchantId)
+    const worker = await startWorker(server.run, {}, { perEndpointConcurrency: 3, concurrency: 64 })
+    try {
+      await receiver.waitFor(() => receiver.on("/slow").length >= 12, 15_000, "12 deliveries")
+    } finally {
+      await worker.stop()
+    }
+    expect(receiver.on("/slow").every((r) => r.verified)).toBe(true)
+    expect(receiver.maxInFlight("/slow")).toBe(3)
+  })
+})
