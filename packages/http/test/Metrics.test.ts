@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { recordChainRpcError, recordWebhookDelivery } from "../src/observability/Metrics.ts"
+import { ProcessMetrics } from "@paygate/adapters"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
 
 // GET /metrics: the Prometheus text format (0.0.4), request counters and latency histograms by
@@ -171,8 +171,8 @@ forEachDatabase("GET /metrics", (database) => {
         expect(find(before, "paygate_webhook_deliveries_total", { outcome }), outcome).toBeDefined()
       }
       await Effect.runPromise(Effect.all([
-        recordWebhookDelivery("delivered"),
-        recordChainRpcError("eip155:31337", "eth_getTransactionReceipt", "unavailable")
+        ProcessMetrics.recordWebhookDelivery("delivered"),
+        ProcessMetrics.recordChainRpcError("eip155:31337", "eth_getTransactionReceipt", "unavailable")
       ]))
       const after = (await scrape()).exposition
       expect(

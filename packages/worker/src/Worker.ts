@@ -8,7 +8,8 @@
  *   per claim, skipping endpoints it is already busy with), sends each in its own fiber with at
  *   most `perEndpointConcurrency` in flight per endpoint and `concurrency` in all, so a slow or
  *   failing endpoint holds only its own slots and never delays the others; each attempt is
- *   recorded with its next retry (contract §10).
+ *   recorded with its next retry (contract §10) and counted in `paygate_webhook_deliveries_total`
+ *   (`ProcessMetrics`).
  * - **expiry**: every `expiryIntervalMs`, moves `requires_action` payments past `expiresAt` to
  *   `expired` through `Payments.expire` (which writes `payment.expired`).
  *
@@ -20,7 +21,7 @@
  *
  * @module
  */
-import { SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
   type ChainGateway,
@@ -214,6 +215,7 @@ export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, Delive
     // Interruptible even though it is forked from an uninterruptible round.
     const attemptOne = (claimed: ClaimedDelivery) =>
       Effect.interruptible(dispatch.send(claimed)).pipe(
+        Effect.tap((record) => ProcessMetrics.recordWebhookDelivery(ProcessMetrics.outcomeOf(record))),
         Effect.flatMap((record) => Effect.uninterruptible(recordAttempt(record))),
         Effect.onInterrupt(() => queue.release([claimed.delivery.id])),
         Effect.catchCause((cause) =>

@@ -3,11 +3,13 @@
  * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR` — through the running service's
  * socket when it runs (the embedded directory has one owner), else opened here. Applies pending
  * migrations, then runs the jobs until SIGTERM/SIGINT, which finishes or releases claimed work.
+ * With `WORKER_METRICS_PORT`, it answers `GET /metrics` on that port (`MetricsListener.ts`).
  * The executor works on the chains of `PAYGATE_CHAINS` (none when unset).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Chain, Database, Migrations } from "@paygate/adapters"
 import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { MetricsListener } from "./MetricsListener.ts"
 import { WorkerLive } from "./Worker.ts"
 
 const database = Layer.unwrap(
@@ -20,7 +22,7 @@ const database = Layer.unwrap(
 const main = Effect.gen(function*() {
   const migrated = yield* Migrations.run
   if (migrated.length > 0) yield* Effect.logInfo("migrations applied", { migrations: migrated.map(([id, name]) => `${id}_${name}`) })
-  return yield* Layer.launch(WorkerLive)
+  return yield* Layer.launch(Layer.merge(WorkerLive, MetricsListener))
 })
 
 // The executor's chains (PAYGATE_CHAINS); the worker never verifies signatures, so recovery runs inline.

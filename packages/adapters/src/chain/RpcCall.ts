@@ -15,6 +15,7 @@ import {
   type PublicClient,
   RpcRequestError
 } from "viem"
+import { recordChainRpcError } from "../ProcessMetrics.ts"
 
 /**
  * Why a call failed: `reverted` (the EVM reverted, e.g. in `eth_estimateGas`), `rejected` (the node
@@ -73,9 +74,12 @@ export const describeError = (error: unknown): string => {
   return error instanceof Error ? error.name : "unknown error"
 }
 
-/** Runs one RPC call of `chainId` (CAIP-2); a rejection becomes a {@link ChainRpcError}. */
+/**
+ * Runs one RPC call of `chainId` (CAIP-2); a rejection becomes a {@link ChainRpcError}, counted in
+ * `paygate_chain_rpc_errors_total` (`ProcessMetrics`).
+ */
 export const rpc = <A>(chainId: string, operation: string, call: () => Promise<A>): Effect.Effect<A, ChainRpcError> =>
   Effect.tryPromise({
     try: call,
     catch: (cause) => new ChainRpcError({ chainId, operation, failure: classify(cause), message: describeError(cause) })
-  })
+  }).pipe(Effect.tapError((error) => recordChainRpcError(error.chainId, error.operation, error.failure)))

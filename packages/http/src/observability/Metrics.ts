@@ -15,10 +15,10 @@
  * | `paygate_outbox_backlog` | gauge | | outbox events not yet processed (scrape time) |
  * | `paygate_outbox_oldest_age_seconds` | gauge | | age of the oldest unprocessed outbox event (scrape time) |
  * | `paygate_scrape_database_ok` | gauge | | 1 when the scrape-time queries answered, else 0 |
- * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
- * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
- * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
- * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
+ *
+ * `GET /metrics` also exports what any paygate process exports (webhook delivery outcomes, chain
+ * RPC errors, process memory and CPU), defined in `@paygate/adapters` (`ProcessMetrics`) because
+ * the worker and the chain adapters feed them.
  *
  * `route` is the route's template (`/v1/merchant/payment/:id/status`), never the raw path, so the
  * label's values are bounded: requests no route answered are `unmatched` (see `server/Metrics.ts`).
@@ -110,70 +110,3 @@ export const outboxOldestAge = gauge(
 
 /** 1 when the last scrape's database queries answered, else 0. */
 export const scrapeDatabaseOk = gauge("paygate_scrape_database_ok", "1 when the scrape-time database queries answered, else 0.")
-
-/** Resident set size of this process (set at scrape time). */
-export const residentMemory = gauge("process_resident_memory_bytes", "Resident memory size in bytes.")
-
-/** CPU time of this process (advanced at scrape time by the CPU used since the previous scrape). */
-export const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
-  description: "Total user and system CPU time spent in seconds.",
-  incremental: true
-})
-
-/**
- * How one webhook delivery attempt ended: `delivered` (2xx), `failed` (any other answer or no
- * answer; it will be retried) or `abandoned` (failed for the last time).
- */
-export type WebhookOutcome = "delivered" | "failed" | "abandoned"
-
-/** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
-export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
-
-const webhookCounters = new Map<WebhookOutcome, Metric.Counter<number>>()
-
-/** The counter of one webhook delivery outcome. */
-export const webhookDeliveries = (outcome: WebhookOutcome) => {
-  let counter = webhookCounters.get(outcome)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_webhook_deliveries_total", {
-      description: "Webhook delivery attempts by outcome.",
-      incremental: true,
-      attributes: { outcome }
-    })
-    webhookCounters.set(outcome, counter)
-  }
-  return counter
-}
-
-/** Counts one webhook delivery attempt. */
-export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
-
-const chainCounters = new Map<string, Metric.Counter<number>>()
-
-/** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
-export const chainRpcErrors = (chainId: string, operation: string, failure: string) => {
-  const key = `${chainId} ${operation} ${failure}`
-  let counter = chainCounters.get(key)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_chain_rpc_errors_total", {
-      description: "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
-      incremental: true,
-      attributes: { chain_id: chainId, operation, failure }
-    })
-    chainCounters.set(key, counter)
-  }
-  return counter
-}
-
-/**
- * Counts one failed chain call. Meant for `tapError` on the chain adapter's single RPC entry
- * point (`rpc` in `@paygate/adapters` `chain/RpcCall.ts`):
- * `Effect.tapError((e) => recordChainRpcError(e.chainId, e.operation, e.failure))`.
- */
-export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
-  Metric.update(chainRpcErrors(chainId, operation, failure), 1)
-
-/** Registers the series that should read 0 before their first event, so dashboards see them at once. */
-export const registerInitialSeries = Effect.forEach(webhookOutcomes, (outcome) => Metric.update(webhookDeliveries(outcome), 0), {
-  discard: true
-})

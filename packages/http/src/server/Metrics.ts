@@ -12,17 +12,19 @@
  *   that route), so every route of the running service is labeled. Requests without a label (no
  *   route matched, or a route registered without it) count as `unmatched`.
  * - `GET /metrics` reads the database-backed gauges (payments per status, outbox backlog) and
- *   process gauges at scrape time, then renders effect's registry with `PrometheusMetrics`.
+ *   process gauges at scrape time, then renders effect's registry with `PrometheusMetrics` (with
+ *   the webhook outcomes of the worker, when it runs in this process, and the chain RPC errors:
+ *   `@paygate/adapters` `ProcessMetrics`).
  *
  * The endpoint needs no credential (as Prometheus scrapers expect): keep it off the public
  * interface (a reverse proxy that does not forward `/metrics`, or a network policy).
  *
  * @module
  */
+import { ProcessMetrics } from "@paygate/adapters"
 import { PaymentStatus } from "@paygate/domain"
 import { Context, Effect, Layer, Metric } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../observability/Metrics.ts"
 
@@ -96,28 +98,11 @@ const refreshDatabaseGauges = Effect.gen(function*() {
   Effect.withSpan("Metrics.refreshDatabaseGauges")
 )
 
-let lastCpuMicros = 0
-
-const refreshProcessGauges = Effect.suspend(() => {
-  const cpu = process.cpuUsage()
-  const micros = cpu.user + cpu.system
-  const delta = Math.max(0, micros - lastCpuMicros)
-  lastCpuMicros = micros
-  return Effect.andThen(
-    Metric.update(Metrics.residentMemory, process.memoryUsage.rss()),
-    Metric.update(Metrics.cpuSeconds, delta / 1e6)
-  )
-})
-
 /** The text `GET /metrics` answers: scrape-time gauges refreshed, then the whole registry. */
-export const scrape = Effect.gen(function*() {
-  yield* refreshDatabaseGauges
-  yield* refreshProcessGauges
-  return yield* PrometheusMetrics.format()
-})
+export const scrape = Effect.andThen(refreshDatabaseGauges, ProcessMetrics.render)
 
 /** Prometheus text exposition format, version 0.0.4. */
-export const contentType = "text/plain; version=0.0.4; charset=utf-8"
+export const contentType = ProcessMetrics.contentType
 
 /** `GET /metrics`; the database it reads is the one of the layer's context. */
 export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
@@ -133,4 +118,4 @@ export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
  * Everything `/metrics` needs, to merge into the application's routes: the route, the global
  * request middleware, and the series that read 0 before their first event.
  */
-export const MetricsLive = Layer.mergeAll(MetricsRoute, HttpMetricsMiddleware, Layer.effectDiscard(Metrics.registerInitialSeries))
+export const MetricsLive = Layer.mergeAll(MetricsRoute, HttpMetricsMiddleware, Layer.effectDiscard(ProcessMetrics.registerInitialSeries))

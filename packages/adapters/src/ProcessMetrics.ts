@@ -1,0 +1,110 @@
+/**
+ * The metrics every paygate process may export, whatever it runs (the HTTP service, the worker
+ * on its own): webhook delivery outcomes (fed by the worker's deliverer), failed chain JSON-RPC
+ * calls (fed by `chain/RpcCall.ts`) and the process's memory and CPU. The HTTP service's own
+ * metrics are in `@paygate/http` (`observability/Metrics.ts`).
+ *
+ * They live in effect's metric registry (`Metric.MetricRegistry`, one per process), so whichever
+ * part of the process updates them, `GET /metrics` of that process shows them ({@link render}).
+ *
+ * | name | type | labels | what |
+ * |---|---|---|---|
+ * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
+ * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
+ * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
+ * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
+ *
+ * @module
+ */
+import type { AttemptRecord } from "@paygate/domain"
+import { Effect, Metric } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+
+/**
+ * How one webhook delivery attempt ended: `delivered` (2xx), `failed` (any other answer or no
+ * answer; it will be retried) or `abandoned` (failed for the last time, or the endpoint is gone).
+ */
+export type WebhookOutcome = "delivered" | "failed" | "abandoned"
+
+/** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
+export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
+
+const webhookCounters = new Map<WebhookOutcome, Metric.Counter<number>>()
+
+/** The counter of one webhook delivery outcome. */
+export const webhookDeliveries = (outcome: WebhookOutcome) => {
+  let counter = webhookCounters.get(outcome)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_webhook_deliveries_total", {
+      description: "Webhook delivery attempts by outcome.",
+      incremental: true,
+      attributes: { outcome }
+    })
+    webhookCounters.set(outcome, counter)
+  }
+  return counter
+}
+
+/** Counts one webhook delivery attempt. */
+export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
+
+/** The outcome of an attempt, from what it recorded: succeeded, to be retried, or over. */
+export const outcomeOf = (attempt: AttemptRecord): WebhookOutcome =>
+  attempt.status === "succeeded" ? "delivered" : attempt.status === "pending" ? "failed" : "abandoned"
+
+const chainCounters = new Map<string, Metric.Counter<number>>()
+
+/** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
+export const chainRpcErrors = (chainId: string, operation: string, failure: string) => {
+  const key = `${chainId} ${operation} ${failure}`
+  let counter = chainCounters.get(key)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_chain_rpc_errors_total", {
+      description: "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
+      incremental: true,
+      attributes: { chain_id: chainId, operation, failure }
+    })
+    chainCounters.set(key, counter)
+  }
+  return counter
+}
+
+/** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
+export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
+  Metric.update(chainRpcErrors(chainId, operation, failure), 1)
+
+/** Resident set size of this process (set at scrape time). */
+export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })
+
+/** CPU time of this process (advanced at scrape time by the CPU used since the previous scrape). */
+export const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
+  description: "Total user and system CPU time spent in seconds.",
+  incremental: true
+})
+
+let lastCpuMicros = 0
+
+/** Sets the process gauges (memory now, CPU used since the last scrape). */
+export const refreshProcessGauges: Effect.Effect<void> = Effect.suspend(() => {
+  const cpu = process.cpuUsage()
+  const micros = cpu.user + cpu.system
+  const delta = Math.max(0, micros - lastCpuMicros)
+  lastCpuMicros = micros
+  return Effect.andThen(
+    Metric.update(residentMemory, process.memoryUsage.rss()),
+    Metric.update(cpuSeconds, delta / 1e6)
+  )
+})
+
+/** Registers the series that should read 0 before their first event, so dashboards see them at once. */
+export const registerInitialSeries: Effect.Effect<void> = Effect.forEach(
+  webhookOutcomes,
+  (outcome) => Metric.update(webhookDeliveries(outcome), 0),
+  { discard: true }
+)
+
+/** Prometheus text exposition format, version 0.0.4. */
+export const contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+/** The whole registry in the Prometheus text format, process gauges refreshed first. */
+export const render: Effect.Effect<string> = Effect.andThen(refreshProcessGauges, PrometheusMetrics.format())

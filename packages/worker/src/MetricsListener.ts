@@ -1,0 +1,35 @@
+/**
+ * `GET /metrics` of a worker running in its own process (`npm run worker`). When
+ * `WORKER_METRICS_PORT` is set, a small HTTP listener on that port (all interfaces, like the
+ * service's) answers the process's metrics in the Prometheus text format: webhook delivery
+ * outcomes, chain RPC errors, memory and CPU (`@paygate/adapters` `ProcessMetrics`); every other
+ * request gets 404. Unset (the default): no listener. The worker inside `npm start` needs none:
+ * it shares the service's registry, so the service's `GET /metrics` shows its counters.
+ *
+ * Like the service's, the endpoint needs no credential: keep the port off the public interface.
+ *
+ * @module
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { ProcessMetrics } from "@paygate/adapters"
+import { Config, Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { createServer } from "node:http"
+
+const metricsRoute = HttpRouter.add(
+  "GET",
+  "/metrics",
+  Effect.map(ProcessMetrics.render, (body) =>
+    HttpServerResponse.text(body, { contentType: ProcessMetrics.contentType, headers: { "cache-control": "no-store" } }))
+)
+
+/** The listener on `WORKER_METRICS_PORT`, or nothing when it is unset. */
+export const MetricsListener = Layer.unwrap(
+  Effect.gen(function*() {
+    const port = yield* Config.option(Config.Port("WORKER_METRICS_PORT"))
+    if (Option.isNone(port)) return Layer.empty
+    return HttpRouter.serve(Layer.merge(metricsRoute, Layer.effectDiscard(ProcessMetrics.registerInitialSeries)), {
+      disableLogger: true
+    }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: port.value })))
+  })
+)
