@@ -7,7 +7,8 @@
  * and follows the status until it is final. Each step prints what it sends and gets.
  */
 import { parseArgs } from "node:util"
-import { type Hex } from "viem"
+import { Chain } from "@paygate/adapters"
+import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
@@ -61,19 +62,7 @@ if (option === undefined) {
 console.log(`   ${option.amount.value} base units of ${option.amount.display.assetSymbol} (${option.amount.unit})`)
 
 console.log(`2. sign the TransferWithAuthorization typed data as ${wallet.address}`)
-const typed = JSON.parse(option.actions[0].data.params[1])
-const { EIP712Domain: _domain, ...types } = typed.types
-const signature = await wallet.signTypedData({
-  domain: typed.domain,
-  types,
-  primaryType: typed.primaryType,
-  message: {
-    ...typed.message,
-    value: BigInt(typed.message.value),
-    validAfter: BigInt(typed.message.validAfter),
-    validBefore: BigInt(typed.message.validBefore)
-  }
-})
+const signature = await Chain.LocalWallet.signOption(option, values.key as Hex)
 console.log(`   ${signature}`)
 
 console.log("3. confirm")

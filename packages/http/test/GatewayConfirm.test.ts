@@ -5,7 +5,7 @@
  * with token balances checked on chain. Plus every confirm rule of contract §5 and the chain
  * outcomes of §6: reverted transfer → failed, RPC outage → stays processing then succeeds.
  */
-import { Chain, CredentialAdmin, SanctionsList, SqlChainWork } from "@paygate/adapters"
+import { Chain, SanctionsList, SqlChainWork } from "@paygate/adapters"
 import { type ErrorCode, Executions, OptionIds, statusOf } from "@paygate/domain"
 import { ExecutorJob, ExecutorSettings, defaultExecutorSettings } from "@paygate/worker"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
@@ -62,22 +62,8 @@ const balanceOf = (address: Hex) =>
     args: [address]
   })
 
-/** A wallet: signs the option's typed data or sends its transaction. */
-const signOption = (option: any, privateKey: Hex) => {
-  const typed = JSON.parse(option.actions[0].data.params[1])
-  const { EIP712Domain: _domain, ...types } = typed.types
-  return privateKeyToAccount(privateKey).signTypedData({
-    domain: typed.domain,
-    types,
-    primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore)
-    }
-  })
-}
+/** A wallet: signs the option's typed data. */
+const signOption = Chain.LocalWallet.signOption
 
 forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
   let server: TestServer
@@ -154,18 +140,14 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
       }))
     )
     for (const on of [server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executor))))
-    const walletKeyOf = (on: TestServer) =>
-      on.run(Effect.gen(function*() {
-        return (yield* (yield* CredentialAdmin).createApp({ name: "Wallet", mode: "sandbox" })).walletApiKey
-      }))
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
-    walletKey = await walletKeyOf(server)
+    walletKey = await server.walletKey("sandbox")
     const pushPartner = await pushServer.partner()
     push = {
       partner: pushPartner,
       merchantId: await pushServer.merchant(pushPartner.sandbox, "Push Shop"),
-      walletKey: await walletKeyOf(pushServer)
+      walletKey: await pushServer.walletKey("sandbox")
     }
   }, 120_000)
 

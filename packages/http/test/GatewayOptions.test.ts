@@ -5,7 +5,7 @@
  * accepted by the chain gateway's verification. A second server accepts TUSDC as a push token
  * (no EIP-3009) for `/fetch`.
  */
-import { Chain, CredentialAdmin, SanctionsList } from "@paygate/adapters"
+import { Chain, SanctionsList } from "@paygate/adapters"
 import { ChainGateway, type ErrorCode, OptionIds, type PaymentProof, statusOf } from "@paygate/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
@@ -62,13 +62,13 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     pushServer = await makeTestServer(pglite, { gateway: gateway(pushChains) })
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
-    walletKey = await walletKeyOf(server, "sandbox")
-    liveWalletKey = await walletKeyOf(server, "live")
+    walletKey = await server.walletKey("sandbox")
+    liveWalletKey = await server.walletKey("live")
     const pushPartner = await pushServer.partner()
     push = {
       partner: pushPartner,
       merchantId: await pushServer.merchant(pushPartner.sandbox, "Push Shop"),
-      walletKey: await walletKeyOf(pushServer, "sandbox")
+      walletKey: await pushServer.walletKey("sandbox")
     }
   }, 120_000)
 
@@ -298,9 +298,3 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     expectCode(await fetchActions(paymentId, { optionId: option.id, data }, pushServer), "payment_expired")
   })
 })
-
-async function walletKeyOf(on: TestServer, mode: "live" | "sandbox"): Promise<string> {
-  return on.run(Effect.gen(function*() {
-    return (yield* (yield* CredentialAdmin).createApp({ name: `Wallet ${mode}`, mode })).walletApiKey
-  }))
-}

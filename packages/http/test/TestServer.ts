@@ -164,6 +164,8 @@ export interface TestServer {
   readonly partner: (pinnedVersion?: string) => Promise<TestPartner>
   /** Creates a merchant over HTTP and answers its id. */
   readonly merchant: (apiKey: string, name?: string) => Promise<string>
+  /** A new wallet app of `mode`: answers its wallet `Api-Key`. */
+  readonly walletKey: (mode: Mode) => Promise<string>
   /** Creates a payment over HTTP and answers its record. */
   readonly payment: (apiKey: string, merchantId: string, referenceId?: string) => Promise<any>
   /** Moves a waiting payment to `processing` (as an accepted confirm would). */
@@ -274,6 +276,11 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     return response.body.merchantId as string
   }
 
+  const walletKey = (mode: Mode) =>
+    run(Effect.gen(function*() {
+      return (yield* (yield* CredentialAdmin).createApp({ name: unique("Wallet"), mode })).walletApiKey
+    }))
+
   const payment = async (apiKey: string, merchantId: string, referenceId = unique("order")) => {
     const response = await request("POST", "/v1/payments", {
       apiKey,
@@ -290,6 +297,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     run,
     partner,
     merchant,
+    walletKey,
     payment,
     process: (id) => run(toProcessing(id)),
     succeed: (id) =>

@@ -24,6 +24,7 @@ import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
+import { tokenAmount } from "./TokenAmount.ts"
 
 /** Contract §11: at most 20 accounts per options request. */
 export const maxAccounts = 20
@@ -108,18 +109,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
         const option: PaymentOption = {
           id: optionId,
           account,
-          amount: {
-            unit: `caip19/${asset.assetId}`,
-            value: claims.value,
-            display: {
-              assetName: asset.name,
-              assetSymbol: asset.symbol,
-              decimals: asset.decimals,
-              iconUrl: asset.iconUrl,
-              networkIconUrl: asset.networkIconUrl,
-              networkName: asset.networkName
-            }
-          },
+          amount: tokenAmount(asset, claims.value),
           etaS: asset.etaSeconds,
           actions: yield* actions.actionsFor(claims, optionId, validBefore),
           collectData: null,

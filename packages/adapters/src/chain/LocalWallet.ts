@@ -1,0 +1,31 @@
+/**
+ * What a wallet does with an option's `eth_signTypedData_v4` action, for a local key: parse the
+ * served typed-data JSON (numbers as JSON numbers or decimal strings) and sign it. Used by the
+ * sandbox pay script, the benchmarks and the tests; never by the service.
+ *
+ * @module
+ */
+import type { Hex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+
+/** Signs the typed-data JSON of an `eth_signTypedData_v4` action's second parameter with `privateKey`. */
+export const signTypedDataJson = (privateKey: Hex, json: string): Promise<Hex> => {
+  const typed = JSON.parse(json)
+  // viem derives the domain type itself.
+  const { EIP712Domain: _domain, ...types } = typed.types
+  return privateKeyToAccount(privateKey).signTypedData({
+    domain: typed.domain,
+    types,
+    primaryType: typed.primaryType,
+    message: {
+      ...typed.message,
+      value: BigInt(typed.message.value),
+      validAfter: BigInt(typed.message.validAfter),
+      validBefore: BigInt(typed.message.validBefore)
+    }
+  })
+}
+
+/** Signs the single `eth_signTypedData_v4` action of a pull option (as served by the options operation). */
+export const signOption = (option: { readonly actions: ReadonlyArray<any> }, privateKey: Hex): Promise<Hex> =>
+  signTypedDataJson(privateKey, option.actions[0].data.params[1])
