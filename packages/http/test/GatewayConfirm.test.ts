@@ -139,7 +139,8 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
         unknownRecheckMs: 300
       }))
     )
-    for (const on of [server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executor))))
+    // Two executors on the pull server (as two worker processes would be), one on the push server.
+    for (const on of [server, server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executor))))
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
     walletKey = await server.walletKey("sandbox")
@@ -259,6 +260,19 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     const confirmed = await confirm(paymentId, option.id, await signOption(option, key))
     expect(confirmed.body.status).toBe("processing")
     expect(await waitFor(paymentId, "failed")).toEqual({ status: "failed", isFinal: true, pollInMs: null })
+  })
+
+  it("two executors share the work: 12 confirmed payments, each submitted exactly once", async () => {
+    const client = createPublicClient({ transport: http(chain.node.rpcUrl) })
+    const sent = () => client.getTransactionCount({ address: chain.executorAddress })
+    const ids = await Promise.all(Array.from({ length: 12 }, () => newPayment()))
+    const options = await Promise.all(ids.map((id) => optionFor(id, 9)))
+    const signatures = await Promise.all(options.map((option) => signOption(option, anvilAccount(9).privateKey)))
+    const before = await sent()
+    const confirmed = await Promise.all(ids.map((id, i) => confirm(id, options[i].id, signatures[i]!)))
+    expect(confirmed.map((r) => r.body.status)).toEqual(ids.map(() => "processing"))
+    for (const id of ids) await waitFor(id, "succeeded")
+    expect(await sent()).toBe(before + 12)
   })
 
   it("RPC outage while processing: the payment stays processing, then succeeds when the chain is back", async () => {
