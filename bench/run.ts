@@ -33,6 +33,7 @@ import {
   startPostgres,
   startService
 } from "./lib/processes.ts"
+import { confirmNote } from "./gateway.ts"
 import { render, summarise } from "./profile.ts"
 import { type CpuPerRequest, figuresOf, type LoadFigures, markdown, type Report, text, writeMarkdown } from "./report.ts"
 import { type BenchContext, type Load, scenarios } from "./scenarios.ts"
@@ -126,6 +127,7 @@ const main = async () => {
     const paymentIds = await seedPayments(service, apiKey, merchantId, 1000, runId)
     const context: BenchContext = {
       runId,
+      databaseUrl: postgres.url,
       service,
       baseline,
       apiKey,
@@ -208,6 +210,8 @@ const main = async () => {
           `(responses still in flight when a run stops are counted by the service only: at most ${settings.connections} per run).`
       )
     }
+    const confirmed = confirmNote()
+    if (confirmed !== undefined) notes.push(confirmed)
     const serviceRssPeakBytes = memoryOf(servicePid).peak
     const baselineRssPeakBytes = memoryOf(baseline.child.pid!).peak
 

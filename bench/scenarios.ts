@@ -4,12 +4,15 @@
  * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
  * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
  */
+import { options, statusUnderConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { Server } from "./lib/processes.ts"
 
 /** What the loads can use: the servers, a credential, a merchant, payments to read. */
 export interface BenchContext {
   readonly runId: string
+  /** The PostgreSQL the service runs on (for `npm run admin`). */
+  readonly databaseUrl: string
   readonly service: Server
   readonly baseline: Server
   readonly apiKey: string
@@ -171,6 +174,22 @@ const statusSame: Load = {
   })
 }
 
+/** Payment options for 3 accounts on the service's local chain (`bench/gateway.ts`). */
+const optionsService: Load = {
+  id: "options.service",
+  label: "service: POST /v1/gateway/payment/:id/options (3 accounts)",
+  system: "service",
+  run: options
+}
+
+/** Merchant status while prepared confirms are posted flat out (`bench/gateway.ts`); idle is `status.service`. */
+const statusConfirms: Load = {
+  id: "status.confirms",
+  label: "service: GET /v1/merchant/payment/:id/status while confirms run flat out",
+  system: "service",
+  run: statusUnderConfirms
+}
+
 const routeMissing = (context: BenchContext, method: string, path: string) =>
   context.servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
 
@@ -191,18 +210,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     id: "options",
     title: "Payment options for 3 accounts",
-    unavailable: (context) =>
-      routeMissing(context, "POST", "/v1/gateway/payment/{id}/options") ??
-        "the bench has no driver for it yet: it needs a chain fixture (anvil with the token contracts and 3 funded accounts) and prices",
-    loads: []
+    unavailable: (context) => routeMissing(context, "POST", "/v1/gateway/payment/{id}/options"),
+    loads: [optionsService]
   },
   {
     id: "status-under-confirms",
     title: "Merchant status p99 while confirms run flat out vs idle",
-    unavailable: (context) =>
-      routeMissing(context, "POST", "/v1/gateway/payment/{id}/confirm") ??
-        "the bench has no driver for confirms yet: it needs a chain fixture (anvil, token, signed EIP-3009 authorizations)",
-    loads: []
+    unavailable: (context) => routeMissing(context, "POST", "/v1/gateway/payment/{id}/confirm"),
+    loads: [statusConfirms]
   },
   {
     id: "webhook-drain",

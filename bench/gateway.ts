@@ -1,0 +1,240 @@
+/**
+ * The gateway loads: payment options for 3 accounts, and merchant status while confirms run flat
+ * out. Both use the chain the service starts when `PAYGATE_CHAINS` is unset (`LocalChain`: anvil,
+ * TUSDC pegged to USD, 1,000,000 minted to each default anvil account), and a wallet app minted
+ * with `npm run admin -- app create`.
+ *
+ * Confirms are prepared before they are needed (a payment, its options for one account, the
+ * EIP-3009 authorization signed by that account), so the load generator only posts them; each
+ * accepted confirm also makes the service's executor submit the transfer to anvil.
+ */
+import { privateKeyToAccount } from "viem/accounts"
+import { anvilAccount } from "../packages/adapters/src/chain/AnvilAccounts.ts"
+import { type HttpLoad, type LoadSettings, runHttp, type Sample } from "./lib/load.ts"
+import { admin, log } from "./lib/processes.ts"
+import type { BenchContext } from "./scenarios.ts"
+
+/** The local chain's CAIP-2 id (anvil's default chain id). */
+const chainId = "eip155:31337"
+/** Buyers: anvil accounts 1 to 8 (0 is the executor, 9 the collection address). */
+const buyers = [1, 2, 3, 4, 5, 6, 7, 8].map((index) => anvilAccount(index))
+const accountId = (index: number) => `${chainId}:${buyers[index % buyers.length]!.address}`
+
+const int = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? "")
+  return Number.isInteger(value) && value > 0 ? value : fallback
+}
+/** Confirms prepared per bench run (`BENCH_CONFIRMS`); the driver stops early when they run out. */
+const confirmCount = int("BENCH_CONFIRMS", 3000)
+/** Confirms in flight at once while "flat out". */
+const confirmConcurrency = 16
+
+interface Fixture {
+  readonly walletKey: string
+}
+
+interface PreparedConfirm {
+  readonly paymentId: string
+  readonly body: string
+}
+
+const memo = <A>(make: (context: BenchContext) => Promise<A>) => {
+  const made = new WeakMap<BenchContext, Promise<A>>()
+  return (context: BenchContext) => {
+    let value = made.get(context)
+    if (value === undefined) {
+      value = make(context)
+      made.set(context, value)
+    }
+    return value
+  }
+}
+
+const fixtureOf = memo(async (context): Promise<Fixture> => {
+  const app = await admin(context.databaseUrl, "app", "create", "--name", "Bench wallet", "--sandbox")
+  return { walletKey: app.walletApiKey! }
+})
+
+const post = async (url: string, headers: Record<string, string>, body: unknown) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+const walletHeaders = (fixture: Fixture) => ({ "api-key": fixture.walletKey, "sdk-name": "Bench wallet" })
+
+/** A wallet's signature of an option's EIP-3009 typed data (as `packages/http/test/GatewayConfirm.test.ts` does). */
+const sign = (option: any, buyer: number) => {
+  const typed = JSON.parse(option.actions[0].data.params[1])
+  const { EIP712Domain: _domain, ...types } = typed.types
+  return privateKeyToAccount(buyers[buyer % buyers.length]!.privateKey).signTypedData({
+    domain: typed.domain,
+    types,
+    primaryType: typed.primaryType,
+    message: {
+      ...typed.message,
+      value: BigInt(typed.message.value),
+      validAfter: BigInt(typed.message.validAfter),
+      validBefore: BigInt(typed.message.validBefore)
+    }
+  })
+}
+
+const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
+  const fixture = await fixtureOf(context)
+  const started = Date.now()
+  const prepared: Array<PreparedConfirm> = []
+  let next = 0
+  const worker = async () => {
+    while (next < confirmCount) {
+      const n = next++
+      const created = await post(
+        `${context.service.url}/v1/merchant/payment`,
+        { "api-key": context.apiKey, "merchant-id": context.merchantId },
+        { amount: { unit: "iso4217/USD", value: "1050" }, referenceId: `${context.runId}-confirm-${n}` }
+      )
+      if (created.status !== 200) throw new Error(`creating a payment to confirm answered ${created.status}: ${JSON.stringify(created.body)}`)
+      const paymentId = created.body.paymentId as string
+      const options = await post(`${context.service.url}/v1/gateway/payment/${paymentId}/options`, walletHeaders(fixture), {
+        accounts: [accountId(n)],
+        refresh: null
+      })
+      const option = options.body.options?.find((o: any) => o.actions?.[0]?.data?.method === "eth_signTypedData_v4")
+      if (options.status !== 200 || option === undefined) {
+        throw new Error(`options answered ${options.status} with no EIP-3009 option: ${JSON.stringify(options.body)}`)
+      }
+      const signature = await sign(option, n)
+      prepared.push({
+        paymentId,
+        body: JSON.stringify({ optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null })
+      })
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, worker))
+  log(`prepared ${prepared.length} signed confirms in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  return prepared
+})
+
+/** What the confirm driver did while status ran, per round. */
+export interface ConfirmRun {
+  readonly seconds: number
+  readonly accepted: number
+  readonly failed: number
+  /** Refusals by HTTP status and error code. */
+  readonly refusals: Record<string, number>
+  /** Seconds into the run when the prepared confirms ran out, if they did. */
+  readonly ranOutAfter: number | undefined
+  /** Seconds after the run until the executor had settled the last accepted payments (`undefined`: not within 60 s). */
+  readonly settledAfter: number | undefined
+}
+
+/** Every confirm run of this bench process (rounds and warm-up), in order. */
+export const confirmRuns: Array<ConfirmRun> = []
+
+/**
+ * Waits until the executor has moved the last accepted payments on from `processing`, so that its
+ * work does not spill into the next load's measurement; answers the seconds it took.
+ */
+const settled = async (context: BenchContext, paymentIds: ReadonlyArray<string>) => {
+  const started = Date.now()
+  const headers = { "api-key": context.apiKey, "merchant-id": context.merchantId }
+  for (const id of paymentIds) {
+    for (;;) {
+      const response = await fetch(`${context.service.url}/v1/merchant/payment/${id}/status`, { headers })
+      if (((await response.json()) as { status?: string }).status !== "processing") break
+      if (Date.now() - started > 60_000) return undefined
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  return (Date.now() - started) / 1000
+}
+
+/** Posts prepared confirms, `confirmConcurrency` at a time, until `stop` is set or none are left. */
+const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Promise<Omit<ConfirmRun, "settledAfter"> & { readonly last: ReadonlyArray<string> }> => {
+  const fixture = await fixtureOf(context)
+  const pool = await confirmsOf(context)
+  const started = Date.now()
+  let accepted = 0
+  let failed = 0
+  const last: Array<string> = []
+  const refusals: Record<string, number> = {}
+  let ranOutAfter: number | undefined
+  const loop = async () => {
+    while (!stop.done) {
+      const confirm = pool.pop()
+      if (confirm === undefined) {
+        ranOutAfter ??= (Date.now() - started) / 1000
+        return
+      }
+      const answer = await post(`${context.service.url}/v1/gateway/payment/${confirm.paymentId}/confirm`, walletHeaders(fixture), confirm.body)
+      if (answer.status === 200) {
+        accepted++
+        last.push(confirm.paymentId)
+        if (last.length > confirmConcurrency) last.shift()
+      } else {
+        failed++
+        const why = `${answer.status} ${answer.body?.code ?? ""}`.trim()
+        refusals[why] = (refusals[why] ?? 0) + 1
+        if (failed === 1) log(`  a confirm was refused: ${answer.status} ${JSON.stringify(answer.body)}`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: confirmConcurrency }, loop))
+  return { seconds: (Date.now() - started) / 1000, accepted, failed, refusals, ranOutAfter, last }
+}
+
+const statusLoad = (context: BenchContext): HttpLoad => {
+  let n = 0
+  return {
+    url: context.service.url,
+    method: "GET",
+    headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+    next: () => ({ path: `/v1/merchant/payment/${context.paymentIds[n++ % context.paymentIds.length]!}/status` })
+  }
+}
+
+/** Merchant status (as `status.service`) while confirms are posted flat out. */
+export const statusUnderConfirms = async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
+  await confirmsOf(context) // prepared before the clock starts
+  const stop = { done: false }
+  const confirms = driveConfirms(context, stop)
+  const sample = await runHttp(statusLoad(context), settings, seconds)
+  stop.done = true
+  const { last, ...driven } = await confirms
+  const run: ConfirmRun = { ...driven, settledAfter: await settled(context, last) }
+  confirmRuns.push(run)
+  log(`  confirms alongside: ${run.accepted} accepted, ${run.failed} refused ${JSON.stringify(run.refusals)} in ${run.seconds.toFixed(1)} s` +
+    (run.ranOutAfter === undefined ? "" : `; the prepared confirms ran out after ${run.ranOutAfter.toFixed(1)} s`) +
+    `; the executor settled them ${run.settledAfter === undefined ? "not within 60 s" : `${run.settledAfter.toFixed(1)} s later`}`)
+  return sample
+}
+
+/** `POST /v1/gateway/payment/{id}/options` for 3 accounts, rotating over the seeded payments. */
+export const options = async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
+  const fixture = await fixtureOf(context)
+  let n = 0
+  const body = JSON.stringify({ accounts: [accountId(0), accountId(1), accountId(2)], refresh: null })
+  return runHttp({
+    url: context.service.url,
+    method: "POST",
+    headers: { ...walletHeaders(fixture), "content-type": "application/json" },
+    next: () => ({ path: `/v1/gateway/payment/${context.paymentIds[n++ % context.paymentIds.length]!}/options`, body })
+  }, settings, seconds)
+}
+
+/** A line for the report's checks: what the confirm driver achieved in each run, warm-up first. */
+export const confirmNote = (): string | undefined => {
+  if (confirmRuns.length === 0) return undefined
+  const perSecond = confirmRuns.map((run) => (run.accepted / run.seconds).toFixed(0)).join(", ")
+  const refusals: Record<string, number> = {}
+  for (const run of confirmRuns) for (const [why, count] of Object.entries(run.refusals)) refusals[why] = (refusals[why] ?? 0) + count
+  const ranOut = confirmRuns.filter((run) => run.ranOutAfter !== undefined).length
+  const settle = confirmRuns.map((run) => run.settledAfter)
+  return `Confirms alongside \`status.confirms\` (${confirmConcurrency} in flight, prepared beforehand): accepted per second in each run ` +
+    `(warm-up first): ${perSecond}; refused: ${Object.keys(refusals).length === 0 ? "none" : JSON.stringify(refusals)}` +
+    `${ranOut === 0 ? "" : `; the prepared confirms ran out in ${ranOut} run(s) (raise BENCH_CONFIRMS)`}; the executor had settled ` +
+    `the last accepted payments ${settle.includes(undefined) ? "not within 60 s after some runs" : `at most ${Math.max(...settle.map(Number)).toFixed(1)} s after each run`}.`
+}
