@@ -1,4 +1,4 @@
-import { CredentialAdmin } from "@paygate/adapters"
+import { CredentialAdmin, SqlDataCollectionThresholds } from "@paygate/adapters"
 import type { Mode, PartnerId } from "@paygate/domain"
 import { Effect } from "effect"
 import type { AdminCommand } from "./AdminCommand.ts"
@@ -34,5 +34,14 @@ export const runAdmin = (command: AdminCommand) =>
         const app = yield* admin.createApp({ name: command.name, mode: mode(command.sandbox) })
         return { appId: app.appId, walletApiKey: app.walletApiKey }
       }
+      case "PartnerThreshold": {
+        if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {
+          return yield* Effect.fail(new AdminFailure(`No partner ${command.partnerId}.`))
+        }
+        return { partnerId: command.partnerId, dataCollectionThreshold: command.threshold }
+      }
     }
-  }).pipe(Effect.catchTag("CredentialAdminError", (error) => Effect.fail(new AdminFailure(error.message))))
+  }).pipe(
+    Effect.catchTag("CredentialAdminError", (error) => Effect.fail(new AdminFailure(error.message))),
+    Effect.catchTag("InvalidThreshold", (error) => Effect.fail(new AdminFailure(error.message)))
+  )
