@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { DrainingMiddleware } from "./observability/Shutdown.ts"
+import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { FallbackMiddleware } from "./server/Fallback.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
@@ -15,7 +16,8 @@ import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
 
 /**
  * Every HTTP route of paygate: the API (with `/openapi.json`), the `/docs` page (Scalar,
- * bundled: no CDN) and the global fallback. Needs the use cases, stores and settings.
+ * bundled: no CDN), the hosted checkout and data collection pages, and the global fallback.
+ * Needs the use cases, stores and settings.
  */
 export const AppRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
@@ -29,6 +31,8 @@ export const AppRoutes = Layer.mergeAll(
   ),
   // Bundled script and no web fonts: the page loads nothing from outside this server.
   HttpApiScalar.layer(PaygateApi, { path: "/docs", scalar: { withDefaultFonts: false } }),
+  // The hosted checkout portal and data collection page (portal/PortalRoutes.ts).
+  PortalRoutes,
   // GET /metrics and the request metrics (Prometheus text format).
   MetricsLive,
   // While shutting down, each response closes its connection (observability/Shutdown.ts).

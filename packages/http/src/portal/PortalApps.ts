@@ -1,0 +1,37 @@
+import { CredentialAdmin } from "@paygate/adapters"
+import type { AppId, Mode } from "@paygate/domain"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** Name of the apps the hosted portal authenticates as; found by it on later starts. */
+export const portalAppName = "Hosted checkout"
+
+/**
+ * The hosted checkout portal's built-in public `App-Id`s (contract §3), one per mode: the page of a
+ * payment carries the one of the payment's mode, and the buyer's browser sends it with a random
+ * `Client-Id`. The apps are created on the first start and found by name afterwards (the oldest
+ * wins, so every instance converges on the same one). They have no usable wallet key: the key
+ * `createApp` issues is revoked at once.
+ */
+export class PortalApps extends Context.Service<PortalApps, {
+  readonly appIdFor: (mode: Mode) => AppId
+}>()("@paygate/http/portal/PortalApps") {
+  static readonly layer: Layer.Layer<PortalApps, never, SqlClient.SqlClient | CredentialAdmin> = Layer.effect(
+    PortalApps,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const admin = yield* CredentialAdmin
+      const ensure = Effect.fnUntraced(function*(mode: Mode) {
+        const [found] = yield* sql<{ readonly id: string }>`SELECT id FROM apps
+          WHERE name = ${portalAppName} AND mode = ${mode} ORDER BY created_at, id LIMIT 1`
+        if (found !== undefined) return found.id as AppId
+        const created = yield* admin.createApp({ name: portalAppName, mode })
+        yield* admin.revokeKey(created.keyId)
+        return created.appId
+      }, Effect.orDie)
+      const live = yield* ensure("live")
+      const sandbox = yield* ensure("sandbox")
+      return PortalApps.of({ appIdFor: (mode) => (mode === "live" ? live : sandbox) })
+    })
+  )
+}

@@ -1,0 +1,104 @@
+/**
+ * The HTML shells of the hosted pages. Each carries its configuration as a JSON data block (not
+ * executed, so the strict Content-Security-Policy allows it) and loads one module from
+ * `/portal/assets/`; the modules render everything else with DOM calls (no HTML strings).
+ *
+ * @module
+ */
+
+/** Where the pages' static files are served. */
+export const assetsPath = "/portal/assets"
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+
+// JSON inside <script>: `<` escaped so that no `</script>` or `<!--` can end or alter the block.
+const jsonBlock = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+const shell = (options: {
+  readonly title: string
+  readonly config?: unknown
+  readonly script?: string
+  readonly body: string
+}) =>
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(options.title)}</title>
+<link rel="icon" href="${assetsPath}/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${assetsPath}/portal.css">
+${options.config === undefined ? "" : `<script type="application/json" id="portal-config">${jsonBlock(options.config)}</script>\n`}${
+    options.script === undefined ? "" : `<script type="module" src="${assetsPath}/${options.script}"></script>\n`
+  }</head>
+<body>
+${options.body}
+</body>
+</html>
+`
+
+const loading = `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>
+<noscript><p class="notice">This page needs JavaScript to connect your wallet.</p></noscript>`
+
+/** Configuration of the checkout page, read by `checkout.js`. */
+export interface CheckoutConfig {
+  readonly paymentId: string
+  /** The portal's public App-Id for the payment's mode. */
+  readonly appId: string
+  /** CAIP-2 ids of the chains the service collects on: the accounts the page asks options for. */
+  readonly chains: ReadonlyArray<string>
+  /** Both redirect targets (valid HTTPS), or `null`: then the page shows generic terminal views. */
+  readonly redirect: { readonly successUrl: string; readonly errorUrl: string } | null
+}
+
+/** The checkout portal of one payment. */
+export const checkoutPage = (config: CheckoutConfig) =>
+  shell({
+    title: "Checkout",
+    config,
+    script: "checkout.js",
+    body: `<div class="page">
+<header class="summary" id="summary" hidden></header>
+<main id="view" class="card" tabindex="-1" data-view="loading">
+${loading}
+</main>
+<footer class="footer" id="footer"></footer>
+</div>
+<dialog id="collect-dialog" class="collect-dialog" aria-labelledby="collect-dialog-title">
+<div class="collect-dialog-bar"><h2 id="collect-dialog-title">Your information</h2><button type="button" class="button secondary small" id="collect-dialog-close">Close</button></div>
+</dialog>`
+  })
+
+/** Configuration of the data collection page, read by `collect.js`. */
+export interface CollectConfig {
+  readonly paymentId: string
+  readonly account: string
+  readonly appId: string
+}
+
+/** The data collection page of one payment and account. */
+export const collectPage = (config: CollectConfig) =>
+  shell({
+    title: "Your information",
+    config,
+    script: "collect.js",
+    body: `<div class="page">
+<main id="view" class="card" tabindex="-1" data-view="loading">
+${loading}
+</main>
+</div>`
+  })
+
+/** What an unknown payment or a malformed link shows. */
+export const notFoundPage = (heading: string, text: string) =>
+  shell({
+    title: heading,
+    body: `<div class="page">
+<main id="view" class="card" data-view="not-found">
+<h1>${escapeHtml(heading)}</h1>
+<p>${escapeHtml(text)}</p>
+</main>
+</div>`
+  })

@@ -1,0 +1,129 @@
+/**
+ * The hosted pages, served by this service (no CDN, no outside asset):
+ *
+ * - `GET /checkout/{paymentId}`: the checkout portal (`gatewayUrl` = `{checkout_url}/{paymentId}`,
+ *   `{checkout_url}` defaulting to `{PUBLIC_URL}/checkout`).
+ * - `GET /collect?paymentId=…&account=…`: the data collection page (`{data_collection_url}`,
+ *   defaulting to `{PUBLIC_URL}/collect`).
+ * - `GET /portal/assets/{file}`: their scripts (plain ES modules, no build step), styles and icons.
+ *
+ * The server looks the payment up only to choose the portal's App-Id for its mode and to hand the
+ * checkout its redirect targets; everything else the page reads through the gateway API, like any
+ * wallet. Pages answer with a strict Content-Security-Policy: scripts, styles and connections of
+ * this origin only, no inline script or style, Trusted Types enforced (the scripts build the DOM
+ * without HTML strings), no referrer (icons on other hosts never see a payment id).
+ *
+ * @module
+ */
+import { Chain } from "@paygate/adapters"
+import { Caip, type PaymentId, PaymentRepository } from "@paygate/domain"
+import { Effect, Layer, Option, Result } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { CheckoutSettings } from "../server/CheckoutSettings.ts"
+import { PortalApps } from "./PortalApps.ts"
+import { loadAssets } from "./PortalAssets.ts"
+import { assetsPath, checkoutPage, collectPage, notFoundPage } from "./PortalPages.ts"
+
+const paymentIdPattern = /^pay_[A-Za-z0-9]{1,64}$/
+
+/** The policy of a page; `frameSrc` = who the page may embed, `frameAncestors` = who may embed it. */
+export const contentSecurityPolicy = (frameSrc: string, frameAncestors: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    // Merchant, token and wallet icons: HTTPS or inline data images.
+    "img-src 'self' data: https:",
+    "connect-src 'self'",
+    `frame-src ${frameSrc}`,
+    `frame-ancestors ${frameAncestors}`,
+    "form-action 'none'",
+    "base-uri 'none'",
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'"
+  ].join("; ")
+
+const pageHeaders = (csp: string) => ({
+  "content-security-policy": csp,
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff"
+})
+
+const html = (body: string, status: number, headers: Record<string, string>) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
+
+// The data collection page may live elsewhere (DATA_COLLECTION_URL): the checkout may frame it.
+const collectFrameSource = (dataCollectionUrl: string) => {
+  const origin = URL.parse(dataCollectionUrl)?.origin
+  return origin !== undefined && /^https?:\/\//.test(origin) ? `'self' ${origin}` : "'self'"
+}
+
+/** The checkout and data collection pages and their assets. */
+export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const payments = yield* PaymentRepository
+  const apps = yield* PortalApps
+  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const assets = yield* loadAssets
+  const checkoutCsp = contentSecurityPolicy(collectFrameSource((yield* CheckoutSettings).dataCollectionUrl), "'none'")
+  // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
+  const collectCsp = contentSecurityPolicy("'none'", "'self' https:")
+  const chainIds = [...chains.chains.keys()]
+
+  const findPayment = (id: string | undefined) =>
+    id !== undefined && paymentIdPattern.test(id) ? payments.findById(id as PaymentId) : Effect.succeed(Option.none())
+
+  const notFound = (csp: string) =>
+    html(
+      notFoundPage("Payment not found", "This payment link is not valid. Check the link the merchant gave you."),
+      404,
+      pageHeaders(csp)
+    )
+
+  yield* router.add(
+    "GET",
+    "/checkout/:paymentId",
+    Effect.gen(function*() {
+      const { paymentId } = yield* HttpRouter.params
+      const found = yield* findPayment(paymentId)
+      if (Option.isNone(found)) return notFound(checkoutCsp)
+      const payment = found.value
+      const page = checkoutPage({
+        paymentId: payment.id,
+        appId: apps.appIdFor(payment.mode),
+        chains: chainIds,
+        redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl }
+      })
+      return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
+    })
+  )
+
+  yield* router.add(
+    "GET",
+    "/collect",
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const query = new URL(request.url, "http://portal.invalid").searchParams
+      const account = query.get("account") ?? ""
+      const found = yield* findPayment(query.get("paymentId") ?? undefined)
+      if (Option.isNone(found) || Result.isFailure(Caip.validateAccountId(account))) return notFound(collectCsp)
+      const page = collectPage({ paymentId: found.value.id, account, appId: apps.appIdFor(found.value.mode) })
+      return html(page, 200, pageHeaders(collectCsp))
+    })
+  )
+
+  yield* router.add(
+    "GET",
+    `${assetsPath}/:file`,
+    Effect.gen(function*() {
+      const { file } = yield* HttpRouter.params
+      const asset = file === undefined ? undefined : assets.get(file)
+      if (asset === undefined) return HttpServerResponse.text("Not found", { status: 404, headers: { "x-content-type-options": "nosniff" } })
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // Revalidated on each load (no-cache), answered 304 when unchanged.
+      const headers = { etag: asset.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
+      if (request.headers["if-none-match"] === asset.etag) return HttpServerResponse.empty({ status: 304, headers })
+      return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+    })
+  )
+})).pipe(Layer.provide(PortalApps.layer))

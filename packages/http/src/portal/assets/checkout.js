@@ -1,0 +1,620 @@
+// @ts-check
+/**
+ * The hosted checkout portal (`{checkout_url}/{paymentId}`): shows the merchant, the amount and the
+ * time left; connects a browser wallet; lists the options for its accounts; runs the chosen
+ * option's actions through the wallet (opening data collection first when the option needs it);
+ * confirms; follows the status until it is final; then shows the outcome and, when the payment
+ * has both redirect URLs, returns the buyer to the merchant after a visible 3-second countdown.
+ *
+ * Everything goes through the gateway API with the portal's public App-Id; nothing is stored in
+ * the browser.
+ *
+ * @module
+ */
+import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
+import { formatAmount, formatDuration, nowSeconds, shortAddress } from "./format.js"
+import { createGateway, GatewayError } from "./gateway.js"
+import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
+
+/** @typedef {import("./format.js").Amount} Amount */
+/** @typedef {import("./wallet.js").Wallet} Wallet */
+/** @typedef {import("./wallet.js").WalletRpc} WalletRpc */
+/** @typedef {"requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled"} Status */
+/** @typedef {{ status: Status, amount: Amount, expiresAt: number, merchant: { name: string, iconUrl?: string | null } }} PaymentInfo */
+/** @typedef {{ type: "walletRpc", data: WalletRpc } | { type: "build", data: { data: string } }} Action */
+/** @typedef {{ id: string, account: string, amount: Amount, etaS: number, actions: ReadonlyArray<Action>, collectData?: { url: string } | null, expiresAt?: number | null }} PaymentOption */
+
+const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null }} */ (pageConfig())
+const paymentId = config.paymentId
+const gateway = createGateway({ appId: config.appId, clientId: randomId() })
+const summary = byId("summary", HTMLElement)
+const footer = byId("footer", HTMLElement)
+const main = byId("view", HTMLElement)
+
+/** Redirect countdown (service-spec "Buyer redirect"). */
+const redirectSeconds = 3
+/** The longest a status request waits for a change. */
+const longPollMs = 25_000
+/** A quote this close to its expiry is re-quoted before paying. */
+const quoteMarginSeconds = 5
+/** The gateway takes at most 20 accounts per options request. */
+const maxAccounts = 20
+
+/** @type {PaymentInfo | null} */
+let info = null
+/** @type {Wallet | null} */
+let wallet = null
+/** @type {ReadonlyArray<string>} */
+let accounts = []
+/** @type {ReadonlyArray<PaymentOption>} */
+let options = []
+/** Which option is chosen: by account and token (an option's id changes when it is re-quoted). */
+let selectedKey = ""
+let busy = false
+let finished = false
+let reloading = false
+let requoting = false
+/** @type {Amount | null} The amount of the option the buyer paid with in this visit. */
+let paidAmount = null
+/** When the expiry check last asked the service (ms). */
+let lastExpiryCheck = 0
+
+const discovery = discoverWallets(() => {
+  if (main.dataset["view"] === "connect") showConnect(undefined, { focus: false })
+})
+
+/** @param {PaymentOption} option */
+const keyOf = (option) => `${option.account}|${option.amount.unit}`
+/** @param {Status} status */
+const isFinal = (status) => status !== "requires_action" && status !== "processing"
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const merchantName = () => info?.merchant.name ?? "the merchant"
+
+/** The payment's time is up (the service then reports it expired; asking it anything else would be refused). */
+const timeIsUp = () => info !== null && info.status === "requires_action" && nowSeconds() >= info.expiresAt
+
+/** @param {boolean} value */
+function setBusy(value) {
+  busy = value
+  renderFooter()
+}
+
+/** @param {string | undefined} message */
+function alertBox(message) {
+  return message === undefined ? null : h("div", { class: "alert", role: "alert" }, message)
+}
+
+// ---- header and footer ----
+
+function renderSummary() {
+  if (info === null) return
+  const merchant = info.merchant
+  const avatar = icon(merchant.iconUrl, "merchant-icon") ??
+    h("span", { class: "merchant-icon avatar", "aria-hidden": "true" }, (merchant.name.trim()[0] ?? "?").toUpperCase())
+  const waiting = info.status === "requires_action" && !finished
+  replace(
+    summary,
+    h("div", { class: "merchant" }, avatar, h("div", {}, h("p", { class: "merchant-name" }, merchant.name), h("p", { class: "muted" }, "Payment request"))),
+    h("p", { class: "amount", "aria-label": `Amount: ${formatAmount(info.amount)}` }, formatAmount(info.amount)),
+    waiting
+      ? h("p", { class: "time-left", role: "timer", "aria-live": "off" }, "Time left ", h("span", { "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())))
+      : null
+  )
+  summary.hidden = false
+}
+
+function renderFooter() {
+  const canCancel = info?.status === "requires_action" && !finished && !busy && main.dataset["view"] !== "cancel"
+  replace(
+    footer,
+    canCancel ? h("button", { type: "button", class: "button link", onclick: () => showCancel() }, "Cancel payment") : null
+  )
+}
+
+/** @param {PaymentInfo} next */
+function updateInfo(next) {
+  info = next
+  renderSummary()
+  renderFooter()
+}
+
+// ---- views ----
+
+/**
+ * @param {string} [message]
+ * @param {{ focus?: boolean }} [options]
+ */
+function showConnect(message, options = {}) {
+  const wallets = discovery.wallets()
+  showView("connect", [
+    h("h1", {}, "Pay with your wallet"),
+    h("p", { class: "muted" }, "Connect a browser wallet to see how you can pay."),
+    alertBox(message),
+    wallets.length > 0
+      ? h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
+        h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
+      ))
+      : [
+        h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
+        h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
+      ]
+  ], options)
+  renderFooter()
+}
+
+/** @param {string} [message] */
+function showOptions(message) {
+  if (wallet === null) return showConnect(message)
+  const walletName = wallet.info.name
+  const who = h("p", { class: "muted connected" }, `Connected: ${walletName} · ${accounts.map(shortAddress).join(", ")} `,
+    h("button", { type: "button", class: "button link inline", onclick: () => showConnect() }, "Change wallet"))
+  if (options.length === 0) {
+    showView("options", [
+      h("h1", {}, "No way to pay with this wallet"),
+      who,
+      alertBox(message),
+      h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account.")
+    ])
+    return renderFooter()
+  }
+  if (!options.some((o) => keyOf(o) === selectedKey)) selectedKey = keyOf(/** @type {PaymentOption} */ (options[0]))
+  const payButton = h("button", { type: "submit", class: "button primary" })
+  const setPayLabel = () => {
+    const chosen = options.find((o) => keyOf(o) === selectedKey)
+    payButton.textContent = chosen === undefined ? "Pay" : `Pay ${formatAmount(chosen.amount)}`
+  }
+  setPayLabel()
+  const list = options.map((option, index) => {
+    const display = option.amount.display
+    const id = `option-${index}`
+    const radio = h("input", { type: "radio", name: "option", id, value: String(index), checked: keyOf(option) === selectedKey })
+    radio.addEventListener("change", () => {
+      selectedKey = keyOf(option)
+      setPayLabel()
+    })
+    const address = option.account.split(":")[2] ?? option.account
+    return h("label", { class: "option", for: id },
+      radio,
+      h("span", { class: "option-icons" },
+        icon(display.iconUrl, "token-icon", display.assetName) ?? h("span", { class: "token-icon avatar", "aria-hidden": "true" }, display.assetSymbol.slice(0, 1)),
+        icon(display.networkIconUrl, "network-icon", display.networkName ?? "")),
+      h("span", { class: "option-text" },
+        h("span", { class: "option-amount" }, formatAmount(option.amount)),
+        h("span", { class: "option-detail" }, `${display.assetName}${display.networkName ? ` on ${display.networkName}` : ""}`),
+        h("span", { class: "option-detail" }, `From ${shortAddress(address)} · about ${option.etaS} s`),
+        typeof option.expiresAt === "number"
+          ? h("span", { class: "option-detail" }, "Rate valid for ", h("span", { "data-deadline": option.expiresAt }, formatDuration(option.expiresAt - nowSeconds())))
+          : null,
+        option.collectData ? h("span", { class: "badge" }, "Asks for your details") : null))
+  })
+  const form = h("form", { class: "options-form", onsubmit: (event) => { event.preventDefault(); void pay() } },
+    h("fieldset", { class: "options" }, h("legend", { class: "visually-hidden" }, "Payment options"), list),
+    payButton)
+  showView("options", [h("h1", {}, "Choose how to pay"), who, alertBox(message), form])
+  renderFooter()
+}
+
+/**
+ * @param {string} title
+ * @param {string} text
+ */
+function showWorking(title, text) {
+  showView("working", [h("span", { class: "spinner large", "aria-hidden": "true" }), h("h1", {}, title), h("p", { class: "muted" }, text)])
+  main.setAttribute("aria-busy", "true")
+  renderFooter()
+}
+
+function showProcessing() {
+  showView("processing", [
+    h("span", { class: "spinner large", "aria-hidden": "true" }),
+    h("h1", {}, "Processing your payment"),
+    h("p", { class: "muted" }, "The network is confirming your payment. This page updates by itself.")
+  ])
+  main.setAttribute("aria-busy", "true")
+  renderFooter()
+}
+
+function showCancel() {
+  showView("cancel", [
+    h("h1", {}, "Cancel this payment?"),
+    h("p", {}, `You will not be able to pay it afterwards, and ${merchantName()} will see it as cancelled.`),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "button danger", onclick: () => void cancel() }, "Yes, cancel payment"),
+      h("button", { type: "button", class: "button secondary", onclick: () => back() }, "Keep paying"))
+  ])
+  renderFooter()
+}
+
+/** @param {string} [message] */
+function back(message) {
+  if (wallet !== null && accounts.length > 0) showOptions(message)
+  else showConnect(message)
+}
+
+/** @param {string} message */
+function showFatal(message) {
+  finished = true
+  showView("error", [
+    h("h1", {}, "Something went wrong"),
+    h("p", {}, message),
+    h("button", { type: "button", class: "button secondary", onclick: () => window.location.reload() }, "Try again")
+  ])
+  renderFooter()
+}
+
+/**
+ * A link back to the merchant with the payment id, when the payment has its redirect URLs.
+ *
+ * @param {"successUrl" | "errorUrl"} which
+ * @returns {string | null}
+ */
+function returnUrl(which) {
+  if (config.redirect === null) return null
+  const url = new URL(config.redirect[which])
+  url.searchParams.set("payment_id", paymentId)
+  return url.href
+}
+
+/**
+ * The visible countdown, then the redirect.
+ *
+ * @param {string} url
+ */
+function countdown(url) {
+  let left = redirectSeconds
+  const number = h("span", { class: "countdown-number" }, String(left))
+  const timer = setInterval(() => {
+    left -= 1
+    number.textContent = String(Math.max(0, left))
+    if (left <= 0) {
+      clearInterval(timer)
+      window.location.assign(url)
+    }
+  }, 1000)
+  return [
+    h("p", { class: "countdown", role: "status" }, `Returning you to ${merchantName()} in `, number, " s…"),
+    h("a", { class: "button primary", href: url }, "Return now")
+  ]
+}
+
+/**
+ * The view of a final status. `fresh`: the payment ended during this visit (the success and
+ * failure views then redirect after the countdown); otherwise the views only offer a link back.
+ *
+ * @param {Status} status
+ * @param {{ fresh: boolean }} how
+ */
+function showFinal(status, how) {
+  finished = true
+  busy = false
+  if (info !== null) updateInfo({ ...info, status })
+  const succeeded = status === "succeeded"
+  const url = returnUrl(succeeded ? "successUrl" : "errorUrl")
+  const back = url === null ? [h("p", { class: "muted" }, "You can close this page.")] : null
+  const link = url === null ? back : [h("a", { class: "button secondary", href: url }, `Return to ${merchantName()}`)]
+  const redirecting = url !== null && how.fresh && (status === "succeeded" || status === "failed")
+  const next = redirecting ? countdown(url) : link
+  /** @type {Record<Status, [string, string, string]>} */
+  const views = {
+    succeeded: how.fresh
+      ? ["success", "Payment successful", paidAmount === null
+        ? `Your payment to ${merchantName()} is complete.`
+        : `You paid ${formatAmount(paidAmount)} to ${merchantName()}.`]
+      : ["paid", "This payment is already paid", `${merchantName()} has received this payment. There is nothing more to do.`],
+    failed: ["failed", "Payment failed", "The payment could not be completed on the network."],
+    expired: ["expired", "This payment has expired", `The time to pay has run out. Start again from ${merchantName()}.`],
+    cancelled: ["cancelled", "Payment cancelled", "This payment was cancelled. Nothing was paid."],
+    processing: ["processing", "Processing your payment", ""],
+    requires_action: ["connect", "", ""]
+  }
+  const [view, title, text] = views[status]
+  showView(view, [h("span", { class: `outcome ${view}`, "aria-hidden": "true" }), h("h1", {}, title), h("p", {}, text), next])
+  renderFooter()
+}
+
+// ---- flow ----
+
+/**
+ * Shows what the payment's status calls for.
+ *
+ * @param {Status} status
+ */
+async function route(status) {
+  if (status === "requires_action") return back()
+  if (status === "processing") return follow(status)
+  showFinal(status, { fresh: false })
+}
+
+/** Reads the payment again and shows what its status calls for (e.g. after an `invalid_state`). */
+async function reload() {
+  if (reloading) return
+  reloading = true
+  try {
+    const waiting = info?.status === "requires_action"
+    updateInfo(await gateway.payment(paymentId))
+    const status = /** @type {PaymentInfo} */ (info).status
+    // Still waiting (this device's clock runs ahead of the service's): the buyer stays where they are.
+    if (waiting && status === "requires_action" && ["connect", "options", "cancel"].includes(main.dataset["view"] ?? "")) return
+    await route(status)
+  } catch (error) {
+    showFatal(error instanceof Error ? error.message : "The payment could not be read.")
+  } finally {
+    reloading = false
+  }
+}
+
+/** @param {Wallet} choice */
+async function choose(choice) {
+  if (busy) return
+  if (timeIsUp()) return void reload()
+  setBusy(true)
+  showWorking("Connect your wallet", `Approve the connection in ${choice.info.name}.`)
+  try {
+    const shared = await connect(choice.provider)
+    if (shared.length === 0) throw new WalletError("Your wallet shared no account.")
+    wallet = choice
+    accounts = shared
+    await loadOptions()
+    setBusy(false)
+    showOptions()
+  } catch (error) {
+    setBusy(false)
+    handleError(error, "connect")
+  }
+}
+
+/**
+ * Asks the gateway for the options of the connected accounts on every chain the service collects
+ * on (or the wallet's chain when none is configured).
+ *
+ * @param {ReadonlyArray<string> | null} [refresh]
+ */
+async function loadOptions(refresh = null) {
+  if (wallet === null) return
+  const configured = config.chains.length > 0 ? config.chains : [await currentChain(wallet.provider)]
+  const chains = configured.filter((chain) => typeof chain === "string")
+  const perChain = Math.max(1, Math.floor(maxAccounts / Math.max(1, chains.length)))
+  const caip10 = chains.flatMap((chain) => accounts.slice(0, perChain).map((account) => `${chain}:${account}`)).slice(0, maxAccounts)
+  if (caip10.length === 0) {
+    options = []
+    return
+  }
+  const response = await gateway.options(paymentId, caip10, { refresh, includePaymentInfo: true })
+  if (response.info) updateInfo(response.info)
+  options = response.options ?? []
+}
+
+/** Re-quotes options whose quote ran out while the buyer looked at them. */
+async function requoteExpired() {
+  const stale = options.filter((o) => typeof o.expiresAt === "number" && o.expiresAt <= nowSeconds())
+  if (requoting || busy || stale.length === 0) return
+  requoting = true
+  try {
+    await loadOptions(stale.map((o) => o.id))
+    if (!busy && main.dataset["view"] === "options") showOptions("The rates were updated. Check the amount, then pay.")
+  } catch (error) {
+    if (!busy) handleError(error, "pay")
+  } finally {
+    requoting = false
+  }
+}
+
+/**
+ * Opens the data collection page in a dialog; answers once it reports `IC_COMPLETE` (true),
+ * `IC_ERROR` (its message) or is closed (false).
+ *
+ * @param {string} url
+ * @returns {Promise<true | false | { error: string }>}
+ */
+function collectData(url) {
+  const dialog = byId("collect-dialog", HTMLDialogElement)
+  const close = byId("collect-dialog-close", HTMLButtonElement)
+  const target = new URL(url, window.location.href)
+  if (target.protocol !== "https:" && target.protocol !== "http:") return Promise.resolve({ error: "The data collection link is not valid." })
+  return new Promise((resolve) => {
+    const frame = h("iframe", { src: target.href, title: "Your information", class: "collect-frame" })
+    /** @param {true | false | { error: string }} outcome */
+    const finish = (outcome) => {
+      window.removeEventListener("message", onMessage)
+      dialog.removeEventListener("close", onClose)
+      close.removeEventListener("click", onClose)
+      frame.remove()
+      if (dialog.open) dialog.close()
+      resolve(outcome)
+    }
+    /** @param {MessageEvent} event */
+    const onMessage = (event) => {
+      if (event.source !== frame.contentWindow || event.origin !== target.origin) return
+      const type = event.data?.type
+      if (type === "IC_COMPLETE") finish(true)
+      else if (type === "IC_ERROR") finish({ error: typeof event.data.message === "string" ? event.data.message : "" })
+    }
+    const onClose = () => finish(false)
+    window.addEventListener("message", onMessage)
+    dialog.addEventListener("close", onClose)
+    close.addEventListener("click", onClose)
+    dialog.append(frame)
+    dialog.showModal()
+  })
+}
+
+/**
+ * Runs one wallet action, saying what the wallet is about to ask.
+ *
+ * @param {WalletRpc} action
+ * @param {PaymentOption} option
+ */
+function runStep(action, option) {
+  const network = option.amount.display.networkName ?? action.chain_id
+  const amount = formatAmount(option.amount)
+  if (action.method === "eth_sendTransaction") {
+    showWorking("Approve in your wallet", `Check the transfer of ${amount} in ${wallet?.info.name ?? "your wallet"} and approve it. It may first ask to switch to ${network}.`)
+  } else {
+    showWorking("Sign in your wallet", `Check the payment of ${amount} in ${wallet?.info.name ?? "your wallet"} and sign it. It may first ask to switch to ${network}.`)
+  }
+  return runWalletRpc(/** @type {Wallet} */ (wallet).provider, action, network)
+}
+
+/**
+ * Confirms; retries when the service could not be reached (the same confirm is idempotent).
+ *
+ * @param {string} optionId
+ * @param {ReadonlyArray<{ type: "walletRpc", data: ReadonlyArray<string> }>} results
+ * @returns {Promise<{ status: Status }>}
+ */
+async function confirm(optionId, results) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await gateway.confirm(paymentId, optionId, results)
+    } catch (error) {
+      const transient = error instanceof GatewayError && (error.status === 0 || error.status >= 500)
+      if (!transient || attempt >= 4) throw error
+      await sleep(1000 * attempt)
+    }
+  }
+}
+
+async function pay() {
+  const chosen = options.find((o) => keyOf(o) === selectedKey)
+  if (busy || chosen === undefined || wallet === null) return
+  if (timeIsUp()) return void reload()
+  setBusy(true)
+  try {
+    let option = chosen
+    if (typeof option.expiresAt === "number" && option.expiresAt <= nowSeconds() + quoteMarginSeconds) {
+      await loadOptions([option.id])
+      setBusy(false)
+      return showOptions("The rate of this option was updated. Check the amount, then pay.")
+    }
+    if (option.collectData) {
+      const collected = await collectData(option.collectData.url)
+      if (collected !== true) {
+        setBusy(false)
+        return showOptions(
+          collected === false ? "Your details are needed to pay with this option." : `Your details could not be saved. ${collected.error}`.trim()
+        )
+      }
+      showWorking("Preparing your payment", "One moment…")
+      await loadOptions()
+      const updated = options.find((o) => keyOf(o) === keyOf(chosen))
+      if (updated === undefined) throw new GatewayError(409, "invalid_state", "This option is no longer available.")
+      option = updated
+    }
+    /** @type {{ type: "walletRpc", data: string[] }[]} */
+    const results = []
+    for (const action of option.actions) {
+      if (action.type === "walletRpc") {
+        results.push({ type: "walletRpc", data: [await runStep(action.data, option)] })
+      } else if (action.type === "build") {
+        showWorking("Preparing your payment", "One moment…")
+        const fetched = await gateway.fetchActions(paymentId, option.id, action.data.data)
+        const data = []
+        for (const step of fetched.actions ?? []) {
+          if (step.type !== "walletRpc") throw new WalletError("The payment service asked for an action this page cannot run.")
+          data.push(await runStep(step.data, option))
+        }
+        results.push({ type: "walletRpc", data })
+      } else {
+        throw new WalletError("The payment service asked for an action this page cannot run.")
+      }
+    }
+    showProcessing()
+    const confirmed = await confirm(option.id, results)
+    paidAmount = option.amount
+    await follow(confirmed.status)
+  } catch (error) {
+    setBusy(false)
+    handleError(error, "pay")
+  }
+}
+
+/**
+ * Follows the status (long polls) until it is final, then shows the outcome.
+ *
+ * @param {Status} status
+ */
+async function follow(status) {
+  busy = true
+  showProcessing()
+  let current = status
+  while (!isFinal(current)) {
+    try {
+      current = (await gateway.status(paymentId, longPollMs)).status
+    } catch (error) {
+      if (error instanceof GatewayError && error.status > 0 && error.status < 500) throw error
+      await sleep(2000)
+    }
+  }
+  showFinal(current, { fresh: true })
+}
+
+async function cancel() {
+  if (busy) return
+  if (timeIsUp()) return void reload()
+  setBusy(true)
+  showWorking("Cancelling", "One moment…")
+  try {
+    await gateway.cancel(paymentId)
+    showFinal("cancelled", { fresh: true })
+  } catch (error) {
+    setBusy(false)
+    handleError(error, "cancel")
+  }
+}
+
+/**
+ * What a failed step shows: back to the wallet list or the options with a message, or the view
+ * of the payment's current status when it changed meanwhile.
+ *
+ * @param {unknown} error
+ * @param {"connect" | "pay" | "cancel"} step
+ */
+function handleError(error, step) {
+  const retreat = (/** @type {string} */ message) => (step === "connect" ? showConnect(message) : back(message))
+  if (error instanceof WalletError) return retreat(error.message)
+  if (!(error instanceof GatewayError)) return retreat("Something went wrong. Please try again.")
+  switch (error.code) {
+    case "payment_expired":
+    case "invalid_state":
+      return void reload()
+    case "quote_expired":
+      return void loadOptions().then(
+        () => showOptions("The rate of this option expired and was updated. Check the amount, then pay."),
+        (next) => handleError(next, step)
+      )
+    case "sanctioned_user":
+      return retreat("This account cannot be used for this payment.")
+    case "payment_not_found":
+      return showFatal("This payment was not found.")
+    default:
+      return retreat(error.message)
+  }
+}
+
+/** Once a second: the countdowns, the payment's expiry, stale quotes. */
+function tick() {
+  const now = nowSeconds()
+  for (const element of document.querySelectorAll("[data-deadline]")) {
+    element.textContent = formatDuration(Number(/** @type {HTMLElement} */ (element).dataset["deadline"]) - now)
+  }
+  if (info === null || finished || busy) return
+  // The service reports a payment past its expiry as expired (asked at most every 5 s).
+  if (timeIsUp() && Date.now() - lastExpiryCheck >= 5000) {
+    lastExpiryCheck = Date.now()
+    return void reload()
+  }
+  if (main.dataset["view"] === "options") void requoteExpired()
+}
+
+async function start() {
+  try {
+    updateInfo(await gateway.payment(paymentId))
+  } catch (error) {
+    return showFatal(error instanceof GatewayError && error.code === "payment_not_found" ? "This payment was not found." : "The payment could not be loaded.")
+  }
+  setInterval(tick, 1000)
+  await route(/** @type {PaymentInfo} */ (info).status)
+}
+
+void start()

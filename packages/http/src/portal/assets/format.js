@@ -1,0 +1,90 @@
+// @ts-check
+/**
+ * Amounts, durations and addresses for display. Amounts stay decimal strings (no binary floats):
+ * `Intl.NumberFormat` formats decimal strings exactly.
+ *
+ * @module
+ */
+
+/** @typedef {{ assetName: string, assetSymbol: string, decimals: number, iconUrl?: string | null, networkIconUrl?: string | null, networkName?: string | null }} AmountDisplay */
+/** @typedef {{ unit: string, value: string, display: AmountDisplay }} Amount */
+
+/**
+ * `value` minor units with `decimals` decimals, as a decimal string ("1250", 2 → "12.50").
+ *
+ * @param {string} value
+ * @param {number} decimals
+ * @returns {string}
+ */
+export function toDecimal(value, decimals) {
+  const digits = /^[0-9]+$/.test(value) ? value.replace(/^0+(?=.)/, "") : "0"
+  if (decimals <= 0) return digits
+  const padded = digits.padStart(decimals + 1, "0")
+  return `${padded.slice(0, -decimals)}.${padded.slice(-decimals)}`
+}
+
+/**
+ * An amount for people: fiat in its currency's format ("$12.50"), tokens with their symbol
+ * ("12.50 TUSDC", at least two decimals, trailing zeros dropped beyond).
+ *
+ * @param {Amount} amount
+ * @returns {string}
+ */
+export function formatAmount(amount) {
+  const { decimals, assetSymbol } = amount.display
+  const decimal = toDecimal(amount.value, decimals)
+  const numeric = /** @type {`${number}`} */ (decimal)
+  const fiat = /^iso4217\/([A-Z]{3})$/.exec(amount.unit)
+  try {
+    if (fiat !== null) {
+      const currency = fiat[1] ?? ""
+      return new Intl.NumberFormat(undefined, {
+        style: "currency",
+        currency,
+        minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals
+      }).format(numeric)
+    }
+    const minimum = Math.min(2, decimals)
+    const formatted = new Intl.NumberFormat(undefined, {
+      minimumFractionDigits: minimum,
+      maximumFractionDigits: Math.max(minimum, Math.min(decimals, 100))
+    }).format(numeric)
+    return `${formatted} ${assetSymbol}`
+  } catch {
+    return `${decimal} ${assetSymbol}`
+  }
+}
+
+/**
+ * Seconds as "m:ss" or "h:mm:ss".
+ *
+ * @param {number} seconds
+ * @returns {string}
+ */
+export function formatDuration(seconds) {
+  const total = Math.max(0, Math.floor(seconds))
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const s = String(total % 60).padStart(2, "0")
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`
+}
+
+/**
+ * A shortened address ("0x7099…79C8").
+ *
+ * @param {string} address
+ * @returns {string}
+ */
+export function shortAddress(address) {
+  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address
+}
+
+/**
+ * Unix seconds now.
+ *
+ * @returns {number}
+ */
+export function nowSeconds() {
+  return Math.floor(Date.now() / 1000)
+}

@@ -1,0 +1,127 @@
+// @ts-check
+/**
+ * The gateway API as the pages call it: same origin, the portal's public `App-Id` with a
+ * `Client-Id` drawn for this page load (contract §3). Nothing is stored in the browser.
+ *
+ * @module
+ */
+
+/** An answer of the gateway other than 2xx (`status` 0: the service could not be reached). */
+export class GatewayError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message)
+    this.name = "GatewayError"
+    this.status = status
+    this.code = code
+  }
+}
+
+/**
+ * @param {unknown} error
+ * @returns {error is DOMException}
+ */
+export function isAbort(error) {
+  return error instanceof DOMException && error.name === "AbortError"
+}
+
+/**
+ * A client of the gateway operations of the pages.
+ *
+ * @param {{ appId: string, clientId: string }} credentials
+ */
+export function createGateway(credentials) {
+  /**
+   * @param {"GET" | "POST"} method
+   * @param {string} path
+   * @param {unknown} [body]
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<any>}
+   */
+  async function call(method, path, body, signal) {
+    /** @type {Record<string, string>} */
+    const headers = { "App-Id": credentials.appId, "Client-Id": credentials.clientId }
+    if (body !== undefined) headers["Content-Type"] = "application/json"
+    /** @type {Response} */
+    let response
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        cache: "no-store",
+        credentials: "omit",
+        signal: signal ?? null
+      })
+    } catch (error) {
+      if (isAbort(error)) throw error
+      throw new GatewayError(0, "network", "The payment service could not be reached. Check your connection and try again.")
+    }
+    const text = await response.text()
+    /** @type {any} */
+    let json = null
+    try {
+      json = text === "" ? null : JSON.parse(text)
+    } catch {
+      json = null
+    }
+    if (!response.ok) {
+      const code = typeof json?.code === "string" ? json.code : "internal_error"
+      const message = typeof json?.message === "string" ? json.message : `The payment service answered ${response.status}.`
+      throw new GatewayError(response.status, code, message)
+    }
+    return json
+  }
+
+  /** @param {string} id */
+  const base = (id) => `/v1/gateway/payment/${encodeURIComponent(id)}`
+
+  return {
+    /** @param {string} id */
+    payment: (id) => call("GET", base(id)),
+    /**
+     * Long poll: answers when the status changes or after `maxPollMs`.
+     *
+     * @param {string} id
+     * @param {number} maxPollMs
+     * @param {AbortSignal} [signal]
+     */
+    status: (id, maxPollMs, signal) => call("GET", `${base(id)}/status?maxPollMs=${maxPollMs}`, undefined, signal),
+    /**
+     * @param {string} id
+     * @param {ReadonlyArray<string>} accounts
+     * @param {{ refresh?: ReadonlyArray<string> | null, includePaymentInfo?: boolean }} [options]
+     */
+    options: (id, accounts, options = {}) =>
+      call("POST", `${base(id)}/options?includePaymentInfo=${options.includePaymentInfo === true}`, {
+        accounts,
+        refresh: options.refresh ?? null
+      }),
+    /**
+     * @param {string} id
+     * @param {string} optionId
+     * @param {string} data
+     */
+    fetchActions: (id, optionId, data) => call("POST", `${base(id)}/fetch`, { optionId, data }),
+    /**
+     * @param {string} id
+     * @param {string} optionId
+     * @param {ReadonlyArray<{ type: "walletRpc", data: ReadonlyArray<string> }>} results
+     */
+    confirm: (id, optionId, results) => call("POST", `${base(id)}/confirm`, { optionId, results, collectedData: null }),
+    /** @param {string} id */
+    cancel: (id) => call("POST", `${base(id)}/cancel`),
+    /**
+     * @param {string} id
+     * @param {string} account
+     * @param {Record<string, unknown>} data
+     */
+    collectData: (id, account, data) => call("POST", `${base(id)}/collect-data`, { account, data })
+  }
+}
+
+/** @typedef {ReturnType<typeof createGateway>} Gateway */

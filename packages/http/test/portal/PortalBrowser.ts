@@ -1,0 +1,79 @@
+/**
+ * Chromium for the portal's tests (Debian's `chromium` through playwright-core): pages that
+ * collect every console error, page error and failed request, and screenshots of a view at phone
+ * (375 px) and desktop (1280 px) widths under `artifacts/screenshots/` for review.
+ */
+import { mkdir } from "node:fs/promises"
+import { resolve } from "node:path"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+
+/** Where screenshots go (git-ignored). */
+export const screenshotDir = resolve(import.meta.dirname, "../../../../artifacts/screenshots")
+
+/** Generous: the machine is small and shared. */
+export const uiTimeoutMs = 30_000
+
+/** Starts Chromium (`CHROMIUM_PATH`, default `/usr/bin/chromium`). */
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+  })
+
+/** A page and what went wrong in it. */
+export interface ProbedPage {
+  readonly page: Page
+  readonly context: BrowserContext
+  /** Console errors, uncaught page errors and Content-Security-Policy violations, as they came. */
+  readonly problems: Array<string>
+  /** Every URL the page asked for. */
+  readonly requests: Array<string>
+  readonly close: () => Promise<void>
+}
+
+/** The two widths every view is reviewed at. */
+export const viewports = {
+  phone: { width: 375, height: 812 },
+  desktop: { width: 1280, height: 800 }
+} as const
+
+/** A fresh context (no state shared with other tests) and page. */
+export const openPage = async (browser: Browser, viewport: { width: number; height: number } = viewports.phone): Promise<ProbedPage> => {
+  const context = await browser.newContext({ viewport, locale: "en-US", timezoneId: "UTC", deviceScaleFactor: 1 })
+  context.setDefaultTimeout(uiTimeoutMs)
+  const page = await context.newPage()
+  const problems: Array<string> = []
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`)
+  })
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
+  const requests: Array<string> = []
+  page.on("request", (request) => requests.push(request.url()))
+  return { page, context, problems, requests, close: () => context.close() }
+}
+
+/** Screenshots of the current view at 375 px and 1280 px: `<name>-375.png`, `<name>-1280.png`. */
+export const shoot = async (page: Page, name: string) => {
+  await mkdir(screenshotDir, { recursive: true })
+  const original = page.viewportSize()
+  for (const viewport of [viewports.phone, viewports.desktop]) {
+    await page.setViewportSize(viewport)
+    await page.screenshot({ path: resolve(screenshotDir, `${name}-${viewport.width}.png`), fullPage: true, animations: "disabled" })
+  }
+  if (original !== null) await page.setViewportSize(original)
+}
+
+/** What the page keeps in the browser: web storage, cookies, IndexedDB databases, caches. */
+export const storedState = async (page: Page) => ({
+  ...(await page.evaluate(async () => {
+    // Runs in the browser: `globalThis` is the page's window.
+    const w = globalThis as any
+    return {
+      localStorage: w.localStorage.length as number,
+      sessionStorage: w.sessionStorage.length as number,
+      indexedDb: (await w.indexedDB.databases()).length as number,
+      caches: (await w.caches.keys()).length as number
+    }
+  })),
+  cookies: (await page.context().cookies()).length
+})

@@ -1,0 +1,48 @@
+/**
+ * The fixture of a browser suite: one service ({@link startPortalWorld}) and one Chromium for the
+ * `describe` block that calls {@link portalSuite}, a fresh page (own context) per `open`, closed
+ * after each test.
+ */
+import type { Browser } from "playwright-core"
+import { afterAll, afterEach, beforeAll } from "vitest"
+import { launchBrowser, openPage, type ProbedPage } from "./PortalBrowser.ts"
+import { type PortalWorld, startPortalWorld } from "./PortalWorld.ts"
+
+/** What the tests of a suite use. */
+export interface PortalSuite {
+  readonly world: () => PortalWorld
+  readonly browser: () => Browser
+  /** A new page, closed after the test. */
+  readonly open: () => Promise<ProbedPage>
+}
+
+/** Registers the suite's hooks; call it inside `describe`. */
+export const portalSuite = (): PortalSuite => {
+  let world: PortalWorld | undefined
+  let browser: Browser | undefined
+  const opened: Array<ProbedPage> = []
+  beforeAll(async () => {
+    world = await startPortalWorld()
+    browser = await launchBrowser()
+  }, 240_000)
+  afterEach(async () => {
+    for (const probe of opened.splice(0)) await probe.close()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await world?.close()
+  })
+  const started = <A>(value: A | undefined): A => {
+    if (value === undefined) throw new Error("The portal suite has not started.")
+    return value
+  }
+  return {
+    world: () => started(world),
+    browser: () => started(browser),
+    open: async () => {
+      const probe = await openPage(started(browser))
+      opened.push(probe)
+      return probe
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The service as `npm start` runs it, for browser tests: a fresh anvil chain with TUSDC
+ * (`LocalChain`), the production services on an in-memory PGlite with migrations, the HTTP routes
+ * on a real port of 127.0.0.1 (so `gatewayUrl` points at this server's `/checkout`), and the
+ * worker in process (expiry, webhooks, and the executor that submits pull payments on chain).
+ * Tests create payments through the Merchant API like a merchant backend would.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Chain, CredentialAdmin, Database, Migrations } from "@paygate/adapters"
+import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
+import { WorkerLive } from "@paygate/worker"
+import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
+import { HttpRouter } from "effect/http"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import { AppRoutes, routerConfig } from "../../src/App.ts"
+import * as GatewayServices from "../../src/GatewayServices.ts"
+import { CheckoutSettings } from "../../src/server/CheckoutSettings.ts"
+import { servicesWith } from "../../src/Services.ts"
+
+/** A payment as the merchant's backend got it. */
+export interface CreatedPayment {
+  readonly paymentId: string
+  readonly gatewayUrl: string
+}
+
+/** What a merchant backend sends: amount in USD cents, optional redirect URLs. */
+export interface PaymentRequest {
+  readonly value?: string
+  readonly checkout?: { readonly successUrl?: string; readonly errorUrl?: string }
+}
+
+/** The running service. */
+export interface PortalWorld {
+  /** `http://127.0.0.1:<port>` */
+  readonly baseUrl: string
+  readonly chain: Chain.LocalChain.LocalChainInfo
+  /** Creates a payment through the Merchant API (sandbox). */
+  readonly createPayment: (request?: PaymentRequest) => Promise<CreatedPayment>
+  /** The Merchant API's view of a payment: `{status, isFinal}`. */
+  readonly merchantStatus: (paymentId: string) => Promise<{ readonly status: string; readonly isFinal: boolean }>
+  /** Moves a waiting payment's expiry into the past (it then reads as expired). */
+  readonly expireNow: (paymentId: string) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+/** Starts everything; `close` stops it. */
+export const startPortalWorld = async (): Promise<PortalWorld> => {
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const chainContext = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
+    const chain = Context.get(chainContext, Chain.LocalChain.LocalChain)
+    const port = await freePort()
+    const baseUrl = `http://127.0.0.1:${port}`
+
+    const config = ConfigProvider.layer(ConfigProvider.fromUnknown({
+      ENVIRONMENT: "production",
+      PUBLIC_URL: baseUrl,
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64")
+    }))
+    const services = servicesWith(
+      Migrations.layer.pipe(Layer.provideMerge(Database.layerMemory())),
+      GatewayServices.settings({ chains: Layer.succeedContext(chainContext), secret: new Uint8Array(randomBytes(32)) })
+    )
+    const http = HttpRouter.serve(
+      AppRoutes.pipe(Layer.provide(Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect` })))),
+      { routerConfig, disableLogger: true }
+    ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })))
+    const world = Layer.mergeAll(http, WorkerLive).pipe(
+      Layer.provideMerge(services),
+      Layer.provide(Layer.succeedContext(chainContext)),
+      Layer.provide(config),
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
+    )
+    const context = await Effect.runPromise(Layer.buildWithScope(world, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof services>>) => Effect.runPromise(Effect.provideContext(effect, context))
+
+    const partner = await run(Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const created = yield* admin.createPartner({ name: "Portal test partner" })
+      return (yield* admin.createApiKey({ kind: "partner", partnerId: created.id, mode: "sandbox" })).apiKey
+    }))
+    const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { "api-key": partner, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        body: body === undefined ? null : JSON.stringify(body)
+      })
+      const json = await response.json() as any
+      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`)
+      return json
+    }
+    const merchant = await api("POST", "/v1/merchants", { merchantName: "Corner Coffee" }, { "idempotency-key": randomBytes(8).toString("hex") })
+    const merchantHeaders = { "merchant-id": merchant.merchantId as string }
+    let orders = 0
+
+    return {
+      baseUrl,
+      chain,
+      createPayment: async (request = {}) => {
+        const body = {
+          amount: { unit: "iso4217/USD", value: request.value ?? "1250" },
+          referenceId: `order-${++orders}`,
+          ...(request.checkout === undefined ? {} : { checkout: request.checkout })
+        }
+        const created = await api("POST", "/v1/merchant/payment", body, merchantHeaders)
+        return { paymentId: created.paymentId, gatewayUrl: created.gatewayUrl }
+      },
+      merchantStatus: (paymentId) => api("GET", `/v1/merchant/payment/${paymentId}/status`, undefined, merchantHeaders),
+      expireNow: (paymentId) =>
+        run(Effect.gen(function*() {
+          const repository = yield* PaymentRepository
+          const current = Option.getOrThrow(yield* repository.findById(paymentId as PaymentId))
+          const expired = new Payment({ ...current, expiresAt: Math.floor(current.createdAt / 1000) - 1, stateVersion: current.stateVersion + 1 })
+          if (!(yield* repository.update(expired, []))) return yield* Effect.die(new Error(`payment ${paymentId} changed meanwhile`))
+        })),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
+  }
+}
