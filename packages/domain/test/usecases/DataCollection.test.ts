@@ -6,7 +6,6 @@ import { errorCode } from "../../src/errors/ApiErrors.ts"
 import { OptionIds } from "../../src/gateway/OptionId.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
-import type { PayableAsset } from "../../src/ports/AssetCatalog.ts"
 import { layerTestDataCollection, type MemoryBuyerData } from "../../src/testing/DataCollectionPorts.ts"
 import { catalogOf, layerMemoryQuotes, pricesOf, recordedActions } from "../../src/testing/GatewayPorts.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
@@ -17,6 +16,7 @@ import type { Access } from "../../src/usecases/Access.ts"
 import { DataCollection } from "../../src/usecases/DataCollection.ts"
 import { PaymentOptions } from "../../src/usecases/PaymentOptions.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
+import { usdcOnBase as usdc } from "./GatewayFixtures.ts"
 
 const partnerId = "ptn_dc" as PartnerId
 const lowPartnerId = "ptn_low" as PartnerId
@@ -26,19 +26,6 @@ const access: Access = { mode: "sandbox" }
 const start = 1_800_000_000_000
 const page = "https://collect.test/form"
 
-const usdc: PayableAsset = {
-  assetId: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-  chainId: "eip155:8453",
-  decimals: 6,
-  symbol: "USDC",
-  name: "USD Coin",
-  iconUrl: null,
-  networkName: "Base",
-  networkIconUrl: null,
-  kind: "pull",
-  etaSeconds: 5,
-  collectionAddress: "0x000000000000000000000000000000000000c011"
-}
 const alice = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 const bob = "eip155:8453:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
 const sanctioned = "eip155:8453:0x000000000000000000000000000000000000dEaD"

@@ -15,25 +15,13 @@ import { oneMerchant, screeningList, seededSecureRandom } from "../../src/testin
 import type { Access } from "../../src/usecases/Access.ts"
 import { PaymentOptions } from "../../src/usecases/PaymentOptions.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
+import { usdcOnBase as usdc } from "./GatewayFixtures.ts"
 
 const partnerId = "ptn_opt" as PartnerId
 const merchantId = "mer_opt" as MerchantId
 const access: Access = { mode: "sandbox" }
 const start = 1_800_000_000_000
 
-const usdc: PayableAsset = {
-  assetId: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-  chainId: "eip155:8453",
-  decimals: 6,
-  symbol: "USDC",
-  name: "USD Coin",
-  iconUrl: null,
-  networkName: "Base",
-  networkIconUrl: null,
-  kind: "pull",
-  etaSeconds: 5,
-  collectionAddress: "0x000000000000000000000000000000000000c011"
-}
 const weth: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x4200000000000000000000000000000000000006", decimals: 18, symbol: "WETH", name: "Wrapped Ether", kind: "push" }
 const unpriced: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x0000000000000000000000000000000000000bad", symbol: "BAD" }
 const buyer = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
