@@ -1,0 +1,26 @@
+import { ConfigProvider, Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
+
+const settingsFrom = (env: Record<string, string>) =>
+  Effect.runPromise(
+    Effect.provide(Effect.map(CheckoutSettings, (s) => ({ ...s })), CheckoutSettings.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+  )
+
+describe("CheckoutSettings", () => {
+  it("defaults to this server's /checkout and /collect", async () => {
+    expect(await settingsFrom({})).toEqual({ checkoutUrl: "http://localhost:3000/checkout", dataCollectionUrl: "http://localhost:3000/collect" })
+    expect(await settingsFrom({ PORT: "8080" })).toMatchObject({ dataCollectionUrl: "http://localhost:8080/collect" })
+    expect(await settingsFrom({ PUBLIC_URL: "https://pay.example/" })).toEqual({
+      checkoutUrl: "https://pay.example/checkout",
+      dataCollectionUrl: "https://pay.example/collect"
+    })
+  })
+
+  it("takes CHECKOUT_URL and DATA_COLLECTION_URL as they are, without a trailing slash", async () => {
+    expect(await settingsFrom({ CHECKOUT_URL: "https://portal.example/pay/", DATA_COLLECTION_URL: "https://kyc.example/form/" })).toEqual({
+      checkoutUrl: "https://portal.example/pay",
+      dataCollectionUrl: "https://kyc.example/form"
+    })
+  })
+})
