@@ -1,7 +1,7 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Chain, Database, Migrations } from "@paygate/adapters"
 import { WorkerLive } from "@paygate/worker"
-import { Config, Effect, Layer, Logger, Option } from "effect"
+import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import { AppRoutes, routerConfig } from "./App.ts"
@@ -12,9 +12,15 @@ import { RouteMetrics } from "./server/Metrics.ts"
 import * as GatewayServices from "./GatewayServices.ts"
 import { servicesWith } from "./Services.ts"
 
-const welcome = (baseUrl: string, created: SandboxCredentials | undefined, tokens: ReadonlyArray<string>) => {
+const welcome = (
+  baseUrl: string,
+  created: SandboxCredentials | undefined,
+  tokens: ReadonlyArray<string>,
+  localChains: ReadonlyArray<string>
+) => {
   const lines = [``, `paygate is listening on ${baseUrl}  (API docs: ${baseUrl}/docs, OpenAPI: ${baseUrl}/openapi.json)`]
   lines.push(tokens.length === 0 ? `No chain configured (PAYGATE_CHAINS): payments have no options.` : `Accepting ${tokens.join(", ")}`)
+  for (const chain of localChains) lines.push(`Local chain ${chain}: add it to a browser wallet to pay on the checkout page (gatewayUrl)`)
   if (created === undefined) {
     lines.push(`Using the existing database. New keys: npm run admin -- key create --partner <ptn_…> --sandbox`, ``)
   } else {
@@ -32,7 +38,9 @@ const welcome = (baseUrl: string, created: SandboxCredentials | undefined, token
       `    -H 'Content-Type: application/json' \\`,
       `    -d '{"amount":{"unit":"iso4217/USD","value":"1050"},"referenceId":"order-1"}'`,
       ``,
-      `Pay it as a wallet would, with anvil's well-known test account #1 (README: "Pay a sandbox payment"):`,
+      `Pay it in a browser: open the gatewayUrl of the answer (README: "Pay in the browser: the hosted checkout").`,
+      ``,
+      `Or pay it as a wallet would, with anvil's well-known test account #1 (README: "Pay a sandbox payment"):`,
       `  npm run pay -- <paymentId> --app-id ${created.appId} --url ${baseUrl}`,
       ``
     )
@@ -45,9 +53,12 @@ type ChainsLayer = Layer.Layer<
   Chain.ChainConfig.ChainsConfig,
   Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
 >
+const usesLocalChain = Effect.map(
+  Config.option(Config.String(Chain.ChainConfig.envVar)),
+  (text) => !(Option.isSome(text) && text.value.trim() !== "")
+)
 const chainsForStart: ChainsLayer = Layer.unwrap(
-  Effect.map(Config.option(Config.String(Chain.ChainConfig.envVar)), (text): ChainsLayer =>
-    Option.isSome(text) && text.value.trim() !== "" ? Chain.ChainConfig.layerFromEnv : Chain.LocalChain.layer())
+  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? Chain.LocalChain.layer() : Chain.ChainConfig.layerFromEnv))
 )
 
 const main = Effect.gen(function*() {
@@ -57,12 +68,17 @@ const main = Effect.gen(function*() {
   const created = yield* bootstrapSandbox
   // The worker runs in this process unless it runs separately (`npm run worker`).
   if (yield* Config.Boolean("WORKER_IN_PROCESS").pipe(Config.withDefault(true))) yield* Layer.build(WorkerLive)
-  const tokens = [...(yield* Chain.ChainConfig.ChainsConfig).assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
+  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const tokens = [...chains.assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
+  // The local anvil's RPC address, for a browser wallet (configured RPC URLs may hold keys: never printed).
+  const localChains = (yield* usesLocalChain)
+    ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
+    : []
   const server = HttpRouter.serve(AppRoutes, { routerConfig, disableLogger: true }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))
   yield* Layer.build(server)
   // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
   yield* Effect.addFinalizer(() => beginDraining)
-  welcome(`http://localhost:${port}`, created, tokens)
+  welcome(`http://localhost:${port}`, created, tokens, localChains)
   return yield* Effect.never
 }).pipe(Effect.scoped)
 
