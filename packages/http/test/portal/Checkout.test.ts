@@ -188,6 +188,32 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     expect(await world.merchantStatus(payment.paymentId)).toEqual({ status: "failed", isFinal: true })
   }, 300_000)
 
+  it("shows a priced option's rate expiry and re-quotes it when it runs out", async () => {
+    // EUR is priced through the test feed: the quote has an expiry (contract §6: 5 minutes).
+    const payment = await world.createPayment({ currency: "EUR", value: "1250" })
+    const probe = await checkout(payment, { clock: true })
+    const { page } = probe
+    await view(page, "connect")
+    expect(await page.locator("#summary").innerText()).toContain("€12.50")
+    await page.getByRole("button", { name: testWalletName }).click()
+    await view(page, "options")
+    expect(await page.locator("label.option").innerText()).toMatch(/TUSDC[\s\S]*Rate valid for [45]:[0-5][0-9]/)
+    const optionRequests = () => probe.requests.filter((url) => url.includes("/options?")).length
+    const asked = optionRequests()
+
+    await page.clock.fastForward("05:01")
+    await page.getByRole("alert").waitFor()
+    expect(await page.getByRole("alert").innerText()).toBe("The rates were updated. Check the amount, then pay.")
+    expect(await page.locator("label.option").innerText()).toMatch(/Rate valid for [45]:[0-5][0-9]/)
+    expect(optionRequests()).toBe(asked + 1)
+    await shoot(page, "checkout-options-requoted")
+
+    await page.getByRole("button", { name: /^Pay / }).click()
+    await view(page, "success", settleTimeoutMs)
+    expect(await world.merchantStatus(payment.paymentId)).toEqual({ status: "succeeded", isFinal: true })
+    await expectClean(probe)
+  }, 180_000)
+
   it("shows the expired view: opened after the expiry, and when the time left runs out on an open page", async () => {
     const late = await world.createPayment({ checkout: redirectUrls })
     await world.expireNow(late.paymentId)

@@ -6,7 +6,7 @@
 import type { Browser } from "playwright-core"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { launchBrowser, openPage, type ProbedPage } from "./PortalBrowser.ts"
-import { type PortalWorld, startPortalWorld } from "./PortalWorld.ts"
+import { type PortalWorld, startPortalWorld, type WorldOptions } from "./PortalWorld.ts"
 
 /** What the tests of a suite use. */
 export interface PortalSuite {
@@ -17,12 +17,12 @@ export interface PortalSuite {
 }
 
 /** Registers the suite's hooks; call it inside `describe`. */
-export const portalSuite = (): PortalSuite => {
+export const portalSuite = (options: WorldOptions = {}): PortalSuite => {
   let world: PortalWorld | undefined
   let browser: Browser | undefined
   const opened: Array<ProbedPage> = []
   beforeAll(async () => {
-    world = await startPortalWorld()
+    world = await startPortalWorld(options)
     browser = await launchBrowser()
   }, 240_000)
   afterEach(async () => {

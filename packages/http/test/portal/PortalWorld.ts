@@ -25,10 +25,17 @@ export interface CreatedPayment {
   readonly gatewayUrl: string
 }
 
-/** What a merchant backend sends: amount in USD cents, optional redirect URLs. */
+/** What a merchant backend sends: amount in minor units (default 12.50 USD), optional redirect URLs. */
 export interface PaymentRequest {
+  readonly currency?: string
   readonly value?: string
   readonly checkout?: { readonly successUrl?: string; readonly errorUrl?: string }
+}
+
+/** How the world accepts TUSDC. */
+export interface WorldOptions {
+  /** EIP-3009 pull payments (default); `false`: push payments (`build` → ERC-20 transfer). */
+  readonly pull?: boolean
 }
 
 /** The running service. */
@@ -55,12 +62,25 @@ const freePort = () =>
     })
   })
 
-/** Starts everything; `close` stops it. */
-export const startPortalWorld = async (): Promise<PortalWorld> => {
+/**
+ * Starts everything; `close` stops it. TUSDC is pegged to USD; EUR payments are priced with the
+ * test price feed (so their options carry a quote expiry).
+ */
+export const startPortalWorld = async (options: WorldOptions = {}): Promise<PortalWorld> => {
   const scope = Effect.runSync(Scope.make())
   try {
-    const chainContext = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
-    const chain = Context.get(chainContext, Chain.LocalChain.LocalChain)
+    const localChain = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
+    const chain = Context.get(localChain, Chain.LocalChain.LocalChain)
+    const settings = Chain.LocalChain.settingsFor(chain, 1)
+    const chains = await Effect.runPromise(Chain.ChainConfig.decode({
+      ...settings,
+      assets: settings.assets.map((asset) => ({
+        ...asset,
+        eip3009: options.pull ?? true,
+        pricing: { kind: "peg", currency: "USD", fxFeeds: [{ currency: "EUR", address: chain.contracts.priceFeed }] }
+      }))
+    }))
+    const chainContext = Context.add(localChain, Chain.ChainConfig.ChainsConfig, chains)
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
 
@@ -110,7 +130,7 @@ export const startPortalWorld = async (): Promise<PortalWorld> => {
       chain,
       createPayment: async (request = {}) => {
         const body = {
-          amount: { unit: "iso4217/USD", value: request.value ?? "1250" },
+          amount: { unit: `iso4217/${request.currency ?? "USD"}`, value: request.value ?? "1250" },
           referenceId: `order-${++orders}`,
           ...(request.checkout === undefined ? {} : { checkout: request.checkout })
         }

@@ -12,7 +12,7 @@
  * @module
  */
 import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
-import { formatAmount, formatDuration, nowSeconds, shortAddress } from "./format.js"
+import { formatAmount, formatDuration, shortAddress } from "./format.js"
 import { createGateway, GatewayError } from "./gateway.js"
 import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
 
@@ -27,6 +27,8 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null }} */ (pageConfig())
 const paymentId = config.paymentId
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
+/** Unix seconds on the service's clock. */
+const nowSeconds = gateway.now
 const summary = byId("summary", HTMLElement)
 const footer = byId("footer", HTMLElement)
 const main = byId("view", HTMLElement)
@@ -80,9 +82,14 @@ function setBusy(value) {
   renderFooter()
 }
 
-/** @param {string | undefined} message */
-function alertBox(message) {
-  return message === undefined ? null : h("div", { class: "alert", role: "alert" }, message)
+/**
+ * A message for the buyer, announced by screen readers: a problem, or (`info`) news.
+ *
+ * @param {string | undefined} message
+ * @param {"error" | "info"} [tone]
+ */
+function alertBox(message, tone = "error") {
+  return message === undefined ? null : h("div", { class: `alert ${tone}`, role: "alert" }, message)
 }
 
 // ---- header and footer ----
@@ -143,8 +150,11 @@ function showConnect(message, options = {}) {
   renderFooter()
 }
 
-/** @param {string} [message] */
-function showOptions(message) {
+/**
+ * @param {string} [message]
+ * @param {"error" | "info"} [tone]
+ */
+function showOptions(message, tone = "error") {
   if (wallet === null) return showConnect(message)
   const walletName = wallet.info.name
   const who = h("p", { class: "muted connected" }, `Connected: ${walletName} · ${accounts.map(shortAddress).join(", ")} `,
@@ -153,7 +163,7 @@ function showOptions(message) {
     showView("options", [
       h("h1", {}, "No way to pay with this wallet"),
       who,
-      alertBox(message),
+      alertBox(message, tone),
       h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account.")
     ])
     return renderFooter()
@@ -191,7 +201,7 @@ function showOptions(message) {
   const form = h("form", { class: "options-form", onsubmit: (event) => { event.preventDefault(); void pay() } },
     h("fieldset", { class: "options" }, h("legend", { class: "visually-hidden" }, "Payment options"), list),
     payButton)
-  showView("options", [h("h1", {}, "Choose how to pay"), who, alertBox(message), form])
+  showView("options", [h("h1", {}, "Choose how to pay"), who, alertBox(message, tone), form])
   renderFooter()
 }
 
@@ -392,7 +402,7 @@ async function requoteExpired() {
   requoting = true
   try {
     await loadOptions(stale.map((o) => o.id))
-    if (!busy && main.dataset["view"] === "options") showOptions("The rates were updated. Check the amount, then pay.")
+    if (!busy && main.dataset["view"] === "options") showOptions("The rates were updated. Check the amount, then pay.", "info")
   } catch (error) {
     if (!busy) handleError(error, "pay")
   } finally {
@@ -485,7 +495,7 @@ async function pay() {
     if (typeof option.expiresAt === "number" && option.expiresAt <= nowSeconds() + quoteMarginSeconds) {
       await loadOptions([option.id])
       setBusy(false)
-      return showOptions("The rate of this option was updated. Check the amount, then pay.")
+      return showOptions("The rate of this option was updated. Check the amount, then pay.", "info")
     }
     if (option.collectData) {
       const collected = await collectData(option.collectData.url)
@@ -580,7 +590,7 @@ function handleError(error, step) {
       return void reload()
     case "quote_expired":
       return void loadOptions().then(
-        () => showOptions("The rate of this option expired and was updated. Check the amount, then pay."),
+        () => showOptions("The rate of this option expired and was updated. Check the amount, then pay.", "info"),
         (next) => handleError(next, step)
       )
     case "sanctioned_user":

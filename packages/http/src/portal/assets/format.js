@@ -79,12 +79,3 @@ export function formatDuration(seconds) {
 export function shortAddress(address) {
   return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address
 }
-
-/**
- * Unix seconds now.
- *
- * @returns {number}
- */
-export function nowSeconds() {
-  return Math.floor(Date.now() / 1000)
-}

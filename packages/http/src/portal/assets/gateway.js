@@ -35,6 +35,9 @@ export function isAbort(error) {
  * @param {{ appId: string, clientId: string }} credentials
  */
 export function createGateway(credentials) {
+  /** The service's clock minus this device's (ms), from the `Date` of the last answer. */
+  let clockOffsetMs = 0
+
   /**
    * @param {"GET" | "POST"} method
    * @param {string} path
@@ -61,6 +64,8 @@ export function createGateway(credentials) {
       if (isAbort(error)) throw error
       throw new GatewayError(0, "network", "The payment service could not be reached. Check your connection and try again.")
     }
+    const date = Date.parse(response.headers.get("date") ?? "")
+    if (Number.isFinite(date)) clockOffsetMs = date - Date.now()
     const text = await response.text()
     /** @type {any} */
     let json = null
@@ -81,6 +86,11 @@ export function createGateway(credentials) {
   const base = (id) => `/v1/gateway/payment/${encodeURIComponent(id)}`
 
   return {
+    /**
+     * Unix seconds on the service's clock (as of its last answer): deadlines it hands out
+     * (`expiresAt`) are compared with this, so a device whose clock is off counts down right.
+     */
+    now: () => Math.floor((Date.now() + clockOffsetMs) / 1000),
     /** @param {string} id */
     payment: (id) => call("GET", base(id)),
     /**
