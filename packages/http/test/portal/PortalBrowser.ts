@@ -52,12 +52,17 @@ export const openPage = async (browser: Browser, viewport: { width: number; heig
   return { page, context, problems, requests, close: () => context.close() }
 }
 
-/** Screenshots of the current view at 375 px and 1280 px: `<name>-375.png`, `<name>-1280.png`. */
+/**
+ * Screenshots of the current view at 375 px and 1280 px (`<name>-375.png`, `<name>-1280.png`);
+ * fails when the page is wider than the screen at either width (it must never scroll sideways).
+ */
 export const shoot = async (page: Page, name: string) => {
   await mkdir(screenshotDir, { recursive: true })
   const original = page.viewportSize()
   for (const viewport of [viewports.phone, viewports.desktop]) {
     await page.setViewportSize(viewport)
+    const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)
+    if (width > viewport.width) throw new Error(`${name} is ${width} px wide on a ${viewport.width} px screen`)
     await page.screenshot({ path: resolve(screenshotDir, `${name}-${viewport.width}.png`), fullPage: true, animations: "disabled" })
   }
   if (original !== null) await page.setViewportSize(original)
