@@ -19,6 +19,7 @@ import * as Init from "./migrations/0001_init.ts"
 import * as Quotes from "./migrations/0003_quotes.ts"
 import * as Executor from "./migrations/0004_executor.ts"
 import * as BuyerData from "./migrations/0005_buyer_data.ts"
+import * as Payouts from "./migrations/0006_payouts.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -33,7 +34,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0002_webhooks": runStatements(Webhooks.statements),
   "0003_quotes": runStatements(Quotes.statements),
   "0004_executor": runStatements(Executor.statements),
-  "0005_buyer_data": runStatements(BuyerData.statements)
+  "0005_buyer_data": runStatements(BuyerData.statements),
+  "0006_payouts": runStatements(Payouts.statements)
 }
 
 /** The table recording applied migrations. */

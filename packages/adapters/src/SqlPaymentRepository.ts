@@ -16,8 +16,8 @@ import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
 
-// The `INSERT` of outbox events, or `undefined` for none.
-const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
+/** The `INSERT` of outbox events, or `undefined` for none (payouts write events too). */
+export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
   const [first, ...rest] = events.map((event) => {
     const c = outboxColumns(event)
     return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
@@ -27,9 +27,23 @@ const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEven
     VALUES ${sql.csv([first, ...rest])}`
 }
 
-// Inserts outbox events (in the caller's transaction).
-const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
+/** Inserts outbox events (in the caller's transaction). */
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
   eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
+
+/**
+ * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
+ * `state_version` is one less; answers whether it did.
+ */
+export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
+  const c = paymentColumns(next)
+  return sql`UPDATE payments SET
+      status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
+      expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
+      cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}
+    WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
+    RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+}
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
@@ -60,14 +74,7 @@ export const make = Effect.gen(function*() {
   // Only what a transition can change is written; identity, owner, amount and creation time never change.
   const update = (next: Payment, events: ReadonlyArray<OutboxEvent>) =>
     Effect.gen(function*() {
-      const c = paymentColumns(next)
-      const rows = yield* sql`UPDATE payments SET
-          status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
-          expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
-          cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}
-        WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
-        RETURNING id`
-      if (rows.length === 0) return false
+      if (!(yield* compareAndSet(sql, next))) return false
       yield* insertEvents(sql, events)
       return true
     }).pipe(

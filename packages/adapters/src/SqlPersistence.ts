@@ -1,6 +1,6 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
- * destinations, refunds, idempotency keys and credentials.
+ * destinations, refunds, payouts, idempotency keys and credentials.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import type {
   IdempotencyStore,
   MerchantRepository,
   PaymentRepository,
+  PayoutRepository,
   RefundRepository,
   SettlementRepository
 } from "@paygate/domain"
@@ -24,6 +25,7 @@ import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
+import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
 import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
 
@@ -34,6 +36,7 @@ export type Ports =
   | MerchantRepository
   | SettlementRepository
   | RefundRepository
+  | PayoutRepository
   | IdempotencyStore
   | CredentialStore
 
@@ -44,6 +47,7 @@ export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.merge
   SqlMerchantRepository.layer,
   SqlSettlementRepository.layer,
   SqlRefundRepository.layer,
+  SqlPayoutRepository.layer,
   SqlIdempotencyStore.layer,
   SqlCredentialStore.layer
 )

@@ -1,13 +1,16 @@
 /**
- * `RefundRepository` on SQL (`refunds`). `payment_id` is unique (constraint
- * `refunds_one_per_payment`): of two concurrent inserts for a payment exactly one succeeds, the
- * other answers `AlreadyRefunded`.
+ * `RefundRepository` on SQL (`refunds`, and the refund's payout in `payouts`). `payment_id` is
+ * unique (constraint `refunds_one_per_payment`): of two concurrent inserts for a payment exactly
+ * one succeeds, the other answers `AlreadyRefunded`. An insert locks the payment row first, like a
+ * settlement decision (`SqlPayoutRepository.decide`), then withdraws an unsigned settlement or
+ * refuses a signed one.
  *
  * @module
  */
-import { AlreadyRefunded, type PaymentId, Refund, RefundRepository } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, type PaymentId, type Payout, Refund, RefundRepository } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { insertPayout } from "./internal/PayoutRow.ts"
 import { toInt } from "./internal/Rows.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
@@ -38,13 +41,32 @@ export const make = Effect.gen(function*() {
       Effect.withSpan("SqlRefundRepository.findByPayment")
     )
 
-  const insert = (r: Refund) =>
-    sql`INSERT INTO refunds (id, payment_id, partner_id, status, tx_hash, created_at, updated_at)
-      VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.status}, ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`.pipe(
+  // The payment's live settlement: withdrawn while its transfer is unsigned, else the refund is refused.
+  const withdrawSettlement = (paymentId: PaymentId) =>
+    Effect.gen(function*() {
+      yield* sql`SELECT id FROM payments WHERE id = ${paymentId} FOR UPDATE`
+      const [settlement] = yield* sql<{ readonly status: string; readonly tx_hash: string | null }>`SELECT status, tx_hash
+        FROM payouts WHERE payment_id = ${paymentId} AND kind = 'settlement' AND status <> 'failed' FOR UPDATE`
+      if (settlement === undefined) return
+      if (settlement.status === "completed" || settlement.tx_hash !== null) {
+        return yield* new InvalidState({
+          message: `Payment ${paymentId} was settled to the merchant (transaction ${settlement.tx_hash}); ` +
+            "its funds are no longer held, so it cannot be refunded."
+        })
+      }
+      yield* sql`DELETE FROM payouts WHERE payment_id = ${paymentId} AND kind = 'settlement'`
+    })
+
+  const insert = (r: Refund, payout: Payout) =>
+    Effect.gen(function*() {
+      yield* withdrawSettlement(r.paymentId)
+      yield* sql`INSERT INTO refunds (id, payment_id, partner_id, status, tx_hash, created_at, updated_at)
+        VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.status}, ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
+      yield* insertPayout(sql, payout)
+    }).pipe(
       sql.withTransaction,
-      Effect.asVoid,
       Effect.catchIf(
-        (error) => isUniqueViolation(error, onePerPaymentConstraint),
+        (error) => error._tag === "SqlError" && isUniqueViolation(error, onePerPaymentConstraint),
         () =>
           findByPayment(r.paymentId).pipe(
             Effect.flatMap((existing) =>

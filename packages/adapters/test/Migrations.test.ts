@@ -15,6 +15,7 @@ const tables = [
   "outbox_events",
   "partners",
   "payments",
+  "payouts",
   "quotes",
   "refunds",
   "webhook_deliveries",

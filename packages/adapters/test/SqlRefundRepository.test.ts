@@ -1,8 +1,8 @@
-import { IdGenerator, type Payment, PaymentRepository, Refund, RefundRepository } from "@paygate/domain"
+import { IdGenerator, type Payment, Refund, RefundRepository } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { adapterSuite } from "./support/AdapterSuite.ts"
-import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+import { payoutOf, succeededPayment } from "./support/PayoutFixtures.ts"
 
 const refundOf = (payment: Payment) =>
   Effect.gen(function*() {
@@ -18,23 +18,20 @@ const refundOf = (payment: Payment) =>
     })
   })
 
-const succeededPayment = Effect.gen(function*() {
-  const merchant = yield* newMerchant(yield* newPartner())
-  const payment = yield* newPayment(merchant, { status: "succeeded", stateVersion: 3 })
-  yield* (yield* PaymentRepository).insert(payment, [])
-  return payment
-})
+/** Inserts `refund` with the payout that executes it. */
+const insert = (refund: Refund, payment: Payment) =>
+  RefundRepository.use((repo) => repo.insert(refund, payoutOf(payment, "refund", refund)))
 
 adapterSuite("SqlRefundRepository", (it) => {
   it.effect("stores and finds a refund; a second one for the payment is already_refunded", () =>
     Effect.gen(function*() {
       const repo = yield* RefundRepository
-      const payment = yield* succeededPayment
+      const payment = yield* succeededPayment()
       assert.isTrue(Option.isNone(yield* repo.findByPayment(payment.id)))
       const first = yield* refundOf(payment)
-      yield* repo.insert(first)
+      yield* insert(first, payment)
       assert.deepStrictEqual(yield* repo.findByPayment(payment.id), Option.some(first))
-      const error = yield* Effect.flip(repo.insert(yield* refundOf(payment)))
+      const error = yield* Effect.flip(insert(yield* refundOf(payment), payment))
       assert.strictEqual(error._tag, "AlreadyRefunded")
       assert.include(error.message, first.id)
     }))
@@ -43,9 +40,9 @@ adapterSuite("SqlRefundRepository", (it) => {
     Effect.gen(function*() {
       const repo = yield* RefundRepository
       for (let round = 0; round < 5; round++) {
-        const payment = yield* succeededPayment
+        const payment = yield* succeededPayment()
         const attempts = [yield* refundOf(payment), yield* refundOf(payment), yield* refundOf(payment)]
-        const outcomes = yield* Effect.all(attempts.map((r) => Effect.result(repo.insert(r))), { concurrency: "unbounded" })
+        const outcomes = yield* Effect.all(attempts.map((r) => Effect.result(insert(r, payment))), { concurrency: "unbounded" })
         const won = outcomes.filter((o) => o._tag === "Success")
         const lost = outcomes.filter((o) => o._tag === "Failure")
         assert.strictEqual(won.length, 1)

@@ -10,34 +10,14 @@
  * @module
  */
 import { ChainWork, Executions, type ExecutionStep, type PaymentId } from "@paygate/domain"
-import { Cause, Config, Context, Effect, Layer } from "effect"
-import { forever } from "./Forever.ts"
+import { Context, Effect, Layer } from "effect"
+import { defaultLeasedWorkSettings, leasedWork, leasedWorkSettingsFromConfig, type LeasedWorkSettings } from "./LeasedWork.ts"
 
 /** Tunables of the executor. */
-export interface ExecutorSettingsShape {
-  /** Pause when no chain work is due. */
-  readonly pollIntervalMs: number
-  /** Payments claimed per round. */
-  readonly batch: number
-  /** Payments advanced at once (their chain calls overlap; sends still queue per executor account). */
-  readonly concurrency: number
-  /** Lease on a claimed payment: longer than a submission with its retries can take. */
-  readonly leaseMs: number
-  /** Next check of a payment whose transaction is not final yet. */
-  readonly pendingRecheckMs: number
-  /** Next check after the chain could not be asked. */
-  readonly unknownRecheckMs: number
-}
+export type ExecutorSettingsShape = LeasedWorkSettings
 
 /** The defaults: checks every 500 ms, pending transactions every second, after an RPC failure every 5 s. */
-export const defaultExecutorSettings: ExecutorSettingsShape = {
-  pollIntervalMs: 500,
-  batch: 50,
-  concurrency: 16,
-  leaseMs: 120_000,
-  pendingRecheckMs: 1_000,
-  unknownRecheckMs: 5_000
-}
+export const defaultExecutorSettings: ExecutorSettingsShape = defaultLeasedWorkSettings
 
 /** Executor tunables. */
 export const ExecutorSettings = Context.Reference<ExecutorSettingsShape>("@paygate/worker/ExecutorSettings", {
@@ -48,14 +28,7 @@ export const ExecutorSettings = Context.Reference<ExecutorSettingsShape>("@payga
 export const executorSettingsLayer = Layer.effect(
   ExecutorSettings,
   Effect.gen(function*() {
-    const int = (name: string, fallback: number) => Config.Int(name).pipe(Config.withDefault(fallback))
-    const d = defaultExecutorSettings
-    return {
-      ...d,
-      pollIntervalMs: Math.max(1, yield* int("EXECUTOR_POLL_MS", d.pollIntervalMs)),
-      pendingRecheckMs: Math.max(1, yield* int("EXECUTOR_PENDING_RECHECK_MS", d.pendingRecheckMs)),
-      unknownRecheckMs: Math.max(1, yield* int("EXECUTOR_UNKNOWN_RECHECK_MS", d.unknownRecheckMs))
-    }
+    return yield* leasedWorkSettingsFromConfig("EXECUTOR")
   })
 )
 
@@ -64,29 +37,15 @@ export const executor: Effect.Effect<never, never, ChainWork | Executions> = Eff
   const settings = yield* ExecutorSettings
   const work = yield* ChainWork
   const executions = yield* Executions
-
-  const recheckAfter = (step: Exclude<ExecutionStep, "final">) =>
-    step === "pending" ? settings.pendingRecheckMs : settings.unknownRecheckMs
-
-  const advanceOne = (id: PaymentId) =>
-    executions.advance(id).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.as(Effect.logError(`worker executor: advancing ${id} failed`, cause), "unknown" as const)
-      ),
-      Effect.flatMap((step) => (step === "final" ? Effect.void : work.release(id, recheckAfter(step)))),
-      // Stopping: hand the payment back at once instead of holding it for the rest of the lease.
-      Effect.onInterrupt(() => work.release(id, 0))
-    )
-
-  const round = Effect.gen(function*() {
-    const ids = yield* work.claim(settings.batch, settings.leaseMs)
-    if (ids.length === 0) return false
-    yield* Effect.forEach(ids, advanceOne, { concurrency: settings.concurrency, discard: true })
-    return true
+  return yield* leasedWork<PaymentId, Exclude<ExecutionStep, "final">>({
+    name: "executor",
+    settings,
+    claim: work.claim,
+    release: work.release,
+    advance: executions.advance,
+    recheckAfter: (step) => (step === "pending" ? settings.pendingRecheckMs : settings.unknownRecheckMs),
+    describe: (id) => id
   })
-  return yield* forever("executor", round, settings.pollIntervalMs)
 })
 
 /** The executor, forked into the layer's scope. */

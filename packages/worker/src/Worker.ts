@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { type Chain, ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
   type ChainGateway,
@@ -41,6 +41,7 @@ import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
+import { PayoutsLive } from "./Payouts.ts"
 
 /** Tunables of the worker. */
 export interface WorkerSettingsShape {
@@ -297,22 +298,24 @@ export const WorkerJobs: Layer.Layer<
 
 /**
  * The worker over a database and the chains: the jobs with everything they need (use cases, SQL
- * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated) and
- * the `ChainGateway` (one per process: it holds each executor account's nonce sequence). Run it in
- * its own process (`npm run worker`) or inside the HTTP service:
+ * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated), the
+ * `ChainGateway` (one per process: it holds each executor account's nonce sequence) and the chain
+ * configuration (the payout jobs, `Payouts.ts`, send from the collection addresses). Run it in its
+ * own process (`npm run worker`) or inside the HTTP service:
  *
  * ```ts
- * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient and ChainGateway provided
+ * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient, ChainGateway and ChainsConfig provided
  * ```
  *
  * Configuration: `WEBHOOK_SECRET_KEY`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_RETRY_SCHEDULE_MS`,
- * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*` and `EXECUTOR_*` settings.
+ * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*`, `EXECUTOR_*` and `PAYOUT_*`
+ * settings.
  */
 export const WorkerLive: Layer.Layer<
   never,
   Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
-  SqlClient.SqlClient | ChainGateway
-> = Layer.mergeAll(WorkerJobs, ExecutorJob).pipe(
+  SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
+> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive).pipe(
   Layer.provide(Executions.layer),
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),

@@ -1,8 +1,9 @@
 /**
  * @paygate/worker: background jobs (webhook dispatch and delivery, payment expiry, the chain
- * executor).
+ * executor, settlements and refunds).
  *
  * @module
  */
 export * from "./Executor.ts"
+export * from "./Payouts.ts"
 export * from "./Worker.ts"

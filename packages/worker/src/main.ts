@@ -4,7 +4,7 @@
  * socket when it runs (the embedded directory has one owner), else opened here. Applies pending
  * migrations, then runs the jobs until SIGTERM/SIGINT, which finishes or releases claimed work.
  * With `WORKER_METRICS_PORT`, it answers `GET /metrics` on that port (`MetricsListener.ts`).
- * The executor works on the chains of `PAYGATE_CHAINS` (none when unset).
+ * The executor and the payout jobs work on the chains of `PAYGATE_CHAINS` (none when unset).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Chain, Database, Migrations } from "@paygate/adapters"
@@ -25,9 +25,9 @@ const main = Effect.gen(function*() {
   return yield* Layer.launch(Layer.merge(WorkerLive, MetricsListener))
 })
 
-// The executor's chains (PAYGATE_CHAINS); the worker never verifies signatures, so recovery runs inline.
+// The executor's and the payouts' chains (PAYGATE_CHAINS); the worker never verifies signatures, so recovery runs inline.
 const chainGateway = Chain.ViemChainGateway.layer.pipe(
-  Layer.provide(Chain.ChainConfig.layerFromEnvOrEmpty),
+  Layer.provideMerge(Chain.ChainConfig.layerFromEnvOrEmpty),
   Layer.provide(Chain.SignatureRecovery.layerInline)
 )
 

@@ -12,7 +12,8 @@
  *     "rpcUrl": "https://base.example/rpc",
  *     "requiredConfirmations": 3,
  *     "executorPrivateKey": "0x…32 bytes…",
- *     "collectionAddress": "0x…"
+ *     "collectionAddress": "0x…",
+ *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -28,14 +29,17 @@
  * }
  * ```
  *
- * `rpcUrl` and `executorPrivateKey` decode to `Redacted` values (RPC URLs often embed API keys).
+ * `rpcUrl`, `executorPrivateKey` and `collectionPrivateKey` decode to `Redacted` values (RPC URLs
+ * often embed API keys). `collectionPrivateKey`, the key of `collectionAddress`, lets the worker pay
+ * out from it (settlements to merchants, refunds to payers); without it that chain's payouts wait.
  *
  * @module
  */
 import { Caip, Money } from "@paygate/domain"
-import { Config, Context, Effect, Layer, Option, Result, Schema } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import type { Address, Hex } from "viem"
-import { EvmAddress } from "./EvmAddress.ts"
+import { privateKeyToAddress } from "viem/accounts"
+import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -101,7 +105,12 @@ export const ChainSettings = Schema.Struct({
   /** Key of the executor (relayer) account that submits pull payments and pays their gas. */
   executorPrivateKey: Schema.RedactedFromValue(PrivateKeyHex),
   /** Address that receives payments on this chain. */
-  collectionAddress: EvmAddress
+  collectionAddress: EvmAddress,
+  /**
+   * Optional: the key of `collectionAddress`, which signs payouts (settlements and refunds) from it.
+   * Without it, payouts on this chain stay pending.
+   */
+  collectionPrivateKey: Schema.optionalKey(Schema.RedactedFromValue(PrivateKeyHex))
 })
 
 /** One configured chain. */
@@ -178,6 +187,14 @@ export const ChainsSettings = Schema.Struct({
           problems.push({ path: ["chains", i, "chainId"], issue: `chain ${chain.chainId} is configured twice` })
         }
         chainIds.add(chain.chainId)
+        const key = chain.collectionPrivateKey
+        const holder = key === undefined ? undefined : privateKeyToAddress(Redacted.value(key))
+        if (holder !== undefined && !sameAddress(holder, chain.collectionAddress)) {
+          problems.push({
+            path: ["chains", i, "collectionPrivateKey"],
+            issue: `it is the key of ${holder}, not of collectionAddress ${chain.collectionAddress}`
+          })
+        }
       })
       const assetIds = new Set<string>()
       settings.assets.forEach((asset, i) => {

@@ -9,6 +9,10 @@
  * sequence. A timed-out broadcast is retried with the same signed bytes (same hash), so it can never
  * produce two different transactions.
  *
+ * `sendRecorded` is the send-once variant (payouts): it hands the signed transaction to the caller to
+ * record before broadcasting it, still within the permit, so that a crash between the broadcast and
+ * its recording leaves a transaction the caller can broadcast again byte for byte (`resend`).
+ *
  * Not handled here: replacing (fee-bumping) a transaction stuck in the mempool.
  *
  * @module
@@ -26,11 +30,32 @@ export interface TransactionRequest {
   readonly gas: bigint
 }
 
+/** A transaction signed and not yet known to be broadcast. */
+export interface SignedTransaction {
+  readonly hash: Hash
+  /** The serialized signed transaction (`eth_sendRawTransaction`'s parameter). */
+  readonly raw: Hex
+}
+
 /** Sends from one account. */
 export interface ExecutorSender {
   readonly address: Address
   /** Signs and broadcasts; answers the transaction hash once the node has accepted the transaction. */
   readonly send: (request: TransactionRequest) => Effect.Effect<Hash, ChainRpcError>
+  /**
+   * Signs with the next nonce, then runs `record`, then broadcasts only if `record` answered `true`
+   * (else nothing is sent, and the nonce stays free). Answers the transaction, or `undefined` when
+   * not recorded. A failed broadcast fails without re-signing: the recorded transaction stands.
+   */
+  readonly sendRecorded: <E>(
+    request: TransactionRequest,
+    record: (signed: SignedTransaction) => Effect.Effect<boolean, E>
+  ) => Effect.Effect<SignedTransaction | undefined, ChainRpcError | E>
+  /**
+   * Broadcasts a signed transaction again. Accepted, already known, or its nonce already used
+   * (mined, or taken by another transaction: observing it tells which) all succeed.
+   */
+  readonly resend: (raw: Hex) => Effect.Effect<void, ChainRpcError>
 }
 
 /** Options of {@link make}. */
@@ -86,23 +111,37 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         Effect.catch(() => Effect.succeed(false))
       )
 
-    const sendWithFees = (request: TransactionRequest, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+    type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
+
+    const sign = (request: TransactionRequest, fees: Fees, nonce: number) =>
+      Effect.map(
+        Effect.promise(() =>
+          account.signTransaction({
+            type: "eip1559",
+            chainId: chainNumber,
+            nonce,
+            ...(request.to === undefined ? {} : { to: request.to }),
+            data: request.data,
+            gas: request.gas,
+            value: 0n,
+            ...fees
+          })
+        ),
+        (raw): SignedTransaction => ({ raw, hash: keccak256(raw) })
+      )
+
+    // Only a success proves where the sequence stands; anything else re-reads it.
+    const sequenced = <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => (nextNonce = undefined))),
+        (self) => permit.withPermit(self)
+      )
+
+    const sendWithFees = (request: TransactionRequest, fees: Fees) =>
       Effect.gen(function*() {
         for (let attempt = 1; ; attempt++) {
           const nonce = yield* currentNonce
-          const signed = yield* Effect.promise(() =>
-            account.signTransaction({
-              type: "eip1559",
-              chainId: chainNumber,
-              nonce,
-              ...(request.to === undefined ? {} : { to: request.to }),
-              data: request.data,
-              gas: request.gas,
-              value: 0n,
-              ...fees
-            })
-          )
-          const hash = keccak256(signed)
+          const { raw: signed, hash } = yield* sign(request, fees, nonce)
           const sent = yield* Effect.result(broadcast(signed))
           if (Result.isSuccess(sent)) {
             nextNonce = nonce + 1
@@ -117,19 +156,46 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
           }
           if (attempt >= maxNonceAttempts) return yield* error
         }
-      }).pipe(
-        // Only a success proves where the sequence stands; anything else re-reads it.
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => (nextNonce = undefined))),
-        (effect) => permit.withPermit(effect)
-      )
+      }).pipe(sequenced)
+
+    const sendRecordedWithFees = <E>(
+      request: TransactionRequest,
+      fees: Fees,
+      record: (signed: SignedTransaction) => Effect.Effect<boolean, E>
+    ) =>
+      Effect.gen(function*() {
+        const nonce = yield* currentNonce
+        const signed = yield* sign(request, fees, nonce)
+        if (!(yield* record(signed))) return undefined
+        yield* broadcast(signed.raw)
+        nextNonce = nonce + 1
+        return signed
+      }).pipe(sequenced)
+
+    const fees = rpc(chainId, "eth_feeHistory", () => client.estimateFeesPerGas()).pipe(
+      Effect.map((fees): Fees => ({ maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }))
+    )
 
     const send = (request: TransactionRequest) =>
-      rpc(chainId, "eth_feeHistory", () => client.estimateFeesPerGas()).pipe(
-        Effect.flatMap((fees) =>
-          sendWithFees(request, { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas })
-        ),
+      fees.pipe(
+        Effect.flatMap((fees) => sendWithFees(request, fees)),
         Effect.withSpan("ExecutorSender.send", { attributes: { chainId } })
       )
 
-    return { address: account.address, send }
+    const sendRecorded = <E>(request: TransactionRequest, record: (signed: SignedTransaction) => Effect.Effect<boolean, E>) =>
+      fees.pipe(
+        Effect.flatMap((fees) => sendRecordedWithFees(request, fees, record)),
+        Effect.withSpan("ExecutorSender.sendRecorded", { attributes: { chainId } })
+      )
+
+    // The node may now be past the cached nonce (the transaction was accepted): read it again next time.
+    const resend = (raw: Hex) =>
+      broadcast(raw).pipe(
+        Effect.catchIf((error: ChainRpcError) => error.failure === "rejected" && NONCE_USED.test(error.message), () => Effect.void),
+        Effect.ensuring(Effect.sync(() => (nextNonce = undefined))),
+        (self) => permit.withPermit(self),
+        Effect.withSpan("ExecutorSender.resend", { attributes: { chainId } })
+      )
+
+    return { address: account.address, send, sendRecorded, resend }
   })

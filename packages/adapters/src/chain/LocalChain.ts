@@ -1,7 +1,8 @@
 /**
  * A complete local chain for development and tests: a fresh anvil node, the test contracts deployed
  * on it (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
- * anvil #0, collection address anvil #9, TUSDC accepted as an EIP-3009 token pegged to USD.
+ * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
+ * as an EIP-3009 token pegged to USD.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -52,7 +53,8 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId"
     rpcUrl: info.node.rpcUrl,
     requiredConfirmations,
     executorPrivateKey: anvilAccount(0).privateKey,
-    collectionAddress: info.collectionAddress
+    collectionAddress: info.collectionAddress,
+    collectionPrivateKey: anvilAccount(9).privateKey
   }],
   assets: [{
     assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdc}`,

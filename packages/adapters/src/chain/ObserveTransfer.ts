@@ -1,5 +1,6 @@
 /**
- * Where a payment's transaction stands, as the domain's `ChainOutcome`:
+ * Where a transaction stands as a transfer to a recipient ({@link transferStanding}, shared with
+ * payouts), and a payment's transaction as the domain's `ChainOutcome`:
  *
  * - `pending`: not mined yet, or mined with fewer than the chain's `requiredConfirmations` (the
  *   including block counts as one), or its block has just been reorganised away.
@@ -30,29 +31,61 @@ export interface ObserveContext {
 
 const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
 
-/** Whether the receipt carries a `Transfer` of `token` to `recipient` with a positive value. */
+/** Whether the receipt carries a `Transfer` event of `token` to `recipient` with a positive value. */
 const paysRecipient = (receipt: TransactionReceipt, token: string, recipient: string): boolean =>
   parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: receipt.logs }).some((log) =>
     sameAddress(log.address, token) && sameAddress(log.args.to, recipient) && log.args.value > 0n
   )
 
-const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash): Effect.Effect<ChainOutcome, ChainRpcError> =>
+/** The chain a transaction is observed on: its client and required confirmations. */
+export type ObservedChain = Pick<ChainRuntime, "chainId" | "client" | "settings">
+
+/**
+ * Where a transaction stands: `unmined` (no receipt), `confirming` (mined with fewer than the
+ * required confirmations, or in a block since reorganised away), or final: `succeeded` (it paid
+ * `recipient` in `token`), `reverted`, or `unpaid` (included, not reverted, paying nothing to
+ * `recipient`).
+ */
+export type TransferStanding = "unmined" | "confirming" | "succeeded" | "reverted" | "unpaid"
+
+/** Where `hash` stands as a transfer of `token` to `recipient`; see {@link TransferStanding}. */
+export const transferStanding = (
+  chain: ObservedChain,
+  token: string,
+  recipient: string,
+  hash: Hash
+): Effect.Effect<TransferStanding, ChainRpcError> =>
   Effect.gen(function*() {
-    const { chainId, client, settings } = runtime
+    const { chainId, client, settings } = chain
     const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
       client.getTransactionReceipt({ hash }).catch((error: unknown) => {
         if (error instanceof TransactionReceiptNotFoundError) return undefined
         throw error
       }))
-    if (receipt === undefined) return "pending"
+    if (receipt === undefined) return "unmined"
     const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
-    if (head - receipt.blockNumber + 1n < BigInt(settings.requiredConfirmations)) return "pending"
+    if (head - receipt.blockNumber + 1n < BigInt(settings.requiredConfirmations)) return "confirming"
     // The receipt may predate a reorganisation: the block must still be the canonical one.
     const block = yield* rpc(chainId, "eth_getBlockByNumber", () =>
       client.getBlock({ blockNumber: receipt.blockNumber }))
-    if (block.hash !== receipt.blockHash) return "pending"
-    if (receipt.status !== "success") return "failed"
-    return paysRecipient(receipt, token, settings.collectionAddress) ? "succeeded" : "failed"
+    if (block.hash !== receipt.blockHash) return "confirming"
+    if (receipt.status !== "success") return "reverted"
+    return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
+  })
+
+/** A payment's outcome: a transfer to the chain's collection address. */
+const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash): Effect.Effect<ChainOutcome, ChainRpcError> =>
+  Effect.map(transferStanding(runtime, token, runtime.settings.collectionAddress, hash), (standing) => {
+    switch (standing) {
+      case "unmined":
+      case "confirming":
+        return "pending"
+      case "succeeded":
+        return "succeeded"
+      case "reverted":
+      case "unpaid":
+        return "failed"
+    }
   })
 
 /** Observes `txHash` (a transaction paying `asset`, CAIP-19); see the module documentation. */

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ChainConfig from "../../src/chain/ChainConfig.ts"
 
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -116,6 +117,27 @@ describe("ChainConfig", () => {
       assert.match(message, /chain eip155:31337 is configured twice\n {2}at \["chains"\]\[1\]\["chainId"\]/)
       assert.match(message, /asset eip155:31337\/erc20:0x5FbDB2315678afecb367f032d93F642f64180aa3 is configured twice\n {2}at \["assets"\]\[1\]\["assetId"\]/)
       assert.match(message, /chain eip155:8453 is not configured under "chains"\n {2}at \["assets"\]\[2\]\["assetId"\]/)
+    }))
+
+  it.effect("collectionPrivateKey is optional, redacted, and must be the key of collectionAddress", () =>
+    Effect.gen(function*() {
+      const collectionKey = anvilAccount(9).privateKey
+      const chains = yield* ChainConfig.decode({ chains: [{ ...chain, collectionPrivateKey: collectionKey }], assets: [asset] })
+      const settings = chains.chains.get("eip155:31337")!
+      assert.strictEqual(Redacted.value(settings.collectionPrivateKey!), collectionKey)
+      assert.notInclude(JSON.stringify(chains.settings), collectionKey.slice(2))
+      const without = yield* ChainConfig.decode({ chains: [chain], assets: [asset] })
+      assert.isUndefined(without.chains.get("eip155:31337")!.collectionPrivateKey, "without it the chain cannot pay out")
+
+      const message = yield* problems({ chains: [{ ...chain, collectionPrivateKey: key }], assets: [asset] })
+      assert.match(
+        message,
+        /it is the key of 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, not of collectionAddress 0xa0Ee7A142d267C1f36714E4a8F75612F20a79720\n {2}at \["chains"\]\[0\]\["collectionPrivateKey"\]/
+      )
+      assert.notInclude(message, key.slice(2))
+      const malformed = yield* problems({ chains: [{ ...chain, collectionPrivateKey: "0x1234" }], assets: [asset] })
+      assert.match(malformed, /secp256k1 private key.*\n {2}at \["chains"\]\[0\]\["collectionPrivateKey"\]/)
+      assert.notInclude(malformed, "0x1234")
     }))
 
   it.effect("layerFromEnv reads PAYGATE_CHAINS and refuses invalid JSON", () =>

@@ -1,10 +1,16 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AlreadyRefunded } from "../errors/ApiErrors.ts"
+import type { AlreadyRefunded, InvalidState } from "../errors/ApiErrors.ts"
 import type { PaymentId } from "../ids/Ids.ts"
+import type { Payout } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"
 
 /** Refund persistence; one refund per payment, enforced by the store (`AlreadyRefunded`). */
 export class RefundRepository extends Context.Service<RefundRepository, {
-  readonly insert: (refund: Refund) => Effect.Effect<void, AlreadyRefunded>
+  /**
+   * Stores the refund with the payout that executes it, atomically. A pending settlement of the
+   * payment whose transfer is not signed yet is withdrawn (a refunded payment is not settled); a
+   * settlement signed, sent or completed fails it with `InvalidState` (the funds have left).
+   */
+  readonly insert: (refund: Refund, payout: Payout) => Effect.Effect<void, AlreadyRefunded | InvalidState>
   readonly findByPayment: (paymentId: PaymentId) => Effect.Effect<Option.Option<Refund>>
 }>()("@paygate/domain/RefundRepository") {}

@@ -1,8 +1,9 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { AlreadyRefunded, PaymentNotFound, PaymentNotSucceeded } from "../errors/ApiErrors.ts"
+import { AlreadyRefunded, type InvalidState, PaymentNotFound, PaymentNotSucceeded } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
+import { pendingPayout } from "../payout/Payout.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { RefundRepository } from "../ports/RefundRepository.ts"
 import { Refund } from "../refund/Refund.ts"
@@ -10,14 +11,28 @@ import { type Access, canSee } from "./Access.ts"
 
 const isPaymentId = Schema.is(PaymentId)
 
-/** Full refunds of succeeded payments (contract §8); the worker executes them on chain. */
+/**
+ * Full refunds of succeeded payments (contract §8): the worker sends the token amount the payer
+ * paid back to the payer's account, from the collection address (a refund payout).
+ *
+ * A payment's funds leave the collection address once. A refund requested before the payment's
+ * settlement transfer was signed withdraws that settlement; once it was signed (or completed) the
+ * funds are the merchant's and the refund is refused with `invalid_state`.
+ */
 export class Refunds extends Context.Service<Refunds, {
-  /** Requests the refund: not succeeded → `payment_not_succeeded`; a second → `already_refunded`. */
-  readonly request: (access: Access, paymentId: string) => Effect.Effect<Refund, PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded>
+  /**
+   * Requests the refund: not succeeded → `payment_not_succeeded`; a second → `already_refunded`;
+   * settled (or being settled) → `invalid_state`.
+   */
+  readonly request: (
+    access: Access,
+    paymentId: string
+  ) => Effect.Effect<Refund, PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded | InvalidState>
 }>()("@paygate/domain/Refunds") {
   /**
    * The use case over the payment and refund repositories in context. The refund store has the
-   * last word on "one per payment": of two concurrent requests, its insert fails the loser.
+   * last word on "one per payment" and on settlements: of two concurrent requests, its insert
+   * fails the loser.
    */
   static readonly layer = Layer.effect(
     Refunds,
@@ -43,6 +58,8 @@ export class Refunds extends Context.Service<Refunds, {
         if (Option.isSome(existing)) {
           return yield* new AlreadyRefunded({ message: `Payment ${payment.id} already has refund ${existing.value.id}.` })
         }
+        const commitment = payment.commitment
+        if (commitment === null) return yield* Effect.die(new Error(`succeeded payment ${payment.id} has no commitment`))
         const refund = new Refund({
           id: yield* ids.make("refund"),
           paymentId: payment.id,
@@ -52,7 +69,16 @@ export class Refunds extends Context.Service<Refunds, {
           createdAt: millis,
           updatedAt: millis
         })
-        yield* refunds.insert(refund)
+        // The token amount the payer paid, back to the paying account.
+        const payout = pendingPayout({
+          paymentId: payment.id,
+          kind: "refund",
+          refundId: refund.id,
+          asset: commitment.asset,
+          recipient: commitment.account,
+          value: commitment.tokenAmount
+        }, millis)
+        yield* refunds.insert(refund, payout)
         return refund
       })
 

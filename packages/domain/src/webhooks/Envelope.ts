@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
-import { PaymentRecord, toPaymentRecord } from "../wire/PaymentRecord.ts"
+import { PaymentRecord, SettlementStage, toPaymentRecord } from "../wire/PaymentRecord.ts"
 
 /**
  * The body of a webhook (contract §10): the event id and type, the API version of the endpoint,
@@ -23,14 +23,22 @@ export const WebhookEnvelope = Schema.Struct({
 /** A webhook envelope. */
 export type WebhookEnvelope = typeof WebhookEnvelope.Type
 
-/** The envelope of `event` for an endpoint pinned to `apiVersion`. */
-export const envelopeOf = (event: OutboxEvent, apiVersion: string): WebhookEnvelope => ({
-  id: event.id,
-  type: event.type,
-  apiVersion,
-  createdAt: event.createdAt,
-  data: { payment: toPaymentRecord(event.payment), stage: event.stage }
-})
+const isSettlementStage = Schema.is(SettlementStage)
+
+/**
+ * The envelope of `event` for an endpoint pinned to `apiVersion`. A `payment.settled` event's
+ * stage is the settlement, so its payment snapshot shows it too.
+ */
+export const envelopeOf = (event: OutboxEvent, apiVersion: string): WebhookEnvelope => {
+  const settlement = event.type === "payment.settled" && isSettlementStage(event.stage) ? event.stage : null
+  return {
+    id: event.id,
+    type: event.type,
+    apiVersion,
+    createdAt: event.createdAt,
+    data: { payment: toPaymentRecord(event.payment, { settlement }), stage: event.stage }
+  }
+}
 
 /** The exact bytes sent (and signed) for `event`: its envelope as JSON. */
 export const envelopeBody = (event: OutboxEvent, apiVersion: string): string => JSON.stringify(envelopeOf(event, apiVersion))

@@ -38,9 +38,9 @@ const racyRefunds = (store: MemoryRefunds, probe: Probe) =>
     Effect.gen(function*() {
       const inner = yield* RefundRepository
       return RefundRepository.of({
-        insert: (refund) => Effect.suspend(() => {
+        insert: (refund, payout) => Effect.suspend(() => {
           probe.inserts++
-          return inner.insert(refund)
+          return inner.insert(refund, payout)
         }),
         findByPayment: (id) => inner.findByPayment(id).pipe(Effect.tap(() => Effect.yieldNow))
       })

@@ -1,4 +1,4 @@
-import { AlreadyRefunded, PaymentNotFound, PaymentNotSucceeded, RefundStatus, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, PaymentNotFound, PaymentNotSucceeded, RefundStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -26,7 +26,9 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       error: [
         wire(PaymentNotFound, "PaymentNotFound"),
         wire(PaymentNotSucceeded, "PaymentNotSucceeded"),
-        wire(AlreadyRefunded, "AlreadyRefunded")
+        wire(AlreadyRefunded, "AlreadyRefunded"),
+        // The payment's funds were settled to the merchant: they are no longer at the collection address.
+        wire(InvalidState, "InvalidState")
       ]
     }).annotate(OpenApi.Summary, "Request a full refund of a succeeded payment; a second request is 409")
   )

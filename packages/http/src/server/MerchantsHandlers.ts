@@ -5,14 +5,13 @@ import {
   MissingMerchantId,
   ParamsValidation,
   Payments,
-  RefundRepository,
   Settlements
 } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import type { PaymentListFilters } from "../api/PaymentsApi.ts"
-import { partnerAccess, toRecords } from "./PaymentsHandlers.ts"
+import { partnerAccess, paymentRecords } from "./PaymentsHandlers.ts"
 
 const seconds = (millis: number) => Math.floor(millis / 1000)
 
@@ -51,7 +50,7 @@ export const MerchantsHandlers = HttpApiBuilder.group(
     const merchants = yield* Merchants
     const settlements = yield* Settlements
     const payments = yield* Payments
-    const refunds = yield* RefundRepository
+    const records = yield* paymentRecords
 
     // A merchant's payments (deleted merchants included: their payments stay readable).
     const merchantPayments = (merchantId: string, query: PaymentFilters) =>
@@ -59,7 +58,7 @@ export const MerchantsHandlers = HttpApiBuilder.group(
         const access = yield* partnerAccess
         const merchant = yield* merchants.get(access, merchantId)
         const page = yield* payments.list(access, { ...query, merchantId: merchant.id })
-        const data = yield* Effect.provideService(toRecords(page.data), RefundRepository, refunds)
+        const data = yield* records(page.data)
         return { data, nextCursor: page.nextCursor }
       })
 

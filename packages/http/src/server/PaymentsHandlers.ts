@@ -1,4 +1,13 @@
-import { isFinal, type Payment, Payments, pollInMs, RefundRepository, Wire } from "@paygate/domain"
+import {
+  isFinal,
+  type Payment,
+  Payments,
+  PayoutRepository,
+  pollInMs,
+  RefundRepository,
+  settlementStage,
+  Wire
+} from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -12,17 +21,22 @@ export const partnerAccess = Effect.gen(function*() {
 })
 
 /**
- * Payment records with their refund stage. Only a succeeded payment can have a refund, so only
- * those are looked up. Settlement stages are not recorded yet (`settlement: null`).
+ * Builds the function that answers payment records with their refund and settlement stages (over
+ * the repositories in context). Only a succeeded payment can have either, so only those are looked up.
  */
-export const toRecords = (payments: ReadonlyArray<Payment>) =>
-  Effect.gen(function*() {
-    const refunds = yield* RefundRepository
-    return yield* Effect.forEach(payments, (payment) =>
-      payment.status === "succeeded"
-        ? Effect.map(refunds.findByPayment(payment.id), (refund) => Wire.toPaymentRecord(payment, { refund: Option.getOrNull(refund) }))
-        : Effect.succeed(Wire.toPaymentRecord(payment)))
-  })
+export const paymentRecords = Effect.gen(function*() {
+  const refunds = yield* RefundRepository
+  const payouts = yield* PayoutRepository
+  const withStages = (payment: Payment) =>
+    Effect.gen(function*() {
+      const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
+      const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
+      return Wire.toPaymentRecord(payment, { refund, settlement: settlement === undefined ? null : settlementStage(settlement) })
+    })
+  return (payments: ReadonlyArray<Payment>) =>
+    Effect.forEach(payments, (payment) =>
+      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment)))
+})
 
 /** Partner API payment handlers: statuses in the gateway vocabulary (contract §6). */
 export const PaymentsHandlers = HttpApiBuilder.group(
@@ -31,8 +45,7 @@ export const PaymentsHandlers = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
     const { checkoutUrl } = yield* CheckoutSettings
-    const refunds = yield* RefundRepository
-    const records = (list: ReadonlyArray<Payment>) => Effect.provideService(toRecords(list), RefundRepository, refunds)
+    const records = yield* paymentRecords
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {

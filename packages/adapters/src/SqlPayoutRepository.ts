@@ -1,0 +1,88 @@
+/**
+ * `PayoutRepository` on SQL (`payouts`, migration 0006). `update` is a compare-and-set on the
+ * payout's `version`, in one transaction with the payment's own compare-and-set, its outbox events
+ * and the refund record: all commit or none. `decide` locks the payment row, like a refund request
+ * does (`SqlRefundRepository`), so of a settlement decision and a refund one comes first, and the
+ * other sees it.
+ *
+ * @module
+ */
+import { type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository } from "@paygate/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
+import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
+
+// Aborts (rolls back) an update whose payment changed meanwhile.
+class LostRace extends Schema.TaggedError<LostRace>()("LostRace", {}) {}
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const select = sql.literal(payoutSelect)
+
+  const find = (key: PayoutKey) =>
+    sql`SELECT ${select} FROM payouts WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), payoutFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlPayoutRepository.find")
+    )
+
+  const listByPayment = (paymentId: PaymentId) =>
+    sql`SELECT ${select} FROM payouts WHERE payment_id = ${paymentId} ORDER BY kind`.pipe(
+      Effect.map((rows) => rows.map(payoutFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlPayoutRepository.listByPayment")
+    )
+
+  const undecided = (limit: number) =>
+    sql`SELECT ${sql.literal(paymentSelect)} FROM payments
+      WHERE status = 'succeeded' AND NOT settlement_decided ORDER BY updated_at LIMIT ${limit}`.pipe(
+      Effect.map((rows) => rows.map(paymentFromRow)),
+      Effect.orDie,
+      Effect.withSpan("SqlPayoutRepository.undecided")
+    )
+
+  const decide = (paymentId: PaymentId, settlement: Payout | null) =>
+    Effect.gen(function*() {
+      const open = yield* sql`SELECT id FROM payments
+        WHERE id = ${paymentId} AND status = 'succeeded' AND NOT settlement_decided FOR UPDATE`
+      if (open.length === 0) return false
+      yield* sql`UPDATE payments SET settlement_decided = true WHERE id = ${paymentId}`
+      if (settlement === null) return false
+      // A refund requested first holds the payment's funds.
+      const taken = yield* sql`SELECT 1 AS taken FROM payouts WHERE payment_id = ${paymentId}`
+      if (taken.length > 0) return false
+      yield* insertPayout(sql, settlement)
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPayoutRepository.decide"))
+
+  const update = (p: Payout, effects: PayoutEffects = {}) =>
+    Effect.gen(function*() {
+      const rows = yield* sql`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
+          signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
+          updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint
+        WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND version = ${p.version - 1}
+        RETURNING version`
+      if (rows.length === 0) return false
+      if (effects.payment !== undefined && !(yield* compareAndSet(sql, effects.payment))) return yield* new LostRace()
+      yield* insertEvents(sql, effects.events ?? [])
+      const refund = effects.refund
+      if (refund !== undefined) {
+        yield* sql`UPDATE refunds SET status = ${refund.status}, tx_hash = ${refund.txHash}, updated_at = ${refund.updatedAt}::bigint
+          WHERE id = ${refund.id}`
+      }
+      return true
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchTag("LostRace", () => Effect.succeed(false)),
+      Effect.orDie,
+      Effect.withSpan("SqlPayoutRepository.update")
+    )
+
+  return PayoutRepository.of({ find, listByPayment, undecided, decide, update })
+})
+
+/** `PayoutRepository` over the `SqlClient` in context. */
+export const layer: Layer.Layer<PayoutRepository, never, SqlClient.SqlClient> = Layer.effect(PayoutRepository, make)

@@ -1,0 +1,45 @@
+/**
+ * `PayoutWork` on SQL: the queue is the pending payouts themselves (migration 0006's `due_at` /
+ * `lease_until`, covered by `payouts_work`), so recording a payout enqueues it and finishing it
+ * dequeues it. Claims take rows with `FOR UPDATE SKIP LOCKED` and lease them, like `SqlChainWork`;
+ * a lease that ends without a release (a killed worker) frees the payout. "Now" is the Effect
+ * `Clock`, in Unix milliseconds.
+ *
+ * @module
+ */
+import { type PaymentId, type PayoutKey, type PayoutKind, PayoutWork } from "@paygate/domain"
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** Builds the queue over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const claim = (limit: number, leaseMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql<{ readonly payment_id: PaymentId; readonly kind: PayoutKind }>`UPDATE payouts
+        SET lease_until = ${now + leaseMillis}::bigint
+        WHERE (payment_id, kind) IN (
+          SELECT payment_id, kind FROM payouts
+          WHERE status = 'pending' AND coalesce(due_at, 0) <= ${now}::bigint AND coalesce(lease_until, 0) <= ${now}::bigint
+          ORDER BY due_at NULLS FIRST
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING payment_id, kind`
+      return rows.map((row): PayoutKey => ({ paymentId: row.payment_id, kind: row.kind }))
+    }).pipe(Effect.orDie, Effect.withSpan("SqlPayoutWork.claim"))
+
+  const release = (key: PayoutKey, afterMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE payouts SET lease_until = NULL, due_at = ${now + afterMillis}::bigint
+        WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`
+    }).pipe(Effect.orDie, Effect.withSpan("SqlPayoutWork.release"))
+
+  return PayoutWork.of({ claim, release })
+})
+
+/** `PayoutWork` over the `SqlClient` in context. */
+export const layer: Layer.Layer<PayoutWork, never, SqlClient.SqlClient> = Layer.effect(PayoutWork, make)

@@ -1,0 +1,83 @@
+import { Schema } from "effect"
+import { PaymentId, RefundId } from "../ids/Ids.ts"
+
+/**
+ * Why tokens leave the collection address: forwarding a succeeded payment to the merchant's crypto
+ * settlement destination, or refunding it to the payer.
+ */
+export const PayoutKind = Schema.Literals(["settlement", "refund"])
+/** A payout kind. */
+export type PayoutKind = typeof PayoutKind.Type
+
+/** Lifecycle of a payout; the settlement and refund stages of a payment show it (contract §6). */
+export const PayoutStatus = Schema.Literals(["pending", "completed", "failed"])
+/** A payout status. */
+export type PayoutStatus = typeof PayoutStatus.Type
+
+/**
+ * A transfer signed and recorded before it is broadcast: re-broadcasting these same bytes can never
+ * make a second transfer, so a crash between broadcast and recording costs nothing.
+ */
+export class SignedTransfer extends Schema.Class<SignedTransfer>("paygate/SignedTransfer")({
+  /** 0x-prefixed transaction hash. */
+  txHash: Schema.String,
+  /** The signed transaction as the chain port serialized it (opaque to the domain). */
+  raw: Schema.String
+}) {}
+
+/**
+ * One payout of a succeeded payment: `value` of `asset` from the collection address to `recipient`.
+ * A payment's funds leave once: at most one payout of a payment is live (not `failed`) at a time.
+ * Changes are compare-and-set on `version`.
+ */
+export class Payout extends Schema.Class<Payout>("paygate/Payout")({
+  paymentId: PaymentId,
+  kind: PayoutKind,
+  /** The refund this payout executes; `null` for a settlement. */
+  refundId: Schema.NullOr(RefundId),
+  /** CAIP-19 token. */
+  asset: Schema.String,
+  /** CAIP-10 account paid: the settlement destination, or the payer. */
+  recipient: Schema.String,
+  /** Token base units. */
+  value: Schema.BigInt,
+  status: PayoutStatus,
+  /** The current attempt's transaction, recorded before its broadcast; `null` between attempts. */
+  transfer: Schema.NullOr(SignedTransfer),
+  /** Attempts that failed (reverted) so far. */
+  attempts: Schema.Int,
+  /** Why the last attempt failed, for operators. */
+  lastError: Schema.NullOr(Schema.String),
+  /** Increments with every change (compare-and-set). */
+  version: Schema.Int,
+  /** Unix milliseconds. */
+  createdAt: Schema.Int,
+  /** Unix milliseconds. */
+  updatedAt: Schema.Int,
+  /** Unix milliseconds when it completed. */
+  completedAt: Schema.NullOr(Schema.Int)
+}) {}
+
+/** A new payout, pending with no transfer yet, created at `millis` (Unix ms). */
+export const pendingPayout = (
+  fields: Pick<Payout, "paymentId" | "kind" | "refundId" | "asset" | "recipient" | "value">,
+  millis: number
+): Payout =>
+  new Payout({
+    ...fields,
+    status: "pending",
+    transfer: null,
+    attempts: 0,
+    lastError: null,
+    version: 1,
+    createdAt: millis,
+    updatedAt: millis,
+    completedAt: null
+  })
+
+/** The settlement stage of a payment (contract §6) as its settlement payout stands. */
+export const settlementStage = (payout: Payout) => ({
+  status: payout.status,
+  txHash: payout.transfer?.txHash ?? null,
+  settledAt: payout.completedAt === null ? null : Math.floor(payout.completedAt / 1000)
+})

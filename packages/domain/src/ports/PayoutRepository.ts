@@ -1,0 +1,46 @@
+import { Context, type Effect, type Option } from "effect"
+import type { PaymentId } from "../ids/Ids.ts"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import type { Payment } from "../payment/Payment.ts"
+import type { Payout, PayoutKind } from "../payout/Payout.ts"
+import type { Refund } from "../refund/Refund.ts"
+
+/** A payout is identified by its payment and kind. */
+export interface PayoutKey {
+  readonly paymentId: PaymentId
+  readonly kind: PayoutKind
+}
+
+/** What commits together with a payout change, all or nothing. */
+export interface PayoutEffects {
+  /** The payment's next state: stored only if its stored `stateVersion` is one less. */
+  readonly payment?: Payment | undefined
+  /** Outbox events of the change. */
+  readonly events?: ReadonlyArray<OutboxEvent> | undefined
+  /** The refund record the payout executes, as it now stands. */
+  readonly refund?: Refund | undefined
+}
+
+/**
+ * Payout persistence. Each method is atomic; infrastructure failures are defects. A payment's
+ * funds leave once: the store keeps at most one live (not `failed`) payout per payment.
+ */
+export class PayoutRepository extends Context.Service<PayoutRepository, {
+  readonly find: (key: PayoutKey) => Effect.Effect<Option.Option<Payout>>
+  /** A payment's payouts (at most one of each kind). */
+  readonly listByPayment: (paymentId: PaymentId) => Effect.Effect<ReadonlyArray<Payout>>
+  /** Up to `limit` succeeded payments whose settlement is yet to be decided, oldest first. */
+  readonly undecided: (limit: number) => Effect.Effect<ReadonlyArray<Payment>>
+  /**
+   * Records the settlement decision of a succeeded payment: stores `settlement` (when given) unless
+   * the payment has a payout by then (a refund came first), and marks the payment decided. Answers
+   * whether `settlement` was stored. Deciding again changes nothing.
+   */
+  readonly decide: (paymentId: PaymentId, settlement: Payout | null) => Effect.Effect<boolean>
+  /**
+   * Compare-and-set: stores `next` only if the stored payout's version is `next.version - 1`, with
+   * `effects` (whose payment is itself compare-and-set). Answers `false`, writing nothing, when
+   * another writer got there first.
+   */
+  readonly update: (next: Payout, effects?: PayoutEffects) => Effect.Effect<boolean>
+}>()("@paygate/domain/PayoutRepository") {}

@@ -1,0 +1,69 @@
+import { Effect, Layer, Option } from "effect"
+import type { PaymentId } from "../ids/Ids.ts"
+import type { Payout, PayoutKind } from "../payout/Payout.ts"
+import { PayoutRepository } from "../ports/PayoutRepository.ts"
+import type { MemoryRefunds } from "./MemoryRefundRepository.ts"
+import type { MemoryStore } from "./MemoryStore.ts"
+
+/** The state behind the in-memory payout repository, exposed so tests can inspect it. */
+export interface MemoryPayouts {
+  /** By {@link payoutKey}. */
+  readonly payouts: Map<string, Payout>
+  /** Payments whose settlement was decided. */
+  readonly decided: Set<PaymentId>
+}
+
+/** A fresh, empty payout store. */
+export const makeMemoryPayouts = (): MemoryPayouts => ({ payouts: new Map(), decided: new Set() })
+
+/** The key of a payout in {@link MemoryPayouts.payouts}. */
+export const payoutKey = (paymentId: PaymentId, kind: PayoutKind): string => `${paymentId}/${kind}`
+
+/** A payment's payouts. */
+export const payoutsOf = (store: MemoryPayouts, paymentId: PaymentId): ReadonlyArray<Payout> =>
+  [...store.payouts.values()].filter((p) => p.paymentId === paymentId)
+
+/**
+ * In-memory {@link PayoutRepository} over the payment store (payment changes and events) and the
+ * refund store (refund records, and the payouts they share). Each method runs synchronously, so
+ * it is atomic with respect to other fibers, like a database transaction.
+ */
+export const layerMemoryPayouts = (stores: {
+  readonly payments: MemoryStore
+  readonly refunds: MemoryRefunds
+}): Layer.Layer<PayoutRepository> => {
+  const { payments, refunds } = stores
+  const store = refunds.payouts
+  return Layer.succeed(PayoutRepository, PayoutRepository.of({
+    find: (key) => Effect.sync(() => Option.fromNullishOr(store.payouts.get(payoutKey(key.paymentId, key.kind)))),
+    listByPayment: (paymentId) => Effect.sync(() => payoutsOf(store, paymentId)),
+    undecided: (limit) =>
+      Effect.sync(() =>
+        [...payments.payments.values()]
+          .filter((p) => p.status === "succeeded" && !store.decided.has(p.id))
+          .sort((a, b) => a.updatedAt - b.updatedAt)
+          .slice(0, limit)
+      ),
+    decide: (paymentId, settlement) =>
+      Effect.sync(() => {
+        if (store.decided.has(paymentId)) return false
+        store.decided.add(paymentId)
+        if (settlement === null || payoutsOf(store, paymentId).length > 0) return false
+        store.payouts.set(payoutKey(paymentId, settlement.kind), settlement)
+        return true
+      }),
+    update: (next, effects = {}) =>
+      Effect.sync(() => {
+        const key = payoutKey(next.paymentId, next.kind)
+        const stored = store.payouts.get(key)
+        if (stored === undefined || stored.version !== next.version - 1) return false
+        const payment = effects.payment
+        if (payment !== undefined && payments.payments.get(payment.id)?.stateVersion !== payment.stateVersion - 1) return false
+        store.payouts.set(key, next)
+        if (payment !== undefined) payments.payments.set(payment.id, payment)
+        payments.events.push(...(effects.events ?? []))
+        if (effects.refund !== undefined) refunds.refunds.set(effects.refund.paymentId, effects.refund)
+        return true
+      })
+  }))
+}

@@ -1,0 +1,220 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { Payment } from "../payment/Payment.ts"
+import { Payout, type PayoutStatus, settlementStage, type SignedTransfer } from "../payout/Payout.ts"
+import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { type PayoutEffects, type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
+import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
+import { RefundRepository } from "../ports/RefundRepository.ts"
+import { Refund } from "../refund/Refund.ts"
+
+/**
+ * Where one round left a payout: `final` (completed or failed, or gone), `pending` (on its way:
+ * check again soon), `unknown` (the chain could not be asked or cannot pay out yet: check again
+ * later) or `retry` (an attempt failed: the next one is due after a pause).
+ */
+export type PayoutStep = "final" | "pending" | "unknown" | "retry"
+
+/** How persistent payouts are. */
+export interface PayoutPolicyShape {
+  /** Attempts (transfers that revert) before a payout is `failed`. */
+  readonly maxAttempts: number
+}
+
+/** The payout policy; by default five attempts. */
+export const PayoutPolicy = Context.Reference<PayoutPolicyShape>("@paygate/domain/PayoutPolicy", {
+  defaultValue: () => ({ maxAttempts: 5 })
+})
+
+// Bound on compare-and-set retries; each retry means another writer changed the payout or payment meanwhile.
+const maxRaces = 5
+
+/**
+ * The worker's payout use case (settlements and refunds, contract §6 and §8): sends the payout's
+ * transfer from the collection address, then watches it until the chain decides.
+ *
+ * Sent once: the signed transfer is recorded (compare-and-set on the payout's version) before it
+ * is broadcast, and a recorded transfer is only ever broadcast again byte for byte; a new transfer
+ * is signed only once the chain proved the recorded one moved nothing (`reverted`, `dropped`). Of
+ * two workers on one payout, one records; the other broadcasts nothing.
+ *
+ * A reverted transfer (on chain, or already when estimated) is an attempt: after
+ * `PayoutPolicy.maxAttempts` the payout is `failed`. A transfer included without paying the
+ * recipient fails it at once. Completion and failure commit with the payment's next version and,
+ * for a settlement's completion, `payment.settled`; a refund payout keeps its refund record in step.
+ */
+export class PayoutExecutions extends Context.Service<PayoutExecutions, {
+  readonly advance: (key: PayoutKey) => Effect.Effect<PayoutStep>
+}>()("@paygate/domain/PayoutExecutions") {
+  /** The use case over the ports in context. */
+  static readonly layer = Layer.effect(
+    PayoutExecutions,
+    Effect.gen(function*() {
+      const repo = yield* PayoutRepository
+      const payments = yield* PaymentRepository
+      const refunds = yield* RefundRepository
+      const chain = yield* Payouts
+      const ids = yield* IdGenerator
+      const { maxAttempts } = yield* PayoutPolicy
+
+      const describe = (payout: Payout) => `${payout.kind} of ${payout.paymentId}`
+      const transferOf = (payout: Payout): PayoutTransfer => ({
+        asset: payout.asset,
+        recipient: payout.recipient,
+        value: payout.value
+      })
+
+      // The refund record as the payout now stands (a settlement has none).
+      const refundEffect = Effect.fnUntraced(function*(next: Payout) {
+        if (next.kind !== "refund") return undefined
+        const refund = yield* Effect.flatMap(refunds.findByPayment(next.paymentId), Option.match({
+          onNone: () => Effect.die(new Error(`refund payout of ${next.paymentId} has no refund`)),
+          onSome: Effect.succeed
+        }))
+        return new Refund({
+          ...refund,
+          status: next.status,
+          txHash: next.transfer?.txHash ?? null,
+          updatedAt: Math.max(next.updatedAt, refund.updatedAt)
+        })
+      })
+
+      // A final status changes the payment's record: its next version, and `payment.settled`.
+      const paymentEffects = Effect.fnUntraced(function*(next: Payout) {
+        const found = yield* payments.findById(next.paymentId)
+        if (Option.isNone(found)) return yield* Effect.die(new Error(`payout of unknown payment ${next.paymentId}`))
+        const payment = new Payment({
+          ...found.value,
+          stateVersion: found.value.stateVersion + 1,
+          updatedAt: Math.max(next.updatedAt, found.value.updatedAt)
+        })
+        if (next.kind !== "settlement" || next.status !== "completed") return { payment }
+        const event = new OutboxEvent({
+          id: yield* ids.make("event"),
+          type: "payment.settled",
+          partnerId: payment.partnerId,
+          paymentId: payment.id,
+          payment,
+          stage: settlementStage(next),
+          createdAt: Math.floor(payment.updatedAt / 1000)
+        })
+        return { payment, events: [event] }
+      })
+
+      // The payout's next version from `patch`, stored with what it implies; `false` on a lost race.
+      const write = (payout: Payout, patch: Partial<Payout>) =>
+        Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const next = new Payout({ ...payout, ...patch, version: payout.version + 1, updatedAt: Math.max(millis, payout.updatedAt) })
+          const effects: PayoutEffects = {
+            refund: yield* refundEffect(next),
+            ...(next.status === payout.status ? {} : yield* paymentEffects(next))
+          }
+          return yield* repo.update(next, effects)
+        })
+
+      // Applies `patch` to the pending payout, reloading after a lost race; `false` once it is no longer pending.
+      const change = (key: PayoutKey, first: Payout, patch: (payout: Payout) => Partial<Payout>) =>
+        Effect.gen(function*() {
+          let current = first
+          for (let race = 1; ; race++) {
+            if (yield* write(current, patch(current))) return true
+            const latest = yield* repo.find(key)
+            if (Option.isNone(latest) || latest.value.status !== "pending") return false
+            if (race >= maxRaces) return yield* Effect.die(new Error(`payout ${describe(first)} kept changing under us`))
+            current = latest.value
+          }
+        })
+
+      const finish = (
+        key: PayoutKey,
+        payout: Payout,
+        status: Exclude<PayoutStatus, "pending">,
+        lastError: string | null,
+        attempts = payout.attempts
+      ) =>
+        Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const done = yield* change(key, payout, (p) => ({
+            status,
+            attempts,
+            lastError: lastError ?? p.lastError,
+            completedAt: status === "completed" ? millis : null
+          }))
+          if (done) {
+            yield* status === "completed"
+              ? Effect.logInfo(`payout: ${describe(payout)} completed (${payout.transfer?.txHash})`)
+              : Effect.logWarning(`payout: ${describe(payout)} failed: ${lastError}`)
+          }
+          return "final" as const
+        })
+
+      // An attempt moved nothing: retry with a new transfer, or fail after the last attempt.
+      const attemptFailed = (key: PayoutKey, payout: Payout, reason: string) =>
+        Effect.gen(function*() {
+          const attempts = payout.attempts + 1
+          if (attempts >= maxAttempts) {
+            return yield* finish(key, payout, "failed", `${reason} (attempt ${attempts} of ${maxAttempts})`, attempts)
+          }
+          yield* Effect.logWarning(`payout: ${describe(payout)} attempt ${attempts} of ${maxAttempts} failed: ${reason}; retrying later`)
+          yield* change(key, payout, () => ({ transfer: null, attempts, lastError: reason }))
+          return "retry" as const
+        })
+
+      // Signs, records, then broadcasts a new transfer.
+      const sendNew = (key: PayoutKey, payout: Payout) => {
+        const record = (signed: SignedTransfer) => write(payout, { transfer: signed })
+        return chain.send(transferOf(payout), record).pipe(
+          Effect.flatMap(Option.match({
+            // Another worker (or a refund withdrawing a settlement) changed the payout first: nothing was sent.
+            onNone: () => Effect.succeed("pending" as const),
+            onSome: (signed) => Effect.as(Effect.logInfo(`payout: ${describe(payout)} sent ${signed.txHash}`), "pending" as const)
+          })),
+          Effect.catchTags({
+            PayoutReverted: (error) => attemptFailed(key, payout, `the transfer would revert: ${error.message}`),
+            ChainUnavailable: (error) =>
+              Effect.as(Effect.logWarning(`payout: ${describe(payout)} waits: ${error.message}`), "unknown" as const)
+          })
+        )
+      }
+
+      // Follows a recorded transfer.
+      const follow = (key: PayoutKey, payout: Payout, signed: SignedTransfer) =>
+        Effect.gen(function*() {
+          const outcome = yield* chain.observe(transferOf(payout), signed)
+          switch (outcome) {
+            case "succeeded":
+              return yield* finish(key, payout, "completed", null)
+            case "failed":
+              return yield* finish(key, payout, "failed", `transaction ${signed.txHash} was included without paying ${payout.recipient}`)
+            case "reverted":
+              return yield* attemptFailed(key, payout, `transaction ${signed.txHash} reverted`)
+            case "dropped":
+              // Its nonce went to another transaction: it can never be included, so a new one is safe.
+              yield* Effect.logWarning(`payout: ${describe(payout)}: ${signed.txHash} was dropped; sending a new transfer`)
+              yield* change(key, payout, () => ({ transfer: null, lastError: `transaction ${signed.txHash} was dropped` }))
+              return "pending" as const
+            case "pending":
+              // Perhaps never broadcast (a crash or an outage right after recording): the same bytes again.
+              yield* chain.resend(payout.asset, signed).pipe(
+                Effect.catchTag("ChainUnavailable", (error) =>
+                  Effect.logWarning(`payout: ${describe(payout)}: broadcasting ${signed.txHash} again failed: ${error.message}`))
+              )
+              return "pending" as const
+            case "unknown":
+              return "unknown" as const
+          }
+        })
+
+      const advance = Effect.fn("PayoutExecutions.advance")(function*(key: PayoutKey) {
+        const found = yield* repo.find(key)
+        if (Option.isNone(found) || found.value.status !== "pending") return "final" as const
+        const payout = found.value
+        return yield* payout.transfer === null ? sendNew(key, payout) : follow(key, payout, payout.transfer)
+      })
+
+      return PayoutExecutions.of({ advance })
+    })
+  )
+}

@@ -1,0 +1,329 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { IdGenerator } from "../../src/ids/IdGenerator.ts"
+import type { MerchantId, PartnerId, PaymentId, SettlementId } from "../../src/ids/Ids.ts"
+import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
+import { Commitment, Payment } from "../../src/payment/Payment.ts"
+import { type PayoutKind, SignedTransfer } from "../../src/payout/Payout.ts"
+import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
+import { type PayoutOutcome, PayoutReverted, Payouts } from "../../src/ports/Payouts.ts"
+import { layerMemoryPayouts, type MemoryPayouts, payoutKey } from "../../src/testing/MemoryPayoutRepository.ts"
+import { layerMemoryRefunds, makeMemoryRefunds, type MemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
+import { layerMemorySettlements, makeMemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
+import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
+import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
+import { systemAccess } from "../../src/usecases/Access.ts"
+import { Payments } from "../../src/usecases/Payments.ts"
+import { PayoutExecutions, PayoutPolicy } from "../../src/usecases/PayoutExecutions.ts"
+import { Refunds } from "../../src/usecases/Refunds.ts"
+import { SettlementDecisions } from "../../src/usecases/SettlementDecisions.ts"
+
+const partnerId = "ptn_pay" as PartnerId
+const merchantId = "mer_pay" as MerchantId
+const start = 1_800_000_000_000
+const payer = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const destination = "eip155:1:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+const dai = "eip155:1/erc20:0x6B175474E89094C44Da98b954EedeAC495271d0F"
+
+/** A scripted chain: how sends go, what each transaction's outcome is, and what was broadcast. */
+interface Script {
+  send: "ok" | "down" | "reverts" | "down-after-record"
+  outcome: (txHash: string) => PayoutOutcome
+  /** Transfers signed. */
+  signed: number
+  /** Hashes broadcast (sends and resends), in order. */
+  broadcast: Array<string>
+  /** Runs between signing and recording (to let another worker in). */
+  beforeRecord?: Effect.Effect<void> | undefined
+}
+
+const newScript = (patch: Partial<Script> = {}): Script => ({
+  send: "ok",
+  outcome: () => "pending",
+  signed: 0,
+  broadcast: [],
+  ...patch
+})
+
+const scriptedPayouts = (script: Script) =>
+  Layer.succeed(Payouts, Payouts.of({
+    send: (transfer, record) =>
+      Effect.gen(function*() {
+        if (script.send === "down") return yield* new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" })
+        if (script.send === "reverts") return yield* new PayoutReverted({ message: "transfer amount exceeds balance" })
+        script.signed++
+        const signed = new SignedTransfer({ txHash: `0x${script.signed.toString(16).padStart(64, "0")}`, raw: `0x02${script.signed}` })
+        if (transfer.recipient === "" || transfer.value <= 0n) return yield* Effect.die("bad transfer")
+        if (script.beforeRecord !== undefined) yield* script.beforeRecord
+        if (!(yield* record(signed))) return Option.none()
+        if (script.send === "down-after-record") return yield* new ChainUnavailable({ chainId: "eip155:1", message: "timeout" })
+        script.broadcast.push(signed.txHash)
+        return Option.some(signed)
+      }),
+    resend: (_asset, signed) => Effect.sync(() => void script.broadcast.push(signed.txHash)),
+    observe: (_transfer, signed) => Effect.sync(() => script.outcome(signed.txHash))
+  }))
+
+interface Stores {
+  readonly payments: MemoryStore
+  readonly refunds: MemoryRefunds
+  readonly payouts: MemoryPayouts
+}
+
+type Services = Payments | Refunds | SettlementDecisions | PayoutExecutions
+
+const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A, E, Services>, maxAttempts = 3) => {
+  const payments = makeMemoryStore()
+  const refunds = makeMemoryRefunds()
+  const settlements = makeMemorySettlements()
+  settlements.settlements.set("stl_usdc" as SettlementId, new CryptoSettlement({
+    id: "stl_usdc" as SettlementId,
+    merchantId,
+    asset: usdc,
+    destination,
+    createdAt: 0,
+    updatedAt: 0
+  }))
+  return Effect.provide(
+    Effect.andThen(TestClock.setTime(start), body({ payments, refunds, payouts: refunds.payouts })),
+    Layer.mergeAll(Payments.layer, Refunds.layer, SettlementDecisions.layer, PayoutExecutions.layer).pipe(
+      Layer.provide(IdGenerator.layer),
+      Layer.provide([
+        layerMemory(payments),
+        layerMemoryRefunds(refunds),
+        layerMemoryPayouts({ payments, refunds }),
+        layerMemorySettlements(settlements),
+        scriptedPayouts(script),
+        oneMerchant(partnerId, merchantId),
+        seededSecureRandom(5),
+        Layer.succeed(PayoutPolicy, { maxAttempts })
+      ])
+    )
+  )
+}
+
+// A payment that succeeded in `asset` (the confirm written directly, then the chain's outcome).
+const succeeded = (store: MemoryStore, asset = usdc) =>
+  Effect.gen(function*() {
+    const created = yield* Payments.use((p) =>
+      p.create({ partnerId, merchantId, mode: "sandbox", amount: { unit: "iso4217/USD", value: "1250" }, referenceId: "o-1" }))
+    const commitment = new Commitment({
+      kind: "push",
+      account: payer,
+      asset,
+      tokenAmount: 12_500_000n,
+      fingerprint: "fp",
+      txHash: `0xfeed${created.id}`,
+      authorization: null,
+      reference: "0x01",
+      walletName: "Test wallet",
+      confirmedAt: start / 1000
+    })
+    store.payments.set(created.id, new Payment({ ...created, status: "processing", commitment, stateVersion: created.stateVersion + 1 }))
+    yield* Payments.use((p) => p.settleOutcome(created.id, "succeeded", commitment.txHash))
+    return created.id
+  })
+
+const decide = SettlementDecisions.use((d) => d.decideNext(100))
+const advance = (paymentId: PaymentId, kind: PayoutKind) => PayoutExecutions.use((e) => e.advance({ paymentId, kind }))
+const refund = (paymentId: PaymentId) => Refunds.use((r) => r.request(systemAccess, paymentId))
+const payoutOf = (stores: Stores, id: PaymentId, kind: PayoutKind) => stores.payouts.payouts.get(payoutKey(id, kind))
+const eventTypes = (store: MemoryStore, id: PaymentId) => store.events.filter((e) => e.paymentId === id).map((e) => e.type)
+
+describe("SettlementDecisions", () => {
+  it.effect("settles a succeeded payment in an asset with a destination, once, and no other", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const settled = yield* succeeded(stores.payments)
+        const kept = yield* succeeded(stores.payments, dai)
+        assert.strictEqual(yield* decide, 2)
+        assert.strictEqual(yield* decide, 0, "decided once")
+        const payout = payoutOf(stores, settled, "settlement")!
+        assert.deepStrictEqual(
+          [payout.status, payout.recipient, payout.asset, payout.value, payout.transfer],
+          ["pending", destination, usdc, 12_500_000n, null],
+          "the whole token amount: no fee"
+        )
+        assert.isUndefined(payoutOf(stores, kept, "settlement"), "no destination for the asset: no settlement stage")
+      })))
+
+  it.effect("a payment refunded before its decision is not settled", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* refund(id)
+        yield* decide
+        assert.isUndefined(payoutOf(stores, id, "settlement"))
+        assert.strictEqual(payoutOf(stores, id, "refund")!.recipient, payer)
+      })))
+})
+
+describe("PayoutExecutions.advance", () => {
+  it.effect("sends the settlement once (recorded first), watches it, completes it with payment.settled", () => {
+    const script = newScript()
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        const version = stores.payments.payments.get(id)!.stateVersion
+        assert.strictEqual(yield* advance(id, "settlement"), "pending")
+        const sent = payoutOf(stores, id, "settlement")!
+        assert.deepStrictEqual(script.broadcast, [sent.transfer!.txHash])
+        // Still on its way: the same bytes are broadcast again, never a new transfer.
+        assert.strictEqual(yield* advance(id, "settlement"), "pending")
+        assert.strictEqual(script.signed, 1)
+        assert.deepStrictEqual(script.broadcast, [sent.transfer!.txHash, sent.transfer!.txHash])
+        script.outcome = () => "succeeded"
+        yield* TestClock.adjust("10 seconds")
+        assert.strictEqual(yield* advance(id, "settlement"), "final")
+        const done = payoutOf(stores, id, "settlement")!
+        assert.strictEqual(done.status, "completed")
+        assert.strictEqual(done.completedAt, start + 10_000)
+        const payment = stores.payments.payments.get(id)!
+        assert.strictEqual(payment.stateVersion, version + 1)
+        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded", "payment.settled"])
+        const event = stores.payments.events.at(-1)!
+        assert.deepStrictEqual(event.stage, { status: "completed", txHash: sent.transfer!.txHash, settledAt: (start + 10_000) / 1000 })
+        assert.strictEqual(event.payment.stateVersion, version + 1)
+        assert.strictEqual(yield* advance(id, "settlement"), "final")
+        assert.strictEqual(script.signed, 1)
+      }))
+  })
+
+  it.effect("a chain that cannot be reached leaves the payout pending (unknown); a lost broadcast is broadcast again", () => {
+    const script = newScript({ send: "down" })
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        assert.strictEqual(yield* advance(id, "settlement"), "unknown")
+        assert.isNull(payoutOf(stores, id, "settlement")!.transfer)
+        // Recorded, then the broadcast failed: the recorded transfer stands and goes out later.
+        script.send = "down-after-record"
+        assert.strictEqual(yield* advance(id, "settlement"), "unknown")
+        const recorded = payoutOf(stores, id, "settlement")!.transfer!
+        assert.deepStrictEqual(script.broadcast, [])
+        script.send = "ok"
+        assert.strictEqual(yield* advance(id, "settlement"), "pending")
+        assert.deepStrictEqual(script.broadcast, [recorded.txHash])
+        script.outcome = () => "unknown"
+        assert.strictEqual(yield* advance(id, "settlement"), "unknown")
+        script.outcome = () => "succeeded"
+        assert.strictEqual(yield* advance(id, "settlement"), "final")
+        assert.strictEqual(script.signed, 1)
+        assert.strictEqual(payoutOf(stores, id, "settlement")!.status, "completed")
+      }))
+  })
+
+  it.effect("of two workers on one payout, one records its transfer; the other broadcasts nothing", () => {
+    const script = newScript()
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        script.beforeRecord = Effect.yieldNow
+        const steps = yield* Effect.all([advance(id, "settlement"), advance(id, "settlement")], { concurrency: "unbounded" })
+        assert.deepStrictEqual(steps, ["pending", "pending"])
+        assert.strictEqual(script.signed, 2, "both signed")
+        assert.deepStrictEqual(script.broadcast, [payoutOf(stores, id, "settlement")!.transfer!.txHash], "one was sent")
+      }))
+  })
+
+  it.effect("a reverted transfer is retried with a new one; after the last attempt the payout failed, visibly", () => {
+    const script = newScript({ outcome: () => "reverted" })
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        const version = stores.payments.payments.get(id)!.stateVersion
+        yield* refund(id)
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.strictEqual(stores.refunds.refunds.get(id)!.txHash, payoutOf(stores, id, "refund")!.transfer!.txHash)
+        assert.strictEqual(yield* advance(id, "refund"), "retry")
+        assert.deepStrictEqual([payoutOf(stores, id, "refund")!.attempts, payoutOf(stores, id, "refund")!.transfer], [1, null])
+        assert.isNull(stores.refunds.refunds.get(id)!.txHash)
+        // Estimating already reverts: an attempt too, and nothing is signed.
+        script.send = "reverts"
+        assert.strictEqual(yield* advance(id, "refund"), "retry")
+        assert.strictEqual(script.signed, 1)
+        script.send = "ok"
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.strictEqual(yield* advance(id, "refund"), "final")
+        const failed = payoutOf(stores, id, "refund")!
+        assert.deepStrictEqual([failed.status, failed.attempts], ["failed", 3])
+        assert.include(failed.lastError, "reverted (attempt 3 of 3)")
+        const record = stores.refunds.refunds.get(id)!
+        assert.deepStrictEqual([record.status, record.txHash], ["failed", failed.transfer!.txHash])
+        assert.strictEqual(stores.payments.payments.get(id)!.stateVersion, version + 1)
+        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded"], "no refund event type")
+      }))
+  })
+
+  it.effect("a dropped transfer (its nonce went elsewhere) is replaced without counting an attempt", () => {
+    const script = newScript({ outcome: (hash) => (hash.endsWith("1") ? "dropped" : "succeeded") })
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* refund(id)
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.isNull(payoutOf(stores, id, "refund")!.transfer)
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.strictEqual(yield* advance(id, "refund"), "final")
+        const done = payoutOf(stores, id, "refund")!
+        assert.deepStrictEqual([done.status, done.attempts, script.signed], ["completed", 0, 2])
+        assert.deepStrictEqual(
+          [stores.refunds.refunds.get(id)!.status, stores.refunds.refunds.get(id)!.txHash],
+          ["completed", done.transfer!.txHash]
+        )
+      }))
+  })
+
+  it.effect("a transfer included without paying the recipient fails the payout at once: never sent again", () => {
+    const script = newScript({ outcome: () => "failed" })
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        yield* advance(id, "settlement")
+        assert.strictEqual(yield* advance(id, "settlement"), "final")
+        assert.strictEqual(payoutOf(stores, id, "settlement")!.status, "failed")
+        assert.strictEqual(script.signed, 1)
+        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded"], "not settled")
+      }))
+  })
+})
+
+describe("Refunds and settlements: a payment's funds leave once", () => {
+  it.effect("a refund withdraws a settlement not yet signed; a worker holding it then sends nothing", () => {
+    const script = newScript()
+    return provide(script, (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        // The worker signs; the refund comes in before it records.
+        const refunds = yield* Refunds
+        script.beforeRecord = Effect.asVoid(Effect.orDie(refunds.request(systemAccess, id)))
+        assert.strictEqual(yield* advance(id, "settlement"), "pending")
+        assert.deepStrictEqual(script.broadcast, [])
+        assert.isUndefined(payoutOf(stores, id, "settlement"))
+        script.beforeRecord = undefined
+        assert.strictEqual(yield* advance(id, "settlement"), "final")
+        assert.strictEqual(yield* advance(id, "refund"), "pending")
+        assert.strictEqual(payoutOf(stores, id, "refund")!.recipient, payer)
+      }))
+  })
+
+  it.effect("a refund of a payment whose settlement was sent is invalid_state, and nothing changes", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* decide
+        yield* advance(id, "settlement")
+        const error = yield* Effect.flip(refund(id))
+        assert.strictEqual(error._tag, "InvalidState")
+        assert.strictEqual(stores.refunds.refunds.size, 0)
+        assert.isUndefined(payoutOf(stores, id, "refund"))
+      })))
+})

@@ -1,0 +1,127 @@
+/**
+ * The payout jobs (contract §6 and §8): transfers out of each chain's collection address.
+ *
+ * - **settlement decisions**: every `pollIntervalMs`, decides the settlement of payments that
+ *   succeeded (`SettlementDecisions`): a settlement payout to the merchant's destination for the
+ *   asset, or none.
+ * - **payouts**: claims pending payouts whose chain work is due (leases, `FOR UPDATE SKIP LOCKED`,
+ *   so any number of workers share them) and advances each through `PayoutExecutions`: send the
+ *   transfer once (recorded before its broadcast), then watch it until the chain decides. A payout
+ *   on its way is checked again after `pendingRecheckMs`; after an RPC failure (or on a chain that
+ *   cannot pay out yet) after `unknownRecheckMs`; after a failed attempt after `retryMs`.
+ *
+ * Transfers of one collection address are sent with one nonce sequence (`ViemPayouts`).
+ *
+ * @module
+ */
+import { Chain, SqlPayoutWork } from "@paygate/adapters"
+import {
+  type IdGenerator,
+  type PaymentRepository,
+  PayoutExecutions,
+  PayoutPolicy,
+  type PayoutKey,
+  type PayoutRepository,
+  type PayoutStep,
+  PayoutWork,
+  type RefundRepository,
+  SettlementDecisions,
+  type SettlementRepository
+} from "@paygate/domain"
+import { Config, Context, Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import { forever } from "./Forever.ts"
+import {
+  defaultLeasedWorkSettings,
+  leasedWork,
+  leasedWorkSettingsFromConfig,
+  type LeasedWorkSettings,
+  millisConfig
+} from "./LeasedWork.ts"
+
+/**
+ * Tunables of the payout jobs: `batch` payouts claimed (and payments decided) per round,
+ * `concurrency` advanced at once (sends still queue per collection address), and after a failed
+ * attempt (its transfer reverted) the next one after `retryMs`.
+ */
+export interface PayoutSettingsShape extends LeasedWorkSettings {
+  readonly retryMs: number
+}
+
+/** The defaults: as the executor's, and a failed attempt retried after 30 s. */
+export const defaultPayoutSettings: PayoutSettingsShape = { ...defaultLeasedWorkSettings, retryMs: 30_000 }
+
+/** Payout tunables. */
+export const PayoutSettings = Context.Reference<PayoutSettingsShape>("@paygate/worker/PayoutSettings", {
+  defaultValue: () => defaultPayoutSettings
+})
+
+/**
+ * `PayoutSettings` and the domain's `PayoutPolicy` from `PAYOUT_POLL_MS`, `PAYOUT_PENDING_RECHECK_MS`,
+ * `PAYOUT_UNKNOWN_RECHECK_MS`, `PAYOUT_RETRY_MS` and `PAYOUT_MAX_ATTEMPTS` (default 5).
+ */
+export const payoutSettingsLayer = Layer.unwrap(
+  Effect.gen(function*() {
+    const settings: PayoutSettingsShape = {
+      ...(yield* leasedWorkSettingsFromConfig("PAYOUT")),
+      retryMs: yield* millisConfig("PAYOUT_RETRY_MS", defaultPayoutSettings.retryMs)
+    }
+    const maxAttempts = yield* Config.Int("PAYOUT_MAX_ATTEMPTS").pipe(Config.withDefault(5), Config.map((n) => Math.max(1, n)))
+    return Layer.mergeAll(Layer.succeed(PayoutSettings, settings), Layer.succeed(PayoutPolicy, { maxAttempts }))
+  })
+)
+
+/** The settlement decision loop; see the module documentation. */
+export const settlementDecider: Effect.Effect<never, never, SettlementDecisions> = Effect.gen(function*() {
+  const settings = yield* PayoutSettings
+  const decisions = yield* SettlementDecisions
+  const round = Effect.map(decisions.decideNext(settings.batch), (decided) => decided >= settings.batch)
+  return yield* forever("settlements", round, settings.pollIntervalMs)
+})
+
+/** The payout loop; see the module documentation. */
+export const payoutExecutor: Effect.Effect<never, never, PayoutWork | PayoutExecutions> = Effect.gen(function*() {
+  const settings = yield* PayoutSettings
+  const work = yield* PayoutWork
+  const executions = yield* PayoutExecutions
+  return yield* leasedWork<PayoutKey, Exclude<PayoutStep, "final">>({
+    name: "payouts",
+    settings,
+    claim: work.claim,
+    release: work.release,
+    advance: executions.advance,
+    recheckAfter: (step) =>
+      step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs,
+    describe: (key) => `the ${key.kind} of ${key.paymentId}`
+  })
+})
+
+/** Both payout jobs, forked into the layer's scope. */
+export const PayoutJobs: Layer.Layer<never, never, SettlementDecisions | PayoutWork | PayoutExecutions> = Layer.effectDiscard(
+  Effect.gen(function*() {
+    yield* Effect.forkScoped(settlementDecider)
+    yield* Effect.forkScoped(payoutExecutor)
+    yield* Effect.logInfo("worker started: settlements, payouts")
+  })
+)
+
+/**
+ * The payout jobs with their use cases, the SQL payout queue, the viem `Payouts` over the
+ * configured chains (one sender per collection key in this process) and settings from
+ * configuration; given the persistence ports, the `IdGenerator` and the chain configuration.
+ */
+export const PayoutsLive: Layer.Layer<
+  never,
+  Config.ConfigError,
+  | SqlClient.SqlClient
+  | PaymentRepository
+  | PayoutRepository
+  | RefundRepository
+  | SettlementRepository
+  | IdGenerator
+  | Chain.ChainConfig.ChainsConfig
+> = PayoutJobs.pipe(
+  Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer)),
+  Layer.provide(Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)),
+  Layer.provide(payoutSettingsLayer)
+)
