@@ -12,7 +12,9 @@
  * Environment (all optional): `BENCH_CONNECTIONS` (32), `BENCH_ROUNDS` (5), `BENCH_SECONDS` per
  * run (8), `BENCH_WARMUP_SECONDS` (4), `BENCH_LOADS` (comma-separated load ids, default all),
  * `BENCH_PROFILE=1` (service under `--cpu-prof`; summary in `bench/.out/`), `BENCH_DATABASE_URL`
- * (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave BENCHMARKS.md alone).
+ * (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave BENCHMARKS.md alone),
+ * `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is the worker's drain,
+ * `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
  */
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -37,6 +39,7 @@ import { confirmNote } from "./gateway.ts"
 import { render, summarise } from "./profile.ts"
 import { type CpuPerRequest, figuresOf, type LoadFigures, markdown, type Report, text, writeMarkdown } from "./report.ts"
 import { type BenchContext, type Load, scenarios } from "./scenarios.ts"
+import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
@@ -96,6 +99,7 @@ const describeMachine = (postgres: Postgres) => {
 }
 
 const main = async () => {
+  if (!benchScenarios.has("http")) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
   const started = Date.now()
   const loadBefore = loadAverage()
   const runId = randomBytes(4).toString("hex")
@@ -265,6 +269,7 @@ const main = async () => {
     }
     process.stdout.write(`${text(report)}\n`)
     if (profileText !== undefined) process.stdout.write(`\n${profileText}\n`)
+    if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
     if (sampler !== undefined) clearInterval(sampler)
     await service?.stop(5_000)

@@ -1,0 +1,74 @@
+/**
+ * The webhook receiver of the drain bench: `node:http` on 127.0.0.1 that reads each request,
+ * answers 200 at once and notes when each `webhook-id` first arrived (no signature check: the
+ * receiver's cost is the same for every system measured).
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export interface CountingReceiver {
+  readonly url: (path: string) => string
+  /** Starts counting arrivals of `ids` (forgetting earlier ones); `onFirst` runs on the first of them. */
+  readonly expect: (ids: Iterable<string>, onFirst?: () => void) => void
+  /** Expects one more id. */
+  readonly add: (id: string) => void
+  /** First arrival (Unix ms, sub-millisecond) of each expected id received so far. */
+  readonly arrivals: ReadonlyMap<string, number>
+  /** Requests received so far, expected or not, repeats included. */
+  readonly requests: () => number
+  /** Resolves once every expected id arrived; rejects after `timeoutMs`. */
+  readonly done: (timeoutMs: number) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const nowMs = () => performance.timeOrigin + performance.now()
+
+export const startCountingReceiver = async (): Promise<CountingReceiver> => {
+  let expected = new Set<string>()
+  const arrivals = new Map<string, number>()
+  let requests = 0
+  let onFirst: (() => void) | undefined
+  let waiter: (() => void) | undefined
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => {
+    request.resume()
+    request.on("end", () => {
+      requests++
+      const id = String(request.headers["webhook-id"] ?? "")
+      if (expected.has(id) && !arrivals.has(id)) {
+        if (arrivals.size === 0) onFirst?.()
+        arrivals.set(id, nowMs())
+        if (arrivals.size === expected.size) waiter?.()
+      }
+      response.writeHead(200, { "content-length": "0" }).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    expect: (ids, first) => {
+      expected = new Set(ids)
+      arrivals.clear()
+      onFirst = first
+    },
+    add: (id) => void expected.add(id),
+    arrivals,
+    requests: () => requests,
+    done: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        if (arrivals.size === expected.size) return resolve()
+        const timer = setTimeout(() => reject(new Error(`${arrivals.size} of ${expected.size} webhooks arrived in ${timeoutMs} ms`)), timeoutMs)
+        waiter = () => {
+          clearTimeout(timer)
+          waiter = undefined
+          resolve()
+        }
+      }),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
