@@ -65,7 +65,9 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on
     for (const e of endpoints) receiver.behave(e.path, () => ({ status: 200, delayMs: 10 }))
     const env = { WORKER_POLL_MS: "50", WORKER_CONCURRENCY: "32", WORKER_DELIVERY_LEASE_MS: "2000", WORKER_OUTBOX_LEASE_MS: "2000" }
     const first = world.spawnWorker(env)
-    await receiver.waitFor(() => receiver.received.length >= 1_500, 60_000, "the first 1,500 deliveries")
+    await receiver.waitFor(() => receiver.received.length >= 1_500, 60_000, "the first 1,500 deliveries").catch((error) => {
+      throw new Error(`${error.message} (got ${receiver.received.length}); worker output:\n${first.output().slice(-3_000)}`)
+    })
     // Kill it mid-flight: while it holds leased deliveries.
     for (let i = 0; i < 200 && (await dbState(world)).leasedDeliveries === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))
     first.child.kill("SIGKILL")
