@@ -9,8 +9,7 @@
  *
  * @module
  */
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -79,6 +78,11 @@ export const startEmbedded = (options: EmbeddedOptions) =>
         }
         let db: PGlite | undefined
         try {
+          // Loaded here, not at import: a process on PostgreSQL never needs them (about 9 MB resident).
+          const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+            import("@electric-sql/pglite"),
+            import("@electric-sql/pglite-socket")
+          ])
           db = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir)
           const server = new PGLiteSocketServer({
             db: exclusiveSequences(db),
