@@ -106,15 +106,21 @@ export interface ServiceOptions {
   readonly cpuProfileDir?: string | undefined
 }
 
+// The Node flags `npm start` passes (its heap settings), so the bench runs the service as deployed.
+const startFlags = () => {
+  const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+  return /node ((?:--\S+ )*)packages\/http\/src\/main\.ts/.exec(scripts.start ?? "")?.[1]?.trim().split(" ").filter((f) => f !== "") ?? []
+}
+
 /**
- * Starts the service the production way, `node packages/http/src/main.ts` with `DATABASE_URL`, and
- * waits for `/readyz`. The per-credential rate limit is raised (the bench drives one credential far
+ * Starts the service the production way, `node packages/http/src/main.ts` with `DATABASE_URL` and
+ * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised (the bench drives one credential far
  * past the contract's 50 requests per second); the limiter still runs on every request.
  */
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
   const out = openSync(options.logFile, "w")
-  const flags = options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`]
+  const flags = [...startFlags(), ...(options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`])]
   const child = spawn(process.execPath, [...flags, "packages/http/src/main.ts"], {
     cwd: root,
     env: {
