@@ -5,47 +5,40 @@
  * with token balances checked on chain. Plus every confirm rule of contract §5 and the chain
  * outcomes of §6: reverted transfer → failed, RPC outage → stays processing then succeeds.
  */
-import { Chain, SanctionsList, SqlChainWork } from "@paygate/adapters"
-import { type ErrorCode, Executions, OptionIds, statusOf } from "@paygate/domain"
-import { ExecutorJob, ExecutorSettings, defaultExecutorSettings } from "@paygate/worker"
-import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Chain, SanctionsList } from "@paygate/adapters"
+import { type ErrorCode, OptionIds, statusOf } from "@paygate/domain"
+import { Effect, Fiber, Layer } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 import { randomBytes } from "node:crypto"
-import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from "viem"
+import { createWalletClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import * as GatewayServices from "../src/GatewayServices.ts"
 import { expectError } from "./ExpectError.ts"
-import { type CuttableProxy, startProxy } from "./support/CuttableProxy.ts"
+import { executorJob } from "./support/ChainJobs.ts"
+import type { CuttableProxy } from "./support/CuttableProxy.ts"
+import { localChainForFile } from "./support/LocalChainWorld.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "./TestServer.ts"
 
-const { anvilAccount, ChainConfig, LocalChain } = Chain
+const { anvilAccount, ChainConfig } = Chain
 
 const expectCode = (response: Parameters<typeof expectError>[0], code: ErrorCode) => expectError(response, statusOf(code), code)
-const erc20 = parseAbi(["function balanceOf(address) view returns (uint256)"])
 const sanctioned = anvilAccount(5)
 
 // One anvil for the file, reached through a proxy the RPC-outage test cuts.
-const chainScope = Effect.runSync(Scope.make())
+const world = localChainForFile()
 let chain: Chain.LocalChain.LocalChainInfo
 let proxy: CuttableProxy
 
-beforeAll(async () => {
-  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), chainScope))
-  chain = Context.get(context, LocalChain.LocalChain)
-  proxy = await startProxy(chain.node.rpcUrl)
-}, 120_000)
-
-afterAll(async () => {
-  await proxy?.close()
-  await Effect.runPromise(Scope.close(chainScope, Exit.void))
+beforeAll(() => {
+  ;({ chain, proxy } = world())
 })
 
 /** The local chain's configuration through the proxy: TUSDC pegged to USD, EUR priced by the test feed. */
 const chainSettings = (pull: boolean) => {
-  const base = LocalChain.settingsFor(chain, 1)
+  const base = world().settings()
   return {
-    chains: base.chains.map((c) => ({ ...c, rpcUrl: proxy.url })),
+    chains: base.chains,
     assets: base.assets.map((a) => ({
       ...a,
       eip3009: pull,
@@ -54,13 +47,7 @@ const chainSettings = (pull: boolean) => {
   }
 }
 
-const balanceOf = (address: Hex) =>
-  createPublicClient({ transport: http(chain.node.rpcUrl) }).readContract({
-    address: chain.contracts.usdc,
-    abi: erc20,
-    functionName: "balanceOf",
-    args: [address]
-  })
+const balanceOf = (address: Hex) => world().balanceOf(address)
 
 /** A wallet: signs the option's typed data. */
 const signOption = Chain.LocalWallet.signOption
@@ -129,18 +116,9 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
       })
     server = await makeTestServer(database, { gateway: gateway(true) })
     pushServer = await makeTestServer(database, { gateway: gateway(false) })
-    // The worker's executor over each server's database and chain gateway, checking often.
-    const executor = ExecutorJob.pipe(
-      Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
-      Layer.provide(Layer.succeed(ExecutorSettings, {
-        ...defaultExecutorSettings,
-        pollIntervalMs: 50,
-        pendingRecheckMs: 100,
-        unknownRecheckMs: 300
-      }))
-    )
-    // Two executors on the pull server (as two worker processes would be), one on the push server.
-    for (const on of [server, server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executor))))
+    // The worker's executor over each server's database and chain gateway, checking often: two on
+    // the pull server (as two worker processes would be), one on the push server.
+    for (const on of [server, server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executorJob))))
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
     walletKey = await server.walletKey("sandbox")
@@ -263,8 +241,7 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
   })
 
   it("two executors share the work: 12 confirmed payments, each submitted exactly once", async () => {
-    const client = createPublicClient({ transport: http(chain.node.rpcUrl) })
-    const sent = () => client.getTransactionCount({ address: chain.executorAddress })
+    const sent = () => world().client.getTransactionCount({ address: chain.executorAddress })
     const ids = await Promise.all(Array.from({ length: 12 }, () => newPayment()))
     const options = await Promise.all(ids.map((id) => optionFor(id, 9)))
     const signatures = await Promise.all(options.map((option) => signOption(option, anvilAccount(9).privateKey)))

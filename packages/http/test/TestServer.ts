@@ -22,6 +22,7 @@ import {
   type PaymentOptions,
   PaymentRepository,
   Payments,
+  type PayoutRepository,
   type RefundRepository,
   Refunds,
   type SettlementRepository,
@@ -89,6 +90,7 @@ export type Services =
   | MerchantRepository
   | SettlementRepository
   | RefundRepository
+  | PayoutRepository
   | IdempotencyStore
   | CredentialStore
   | Payments
@@ -170,8 +172,11 @@ export interface TestServer {
   readonly payment: (apiKey: string, merchantId: string, referenceId?: string) => Promise<any>
   /** Moves a waiting payment to `processing` (as an accepted confirm would). */
   readonly process: (paymentId: string) => Promise<void>
-  /** Moves a waiting payment through `processing` to `succeeded` (chain outcome). */
-  readonly succeed: (paymentId: string) => Promise<void>
+  /**
+   * Moves a waiting payment through `processing` to `succeeded` (chain outcome), paid by default
+   * 10,000 base units per minor unit of USDC on eip155:1 by a fixed account; `paid` overrides them.
+   */
+  readonly succeed: (paymentId: string, paid?: PaidWith) => Promise<void>
   /** Moves a waiting payment's `expiresAt` into the past (expired on read). */
   readonly expireNow: (paymentId: string) => Promise<void>
   readonly close: () => Promise<void>
@@ -192,16 +197,27 @@ const changePayment = (id: string, patch: (payment: Payment) => Partial<Payment>
     if (!(yield* repo.update(next, []))) return yield* Effect.die(new Error(`payment ${id} changed meanwhile`))
   })
 
-const toProcessing = (id: string) =>
+/** Who paid a test payment with what (see `TestServer.succeed`). */
+export interface PaidWith {
+  /** CAIP-10 payer. */
+  readonly account?: string
+  /** CAIP-19 token. */
+  readonly asset?: string
+  /** Token base units. */
+  readonly tokenAmount?: bigint
+}
+
+// `txHash`: known already (so a running executor watches it instead of finding nothing to submit).
+const toProcessing = (id: string, paid: PaidWith = {}, txHash: string | null = null) =>
   changePayment(id, (payment) => ({
     status: "processing",
     commitment: new Commitment({
       kind: "pull",
-      account: buyer,
-      asset: usdc,
-      tokenAmount: payment.value * 10_000n,
+      account: paid.account ?? buyer,
+      asset: paid.asset ?? usdc,
+      tokenAmount: paid.tokenAmount ?? payment.value * 10_000n,
       fingerprint: `fp-${id}`,
-      txHash: null,
+      txHash,
       authorization: null,
       reference: null,
       walletName: "Test wallet",
@@ -300,11 +316,12 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     walletKey,
     payment,
     process: (id) => run(toProcessing(id)),
-    succeed: (id) =>
+    succeed: (id, paid) =>
       run(Effect.gen(function*() {
-        yield* toProcessing(id)
         // A transaction pays for one payment only: one hash per payment.
-        yield* (yield* Payments).settleOutcome(id as PaymentId, "succeeded", `0x${createHash("sha256").update(id).digest("hex")}`)
+        const txHash = `0x${createHash("sha256").update(id).digest("hex")}`
+        yield* toProcessing(id, paid, txHash)
+        yield* (yield* Payments).settleOutcome(id as PaymentId, "succeeded", txHash)
       })),
     expireNow: (id) => run(changePayment(id, (payment) => ({ expiresAt: Math.floor(payment.createdAt / 1000) - 1 }))),
     close: async () => {

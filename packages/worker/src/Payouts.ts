@@ -105,14 +105,8 @@ export const PayoutJobs: Layer.Layer<never, never, SettlementDecisions | PayoutW
   })
 )
 
-/**
- * The payout jobs with their use cases, the SQL payout queue, the viem `Payouts` over the
- * configured chains (one sender per collection key in this process) and settings from
- * configuration; given the persistence ports, the `IdGenerator` and the chain configuration.
- */
-export const PayoutsLive: Layer.Layer<
-  never,
-  Config.ConfigError,
+/** What the payout jobs need from the worker: persistence, ids and the chain configuration. */
+export type PayoutsRequirements =
   | SqlClient.SqlClient
   | PaymentRepository
   | PayoutRepository
@@ -120,8 +114,20 @@ export const PayoutsLive: Layer.Layer<
   | SettlementRepository
   | IdGenerator
   | Chain.ChainConfig.ChainsConfig
-> = PayoutJobs.pipe(
-  Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer)),
-  Layer.provide(Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)),
-  Layer.provide(payoutSettingsLayer)
-)
+
+/**
+ * The payout jobs with their use cases, the SQL payout queue and the viem `Payouts` over the
+ * configured chains (one sender per collection key), tuned by `settings` (a layer setting the
+ * references `PayoutSettings` and the domain's `PayoutPolicy`).
+ */
+export const payoutsWith = <E>(
+  settings: Layer.Layer<never, E>
+): Layer.Layer<never, E, PayoutsRequirements> =>
+  PayoutJobs.pipe(
+    Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer)),
+    Layer.provide(Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)),
+    Layer.provide(settings)
+  )
+
+/** The payout jobs tuned from configuration (see {@link payoutSettingsLayer}). */
+export const PayoutsLive: Layer.Layer<never, Config.ConfigError, PayoutsRequirements> = payoutsWith(payoutSettingsLayer)

@@ -1,0 +1,42 @@
+/**
+ * The worker's chain jobs for tests over a test server's services, checking often: the executor
+ * (`Executor.ts`) and the payout jobs (`Payouts.ts`, with their own `ViemPayouts`, as in a worker
+ * process of their own).
+ */
+import { SqlChainWork } from "@paygate/adapters"
+import { Executions, PayoutPolicy } from "@paygate/domain"
+import {
+  defaultExecutorSettings,
+  defaultPayoutSettings,
+  ExecutorJob,
+  ExecutorSettings,
+  PayoutSettings,
+  type PayoutSettingsShape,
+  payoutsWith
+} from "@paygate/worker"
+import { Layer } from "effect"
+
+/** The executor, checking every 50 ms, pending transactions every 100 ms, after an RPC failure every 300 ms. */
+export const executorJob = ExecutorJob.pipe(
+  Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
+  Layer.provide(Layer.succeed(ExecutorSettings, {
+    ...defaultExecutorSettings,
+    pollIntervalMs: 50,
+    pendingRecheckMs: 100,
+    unknownRecheckMs: 300
+  }))
+)
+
+/** The payout jobs with fast rechecks, retries after 200 ms and `maxAttempts` attempts (default 3). */
+export const payoutJobs = (options: { readonly maxAttempts?: number; readonly settings?: Partial<PayoutSettingsShape> } = {}) =>
+  payoutsWith(Layer.mergeAll(
+    Layer.succeed(PayoutSettings, {
+      ...defaultPayoutSettings,
+      pollIntervalMs: 50,
+      pendingRecheckMs: 100,
+      unknownRecheckMs: 300,
+      retryMs: 200,
+      ...options.settings
+    }),
+    Layer.succeed(PayoutPolicy, { maxAttempts: options.maxAttempts ?? 3 })
+  ))
