@@ -102,6 +102,37 @@ adapterSuite("SqlPayoutRepository", (it) => {
       assert.deepStrictEqual(yield* refunds.findByPayment(failed.id), Option.some(refund))
     }))
 
+  it.effect("concurrently: a refund beats an unsigned settlement, and exactly one of a refund and a signed settlement wins", () =>
+    Effect.gen(function*() {
+      const repo = yield* PayoutRepository
+      const refunds = yield* RefundRepository
+      const request = (payment: Payment) =>
+        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(refund, payoutOf(payment, "refund", refund)))
+      for (let round = 0; round < 5; round++) {
+        // A settlement decision racing a refund request: the refund always stands, alone.
+        const decided = yield* succeededPayment()
+        const [, refunded] = yield* Effect.all([
+          repo.decide(decided.id, payoutOf(decided, "settlement")),
+          Effect.result(request(decided))
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(refunded._tag, "Success")
+        assert.deepStrictEqual((yield* repo.listByPayment(decided.id)).map((p) => p.kind), ["refund"])
+
+        // A worker recording the settlement's transfer racing a refund request: one of them wins.
+        const racing = yield* succeededPayment()
+        const settlement = payoutOf(racing, "settlement")
+        yield* repo.decide(racing.id, settlement)
+        const [recorded, refund] = yield* Effect.all([
+          repo.update(next(settlement, { transfer: signed(round + 10) })),
+          Effect.result(request(racing))
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(recorded, refund._tag === "Failure", "the transfer is recorded exactly when the refund is refused")
+        if (refund._tag === "Failure") assert.strictEqual(refund.failure._tag, "InvalidState")
+        const live = (yield* repo.listByPayment(racing.id)).filter((p) => p.status !== "failed").map((p) => p.kind)
+        assert.deepStrictEqual(live, [recorded ? "settlement" : "refund"])
+      }
+    }))
+
   it.effect("update is a compare-and-set committed with the payment, its events and the refund, or not at all", () =>
     Effect.gen(function*() {
       const repo = yield* PayoutRepository
