@@ -18,6 +18,7 @@ import { Payments } from "../../src/usecases/Payments.ts"
 import { PayoutExecutions, PayoutPolicy } from "../../src/usecases/PayoutExecutions.ts"
 import { Refunds } from "../../src/usecases/Refunds.ts"
 import { SettlementDecisions } from "../../src/usecases/SettlementDecisions.ts"
+import { envelopeOf } from "../../src/webhooks/Envelope.ts"
 
 const partnerId = "ptn_pay" as PartnerId
 const merchantId = "mer_pay" as MerchantId
@@ -187,6 +188,10 @@ describe("PayoutExecutions.advance", () => {
         const event = stores.payments.events.at(-1)!
         assert.deepStrictEqual(event.stage, { status: "completed", txHash: sent.transfer!.txHash, settledAt: (start + 10_000) / 1000 })
         assert.strictEqual(event.payment.stateVersion, version + 1)
+        // The webhook's payment snapshot shows the settlement too.
+        const envelope = envelopeOf(event, "2025-01-01")
+        assert.deepStrictEqual(envelope.data.payment.settlement, event.stage)
+        assert.strictEqual(envelope.data.payment.stateVersion, version + 1)
         assert.strictEqual(yield* advance(id, "settlement"), "final")
         assert.strictEqual(script.signed, 1)
       }))
