@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
 import { expectError } from "./ExpectError.ts"
@@ -152,7 +153,7 @@ forEachDatabase("Partner API: payments", (database) => {
         isFinal: true,
         option: { account: expect.stringMatching(/^eip155:1:0x/), asset: expect.stringMatching(/^eip155:1\/erc20:/), value: "12500000" },
         buyer: { accountCaip10: expect.stringMatching(/^eip155:1:0x/) },
-        transaction: { hash: `0x${"ab".repeat(32)}` },
+        transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(created.paymentId).digest("hex")}` },
         refund: null,
         stateVersion: 3
       })
