@@ -5,9 +5,10 @@
  *   transaction; the unique index `webhook_deliveries_once` turns a repeated fan-out (a dispatcher
  *   whose outbox lease ran out) into no new rows.
  * - `claim` leases due deliveries of active endpoints, oldest due first, at most `perEndpoint` per
- *   endpoint (less what the caller has in flight), in one statement: candidates are locked with `FOR UPDATE SKIP LOCKED` (concurrent
- *   claimers skip each other's rows instead of waiting) and get `lease_until = now + lease`. A
- *   deliverer that dies loses its lease and the delivery is due again (at-least-once).
+ *   endpoint (less what the caller has in flight), in one statement: the deliveries it picks are
+ *   locked with `FOR UPDATE SKIP LOCKED` (concurrent claimers skip each other's rows instead of
+ *   waiting) and get `lease_until = now + lease`. A deliverer that dies loses its lease and the
+ *   delivery is due again (at-least-once).
  * - `record` is a compare-and-set on `attempts`: an attempt recorded by a deliverer whose lease
  *   ran out, after another deliverer's, changes nothing.
  *
@@ -138,6 +139,9 @@ export const make = Effect.gen(function*() {
       const full = textArray(busy.filter(([, n]) => n >= options.perEndpoint).map(([id]) => id))
       const partly = busy.filter(([, n]) => n < options.perEndpoint)
       // Candidates are scanned beyond `limit` so that one endpoint's backlog cannot hide others'.
+      // Only the picked ones are locked (`SKIP LOCKED`, due and unleased checked again): a row
+      // lock is a write, and locking the whole scan cost more than the rest of the claim. A
+      // concurrent claimer that picked the same rows gets fewer; it claims again soon.
       const scan = Math.min(options.limit * 4, 2000)
       const rows = yield* sql`
         WITH candidates AS (
@@ -147,7 +151,6 @@ export const make = Effect.gen(function*() {
             AND d.endpoint_id <> ALL(${full}::text[])
           ORDER BY d.next_attempt_at, d.id
           LIMIT ${scan}
-          FOR UPDATE SKIP LOCKED
         ), busy AS (
           SELECT * FROM unnest(${textArray(partly.map(([id]) => id))}::text[], ${`{${partly.map(([, n]) => n).join(",")}}`}::int[])
             AS b (endpoint_id, n)
@@ -157,10 +160,15 @@ export const make = Effect.gen(function*() {
           FROM candidates c LEFT JOIN busy b ON b.endpoint_id = c.endpoint_id
         ), picked AS (
           SELECT id FROM ranked WHERE n <= ${options.perEndpoint} ORDER BY next_attempt_at, id LIMIT ${options.limit}
+        ), locked AS MATERIALIZED (
+          SELECT d.id FROM picked p JOIN webhook_deliveries d ON d.id = p.id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint
+            AND (d.lease_until IS NULL OR d.lease_until <= ${now}::bigint)
+          FOR UPDATE OF d SKIP LOCKED
         )
         UPDATE webhook_deliveries AS d SET lease_until = ${now + options.leaseMillis}::bigint
-        FROM picked, outbox_events o, webhook_endpoints e
-        WHERE d.id = picked.id AND o.id = d.event_id AND e.id = d.endpoint_id
+        FROM locked, outbox_events o, webhook_endpoints e
+        WHERE d.id = locked.id AND o.id = d.event_id AND e.id = d.endpoint_id
           AND e.status = 'active' AND e.deleted_at IS NULL
         RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at,
           d.last_status_code, d.last_duration_ms, d.last_error, d.redelivery, d.created_at, d.updated_at,

@@ -216,7 +216,7 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
         yield* queue.fanOut(events.map((event) => ({ event, endpoints: [endpoint.id] })))
         const claimedByA = yield* Deferred.make<ReadonlyArray<string>>()
         const finishA = yield* Deferred.make<void>()
-        // A's claim stays in an open transaction: the rows it scanned stay locked (a real claim
+        // A's claim stays in an open transaction: the rows it took stay locked (a real claim
         // commits at once).
         const a = yield* Effect.gen(function*() {
           const batch = yield* queue.claim({ limit: 2, leaseMillis: 60_000, perEndpoint: 2 })
@@ -225,11 +225,17 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
         }).pipe(sql.withTransaction, Effect.forkChild)
         const mine = yield* Deferred.await(claimedByA)
         assert.strictEqual(mine.length, 2)
+        // B picks the 10 oldest, A's 2 among them (not yet leased for B's snapshot), and locks only
+        // what it picked: it gets the other 8, at once.
         const b = yield* queue.claim({ limit: 10, leaseMillis: 60_000, perEndpoint: 10 }).pipe(Effect.timeout("5 seconds"))
-        assert.strictEqual(b.length, 10)
+        assert.strictEqual(b.length, 8)
         assert.isTrue(b.every((c) => !mine.includes(c.delivery.id)))
         yield* Deferred.succeed(finishA, undefined)
         yield* Fiber.join(a)
+        // A committed its leases: the rest is there for the next claim.
+        const rest = yield* queue.claim({ limit: 20, leaseMillis: 60_000, perEndpoint: 20 })
+        assert.strictEqual(rest.length, 10)
+        assert.strictEqual(new Set([...mine, ...b.map((c) => c.delivery.id), ...rest.map((c) => c.delivery.id)]).size, 20)
       }))
   }
 })
