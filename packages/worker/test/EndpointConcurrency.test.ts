@@ -5,9 +5,9 @@
  * PGlite, and on PostgreSQL when `TEST_DATABASE_URL` is set.
  */
 import { randomBytes } from "node:crypto"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../http/test/TestServer.ts"
-import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { expect, it } from "vitest"
+import { forEachDatabase } from "../../http/test/TestServer.ts"
+import { serverWithReceiver } from "./support/ServerWithReceiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
 // The environment is read once per test file, when the first server is built.
@@ -15,23 +15,10 @@ process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
 process.env.WEBHOOK_ALLOW_PRIVATE = "true"
 
 forEachDatabase("Per-endpoint concurrency", (database) => {
-  let server: TestServer
-  let receiver: Receiver
-  let partner: TestPartner
-  let merchantId: string
-
-  beforeAll(async () => {
-    server = await makeTestServer(database)
-    receiver = await startReceiver()
-    partner = await server.partner()
-    merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await receiver?.close()
-    await server?.close()
-  })
+  const world = serverWithReceiver(database)
 
   it("never has more than perEndpointConcurrency requests in flight to one endpoint", async () => {
+    const { merchantId, partner, receiver, server } = world
     const created = await server.request("POST", "/v1/webhooks", { apiKey: partner.sandbox, body: { url: receiver.url("/slow") } })
     expect(created.status, created.text).toBe(201)
     receiver.expect("/slow", created.body.secret)

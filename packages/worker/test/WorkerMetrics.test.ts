@@ -7,10 +7,11 @@
  */
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../http/test/TestServer.ts"
+import { afterAll, describe, expect, it } from "vitest"
+import { forEachDatabase } from "../../http/test/TestServer.ts"
 import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { serverWithReceiver } from "./support/ServerWithReceiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
 // The environment is read once per test file, when the first server is built.
@@ -46,29 +47,16 @@ const settle = async (scrape: () => Promise<Counts>, before: Counts, expected: C
 }
 
 forEachDatabase("Webhook delivery metrics (worker in the service's process)", (database) => {
-  let server: TestServer
-  let receiver: Receiver
-  let partner: TestPartner
-  let merchantId: string
-
-  beforeAll(async () => {
-    server = await makeTestServer(database)
-    receiver = await startReceiver()
-    partner = await server.partner()
-    merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await receiver?.close()
-    await server?.close()
-  })
+  const world = serverWithReceiver(database)
 
   const scrape = async () => {
-    const response = await server.request("GET", "/metrics")
+    const response = await world.server.request("GET", "/metrics")
     expect(response.status).toBe(200)
     return deliveryCounts(response.text)
   }
 
   it("counts a delivered, a failed and an abandoned attempt", async () => {
+    const { merchantId, partner, receiver, server } = world
     const register = async (path: string) => {
       const created = await server.request("POST", "/v1/webhooks", { apiKey: partner.sandbox, body: { url: receiver.url(path) } })
       expect(created.status, created.text).toBe(201)

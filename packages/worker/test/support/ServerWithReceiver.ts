@@ -1,0 +1,43 @@
+/**
+ * The set-up most in-process worker suites share: a test server on the suite's database, a local
+ * receiver, a partner and its sandbox merchant; made before the suite's tests, closed after.
+ */
+import { afterAll, beforeAll } from "vitest"
+import { makeTestServer, type TestDatabase, type TestPartner, type TestServer } from "../../../http/test/TestServer.ts"
+import { type Receiver, startReceiver } from "./Receiver.ts"
+
+export interface ServerWithReceiver {
+  readonly server: TestServer
+  readonly receiver: Receiver
+  readonly partner: TestPartner
+  readonly merchantId: string
+}
+
+/** Registers the suite's hooks; the answer is filled in once `beforeAll` ran. */
+export const serverWithReceiver = (database: TestDatabase): ServerWithReceiver => {
+  const made: { -readonly [K in keyof ServerWithReceiver]?: ServerWithReceiver[K] } = {}
+  beforeAll(async () => {
+    made.server = await makeTestServer(database)
+    made.receiver = await startReceiver()
+    made.partner = await made.server.partner()
+    made.merchantId = await made.server.merchant(made.partner.sandbox)
+  })
+  afterAll(async () => {
+    await made.receiver?.close()
+    await made.server?.close()
+  })
+  return {
+    get server() {
+      return made.server!
+    },
+    get receiver() {
+      return made.receiver!
+    },
+    get partner() {
+      return made.partner!
+    },
+    get merchantId() {
+      return made.merchantId!
+    }
+  }
+}
