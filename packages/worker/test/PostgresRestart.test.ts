@@ -23,12 +23,16 @@ describe.runIf(throwawayPostgresAvailable)("Worker processes across a PostgreSQL
   let receiver: Receiver | undefined
 
   afterEach(async () => {
-    await world?.close()
-    await receiver?.close()
-    await postgres?.stop()
-    world = undefined
-    receiver = undefined
-    postgres = undefined
+    // The server goes whatever else fails: it is this test's own.
+    try {
+      await world?.close()
+      await receiver?.close()
+    } finally {
+      await postgres?.stop()
+      world = undefined
+      receiver = undefined
+      postgres = undefined
+    }
   })
 
   it("a restart mid-drain: the workers reconnect and the drain completes", async () => {
