@@ -114,10 +114,10 @@ const createB1: Load = {
   })
 }
 
-/** Diagnostic: the service's create statements (9 round trips) by hand, same headers and body. */
+/** Diagnostic: the service's create statements (3 round trips, credentials cached) by hand, same headers and body. */
 const createSame: Load = {
   id: "create.same",
-  label: "diagnostic: the service's 9 create statements by hand",
+  label: "diagnostic: the service's 3 create statements by hand",
   system: "baseline",
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-bs`)
@@ -158,10 +158,10 @@ const statusBaseline: Load = {
   })
 }
 
-/** Diagnostic: the service's status statements (4 round trips) by hand, same headers. */
+/** Diagnostic: the service's status statement (1 round trip, credentials cached) by hand, same headers. */
 const statusSame: Load = {
   id: "status.same",
-  label: "diagnostic: the service's 4 status statements by hand",
+  label: "diagnostic: the service's status statement by hand",
   system: "baseline",
   run: http((context) => {
     const next = rotating(context.paymentIds)
