@@ -114,8 +114,9 @@ const startFlags = () => {
 
 /**
  * Starts the service the production way, `node packages/http/src/main.ts` with `DATABASE_URL` and
- * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised (the bench drives one credential far
- * past the contract's 50 requests per second); the limiter still runs on every request.
+ * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
+ * (the bench drives one credential far past the contract's 50 requests per second); the limiter
+ * still runs on every request.
  */
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
@@ -136,7 +137,8 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; see ${options.logFile}`)
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)
+    // A request accepted while the service is still starting may never be answered: give up on it and ask again.
+    const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false)
     if (ready) break
     if (i > 240) throw new Error(`the service did not become ready; see ${options.logFile}`)
     await sleep(250)
