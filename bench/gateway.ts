@@ -118,6 +118,11 @@ const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
   return prepared
 })
 
+/** Prepares the confirms `status.confirms` posts (run before the rounds, outside every measurement). */
+export const prepareConfirms = async (context: BenchContext): Promise<void> => {
+  await confirmsOf(context)
+}
+
 /** What the confirm driver did while status ran, per round. */
 export interface ConfirmRun {
   readonly seconds: number
@@ -198,7 +203,6 @@ const statusLoad = (context: BenchContext): HttpLoad => {
 
 /** Merchant status (as `status.service`) while confirms are posted flat out. */
 export const statusUnderConfirms = async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
-  await confirmsOf(context) // prepared before the clock starts
   const stop = { done: false }
   const confirms = driveConfirms(context, stop)
   const sample = await runHttp(statusLoad(context), settings, seconds)

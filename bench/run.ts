@@ -158,6 +158,8 @@ const main = async () => {
       peakByLoad.set(current, Math.max(peakByLoad.get(current) ?? 0, rss))
     }, 200)
 
+    // Before the creates are counted: preparing a load may create payments through the service.
+    for (const load of loads) await load.prepare?.(context)
     const createsBefore = await scrapeCount(service, 'method="POST",route="/v1/merchant/payment",status="200"')
     let createsSent = 0
     // CPU per successful request of the measured server, of PostgreSQL and of the load generator.

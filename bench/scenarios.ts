@@ -4,7 +4,7 @@
  * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
  * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
  */
-import { options, statusUnderConfirms } from "./gateway.ts"
+import { options, prepareConfirms, statusUnderConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { Server } from "./lib/processes.ts"
 
@@ -32,6 +32,8 @@ export interface Load {
   readonly system: "service" | "baseline"
   /** Runs the load for `seconds` and measures it. */
   readonly run: (context: BenchContext, settings: LoadSettings, seconds: number) => Promise<Sample>
+  /** Work the load needs done once, before any load runs and outside every measurement (e.g. signing confirms). */
+  readonly prepare?: (context: BenchContext) => Promise<void>
 }
 
 /** A group of loads measured together, or why it cannot be measured yet. */
@@ -187,7 +189,8 @@ const statusConfirms: Load = {
   id: "status.confirms",
   label: "service: GET /v1/merchant/payment/:id/status while confirms run flat out",
   system: "service",
-  run: statusUnderConfirms
+  run: statusUnderConfirms,
+  prepare: prepareConfirms
 }
 
 const routeMissing = (context: BenchContext, method: string, path: string) =>
