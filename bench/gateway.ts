@@ -8,8 +8,8 @@
  * EIP-3009 authorization signed by that account), so the load generator only posts them; each
  * accepted confirm also makes the service's executor submit the transfer to anvil.
  */
-import { privateKeyToAccount } from "viem/accounts"
 import { anvilAccount } from "../packages/adapters/src/chain/AnvilAccounts.ts"
+import { signOption } from "../packages/adapters/src/chain/LocalWallet.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample } from "./lib/load.ts"
 import { admin, log } from "./lib/processes.ts"
 import type { BenchContext } from "./scenarios.ts"
@@ -66,23 +66,6 @@ const post = async (url: string, headers: Record<string, string>, body: unknown)
 
 const walletHeaders = (fixture: Fixture) => ({ "api-key": fixture.walletKey, "sdk-name": "Bench wallet" })
 
-/** A wallet's signature of an option's EIP-3009 typed data (as `packages/http/test/GatewayConfirm.test.ts` does). */
-const sign = (option: any, buyer: number) => {
-  const typed = JSON.parse(option.actions[0].data.params[1])
-  const { EIP712Domain: _domain, ...types } = typed.types
-  return privateKeyToAccount(buyers[buyer % buyers.length]!.privateKey).signTypedData({
-    domain: typed.domain,
-    types,
-    primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore)
-    }
-  })
-}
-
 const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
   const fixture = await fixtureOf(context)
   const started = Date.now()
@@ -106,7 +89,7 @@ const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
       if (options.status !== 200 || option === undefined) {
         throw new Error(`options answered ${options.status} with no EIP-3009 option: ${JSON.stringify(options.body)}`)
       }
-      const signature = await sign(option, n)
+      const signature = await signOption(option, buyers[n % buyers.length]!.privateKey)
       prepared.push({
         paymentId,
         body: JSON.stringify({ optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null })
@@ -232,7 +215,7 @@ export const options = async (context: BenchContext, settings: LoadSettings, sec
 /** A line for the report's checks: what the confirm driver achieved in each run, warm-up first. */
 export const confirmNote = (): string | undefined => {
   if (confirmRuns.length === 0) return undefined
-  const perSecond = confirmRuns.map((run) => (run.accepted / run.seconds).toFixed(0)).join(", ")
+  const perSecond = confirmRuns.map((run) => (run.seconds > 0 ? run.accepted / run.seconds : 0).toFixed(0)).join(", ")
   const refusals: Record<string, number> = {}
   for (const run of confirmRuns) for (const [why, count] of Object.entries(run.refusals)) refusals[why] = (refusals[why] ?? 0) + count
   const ranOut = confirmRuns.filter((run) => run.ranOutAfter !== undefined).length
