@@ -17,7 +17,6 @@ import type { Amount } from "../wire/Amount.ts"
 import type { ConfirmRequest } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
 import { Confirmations } from "./Confirmations.ts"
-import { Payments } from "./Payments.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 
 /** An accepted (or repeated) confirm: the payment as it stands and the chosen option's amount. */
@@ -82,7 +81,6 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
     Effect.gen(function*() {
       const ids = yield* OptionIds
       const catalog = yield* AssetCatalog
-      const payments = yield* Payments
       const confirmations = yield* Confirmations
 
       const confirm = Effect.fn("ConfirmRequests.confirm")(function*(
@@ -92,34 +90,34 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         walletName: string
       ) {
         const claims = yield* ids.read(request.optionId)
-        const payment = yield* payments.find(access, paymentId)
-        if (claims.paymentId !== payment.id) return yield* foreign()
+        if (claims.paymentId !== paymentId) return yield* foreign()
         const asset = catalog.asset(claims.asset)
         if (asset === undefined || asset.kind !== claims.kind) {
           return yield* new ParamsValidation({ message: "This option is no longer offered; ask for options again." })
         }
         const answer = yield* walletAnswer(request, claims.kind)
         const value = BigInt(claims.value)
-        const proof: PaymentProof = claims.kind === "pull"
-          ? {
-            _tag: "Authorization",
-            account: claims.account,
-            asset: claims.asset,
-            to: asset.collectionAddress,
-            value,
-            validBefore: claims.expiresAt ?? payment.expiresAt,
-            nonce: claims.nonce,
-            signature: answer
-          }
-          : {
-            _tag: "Transaction",
-            account: claims.account,
-            asset: claims.asset,
-            to: asset.collectionAddress,
-            value,
-            reference: claims.nonce,
-            txHash: answer.toLowerCase()
-          }
+        const proof = (payment: Payment): PaymentProof =>
+          claims.kind === "pull"
+            ? {
+              _tag: "Authorization",
+              account: claims.account,
+              asset: claims.asset,
+              to: asset.collectionAddress,
+              value,
+              validBefore: claims.expiresAt ?? payment.expiresAt,
+              nonce: claims.nonce,
+              signature: answer
+            }
+            : {
+              _tag: "Transaction",
+              account: claims.account,
+              asset: claims.asset,
+              to: asset.collectionAddress,
+              value,
+              reference: claims.nonce,
+              txHash: answer.toLowerCase()
+            }
         const confirmed = yield* confirmations.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,

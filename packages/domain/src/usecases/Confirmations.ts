@@ -27,7 +27,11 @@ export interface ConfirmInput {
     /** Unix seconds; `null` for options that involve no rate. */
     readonly quoteExpiresAt: number | null
   }
-  readonly proof: PaymentProof
+  /**
+   * The proof, given the payment as loaded: an authorization's `validBefore` is the quote's
+   * expiry or else the payment's, which the caller need not read first.
+   */
+  readonly proof: (payment: Payment) => PaymentProof
   /** Digest of (option id, results): identical repeats of an accepted confirm are idempotent. */
   readonly fingerprint: string
   /** Buyer data sent along (contract §5 data collection), if any. */
@@ -77,8 +81,8 @@ export class Confirmations extends Context.Service<Confirmations, {
           return yield* new SanctionedUser({ message: "This account cannot make payments." })
         }
         yield* dataCollection.ensureProvided(current, input.option.account, input.collectedData)
-        yield* chain.verify(input.proof)
-        const { proof } = input
+        const proof = input.proof(current)
+        yield* chain.verify(proof)
         const commitment = new Commitment({
           kind: proof._tag === "Authorization" ? "pull" : "push",
           account: input.option.account,
@@ -106,7 +110,7 @@ export class Confirmations extends Context.Service<Confirmations, {
           }
           if (statusAt(latest, at) !== "requires_action") return Result.fail(notWaiting(latest, at))
           return Result.succeed(Option.some({
-            event: { _tag: input.proof._tag === "Authorization" ? "ConfirmAccepted" : "PushTransferSeen" },
+            event: { _tag: proof._tag === "Authorization" ? "ConfirmAccepted" : "PushTransferSeen" },
             type: "payment.processing",
             patch: () => ({ commitment }),
             stage: { account: commitment.account, asset: commitment.asset, amount: commitment.tokenAmount.toString() }

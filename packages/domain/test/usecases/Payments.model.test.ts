@@ -140,7 +140,7 @@ const confirm = (index: number, variant: number, quoteTtl: number | null, accoun
     const outcome = await run(model, real, (s) =>
       s.confirm(access, id, {
         option: { account, asset, tokenAmount: 12_500_000n, quoteExpiresAt: quoteTtl === null ? null : model.now + quoteTtl },
-        proof: {
+        proof: () => ({
           _tag: "Authorization",
           account,
           asset,
@@ -150,7 +150,7 @@ const confirm = (index: number, variant: number, quoteTtl: number | null, accoun
           // One quote (nonce) per payment: an authorization pays for one payment only.
           nonce: `0x${i.toString(16).padStart(64, "0")}`,
           signature
-        },
+        }),
         fingerprint,
         collectedData: null,
         walletName: "Test wallet"
