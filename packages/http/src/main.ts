@@ -1,7 +1,7 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Chain, Database, Migrations } from "@paygate/adapters"
+import { Chain, Database, JsonLogger, Migrations } from "@paygate/adapters"
 import { WorkerLive } from "@paygate/worker"
-import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { createServer } from "./server/EarlyRequests.ts"
@@ -88,6 +88,6 @@ main.pipe(
   Effect.provide(servicesWith(Database.layer, GatewayServices.settingsFromConfigWith(chainsForStart))),
   // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts).
   Effect.provide(Tracing.layer),
-  Effect.provide(Logger.layer([Logger.consoleJson])),
+  Effect.provide(JsonLogger.layer),
   NodeRuntime.runMain
 )

@@ -7,8 +7,8 @@
  * The executor and the payout jobs work on the chains of `PAYGATE_CHAINS` (none when unset).
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Chain, Database, Migrations } from "@paygate/adapters"
-import { Config, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Chain, Database, JsonLogger, Migrations } from "@paygate/adapters"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { MetricsListener } from "./MetricsListener.ts"
 import { WorkerLive } from "./Worker.ts"
 
@@ -34,6 +34,6 @@ const chainGateway = Chain.ViemChainGateway.layer.pipe(
 main.pipe(
   Effect.provide(chainGateway),
   Effect.provide(database),
-  Effect.provide(Logger.layer([Logger.consoleJson])),
+  Effect.provide(JsonLogger.layer),
   NodeRuntime.runMain
 )
