@@ -24,6 +24,7 @@ import {
   AjvBuyerDataValidator,
   Chain,
   Database,
+  PooledRandom,
   Pricing,
   SanctionsList,
   SqlBuyerDataStore,
@@ -45,7 +46,7 @@ import {
   type SanctionsScreening
 } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { Mac, SecureRandom } from "effect/crypto"
+import { Mac } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
@@ -80,7 +81,7 @@ export const settings = <E1 = never, R1 = never, E2 = never, R2 = never>(options
 }): Layer.Layer<GatewaySettings, E1 | E2, R1 | R2> =>
   Layer.mergeAll(
     options.chains,
-    OptionIds.layer(options.secret).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(SecureRandom.layerWebCrypto)),
+    OptionIds.layer(options.secret).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer)),
     options.sanctions ?? SanctionsList.layerEmpty
   )
 
@@ -204,6 +205,6 @@ export const layer: Layer.Layer<
     Eip155WalletActions.layer,
     Pricing.ConfiguredPriceOracle.layer,
     SqlQuoteStore.layer,
-    SecureRandom.layerWebCrypto
+    PooledRandom.layer
   ))
 )

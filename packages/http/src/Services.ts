@@ -1,7 +1,6 @@
-import { CredentialAdmin, CredentialCache, SqlPersistence } from "@paygate/adapters"
+import { CredentialAdmin, CredentialCache, PooledRandom, SqlPersistence } from "@paygate/adapters"
 import { IdGenerator, Merchants, Payments, Refunds, Settlements } from "@paygate/domain"
 import { Layer } from "effect"
-import { SecureRandom } from "effect/crypto"
 import { WebhookAdapters } from "@paygate/adapters"
 import { Webhooks } from "@paygate/domain"
 import type { SqlClient } from "effect/sql"
@@ -44,7 +43,7 @@ export const servicesWith = <E, R, GE, GR>(
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).
         Layer.provideMerge(CredentialCache.layer),
         Layer.provideMerge(IdGenerator.layer),
-        Layer.provide(SecureRandom.layerWebCrypto),
+        Layer.provide(PooledRandom.layer),
         Layer.provideMerge(database)
       )
     )

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { type Chain, ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { type Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
   type ChainGateway,
@@ -37,7 +37,6 @@ import {
 } from "@paygate/domain"
 import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Queue } from "effect"
 import { NodeCrypto } from "@effect/platform-node"
-import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
@@ -321,6 +320,6 @@ export const WorkerLive: Layer.Layer<
   Layer.provide(WebhookAdapters.layerFromConfig),
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer)),
   Layer.provide(Layer.mergeAll(IdGenerator.layer, NodeCrypto.layerMac)),
-  Layer.provide(SecureRandom.layerWebCrypto),
+  Layer.provide(PooledRandom.layer),
   Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer))
 )

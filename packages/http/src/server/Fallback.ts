@@ -2,9 +2,8 @@ import { InvalidParams, latestStableVersion, publishedVersions } from "@paygate/
 import { ByteSize, Clock, Effect } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { randomBytes } from "node:crypto"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
-import { RequestId } from "./RequestId.ts"
+import { newRequestId, RequestId } from "./RequestId.ts"
 
 /** Contract §11: request bodies over 64 KiB are refused. */
 export const maxBodyBytes = 64 * 1024
@@ -23,7 +22,7 @@ export const FallbackMiddleware = HttpRouter.middleware(
   (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = `req_${randomBytes(10).toString("hex")}`
+      const requestId = newRequestId()
       const started = yield* Clock.currentTimeMillis
       const response = yield* httpEffect.pipe(
         Effect.provideService(RequestId, requestId),

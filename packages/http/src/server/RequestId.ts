@@ -1,4 +1,8 @@
+import { PooledRandom } from "@paygate/adapters"
 import { Context } from "effect"
 
 /** The id of the request being served: sent back as `Request-Id`, on every log line, in 500 messages. */
 export const RequestId = Context.Reference<string>("@paygate/http/RequestId", { defaultValue: () => "req_unknown" })
+
+/** A new request id: `req_` and 80 random bits in hex. */
+export const newRequestId = (): string => `req_${Buffer.from(PooledRandom.randomBytes(10)).toString("hex")}`
