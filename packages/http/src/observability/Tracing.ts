@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry tracing, off unless configured: with `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set, spans are exported over OTLP/HTTP (JSON) by
- * `effect/observability`'s `OtlpTracer`; without it nothing is exported and nothing is added.
+ * `effect/observability`'s `OtlpTracer`; without it nothing is exported and spans are not even built.
  *
  * What is traced once a tracer is installed, with no further code: every HTTP request (a server
  * span per request, `http.route` set to the matched template, W3C `traceparent` honoured), every
@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 
@@ -81,12 +81,14 @@ export const layerOtlp = (tracing: TracingSettings) =>
 
 /**
  * Tracing from the environment (see the module documentation): the OTLP tracer when an endpoint is
- * configured, else nothing. Provide it outside everything else so every span reaches it.
+ * configured; else spans are turned off (`References.TracerEnabled`), since nothing would read them
+ * and building one per request, statement and use case costs CPU. Provide it outside everything
+ * else so every span reaches it.
  */
 export const layer = Layer.unwrap(
   Effect.gen(function*() {
     const tracing = yield* settings
-    if (tracing === undefined) return Layer.empty
+    if (tracing === undefined) return Layer.succeed(References.TracerEnabled, false)
     yield* Effect.logInfo("Tracing: OTLP export enabled", { url: tracing.url.replace(/\/\/[^@/]*@/, "//"), serviceName: tracing.serviceName })
     return layerOtlp(tracing)
   })
