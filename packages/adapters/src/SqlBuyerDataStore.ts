@@ -11,6 +11,13 @@ import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { AtRestCipher } from "./webhooks/SecretCipher.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  providedBy: Effect.withSpan("SqlBuyerDataStore.providedBy"),
+  find: Effect.withSpan("SqlBuyerDataStore.find"),
+  save: Effect.withSpan("SqlBuyerDataStore.save")
+}
+
 // The cipher's context: what the ciphertext is bound to.
 const contextOf = (paymentId: string, account: string) => `buyer_data ${paymentId} ${account}`
 
@@ -23,7 +30,7 @@ export const make = Effect.gen(function*() {
     sql<{ readonly account: string }>`SELECT account FROM buyer_data WHERE payment_id = ${paymentId}`.pipe(
       Effect.map((rows): ReadonlySet<string> => new Set(rows.map((row) => row.account))),
       Effect.orDie,
-      Effect.withSpan("SqlBuyerDataStore.providedBy")
+      spans.providedBy
     )
 
   const find = (paymentId: string, account: string) =>
@@ -38,7 +45,7 @@ export const make = Effect.gen(function*() {
         Effect.orDie
       )
       return Option.some(Redacted.make(JSON.parse(Redacted.value(plain)) as BuyerData))
-    }).pipe(Effect.withSpan("SqlBuyerDataStore.find"))
+    }).pipe(spans.find)
 
   const save = (paymentId: string, account: string, data: Redacted.Redacted<BuyerData>) =>
     Effect.gen(function*() {
@@ -47,7 +54,7 @@ export const make = Effect.gen(function*() {
       yield* sql`INSERT INTO buyer_data (payment_id, account, data, created_at, updated_at)
         VALUES (${paymentId}, ${account}, ${sealed}, ${now}::bigint, ${now}::bigint)
         ON CONFLICT (payment_id, account) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlBuyerDataStore.save"))
+    }).pipe(Effect.orDie, spans.save)
 
   return BuyerDataStore.of({ providedBy, find, save })
 })

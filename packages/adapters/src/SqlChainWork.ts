@@ -11,6 +11,12 @@ import { ChainWork, type PaymentId } from "@paygate/domain"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  claim: Effect.withSpan("SqlChainWork.claim"),
+  release: Effect.withSpan("SqlChainWork.release")
+}
+
 /** Builds the queue over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -29,13 +35,13 @@ export const make = Effect.gen(function*() {
         )
         RETURNING id`
       return rows.map((row) => row.id)
-    }).pipe(Effect.orDie, Effect.withSpan("SqlChainWork.claim"))
+    }).pipe(Effect.orDie, spans.claim)
 
   const release = (id: PaymentId, afterMillis: number) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* sql`UPDATE payments SET chain_lease_until = NULL, chain_due_at = ${now + afterMillis}::bigint WHERE id = ${id}`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlChainWork.release"))
+    }).pipe(Effect.orDie, spans.release)
 
   return ChainWork.of({ claim, release })
 })

@@ -13,6 +13,13 @@ import { CredentialCache } from "./CredentialCache.ts"
 import { toInt } from "./internal/Rows.ts"
 import * as TtlCache from "./internal/TtlCache.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  findKeyWithPartner: Effect.withSpan("SqlCredentialStore.findKeyWithPartner"),
+  findApp: Effect.withSpan("SqlCredentialStore.findApp"),
+  findPartner: Effect.withSpan("SqlCredentialStore.findPartner")
+}
+
 const decodePartner = Schema.decodeUnknownSync(Partner)
 
 const decodeKey: (input: unknown) => ApiKeyRecord = Schema.decodeUnknownSync(Schema.Struct({
@@ -59,7 +66,7 @@ export const make = Effect.gen(function*() {
       WHERE k.secret_sha256 = ${sha256Hex}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), keyWithPartnerFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlCredentialStore.findKeyWithPartner")
+      spans.findKeyWithPartner
     )
 
   const findKeyWithPartner = (sha256Hex: string) => {
@@ -74,7 +81,7 @@ export const make = Effect.gen(function*() {
       .pipe(
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), decodeApp)),
         Effect.orDie,
-        Effect.withSpan("SqlCredentialStore.findApp")
+        spans.findApp
       )
 
   const findApp = (id: AppId) => TtlCache.through(cache?.apps, id, () => readApp(id))
@@ -83,7 +90,7 @@ export const make = Effect.gen(function*() {
     sql`SELECT ${partnerSelect} FROM partners p WHERE p.id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), partnerFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlCredentialStore.findPartner")
+      spans.findPartner
     )
 
   return CredentialStore.of({ findKeyByHash, findKeyWithPartner, findApp, findPartner })

@@ -8,6 +8,11 @@ import { DataCollectionThresholds, isDataCollectionThreshold, type PartnerId } f
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  thresholdOf: Effect.withSpan("SqlDataCollectionThresholds.thresholdOf")
+}
+
 /** The threshold is not a plain unsigned decimal. */
 export class InvalidThreshold extends Schema.TaggedError<InvalidThreshold>()("InvalidThreshold", {
   message: Schema.String
@@ -23,7 +28,7 @@ export const make = Effect.gen(function*() {
     sql`SELECT data_collection_threshold::text AS threshold FROM partners WHERE id = ${partnerId}`.pipe(
       Effect.map((rows) => Option.fromNullishOr(thresholdText(rows[0]?.threshold))),
       Effect.orDie,
-      Effect.withSpan("SqlDataCollectionThresholds.thresholdOf")
+      spans.thresholdOf
     )
   return DataCollectionThresholds.of({ thresholdOf })
 })

@@ -16,6 +16,12 @@ import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventFromPayload } from "./internal/PaymentRow.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  claim: Effect.withSpan("SqlEventOutbox.claim"),
+  complete: Effect.withSpan("SqlEventOutbox.complete")
+}
+
 /** Builds the outbox reader over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -39,14 +45,14 @@ export const make = Effect.gen(function*() {
       return rows.map((row) => eventFromPayload(row.payload)).sort((a, b) =>
         a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
       )
-    }).pipe(Effect.orDie, Effect.withSpan("SqlEventOutbox.claim"))
+    }).pipe(Effect.orDie, spans.claim)
 
   const complete = (id: EventId) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* sql`UPDATE outbox_events SET processed_at = ${now}::bigint, lease_until = NULL
         WHERE id = ${id} AND processed_at IS NULL`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlEventOutbox.complete"))
+    }).pipe(Effect.orDie, spans.complete)
 
   return EventOutbox.of({ claim, complete })
 })

@@ -18,6 +18,13 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  claim: Effect.withSpan("SqlIdempotencyStore.claim"),
+  release: Effect.withSpan("SqlIdempotencyStore.release"),
+  complete: Effect.withSpan("SqlIdempotencyStore.complete")
+}
+
 /** How long a key is remembered from its claim (contract §9: 24 hours). */
 export const retentionMillis = 24 * 60 * 60 * 1000
 
@@ -62,13 +69,13 @@ export const make = Effect.gen(function*() {
         return replay({ status, body: row.response_body })
       }
       return yield* Effect.die(new Error(`idempotency key ${scope.key} kept changing under us`))
-    }).pipe(Effect.orDie, Effect.withSpan("SqlIdempotencyStore.claim"))
+    }).pipe(Effect.orDie, spans.claim)
 
   const release = (scope: IdempotencyScope) =>
     sql`DELETE FROM idempotency_keys WHERE ${where(scope)} AND status_code IS NULL`.pipe(
       Effect.asVoid,
       Effect.orDie,
-      Effect.withSpan("SqlIdempotencyStore.release")
+      spans.release
     )
 
   const complete = (scope: IdempotencyScope, response: StoredResponse) =>
@@ -78,7 +85,7 @@ export const make = Effect.gen(function*() {
           WHERE ${where(scope)} AND status_code IS NULL`.pipe(
         Effect.asVoid,
         Effect.orDie,
-        Effect.withSpan("SqlIdempotencyStore.complete")
+        spans.complete
       )
 
   return IdempotencyStore.of({ claim, complete, release })

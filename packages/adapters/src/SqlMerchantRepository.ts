@@ -20,6 +20,14 @@ import { toInt } from "./internal/Rows.ts"
 import * as TtlCache from "./internal/TtlCache.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  insert: Effect.withSpan("SqlMerchantRepository.insert"),
+  update: Effect.withSpan("SqlMerchantRepository.update"),
+  findById: Effect.withSpan("SqlMerchantRepository.findById"),
+  list: Effect.withSpan("SqlMerchantRepository.list")
+}
+
 /** The unique index behind `MerchantExists`. */
 export const activeNameIndex = "merchants_active_name"
 
@@ -60,7 +68,7 @@ export const make = Effect.gen(function*() {
       m,
       sql`INSERT INTO merchants (id, partner_id, mode, name, email, icon_url, deleted, created_at, updated_at)
         VALUES (${m.id}, ${m.partnerId}, ${m.mode}, ${m.name}, ${m.email}, ${m.iconUrl}, ${m.deleted}, ${m.createdAt}::bigint, ${m.updatedAt}::bigint)`
-    ).pipe(Effect.asVoid, Effect.withSpan("SqlMerchantRepository.insert"))
+    ).pipe(Effect.asVoid, spans.insert)
 
   const update = (m: Merchant) =>
     write(
@@ -72,14 +80,14 @@ export const make = Effect.gen(function*() {
     ).pipe(
       Effect.ensuring(Effect.sync(() => cache?.invalidate((key) => key === merchantKey(m.partnerId, m.mode, m.id)))),
       Effect.flatMap((rows) => rows.length === 1 ? Effect.void : Effect.die(new Error(`unknown merchant ${m.id}`))),
-      Effect.withSpan("SqlMerchantRepository.update")
+      spans.update
     )
 
   const read = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
     sql`SELECT * FROM merchants WHERE id = ${id} AND partner_id = ${partnerId} AND mode = ${mode}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), merchantFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlMerchantRepository.findById")
+      spans.findById
     )
 
   const findById = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
@@ -100,7 +108,7 @@ export const make = Effect.gen(function*() {
     return sql`SELECT * FROM merchants WHERE ${sql.and(where)} ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
       Effect.map((rows) => rows.map(merchantFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlMerchantRepository.list")
+      spans.list
     )
   }
 

@@ -13,6 +13,14 @@ import type { Fragment } from "effect/sql/Statement"
 import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  insert: Effect.withSpan("SqlPaymentRepository.insert"),
+  findById: Effect.withSpan("SqlPaymentRepository.findById"),
+  update: Effect.withSpan("SqlPaymentRepository.update"),
+  list: Effect.withSpan("SqlPaymentRepository.list")
+}
+
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
 
@@ -62,13 +70,13 @@ export const make = Effect.gen(function*() {
           ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
       const outbox = eventsInsert(sql, events)
       return outbox === undefined ? paymentInsert : sql`WITH payment AS (${paymentInsert}) ${outbox}`
-    }).pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("SqlPaymentRepository.insert"))
+    }).pipe(Effect.asVoid, Effect.orDie, spans.insert)
 
   const findById = (id: string) =>
     sql`SELECT ${select} FROM payments WHERE id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), paymentFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlPaymentRepository.findById")
+      spans.findById
     )
 
   // Only what a transition can change is written; identity, owner, amount and creation time never change.
@@ -84,7 +92,7 @@ export const make = Effect.gen(function*() {
         () => Effect.fail(new DuplicateCommitment({ message: "The authorization or transaction already paid for another payment." }))
       ),
       Effect.catchTag("SqlError", Effect.die),
-      Effect.withSpan("SqlPaymentRepository.update")
+      spans.update
     )
 
   const list = (query: PaymentQuery) => {
@@ -105,7 +113,7 @@ export const make = Effect.gen(function*() {
     return sql`SELECT ${select} FROM payments WHERE ${sql.and(where)} ORDER BY ${order} LIMIT ${query.limit}`.pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlPaymentRepository.list")
+      spans.list
     )
   }
 

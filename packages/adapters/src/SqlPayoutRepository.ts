@@ -14,6 +14,15 @@ import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  find: Effect.withSpan("SqlPayoutRepository.find"),
+  listByPayment: Effect.withSpan("SqlPayoutRepository.listByPayment"),
+  undecided: Effect.withSpan("SqlPayoutRepository.undecided"),
+  decide: Effect.withSpan("SqlPayoutRepository.decide"),
+  update: Effect.withSpan("SqlPayoutRepository.update")
+}
+
 // Aborts (rolls back) an update whose payment changed meanwhile.
 class LostRace extends Schema.TaggedError<LostRace>()("LostRace", {}) {}
 
@@ -26,14 +35,14 @@ export const make = Effect.gen(function*() {
     sql`SELECT ${select} FROM payouts WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), payoutFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlPayoutRepository.find")
+      spans.find
     )
 
   const listByPayment = (paymentId: PaymentId) =>
     sql`SELECT ${select} FROM payouts WHERE payment_id = ${paymentId} ORDER BY kind`.pipe(
       Effect.map((rows) => rows.map(payoutFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlPayoutRepository.listByPayment")
+      spans.listByPayment
     )
 
   const undecided = (limit: number) =>
@@ -41,7 +50,7 @@ export const make = Effect.gen(function*() {
       WHERE status = 'succeeded' AND NOT settlement_decided ORDER BY updated_at LIMIT ${limit}`.pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlPayoutRepository.undecided")
+      spans.undecided
     )
 
   const decide = (paymentId: PaymentId, settlement: Payout | null) =>
@@ -56,7 +65,7 @@ export const make = Effect.gen(function*() {
       if (taken.length > 0) return false
       yield* insertPayout(sql, settlement)
       return true
-    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlPayoutRepository.decide"))
+    }).pipe(sql.withTransaction, Effect.orDie, spans.decide)
 
   const update = (p: Payout, effects: PayoutEffects = {}) =>
     Effect.gen(function*() {
@@ -78,7 +87,7 @@ export const make = Effect.gen(function*() {
       sql.withTransaction,
       Effect.catchTag("LostRace", () => Effect.succeed(false)),
       Effect.orDie,
-      Effect.withSpan("SqlPayoutRepository.update")
+      spans.update
     )
 
   return PayoutRepository.of({ find, listByPayment, undecided, decide, update })

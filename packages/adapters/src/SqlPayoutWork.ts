@@ -11,6 +11,12 @@ import { type PaymentId, type PayoutKey, type PayoutKind, PayoutWork } from "@pa
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  claim: Effect.withSpan("SqlPayoutWork.claim"),
+  release: Effect.withSpan("SqlPayoutWork.release")
+}
+
 /** Builds the queue over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -29,14 +35,14 @@ export const make = Effect.gen(function*() {
         )
         RETURNING payment_id, kind`
       return rows.map((row): PayoutKey => ({ paymentId: row.payment_id, kind: row.kind }))
-    }).pipe(Effect.orDie, Effect.withSpan("SqlPayoutWork.claim"))
+    }).pipe(Effect.orDie, spans.claim)
 
   const release = (key: PayoutKey, afterMillis: number) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* sql`UPDATE payouts SET lease_until = NULL, due_at = ${now + afterMillis}::bigint
         WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlPayoutWork.release"))
+    }).pipe(Effect.orDie, spans.release)
 
   return PayoutWork.of({ claim, release })
 })

@@ -9,6 +9,12 @@ import { OptionClaims, QuoteStore } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  latest: Effect.withSpan("SqlQuoteStore.latest"),
+  save: Effect.withSpan("SqlQuoteStore.save")
+}
+
 const ClaimsJson = Schema.fromJsonString(OptionClaims)
 const encodeClaims = Schema.encodeSync(ClaimsJson)
 const decodeClaims = Schema.decodeUnknownSync(OptionClaims)
@@ -32,7 +38,7 @@ export const make = Effect.gen(function*() {
       ORDER BY created_at DESC, seq DESC LIMIT 1`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => ({ optionId: row.option_id, claims: claimsFromRow(row.claims) }))),
       Effect.orDie,
-      Effect.withSpan("SqlQuoteStore.latest")
+      spans.latest
     )
 
   const save = (quote: { readonly optionId: string; readonly claims: OptionClaims }) =>
@@ -42,7 +48,7 @@ export const make = Effect.gen(function*() {
       yield* sql`INSERT INTO quotes (option_id, payment_id, account, asset, claims, created_at)
         VALUES (${quote.optionId}, ${claims.paymentId}, ${claims.account}, ${claims.asset}, ${encodeClaims(claims)}::jsonb, ${now})
         ON CONFLICT (option_id) DO NOTHING`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlQuoteStore.save"))
+    }).pipe(Effect.orDie, spans.save)
 
   return QuoteStore.of({ latest, save })
 })

@@ -14,6 +14,12 @@ import { insertPayout } from "./internal/PayoutRow.ts"
 import { toInt } from "./internal/Rows.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  findByPayment: Effect.withSpan("SqlRefundRepository.findByPayment"),
+  insert: Effect.withSpan("SqlRefundRepository.insert")
+}
+
 /** The unique constraint behind `AlreadyRefunded`. */
 export const onePerPaymentConstraint = "refunds_one_per_payment"
 
@@ -38,7 +44,7 @@ export const make = Effect.gen(function*() {
     sql`SELECT * FROM refunds WHERE payment_id = ${paymentId}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), refundFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlRefundRepository.findByPayment")
+      spans.findByPayment
     )
 
   // The payment's live settlement: withdrawn while its transfer is unsigned, else the refund is refused.
@@ -82,7 +88,7 @@ export const make = Effect.gen(function*() {
           )
       ),
       Effect.catchTag("SqlError", Effect.die),
-      Effect.withSpan("SqlRefundRepository.insert")
+      spans.insert
     )
 
   return RefundRepository.of({ insert, findByPayment })

@@ -13,6 +13,16 @@ import { SqlClient } from "effect/sql"
 import { toInt } from "./internal/Rows.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  insertAll: Effect.withSpan("SqlSettlementRepository.insertAll"),
+  list: Effect.withSpan("SqlSettlementRepository.list"),
+  findById: Effect.withSpan("SqlSettlementRepository.findById"),
+  findByAsset: Effect.withSpan("SqlSettlementRepository.findByAsset"),
+  update: Effect.withSpan("SqlSettlementRepository.update"),
+  remove: Effect.withSpan("SqlSettlementRepository.remove")
+}
+
 /** The unique constraint behind `InvalidState`. */
 export const merchantAssetConstraint = "crypto_settlements_merchant_asset"
 
@@ -73,7 +83,7 @@ export const make = Effect.gen(function*() {
           )
       ),
       Effect.catchTag("SqlError", Effect.die),
-      Effect.withSpan("SqlSettlementRepository.insertAll")
+      spans.insertAll
     )
   }
 
@@ -81,21 +91,21 @@ export const make = Effect.gen(function*() {
     sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(settlementFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlSettlementRepository.list")
+      spans.list
     )
 
   const findById = (merchantId: MerchantId, id: SettlementId) =>
     sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), settlementFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlSettlementRepository.findById")
+      spans.findById
     )
 
   const findByAsset = (merchantId: MerchantId, asset: string) =>
     sql`SELECT * FROM crypto_settlements WHERE merchant_id = ${merchantId} AND asset = ${asset}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), settlementFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlSettlementRepository.findByAsset")
+      spans.findByAsset
     )
 
   const update = (s: CryptoSettlement) =>
@@ -104,14 +114,14 @@ export const make = Effect.gen(function*() {
       RETURNING id`.pipe(
       Effect.orDie,
       Effect.flatMap((rows) => rows.length === 1 ? Effect.void : Effect.die(new Error(`unknown settlement ${s.id}`))),
-      Effect.withSpan("SqlSettlementRepository.update")
+      spans.update
     )
 
   const remove = (merchantId: MerchantId, id: SettlementId) =>
     sql`DELETE FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id} RETURNING id`.pipe(
       Effect.map((rows) => rows.length > 0),
       Effect.orDie,
-      Effect.withSpan("SqlSettlementRepository.remove")
+      spans.remove
     )
 
   return SettlementRepository.of({ insertAll, list, findById, findByAsset, update, remove })

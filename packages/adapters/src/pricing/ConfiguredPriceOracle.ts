@@ -19,6 +19,11 @@ import { ChainsConfig, lookupAsset } from "../chain/ChainConfig.ts"
 import { makeClient } from "../chain/RpcCall.ts"
 import { defaultMaxAgeSeconds, type FeedAnswer, type FeedReader, makeReader } from "./PriceFeed.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  pricing: Effect.withSpan("PriceOracle.pricing")
+}
+
 const peg: Pricing = { _tag: "Peg" }
 
 const rate = (numerator: bigint, denominator: bigint): Pricing => ({
@@ -68,7 +73,7 @@ export const make: Effect.Effect<PriceOracle["Service"], never, ChainsConfig> = 
     return fromFeed(chain.chainId, configured.address, configured.maxAgeSeconds, tokenPriceToRate)
   }
 
-  return PriceOracle.of({ pricing: (currency, asset) => pricing(currency, asset).pipe(Effect.withSpan("PriceOracle.pricing")) })
+  return PriceOracle.of({ pricing: (currency, asset) => pricing(currency, asset).pipe(spans.pricing) })
 })
 
 /** Prices of the configured assets. */

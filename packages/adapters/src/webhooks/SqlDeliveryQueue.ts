@@ -39,6 +39,18 @@ import { toInt, toIntOrNull } from "../internal/Rows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
 import { endpointFromRow } from "./SqlWebhookEndpointRepository.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  fanOut: Effect.withSpan("SqlDeliveryQueue.fanOut"),
+  claim: Effect.withSpan("SqlDeliveryQueue.claim"),
+  record: Effect.withSpan("SqlDeliveryQueue.record"),
+  recordMany: Effect.withSpan("SqlDeliveryQueue.recordMany"),
+  release: Effect.withSpan("SqlDeliveryQueue.release"),
+  listForEndpoint: Effect.withSpan("SqlDeliveryQueue.listForEndpoint"),
+  findEvent: Effect.withSpan("SqlDeliveryQueue.findEvent"),
+  redeliver: Effect.withSpan("SqlDeliveryQueue.redeliver")
+}
+
 const decodeDelivery = Schema.decodeUnknownSync(Delivery)
 
 /** The columns selected for a delivery. */
@@ -112,7 +124,7 @@ export const make = Effect.gen(function*() {
       yield* sql`UPDATE outbox_events SET processed_at = ${now}::bigint, lease_until = NULL
         WHERE id = ANY(${textArray(items.map((i) => i.event.id))}::text[]) AND processed_at IS NULL`
       return created
-    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlDeliveryQueue.fanOut"))
+    }).pipe(sql.withTransaction, Effect.orDie, spans.fanOut)
 
   // Claims decode the same endpoints (and, fanned out, the same events) over and over: both are
   // immutable per stored form, so decoded values are kept (bounded) by that form.
@@ -194,7 +206,7 @@ export const make = Effect.gen(function*() {
       return claimed.sort((a, b) =>
         (a.delivery.nextAttemptAt ?? 0) - (b.delivery.nextAttemptAt ?? 0) || (a.delivery.id < b.delivery.id ? -1 : 1)
       )
-    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.claim"))
+    }).pipe(Effect.orDie, spans.claim)
 
   // One statement, unless the endpoint is to be disabled too (then one transaction).
   const record = (attempt: AttemptRecord) =>
@@ -216,7 +228,7 @@ export const make = Effect.gen(function*() {
           WHERE endpoint_id = ${endpointId} AND status = 'pending'`
       }
       return true
-    }).pipe(attempt.disableEndpoint ? sql.withTransaction : identity, Effect.orDie, Effect.withSpan("SqlDeliveryQueue.record"))
+    }).pipe(attempt.disableEndpoint ? sql.withTransaction : identity, Effect.orDie, spans.record)
 
   const recordMany = (attempts: ReadonlyArray<AttemptRecord>) =>
     Effect.gen(function*() {
@@ -237,7 +249,7 @@ export const make = Effect.gen(function*() {
         WHERE d.id = v.id AND d.attempts = v.attempts_before AND d.status = 'pending'
         RETURNING d.id`
       return [...recorded, ...rows.map((r) => r.id)]
-    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.recordMany"))
+    }).pipe(Effect.orDie, spans.recordMany)
 
   const release = (ids: ReadonlyArray<DeliveryId>) =>
     ids.length === 0
@@ -246,7 +258,7 @@ export const make = Effect.gen(function*() {
           WHERE id = ANY(${textArray(ids)}::text[]) AND status = 'pending'`.pipe(
           Effect.asVoid,
           Effect.orDie,
-          Effect.withSpan("SqlDeliveryQueue.release")
+          spans.release
         )
 
   const listForEndpoint = (query: { readonly endpointId: WebhookEndpointId; readonly after: Cursor | null; readonly limit: number }) =>
@@ -255,14 +267,14 @@ export const make = Effect.gen(function*() {
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
       Effect.map((rows) => rows.map(deliveryFromRow)),
       Effect.orDie,
-      Effect.withSpan("SqlDeliveryQueue.listForEndpoint")
+      spans.listForEndpoint
     )
 
   const findEvent = (id: EventId) =>
     sql<{ readonly payload: unknown }>`SELECT payload FROM outbox_events WHERE id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => eventFromPayload(row.payload))),
       Effect.orDie,
-      Effect.withSpan("SqlDeliveryQueue.findEvent")
+      spans.findEvent
     )
 
   const redeliver = (event: OutboxEvent, endpoints: ReadonlyArray<WebhookEndpointId>) =>
@@ -270,7 +282,7 @@ export const make = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const rows = yield* insertDeliveries(endpoints.map((endpoint) => [event, endpoint] as const), true, now)
       return rows.map(deliveryFromRow)
-    }).pipe(Effect.orDie, Effect.withSpan("SqlDeliveryQueue.redeliver"))
+    }).pipe(Effect.orDie, spans.redeliver)
 
   return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, findEvent, redeliver })
 })

@@ -8,6 +8,11 @@ import { ExpiringPayments, type PaymentId } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  due: Effect.withSpan("SqlExpiringPayments.due")
+}
+
 /** Builds the finder over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -18,7 +23,7 @@ export const make = Effect.gen(function*() {
       ORDER BY expires_at LIMIT ${limit}`.pipe(
       Effect.map((rows) => rows.map((row) => row.id)),
       Effect.orDie,
-      Effect.withSpan("SqlExpiringPayments.due")
+      spans.due
     )
   return ExpiringPayments.of({ due })
 })

@@ -19,6 +19,15 @@ import { SqlClient } from "effect/sql"
 import { fromJsonColumn, toInt } from "../internal/Rows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  insert: Effect.withSpan("SqlWebhookEndpointRepository.insert"),
+  find: Effect.withSpan("SqlWebhookEndpointRepository.find"),
+  list: Effect.withSpan("SqlWebhookEndpointRepository.list"),
+  active: Effect.withSpan("SqlWebhookEndpointRepository.active"),
+  remove: Effect.withSpan("SqlWebhookEndpointRepository.remove")
+}
+
 const decodeEndpoint = Schema.decodeUnknownSync(WebhookEndpoint)
 
 /** The columns selected for an endpoint. */
@@ -62,7 +71,7 @@ export const make = Effect.gen(function*() {
           api_version, created_at, updated_at)
         VALUES (${e.id}, ${e.partnerId}, ${e.mode}, ${e.url}, ${JSON.stringify(e.events)}::jsonb, ${e.merchantId},
           ${ciphertext}, ${e.status}, ${e.apiVersion}, ${e.createdAt}::bigint, ${e.createdAt}::bigint)`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlWebhookEndpointRepository.insert"))
+    }).pipe(Effect.orDie, spans.insert)
 
   const find = (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) =>
     sql`SELECT ${select} FROM webhook_endpoints
@@ -70,7 +79,7 @@ export const make = Effect.gen(function*() {
       Effect.flatMap(fromRows),
       Effect.map((rows) => Option.fromNullishOr(rows[0])),
       Effect.orDie,
-      Effect.withSpan("SqlWebhookEndpointRepository.find")
+      spans.find
     )
 
   const list = (query: { readonly partnerId: PartnerId; readonly mode: Mode; readonly after: Cursor | null; readonly limit: number }) =>
@@ -80,7 +89,7 @@ export const make = Effect.gen(function*() {
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
       Effect.flatMap(fromRows),
       Effect.orDie,
-      Effect.withSpan("SqlWebhookEndpointRepository.list")
+      spans.list
     )
 
   const active = (partnerId: PartnerId, mode: Mode) =>
@@ -89,7 +98,7 @@ export const make = Effect.gen(function*() {
       ORDER BY created_at, id`.pipe(
       Effect.flatMap(fromRows),
       Effect.orDie,
-      Effect.withSpan("SqlWebhookEndpointRepository.active")
+      spans.active
     )
 
   const remove = (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) =>
@@ -102,7 +111,7 @@ export const make = Effect.gen(function*() {
           last_error = 'the endpoint was deleted', updated_at = ${now}::bigint
         WHERE endpoint_id = ${id} AND status = 'pending'`
       return true
-    }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SqlWebhookEndpointRepository.remove"))
+    }).pipe(sql.withTransaction, Effect.orDie, spans.remove)
 
   return WebhookEndpointRepository.of({ insert, find, list, active, remove })
 })

@@ -28,6 +28,11 @@ import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "e
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../observability/Metrics.ts"
 
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  refreshDatabaseGauges: Effect.withSpan("Metrics.refreshDatabaseGauges")
+}
+
 /** The route template of the current request, filled in by {@link RouteMetrics} once it matched. */
 class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undefined }>()("@paygate/http/MatchedRoute") {}
 
@@ -95,7 +100,7 @@ const refreshDatabaseGauges = Effect.gen(function*() {
       Effect.andThen(Metric.update(Metrics.scrapeDatabaseOk, 0))
     )
   ),
-  Effect.withSpan("Metrics.refreshDatabaseGauges")
+  spans.refreshDatabaseGauges
 )
 
 /** The text `GET /metrics` answers: scrape-time gauges refreshed, then the whole registry. */
