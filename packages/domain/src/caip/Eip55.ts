@@ -11,6 +11,11 @@ const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 /** Whether `address` is `0x` followed by 40 hex digits in any case; the checksum is not looked at. */
 export const isHexAddress = (address: string): boolean => HEX_ADDRESS.test(address)
 
+// The same few addresses (tokens, collection addresses, regular payers) are checksummed on every
+// request that names them: the last few thousand are remembered (a pure function of its input).
+const maxRemembered = 4096
+const checksums = new Map<string, string>()
+
 /**
  * The EIP-55 checksum form of an address (`0x` + 40 hex digits, any case): each hex letter is
  * upper-cased when the matching nibble of keccak256(lower-case digits as ASCII) is 8 or more.
@@ -21,6 +26,8 @@ export const isHexAddress = (address: string): boolean => HEX_ADDRESS.test(addre
  */
 export const toChecksumAddress = (address: string): string => {
   const digits = address.slice(2).toLowerCase()
+  const known = checksums.get(digits)
+  if (known !== undefined) return known
   const hash = keccak256(Uint8Array.from(digits, (digit) => digit.charCodeAt(0)))
   let checksummed = "0x"
   for (let i = 0; i < digits.length; i++) {
@@ -29,6 +36,8 @@ export const toChecksumAddress = (address: string): string => {
     const digit = digits.charAt(i)
     checksummed += nibble >= 8 ? digit.toUpperCase() : digit
   }
+  if (checksums.size >= maxRemembered) checksums.clear()
+  checksums.set(digits, checksummed)
   return checksummed
 }
 

@@ -86,4 +86,12 @@ describe("EIP-55", () => {
       assert.deepStrictEqual(normalizeEip55Address(bad), Result.fail("must be 0x followed by 40 hex digits"), bad)
     }
   })
+
+  it("answers remembered addresses the same as new ones, past the size of its memory", () => {
+    const addresses = Array.from({ length: 5000 }, (_, i) => `0x${i.toString(16).padStart(8, "0")}${"ab".repeat(16)}`)
+    for (const address of addresses) assert.strictEqual(toChecksumAddress(address), getAddress(address))
+    for (const address of addresses.slice(0, 100).concat(addresses.slice(-100))) {
+      assert.strictEqual(toChecksumAddress(address.toUpperCase().replace("0X", "0x")), getAddress(address))
+    }
+  })
 })
