@@ -1,4 +1,5 @@
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Chain, Database, JsonLogger, Migrations } from "@paygate/adapters"
 import { WorkerLive } from "@paygate/worker"
 import { Config, Effect, Layer, Option, Redacted } from "effect"

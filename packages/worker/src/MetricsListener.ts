@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ProcessMetrics } from "@paygate/adapters"
 import { Config, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"

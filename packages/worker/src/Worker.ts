@@ -36,7 +36,7 @@ import {
   type WebhookEndpointId
 } from "@paygate/domain"
 import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Queue } from "effect"
-import { NodeCrypto } from "@effect/platform-node"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import type { SqlClient } from "effect/sql"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"

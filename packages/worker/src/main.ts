@@ -6,7 +6,7 @@
  * With `WORKER_METRICS_PORT`, it answers `GET /metrics` on that port (`MetricsListener.ts`).
  * The executor and the payout jobs work on the chains of `PAYGATE_CHAINS` (none when unset).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Chain, Database, JsonLogger, Migrations } from "@paygate/adapters"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { MetricsListener } from "./MetricsListener.ts"

@@ -5,7 +5,7 @@
  * worker in process (expiry, webhooks, and the executor that submits pull payments on chain).
  * Tests create payments through the Merchant API like a merchant backend would.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Chain, CredentialAdmin, Database, Migrations } from "@paygate/adapters"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { WorkerLive } from "@paygate/worker"

@@ -6,7 +6,7 @@
 import { SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import { IdGenerator, Payments, WebhookDispatch, WebhookSettings, type WebhookSettingsShape } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
-import { NodeCrypto } from "@effect/platform-node"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { defaultWorkerSettings, WorkerJobs, WorkerSettings, type WorkerSettingsShape } from "../../src/Worker.ts"
