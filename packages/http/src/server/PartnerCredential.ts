@@ -24,19 +24,20 @@ export const findKey = Effect.fnUntraced(function*(secret: string) {
  * digests compared in constant time, revoked and wallet keys refused alike.
  */
 export const authenticatePartnerKey = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
-  const invalid = new InvalidApiKey({ message: "The API key is not valid." })
+  // Built only when refused: an error's construction validates its fields and captures a stack.
+  const invalid = () => new InvalidApiKey({ message: "The API key is not valid." })
   const kind = kindOfSecret(apiKey)
   if (kind === "wallet" && (yield* findKey(apiKey)) !== undefined) {
     return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
   }
-  if (kind !== "partner") return yield* invalid
+  if (kind !== "partner") return yield* invalid()
   const found = yield* findKey(apiKey)
-  if (found === undefined || found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalid
+  if (found === undefined || found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalid()
   const { key, partner } = found
   if (environment === "staging" && key.mode === "live") {
     return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox keys (sk_test_…) only." })
   }
-  if (partner === null) return yield* invalid
+  if (partner === null) return yield* invalid()
   const auth: Authenticated & { readonly mode: typeof key.mode } = {
     partnerId: partner.id,
     keyId: key.id,
