@@ -36,7 +36,6 @@ import {
   type WebhookEndpointId
 } from "@paygate/domain"
 import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Queue } from "effect"
-import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import type { SqlClient } from "effect/sql"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
@@ -319,7 +318,7 @@ export const WorkerLive: Layer.Layer<
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer)),
-  Layer.provide(Layer.mergeAll(IdGenerator.layer, NodeCrypto.layerMac)),
+  Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer))
 )

@@ -6,7 +6,6 @@
 import { SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import { IdGenerator, Payments, WebhookDispatch, WebhookSettings, type WebhookSettingsShape } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
-import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { defaultWorkerSettings, WorkerJobs, WorkerSettings, type WorkerSettingsShape } from "../../src/Worker.ts"
@@ -36,7 +35,7 @@ export const testWorkerLayer = (
     Layer.provide(WebhookAdapters.layer),
     Layer.provide(WebhookAdapters.SecretCipher.layerFromConfig),
     Layer.provide(SqlPersistence.layer),
-    Layer.provide(Layer.mergeAll(IdGenerator.layer, NodeCrypto.layerMac)),
+    Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WebhookSettings, { ...fastWebhooks, ...webhooks })),
     Layer.provide(Layer.succeed(WorkerSettings, { ...fastWorker, ...worker }))
