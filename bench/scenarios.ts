@@ -116,10 +116,10 @@ const createB1: Load = {
   })
 }
 
-/** Diagnostic: the service's create statements (3 round trips, credentials cached) by hand, same headers and body. */
+/** Diagnostic: the service's create statements (2 round trips, credentials cached) by hand, same headers and body. */
 const createSame: Load = {
   id: "create.same",
-  label: "diagnostic: the service's 3 create statements by hand",
+  label: "diagnostic: the service's 2 create statements by hand",
   system: "baseline",
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-bs`)

@@ -13,7 +13,13 @@
  *
  * @module
  */
-import { type IdempotencyClaim, type IdempotencyScope, IdempotencyStore, type StoredResponse } from "@paygate/domain"
+import {
+  type IdempotencyClaim,
+  type IdempotencyCompletion,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type StoredResponse
+} from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
@@ -36,12 +42,20 @@ const replay = (response: StoredResponse): IdempotencyClaim => ({ _tag: "Replay"
 // A claim whose row vanished (released) between the write and the read is tried again.
 const maxAttempts = 5
 
+const where = (sql: SqlClient.SqlClient, scope: IdempotencyScope) =>
+  sql`partner_id = ${scope.partnerId} AND route = ${scope.route} AND key = ${scope.key}`
+
+/**
+ * The statement that stores a claimed key's response; also run inside another write's statement
+ * (`SqlPaymentRepository.insert`), so the response commits with what it describes.
+ */
+export const completeStatement = (sql: SqlClient.SqlClient, completion: IdempotencyCompletion) =>
+  sql`UPDATE idempotency_keys SET status_code = ${completion.response.status}, response_body = ${completion.response.body}
+    WHERE ${where(sql, completion.scope)} AND status_code IS NULL`
+
 /** Builds the store over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-
-  const where = (scope: IdempotencyScope) =>
-    sql`partner_id = ${scope.partnerId} AND route = ${scope.route} AND key = ${scope.key}`
 
   const claim = (scope: IdempotencyScope, bodyHash: string, nowMillis: number) =>
     Effect.gen(function*() {
@@ -60,7 +74,7 @@ export const make = Effect.gen(function*() {
           readonly status_code: unknown
           readonly response_body: string | null
           readonly expires_at: unknown
-        }>`SELECT body_sha256, status_code, response_body, expires_at FROM idempotency_keys WHERE ${where(scope)}`
+        }>`SELECT body_sha256, status_code, response_body, expires_at FROM idempotency_keys WHERE ${where(sql, scope)}`
         const row = rows[0]
         if (row === undefined || toInt(row.expires_at) <= nowMillis) continue
         if (row.body_sha256 !== bodyHash) return differentBody
@@ -72,7 +86,7 @@ export const make = Effect.gen(function*() {
     }).pipe(Effect.orDie, spans.claim)
 
   const release = (scope: IdempotencyScope) =>
-    sql`DELETE FROM idempotency_keys WHERE ${where(scope)} AND status_code IS NULL`.pipe(
+    sql`DELETE FROM idempotency_keys WHERE ${where(sql, scope)} AND status_code IS NULL`.pipe(
       Effect.asVoid,
       Effect.orDie,
       spans.release
@@ -81,12 +95,7 @@ export const make = Effect.gen(function*() {
   const complete = (scope: IdempotencyScope, response: StoredResponse) =>
     response.status >= 500
       ? release(scope)
-      : sql`UPDATE idempotency_keys SET status_code = ${response.status}, response_body = ${response.body}
-          WHERE ${where(scope)} AND status_code IS NULL`.pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        spans.complete
-      )
+      : completeStatement(sql, { scope, response }).pipe(Effect.asVoid, Effect.orDie, spans.complete)
 
   return IdempotencyStore.of({ claim, complete, release })
 })

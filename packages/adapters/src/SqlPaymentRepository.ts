@@ -6,11 +6,19 @@
  *
  * @module
  */
-import { DuplicateCommitment, type OutboxEvent, type Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
+import {
+  DuplicateCommitment,
+  type IdempotencyCompletion,
+  type OutboxEvent,
+  type Payment,
+  PaymentRepository,
+  type PaymentQuery
+} from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { completeStatement } from "./SqlIdempotencyStore.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
@@ -58,9 +66,9 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(paymentSelect)
 
-  // One statement (the events' INSERT with the payment's as a data-modifying WITH): atomic on its
-  // own, so one round trip instead of BEGIN, two INSERTs and COMMIT.
-  const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>) =>
+  // One statement (the events' INSERT with the payment's, and the idempotency completion, as
+  // data-modifying WITHs): atomic on its own, so one round trip instead of BEGIN, the writes and COMMIT.
+  const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>, completion?: IdempotencyCompletion) =>
     Effect.suspend(() => {
       const c = paymentColumns(payment)
       const paymentInsert = sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
@@ -69,7 +77,14 @@ export const make = Effect.gen(function*() {
           ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
           ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
       const outbox = eventsInsert(sql, events)
-      return outbox === undefined ? paymentInsert : sql`WITH payment AS (${paymentInsert}) ${outbox}`
+      const writes = [
+        paymentInsert,
+        ...(completion === undefined ? [] : [completeStatement(sql, completion)]),
+        ...(outbox === undefined ? [] : [outbox])
+      ]
+      const last = writes.pop()!
+      if (writes.length === 0) return last
+      return sql`WITH ${sql.csv(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))} ${last}`
     }).pipe(Effect.asVoid, Effect.orDie, spans.insert)
 
   const findById = (id: string) =>

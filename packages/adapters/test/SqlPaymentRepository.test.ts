@@ -1,4 +1,12 @@
-import { Commitment, compareCreation, type Cursor, Payment, PaymentRepository, type PaymentQuery } from "@paygate/domain"
+import {
+  Commitment,
+  compareCreation,
+  type Cursor,
+  IdempotencyStore,
+  Payment,
+  PaymentRepository,
+  type PaymentQuery
+} from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -120,6 +128,32 @@ adapterSuite("SqlPaymentRepository", (it) => {
       assert.isTrue(Exit.hasDies(insertExit))
       assert.isTrue(Option.isNone(yield* repo.findById(other.id)))
       assert.deepStrictEqual(yield* storedEvents(other.id), [])
+    }))
+
+  it.effect("an insert stores the claimed key's response with the payment, or neither", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const keys = yield* IdempotencyStore
+      const merchant = yield* newMerchant(yield* newPartner())
+      const claim = (key: string) => keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", Date.now())
+      const completionOf = (key: string, body: string) => ({
+        scope: { partnerId: merchant.partnerId, route: "POST /v1/payments", key },
+        response: { status: 201, body }
+      })
+
+      assert.deepStrictEqual(yield* claim("k-1"), { _tag: "Claimed" })
+      const payment = yield* newPayment(merchant)
+      const created = yield* eventFor(payment, "payment.created")
+      yield* repo.insert(payment, [created], completionOf("k-1", `{"id":"${payment.id}"}`))
+      assert.deepStrictEqual(yield* claim("k-1"), { _tag: "Replay", response: { status: 201, body: `{"id":"${payment.id}"}` } })
+      assert.deepStrictEqual((yield* storedEvents(payment.id)).map((e) => e.id), [created.id])
+
+      // The payment's event fails (a reused id): no payment, and the key stays in flight, unanswered.
+      assert.deepStrictEqual(yield* claim("k-2"), { _tag: "Claimed" })
+      const other = yield* newPayment(merchant)
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(repo.insert(other, [created], completionOf("k-2", "{}")))))
+      assert.isTrue(Option.isNone(yield* repo.findById(other.id)))
+      assert.deepStrictEqual(yield* claim("k-2"), { _tag: "Conflict", reason: "in_flight" })
     }))
 
   it.effect("lists with every filter", () =>

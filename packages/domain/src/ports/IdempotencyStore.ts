@@ -14,6 +14,15 @@ export interface StoredResponse {
   readonly body: string
 }
 
+/**
+ * A claimed key's response, to be stored by the write that produced it, in the same atomic unit:
+ * once the write commits its response can be replayed, and never before.
+ */
+export interface IdempotencyCompletion {
+  readonly scope: IdempotencyScope
+  readonly response: StoredResponse
+}
+
 /** What a claim found. */
 export type IdempotencyClaim =
   | { readonly _tag: "Claimed" }

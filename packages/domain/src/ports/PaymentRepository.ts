@@ -2,6 +2,7 @@ import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import type { IdempotencyCompletion } from "./IdempotencyStore.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"
 import type { PaymentStatus } from "../payment/PaymentStatus.ts"
 
@@ -36,8 +37,15 @@ export class DuplicateCommitment extends Schema.TaggedError<DuplicateCommitment>
  * `internal_error`), never domain errors.
  */
 export class PaymentRepository extends Context.Service<PaymentRepository, {
-  /** Stores a new payment and its events. */
-  readonly insert: (payment: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
+  /**
+   * Stores a new payment and its events, and with them, when given, the response of the request's
+   * claimed idempotency key (`IdempotencyStore.complete` in the same atomic unit).
+   */
+  readonly insert: (
+    payment: Payment,
+    events: ReadonlyArray<OutboxEvent>,
+    completion?: IdempotencyCompletion | undefined
+  ) => Effect.Effect<void>
   /** The payment with this id, if any. */
   readonly findById: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
   /**

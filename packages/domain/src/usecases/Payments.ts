@@ -12,6 +12,7 @@ import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Payment.ts"
 import { type CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
+import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type Access, systemAccess } from "./Access.ts"
@@ -29,6 +30,11 @@ export interface CreatePaymentInput {
   readonly amount: { readonly unit: string; readonly value: string }
   readonly referenceId: string
   readonly checkout?: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
+  /**
+   * The response of the request's claimed `Idempotency-Key` for the new payment, stored with it
+   * atomically (contract §9): a retry replays it exactly when the payment exists.
+   */
+  readonly completion?: ((payment: Payment) => IdempotencyCompletion) | undefined
 }
 
 /** `GET /v1/payments` query (contract §8); values arrive as strings and are validated here. */
@@ -108,7 +114,7 @@ export class Payments extends Context.Service<Payments, {
           createdAt: millis,
           updatedAt: millis
         })
-        yield* repo.insert(payment, [yield* eventFor("payment.created", payment, {})])
+        yield* repo.insert(payment, [yield* eventFor("payment.created", payment, {})], input.completion?.(payment))
         return payment
       })
 

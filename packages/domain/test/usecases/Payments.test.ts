@@ -3,6 +3,8 @@ import { Effect, Layer } from "effect"
 import { errorCode } from "../../src/errors/ApiErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
+import { IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
+import { layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
 import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { type CreatePaymentInput, Payments } from "../../src/usecases/Payments.ts"
@@ -39,6 +41,17 @@ describe("Payments.create", () => {
       const events = store.events.filter((e) => e.paymentId === payment.id)
       assert.deepStrictEqual(events.map((e) => e.type), ["payment.created"])
     }).pipe(Effect.provide(layer)))
+
+  it.effect("stores the claimed idempotency key's response for the new payment with it", () =>
+    Effect.gen(function*() {
+      const keys = yield* IdempotencyStore
+      const scope = { partnerId: "ptn_1", route: "POST /v1/merchant/payment", key: "order-43" }
+      yield* keys.claim(scope, "hash", 0)
+      const payment = yield* Payments.use((p) =>
+        p.create({ ...base, referenceId: "order-43", completion: (created) => ({ scope, response: { status: 200, body: created.id } }) })
+      )
+      assert.deepStrictEqual(yield* keys.claim(scope, "hash", 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
+    }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency()))))
 
   it.effect.each([
     ["iso4217/usd", "1050"],

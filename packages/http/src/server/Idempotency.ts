@@ -1,5 +1,12 @@
-import { IdempotencyConflict, type IdempotencyScope, IdempotencyStore, InvalidParams, ParamsValidation } from "@paygate/domain"
-import { Clock, Effect, Predicate } from "effect"
+import {
+  type IdempotencyCompletion,
+  IdempotencyConflict,
+  type IdempotencyScope,
+  IdempotencyStore,
+  InvalidParams,
+  ParamsValidation
+} from "@paygate/domain"
+import { Clock, Context, Effect, Option, Predicate, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 
@@ -19,6 +26,44 @@ const withoutSecret = (body: string): string => {
   return Predicate.isObject(parsed) && "secret" in parsed ? JSON.stringify({ ...parsed, secret: secretShownOnce }) : body
 }
 
+/**
+ * The key the request being served claimed, for a handler whose own write stores the response
+ * ({@link answerStoredWithWrite}); `stored` tells {@link withIdempotency} not to store it again.
+ */
+export class ClaimedKey extends Context.Service<ClaimedKey, {
+  readonly scope: IdempotencyScope
+  readonly stored: () => void
+}>()("@paygate/http/ClaimedKey") {}
+
+/**
+ * Answers `status` with `render(result)` as JSON. When the request claimed an idempotency key, `run`
+ * gets the completion for its write to store that same answer with what it writes (one statement,
+ * and the answer replays exactly when the write committed); otherwise `undefined`.
+ */
+export const answerStoredWithWrite = <A, E, R>(
+  run: (completion: ((result: A) => IdempotencyCompletion) | undefined) => Effect.Effect<A, E, R>,
+  render: (result: A) => string,
+  status = 200
+) =>
+  Effect.gen(function*() {
+    const claimed = yield* Effect.serviceOption(ClaimedKey)
+    let body: string | undefined
+    const result = yield* run(
+      Option.isNone(claimed) ? undefined : (value) => {
+        body = render(value)
+        return { scope: claimed.value.scope, response: { status, body } }
+      }
+    )
+    if (body !== undefined && Option.isSome(claimed)) claimed.value.stored()
+    return HttpServerResponse.text(body ?? render(result), { status, contentType: "application/json" })
+  })
+
+/** Renders values of `schema` as the JSON text HttpApi would answer (encoded, then stringified). */
+export const jsonOf = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
+  const encode = Schema.encodeSync(schema)
+  return (value: S["Type"]): string => JSON.stringify(encode(value))
+}
+
 /** The `Idempotency-Key` of a request, validated (contract §9: 1–255 ASCII). */
 export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => {
   const key = request.headers["idempotency-key"]
@@ -32,7 +77,8 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * Runs a POST at most once per key: the first completed response (any status but 5xx) is stored
  * with a hash of the body and replayed, marked `Idempotent-Replayed: true`, for the same key and
  * body; another body, or a retry while the first is in flight, is `idempotency_conflict`.
- * `handled` must already have rendered its errors as responses.
+ * `handled` must already have rendered its errors as responses. A handler whose write stored the
+ * response itself ({@link answerStoredWithWrite}) leaves nothing to store here.
  */
 export const withIdempotency = <R>(
   scope: IdempotencyScope,
@@ -60,7 +106,12 @@ export const withIdempotency = <R>(
           : "This Idempotency-Key was used with a different request body."
       })
     }
-    const response = yield* handled.pipe(Effect.onInterrupt(() => store.release(scope)))
+    let storedByHandler = false
+    const response = yield* handled.pipe(
+      Effect.provideService(ClaimedKey, { scope, stored: () => (storedByHandler = true) }),
+      Effect.onInterrupt(() => store.release(scope))
+    )
+    if (storedByHandler) return response
     const text = bodyText(response)
     if (response.status >= 500 || text === undefined) yield* store.release(scope)
     else yield* store.complete(scope, { status: response.status, body: withoutSecret(text) })

@@ -1,9 +1,12 @@
-import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
+import { isFinal, merchantStatus, Merchants, type Payment, Payments, pollInMs, Wire } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
+import { answerStoredWithWrite, jsonOf } from "./Idempotency.ts"
+
+const createAnswer = jsonOf(Wire.CreatePaymentResponse)
 
 /** Merchant API handlers: statuses in the merchant vocabulary (contract §6). */
 export const MerchantPaymentHandlers = HttpApiBuilder.group(
@@ -17,22 +20,28 @@ export const MerchantPaymentHandlers = HttpApiBuilder.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
-          const payment = yield* payments.create({
-            partnerId: caller.partner.id,
-            merchantId: yield* CurrentMerchantId,
-            mode: caller.mode,
-            amount: payload.amount,
-            referenceId: payload.referenceId,
-            checkout: payload.checkout
-          })
-          return {
-            paymentId: payment.id,
-            gatewayUrl: `${checkoutUrl}/${payment.id}`,
-            status: merchantStatus(payment.status),
-            expiresAt: payment.expiresAt,
-            isFinal: isFinal(payment.status),
-            pollInMs: pollInMs(payment.status)
-          }
+          const merchantId = yield* CurrentMerchantId
+          return yield* answerStoredWithWrite(
+            (completion) =>
+              payments.create({
+                partnerId: caller.partner.id,
+                merchantId,
+                mode: caller.mode,
+                amount: payload.amount,
+                referenceId: payload.referenceId,
+                checkout: payload.checkout,
+                completion
+              }),
+            (payment: Payment) =>
+              createAnswer({
+                paymentId: payment.id,
+                gatewayUrl: `${checkoutUrl}/${payment.id}`,
+                status: merchantStatus(payment.status),
+                expiresAt: payment.expiresAt,
+                isFinal: isFinal(payment.status),
+                pollInMs: pollInMs(payment.status)
+              })
+          )
         }))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {

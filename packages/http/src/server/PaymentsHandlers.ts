@@ -11,8 +11,12 @@ import {
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
+import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
+import { answerStoredWithWrite, jsonOf } from "./Idempotency.ts"
+
+const createAnswer = jsonOf(CreatedPayment)
 
 /** The partner and mode of the authenticated caller: what every partner operation is scoped to. */
 export const partnerAccess = Effect.gen(function*() {
@@ -50,18 +54,24 @@ export const PaymentsHandlers = HttpApiBuilder.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          const payment = yield* payments.create({
-            ...access,
-            merchantId: payload.merchantId,
-            amount: payload.amount,
-            referenceId: payload.referenceId,
-            checkout: payload.checkout
-          })
-          return {
-            ...Wire.toPaymentRecord(payment),
-            gatewayUrl: `${checkoutUrl}/${payment.id}`,
-            pollInMs: pollInMs(payment.status)
-          }
+          return yield* answerStoredWithWrite(
+            (completion) =>
+              payments.create({
+                ...access,
+                merchantId: payload.merchantId,
+                amount: payload.amount,
+                referenceId: payload.referenceId,
+                checkout: payload.checkout,
+                completion
+              }),
+            (payment: Payment) =>
+              createAnswer({
+                ...Wire.toPaymentRecord(payment),
+                gatewayUrl: `${checkoutUrl}/${payment.id}`,
+                pollInMs: pollInMs(payment.status)
+              }),
+            201
+          )
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
