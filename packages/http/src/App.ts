@@ -1,9 +1,10 @@
 import { Layer } from "effect"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { DrainingMiddleware } from "./observability/Shutdown.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
+import { DocsPage } from "./server/DocsPage.ts"
 import { FallbackMiddleware } from "./server/Fallback.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
@@ -29,8 +30,8 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide(WebhooksHandlers),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])
   ),
-  // Bundled script and no web fonts: the page loads nothing from outside this server.
-  HttpApiScalar.layer(PaygateApi, { path: "/docs", scalar: { withDefaultFonts: false } }),
+  // The API reference, built on its first request (server/DocsPage.ts).
+  DocsPage,
   // The hosted checkout portal and data collection page (portal/PortalRoutes.ts).
   PortalRoutes,
   // GET /metrics and the request metrics (Prometheus text format).
