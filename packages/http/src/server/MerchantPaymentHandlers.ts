@@ -23,15 +23,7 @@ export const MerchantPaymentHandlers = HttpApiBuilder.group(
           const merchantId = yield* CurrentMerchantId
           return yield* answerStoredWithWrite(
             (completion) =>
-              payments.create({
-                partnerId: caller.partner.id,
-                merchantId,
-                mode: caller.mode,
-                amount: payload.amount,
-                referenceId: payload.referenceId,
-                checkout: payload.checkout,
-                completion
-              }),
+              payments.create({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, completion }),
             (payment: Payment) =>
               createAnswer({
                 paymentId: payment.id,

@@ -56,14 +56,7 @@ export const PaymentsHandlers = HttpApiBuilder.group(
           const access = yield* partnerAccess
           return yield* answerStoredWithWrite(
             (completion) =>
-              payments.create({
-                ...access,
-                merchantId: payload.merchantId,
-                amount: payload.amount,
-                referenceId: payload.referenceId,
-                checkout: payload.checkout,
-                completion
-              }),
+              payments.create({ ...payload, ...access, completion }),
             (payment: Payment) =>
               createAnswer({
                 ...Wire.toPaymentRecord(payment),
