@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as JsonLogger from "../src/JsonLogger.ts"
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -40,5 +42,18 @@ describe("JsonLogger", () => {
     batcher.flush()
     await nextTurn()
     assert.deepStrictEqual(chunks, ["a\nb\n", "c\n"])
+  })
+
+  it("loses no line when the process exits right after logging", () => {
+    const module = fileURLToPath(new URL("../src/JsonLogger.ts", import.meta.url))
+    const script = `
+      import { Effect } from "effect"
+      import * as JsonLogger from ${JSON.stringify(module)}
+      Effect.runSync(Effect.logInfo("last words").pipe(Effect.provide(JsonLogger.layer)))
+      process.exit(3)`
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+    assert.strictEqual(child.status, 3, child.stderr)
+    const lines = child.stdout.trim().split("\n").map((line) => JSON.parse(line) as { message: string })
+    assert.deepStrictEqual(lines.map((line) => line.message), ["last words"])
   })
 })
