@@ -5,4 +5,7 @@ import { Context } from "effect"
 export const RequestId = Context.Reference<string>("@paygate/http/RequestId", { defaultValue: () => "req_unknown" })
 
 /** A new request id: `req_` and 80 random bits in hex. */
-export const newRequestId = (): string => `req_${Buffer.from(PooledRandom.randomBytes(10)).toString("hex")}`
+export const newRequestId = (): string => {
+  const bytes = PooledRandom.randomBytes(10)
+  return `req_${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`
+}
