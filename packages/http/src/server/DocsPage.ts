@@ -19,6 +19,6 @@ export const DocsPage = HttpRouter.use((router) =>
         Scope.provide(scope)
       )
     )
-    yield* router.add("GET", "/docs", Effect.flatMap(page, (serve) => Scope.provide(serve, scope)))
+    yield* router.add("GET", "/docs", Effect.flatten(page))
   })
 )
