@@ -2,26 +2,33 @@
  * `IdempotencyStore` on SQL (`idempotency_keys`, primary key `(partner_id, route, key)`), with
  * the semantics of contract §9 and of the domain's in-memory store:
  *
- * - `claim` inserts an in-flight row (`status_code` NULL) kept 24 hours from the claim. The
- *   insert is `ON CONFLICT DO UPDATE ... WHERE expires_at <= now`: an expired row is replaced in
- *   the same atomic statement, a live one is left alone. When nothing was written the row is
- *   read: another body → `Conflict different_body`; same body in flight → `Conflict in_flight`;
- *   same body completed → `Replay` of the stored response. Of concurrent claims exactly one wins.
- * - `complete` stores the response of an in-flight key; a 5xx response is never stored (it
- *   releases the key instead, as the in-memory store does).
- * - `release` deletes an in-flight key so a retry can run; completed keys stay.
+ * - `claim` inserts an in-flight row (`status_code` NULL) kept 24 hours from the claim, held by a
+ *   fresh `lease_token` until `lease_until` (`IDEMPOTENCY_LEASE_MS`, default 30 s). The insert is
+ *   `ON CONFLICT DO UPDATE ... WHERE` the row expired or is in flight past its lease: such a row is
+ *   replaced in the same atomic statement, a live one is left alone. When nothing was written the
+ *   row is read: another body → `Conflict different_body`; same body in flight → `Conflict
+ *   in_flight`; same body completed → `Replay` of the stored response. Of concurrent claims
+ *   exactly one wins.
+ * - `complete` stores the response of a key still held by the lease's token; a 5xx response is
+ *   never stored (it releases the key instead, as the in-memory store does).
+ * - `release` deletes a key still held by the lease's token so a retry can run; completed keys stay.
+ *
+ * Why a lease: a request's claim commits before its work, so a process killed (or a database
+ * connection lost) in between would otherwise leave the key in flight for the whole 24 hours.
  *
  * @module
  */
 import {
   type IdempotencyClaim,
   type IdempotencyCompletion,
+  type IdempotencyLease,
   type IdempotencyScope,
   IdempotencyStore,
   type StoredResponse
 } from "@paygate/domain"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
@@ -34,7 +41,10 @@ const spans = {
 /** How long a key is remembered from its claim (contract §9: 24 hours). */
 export const retentionMillis = 24 * 60 * 60 * 1000
 
-const claimed: IdempotencyClaim = { _tag: "Claimed" }
+/** How long an unanswered key is held by its request by default (`IDEMPOTENCY_LEASE_MS`). */
+export const defaultLeaseMillis = 30_000
+
+const claimed = (lease: IdempotencyLease): IdempotencyClaim => ({ _tag: "Claimed", lease })
 const differentBody: IdempotencyClaim = { _tag: "Conflict", reason: "different_body" }
 const inFlight: IdempotencyClaim = { _tag: "Conflict", reason: "in_flight" }
 const replay = (response: StoredResponse): IdempotencyClaim => ({ _tag: "Replay", response })
@@ -45,60 +55,80 @@ const maxAttempts = 5
 const where = (sql: SqlClient.SqlClient, scope: IdempotencyScope) =>
   sql`partner_id = ${scope.partnerId} AND route = ${scope.route} AND key = ${scope.key}`
 
+const held = (sql: SqlClient.SqlClient, lease: IdempotencyLease) =>
+  sql`${where(sql, lease.scope)} AND status_code IS NULL AND lease_token = ${lease.token}`
+
 /**
- * The statement that stores a claimed key's response; also run inside another write's statement
- * (`SqlPaymentRepository.insert`), so the response commits with what it describes.
+ * The statement that stores a held key's response (`RETURNING 1` when it did); also run inside
+ * another write's statement (`SqlPaymentRepository.insert`), so the response commits with what it
+ * describes, and that write is fenced on it.
  */
 export const completeStatement = (sql: SqlClient.SqlClient, completion: IdempotencyCompletion) =>
-  sql`UPDATE idempotency_keys SET status_code = ${completion.response.status}, response_body = ${completion.response.body}
-    WHERE ${where(sql, completion.scope)} AND status_code IS NULL`
+  sql`UPDATE idempotency_keys SET status_code = ${completion.response.status}, response_body = ${completion.response.body},
+      lease_token = NULL, lease_until = NULL
+    WHERE ${held(sql, completion.lease)} RETURNING 1 AS held`
 
-/** Builds the store over the `SqlClient` in context. */
-export const make = Effect.gen(function*() {
+/** Builds the store over the `SqlClient` in context, holding unanswered keys for `leaseMillis`. */
+export const make = (leaseMillis: number) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const claim = (scope: IdempotencyScope, bodyHash: string, nowMillis: number) =>
     Effect.gen(function*() {
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const token = randomUUID()
         const written = yield* sql`
-          INSERT INTO idempotency_keys AS k (partner_id, route, key, body_sha256, status_code, response_body, created_at, expires_at)
-          VALUES (${scope.partnerId}, ${scope.route}, ${scope.key}, ${bodyHash}, NULL, NULL, ${nowMillis}::bigint, ${nowMillis + retentionMillis}::bigint)
+          INSERT INTO idempotency_keys AS k (partner_id, route, key, body_sha256, status_code, response_body, created_at,
+            expires_at, lease_token, lease_until)
+          VALUES (${scope.partnerId}, ${scope.route}, ${scope.key}, ${bodyHash}, NULL, NULL, ${nowMillis}::bigint,
+            ${nowMillis + retentionMillis}::bigint, ${token}, ${nowMillis + leaseMillis}::bigint)
           ON CONFLICT (partner_id, route, key) DO UPDATE SET
             body_sha256 = EXCLUDED.body_sha256, status_code = NULL, response_body = NULL,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+            lease_token = EXCLUDED.lease_token, lease_until = EXCLUDED.lease_until
           WHERE k.expires_at <= EXCLUDED.created_at
+            OR (k.status_code IS NULL AND COALESCE(k.lease_until, 0) <= EXCLUDED.created_at)
           RETURNING 1 AS claimed`
-        if (written.length > 0) return claimed
+        if (written.length > 0) return claimed({ scope, token })
         const rows = yield* sql<{
           readonly body_sha256: string
           readonly status_code: unknown
           readonly response_body: string | null
           readonly expires_at: unknown
-        }>`SELECT body_sha256, status_code, response_body, expires_at FROM idempotency_keys WHERE ${where(sql, scope)}`
+          readonly lease_until: unknown
+        }>`SELECT body_sha256, status_code, response_body, expires_at, lease_until FROM idempotency_keys WHERE ${where(sql, scope)}`
         const row = rows[0]
         if (row === undefined || toInt(row.expires_at) <= nowMillis) continue
-        if (row.body_sha256 !== bodyHash) return differentBody
         const status = toIntOrNull(row.status_code)
+        // Passed its lease between our insert and this read: claim again.
+        if (status === null && (toIntOrNull(row.lease_until) ?? 0) <= nowMillis) continue
+        if (row.body_sha256 !== bodyHash) return differentBody
         if (status === null || row.response_body === null) return inFlight
         return replay({ status, body: row.response_body })
       }
       return yield* Effect.die(new Error(`idempotency key ${scope.key} kept changing under us`))
     }).pipe(Effect.orDie, spans.claim)
 
-  const release = (scope: IdempotencyScope) =>
-    sql`DELETE FROM idempotency_keys WHERE ${where(sql, scope)} AND status_code IS NULL`.pipe(
-      Effect.asVoid,
-      Effect.orDie,
-      spans.release
-    )
+  const release = (lease: IdempotencyLease) =>
+    sql`DELETE FROM idempotency_keys WHERE ${held(sql, lease)}`.pipe(Effect.asVoid, Effect.orDie, spans.release)
 
-  const complete = (scope: IdempotencyScope, response: StoredResponse) =>
-    response.status >= 500
-      ? release(scope)
-      : completeStatement(sql, { scope, response }).pipe(Effect.asVoid, Effect.orDie, spans.complete)
+  const complete = (completion: IdempotencyCompletion) =>
+    completion.response.status >= 500
+      ? release(completion.lease).pipe(Effect.as(true))
+      : completeStatement(sql, completion).pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, spans.complete)
 
   return IdempotencyStore.of({ claim, complete, release })
 })
 
-/** `IdempotencyStore` over the `SqlClient` in context. */
-export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = Layer.effect(IdempotencyStore, make)
+/** How long an unanswered key is held: `IDEMPOTENCY_LEASE_MS`, 30 s by default. */
+export const leaseMillisConfig = Config.Int("IDEMPOTENCY_LEASE_MS").pipe(
+  Config.withDefault(defaultLeaseMillis),
+  Config.map((ms) => Math.max(1, ms))
+)
+
+/** `IdempotencyStore` over the `SqlClient` in context, with the lease from the environment. */
+export const layer: Layer.Layer<IdempotencyStore, Config.ConfigError, SqlClient.SqlClient> = Layer.effect(
+  IdempotencyStore,
+  Effect.gen(function*() {
+    return yield* make(yield* leaseMillisConfig)
+  })
+)

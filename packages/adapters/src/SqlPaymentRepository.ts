@@ -9,6 +9,7 @@
 import {
   DuplicateCommitment,
   type IdempotencyCompletion,
+  idempotencyLeaseLost,
   type OutboxEvent,
   type Payment,
   PaymentRepository,
@@ -19,7 +20,8 @@ import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { completeStatement } from "./SqlIdempotencyStore.ts"
-import { isUniqueViolation } from "./internal/UniqueViolation.ts"
+import { isUniqueViolation, sqlState } from "./internal/UniqueViolation.ts"
+import { leaseLostState } from "./migrations/0007_idempotency_lease.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {
@@ -68,6 +70,8 @@ export const make = Effect.gen(function*() {
 
   // One statement (the events' INSERT with the payment's, and the idempotency completion, as
   // data-modifying WITHs): atomic on its own, so one round trip instead of BEGIN, the writes and COMMIT.
+  // With a completion, the statement ends in `idempotency_fence`, which fails it (so nothing of
+  // it commits) when the key's lease was lost to a retry.
   const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>, completion?: IdempotencyCompletion) =>
     Effect.suspend(() => {
       const c = paymentColumns(payment)
@@ -77,15 +81,21 @@ export const make = Effect.gen(function*() {
           ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
           ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
       const outbox = eventsInsert(sql, events)
-      const writes = [
-        paymentInsert,
-        ...(completion === undefined ? [] : [completeStatement(sql, completion)]),
-        ...(outbox === undefined ? [] : [outbox])
-      ]
+      const writes = [paymentInsert, ...(outbox === undefined ? [] : [outbox])]
+      if (completion !== undefined) {
+        return sql`WITH ${sql.csv(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))},
+          held AS (${completeStatement(sql, completion)})
+          SELECT idempotency_fence(EXISTS (SELECT 1 FROM held))`
+      }
       const last = writes.pop()!
       if (writes.length === 0) return last
       return sql`WITH ${sql.csv(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))} ${last}`
-    }).pipe(Effect.asVoid, Effect.orDie, spans.insert)
+    }).pipe(
+      Effect.asVoid,
+      Effect.catchIf((error) => sqlState(error) === leaseLostState, () => Effect.fail(idempotencyLeaseLost())),
+      Effect.catchTag("SqlError", Effect.die),
+      spans.insert
+    )
 
   const findById = (id: string) =>
     sql`SELECT ${select} FROM payments WHERE id = ${id}`.pipe(

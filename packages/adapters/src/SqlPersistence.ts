@@ -41,7 +41,7 @@ export type Ports =
   | CredentialStore
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
-export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
   SqlPaymentRepository.layer,
   SqlEventOutbox.layer,
   SqlMerchantRepository.layer,

@@ -1,11 +1,12 @@
 import { SqlIdempotencyStore } from "@paygate/adapters"
-import { type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
+import { type IdempotencyClaim, type IdempotencyLease, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 
 const day = SqlIdempotencyStore.retentionMillis
+const lease = SqlIdempotencyStore.defaultLeaseMillis
 const t0 = 1_700_000_000_000
 const scope = (overrides: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
   partnerId: "ptn_IDEMPOTENCY",
@@ -14,22 +15,29 @@ const scope = (overrides: Partial<IdempotencyScope> = {}): IdempotencyScope => (
   ...overrides
 })
 
+const leaseOf = (claim: IdempotencyClaim): IdempotencyLease => {
+  assert.strictEqual(claim._tag, "Claimed")
+  return (claim as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
+}
+const inFlight: IdempotencyClaim = { _tag: "Conflict", reason: "in_flight" }
+
 adapterSuite("SqlIdempotencyStore", (it) => {
   it.effect("claims once, reports in-flight and different-body conflicts, then replays the stored response", () =>
     Effect.gen(function*() {
       const store = yield* IdempotencyStore
       const s = scope()
-      assert.deepStrictEqual(yield* store.claim(s, "hash-a", t0), { _tag: "Claimed" })
-      assert.deepStrictEqual(yield* store.claim(s, "hash-a", t0 + 1), { _tag: "Conflict", reason: "in_flight" })
+      const held = leaseOf(yield* store.claim(s, "hash-a", t0))
+      assert.deepStrictEqual(held.scope, s)
+      assert.deepStrictEqual(yield* store.claim(s, "hash-a", t0 + 1), inFlight)
       assert.deepStrictEqual(yield* store.claim(s, "hash-b", t0 + 1), { _tag: "Conflict", reason: "different_body" })
       const body = "{\"id\":\"pay_1\",\"note\":\"ünïcode ✓\"}"
-      yield* store.complete(s, { status: 201, body })
+      assert.strictEqual(yield* store.complete({ lease: held, response: { status: 201, body } }), true)
       assert.deepStrictEqual(yield* store.claim(s, "hash-a", t0 + 2), { _tag: "Replay", response: { status: 201, body } })
       assert.deepStrictEqual(yield* store.claim(s, "hash-b", t0 + 2), { _tag: "Conflict", reason: "different_body" })
       // A 4xx is a completed response too.
       const s4 = scope()
-      yield* store.claim(s4, "h", t0)
-      yield* store.complete(s4, { status: 409, body: "{\"code\":\"merchant_exists\"}" })
+      const held4 = leaseOf(yield* store.claim(s4, "h", t0))
+      yield* store.complete({ lease: held4, response: { status: 409, body: "{\"code\":\"merchant_exists\"}" } })
       assert.deepStrictEqual(yield* store.claim(s4, "h", t0), { _tag: "Replay", response: { status: 409, body: "{\"code\":\"merchant_exists\"}" } })
     }))
 
@@ -37,22 +45,21 @@ adapterSuite("SqlIdempotencyStore", (it) => {
     Effect.gen(function*() {
       const store = yield* IdempotencyStore
       const s = scope()
-      assert.deepStrictEqual(yield* store.claim(s, "h", t0), { _tag: "Claimed" })
-      assert.deepStrictEqual(yield* store.claim({ ...s, partnerId: "ptn_OTHER" }, "h", t0), { _tag: "Claimed" })
-      assert.deepStrictEqual(yield* store.claim({ ...s, route: "POST /v1/refunds" }, "h", t0), { _tag: "Claimed" })
+      for (const other of [s, { ...s, partnerId: "ptn_OTHER" }, { ...s, route: "POST /v1/refunds" }]) {
+        assert.strictEqual((yield* store.claim(other, "h", t0))._tag, "Claimed")
+      }
     }))
 
   it.effect("release frees an in-flight key; a 5xx completion is never stored; completed keys are not released", () =>
     Effect.gen(function*() {
       const store = yield* IdempotencyStore
       const s = scope()
-      yield* store.claim(s, "h", t0)
-      yield* store.release(s)
-      assert.deepStrictEqual(yield* store.claim(s, "other-body", t0), { _tag: "Claimed" })
-      yield* store.complete(s, { status: 503, body: "{\"code\":\"internal_error\"}" })
-      assert.deepStrictEqual(yield* store.claim(s, "h", t0), { _tag: "Claimed" })
-      yield* store.complete(s, { status: 200, body: "ok" })
-      yield* store.release(s)
+      yield* store.release(leaseOf(yield* store.claim(s, "h", t0)))
+      const second = leaseOf(yield* store.claim(s, "other-body", t0))
+      yield* store.complete({ lease: second, response: { status: 503, body: "{\"code\":\"internal_error\"}" } })
+      const third = leaseOf(yield* store.claim(s, "h", t0))
+      yield* store.complete({ lease: third, response: { status: 200, body: "ok" } })
+      yield* store.release(third)
       assert.deepStrictEqual(yield* store.claim(s, "h", t0), { _tag: "Replay", response: { status: 200, body: "ok" } })
     }))
 
@@ -60,26 +67,43 @@ adapterSuite("SqlIdempotencyStore", (it) => {
     Effect.gen(function*() {
       const store = yield* IdempotencyStore
       const done = scope()
-      yield* store.claim(done, "h", t0)
-      yield* store.complete(done, { status: 200, body: "first" })
+      yield* store.complete({ lease: leaseOf(yield* store.claim(done, "h", t0)), response: { status: 200, body: "first" } })
       assert.deepStrictEqual(yield* store.claim(done, "h", t0 + day - 1), { _tag: "Replay", response: { status: 200, body: "first" } })
-      assert.deepStrictEqual(yield* store.claim(done, "new-body", t0 + day), { _tag: "Claimed" })
-      assert.deepStrictEqual(yield* store.claim(done, "new-body", t0 + day), { _tag: "Conflict", reason: "in_flight" })
-      // An abandoned in-flight key expires as well.
-      const stuck = scope()
-      yield* store.claim(stuck, "h", t0)
-      assert.deepStrictEqual(yield* store.claim(stuck, "h", t0 + day - 1), { _tag: "Conflict", reason: "in_flight" })
-      assert.deepStrictEqual(yield* store.claim(stuck, "h", t0 + day), { _tag: "Claimed" })
+      leaseOf(yield* store.claim(done, "new-body", t0 + day))
+      assert.deepStrictEqual(yield* store.claim(done, "new-body", t0 + day), inFlight)
     }))
 
-  it.effect("of concurrent first claims exactly one wins", () =>
+  it.effect("an unanswered key is held for the lease only: then a retry takes it over and the first holder is fenced out", () =>
+    Effect.gen(function*() {
+      const store = yield* IdempotencyStore
+      const s = scope()
+      // The holder crashed (or lost its connection) before answering: nothing releases the key.
+      const crashed = leaseOf(yield* store.claim(s, "h", t0))
+      assert.deepStrictEqual(yield* store.claim(s, "h", t0 + lease - 1), inFlight)
+      assert.deepStrictEqual(yield* store.claim(s, "other", t0 + lease - 1), { _tag: "Conflict", reason: "different_body" })
+      const retry = leaseOf(yield* store.claim(s, "h", t0 + lease))
+      assert.notStrictEqual(retry.token, crashed.token)
+      assert.deepStrictEqual(yield* store.claim(s, "h", t0 + lease + 1), inFlight)
+      // The first holder, still running after all, can neither answer nor free the key.
+      assert.strictEqual(yield* store.complete({ lease: crashed, response: { status: 201, body: "late" } }), false)
+      yield* store.release(crashed)
+      assert.deepStrictEqual(yield* store.claim(s, "h", t0 + lease + 1), inFlight)
+      assert.strictEqual(yield* store.complete({ lease: retry, response: { status: 201, body: "retry" } }), true)
+      assert.deepStrictEqual(yield* store.claim(s, "h", t0 + 2 * lease), { _tag: "Replay", response: { status: 201, body: "retry" } })
+      // A completed key is never taken over, however old its lease.
+      assert.deepStrictEqual(yield* store.claim(s, "h", t0 + day - 1), { _tag: "Replay", response: { status: 201, body: "retry" } })
+    }))
+
+  it.effect("of concurrent first claims exactly one wins, and of concurrent take-overs too", () =>
     Effect.gen(function*() {
       const store = yield* IdempotencyStore
       for (let round = 0; round < 5; round++) {
         const s = scope()
-        const claims = yield* Effect.all(Array.from({ length: 6 }, () => store.claim(s, "h", t0)), { concurrency: "unbounded" })
-        assert.strictEqual(claims.filter((c) => c._tag === "Claimed").length, 1)
-        assert.strictEqual(claims.filter((c) => c._tag === "Conflict" && c.reason === "in_flight").length, 5)
+        for (const now of [t0, t0 + lease]) {
+          const claims = yield* Effect.all(Array.from({ length: 6 }, () => store.claim(s, "h", now)), { concurrency: "unbounded" })
+          assert.strictEqual(claims.filter((c) => c._tag === "Claimed").length, 1)
+          assert.strictEqual(claims.filter((c) => c._tag === "Conflict" && c.reason === "in_flight").length, 5)
+        }
       }
     }))
 })

@@ -2,11 +2,14 @@ import {
   Commitment,
   compareCreation,
   type Cursor,
+  type IdempotencyClaim,
+  type IdempotencyLease,
   IdempotencyStore,
   Payment,
   PaymentRepository,
   type PaymentQuery
 } from "@paygate/domain"
+import { SqlIdempotencyStore } from "@paygate/adapters"
 import { assert } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -130,30 +133,49 @@ adapterSuite("SqlPaymentRepository", (it) => {
       assert.deepStrictEqual(yield* storedEvents(other.id), [])
     }))
 
-  it.effect("an insert stores the claimed key's response with the payment, or neither", () =>
+  it.effect("an insert stores the claimed key's response with the payment, or neither; a lost lease writes nothing", () =>
     Effect.gen(function*() {
       const repo = yield* PaymentRepository
       const keys = yield* IdempotencyStore
       const merchant = yield* newMerchant(yield* newPartner())
-      const claim = (key: string) => keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", Date.now())
-      const completionOf = (key: string, body: string) => ({
-        scope: { partnerId: merchant.partnerId, route: "POST /v1/payments", key },
-        response: { status: 201, body }
-      })
+      const t0 = Date.now()
+      const claim = (key: string, now = t0) => keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", now)
+      const leaseOf = (claimed: IdempotencyClaim) => {
+        assert.strictEqual(claimed._tag, "Claimed")
+        return (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
+      }
+      const completionOf = (lease: IdempotencyLease, body: string) => ({ lease, response: { status: 201, body } })
 
-      assert.deepStrictEqual(yield* claim("k-1"), { _tag: "Claimed" })
+      const first = leaseOf(yield* claim("k-1"))
       const payment = yield* newPayment(merchant)
       const created = yield* eventFor(payment, "payment.created")
-      yield* repo.insert(payment, [created], completionOf("k-1", `{"id":"${payment.id}"}`))
+      yield* repo.insert(payment, [created], completionOf(first, `{"id":"${payment.id}"}`))
       assert.deepStrictEqual(yield* claim("k-1"), { _tag: "Replay", response: { status: 201, body: `{"id":"${payment.id}"}` } })
       assert.deepStrictEqual((yield* storedEvents(payment.id)).map((e) => e.id), [created.id])
 
       // The payment's event fails (a reused id): no payment, and the key stays in flight, unanswered.
-      assert.deepStrictEqual(yield* claim("k-2"), { _tag: "Claimed" })
+      const second = leaseOf(yield* claim("k-2"))
       const other = yield* newPayment(merchant)
-      assert.isTrue(Exit.hasDies(yield* Effect.exit(repo.insert(other, [created], completionOf("k-2", "{}")))))
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(repo.insert(other, [created], completionOf(second, "{}")))))
       assert.isTrue(Option.isNone(yield* repo.findById(other.id)))
       assert.deepStrictEqual(yield* claim("k-2"), { _tag: "Conflict", reason: "in_flight" })
+
+      // A holder that outlived its lease: a retry took the key over, so its insert writes nothing at all.
+      const late = leaseOf(yield* claim("k-3"))
+      const retry = leaseOf(yield* claim("k-3", t0 + SqlIdempotencyStore.defaultLeaseMillis))
+      const lost = yield* newPayment(merchant)
+      const lostEvent = yield* eventFor(lost, "payment.created")
+      const error = yield* Effect.flip(repo.insert(lost, [lostEvent], completionOf(late, "{}")))
+      assert.strictEqual(error._tag, "IdempotencyConflict")
+      assert.isTrue(Option.isNone(yield* repo.findById(lost.id)))
+      assert.deepStrictEqual(yield* storedEvents(lost.id), [])
+      // The retry's insert commits and its answer replays.
+      const won = yield* newPayment(merchant)
+      yield* repo.insert(won, [yield* eventFor(won, "payment.created")], completionOf(retry, `{"id":"${won.id}"}`))
+      assert.deepStrictEqual(yield* claim("k-3", t0 + SqlIdempotencyStore.defaultLeaseMillis + 1), {
+        _tag: "Replay",
+        response: { status: 201, body: `{"id":"${won.id}"}` }
+      })
     }))
 
   it.effect("lists with every filter", () =>

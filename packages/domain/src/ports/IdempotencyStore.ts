@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import { IdempotencyConflict } from "../errors/ApiErrors.ts"
 
 /** Where an `Idempotency-Key` applies: the credential's partner and the route (contract §9). */
 export interface IdempotencyScope {
@@ -15,29 +16,56 @@ export interface StoredResponse {
 }
 
 /**
+ * A claimed key, held by one request until it answers or its lease runs out. `token` fences the
+ * holder: once a retry has taken the key over after the lease, the first holder's completion and
+ * release no longer match and change nothing.
+ */
+export interface IdempotencyLease {
+  readonly scope: IdempotencyScope
+  readonly token: string
+}
+
+/**
  * A claimed key's response, to be stored by the write that produced it, in the same atomic unit:
- * once the write commits its response can be replayed, and never before.
+ * once the write commits its response can be replayed, and never before. When the lease was lost
+ * the write must not commit at all (the retry that took the key over is running it).
  */
 export interface IdempotencyCompletion {
-  readonly scope: IdempotencyScope
+  readonly lease: IdempotencyLease
   readonly response: StoredResponse
 }
 
+/**
+ * The answer of a request whose key a retry took over after the lease ran out: its write did not
+ * commit (the retry runs it instead).
+ */
+export const idempotencyLeaseLost = (): IdempotencyConflict =>
+  new IdempotencyConflict({
+    message: "This request outlived its hold on the Idempotency-Key and a retry took the key over; this request changed nothing."
+  })
+
 /** What a claim found. */
 export type IdempotencyClaim =
-  | { readonly _tag: "Claimed" }
+  | { readonly _tag: "Claimed"; readonly lease: IdempotencyLease }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
   | { readonly _tag: "Conflict"; readonly reason: "in_flight" | "different_body" }
 
 /**
  * Idempotency keys: the first completed response (any status but 5xx) is kept with a hash of the
  * request body for 24 hours and replayed for the same key and body.
+ *
+ * A key without a response is in flight for at most the store's lease: a holder that crashed, lost
+ * its database connection or hangs cannot keep the key from being retried for longer. A retry of
+ * the same key after the lease takes it over (with any body: nothing was stored for the key).
  */
 export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   /** Claims the key for this body, or finds its stored response, or a conflict. */
   readonly claim: (scope: IdempotencyScope, bodyHash: string, nowMillis: number) => Effect.Effect<IdempotencyClaim>
-  /** Stores the response of a claimed key. */
-  readonly complete: (scope: IdempotencyScope, response: StoredResponse) => Effect.Effect<void>
-  /** Frees a claimed key whose request failed with 5xx, so a retry can run again. */
-  readonly release: (scope: IdempotencyScope) => Effect.Effect<void>
+  /**
+   * Stores the response of a claimed key; a 5xx response releases the key instead. Answers
+   * `false` when the lease had been lost (nothing is stored then).
+   */
+  readonly complete: (completion: IdempotencyCompletion) => Effect.Effect<boolean>
+  /** Frees a claimed key whose request failed (5xx, interrupted), so a retry can run at once. */
+  readonly release: (lease: IdempotencyLease) => Effect.Effect<void>
 }>()("@paygate/domain/IdempotencyStore") {}

@@ -1,10 +1,11 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
+import type { IdempotencyConflict } from "../errors/ApiErrors.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
-import type { IdempotencyCompletion } from "./IdempotencyStore.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"
 import type { PaymentStatus } from "../payment/PaymentStatus.ts"
+import type { IdempotencyCompletion } from "./IdempotencyStore.ts"
 
 /** Which payments a list covers (contract §8 filters). */
 export interface PaymentQuery {
@@ -39,13 +40,14 @@ export class DuplicateCommitment extends Schema.TaggedError<DuplicateCommitment>
 export class PaymentRepository extends Context.Service<PaymentRepository, {
   /**
    * Stores a new payment and its events, and with them, when given, the response of the request's
-   * claimed idempotency key (`IdempotencyStore.complete` in the same atomic unit).
+   * claimed idempotency key (`IdempotencyStore.complete` in the same atomic unit). Fails with
+   * `IdempotencyConflict`, writing nothing, when that key's lease was lost to a retry.
    */
   readonly insert: (
     payment: Payment,
     events: ReadonlyArray<OutboxEvent>,
     completion?: IdempotencyCompletion | undefined
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<void, IdempotencyConflict>
   /** The payment with this id, if any. */
   readonly findById: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
   /**

@@ -1,13 +1,23 @@
 import { Effect, Layer } from "effect"
-import { type IdempotencyClaim, type IdempotencyScope, IdempotencyStore, type StoredResponse } from "../ports/IdempotencyStore.ts"
+import {
+  type IdempotencyClaim,
+  type IdempotencyLease,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type StoredResponse
+} from "../ports/IdempotencyStore.ts"
 
 /** How long a key is remembered (contract §9). */
 export const idempotencyTtlMillis = 24 * 60 * 60 * 1000
 
-/** One key: the body hash of its first request, when it was claimed, and its response once complete. */
+/** How long an unanswered key is held by its request before a retry may take it over. */
+export const idempotencyLeaseMillis = 30_000
+
+/** One key: the body hash of its first request, when it was claimed, its holder, and its response once complete. */
 export interface IdempotencyEntry {
   readonly bodyHash: string
   readonly claimedAt: number
+  readonly token: string
   readonly response: StoredResponse | null
 }
 
@@ -23,35 +33,46 @@ const keyOf = (scope: IdempotencyScope) => JSON.stringify([scope.partnerId, scop
 
 /**
  * In-memory {@link IdempotencyStore} for unit tests. A key lives 24 hours from its claim; a
- * different body is a `different_body` conflict, a claimed key without a response `in_flight`.
+ * different body is a `different_body` conflict, a claimed key without a response `in_flight`
+ * until its lease ({@link idempotencyLeaseMillis}) runs out, when a retry takes it over.
  * A 5xx response is never stored: completing with one frees the key like `release`.
  */
-export const layerMemoryIdempotency = (store: MemoryIdempotency = makeMemoryIdempotency()): Layer.Layer<IdempotencyStore> => {
-  const release = (scope: IdempotencyScope) =>
+export const layerMemoryIdempotency = (
+  store: MemoryIdempotency = makeMemoryIdempotency(),
+  leaseMillis = idempotencyLeaseMillis
+): Layer.Layer<IdempotencyStore> => {
+  let tokens = 0
+  const held = (lease: IdempotencyLease) => {
+    const entry = store.entries.get(keyOf(lease.scope))
+    return entry !== undefined && entry.response === null && entry.token === lease.token ? entry : undefined
+  }
+  const release = (lease: IdempotencyLease) =>
     Effect.sync(() => {
-      const key = keyOf(scope)
-      if (store.entries.get(key)?.response === null) store.entries.delete(key)
+      if (held(lease) !== undefined) store.entries.delete(keyOf(lease.scope))
     })
   return Layer.succeed(IdempotencyStore, IdempotencyStore.of({
     claim: (scope, bodyHash, nowMillis) =>
       Effect.sync((): IdempotencyClaim => {
         const key = keyOf(scope)
         const entry = store.entries.get(key)
-        if (entry !== undefined && nowMillis - entry.claimedAt < idempotencyTtlMillis) {
+        const live = entry !== undefined && nowMillis - entry.claimedAt < idempotencyTtlMillis &&
+          (entry.response !== null || nowMillis - entry.claimedAt < leaseMillis)
+        if (live) {
           if (entry.bodyHash !== bodyHash) return { _tag: "Conflict", reason: "different_body" }
           if (entry.response === null) return { _tag: "Conflict", reason: "in_flight" }
           return { _tag: "Replay", response: entry.response }
         }
-        store.entries.set(key, { bodyHash, claimedAt: nowMillis, response: null })
-        return { _tag: "Claimed" }
+        const token = `lease-${++tokens}`
+        store.entries.set(key, { bodyHash, claimedAt: nowMillis, token, response: null })
+        return { _tag: "Claimed", lease: { scope, token } }
       }),
-    complete: (scope, response) =>
+    complete: ({ lease, response }) =>
       response.status >= 500
-        ? release(scope)
+        ? release(lease).pipe(Effect.as(true))
         : Effect.sync(() => {
-          const key = keyOf(scope)
-          const entry = store.entries.get(key)
-          if (entry !== undefined && entry.response === null) store.entries.set(key, { ...entry, response })
+          const entry = held(lease)
+          if (entry !== undefined) store.entries.set(keyOf(lease.scope), { ...entry, response })
+          return entry !== undefined
         }),
     release
   }))

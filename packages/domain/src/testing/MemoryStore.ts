@@ -4,7 +4,7 @@ import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
-import { type IdempotencyCompletion, IdempotencyStore } from "../ports/IdempotencyStore.ts"
+import { type IdempotencyCompletion, idempotencyLeaseLost, IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
 
 /** The state behind the in-memory repository, exposed so tests can inspect what was written. */
@@ -24,11 +24,12 @@ const commitmentKeys = (payment: Payment): ReadonlyArray<string> => {
   ]
 }
 
-// A completion goes to the IdempotencyStore of the caller's context (the memory one, in tests).
+// A completion goes to the IdempotencyStore of the caller's context (the memory one, in tests);
+// a lost lease writes nothing, as the SQL adapter's single statement does.
 const completeIn = (completion: IdempotencyCompletion) =>
   Effect.serviceOption(IdempotencyStore).pipe(Effect.flatMap(Option.match({
     onNone: () => Effect.die(new Error("a payment was inserted with an idempotency completion but no IdempotencyStore")),
-    onSome: (idempotency) => idempotency.complete(completion.scope, completion.response)
+    onSome: (idempotency) => idempotency.complete(completion)
   })))
 
 /** A fresh, empty store. */
@@ -42,11 +43,17 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
   Layer.mergeAll(
     Layer.succeed(PaymentRepository, PaymentRepository.of({
       insert: (payment, events, completion) =>
-        Effect.sync(() => {
-          if (store.payments.has(payment.id)) throw new Error(`duplicate payment ${payment.id}`)
-          store.payments.set(payment.id, payment)
-          store.events.push(...events)
-        }).pipe(Effect.andThen(completion === undefined ? Effect.void : completeIn(completion))),
+        (completion === undefined ? Effect.succeed(true) : completeIn(completion)).pipe(
+          Effect.flatMap((held) =>
+            held
+              ? Effect.sync(() => {
+                if (store.payments.has(payment.id)) throw new Error(`duplicate payment ${payment.id}`)
+                store.payments.set(payment.id, payment)
+                store.events.push(...events)
+              })
+              : Effect.fail(idempotencyLeaseLost())
+          )
+        ),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(store.payments.get(id))),
       update: (next, events) =>
         Effect.suspend(() => {

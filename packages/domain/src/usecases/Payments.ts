@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import {
+  type IdempotencyConflict,
   InvalidParams,
   InvalidState,
   MerchantNotFound,
@@ -32,7 +33,8 @@ export interface CreatePaymentInput {
   readonly checkout?: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
   /**
    * The response of the request's claimed `Idempotency-Key` for the new payment, stored with it
-   * atomically (contract §9): a retry replays it exactly when the payment exists.
+   * atomically (contract §9): a retry replays it exactly when the payment exists. A request whose
+   * key was taken over by a retry after its lease creates nothing (`idempotency_conflict`).
    */
   readonly completion?: ((payment: Payment) => IdempotencyCompletion) | undefined
 }
@@ -57,7 +59,7 @@ export interface ListPaymentsInput {
  */
 export class Payments extends Context.Service<Payments, {
   /** Creates a payment waiting for the buyer, with its `payment.created` event. */
-  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound>
+  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound | IdempotencyConflict>
   /** The payment as of now (expiry applied on read), if `access` may see it. */
   readonly find: (access: Access, id: string) => Effect.Effect<Payment, PaymentNotFound>
   /** A page of the partner's payments (statuses as stored, expiry applied on read). */

@@ -3,8 +3,9 @@ import { Effect, Layer } from "effect"
 import { errorCode } from "../../src/errors/ApiErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
-import { IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
-import { layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
+import type { Payment } from "../../src/payment/Payment.ts"
+import { type IdempotencyLease, IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
+import { idempotencyLeaseMillis, layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
 import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { type CreatePaymentInput, Payments } from "../../src/usecases/Payments.ts"
@@ -42,15 +43,21 @@ describe("Payments.create", () => {
       assert.deepStrictEqual(events.map((e) => e.type), ["payment.created"])
     }).pipe(Effect.provide(layer)))
 
-  it.effect("stores the claimed idempotency key's response for the new payment with it", () =>
+  it.effect("stores the claimed idempotency key's response for the new payment with it; a lost lease creates nothing", () =>
     Effect.gen(function*() {
       const keys = yield* IdempotencyStore
       const scope = { partnerId: "ptn_1", route: "POST /v1/merchant/payment", key: "order-43" }
-      yield* keys.claim(scope, "hash", 0)
-      const payment = yield* Payments.use((p) =>
-        p.create({ ...base, referenceId: "order-43", completion: (created) => ({ scope, response: { status: 200, body: created.id } }) })
-      )
-      assert.deepStrictEqual(yield* keys.claim(scope, "hash", 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
+      const leaseAt = (now: number) =>
+        keys.claim(scope, "hash", now).pipe(Effect.map((claim) => claim._tag === "Claimed" ? claim.lease : assert.fail(claim._tag)))
+      const first = yield* leaseAt(0)
+      const retry = yield* leaseAt(idempotencyLeaseMillis)
+      const answer = (lease: IdempotencyLease) => (created: Payment) => ({ lease, response: { status: 200, body: created.id } })
+      const before = store.payments.size
+      const lost = yield* Effect.flip(Payments.use((p) => p.create({ ...base, referenceId: "order-43", completion: answer(first) })))
+      assert.strictEqual(lost._tag, "IdempotencyConflict")
+      assert.strictEqual(store.payments.size, before)
+      const payment = yield* Payments.use((p) => p.create({ ...base, referenceId: "order-43", completion: answer(retry) }))
+      assert.deepStrictEqual(yield* keys.claim(scope, "hash", idempotencyLeaseMillis + 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
     }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency()))))
 
   it.effect.each([

@@ -1,6 +1,7 @@
 import {
   type IdempotencyCompletion,
   IdempotencyConflict,
+  type IdempotencyLease,
   type IdempotencyScope,
   IdempotencyStore,
   InvalidParams,
@@ -31,7 +32,7 @@ const withoutSecret = (body: string): string => {
  * ({@link answerStoredWithWrite}); `stored` tells {@link withIdempotency} not to store it again.
  */
 export class ClaimedKey extends Context.Service<ClaimedKey, {
-  readonly scope: IdempotencyScope
+  readonly lease: IdempotencyLease
   readonly stored: () => void
 }>()("@paygate/http/ClaimedKey") {}
 
@@ -51,7 +52,7 @@ export const answerStoredWithWrite = <A, E, R>(
     const result = yield* run(
       Option.isNone(claimed) ? undefined : (value) => {
         body = render(value)
-        return { scope: claimed.value.scope, response: { status, body } }
+        return { lease: claimed.value.lease, response: { status, body } }
       }
     )
     if (body !== undefined && Option.isSome(claimed)) claimed.value.stored()
@@ -106,14 +107,20 @@ export const withIdempotency = <R>(
           : "This Idempotency-Key was used with a different request body."
       })
     }
+    const lease = claim.lease
     let storedByHandler = false
     const response = yield* handled.pipe(
-      Effect.provideService(ClaimedKey, { scope, stored: () => (storedByHandler = true) }),
-      Effect.onInterrupt(() => store.release(scope))
+      Effect.provideService(ClaimedKey, { lease, stored: () => (storedByHandler = true) }),
+      Effect.onInterrupt(() => store.release(lease))
     )
     if (storedByHandler) return response
     const text = bodyText(response)
-    if (response.status >= 500 || text === undefined) yield* store.release(scope)
-    else yield* store.complete(scope, { status: response.status, body: withoutSecret(text) })
+    if (response.status >= 500 || text === undefined) yield* store.release(lease)
+    else if (!(yield* store.complete({ lease, response: { status: response.status, body: withoutSecret(text) } }))) {
+      // The write above committed, but a retry took the key over after the lease: it runs again.
+      yield* Effect.logWarning("idempotency key taken over by a retry before its answer was stored").pipe(
+        Effect.annotateLogs({ route: scope.route })
+      )
+    }
     return response
   })
