@@ -117,8 +117,8 @@ export const withIdempotency = <R>(
     const text = bodyText(response)
     if (response.status >= 500 || text === undefined) yield* store.release(lease)
     else if (!(yield* store.complete({ lease, response: { status: response.status, body: withoutSecret(text) } }))) {
-      // The write above committed, but a retry took the key over after the lease: it runs again.
-      yield* Effect.logWarning("idempotency key taken over by a retry before its answer was stored").pipe(
+      // A retry took the key over after the lease; its own answer is the one stored.
+      yield* Effect.logWarning("idempotency key taken over by a retry after its lease; this answer was not stored").pipe(
         Effect.annotateLogs({ route: scope.route })
       )
     }
