@@ -10,6 +10,7 @@ import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
 import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
+import { maxPathIdLength } from "./server/PathIds.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
@@ -43,6 +44,7 @@ export const AppRoutes = Layer.mergeAll(
 
 /**
  * Router settings: path parameters may be long (find-my-way's default of 100 characters would
- * turn an over-long payment id into "no route" instead of its not-found code).
+ * turn an over-long payment id into "no route" instead of its not-found code); longer ones reach
+ * their route as ids that cannot be (server/PathIds.ts).
  */
-export const routerConfig = { maxParamLength: 4096 } as const
+export const routerConfig = { maxParamLength: maxPathIdLength } as const

@@ -3,6 +3,7 @@ import { ByteSize, Clock, Effect } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
+import { routableUrl } from "./PathIds.ts"
 import { newRequestId, RequestId } from "./RequestId.ts"
 
 /** Contract §11: request bodies over 64 KiB are refused. */
@@ -14,7 +15,8 @@ const echoVersion = (header: string | undefined) =>
 /**
  * Wraps every route: assigns the request id (`Request-Id` header, log annotation), applies the
  * body limit, and turns what the router answers on its own (no route, unsupported content type,
- * unreadable body) into contract errors, so no request ever gets a bare or non-contract answer.
+ * unreadable body) into contract errors, so no request ever gets a bare or non-contract answer;
+ * a path id the router cannot read still reaches its route (server/PathIds.ts).
  * It also writes the access log line, so that line carries the request id too (the router's own
  * logger runs outside route middleware; servers run with it disabled).
  */
@@ -24,7 +26,11 @@ export const FallbackMiddleware = HttpRouter.middleware(
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = newRequestId()
       const started = yield* Clock.currentTimeMillis
-      const response = yield* httpEffect.pipe(
+      const rewritten = routableUrl(request.url)
+      const routed = rewritten === undefined
+        ? httpEffect
+        : Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request.modify({ url: rewritten }))
+      const response = yield* routed.pipe(
         Effect.provideService(RequestId, requestId),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
         Effect.annotateLogs({ requestId }),

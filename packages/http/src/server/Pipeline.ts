@@ -15,6 +15,7 @@ import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { idempotencyKey, withIdempotency } from "./Idempotency.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { RequestId } from "./RequestId.ts"
+import { requireWellFormedText } from "./WellFormedText.ts"
 
 /** What an authentication step establishes about a request. */
 export interface Authenticated {
@@ -50,8 +51,9 @@ const renderFailures = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerRe
 
 /**
  * The request pipeline of every authenticated API (contract §2 order): header ASCII → auth
- * headers → credential → version → rate limit → idempotency → body/params → handler. Every
- * failure becomes `{"code", "message"}` here, and every response carries `Svc-Version`.
+ * headers → credential → version → rate limit → idempotency → well-formed strings
+ * (server/WellFormedText.ts) → body/params → handler. Every failure becomes `{"code", "message"}`
+ * here, and every response carries `Svc-Version`.
  */
 export const pipeline = <R, RA>(
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
@@ -75,7 +77,7 @@ export const pipeline = <R, RA>(
           "retry-after": String(retryAfter)
         })
       }
-      const handled = renderFailures(provide(version)(inner))
+      const handled = renderFailures(Effect.andThen(requireWellFormedText(endpoint), provide(version)(inner)))
       const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
       if (key === undefined) return yield* handled
       return yield* withIdempotency({ partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }, handled)
