@@ -293,6 +293,60 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys ac
   }, 180_000)
 })
 
+describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys: a create that outlives its lease (PostgreSQL)", () => {
+  let cluster: Cluster | undefined
+
+  afterEach(async () => {
+    try {
+      await cluster?.api.stop(2_000)
+    } finally {
+      await cluster?.world.close()
+      cluster = undefined
+    }
+  })
+
+  it("a create stalled past the lease is fenced: the retry takes the key over, one payment, the stalled request writes nothing", async () => {
+    cluster = await setUp(serverUrl!)
+    const c = cluster
+    const [run] = keyRuns(1)
+    const sql = postgres(c.world.url, { max: 2, onnotice: () => {} })
+    try {
+      // Inserts into payments wait while the test holds this lock (reads do not).
+      let locked!: () => void
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+      let unlock!: () => void
+      const unlocked = new Promise<void>((resolve) => (unlock = resolve))
+      const holder = sql.begin(async (tx) => {
+        await tx`LOCK TABLE payments IN SHARE MODE`
+        locked()
+        await unlocked
+      })
+      await lockTaken
+      const stalled = attempt(c, run!, "burst")
+      await sleep(leaseMs + 700)
+      // The key is past its lease: the retry takes it over (its own insert waits for the lock too).
+      const retry = attempt(c, run!, "retry")
+      await sleep(500)
+      unlock()
+      await holder
+      const [first, second] = await Promise.all([stalled, retry])
+      const replay = await attempt(c, run!, "replay")
+      const rows = await sql<Array<{ id: string }>>`SELECT id FROM payments WHERE reference_id = ${run!.referenceId}`
+      const [key] = await sql<Array<{ status_code: number | null; response_body: string | null }>>`
+        SELECT status_code, response_body FROM idempotency_keys WHERE key = ${run!.key}`
+      console.log(`stalled past the lease: ${JSON.stringify(run!.outcomes)}; payments ${rows.length}`)
+      expect(answered(first!) && first.status === 409 && first.code).toBe("idempotency_conflict")
+      expect(answered(second!) && second.status).toBe(200)
+      expect(rows.map((r) => r.id)).toEqual([answered(second!) ? second.paymentId : "?"])
+      expect(answered(replay) && replay.status === 200 && replay.replayed && replay.paymentId).toBe(rows[0]!.id)
+      expect(key!.status_code).toBe(200)
+      expect(JSON.parse(key!.response_body!).paymentId).toBe(rows[0]!.id)
+    } finally {
+      await sql.end()
+    }
+  }, 60_000)
+})
+
 describe.runIf(throwawayPostgresAvailable)("Idempotency keys across a PostgreSQL outage (a server of the test's own)", () => {
   let pg: ThrowawayPostgres | undefined
   let cluster: Cluster | undefined
