@@ -433,6 +433,8 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && Chain.Anvil.isAvai
 
         expect(last, `did not converge\n${outputs()}`).toMatchObject({ processing: 0, undecided: 0, pending_payouts: 0, unprocessed: 0, pending_deliveries: 0 })
         expect(kills.length).toBe(2)
+        // The kill cut requests in flight (or refused them): the client had to retry.
+        expect(stats.connectionFailures).toBeGreaterThan(0)
         expect(stats.status500, stats.unexpected.join("\n")).toBe(0)
         expect(stuckKeys).toBe(0)
         expect({ duplicatePayments, lostPayments, wrongId }).toEqual({ duplicatePayments: 0, lostPayments: 0, wrongId: 0 })
