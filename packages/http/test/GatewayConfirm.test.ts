@@ -148,7 +148,8 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
       status: "processing",
       isFinal: false,
       pollInMs: 1000,
-      info: { txId: null, optionAmount: option.amount }
+      // Contract §5: no info until the executor has sent the transfer (txId is never null).
+      info: null
     })
     expect(await waitFor(paymentId, "succeeded")).toEqual({ status: "succeeded", isFinal: true, pollInMs: null })
     expect(await balanceOf(buyer.address)).toBe(before.buyer - 12_500_000n)

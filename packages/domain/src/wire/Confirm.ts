@@ -41,16 +41,24 @@ export const ConfirmRequest = Schema.Struct({
 /** Decoded {@link ConfirmRequest}. */
 export type ConfirmRequest = typeof ConfirmRequest.Type
 
-/** The `info` of a confirm answer: the transaction id once known and the chosen option's amount. */
+/**
+ * The `info` of a confirm answer: the transaction id and the chosen option's amount. It exists only
+ * once a transaction id is known, so `txId` is never null (real wallet SDKs parse it as a string
+ * and abandon the payment on a null).
+ */
 export const ConfirmInfo = Schema.Struct({
-  txId: nullableKey(Schema.String),
+  txId: Schema.String,
   optionAmount: Amount
 }).annotate({ identifier: "ConfirmInfo" })
 
 /** Decoded {@link ConfirmInfo}. */
 export type ConfirmInfo = typeof ConfirmInfo.Type
 
-/** Answer of `POST /v1/gateway/payment/{id}/confirm`. */
+/**
+ * Answer of `POST /v1/gateway/payment/{id}/confirm` (contract §5): `info` is `null` until a
+ * transaction id is known (a pull payment's until the executor has sent its transfer; a push
+ * payment's carries the wallet's transaction at once).
+ */
 export const ConfirmResponse = Schema.Struct({
   status: PaymentStatus,
   isFinal: Schema.Boolean,

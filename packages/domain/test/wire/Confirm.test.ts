@@ -30,23 +30,24 @@ describe("ConfirmRequest", () => {
 })
 
 describe("ConfirmResponse", () => {
-  it("round-trips byte for byte, including a final answer with null info", () => {
+  it("round-trips byte for byte: no info yet, info with its transaction id, a final answer", () => {
     const final = { status: "failed", isFinal: true, pollInMs: null, info: null }
-    for (const example of [wireExamples.confirmResponse, final]) {
+    for (const example of [wireExamples.confirmResponse, wireExamples.confirmResponseWithTx, final]) {
       const text = JSON.stringify(example)
       assert.strictEqual(reencodeJson(ConfirmResponse, text), text)
     }
   })
 
-  it("writes missing pollInMs, info and txId as null", () => {
-    const input = { status: "processing", isFinal: false, info: { optionAmount: wireExamples.amountUsdc } }
-    const expected = {
-      status: "processing",
-      isFinal: false,
-      pollInMs: null,
-      info: { txId: null, optionAmount: wireExamples.amountUsdc }
-    }
+  it("writes missing pollInMs and info as null", () => {
+    const input = { status: "processing", isFinal: false }
+    const expected = { status: "processing", isFinal: false, pollInMs: null, info: null }
     assert.strictEqual(reencodeJson(ConfirmResponse, JSON.stringify(input)), JSON.stringify(expected))
+  })
+
+  it("never has an info without a transaction id: a null or missing txId is refused (contract §5)", () => {
+    const base = wireExamples.confirmResponseWithTx
+    assert.isTrue(rejectsStructurally(ConfirmResponse, { ...base, info: { ...base.info, txId: null } }))
+    assert.isTrue(rejectsStructurally(ConfirmResponse, { ...base, info: { optionAmount: base.info.optionAmount } }))
   })
 
   it("rejects a non-integer pollInMs and a non-boolean isFinal", () => {

@@ -225,7 +225,13 @@ export const wireExamples = {
     status: "processing",
     isFinal: false,
     pollInMs: 1000,
-    info: { txId: null, optionAmount: amountUsdc }
+    info: null
+  },
+  confirmResponseWithTx: {
+    status: "processing",
+    isFinal: false,
+    pollInMs: 1000,
+    info: { txId: "0x9c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e", optionAmount: amountUsdc }
   },
   gatewayStatus: { status: "requires_action", isFinal: false, pollInMs: 2000 },
   gatewayStatusFinal: { status: "succeeded", isFinal: true, pollInMs: null },

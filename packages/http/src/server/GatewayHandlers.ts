@@ -100,7 +100,9 @@ export const GatewayHandlers = HttpApiBuilder.group(
             payload,
             caller.sdk.name ?? unnamedWallet
           )
-          return { ...statusBody(payment), info: { txId: payment.commitment?.txHash ?? null, optionAmount } }
+          // Contract §5: no info until a transaction id is known; txId is never null.
+          const txId = payment.commitment?.txHash ?? null
+          return { ...statusBody(payment), info: txId === null ? null : { txId, optionAmount } }
         }))
       .handle("collectData", ({ params, payload }) =>
         Effect.gen(function*() {
