@@ -16,11 +16,15 @@ export const GetPaymentOptionsRequest = Schema.Struct({
 /** Decoded {@link GetPaymentOptionsRequest}. */
 export type GetPaymentOptionsRequest = typeof GetPaymentOptionsRequest.Type
 
-/** Answer of `POST /v1/gateway/payment/{id}/options`: payment-level `collectData`, `info`, `options`. */
+/**
+ * Answer of `POST /v1/gateway/payment/{id}/options`: payment-level `collectData`, `info`, `options`.
+ * The spec allows `options: null`; this service always sends an array (`[]` when nothing can be
+ * quoted), because real wallet SDKs of this API family require the array and reject a null.
+ */
 export const GetPaymentOptionsResponse = Schema.Struct({
   collectData: nullableKey(CollectData),
   info: nullableKey(GetPaymentResponse),
-  options: nullableKey(Schema.Array(PaymentOption))
+  options: Schema.Array(PaymentOption)
 }).annotate({ identifier: "GetPaymentOptionsResponse" })
 
 /** Decoded {@link GetPaymentOptionsResponse}. */

@@ -38,11 +38,16 @@ describe("GetPaymentOptionsResponse", () => {
     assert.strictEqual(reencodeJson(GetPaymentOptionsResponse, text), text)
   })
 
-  it("writes every missing top-level field as null", () => {
+  it("writes a missing collectData and info as null", () => {
     assert.strictEqual(
-      reencodeJson(GetPaymentOptionsResponse, "{}"),
-      JSON.stringify({ collectData: null, info: null, options: null })
+      reencodeJson(GetPaymentOptionsResponse, JSON.stringify({ options: [] })),
+      JSON.stringify({ collectData: null, info: null, options: [] })
     )
+  })
+
+  it("always has an options array: null or missing is refused (wallet SDKs require the array)", () => {
+    assert.isTrue(rejectsStructurally(GetPaymentOptionsResponse, {}))
+    assert.isTrue(rejectsStructurally(GetPaymentOptionsResponse, { collectData: null, info: null, options: null }))
   })
 
   it("rejects a non-array options and a malformed nested option", () => {
