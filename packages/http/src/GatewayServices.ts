@@ -43,7 +43,8 @@ import {
   OptionIds,
   PaymentOptions,
   type Payments,
-  type SanctionsScreening
+  type SanctionsScreening,
+  type WalletActions
 } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Mac } from "effect/crypto"
@@ -185,10 +186,11 @@ export const dataCollection: Layer.Layer<
 
 /**
  * `PaymentOptions`, `ConfirmRequests` and `DataCollection` with their adapters over the settings,
- * the payments and the database; exposes the `ChainGateway` too.
+ * the payments and the database; exposes the `ChainGateway` and the `WalletActions` too (`/fetch`
+ * serves an option's actions again).
  */
 export const layer: Layer.Layer<
-  PaymentOptions | ConfirmRequests | DataCollection | ChainGateway,
+  PaymentOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions,
   Chain.ChainConfig.ChainConfigError,
   | GatewaySettings
   | Payments
@@ -202,9 +204,9 @@ export const layer: Layer.Layer<
   Layer.provideMerge(chainGateway),
   Layer.provide(Layer.mergeAll(
     ChainAssetCatalog.layer,
-    Eip155WalletActions.layer,
     Pricing.ConfiguredPriceOracle.layer,
     SqlQuoteStore.layer,
     PooledRandom.layer
-  ))
+  )),
+  Layer.provideMerge(Eip155WalletActions.layer)
 )

@@ -221,6 +221,29 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     expectCode(await fetchActions(otherPayment, { optionId: id, data: "x" }), "invalid_params")
     // A pull option has nothing to fetch.
     expectCode(await fetchActions(paymentId, { optionId: id, data: "x" }), "invalid_params")
+    // Nor does another payment's option with an empty data.
+    expectCode(await fetchActions(otherPayment, { optionId: id, data: "" }), "invalid_params")
+  })
+
+  it("fetch with an empty data answers the option's own actions (how @walletconnect/pay asks for an option it did not keep)", async () => {
+    const paymentId = await newPayment()
+    const [option] = (await options(paymentId, { accounts: [account(1)] })).body.options
+    const pull = await fetchActions(paymentId, { optionId: option.id, data: "" })
+    expect(pull.status).toBe(200)
+    // The very actions of the options answer: the same typed data (nonce, validBefore) to sign.
+    expect(pull.body).toEqual({ actions: option.actions })
+
+    const pushPayment = await newPushPayment()
+    const [pushOption] = (await options(pushPayment, { accounts: [account(3)] }, "", pushServer)).body.options
+    const resolved = await fetchActions(pushPayment, { optionId: pushOption.id, data: pushOption.actions[0].data.data }, pushServer)
+    const whole = await fetchActions(pushPayment, { optionId: pushOption.id, data: "" }, pushServer)
+    expect(whole.status).toBe(200)
+    // A push option's actions come resolved: the eth_sendTransaction its build action stands for.
+    expect(whole.body).toEqual(resolved.body)
+    expect(whole.body.actions[0].data.method).toBe("eth_sendTransaction")
+    // Not once the payment stopped waiting.
+    await server.expireNow(paymentId)
+    expectCode(await fetchActions(paymentId, { optionId: option.id, data: "" }), "payment_expired")
   })
 
   it("serves typed data that a wallet signs and the chain gateway accepts", async () => {

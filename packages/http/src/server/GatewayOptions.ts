@@ -7,8 +7,12 @@
  *   the payment-level `collectData` stays null; from `2026-02-19.preview` their deprecated
  *   `fields` are sent empty.
  * - fetch: the option id must be one this service issued for this payment (`invalid_params`
- *   otherwise), for a push option, with the `data` of its `build` action; the payment must still
- *   wait for the buyer and the quote be valid. The answer is the option's `eth_sendTransaction`.
+ *   otherwise); the payment must still wait for the buyer and the quote be valid. With the `data`
+ *   of a push option's `build` action, the answer is the option's `eth_sendTransaction`. With an
+ *   empty `data`, the answer is the option's actions ready for the wallet (a pull option's
+ *   `eth_signTypedData_v4`, a push option's `eth_sendTransaction`): that is how the
+ *   `@walletconnect/pay` SDK asks for the actions of an option it did not keep from `/options`
+ *   (a new client, or options of another payment asked for since). Any other `data` is `invalid_params`.
  *
  * @module
  */
@@ -26,6 +30,7 @@ import {
   PaymentOptions,
   Payments,
   QuoteExpired,
+  WalletActions,
   Wire
 } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
@@ -53,6 +58,7 @@ export const make = Effect.gen(function*() {
   const paymentOptions = yield* PaymentOptions
   const optionIds = yield* OptionIds
   const chains = yield* ChainConfig.ChainsConfig
+  const walletActions = yield* WalletActions
 
   /** The `GET /v1/gateway/payment/{id}` body of `payment`. */
   const paymentInfo = Effect.fnUntraced(function*(payment: Payment) {
@@ -100,13 +106,22 @@ export const make = Effect.gen(function*() {
     if (payment.status !== "requires_action") {
       return yield* new InvalidState({ message: `The payment is ${payment.status}; it no longer waits for the buyer.` })
     }
-    if (claims.kind !== "push") return yield* notThisOption("This option has no build action to fetch.")
-    if (body.data !== Eip155WalletActions.buildData(claims)) {
-      return yield* notThisOption("data must be the data of the option's build action.")
+    // An empty data asks for the option's own actions (what a wallet SDK does for an option it has not kept).
+    const wholeOption = body.data === ""
+    if (!wholeOption && claims.kind !== "push") return yield* notThisOption("This option has no build action to fetch.")
+    if (!wholeOption && body.data !== Eip155WalletActions.buildData(claims)) {
+      return yield* notThisOption("data must be the data of the option's build action, or empty for the option's actions.")
     }
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     if (claims.expiresAt !== null && now >= claims.expiresAt) {
       return yield* new QuoteExpired({ message: "The option's quote has expired; ask for options again." })
+    }
+    if (claims.kind === "pull") {
+      if (ChainConfig.lookupAsset(chains, claims.asset) === undefined) {
+        return yield* notThisOption("This option is no longer offered; ask for options again.")
+      }
+      // The same typed data as the options answer (validBefore = quote expiry, else payment expiry).
+      return { actions: yield* walletActions.actionsFor(claims, body.optionId, claims.expiresAt ?? payment.expiresAt) }
     }
     const actions = Eip155WalletActions.pushTransferActions(chains, claims)
     if (Result.isFailure(actions)) return yield* notThisOption("This option is no longer offered; ask for options again.")
