@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto"
 import postgres from "postgres"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePostgresWorld, type PostgresWorld } from "../packages/worker/test/support/PostgresWorld.ts"
-import { startThrowawayPostgres, type ThrowawayPostgres, throwawayPostgresAvailable } from "../packages/worker/test/support/ThrowawayPostgres.ts"
+import { startThrowawayPostgres, type ThrowawayPostgres } from "../packages/worker/test/support/ThrowawayPostgres.ts"
 import { type Answer, forEachLimited, isConnectionFailure, send } from "./support/Http.ts"
 import { stopFor } from "./support/PostgresOutage.ts"
 import { admin, freePort, type Managed, managedApi, sleep } from "./support/ServiceProcess.ts"
@@ -347,7 +347,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys: a
   }, 60_000)
 })
 
-describe.runIf(throwawayPostgresAvailable)("Idempotency keys across a PostgreSQL outage (a server of the test's own)", () => {
+describe("Idempotency keys across a PostgreSQL outage (a server of the test's own)", () => {
   let pg: ThrowawayPostgres | undefined
   let cluster: Cluster | undefined
 

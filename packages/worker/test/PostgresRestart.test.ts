@@ -12,12 +12,12 @@ import { afterEach, describe, expect, it } from "vitest"
 import { dbState, expectedPairs, tally } from "./support/Drain.ts"
 import { makePostgresWorld, type PostgresWorld, type WorkerProcess } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
-import { startThrowawayPostgres, type ThrowawayPostgres, throwawayPostgresAvailable } from "./support/ThrowawayPostgres.ts"
+import { startThrowawayPostgres, type ThrowawayPostgres } from "./support/ThrowawayPostgres.ts"
 
 const events = 3_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-describe.runIf(throwawayPostgresAvailable)("Worker processes across a PostgreSQL restart", () => {
+describe("Worker processes across a PostgreSQL restart", () => {
   let postgres: ThrowawayPostgres | undefined
   let world: PostgresWorld | undefined
   let receiver: Receiver | undefined

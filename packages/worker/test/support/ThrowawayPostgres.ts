@@ -6,7 +6,6 @@
  * use it at the same time.
  */
 import { execFile } from "node:child_process"
-import { existsSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -15,12 +14,6 @@ import { promisify } from "node:util"
 const run = promisify(execFile)
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url))
 const pgBin = "/usr/lib/postgresql/15/bin"
-
-/**
- * Whether a throwaway server can be started: PostgreSQL 15 is installed, or this is CI (where
- * `scripts/ci-postgres.sh` installs it, and nothing may be skipped).
- */
-export const throwawayPostgresAvailable = existsSync(join(pgBin, "initdb")) || (process.env.CI ?? "") !== ""
 
 export interface ThrowawayPostgres {
   /** `postgres://postgres@127.0.0.1:PORT/paygate_test` */

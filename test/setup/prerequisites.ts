@@ -1,0 +1,108 @@
+/**
+ * Vitest global set-up: everything the suites need from the machine, found or installed before any
+ * test file runs, so that `npm test` alone passes on a fresh machine (README: two commands).
+ *
+ * - Chromium (the browser suites): `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. Missing and
+ *   running as root: installed with apt-get (one progress line, then apt's own lines). Missing
+ *   otherwise: the run stops with the one command to type. The browser suites are never skipped.
+ * - PostgreSQL (every suite that runs on PGlite and PostgreSQL): `TEST_DATABASE_URL` when it is set,
+ *   else a throwaway PostgreSQL 15 started by `scripts/ci-postgres.sh` (which installs the Debian
+ *   package when it is missing) and stopped when the run ends. The PostgreSQL suites are never skipped.
+ *
+ * Test workers are started after this returns and inherit `process.env`, so they see both.
+ */
+import { execFile, spawn } from "node:child_process"
+import { accessSync, constants } from "node:fs"
+import { rm } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+
+const run = promisify(execFile)
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
+
+const say = (line: string) => process.stderr.write(`npm test: ${line}\n`)
+
+const isRoot = () => process.getuid?.() === 0
+
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Runs a command with its output on our stderr (apt-get's progress); rejects on a non-zero exit. */
+const visibly = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, {
+      stdio: ["ignore", process.stderr, process.stderr],
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+    })
+    child.once("error", reject)
+    child.once("exit", (code) => code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`)))
+  })
+
+/** The first line of an error, for a message a person reads. */
+const firstLine = (error: unknown) => String(error instanceof Error ? error.message : error).split("\n")[0]
+
+const ensureChromium = async () => {
+  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+  if (executable(path)) return
+  if (process.env.CHROMIUM_PATH !== undefined || !isRoot()) {
+    throw new Error(
+      `Chromium is needed by the browser tests and ${path} does not exist: run \`sudo apt-get install -y chromium\`` +
+        ` (or set CHROMIUM_PATH to a Chromium executable), then npm test again.`
+    )
+  }
+  say("Chromium is missing: installing Debian's chromium with apt-get (about a minute, once per machine)…")
+  try {
+    await visibly("apt-get", ["update"])
+    await visibly("apt-get", ["install", "-y", "--no-install-recommends", "chromium"])
+  } catch (error) {
+    throw new Error(`could not install Chromium (${firstLine(error)}): run \`apt-get install -y chromium\` yourself, then npm test again.`)
+  }
+  if (!executable(path)) throw new Error(`apt-get installed chromium but ${path} is still missing: set CHROMIUM_PATH.`)
+  say(`Chromium installed at ${path}.`)
+}
+
+const pgBin = "/usr/lib/postgresql/15/bin"
+
+/** Starts a throwaway server; returns how to stop it. */
+const startPostgres = async (): Promise<() => Promise<void>> => {
+  if (!executable(join(pgBin, "initdb")) && !isRoot()) {
+    throw new Error(
+      "PostgreSQL 15 is needed by the PostgreSQL suites: run `sudo apt-get install -y postgresql-15`" +
+        " (or set TEST_DATABASE_URL to a server you run), then npm test again."
+    )
+  }
+  say(executable(join(pgBin, "initdb"))
+    ? "starting a throwaway PostgreSQL 15 for this run…"
+    : "PostgreSQL 15 is missing: installing Debian's postgresql-15 with apt-get, then starting a throwaway server…")
+  let out: { stdout: string; stderr: string }
+  try {
+    out = await run("bash", [join(repoRoot, "scripts/ci-postgres.sh")], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 })
+  } catch (error) {
+    throw new Error(`could not start PostgreSQL (${firstLine(error)}); set TEST_DATABASE_URL to a server you run instead.`)
+  }
+  const url = /TEST_DATABASE_URL=(\S+)/.exec(out.stdout)?.[1]
+  const dataDir = /--pgdata=(\S+) stop/.exec(out.stderr)?.[1]
+  if (url === undefined || dataDir === undefined) throw new Error(`scripts/ci-postgres.sh printed no server address:\n${out.stderr}`)
+  process.env.TEST_DATABASE_URL = url
+  say(`PostgreSQL ready (TEST_DATABASE_URL=${url}).`)
+  return async () => {
+    const pgCtl = [join(pgBin, "pg_ctl"), `--pgdata=${dataDir}`, "--mode=immediate", "--wait", "stop"]
+    await (isRoot() ? run("runuser", ["-u", "postgres", "--", ...pgCtl]) : run(pgCtl[0]!, pgCtl.slice(1))).catch(() => undefined)
+    await rm(dirname(dataDir), { recursive: true, force: true })
+  }
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
+  await ensureChromium()
+  const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
+  return async () => {
+    await stopPostgres?.()
+  }
+}
