@@ -135,14 +135,17 @@ describe("npm start and the operator CLI", () => {
     }
   })
 
-  it("explains mistakes on stderr with a non-zero exit and nothing on stdout", async () => {
+  // stdout then holds only npm's own JSON report of the exit code (.npmrc json=true), never the CLI's text.
+  const npmExitReport = (code: number) => ({ error: { code, summary: "", detail: "" } })
+
+  it("explains mistakes on stderr with a non-zero exit and nothing of its own on stdout", async () => {
     const unknown = await admin(env, "partner", "delete")
     expect(unknown.code).toBe(2)
-    expect(unknown.stdout).toBe("")
+    expect(JSON.parse(unknown.stdout)).toEqual(npmExitReport(2))
     expect(unknown.stderr).toContain("Usage: npm run admin")
     const missing = await admin(env, "key", "create", "--partner", "ptn_nobody")
     expect(missing.code).toBe(1)
-    expect(missing.stdout).toBe("")
+    expect(JSON.parse(missing.stdout)).toEqual(npmExitReport(1))
     expect(missing.stderr).toContain("ptn_nobody")
   })
 })
