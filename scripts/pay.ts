@@ -1,11 +1,14 @@
 /**
- * `npm run pay -- <paymentId> --app-id <app_…> [--key 0x…] [--url http://localhost:3000]`
+ * `npm run pay -- <paymentId> --app-id <app_…> [options]` (`--help` lists them)
  *
- * Pays a sandbox payment the way a wallet does, against a running `npm start`: asks the gateway for
- * the payment's options for one account, signs the EIP-3009 typed data of the first option with the
- * account's key (default: anvil's well-known account #1, which holds 1,000,000 test tokens), confirms,
- * and follows the status until it is final. Each step prints what it sends and gets.
+ * Pays a sandbox payment the way a wallet does, against a running service: asks the gateway for
+ * the payment's options for one account, submits the buyer's data when the option asks for it
+ * (as the data collection page does: `POST …/collect-data`), signs the EIP-3009 typed data of the
+ * first pull option with the account's key (default: anvil's well-known account #1, which holds
+ * 1,000,000 test tokens), confirms, and follows the status until it is final. Each step prints
+ * what it sends and gets; every mistake is one line on stderr.
  */
+import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { Chain } from "@paygate/adapters"
 import type { Hex } from "viem"
@@ -14,58 +17,183 @@ import { privateKeyToAccount } from "viem/accounts"
 // anvil's default account #1: a public test key, never use it on a real chain.
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    "app-id": { type: "string" },
-    key: { type: "string", default: anvilKey1 },
-    url: { type: "string", default: "http://localhost:3000" },
-    chain: { type: "string", default: "eip155:31337" }
-  }
-})
-const [paymentId] = positionals
-if (paymentId === undefined || values["app-id"] === undefined) {
-  console.error("usage: npm run pay -- <paymentId> --app-id <app_…> [--key 0x…] [--url http://localhost:3000]")
-  process.exit(2)
+const usage = `Usage: npm run pay -- <paymentId> --app-id <app_…> [options]
+
+Pays a sandbox payment as a wallet would: options, buyer data when asked, sign, confirm, status.
+
+Options:
+  --app-id ID            the wallet app's public App-Id (required; printed by npm start)
+  --key 0x…              private key of the paying account (default: anvil's test account #1)
+  --url URL              the service (default: http://localhost:3000)
+  --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
+  -h, --help             this text
+
+Buyer data, for payments at or above the partner's data-collection threshold (1000.00 by default):
+  --buyer-data FILE      a JSON object with the fields of the option's collectData.schema
+  --full-name NAME       fullName
+  --dob YYYY-MM-DD       dob (date of birth)
+  --pob-country CC       pobCountry, place of birth (ISO 3166-1 alpha-2, e.g. FR)
+  --pob-address TEXT     pobAddress
+  --por-country CC       porCountry, place of residence
+  --por-address TEXT     porAddress
+  Flags override the file's values. Sending data confirms the terms (tosConfirmed: true), as
+  ticking the box of the data collection page does. Give either both pob fields or both por fields.
+
+Example:
+  npm run pay -- pay_… --app-id app_… --full-name "Ada Lovelace" --dob 1990-12-10 \\
+    --por-country GB --por-address "12 St James's Square, London"`
+
+/** Prints one line on stderr and exits. */
+const fail = (message: string, code = 1): never => {
+  console.error(message)
+  process.exit(code)
 }
 
-const wallet = privateKeyToAccount(values.key as Hex)
+const dataFlags = {
+  "full-name": "fullName",
+  dob: "dob",
+  "pob-country": "pobCountry",
+  "pob-address": "pobAddress",
+  "por-country": "porCountry",
+  "por-address": "porAddress"
+} as const
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        "app-id": { type: "string" },
+        key: { type: "string", default: anvilKey1 },
+        url: { type: "string", default: "http://localhost:3000" },
+        chain: { type: "string", default: "eip155:31337" },
+        "buyer-data": { type: "string" },
+        ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
+        help: { type: "boolean", short: "h" }
+      }
+    })
+  } catch (error) {
+    // parseArgs explains unknown options and missing values in its message; the stack helps nobody.
+    return fail(`${(error as Error).message} (npm run pay -- --help)`, 2)
+  }
+})()
+const values = parsed.values as Record<string, string | boolean | undefined>
+const text = (name: string) => values[name] as string | undefined
+
+if (values.help === true) {
+  console.log(usage)
+  process.exit(0)
+}
+const [paymentId, ...extra] = parsed.positionals
+if (paymentId === undefined) fail("Missing the payment id: npm run pay -- <paymentId> --app-id <app_…> (--help for more)", 2)
+if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one payment id (--help for more)`, 2)
+if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…)`, 2)
+const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
+const baseUrl = (() => {
+  try {
+    return new URL(text("url")!).href.replace(/\/$/, "")
+  } catch {
+    return fail(`--url ${JSON.stringify(text("url"))} is not a URL (e.g. http://localhost:3000)`, 2)
+  }
+})()
+const privateKey = text("key") as Hex
+const wallet = (() => {
+  try {
+    return privateKeyToAccount(privateKey)
+  } catch {
+    return fail("--key must be a private key: 0x followed by 64 hex digits", 2)
+  }
+})()
+
+/** The buyer data from `--buyer-data` and the data flags, or `undefined` when none was given. */
+const buyerData = (() => {
+  const file = text("buyer-data")
+  let data: Record<string, unknown> = {}
+  if (file !== undefined) {
+    let content: string
+    try {
+      content = readFileSync(file, "utf8")
+    } catch (error) {
+      return fail(`--buyer-data: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 2)
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(content)
+    } catch (error) {
+      return fail(`--buyer-data: ${file} is not JSON (${(error as Error).message})`, 2)
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      return fail(`--buyer-data: ${file} must hold a JSON object such as {"fullName": "…", "dob": "1990-12-10", …}`, 2)
+    }
+    data = json as Record<string, unknown>
+  }
+  for (const [flag, field] of Object.entries(dataFlags)) {
+    const value = text(flag)
+    if (value !== undefined) data[field] = value
+  }
+  if (Object.keys(data).length === 0) return undefined
+  return { tosConfirmed: true, ...data }
+})()
+
 const headers = {
   "content-type": "application/json",
-  "app-id": values["app-id"],
+  "app-id": appId,
   "client-id": `pay-script-${process.pid}`,
   "sdk-name": "paygate pay script"
 }
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${values.url}/v1/gateway/payment/${paymentId}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const json = await response.json() as any
-  if (!response.ok) {
-    console.error(`${method} ${path} → ${response.status} ${json.code}: ${json.message}`)
-    process.exit(1)
+const call = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const target = `${baseUrl}/v1/gateway/payment/${paymentId}${path}`
+  let response: Response
+  try {
+    response = await fetch(target, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
+    return fail(`Cannot reach ${baseUrl} (${cause}): is the service running? (--url)`)
   }
+  const answer = await response.text()
+  let json: any
+  try {
+    json = JSON.parse(answer)
+  } catch {
+    return fail(`${method} ${path} → ${response.status}, not a paygate answer: ${answer.slice(0, 120)}`)
+  }
+  if (!response.ok) return fail(`${method} ${path} → ${response.status} ${json.code}: ${json.message}`)
   return json
 }
 
-const account = `${values.chain}:${wallet.address}`
-console.log(`1. options for ${account}`)
-const { options } = await call("POST", "/options", { accounts: [account] })
-const option = options.find((o: any) => o.actions[0]?.data?.method === "eth_signTypedData_v4")
-if (option === undefined) {
-  console.error("No EIP-3009 (pull) option for this account: is the payment in USD on the local chain?")
-  process.exit(1)
-}
+let step = 0
+const say = (line: string) => console.log(`${++step}. ${line}`)
+
+const account = `${text("chain")}:${wallet.address}`
+const isPull = (o: any) => o.actions[0]?.data?.method === "eth_signTypedData_v4"
+say(`options for ${account}`)
+let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(isPull)
+if (option === undefined) fail("No EIP-3009 (pull) option for this account: is the payment in USD on the local chain?")
 console.log(`   ${option.amount.value} base units of ${option.amount.display.assetSymbol} (${option.amount.unit})`)
 
-console.log(`2. sign the TransferWithAuthorization typed data as ${wallet.address}`)
-const signature = await Chain.LocalWallet.signOption(option, values.key as Hex)
+if (option.collectData != null) {
+  const required: Array<string> = option.collectData.schema?.required ?? []
+  if (buyerData === undefined) {
+    fail(
+      `This payment needs the buyer's data (${required.join(", ")}; and a place of birth or of residence): pass ` +
+        `--full-name, --dob and --por-country with --por-address (or the pob pair), or --buyer-data file.json (--help)`
+    )
+  }
+  say(`buyer data for ${account} (collect-data, as the data collection page sends it)`)
+  await call("POST", "/collect-data", { account, data: buyerData })
+  console.log(`   accepted: ${Object.keys(buyerData!).join(", ")}`)
+  // The option no longer asks for data once the account has given it.
+  option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find((o) => o.id === option.id) ?? option
+} else if (buyerData !== undefined) {
+  console.log("   (this payment needs no buyer data: the data given is not sent)")
+}
+
+say(`sign the TransferWithAuthorization typed data as ${wallet.address}`)
+const signature = await Chain.LocalWallet.signOption(option, privateKey)
 console.log(`   ${signature}`)
 
-console.log("3. confirm")
+say("confirm")
 const confirmed = await call("POST", "/confirm", {
   optionId: option.id,
   results: [{ type: "walletRpc", data: [signature] }],
@@ -73,7 +201,7 @@ const confirmed = await call("POST", "/confirm", {
 })
 console.log(`   ${confirmed.status}`)
 
-console.log("4. follow the status")
+say("follow the status")
 let status = confirmed
 while (!status.isFinal) {
   status = await call("GET", "/status?maxPollMs=10000")

@@ -1,0 +1,110 @@
+/**
+ * `npm start` as a developer runs it, for the tests of the developer tools (`npm run pay`,
+ * `npm run webhooks`, the Promise client): its own process group on a free port and a fresh
+ * embedded database, with sandbox credentials of the test's own made with the operator CLI and
+ * the partner API (so the tests do not depend on the wording of the start-up banner).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { freePort, repoRoot } from "./ServiceProcess.ts"
+
+const run = promisify(execFile)
+
+/** What a command printed and how it ended. */
+export interface CommandResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `npm <args>` in the repository, answering its output and exit code whatever they are. */
+export const npm = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<CommandResult> =>
+  run("npm", [...args], { cwd: repoRoot, env: { ...process.env, ...env } }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
+  )
+
+/** A running `npm start` with a sandbox partner, merchant and wallet app of the test's own. */
+export interface StartedService {
+  readonly url: string
+  readonly output: () => string
+  readonly env: Record<string, string>
+  readonly partnerId: string
+  readonly apiKey: string
+  readonly merchantId: string
+  readonly appId: string
+  /** A JSON request with the partner's key. */
+  readonly partner: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; json: any }>
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `npm start` (extra environment in `env`) and makes sandbox credentials on it. */
+export const startService = async (env: Record<string, string> = {}): Promise<StartedService> => {
+  const dataDir = join(await mkdtemp(join(tmpdir(), "paygate-dev-")), "pglite")
+  const port = await freePort()
+  const serviceEnv = { PAYGATE_DATA_DIR: dataDir, ...env }
+  const child: ChildProcess = spawn("npm", ["start"], {
+    cwd: repoRoot,
+    env: { ...process.env, ...serviceEnv, PORT: String(port) },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout?.on("data", (chunk) => (output += chunk))
+  child.stderr?.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  const stop = async () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid, "SIGTERM")
+      const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 15_000)
+      await exited
+      clearTimeout(timer)
+    }
+    await rm(join(dataDir, ".."), { recursive: true, force: true })
+  }
+  try {
+    const deadline = Date.now() + 90_000
+    while (!output.includes("paygate is listening")) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited:\n${output.slice(-4_000)}`)
+      if (Date.now() > deadline) throw new Error(`npm start did not start within 90 s:\n${output.slice(-4_000)}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const admin = async (...args: Array<string>) => {
+      const result = await npm(["run", "admin", "--", ...args], serviceEnv)
+      if (result.code !== 0) throw new Error(`npm run admin ${args.join(" ")}: ${result.stderr}`)
+      return JSON.parse(result.stdout)
+    }
+    const { partnerId, apiKey } = await admin("partner", "create", "--name", `dev-tools-${port}`, "--sandbox")
+    const { appId } = await admin("app", "create", "--name", `dev-tools-${port}`, "--sandbox")
+    const url = `http://127.0.0.1:${port}`
+    const partner = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { "api-key": apiKey, "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      const text = await response.text()
+      return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+    }
+    const merchant = await partner("POST", "/v1/merchants", { merchantName: "Dev tools shop" }, { "idempotency-key": `m-${port}` })
+    if (merchant.status !== 201 && merchant.status !== 200) throw new Error(`merchant create: ${JSON.stringify(merchant.json)}`)
+    return { url, output: () => output, env: serviceEnv, partnerId, apiKey, merchantId: merchant.json.merchantId ?? merchant.json.id, appId, partner, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/** Creates a sandbox payment of `value` minor units of USD; answers its id. */
+export const createPayment = async (service: StartedService, value: string, referenceId: string): Promise<string> => {
+  const created = await service.partner("POST", "/v1/payments", {
+    merchantId: service.merchantId,
+    amount: { unit: "iso4217/USD", value },
+    referenceId
+  })
+  if (created.status !== 200 && created.status !== 201) throw new Error(`payment create: ${JSON.stringify(created.json)}`)
+  return created.json.paymentId
+}
