@@ -11,9 +11,9 @@
  *   merchant deleted through another process: it may take new payments for up to the TTL.
  * - Only found records are kept (a key or app created elsewhere works at once); secrets never are,
  *   only their digests, as in the database.
- * - Merchants are served from the cache only where {@link CachedMerchantReads} is on (the merchant
- *   API, whose requests only read the merchant); the partner API, which changes merchants, always
- *   reads them fresh. Every merchant write of this process drops the cached copy.
+ * - Merchants are served from the cache only for `recent` reads (the domain's `MerchantRead`: the
+ *   merchant API, whose requests only read the merchant); the partner API, which changes merchants,
+ *   always reads them `current`. Every merchant write of this process drops the cached copy.
  *
  * The SQL adapters (`SqlCredentialStore`, `SqlMerchantRepository`) and `CredentialAdmin` use the
  * cache when the host provides one (`Services.ts` does); without it they read the database each time.
@@ -56,11 +56,3 @@ export class CredentialCache extends Context.Service<CredentialCache, {
     })
   )
 }
-
-/**
- * Whether merchant reads may be answered from the {@link CredentialCache} (up to its TTL old).
- * Off by default; the merchant API's authentication turns it on for its requests.
- */
-export const CachedMerchantReads = Context.Reference<boolean>("@paygate/adapters/CachedMerchantReads", {
-  defaultValue: () => false
-})

@@ -29,6 +29,7 @@ import {
 import { Config, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
+import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
@@ -51,22 +52,6 @@ const replay = (response: StoredResponse): IdempotencyClaim => ({ _tag: "Replay"
 
 // A claim whose row vanished (released) between the write and the read is tried again.
 const maxAttempts = 5
-
-const where = (sql: SqlClient.SqlClient, scope: IdempotencyScope) =>
-  sql`partner_id = ${scope.partnerId} AND route = ${scope.route} AND key = ${scope.key}`
-
-const held = (sql: SqlClient.SqlClient, lease: IdempotencyLease) =>
-  sql`${where(sql, lease.scope)} AND status_code IS NULL AND lease_token = ${lease.token}`
-
-/**
- * The statement that stores a held key's response (`RETURNING 1` when it did); also run inside
- * another write's statement (`SqlPaymentRepository.insert`), so the response commits with what it
- * describes, and that write is fenced on it.
- */
-export const completeStatement = (sql: SqlClient.SqlClient, completion: IdempotencyCompletion) =>
-  sql`UPDATE idempotency_keys SET status_code = ${completion.response.status}, response_body = ${completion.response.body},
-      lease_token = NULL, lease_until = NULL
-    WHERE ${held(sql, completion.lease)} RETURNING 1 AS held`
 
 /** Builds the store over the `SqlClient` in context, holding unanswered keys for `leaseMillis`. */
 export const make = (leaseMillis: number) => Effect.gen(function*() {
@@ -95,7 +80,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
           readonly response_body: string | null
           readonly expires_at: unknown
           readonly lease_until: unknown
-        }>`SELECT body_sha256, status_code, response_body, expires_at, lease_until FROM idempotency_keys WHERE ${where(sql, scope)}`
+        }>`SELECT body_sha256, status_code, response_body, expires_at, lease_until FROM idempotency_keys WHERE ${keyWhere(sql, scope)}`
         const row = rows[0]
         if (row === undefined || toInt(row.expires_at) <= nowMillis) continue
         const status = toIntOrNull(row.status_code)
@@ -109,7 +94,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
     }).pipe(Effect.orDie, spans.claim)
 
   const release = (lease: IdempotencyLease) =>
-    sql`DELETE FROM idempotency_keys WHERE ${held(sql, lease)}`.pipe(Effect.asVoid, Effect.orDie, spans.release)
+    sql`DELETE FROM idempotency_keys WHERE ${heldWhere(sql, lease)}`.pipe(Effect.asVoid, Effect.orDie, spans.release)
 
   const complete = (completion: IdempotencyCompletion) =>
     completion.response.status >= 500

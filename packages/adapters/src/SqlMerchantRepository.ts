@@ -5,15 +5,15 @@
  * folding is the database's `lower()`, which follows its `LC_CTYPE` (`C.UTF-8` in PGlite and in
  * CI: Unicode-aware; a server initialised with plain `C` would fold ASCII only).
  * Other database failures, an insert of an existing id and an update of an unknown merchant
- * are defects. With a {@link CredentialCache} in context, `findById` answers from it where
- * {@link CachedMerchantReads} is on (the merchant API), and every update drops the cached copy.
+ * are defects. With a {@link CredentialCache} in context, `findById` answers `recent` reads from it
+ * (the merchant API's), and every update drops the cached copy.
  *
  * @module
  */
-import { Merchant, MerchantExists, type MerchantId, type MerchantQuery, MerchantRepository, type Mode, type PartnerId } from "@paygate/domain"
+import { Merchant, MerchantExists, type MerchantId, type MerchantQuery, type MerchantRead, MerchantRepository, type Mode, type PartnerId } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { CachedMerchantReads, CredentialCache, merchantKey } from "./CredentialCache.ts"
+import { CredentialCache, merchantKey } from "./CredentialCache.ts"
 import type { Fragment } from "effect/sql/Statement"
 import type { SqlError } from "effect/sql/SqlError"
 import { toInt } from "./internal/Rows.ts"
@@ -90,11 +90,10 @@ export const make = Effect.gen(function*() {
       spans.findById
     )
 
-  const findById = (partnerId: PartnerId, mode: Mode, id: MerchantId) =>
-    cache === undefined
+  const findById = (partnerId: PartnerId, mode: Mode, id: MerchantId, freshness: MerchantRead = "current") =>
+    cache === undefined || freshness === "current"
       ? read(partnerId, mode, id)
-      : Effect.flatMap(CachedMerchantReads, (cached) =>
-        cached ? TtlCache.through(cache, merchantKey(partnerId, mode, id), () => read(partnerId, mode, id)) : read(partnerId, mode, id))
+      : TtlCache.through(cache, merchantKey(partnerId, mode, id), () => read(partnerId, mode, id))
 
   const list = (query: MerchantQuery) => {
     const where: Array<Fragment> = [sql`partner_id = ${query.partnerId}`, sql`mode = ${query.mode}`]

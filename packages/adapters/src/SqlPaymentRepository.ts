@@ -18,8 +18,8 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
+import { completeStatement } from "./internal/IdempotencyRows.ts"
 import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
-import { completeStatement } from "./SqlIdempotencyStore.ts"
 import { isUniqueViolation, sqlState } from "./internal/UniqueViolation.ts"
 import { leaseLostState } from "./migrations/0007_idempotency_lease.ts"
 

@@ -1,4 +1,4 @@
-import { CachedMerchantReads, CredentialAdmin, CredentialCache, hashSecret, Migrations, SqlPersistence } from "@paygate/adapters"
+import { CredentialAdmin, CredentialCache, hashSecret, Migrations, SqlPersistence } from "@paygate/adapters"
 import { type AppId, CredentialStore, IdGenerator, Merchant, MerchantRepository } from "@paygate/domain"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -98,17 +98,17 @@ for (const db of databasesUnderTest) {
         assert.strictEqual(yield* name(app.appId), "After")
       }).pipe(withTestClock))
 
-    it.effect("serves merchants from the cache only where CachedMerchantReads is on; a write drops the copy", () =>
+    it.effect("serves merchants from the cache only for recent reads; a write drops the copy", () =>
       Effect.gen(function*() {
         const repo = yield* MerchantRepository
         const merchant = yield* newMerchant(yield* newPartner())
         const find = Effect.map(repo.findById(merchant.partnerId, merchant.mode, merchant.id), Option.getOrThrow)
-        const cached = find.pipe(Effect.provideService(CachedMerchantReads, true))
+        const cached = Effect.map(repo.findById(merchant.partnerId, merchant.mode, merchant.id, "recent"), Option.getOrThrow)
         assert.isFalse((yield* cached).deleted)
         const sql = yield* SqlClient.SqlClient
         yield* sql`UPDATE merchants SET deleted = true WHERE id = ${merchant.id}`
         assert.isFalse((yield* cached).deleted, "another process's delete is seen after the TTL")
-        assert.isTrue((yield* find).deleted, "reads outside the merchant API are always fresh")
+        assert.isTrue((yield* find).deleted, "current reads (the default) are always fresh")
         yield* repo.update(new Merchant({ ...merchant, name: "Renamed", deleted: true }))
         const after = yield* cached
         assert.strictEqual(after.name, "Renamed", "this process's write is seen at once")

@@ -19,13 +19,20 @@ export interface MerchantQuery {
 }
 
 /**
+ * How current a merchant read must be. `current` reads the store. `recent` accepts a copy read a
+ * few seconds ago (the store's cache, when it has one): for requests that only read the merchant
+ * and name it like a credential (the merchant API's `Merchant-Id`), never for ones that change it.
+ */
+export type MerchantRead = "current" | "recent"
+
+/**
  * Merchant persistence. An active merchant's name is unique per partner and mode,
  * case-insensitively: the store enforces it and answers `MerchantExists`.
  */
 export class MerchantRepository extends Context.Service<MerchantRepository, {
   readonly insert: (merchant: Merchant) => Effect.Effect<void, MerchantExists>
-  /** The merchant (deleted or not) if it belongs to this partner and mode. */
-  readonly findById: (partnerId: PartnerId, mode: Mode, id: MerchantId) => Effect.Effect<Option.Option<Merchant>>
+  /** The merchant (deleted or not) if it belongs to this partner and mode; `read` defaults to `current`. */
+  readonly findById: (partnerId: PartnerId, mode: Mode, id: MerchantId, read?: MerchantRead) => Effect.Effect<Option.Option<Merchant>>
   /** Merchants in creation order (newest first). */
   readonly list: (query: MerchantQuery) => Effect.Effect<ReadonlyArray<Merchant>>
   /** Replaces a stored merchant. */

@@ -5,7 +5,7 @@ import { MerchantId, type PartnerId } from "../ids/Ids.ts"
 import { Merchant } from "../merchant/Merchant.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import type { Mode } from "../payment/Payment.ts"
-import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
 import { validateIconUrl, validateMerchantEmail, validateMerchantName } from "./MerchantRules.ts"
 
 /** The partner (and mode) on whose behalf a merchant operation runs. */
@@ -49,8 +49,8 @@ const isMerchantId = Schema.is(MerchantId)
  */
 export class Merchants extends Context.Service<Merchants, {
   readonly create: (access: PartnerAccess, input: CreateMerchantInput) => Effect.Effect<Merchant, ParamsValidation | MerchantExists>
-  /** A merchant, deleted ones included. */
-  readonly get: (access: PartnerAccess, id: string) => Effect.Effect<Merchant, MerchantNotFound>
+  /** A merchant, deleted ones included; `read` defaults to `current` (see {@link MerchantRead}). */
+  readonly get: (access: PartnerAccess, id: string, read?: MerchantRead) => Effect.Effect<Merchant, MerchantNotFound>
   /** An active merchant, for operations that need one (e.g. creating a payment). */
   readonly getActive: (access: PartnerAccess, id: string) => Effect.Effect<Merchant, MerchantNotFound>
   readonly list: (access: PartnerAccess, input: ListMerchantsInput) => Effect.Effect<Page<Merchant>, InvalidParams>
@@ -71,9 +71,9 @@ export class Merchants extends Context.Service<Merchants, {
 
       const notFound = (id: string) => new MerchantNotFound({ message: `No merchant ${id}.` })
 
-      const load = Effect.fnUntraced(function*(access: PartnerAccess, id: string) {
+      const load = Effect.fnUntraced(function*(access: PartnerAccess, id: string, read: MerchantRead = "current") {
         if (!isMerchantId(id)) return yield* notFound(id)
-        const found = yield* repo.findById(access.partnerId, access.mode, id)
+        const found = yield* repo.findById(access.partnerId, access.mode, id, read)
         // The repository scopes by partner and mode; checked again so a foreign row can never leak.
         if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode) {
           return yield* notFound(id)

@@ -14,7 +14,7 @@ import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Pay
 import { type CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
-import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type Access, systemAccess } from "./Access.ts"
 import { validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
@@ -31,12 +31,23 @@ export interface CreatePaymentInput {
   readonly amount: { readonly unit: string; readonly value: string }
   readonly referenceId: string
   readonly checkout?: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
-  /**
-   * The response of the request's claimed `Idempotency-Key` for the new payment, stored with it
-   * atomically (contract §9): a retry replays it exactly when the payment exists. A request whose
-   * key was taken over by a retry after its lease creates nothing (`idempotency_conflict`).
-   */
-  readonly completion?: ((payment: Payment) => IdempotencyCompletion) | undefined
+  /** How current the merchant must be read (default `current`, see {@link MerchantRead}). */
+  readonly merchantRead?: MerchantRead | undefined
+}
+
+const drafted: unique symbol = Symbol("PaymentDraft")
+
+/**
+ * A payment {@link Payments} validated and built for a create, not stored yet: what a host renders
+ * its answer from before {@link Payments} `commit` stores both in one atomic write. Only `prepare`
+ * makes one.
+ */
+export class PaymentDraft {
+  readonly payment: Payment
+  /** Built by `Payments.prepare` only. */
+  constructor(payment: Payment, _token: typeof drafted) {
+    this.payment = payment
+  }
 }
 
 /** `GET /v1/payments` query (contract §8); values arrive as strings and are validated here. */
@@ -58,8 +69,17 @@ export interface ListPaymentsInput {
  * together with its outbox event, so concurrent callers cannot both win.
  */
 export class Payments extends Context.Service<Payments, {
-  /** Creates a payment waiting for the buyer, with its `payment.created` event. */
-  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound | IdempotencyConflict>
+  /** Creates a payment waiting for the buyer, with its `payment.created` event (`prepare`, then `commit`). */
+  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound>
+  /** Validates a create (body rules, then the merchant) and builds its payment; writes nothing. */
+  readonly prepare: (input: CreatePaymentInput) => Effect.Effect<PaymentDraft, ParamsValidation | MerchantNotFound>
+  /**
+   * Stores a prepared payment with its `payment.created` event and, when given, the answer of the
+   * request's claimed `Idempotency-Key` (contract §9), in one atomic write: a retry replays that
+   * answer exactly when the payment exists. When the key was taken over by a retry after its
+   * lease, nothing is stored (`idempotency_conflict`).
+   */
+  readonly commit: (draft: PaymentDraft, answer?: IdempotencyCompletion | undefined) => Effect.Effect<Payment, IdempotencyConflict>
   /** The payment as of now (expiry applied on read), if `access` may see it. */
   readonly find: (access: Access, id: string) => Effect.Effect<Payment, PaymentNotFound>
   /** A page of the partner's payments (statuses as stored, expiry applied on read). */
@@ -85,13 +105,13 @@ export class Payments extends Context.Service<Payments, {
 
       const { change, eventFor, load } = makePaymentChanges(repo, ids)
 
-      const create = Effect.fn("Payments.create")(function*(input: CreatePaymentInput) {
+      const prepare = Effect.fn("Payments.prepare")(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
         const referenceId = yield* validateReferenceId(input.referenceId)
         const redirect = validateCheckout(input.checkout)
         // Body rules first, then the merchant lookup (contract §2 order); deleted merchants take no payments.
         const merchant = Schema.is(MerchantId)(input.merchantId)
-          ? yield* merchants.findById(input.partnerId, input.mode, input.merchantId)
+          ? yield* merchants.findById(input.partnerId, input.mode, input.merchantId, input.merchantRead)
           : Option.none()
         if (Option.isNone(merchant) || merchant.value.deleted) {
           return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
@@ -116,9 +136,19 @@ export class Payments extends Context.Service<Payments, {
           createdAt: millis,
           updatedAt: millis
         })
-        yield* repo.insert(payment, [yield* eventFor("payment.created", payment, {})], input.completion?.(payment))
-        return payment
+        return new PaymentDraft(payment, drafted)
       })
+
+      const commit = Effect.fn("Payments.commit")(function*(draft: PaymentDraft, answer?: IdempotencyCompletion) {
+        yield* repo.insert(draft.payment, [yield* eventFor("payment.created", draft.payment, {})], answer)
+        return draft.payment
+      })
+
+      const create = (input: CreatePaymentInput) =>
+        Effect.flatMap(prepare(input), (draft) => commit(draft)).pipe(
+          // Without an answer to store, the write cannot lose a lease.
+          Effect.catchTag("IdempotencyConflict", Effect.die)
+        )
 
       const find = Effect.fn("Payments.find")(function*(access: Access, id: string) {
         const payment = yield* load(access, id)
@@ -195,7 +225,7 @@ export class Payments extends Context.Service<Payments, {
         )
       })
 
-      return Payments.of({ create, find, list, cancel, settleOutcome, expire })
+      return Payments.of({ create, prepare, commit, find, list, cancel, settleOutcome, expire })
     })
   )
 }

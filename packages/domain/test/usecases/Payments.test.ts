@@ -51,12 +51,16 @@ describe("Payments.create", () => {
         keys.claim(scope, "hash", now).pipe(Effect.map((claim) => claim._tag === "Claimed" ? claim.lease : assert.fail(claim._tag)))
       const first = yield* leaseAt(0)
       const retry = yield* leaseAt(idempotencyLeaseMillis)
-      const answer = (lease: IdempotencyLease) => (created: Payment) => ({ lease, response: { status: 200, body: created.id } })
+      const answer = (lease: IdempotencyLease, created: Payment) => ({ lease, response: { status: 200, body: created.id } })
+      const payments = yield* Payments
       const before = store.payments.size
-      const lost = yield* Effect.flip(Payments.use((p) => p.create({ ...base, referenceId: "order-43", completion: answer(first) })))
+      const lostDraft = yield* payments.prepare({ ...base, referenceId: "order-43" })
+      const lost = yield* Effect.flip(payments.commit(lostDraft, answer(first, lostDraft.payment)))
       assert.strictEqual(lost._tag, "IdempotencyConflict")
       assert.strictEqual(store.payments.size, before)
-      const payment = yield* Payments.use((p) => p.create({ ...base, referenceId: "order-43", completion: answer(retry) }))
+      const draft = yield* payments.prepare({ ...base, referenceId: "order-43" })
+      assert.strictEqual(store.payments.size, before, "prepare writes nothing")
+      const payment = yield* payments.commit(draft, answer(retry, draft.payment))
       assert.deepStrictEqual(yield* keys.claim(scope, "hash", idempotencyLeaseMillis + 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
     }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency()))))
 

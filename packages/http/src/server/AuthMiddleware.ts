@@ -1,4 +1,3 @@
-import { CachedMerchantReads } from "@paygate/adapters"
 import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore, MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { type Headers, HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -65,10 +64,7 @@ export const PartnerAuthLive = Layer.effect(
   )
 )
 
-/**
- * Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. Its operations
- * only read the merchant, so they may read it from the credential cache (`CachedMerchantReads`).
- */
+/** Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. */
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
   authMiddleware<CurrentCaller | CurrentMerchantId>((headers, environment) =>
@@ -83,8 +79,7 @@ export const MerchantAuthLive = Layer.effect(
         provide: (version) => (effect) =>
           effect.pipe(
             Effect.provideService(CurrentMerchantId, merchantId),
-            Effect.provideService(CurrentCaller, { ...caller, version }),
-            Effect.provideService(CachedMerchantReads, true)
+            Effect.provideService(CurrentCaller, { ...caller, version })
           )
       }
     })

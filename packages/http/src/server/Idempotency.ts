@@ -29,7 +29,7 @@ const withoutSecret = (body: string): string => {
 
 /**
  * The key the request being served claimed, for a handler whose own write stores the response
- * ({@link answerStoredWithWrite}); `stored` tells {@link withIdempotency} not to store it again.
+ * ({@link claimedAnswer}); `stored` tells {@link withIdempotency} not to store it again.
  */
 export class ClaimedKey extends Context.Service<ClaimedKey, {
   readonly lease: IdempotencyLease
@@ -37,27 +37,24 @@ export class ClaimedKey extends Context.Service<ClaimedKey, {
 }>()("@paygate/http/ClaimedKey") {}
 
 /**
- * Answers `status` with `render(result)` as JSON. When the request claimed an idempotency key, `run`
- * gets the completion for its write to store that same answer with what it writes (one statement,
- * and the answer replays exactly when the write committed); otherwise `undefined`.
+ * For a handler whose write stores its own answer (one statement: the answer replays exactly when
+ * the write committed): the answer `status` + `body` of the key this request claimed, as the
+ * domain's `IdempotencyCompletion` to hand to that write, or `undefined` when no key was claimed.
+ * `stored()` is to be called once the write succeeded.
  */
-export const answerStoredWithWrite = <A, E, R>(
-  run: (completion: ((result: A) => IdempotencyCompletion) | undefined) => Effect.Effect<A, E, R>,
-  render: (result: A) => string,
-  status = 200
-) =>
-  Effect.gen(function*() {
-    const claimed = yield* Effect.serviceOption(ClaimedKey)
-    let body: string | undefined
-    const result = yield* run(
-      Option.isNone(claimed) ? undefined : (value) => {
-        body = render(value)
-        return { lease: claimed.value.lease, response: { status, body } }
-      }
-    )
-    if (body !== undefined && Option.isSome(claimed)) claimed.value.stored()
-    return HttpServerResponse.text(body ?? render(result), { status, contentType: "application/json" })
-  })
+export const claimedAnswer = (status: number, body: string) =>
+  Effect.map(Effect.serviceOption(ClaimedKey), (claimed) =>
+    Option.match(claimed, {
+      onNone: () => ({ answer: undefined, stored: () => {} }),
+      onSome: (key) => ({
+        answer: { lease: key.lease, response: { status, body } } satisfies IdempotencyCompletion,
+        stored: key.stored
+      })
+    }))
+
+/** A JSON answer of `status` with an already rendered body. */
+export const jsonAnswer = (status: number, body: string) =>
+  HttpServerResponse.text(body, { status, contentType: "application/json" })
 
 /** Renders values of `schema` as the JSON text HttpApi would answer (encoded, then stringified). */
 export const jsonOf = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
@@ -79,7 +76,7 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * with a hash of the body and replayed, marked `Idempotent-Replayed: true`, for the same key and
  * body; another body, or a retry while the first is in flight, is `idempotency_conflict`.
  * `handled` must already have rendered its errors as responses. A handler whose write stored the
- * response itself ({@link answerStoredWithWrite}) leaves nothing to store here.
+ * response itself ({@link claimedAnswer}) leaves nothing to store here.
  */
 export const withIdempotency = <R>(
   scope: IdempotencyScope,

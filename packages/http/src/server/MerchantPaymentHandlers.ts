@@ -1,14 +1,17 @@
-import { isFinal, merchantStatus, Merchants, type Payment, Payments, pollInMs, Wire } from "@paygate/domain"
+import { isFinal, merchantStatus, Merchants, Payments, pollInMs, Wire } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
-import { answerStoredWithWrite, jsonOf } from "./Idempotency.ts"
+import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
 
 const createAnswer = jsonOf(Wire.CreatePaymentResponse)
 
-/** Merchant API handlers: statuses in the merchant vocabulary (contract §6). */
+/**
+ * Merchant API handlers: statuses in the merchant vocabulary (contract §6). They only read the
+ * merchant their `Merchant-Id` names, so a `recent` read of it will do (the credential cache's).
+ */
 export const MerchantPaymentHandlers = HttpApiBuilder.group(
   PaygateApi,
   "merchantPayment",
@@ -21,25 +24,27 @@ export const MerchantPaymentHandlers = HttpApiBuilder.group(
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
           const merchantId = yield* CurrentMerchantId
-          return yield* answerStoredWithWrite(
-            (completion) =>
-              payments.create({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, completion }),
-            (payment: Payment) =>
-              createAnswer({
-                paymentId: payment.id,
-                gatewayUrl: `${checkoutUrl}/${payment.id}`,
-                status: merchantStatus(payment.status),
-                expiresAt: payment.expiresAt,
-                isFinal: isFinal(payment.status),
-                pollInMs: pollInMs(payment.status)
-              })
-          )
+          const draft = yield* payments.prepare({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, merchantRead: "recent" })
+          const { payment } = draft
+          const body = createAnswer({
+            paymentId: payment.id,
+            gatewayUrl: `${checkoutUrl}/${payment.id}`,
+            status: merchantStatus(payment.status),
+            expiresAt: payment.expiresAt,
+            isFinal: isFinal(payment.status),
+            pollInMs: pollInMs(payment.status)
+          })
+          // The answer is stored with the payment, in its one statement, when the request claimed a key.
+          const { answer, stored } = yield* claimedAnswer(200, body)
+          yield* payments.commit(draft, answer)
+          stored()
+          return jsonAnswer(200, body)
         }))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
           const access = { partnerId: caller.partner.id, mode: caller.mode }
-          const merchant = yield* merchants.get(access, yield* CurrentMerchantId)
+          const merchant = yield* merchants.get(access, yield* CurrentMerchantId, "recent")
           const payment = yield* payments.find({ ...access, merchantId: merchant.id }, params.id)
           return { status: merchantStatus(payment.status), isFinal: isFinal(payment.status) }
         }))

@@ -14,7 +14,7 @@ import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
-import { answerStoredWithWrite, jsonOf } from "./Idempotency.ts"
+import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
 
 const createAnswer = jsonOf(CreatedPayment)
 
@@ -54,17 +54,18 @@ export const PaymentsHandlers = HttpApiBuilder.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          return yield* answerStoredWithWrite(
-            (completion) =>
-              payments.create({ ...payload, ...access, completion }),
-            (payment: Payment) =>
-              createAnswer({
-                ...Wire.toPaymentRecord(payment),
-                gatewayUrl: `${checkoutUrl}/${payment.id}`,
-                pollInMs: pollInMs(payment.status)
-              }),
-            201
-          )
+          const draft = yield* payments.prepare({ ...payload, ...access })
+          const { payment } = draft
+          const body = createAnswer({
+            ...Wire.toPaymentRecord(payment),
+            gatewayUrl: `${checkoutUrl}/${payment.id}`,
+            pollInMs: pollInMs(payment.status)
+          })
+          // The answer is stored with the payment, in its one statement, when the request claimed a key.
+          const { answer, stored } = yield* claimedAnswer(201, body)
+          yield* payments.commit(draft, answer)
+          stored()
+          return jsonAnswer(201, body)
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
