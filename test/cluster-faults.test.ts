@@ -117,6 +117,9 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && Chain.Anvil.isAvai
         WEBHOOK_TIMEOUT_MS: "2000",
         WEBHOOK_RETRY_SCHEDULE_MS: "500,1000,2000,4000",
         EXECUTOR_POLL_MS: "100",
+        // A killed worker's payments and payouts are taken over after this lease (default 120 s).
+        EXECUTOR_LEASE_MS: "15000",
+        PAYOUT_LEASE_MS: "15000",
         EXECUTOR_PENDING_RECHECK_MS: "200",
         EXECUTOR_UNKNOWN_RECHECK_MS: "500",
         PAYOUT_POLL_MS: "100",
@@ -244,7 +247,10 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && Chain.Anvil.isAvai
             if (answer.status !== 200) fail(o, "status", answer)
             if (answer.body.status === "succeeded") return
             if (answer.body.isFinal) fail(o, "status (final, not succeeded)", answer)
-            if (Date.now() > deadline) throw new Error(`order ${o.i}: payment ${o.paymentId} still ${answer.body.status}`)
+            if (Date.now() > deadline) {
+              const mentions = processes.flatMap((p) => p.instances.flatMap((x) => x.output().split("\n").filter((l) => l.includes(o.paymentId!))))
+              throw new Error(`order ${o.i}: payment ${o.paymentId} still ${answer.body.status}; log lines naming it:\n${mentions.join("\n")}`)
+            }
           }
         }
         const refunds: Array<Promise<void>> = []

@@ -37,10 +37,15 @@ export const defaultLeasedWorkSettings: LeasedWorkSettings = {
 export const millisConfig = (name: string, fallback: number) =>
   Config.Int(name).pipe(Config.withDefault(fallback), Config.map((ms) => Math.max(1, ms)))
 
-/** The defaults with `<prefix>_POLL_MS`, `<prefix>_PENDING_RECHECK_MS` and `<prefix>_UNKNOWN_RECHECK_MS` from the environment. */
+/**
+ * The defaults with `<prefix>_POLL_MS`, `<prefix>_LEASE_MS`, `<prefix>_PENDING_RECHECK_MS` and
+ * `<prefix>_UNKNOWN_RECHECK_MS` from the environment. The lease is how long the items of a worker
+ * that died wait before another worker takes them over.
+ */
 export const leasedWorkSettingsFromConfig = (prefix: string) =>
   Config.all({
     pollIntervalMs: millisConfig(`${prefix}_POLL_MS`, defaultLeasedWorkSettings.pollIntervalMs),
+    leaseMs: millisConfig(`${prefix}_LEASE_MS`, defaultLeasedWorkSettings.leaseMs),
     pendingRecheckMs: millisConfig(`${prefix}_PENDING_RECHECK_MS`, defaultLeasedWorkSettings.pendingRecheckMs),
     unknownRecheckMs: millisConfig(`${prefix}_UNKNOWN_RECHECK_MS`, defaultLeasedWorkSettings.unknownRecheckMs)
   }).pipe(Config.map((read): LeasedWorkSettings => ({ ...defaultLeasedWorkSettings, ...read })))
