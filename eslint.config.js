@@ -13,7 +13,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ["scripts/**", "test/**", "bench/**", "**/*.test.ts", "**/bin/**", "**/main.ts", "**/cli/**"],
+    files: ["app/**", "scripts/**", "test/**", "bench/**", "**/*.test.ts", "**/bin/**", "**/main.ts", "**/cli/**"],
     rules: { "no-console": "off" }
   }
 )

@@ -16,12 +16,15 @@
  * @module
  */
 export * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
+export * as Application from "./Application.ts"
 export * from "./ApiKeySecret.ts"
+export * from "./CheckoutSettings.ts"
 export * from "./CredentialAdmin.ts"
 export * from "./CredentialCache.ts"
 export * as DataDirLock from "./DataDirLock.ts"
 export * from "./ExclusiveSequences.ts"
 export * as Database from "./Database.ts"
+export * as GatewayServices from "./GatewayServices.ts"
 export * as JsonLogger from "./JsonLogger.ts"
 export * as Migrations from "./Migrations.ts"
 export * as PooledRandom from "./PooledRandom.ts"

@@ -1,9 +1,14 @@
 /**
  * @paygate/http: the HTTP API of paygate (`effect/http-api`). The contract ({@link PaygateApi}),
- * the routes that serve it ({@link AppRoutes}) and a typed client derived from the contract.
+ * the routes that serve it ({@link AppRoutes}), the API as a process serves it (`ApiServer.layer`)
+ * and a typed client derived from the contract.
  *
  * @module
  */
 export { PaygateApi } from "./api/Api.ts"
-export { AppRoutes } from "./App.ts"
+export { AppRoutes, routerConfig } from "./App.ts"
+export * as ApiServer from "./ApiServer.ts"
 export * from "./client.ts"
+export * as Tracing from "./observability/Tracing.ts"
+export { RateLimiter, type RateLimitSettings } from "./server/RateLimiter.ts"
+export { SqlReadiness } from "./server/SqlReadiness.ts"

@@ -5,7 +5,7 @@
  * submission is validated with the real JSON Schema validator and stored encrypted, and a confirm
  * is refused until the paying account provided valid data (on the page or with the confirm).
  */
-import { Chain, SanctionsList } from "@paygate/adapters"
+import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
 import { buyerDataForm, buyerDataSchema, type ErrorCode, statusOf } from "@paygate/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
@@ -13,7 +13,6 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
 import { runAdmin } from "../src/cli/RunAdmin.ts"
-import * as GatewayServices from "../src/GatewayServices.ts"
 import { expectError } from "./ExpectError.ts"
 import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
 

@@ -5,7 +5,7 @@
  * with token balances checked on chain. Plus every confirm rule of contract §5 and the chain
  * outcomes of §6: reverted transfer → failed, RPC outage → stays processing then succeeds.
  */
-import { Chain, SanctionsList } from "@paygate/adapters"
+import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
 import { type ErrorCode, OptionIds, statusOf } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
@@ -13,7 +13,6 @@ import { randomBytes } from "node:crypto"
 import { createWalletClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import * as GatewayServices from "../src/GatewayServices.ts"
 import { expectError } from "./ExpectError.ts"
 import { executorJob } from "./support/ChainJobs.ts"
 import type { CuttableProxy } from "./support/CuttableProxy.ts"

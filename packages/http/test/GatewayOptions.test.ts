@@ -5,7 +5,7 @@
  * accepted by the chain gateway's verification. A second server accepts TUSDC as a push token
  * (no EIP-3009) for `/fetch`.
  */
-import { Chain, SanctionsList } from "@paygate/adapters"
+import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
 import { ChainGateway, type ErrorCode, OptionIds, type PaymentProof, statusOf } from "@paygate/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
@@ -13,7 +13,6 @@ import { randomBytes } from "node:crypto"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as GatewayServices from "../src/GatewayServices.ts"
 import { expectError } from "./ExpectError.ts"
 import { makeTestServer, pglite, type TestPartner, type TestServer } from "./TestServer.ts"
 

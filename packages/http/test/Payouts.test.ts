@@ -5,7 +5,7 @@
  * token balances checked on chain. Plus an RPC outage during a payout, a transfer recorded but
  * never broadcast (a crash), two workers on the same payouts, and a payout that reverts.
  */
-import { Chain } from "@paygate/adapters"
+import { Chain, GatewayServices } from "@paygate/adapters"
 import {
   type ErrorCode,
   IdGenerator,
@@ -24,7 +24,6 @@ import { randomBytes } from "node:crypto"
 import { encodeFunctionData, keccak256, parseAbi } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import * as GatewayServices from "../src/GatewayServices.ts"
 import { expectError } from "./ExpectError.ts"
 import { executorJob, payoutJobs } from "./support/ChainJobs.ts"
 import { localChainForFile } from "./support/LocalChainWorld.ts"

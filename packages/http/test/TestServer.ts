@@ -1,11 +1,11 @@
 /**
- * Test harness: the real `AppRoutes` over the production services (`servicesOver`: use cases,
+ * Test harness: the real `AppRoutes` over the production services (`Application.layer`: use cases,
  * SQL stores of `@paygate/adapters`, readiness) on a fresh PGlite, or on a fresh database of the
  * PostgreSQL at `TEST_DATABASE_URL`, with migrations applied; served in process
  * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
  * and reach the same database and use cases with {@link TestServer.run}.
  */
-import { Chain, CredentialAdmin, Database, Migrations } from "@paygate/adapters"
+import { Application, Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
 import {
   type ChainGateway,
   Commitment,
@@ -33,11 +33,7 @@ import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { describe } from "vitest"
-import { AppRoutes, routerConfig } from "../src/App.ts"
-import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
-import { RateLimiter, type RateLimitSettings } from "../src/server/RateLimiter.ts"
-import * as GatewayServices from "../src/GatewayServices.ts"
-import { servicesOver } from "../src/Services.ts"
+import { AppRoutes, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** The database a suite runs on. */
 export interface TestDatabase {
@@ -114,9 +110,9 @@ export const checkoutUrl = "https://checkout.test/pay"
 export const testGateway = (): Layer.Layer<GatewayServices.GatewaySettings> =>
   GatewayServices.settings({ chains: Chain.ChainConfig.layerEmpty, secret: new Uint8Array(randomBytes(32)) })
 
-// The production wiring of the services (`servicesOver`), over the test database with its migrations applied.
+// The production wiring of the services (`Application.layer`), over the test database with its migrations applied.
 const servicesLayer = (database: TestDatabase, gateway: Layer.Layer<GatewayServices.GatewaySettings>) =>
-  servicesOver(Migrations.layer.pipe(Layer.provideMerge(database.layer())), gateway)
+  Application.layer(Migrations.layer.pipe(Layer.provideMerge(database.layer())), gateway)
 
 /** Options of one web handler over the server's services. */
 export interface HandlerOptions {
@@ -244,6 +240,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
       AppRoutes.pipe(
         Layer.provide([
           RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }),
+          SqlReadiness,
           Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),
         Layer.provide(Layer.succeedContext(context)),

@@ -15,11 +15,10 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
+import { Chain, CheckoutSettings } from "@paygate/adapters"
 import { Caip, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { CheckoutSettings } from "../server/CheckoutSettings.ts"
 import { PortalApps } from "./PortalApps.ts"
 import { loadAssets } from "./PortalAssets.ts"
 import { assetsPath, checkoutPage, collectPage, notFoundPage } from "./PortalPages.ts"

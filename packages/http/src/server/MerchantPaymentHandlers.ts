@@ -1,9 +1,9 @@
 import { isFinal, merchantStatus, Merchants, Payments, pollInMs, Wire } from "@paygate/domain"
 import { Effect } from "effect"
+import { CheckoutSettings } from "@paygate/adapters"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
-import { CheckoutSettings } from "./CheckoutSettings.ts"
 import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
 
 const createAnswer = jsonOf(Wire.CreatePaymentResponse)

@@ -9,11 +9,11 @@ import {
   Wire
 } from "@paygate/domain"
 import { Effect, Option } from "effect"
+import { CheckoutSettings } from "@paygate/adapters"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
-import { CheckoutSettings } from "./CheckoutSettings.ts"
 import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
 
 const createAnswer = jsonOf(CreatedPayment)

@@ -6,7 +6,7 @@
  * Tests create payments through the Merchant API like a merchant backend would.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Chain, CredentialAdmin, Database, Migrations } from "@paygate/adapters"
+import { Application, Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { WorkerLive } from "@paygate/worker"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
@@ -14,10 +14,7 @@ import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
-import { AppRoutes, routerConfig } from "../../src/App.ts"
-import * as GatewayServices from "../../src/GatewayServices.ts"
-import { CheckoutSettings } from "../../src/server/CheckoutSettings.ts"
-import { servicesWith } from "../../src/Services.ts"
+import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
 export interface CreatedPayment {
@@ -89,12 +86,16 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       PUBLIC_URL: baseUrl,
       WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64")
     }))
-    const services = servicesWith(
+    const services = Application.layerWith(
       Migrations.layer.pipe(Layer.provideMerge(Database.layerMemory())),
       GatewayServices.settings({ chains: Layer.succeedContext(chainContext), secret: new Uint8Array(randomBytes(32)) })
     )
     const http = HttpRouter.serve(
-      AppRoutes.pipe(Layer.provide(Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect` })))),
+      AppRoutes.pipe(Layer.provide([
+        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect` })),
+        RateLimiter.layer,
+        SqlReadiness
+      ])),
       { routerConfig, disableLogger: true }
     ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })))
     const world = Layer.mergeAll(http, WorkerLive).pipe(

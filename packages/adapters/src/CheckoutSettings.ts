@@ -6,7 +6,7 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   readonly checkoutUrl: string
   /** `{data_collection_url}`: options link to `{data_collection_url}?paymentId=…&account=…`. */
   readonly dataCollectionUrl: string
-}>()("@paygate/http/CheckoutSettings") {
+}>()("@paygate/adapters/CheckoutSettings") {
   /**
    * From `CHECKOUT_URL` and `DATA_COLLECTION_URL`, defaulting to this server's `/checkout` and
    * `/collect` on `PUBLIC_URL` or `http://localhost:PORT`.

@@ -21,18 +21,6 @@
  * @module
  */
 import {
-  AjvBuyerDataValidator,
-  Chain,
-  Database,
-  PooledRandom,
-  Pricing,
-  SanctionsList,
-  SqlBuyerDataStore,
-  SqlDataCollectionThresholds,
-  SqlQuoteStore,
-  type WebhookAdapters
-} from "@paygate/adapters"
-import {
   type ChainGateway,
   ConfirmRequests,
   DataCollection,
@@ -52,7 +40,17 @@ import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
-import { CheckoutSettings } from "./server/CheckoutSettings.ts"
+import * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
+import * as Chain from "./chain/index.ts"
+import { CheckoutSettings } from "./CheckoutSettings.ts"
+import * as Database from "./Database.ts"
+import * as PooledRandom from "./PooledRandom.ts"
+import * as Pricing from "./pricing/index.ts"
+import * as SanctionsList from "./SanctionsList.ts"
+import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
+import * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
+import * as SqlQuoteStore from "./SqlQuoteStore.ts"
+import type * as WebhookAdapters from "./webhooks/index.ts"
 
 const { ChainAssetCatalog, ChainConfig, Eip155WalletActions, SignatureRecovery, ViemChainGateway } = Chain
 

@@ -1,6 +1,6 @@
 import { ConfigProvider, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { CheckoutSettings } from "../src/server/CheckoutSettings.ts"
+import { CheckoutSettings } from "../src/CheckoutSettings.ts"
 
 const settingsFrom = (env: Record<string, string>) =>
   Effect.runPromise(

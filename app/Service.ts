@@ -1,0 +1,62 @@
+/**
+ * The composition root: the one place that puts paygate together from the packages' layers.
+ *
+ * - {@link ServiceLive}: the service as `npm start` runs it (migrations, first-start sandbox, the
+ *   worker in this process unless `WORKER_IN_PROCESS=false`, the API on `PORT`).
+ * - {@link ApiLive}: the same without the worker (API processes next to `npm run worker` ones).
+ *
+ * The worker alone (`packages/worker/src/main.ts`) and the operator CLI (`packages/http/src/cli/admin.ts`)
+ * need no HTTP and compose their few layers themselves, from `@paygate/adapters` `Application`.
+ *
+ * @module
+ */
+import { Application, Chain, Database, GatewayServices, JsonLogger } from "@paygate/adapters"
+import { ApiServer, Tracing } from "@paygate/http"
+import { WorkerLive } from "@paygate/worker"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { bootstrapSandbox } from "./Bootstrap.ts"
+import { welcome } from "./Welcome.ts"
+
+// PAYGATE_CHAINS when set; otherwise a local anvil chain with the EIP-3009 test token, so a newcomer can pay.
+type ChainsLayer = Layer.Layer<
+  Chain.ChainConfig.ChainsConfig,
+  Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
+>
+const usesLocalChain = Effect.map(
+  Config.option(Config.String(Chain.ChainConfig.envVar)),
+  (text) => !(Option.isSome(text) && text.value.trim() !== "")
+)
+const chainsForStart: ChainsLayer = Layer.unwrap(
+  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? Chain.LocalChain.layer() : Chain.ChainConfig.layerFromEnv))
+)
+
+/** The application over `DATABASE_URL` (else the embedded PGlite), with the chains `npm start` uses. */
+const application = Application.layerWith(Database.layer, GatewayServices.settingsFromConfigWith(chainsForStart))
+
+const serve = (withWorker: boolean) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const created = yield* bootstrapSandbox
+      if (withWorker && (yield* Config.Boolean("WORKER_IN_PROCESS").pipe(Config.withDefault(true)))) yield* Layer.build(WorkerLive)
+      yield* Layer.build(ApiServer.layer)
+      const chains = yield* Chain.ChainConfig.ChainsConfig
+      const tokens = [...chains.assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
+      // The local anvil's RPC address, for a browser wallet (configured RPC URLs may hold keys: never printed).
+      const localChains = (yield* usesLocalChain)
+        ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
+        : []
+      welcome(`http://localhost:${yield* ApiServer.port}`, created, tokens, localChains)
+    })
+  ).pipe(
+    Layer.provide(Application.migrated),
+    Layer.provide(application),
+    // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    Layer.provide(Tracing.layer),
+    Layer.provide(JsonLogger.layer)
+  )
+
+/** The service as `npm start` runs it (see the module comment). */
+export const ServiceLive = serve(true)
+
+/** The API without the worker. */
+export const ApiLive = serve(false)

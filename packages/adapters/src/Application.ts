@@ -1,0 +1,89 @@
+/**
+ * The application: the domain's use cases over these adapters, over one database. Every
+ * entrypoint (API, worker, all-in-one, admin CLI) and every test host builds on it, so the
+ * wiring lives here once.
+ *
+ * @module
+ */
+import { IdGenerator, Merchants, Payments, Refunds, Settlements, Webhooks } from "@paygate/domain"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import * as Chain from "./chain/index.ts"
+import { CheckoutSettings } from "./CheckoutSettings.ts"
+import { CredentialAdmin } from "./CredentialAdmin.ts"
+import { CredentialCache } from "./CredentialCache.ts"
+import * as Database from "./Database.ts"
+import * as GatewayServices from "./GatewayServices.ts"
+import * as Migrations from "./Migrations.ts"
+import * as PooledRandom from "./PooledRandom.ts"
+import * as SqlPersistence from "./SqlPersistence.ts"
+import * as WebhookAdapters from "./webhooks/index.ts"
+
+/** The use cases the HTTP API serves. */
+export const UseCases = Layer.mergeAll(Payments.layer, Merchants.layer, Settlements.layer, Refunds.layer)
+
+/** Webhook endpoints, deliveries and redelivery (contract §10), their adapters and settings from configuration. */
+export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
+
+/**
+ * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),
+ * credentials admin, the public addresses (`CheckoutSettings`), and the gateway's options over the
+ * configured chains (`GatewayServices`). The database layer decides embedded vs PostgreSQL.
+ */
+export const layer = <E, R>(
+  database: Layer.Layer<SqlClient.SqlClient, E, R>,
+  /** Chains, option id secret and sanctions list of the gateway's options; default from configuration. */
+  gateway: Layer.Layer<GatewayServices.GatewaySettings, GatewayServices.GatewayConfigError> = GatewayServices.settingsFromConfig
+) => layerWith(database, gateway)
+
+/**
+ * {@link layer} with any gateway settings layer, e.g. a local anvil chain for development:
+ * `layerWith(Database.layer, GatewayServices.settingsFromConfigWith(Chain.LocalChain.layer()))`.
+ */
+export const layerWith = <E, R, GE, GR>(
+  database: Layer.Layer<SqlClient.SqlClient, E, R>,
+  gateway: Layer.Layer<GatewayServices.GatewaySettings, GE, GR>
+) =>
+  GatewayServices.layer.pipe(
+    Layer.provideMerge(gateway),
+    Layer.provideMerge(
+      Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
+        Layer.provideMerge(WebhookServices),
+        Layer.provideMerge(SqlPersistence.layer),
+        // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).
+        Layer.provideMerge(CredentialCache.layer),
+        Layer.provideMerge(IdGenerator.layer),
+        Layer.provide(PooledRandom.layer),
+        Layer.provideMerge(database)
+      )
+    )
+  )
+
+/**
+ * The database of a worker process of its own: `DATABASE_URL`
+ * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR`, through the running service's socket
+ * when it runs (the embedded directory has one owner), else opened here.
+ */
+export const workerDatabase = Layer.unwrap(
+  Effect.gen(function*() {
+    const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
+    return Option.isSome(url) && Redacted.value(url.value).trim() !== "" ? Database.layer : Database.layerForOperator
+  })
+)
+
+/** Applies pending migrations when built, and logs those it applied. */
+export const migrated = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const applied = yield* Migrations.run
+    if (applied.length > 0) yield* Effect.logInfo("migrations applied", { migrations: applied.map(([id, name]) => `${id}_${name}`) })
+  })
+)
+
+/**
+ * A worker process's chain gateway over `PAYGATE_CHAINS` (none when unset): the executor's and the
+ * payouts' chains. A worker never verifies signatures, so recovery runs inline.
+ */
+export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
+  Layer.provideMerge(Chain.ChainConfig.layerFromEnvOrEmpty),
+  Layer.provide(Chain.SignatureRecovery.layerInline)
+)
