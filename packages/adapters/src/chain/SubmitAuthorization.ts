@@ -17,7 +17,7 @@
  * @module
  */
 import { ChainUnavailable, ParamsValidation, type PaymentProof } from "@paygate/domain"
-import { Duration, Effect, Result, Schedule, Schema } from "effect"
+import { Duration, Effect, Option, Result, Schedule, Schema } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
@@ -127,5 +127,22 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   return yield* send.pipe(
     Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
     Effect.mapError((error) => new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` }))
+  )
+})
+
+/** The transaction that used a pull payment's authorization, if one did (`ChainGateway.usedBy`). */
+export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
+  context: Pick<SubmitContext, "chains" | "runtimes">,
+  proof: AuthorizationProof
+): Effect.fn.Return<Option.Option<string>, ChainUnavailable> {
+  const { runtime, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
+    Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot look up: ${error.message}` })),
+    Effect.orDie
+  )
+  if (!isNonce(proof.nonce)) return Option.none()
+  return yield* earlierUse(runtime, token, payer, proof.nonce).pipe(
+    Effect.map(Option.fromNullishOr),
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
+    Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))
   )
 })

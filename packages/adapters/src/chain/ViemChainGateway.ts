@@ -21,7 +21,7 @@ import { type Duration, Effect, Layer } from "effect"
 import { type ChainConfigError, ChainsConfig } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
 import { observeTransfer } from "./ObserveTransfer.ts"
-import { submitAuthorization } from "./SubmitAuthorization.ts"
+import { authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
 import { SignatureRecovery } from "./SignatureRecovery.ts"
 import { verifyAuthorization } from "./VerifyAuthorization.ts"
 import { verifyPushTransfer } from "./VerifyPushTransfer.ts"
@@ -57,6 +57,7 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
         ? verifyAuthorization({ chains, runtimes, recovery }, proof)
         : verifyPushTransfer({ chains, runtimes, lookupWindow: options.pushLookupWindow }, proof),
     submit: (proof) => submitAuthorization({ chains, runtimes, fallbackGas: options.fallbackGas }, proof),
+    usedBy: (proof) => authorizationUse({ chains, runtimes }, proof),
     observe: (asset, txHash) => observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash)
   })
 })

@@ -4,7 +4,7 @@
  */
 import { ChainGateway, ParamsValidation } from "@paygate/domain"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:net"
 import { encodeDeployData, encodeFunctionData } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -144,6 +144,28 @@ layer(chainTestLayer(), { excludeTestServices: true, timeout: "60 seconds" })("V
       assert.strictEqual(yield* balanceOf(chain.collectionAddress), collectedBefore + proof.value)
       assert.strictEqual(yield* balanceOf(chain.executorAddress), executorBefore, "the executor only pays gas")
     }))
+
+  it.effect("usedBy: nothing before the authorization is used; after two sends of it in one block, the one that paid", () =>
+    Effect.gen(function*() {
+      const gateway = yield* ChainGateway
+      const chain = yield* LocalChain
+      const anvil = yield* testClient
+      const proof = yield* signAuthorization({ payer: wallet(2), value: usdc(3) })
+      assert.isTrue(Option.isNone(yield* gateway.usedBy(proof)))
+      // Two workers send the authorization before either is mined (automine off): one pays, one reverts.
+      yield* Effect.acquireRelease(
+        Effect.promise(() => anvil.setAutomine(false)),
+        () => Effect.promise(() => anvil.setAutomine(true))
+      )
+      const first = yield* gateway.submit(proof)
+      const second = yield* gateway.submit(proof)
+      assert.notStrictEqual(first, second)
+      yield* mineBlocks(1)
+      yield* Effect.promise(() => anvil.setAutomine(true))
+      assert.strictEqual(yield* settledOutcome(chain.usdcAssetId, first), "succeeded")
+      assert.strictEqual(yield* settledOutcome(chain.usdcAssetId, second), "failed")
+      assert.deepStrictEqual(yield* gateway.usedBy(proof), Option.some(first))
+    }).pipe(Effect.scoped))
 
   it.effect("20 concurrent submits from different payers are all mined: one nonce sequence, no race", () =>
     Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { ParamsValidation } from "../errors/ApiErrors.ts"
 import type { ChainUnavailable } from "./ChainUnavailable.ts"
 
@@ -45,6 +45,12 @@ export class ChainGateway extends Context.Service<ChainGateway, {
    * lost), answers the hash of the transaction that used it instead of sending another.
    */
   readonly submit: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<string, ChainUnavailable>
+  /**
+   * The transaction that used this authorization on chain, if one did (read only). Two workers
+   * may both send an authorization whose first use was not mined yet: one transaction pays, the
+   * other reverts, and the payment must follow the one that paid whichever hash was recorded.
+   */
+  readonly usedBy: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<Option.Option<string>, ChainUnavailable>
   /** Where a transaction stands, with the chain's required confirmations applied. */
   readonly observe: (asset: string, txHash: string) => Effect.Effect<ChainOutcome>
 }>()("@paygate/domain/ChainGateway") {}

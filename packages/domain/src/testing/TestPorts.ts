@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
 import type { MerchantId, PartnerId } from "../ids/Ids.ts"
@@ -24,6 +24,8 @@ export const scriptedChain = (options: {
   readonly outcome?: (txHash: string) => ChainOutcome
   /** Answers of `submit`; default: a hash derived from the nonce. */
   readonly submit?: (proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) => Effect.Effect<string, ChainUnavailable>
+  /** Answers of `usedBy`; default: no transaction used it. */
+  readonly usedBy?: (proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) => Effect.Effect<Option.Option<string>, ChainUnavailable>
 } = {}): Layer.Layer<ChainGateway> =>
   Layer.succeed(ChainGateway, ChainGateway.of({
     verify: (proof) => {
@@ -33,6 +35,7 @@ export const scriptedChain = (options: {
         : Effect.void
     },
     submit: (proof) => options.submit?.(proof) ?? Effect.succeed(`0x${proof.nonce.slice(2).padStart(64, "0")}`),
+    usedBy: (proof) => options.usedBy?.(proof) ?? Effect.succeed(Option.none()),
     observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded")
   }))
 

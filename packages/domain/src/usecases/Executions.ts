@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { PaymentId } from "../ids/Ids.ts"
-import { Commitment, Payment } from "../payment/Payment.ts"
+import { Commitment, Payment, type SignedAuthorization } from "../payment/Payment.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { Payments } from "./Payments.ts"
@@ -11,6 +11,18 @@ import { Payments } from "./Payments.ts"
  * asked: check again later, never failed on that account).
  */
 export type ExecutionStep = "final" | "pending" | "unknown"
+
+/** The chain's view of a pull payment's signed authorization. */
+const authorizationProof = (commitment: Commitment, authorization: SignedAuthorization) => ({
+  _tag: "Authorization" as const,
+  account: commitment.account,
+  asset: commitment.asset,
+  to: authorization.to,
+  value: commitment.tokenAmount,
+  validBefore: authorization.validBefore,
+  nonce: authorization.nonce,
+  signature: authorization.signature
+})
 
 /**
  * The executor's use case (contract §6, `processing` → `succeeded | failed`): submits a pull
@@ -67,16 +79,7 @@ export class Executions extends Context.Service<Executions, {
           if (authorization === null) return yield* Effect.die(new Error(`payment ${id} has neither transaction nor authorization`))
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           if (now >= authorization.validBefore) return yield* settle(id, "failed", null)
-          const submitted = yield* chain.submit({
-            _tag: "Authorization",
-            account: commitment.account,
-            asset: commitment.asset,
-            to: authorization.to,
-            value: commitment.tokenAmount,
-            validBefore: authorization.validBefore,
-            nonce: authorization.nonce,
-            signature: authorization.signature
-          }).pipe(
+          const submitted = yield* chain.submit(authorizationProof(commitment, authorization)).pipe(
             Effect.map(Option.some),
             Effect.catchTag("ChainUnavailable", (error) =>
               Effect.as(Effect.logWarning(`executor: submitting ${id} failed; retrying later`, error.message), Option.none()))
@@ -85,9 +88,27 @@ export class Executions extends Context.Service<Executions, {
           txHash = yield* recordSubmission(payment, submitted.value)
         }
         const outcome = yield* chain.observe(commitment.asset, txHash)
+        if (outcome === "failed" && commitment.authorization !== null) return yield* reverted(payment, commitment.authorization, txHash)
         if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
         return outcome
       })
+
+      // The recorded transaction failed. If another one used the same authorization (two workers
+      // sent it before either was mined), the payment follows that one: it is the one that paid.
+      const reverted = (payment: Payment, authorization: SignedAuthorization, txHash: string) =>
+        Effect.gen(function*() {
+          const used = yield* chain.usedBy(authorizationProof(payment.commitment!, authorization)).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("ChainUnavailable", (error) =>
+              Effect.as(Effect.logWarning(`executor: reading ${payment.id}'s authorization failed; retrying later`, error.message), Option.none()))
+          )
+          if (Option.isNone(used)) return "unknown" as const
+          const other = Option.filter(used.value, (hash) => hash.toLowerCase() !== txHash.toLowerCase())
+          if (Option.isNone(other)) return yield* settle(payment.id, "failed", txHash)
+          yield* Effect.logWarning(`executor: ${txHash} of ${payment.id} reverted; ${other.value} used its authorization: following it`)
+          yield* recordSubmission(payment, other.value)
+          return "pending" as const
+        })
 
       return Executions.of({ advance })
     })

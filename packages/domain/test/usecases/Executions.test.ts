@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
@@ -23,6 +23,10 @@ interface Script {
   submits: number
   submit: "ok" | "down"
   outcome: ChainOutcome
+  /** Outcomes of particular transactions (others: `outcome`). */
+  outcomes?: Map<string, ChainOutcome>
+  /** What `usedBy` answers: the transaction that used the authorization, none, or the chain is down. */
+  usedBy?: string | "none" | "down"
 }
 
 const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effect<A, E, Payments | Executions>) => {
@@ -35,7 +39,13 @@ const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effe
           ? Effect.fail(new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" }))
           : Effect.succeed(`0x${proof.nonce.slice(2)}`)
       }),
-    outcome: () => script.outcome
+    outcome: (txHash) => script.outcomes?.get(txHash) ?? script.outcome,
+    usedBy: () =>
+      Effect.suspend(() =>
+        script.usedBy === "down"
+          ? Effect.fail(new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" }))
+          : Effect.succeed(script.usedBy === undefined || script.usedBy === "none" ? Option.none() : Option.some(script.usedBy))
+      )
   })
   return Effect.provide(
     Effect.andThen(TestClock.setTime(start), body(store)),
@@ -105,6 +115,43 @@ describe("Executions.advance", () => {
         script.outcome = "failed"
         assert.strictEqual(yield* advance(id), "final")
         assert.strictEqual(store.payments.get(id)!.status, "failed")
+      }))
+  })
+
+  it.effect("a recorded transaction that reverted while another used the authorization: the payment follows the one that paid", () => {
+    // Two workers sent the authorization before either was mined; the recorded one reverted.
+    const paidHash = `0x${"22".repeat(32)}`
+    const script: Script = { submits: 0, submit: "ok", outcome: "pending", outcomes: new Map([[submittedHash, "failed"]]), usedBy: "down" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        // Submitted and observed in the same round: reverted, and the chain cannot say who used the authorization.
+        assert.strictEqual(yield* advance(id), "unknown", "the reverted transaction is not final until the authorization's use is known")
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, submittedHash)
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        script.usedBy = paidHash
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, paidHash)
+        script.outcomes!.set(paidHash, "succeeded")
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "succeeded")
+        assert.deepStrictEqual(eventTypes(store, id), ["payment.created", "payment.succeeded"])
+        assert.strictEqual(script.submits, 1)
+      }))
+  })
+
+  it.effect("a reverted transaction whose authorization nobody used (or that used it itself) fails the payment", () => {
+    const script: Script = { submits: 0, submit: "ok", outcome: "failed", usedBy: "none" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const first = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(first), "final")
+        assert.strictEqual(store.payments.get(first)!.status, "failed")
+        script.usedBy = submittedHash
+        store.payments.delete(first)
+        const second = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(second), "final")
+        assert.strictEqual(store.payments.get(second)!.status, "failed")
       }))
   })
 
