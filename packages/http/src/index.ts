@@ -1,7 +1,7 @@
 /**
  * @paygate/http: the HTTP API of paygate (`effect/http-api`). The contract ({@link PaygateApi}),
  * the routes that serve it ({@link AppRoutes}), the API as a process serves it (`ApiServer.layer`)
- * and a typed client derived from the contract.
+ * and typed clients derived from the contract (Effect, and Promise with a webhook verification helper).
  *
  * @module
  */
@@ -9,6 +9,8 @@ export { PaygateApi } from "./api/Api.ts"
 export { AppRoutes, routerConfig } from "./App.ts"
 export * as ApiServer from "./ApiServer.ts"
 export * from "./client.ts"
+export * from "./PromiseClient.ts"
+export * from "./WebhookVerification.ts"
 export * as Tracing from "./observability/Tracing.ts"
 export { RateLimiter, type RateLimitSettings } from "./server/RateLimiter.ts"
 export { SqlReadiness } from "./server/SqlReadiness.ts"
