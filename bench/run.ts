@@ -1,20 +1,26 @@
 /**
- * `npm run bench`: the service against a hand-written baseline on a real PostgreSQL, in one run.
+ * `npm run bench`: the service against the framework floor and a raw baseline on a real
+ * PostgreSQL, in one run.
  *
  * 1. Starts a throwaway PostgreSQL with `scripts/ci-postgres.sh` (the CI set-up).
- * 2. Starts the service as deployed (`node packages/http/src/main.ts`, `DATABASE_URL`), mints a
- *    sandbox key with `npm run admin -- partner create --name Bench --sandbox` and creates a
- *    merchant through the API; starts the baseline (`bench/baseline.ts`) on the same database.
- * 3. Warms every load up, then runs interleaved rounds (each round runs every load once, in an
- *    order rotated per round), all with the same concurrency; reports medians over the rounds.
+ * 2. Seeds a database through the service as deployed (`node packages/http/src/main.ts`,
+ *    `DATABASE_URL`): a sandbox key minted with `npm run admin -- partner create --name Bench
+ *    --sandbox`, a merchant created through the API, 1,000 payments; stops the service.
+ * 3. For each scenario (`scenarios.ts`): copies the seeded database, starts the systems its loads
+ *    measure fresh on the copy (the service; the floor, `floor.ts`; the raw baseline,
+ *    `baseline.ts`), warms every load up, runs each system's canary (its status load), then
+ *    interleaved rounds (each round runs every load once, in an order rotated per round), then the
+ *    canaries again: a system whose canary moved by more than 10 % drifted, and the goals measured
+ *    against it say so. Stops the systems.
  * 4. Writes `BENCHMARKS.md` (between its markers) and `bench/.out/results.json`; prints a summary.
  *
  * Environment (all optional): `BENCH_CONNECTIONS` (32), `BENCH_ROUNDS` (5), `BENCH_SECONDS` per
- * run (8), `BENCH_WARMUP_SECONDS` (4), `BENCH_LOADS` (comma-separated load ids, default all),
- * `BENCH_PROFILE=1` (service under `--cpu-prof`; summary in `bench/.out/`), `BENCH_DATABASE_URL`
- * (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave BENCHMARKS.md alone),
- * `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is the worker's drain,
- * `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
+ * run (6), `BENCH_WARMUP_SECONDS` (3), `BENCH_CANARY_SECONDS` (3), `BENCH_LOADS` (comma-separated
+ * load ids, default every load but the diagnostics), `BENCH_DIAGNOSTICS=1` (the diagnostics too),
+ * `BENCH_PROFILE=1` (the service under `--cpu-prof`; summaries in `bench/.out/`),
+ * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
+ * BENCHMARKS.md alone), `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is
+ * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
  */
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -23,7 +29,9 @@ import { join } from "node:path"
 import type { LoadSettings, Sample } from "./lib/load.ts"
 import {
   admin,
+  copyDatabase,
   cpuSecondsOf,
+  dropDatabase,
   log,
   memoryOf,
   type Postgres,
@@ -31,14 +39,24 @@ import {
   root,
   type Server,
   sleep,
-  startBaseline,
+  startApp,
   startPostgres,
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
 import { render, summarise } from "./profile.ts"
-import { type CpuPerRequest, figuresOf, type LoadFigures, markdown, type Report, text, writeMarkdown } from "./report.ts"
-import { type BenchContext, type Load, scenarios } from "./scenarios.ts"
+import {
+  type CanaryFigures,
+  type CanaryRun,
+  type CpuPerRequest,
+  figuresOf,
+  type LoadFigures,
+  markdown,
+  type Report,
+  text,
+  writeMarkdown
+} from "./report.ts"
+import { type BenchContext, canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
 import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
 
 const int = (name: string, fallback: number) => {
@@ -48,11 +66,21 @@ const int = (name: string, fallback: number) => {
 
 const settings: LoadSettings = { connections: int("BENCH_CONNECTIONS", 32) }
 const rounds = int("BENCH_ROUNDS", 5)
-const seconds = int("BENCH_SECONDS", 8)
-const warmupSeconds = int("BENCH_WARMUP_SECONDS", 4)
+const seconds = int("BENCH_SECONDS", 6)
+const warmupSeconds = int("BENCH_WARMUP_SECONDS", 3)
+const canarySeconds = int("BENCH_CANARY_SECONDS", 3)
 const only = process.env.BENCH_LOADS?.split(",").map((s) => s.trim()).filter((s) => s !== "")
+const diagnostics = process.env.BENCH_DIAGNOSTICS === "1"
 const profile = process.env.BENCH_PROFILE === "1"
 const out = join(root, "bench/.out")
+/** Seconds between two runs (lets connections close and the servers settle). */
+const pause = 0.5
+/** What starting a scenario's systems on a fresh database costs, about (the service starts anvil). */
+const startSeconds = 10
+/** Seeding (a service start, a partner, a merchant, 1,000 payments), about. */
+const seedSeconds = 20
+/** The webhook drain (`webhooks.ts`), about. */
+const webhookSeconds = 70
 
 const packageVersion = (name: string) => {
   try {
@@ -89,13 +117,233 @@ const scrapeCount = async (service: Server, labels: string) => {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
 }
 
+const createsLabel = 'method="POST",route="/v1/merchant/payment",status="200"'
+
 const loadAverage = () => loadavg()[0]!.toFixed(1)
 
 const describeMachine = (postgres: Postgres) => {
   const cpu = cpus()
   return `${cpu[0]?.model.trim() ?? "unknown CPU"}, ${cpu.length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GB RAM, ` +
     `Linux ${release()}, Node ${process.version}, PostgreSQL ${postgres.version} (\`scripts/ci-postgres.sh\`: ` +
-    `fsync, synchronous_commit and full_page_writes off); load generator, service, baseline and PostgreSQL share the machine`
+    `fsync, synchronous_commit and full_page_writes off); load generator, service, floor, raw baseline and PostgreSQL share the machine`
+}
+
+/** What every scenario starts from: the seeded database's credential, merchant and payments. */
+interface Seed {
+  readonly apiKey: string
+  readonly partnerId: string
+  readonly merchantId: string
+  readonly paymentIds: ReadonlyArray<string>
+  readonly servedPaths: ReadonlySet<string>
+}
+
+/**
+ * Seeds the template database through the service (a sandbox partner by the operator CLI, a
+ * merchant through the API, 1,000 payments), then stops the service: each scenario copies it.
+ */
+const seed = async (databaseUrl: string, runId: string): Promise<Seed> => {
+  const service = await startService({ databaseUrl, logFile: join(out, "seed.service.log") })
+  try {
+    const partner = await admin(databaseUrl, "partner", "create", "--name", "Bench", "--sandbox")
+    const apiKey = partner.apiKey!
+    const merchant = await fetch(`${service.url}/v1/merchants`, {
+      method: "POST",
+      headers: { "api-key": apiKey, "idempotency-key": `${runId}-merchant`, "content-type": "application/json" },
+      body: JSON.stringify({ merchantName: `Bench shop ${runId}` })
+    })
+    if (merchant.status !== 201) throw new Error(`merchant creation answered ${merchant.status}: ${await merchant.text()}`)
+    const merchantId = ((await merchant.json()) as { merchantId: string }).merchantId
+    const openapi = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths?: Record<string, unknown> }
+    const paymentIds = await seedPayments(service, apiKey, merchantId, 1000, runId)
+    return { apiKey, partnerId: partner.partnerId!, merchantId, paymentIds, servedPaths: new Set(Object.keys(openapi.paths ?? {})) }
+  } finally {
+    await service.stop()
+  }
+}
+
+/** The loads of `scenario` this run measures. */
+const selected = (scenario: Scenario, seeded: Seed) =>
+  scenario.loads.filter((load) =>
+    (only === undefined ? diagnostics || load.diagnostic !== true : only.includes(load.id)) && load.unavailable?.(seeded.servedPaths) === undefined
+  )
+
+/** The canaries of the systems `loads` measure. */
+const canariesOf = (loads: ReadonlyArray<Load>) => canaries.filter((c) => loads.some((load) => load.system === c.system))
+
+/** Seconds a run of `plan` takes by design (start-ups, warm-up, canaries, rounds, pauses). */
+const estimateSeconds = (plan: ReadonlyArray<{ readonly loads: ReadonlyArray<Load> }>) =>
+  plan.reduce((total, { loads }) => {
+    const checks = canariesOf(loads)
+    const coldCanaries = checks.filter((c) => !loads.includes(c.load)).length
+    return total + startSeconds + loads.length * (warmupSeconds + pause) + coldCanaries * (warmupSeconds + pause) +
+      2 * checks.length * (canarySeconds + pause) + rounds * loads.length * (seconds + pause)
+  }, 0)
+
+/** Everything measured in one scenario. */
+interface ScenarioRun {
+  readonly samples: Map<string, Array<Sample>>
+  readonly cpu: Map<string, Array<CpuPerRequest>>
+  readonly peaks: Map<string, number>
+  readonly canaries: ReadonlyArray<CanaryFigures>
+  readonly rssPeakBytes: Record<System, number | undefined>
+  readonly notes: ReadonlyArray<string>
+  readonly profile: string | undefined
+}
+
+/** Starts the systems of `loads` fresh on a copy of the seeded database, runs the scenario, stops them. */
+const runScenario = async (
+  postgres: Postgres,
+  scenario: Scenario,
+  loads: ReadonlyArray<Load>,
+  seeded: Seed,
+  runId: string
+): Promise<ScenarioRun> => {
+  const databaseUrl = await copyDatabase(postgres.url, `bench_${scenario.id}`)
+  const systems = new Set(loads.map((load) => load.system))
+  const checks = canariesOf(loads)
+  const profileDir = profile ? join(out, "profile", scenario.id) : undefined
+  const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
+  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
+  log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of the seeded database`)
+  const servers: Partial<Record<System, Server>> = {}
+  let sampler: NodeJS.Timeout | undefined
+  try {
+    const [service, floor, baseline] = await Promise.all([
+      systems.has("service") ? startService({ databaseUrl, logFile: logFile("service"), cpuProfileDir: profileDir }) : undefined,
+      systems.has("floor") ? startApp("bench/floor.ts", { ...app, logFile: logFile("floor") }) : undefined,
+      systems.has("raw") ? startApp("bench/baseline.ts", { ...app, logFile: logFile("raw") }) : undefined
+    ])
+    if (service !== undefined) servers.service = service
+    if (floor !== undefined) servers.floor = floor
+    if (baseline !== undefined) servers.raw = baseline
+    const unstarted = (system: string) => () => {
+      throw new Error(`${system} is not started for the scenario ${scenario.id}`)
+    }
+    const absent = (system: string): Server => ({ child: undefined as never, port: 0, url: "", stop: unstarted(system) })
+    const context: BenchContext = {
+      runId: `${runId}-${scenario.id}`,
+      databaseUrl,
+      service: service ?? absent("the service"),
+      floor: floor ?? absent("the floor"),
+      baseline: baseline ?? absent("the raw baseline"),
+      ...seeded
+    }
+    const pidOf = (system: System) => servers[system]!.child.pid!
+
+    // Memory: each system's resident set, sampled while each load runs.
+    let current: Load | undefined
+    const peaks = new Map<string, number>()
+    sampler = setInterval(() => {
+      if (current === undefined) return
+      const { rss } = memoryOf(pidOf(current.system))
+      peaks.set(current.id, Math.max(peaks.get(current.id) ?? 0, rss))
+    }, 200)
+
+    // Before the creates are counted: preparing a load may create payments through the service.
+    for (const load of loads) await load.prepare?.(context)
+    const createsBefore = service === undefined ? 0 : await scrapeCount(service, createsLabel)
+    let createsSent = 0
+    const cpu = new Map<string, Array<CpuPerRequest>>()
+    const pgCpu = () => (postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(postgres.postmasterPid))
+    const runLoad = async (load: Load, duration: number, record: boolean): Promise<Sample> => {
+      const serverPid = pidOf(load.system)
+      const before = { server: cpuSecondsOf(serverPid), postgres: pgCpu(), loadgen: process.cpuUsage() }
+      current = load
+      const sample = await load.run(context, settings, duration)
+      current = undefined
+      if (record && sample.ok > 0) {
+        const loadgen = process.cpuUsage(before.loadgen)
+        const perRequest = (seconds: number) => (1000 * seconds) / sample.ok
+        const list = cpu.get(load.id) ?? []
+        list.push({
+          server: perRequest(cpuSecondsOf(serverPid) - before.server),
+          postgres: perRequest(pgCpu() - before.postgres),
+          loadgen: perRequest((loadgen.user + loadgen.system) / 1e6)
+        })
+        cpu.set(load.id, list)
+      }
+      if (record && load.id === "create.service") createsSent += sample.ok
+      if (sample.non2xx > 0 || sample.errors > 0) {
+        log(`  ${load.id}: ${sample.non2xx} non-2xx, ${sample.errors} errors: ${JSON.stringify(sample.statusCodes)}`)
+      }
+      await sleep(pause * 1000)
+      return sample
+    }
+
+    log(`${scenario.id}: warm-up, ${warmupSeconds} s per load, ${settings.connections} connections`)
+    for (const load of loads) await runLoad(load, warmupSeconds, false)
+    for (const c of checks) if (!loads.includes(c.load)) await runLoad(c.load, warmupSeconds, false)
+    const canaryRun = async (when: string) => {
+      const result = new Map<System, CanaryRun>()
+      for (const c of checks) {
+        const before = cpuSecondsOf(pidOf(c.system))
+        const sample = await runLoad(c.load, canarySeconds, false)
+        const cpuMs = (1000 * (cpuSecondsOf(pidOf(c.system)) - before)) / sample.ok
+        result.set(c.system, { rps: sample.rps, cpuMs })
+        log(`${scenario.id}: canary ${when} ${c.system.padEnd(8)} ${sample.rps.toFixed(0).padStart(6)} req/s  ${cpuMs.toFixed(3)} ms CPU per request`)
+      }
+      return result
+    }
+    const canaryStart = await canaryRun("start")
+    const samples = new Map<string, Array<Sample>>(loads.map((load) => [load.id, []]))
+    // Only the rounds' creates are compared with autocannon's count.
+    const createsCounted = service === undefined ? 0 : await scrapeCount(service, createsLabel)
+    for (let round = 0; round < rounds; round++) {
+      const order = loads.map((_, i) => loads[(i + round) % loads.length]!)
+      for (const load of order) {
+        const sample = await runLoad(load, seconds, true)
+        samples.get(load.id)!.push(sample)
+        log(`round ${round + 1}/${rounds} ${load.id.padEnd(16)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms`)
+      }
+    }
+    const createsAfter = service === undefined ? 0 : await scrapeCount(service, createsLabel)
+    const canaryEnd = await canaryRun("end")
+    clearInterval(sampler)
+    sampler = undefined
+
+    const notes: Array<string> = []
+    if (loads.some((load) => load.id === "create.service") && service !== undefined) {
+      notes.push(
+        `\`GET /metrics\` counted ${createsAfter - createsCounted} successful creates during the rounds; autocannon counted ${createsSent} ` +
+          `(responses still in flight when a run stops are counted by the service only: at most ${settings.connections} per run; ` +
+          `${createsCounted - createsBefore} more during the warm-up).`
+      )
+    }
+    const rssPeakBytes: Record<System, number | undefined> = {
+      service: service === undefined ? undefined : memoryOf(pidOf("service")).peak,
+      floor: floor === undefined ? undefined : memoryOf(pidOf("floor")).peak,
+      raw: baseline === undefined ? undefined : memoryOf(pidOf("raw")).peak
+    }
+
+    log(`${scenario.id}: stopping the systems (SIGTERM)`)
+    if (service !== undefined) {
+      const exit = await service.stop()
+      delete servers.service
+      if (exit.signal !== null) notes.push(`The service did not exit by itself on SIGTERM (${exit.signal}).`)
+    }
+    let profileText: string | undefined
+    if (profileDir !== undefined) {
+      const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
+      if (file !== undefined) {
+        profileText = render(summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8"))))
+        writeFileSync(join(out, `profile-${scenario.id}.txt`), `${profileText}\n`)
+        notes.push(`CPU profile of the service in \`${scenario.id}\`: \`bench/.out/profile/${scenario.id}/${file}\`, summary in \`bench/.out/profile-${scenario.id}.txt\`.`)
+      }
+    }
+    return {
+      samples,
+      cpu,
+      peaks,
+      canaries: checks.map((c) => ({ scenario: scenario.id, system: c.system, start: canaryStart.get(c.system)!, end: canaryEnd.get(c.system)! })),
+      rssPeakBytes,
+      notes,
+      profile: profileText
+    }
+  } finally {
+    if (sampler !== undefined) clearInterval(sampler)
+    await Promise.all(Object.values(servers).map((server) => server?.stop(5_000)))
+    await dropDatabase(databaseUrl).catch(() => undefined)
+  }
 }
 
 const main = async () => {
@@ -105,144 +353,50 @@ const main = async () => {
   const runId = randomBytes(4).toString("hex")
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
-  const profileDir = profile ? join(out, "profile") : undefined
 
   log("starting PostgreSQL (scripts/ci-postgres.sh)")
   const postgres = await startPostgres()
-  let service: Server | undefined
-  let baseline: Server | undefined
-  let sampler: NodeJS.Timeout | undefined
   try {
-    log("starting the service: node packages/http/src/main.ts")
-    service = await startService({ databaseUrl: postgres.url, logFile: join(out, "service.log"), cpuProfileDir: profileDir })
-    const partner = await admin(postgres.url, "partner", "create", "--name", "Bench", "--sandbox")
-    const apiKey = partner.apiKey!
-    const partnerId = partner.partnerId!
-    const merchant = await fetch(`${service.url}/v1/merchants`, {
-      method: "POST",
-      headers: { "api-key": apiKey, "idempotency-key": `${runId}-merchant`, "content-type": "application/json" },
-      body: JSON.stringify({ merchantName: `Bench shop ${runId}` })
-    })
-    if (merchant.status !== 201) throw new Error(`merchant creation answered ${merchant.status}: ${await merchant.text()}`)
-    const merchantId = ((await merchant.json()) as { merchantId: string }).merchantId
-    log("starting the baseline: node bench/baseline.ts")
-    baseline = await startBaseline({ databaseUrl: postgres.url, partnerId, merchantId, logFile: join(out, "baseline.log") })
-    const openapi = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths?: Record<string, unknown> }
-    const paymentIds = await seedPayments(service, apiKey, merchantId, 1000, runId)
-    const context: BenchContext = {
-      runId,
-      databaseUrl: postgres.url,
-      service,
-      baseline,
-      apiKey,
-      partnerId,
-      merchantId,
-      paymentIds,
-      servedPaths: new Set(Object.keys(openapi.paths ?? {}))
-    }
-
-    const states = scenarios.map((scenario) => ({ scenario, unavailable: scenario.unavailable(context) }))
-    const loads: Array<Load> = states
-      .filter((s) => s.unavailable === undefined)
-      .flatMap((s) => s.scenario.loads)
-      .filter((load) => only === undefined || only.includes(load.id))
+    log("seeding the database every scenario copies: node packages/http/src/main.ts, a partner, a merchant, 1,000 payments")
+    const seeded = await seed(postgres.url, runId)
+    const states = scenarios.map((scenario) => ({ scenario, unavailable: scenario.unavailable(seeded.servedPaths) }))
     for (const s of states) if (s.unavailable !== undefined) log(`${s.scenario.title}: not yet measurable: ${s.unavailable}`)
+    const plan = states
+      .filter((s) => s.unavailable === undefined)
+      .map((s) => ({ scenario: s.scenario, loads: selected(s.scenario, seeded) }))
+      .filter((p) => p.loads.length > 0)
+    const unmeasured = scenarios.flatMap((scenario) =>
+      scenario.loads.flatMap((load) => {
+        const why = load.unavailable?.(seeded.servedPaths)
+        return why === undefined ? [] : [{ scenario, unavailable: `${load.id}: ${why}` }]
+      })
+    )
+    const estimate = seedSeconds + estimateSeconds(plan) + (benchScenarios.has("webhooks") ? webhookSeconds : 0)
+    log(`by design about ${(estimate / 60).toFixed(1)} min in all, plus preparing loads (${plan.map((p) => `${p.scenario.id}: ${p.loads.length} loads`).join(", ")})`)
 
-    // Memory: the service's and the baseline's resident set, sampled while each load runs.
-    let current: string | undefined
-    const peakByLoad = new Map<string, number>()
-    const servicePid = service.child.pid!
-    sampler = setInterval(() => {
-      if (current === undefined) return
-      const { rss } = memoryOf(servicePid)
-      peakByLoad.set(current, Math.max(peakByLoad.get(current) ?? 0, rss))
-    }, 200)
-
-    // Before the creates are counted: preparing a load may create payments through the service.
-    for (const load of loads) await load.prepare?.(context)
-    const createsBefore = await scrapeCount(service, 'method="POST",route="/v1/merchant/payment",status="200"')
-    let createsSent = 0
-    // CPU per successful request of the measured server, of PostgreSQL and of the load generator.
-    const cpuByLoad = new Map<string, Array<CpuPerRequest>>()
-    const runLoad = async (load: Load, duration: number, record: boolean): Promise<Sample> => {
-      const serverPid = (load.system === "service" ? service! : baseline!).child.pid!
-      const pgCpu = () => (postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(postgres.postmasterPid))
-      const before = { server: cpuSecondsOf(serverPid), postgres: pgCpu(), loadgen: process.cpuUsage() }
-      current = load.id
-      const sample = await load.run(context, settings, duration)
-      current = undefined
-      if (record && sample.ok > 0) {
-        const loadgen = process.cpuUsage(before.loadgen)
-        const perRequest = (seconds: number) => (1000 * seconds) / sample.ok
-        const list = cpuByLoad.get(load.id) ?? []
-        list.push({
-          server: perRequest(cpuSecondsOf(serverPid) - before.server),
-          postgres: perRequest(pgCpu() - before.postgres),
-          loadgen: perRequest((loadgen.user + loadgen.system) / 1e6)
-        })
-        cpuByLoad.set(load.id, list)
-      }
-      if (load.id === "create.service") createsSent += sample.ok
-      if (sample.non2xx > 0 || sample.errors > 0) {
-        log(`  ${load.id}: ${sample.non2xx} non-2xx, ${sample.errors} errors: ${JSON.stringify(sample.statusCodes)}`)
-      }
-      await sleep(500)
-      return sample
-    }
-
-    log(`warm-up: ${warmupSeconds} s per load, ${settings.connections} connections`)
-    for (const load of loads) await runLoad(load, warmupSeconds, false)
-    const samples = new Map<string, Array<Sample>>(loads.map((load) => [load.id, []]))
-    for (let round = 0; round < rounds; round++) {
-      const order = loads.map((_, i) => loads[(i + round) % loads.length]!)
-      for (const load of order) {
-        const sample = await runLoad(load, seconds, true)
-        samples.get(load.id)!.push(sample)
-        log(`round ${round + 1}/${rounds} ${load.id.padEnd(16)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms`)
-      }
-    }
-    clearInterval(sampler)
-    sampler = undefined
-
+    const figures = new Map<string, LoadFigures>()
+    const canaryFigures: Array<CanaryFigures> = []
+    const rss: Record<System, number> = { service: 0, floor: 0, raw: 0 }
     const notes: Array<string> = []
-    const failed = [...samples.entries()].filter(([, list]) => list.some((s) => s.non2xx > 0 || s.errors > 0))
-    for (const [id, list] of failed) {
-      notes.push(`\`${id}\` had failures: ${list.map((s) => `${s.non2xx} non-2xx / ${s.errors} errors`).join("; ")} (req/s counts 2xx only).`)
+    const profiles: Array<string> = []
+    for (const { scenario, loads } of plan) {
+      const result = await runScenario(postgres, scenario, loads, seeded, runId)
+      for (const load of loads) {
+        figures.set(load.id, figuresOf(load.id, load.label, result.samples.get(load.id)!, result.peaks.get(load.id), result.cpu.get(load.id) ?? []))
+      }
+      canaryFigures.push(...result.canaries)
+      for (const system of ["service", "floor", "raw"] as const) rss[system] = Math.max(rss[system], result.rssPeakBytes[system] ?? 0)
+      notes.push(...result.notes)
+      if (result.profile !== undefined) profiles.push(`${scenario.id}:\n${result.profile}`)
     }
-    if (loads.some((load) => load.id === "create.service")) {
-      const counted = (await scrapeCount(service, 'method="POST",route="/v1/merchant/payment",status="200"')) - createsBefore
-      notes.push(
-        `\`GET /metrics\` counted ${counted} successful creates during the loads; autocannon counted ${createsSent} ` +
-          `(responses still in flight when a run stops are counted by the service only: at most ${settings.connections} per run).`
-      )
+    for (const [id, figure] of figures) {
+      const failures = figure.rounds.filter((s) => s.non2xx > 0 || s.errors > 0)
+      if (failures.length > 0) {
+        notes.push(`\`${id}\` had failures: ${figure.rounds.map((s) => `${s.non2xx} non-2xx / ${s.errors} errors`).join("; ")} (req/s counts 2xx only).`)
+      }
     }
     const confirmed = confirmNote()
     if (confirmed !== undefined) notes.push(confirmed)
-    const serviceRssPeakBytes = memoryOf(servicePid).peak
-    const baselineRssPeakBytes = memoryOf(baseline.child.pid!).peak
-
-    const figures = new Map<string, LoadFigures>()
-    for (const load of loads) {
-      figures.set(load.id, figuresOf(load.id, load.label, samples.get(load.id)!, peakByLoad.get(load.id), cpuByLoad.get(load.id) ?? []))
-    }
-
-    log("stopping the service (SIGTERM) and the baseline")
-    const exit = await service.stop()
-    service = undefined
-    await baseline.stop()
-    baseline = undefined
-    if (exit.signal !== null) notes.push(`The service did not exit by itself on SIGTERM (${exit.signal}).`)
-
-    let profileText: string | undefined
-    if (profileDir !== undefined) {
-      const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
-      if (file !== undefined) {
-        profileText = render(summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8"))))
-        writeFileSync(join(out, "profile-summary.txt"), `${profileText}\n`)
-        notes.push(`CPU profile of the service: \`bench/.out/profile/${file}\`, summary in \`bench/.out/profile-summary.txt\`.`)
-      }
-    }
-
     notes.push(
       `1-minute load average of the machine: ${loadBefore} before the run, ${loadAverage()} at its end ` +
         `(${cpus().length} cores; anything above the bench's own processes is other work sharing the machine and widens the noise).`
@@ -254,13 +408,15 @@ const main = async () => {
       command: `npm run bench${only === undefined ? "" : ` (BENCH_LOADS=${only.join(",")})`}${profile ? " (BENCH_PROFILE=1)" : ""}`,
       settings:
         `autocannon ${packageVersion("autocannon")}, ${settings.connections} connections, pipelining 1, for every load; ` +
-        `warm-up ${warmupSeconds} s per load, then ${rounds} interleaved rounds of ${seconds} s (order rotated each round), medians over the rounds; ` +
-        `baseline: node:http + postgres (porsager) ${packageVersion("postgres")}, pool of 10 like the service; ` +
+        `each scenario starts its systems fresh on a copy of the same seeded database; warm-up ${warmupSeconds} s per load, ` +
+        `canaries of ${canarySeconds} s per system before and after the rounds, ${rounds} interleaved rounds of ${seconds} s ` +
+        `(order rotated each round), medians over the rounds; floor: Effect ${packageVersion("effect")} HttpApi + @effect/sql-pg ` +
+        `${packageVersion("@effect/sql-pg")}; raw: node:http + pg (node-postgres) ${packageVersion("pg")}; pools of 10 like the service; ` +
         `the service logs one JSON line per request to a file, as by default, and its per-credential rate limit is raised`,
       loads: figures,
-      scenarios: states,
-      serviceRssPeakBytes,
-      baselineRssPeakBytes,
+      scenarios: [...states, ...unmeasured],
+      canaries: canaryFigures,
+      rssPeakBytes: rss,
       notes
     }
     writeFileSync(join(out, "results.json"), JSON.stringify({ ...report, loads: Object.fromEntries(figures) }, null, 2))
@@ -270,12 +426,9 @@ const main = async () => {
       log("wrote BENCHMARKS.md")
     }
     process.stdout.write(`${text(report)}\n`)
-    if (profileText !== undefined) process.stdout.write(`\n${profileText}\n`)
+    for (const summary of profiles) process.stdout.write(`\n${summary}\n`)
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
-    if (sampler !== undefined) clearInterval(sampler)
-    await service?.stop(5_000)
-    await baseline?.stop(5_000)
     await postgres.stop()
   }
 }

@@ -8,12 +8,18 @@ import { options, prepareConfirms, statusUnderConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { Server } from "./lib/processes.ts"
 
+/** The systems a scenario measures side by side, each started fresh for it. */
+export type System = "service" | "floor" | "raw"
+
 /** What the loads can use: the servers, a credential, a merchant, payments to read. */
 export interface BenchContext {
   readonly runId: string
-  /** The PostgreSQL the service runs on (for `npm run admin`). */
+  /** The database the scenario's systems run on (for `npm run admin`). */
   readonly databaseUrl: string
   readonly service: Server
+  /** The framework floor (`floor.ts`). */
+  readonly floor: Server
+  /** The raw baseline (`baseline.ts`). */
   readonly baseline: Server
   readonly apiKey: string
   readonly partnerId: string
@@ -29,7 +35,11 @@ export interface Load {
   readonly id: string
   readonly label: string
   /** Which process is measured (for the report). */
-  readonly system: "service" | "baseline"
+  readonly system: System
+  /** A diagnostic, not a goal's load: measured only when `BENCH_DIAGNOSTICS=1` or named in `BENCH_LOADS`. */
+  readonly diagnostic?: boolean
+  /** `undefined` when measurable; else the reason, printed as "not yet measurable: <reason>". */
+  readonly unavailable?: (servedPaths: ReadonlySet<string>) => string | undefined
   /** Runs the load for `seconds` and measures it. */
   readonly run: (context: BenchContext, settings: LoadSettings, seconds: number) => Promise<Sample>
   /** Work the load needs done once, before any load runs and outside every measurement (e.g. signing confirms). */
@@ -41,8 +51,14 @@ export interface Scenario {
   readonly id: string
   readonly title: string
   /** `undefined` when measurable; else the reason, printed as "not yet measurable: <reason>". */
-  readonly unavailable: (context: BenchContext) => string | undefined
+  readonly unavailable: (servedPaths: ReadonlySet<string>) => string | undefined
   readonly loads: ReadonlyArray<Load>
+}
+
+/** A load on a system's status route, run at the start and the end of every scenario to see it drift. */
+export interface Canary {
+  readonly system: System
+  readonly load: Load
 }
 
 const http = (make: (context: BenchContext) => HttpLoad): Load["run"] => {
@@ -86,7 +102,7 @@ const createService: Load = {
 const createB2: Load = {
   id: "create.b2",
   label: "B2: idempotency claim + payment + outbox, one transaction",
-  system: "baseline",
+  system: "raw",
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-b2`)
     return {
@@ -101,10 +117,29 @@ const createB2: Load = {
   })
 }
 
+/** The framework floor doing the service's create statements (`floor.ts`), same headers and body. */
+const createFloor: Load = {
+  id: "create.floor",
+  label: "floor: Effect HttpApi + @effect/sql-pg, the service's create statements",
+  system: "floor",
+  run: http((context) => {
+    const unique = uniqueSequence(`${context.runId}-fl`)
+    return {
+      url: context.floor.url,
+      method: "POST",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId, "content-type": "application/json" },
+      next: () => {
+        const id = unique()
+        return { path: "/floor/payments", headers: { "idempotency-key": id }, body: order(id) }
+      }
+    }
+  })
+}
+
 const createB1: Load = {
   id: "create.b1",
   label: "B1: one INSERT",
-  system: "baseline",
+  system: "raw",
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-b1`)
     return {
@@ -120,7 +155,8 @@ const createB1: Load = {
 const createSame: Load = {
   id: "create.same",
   label: "diagnostic: the service's 2 create statements by hand",
-  system: "baseline",
+  system: "raw",
+  diagnostic: true,
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-bs`)
     return {
@@ -150,10 +186,26 @@ const statusService: Load = {
   })
 }
 
+/** The framework floor's status: the same SELECT (`floor.ts`), same headers. */
+const statusFloor: Load = {
+  id: "status.floor",
+  label: "floor: Effect HttpApi + @effect/sql-pg, one SELECT by id",
+  system: "floor",
+  run: http((context) => {
+    const next = rotating(context.paymentIds)
+    return {
+      url: context.floor.url,
+      method: "GET",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+      next: () => ({ path: `/floor/payments/${next()}` })
+    }
+  })
+}
+
 const statusBaseline: Load = {
   id: "status.baseline",
-  label: "baseline: one SELECT by id",
-  system: "baseline",
+  label: "raw: node:http + pg, one SELECT by id",
+  system: "raw",
   run: http((context) => {
     const next = rotating(context.paymentIds)
     return { url: context.baseline.url, method: "GET", next: () => ({ path: `/b1/payments/${next()}` }) }
@@ -164,7 +216,8 @@ const statusBaseline: Load = {
 const statusSame: Load = {
   id: "status.same",
   label: "diagnostic: the service's status statement by hand",
-  system: "baseline",
+  system: "raw",
+  diagnostic: true,
   run: http((context) => {
     const next = rotating(context.paymentIds)
     return {
@@ -190,37 +243,40 @@ const statusConfirms: Load = {
   label: "service: GET /v1/merchant/payment/:id/status while confirms run flat out",
   system: "service",
   run: statusUnderConfirms,
-  prepare: prepareConfirms
+  prepare: prepareConfirms,
+  unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
 }
 
-const routeMissing = (context: BenchContext, method: string, path: string) =>
-  context.servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
+const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
+  servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
 
-/** Every scenario, in report order. */
+/** Every scenario, in report order. Each starts its systems fresh, on a copy of the same seeded database. */
 export const scenarios: ReadonlyArray<Scenario> = [
   {
     id: "create",
-    title: "Create payment (merchant API) vs B2 and B1",
+    title: "Create payment (merchant API) vs the floor, B2 and B1",
     unavailable: () => undefined,
-    loads: [createService, createB2, createB1, createSame]
+    loads: [createService, createFloor, createB2, createB1, createSame]
   },
   {
+    // The status p99 under confirms is compared with the idle status of the same rounds.
     id: "status",
-    title: "Merchant status vs the baseline SELECT",
+    title: "Merchant status vs the floor and the raw SELECT, and while confirms run flat out",
     unavailable: () => undefined,
-    loads: [statusService, statusBaseline, statusSame]
+    loads: [statusService, statusFloor, statusBaseline, statusSame, statusConfirms]
   },
   {
     id: "options",
     title: "Payment options for 3 accounts",
-    unavailable: (context) => routeMissing(context, "POST", "/v1/gateway/payment/{id}/options"),
+    unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/options"),
     loads: [optionsService]
-  },
-  {
-    id: "status-under-confirms",
-    title: "Merchant status p99 while confirms run flat out vs idle",
-    unavailable: (context) => routeMissing(context, "POST", "/v1/gateway/payment/{id}/confirm"),
-    loads: [statusConfirms]
   }
   // The webhook drain is not request/response: bench/webhooks.ts measures it.
+]
+
+/** Each system's canary: its status load (cheap, and where a decaying client shows first). */
+export const canaries: ReadonlyArray<Canary> = [
+  { system: "service", load: statusService },
+  { system: "floor", load: statusFloor },
+  { system: "raw", load: statusBaseline }
 ]

@@ -1,6 +1,6 @@
 /**
  * The hand-written webhook drain the worker is measured against: a minimal outbox → webhook loop
- * with the `postgres` client (porsager's) and `fetch`, no framework, no leases, no retry queue.
+ * with node-postgres (`pg`) and `fetch`, no framework, no leases, no retry queue.
  *
  * `LOOPS` loops, each on its own connection, repeat until the outbox is empty: in one transaction,
  * take the oldest `BATCH` unprocessed outbox events with `FOR UPDATE SKIP LOCKED`, `POST` each to
@@ -14,7 +14,7 @@
  * `BATCH`. Exits when the outbox is empty.
  */
 import { createHmac, randomBytes } from "node:crypto"
-import postgres from "postgres"
+import pg from "pg"
 
 interface Endpoint {
   readonly id: string
@@ -32,7 +32,7 @@ if (url === undefined || endpoints.length === 0) {
   process.exit(2)
 }
 
-const sql = postgres(url, { max: loops, onnotice: () => {} })
+const pool = new pg.Pool({ connectionString: url, max: loops })
 const byPartner = new Map(endpoints.map((e) => [e.partnerId, { ...e, key: Buffer.from(e.secret.replace(/^whsec_/, ""), "base64") }]))
 
 interface OutboxRow {
@@ -75,38 +75,60 @@ const deliver = async (event: OutboxRow) => {
   return { event, endpoint, status, durationMs: Math.round(performance.now() - started) }
 }
 
+const claim = `SELECT id, type, partner_id, payload FROM outbox_events
+  WHERE processed_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`
+// One row per element of the arrays (one statement, prepared once, for any batch size).
+const record = `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, redelivery, status, attempts,
+    next_attempt_at, last_status_code, last_duration_ms, created_at, updated_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::integer[], $8::bigint[],
+    $9::integer[], $10::integer[], $11::bigint[], $12::bigint[])`
+const markProcessed = `UPDATE outbox_events SET processed_at = $1 WHERE id = ANY($2::text[])`
+
+/** One transaction: claims a batch, delivers it, records it; answers whether the outbox was empty. */
+const drainBatch = async (client: pg.PoolClient) => {
+  const { rows: events } = await client.query<OutboxRow>({ name: "claim", text: claim, values: [batch] })
+  if (events.length === 0) return true
+  const sent = await Promise.all(events.map(deliver))
+  const now = Date.now()
+  const ok = sent.map((s) => s.status !== null && s.status >= 200 && s.status <= 299)
+  await client.query({
+    name: "record",
+    text: record,
+    values: [
+      sent.map(() => `dlv_${now.toString(36)}${randomBytes(10).toString("hex")}`),
+      sent.map((s) => s.event.id),
+      sent.map((s) => s.event.type),
+      sent.map((s) => s.endpoint.id),
+      sent.map(() => false),
+      ok.map((done) => (done ? "succeeded" : "pending")),
+      sent.map(() => 1),
+      ok.map((done) => (done ? null : now + 5_000)),
+      sent.map((s) => s.status),
+      sent.map((s) => s.durationMs),
+      sent.map(() => now),
+      sent.map(() => now)
+    ]
+  })
+  await client.query({ name: "processed", text: markProcessed, values: [now, events.map((e) => e.id)] })
+  return false
+}
+
 const loop = async (): Promise<void> => {
-  for (;;) {
-    const drained = await sql.begin(async (tx) => {
-      const events = await tx<Array<OutboxRow>>`SELECT id, type, partner_id, payload FROM outbox_events
-        WHERE processed_at IS NULL ORDER BY created_at, id LIMIT ${batch} FOR UPDATE SKIP LOCKED`
-      if (events.length === 0) return true
-      const sent = await Promise.all(events.map(deliver))
-      const now = Date.now()
-      const rows = sent.map((s) => {
-        const ok = s.status !== null && s.status >= 200 && s.status <= 299
-        return {
-          id: `dlv_${now.toString(36)}${randomBytes(10).toString("hex")}`,
-          event_id: s.event.id,
-          event_type: s.event.type,
-          endpoint_id: s.endpoint.id,
-          redelivery: false,
-          status: ok ? "succeeded" : "pending",
-          attempts: 1,
-          next_attempt_at: ok ? null : now + 5_000,
-          last_status_code: s.status,
-          last_duration_ms: s.durationMs,
-          created_at: now,
-          updated_at: now
-        }
+  const client = await pool.connect()
+  try {
+    for (;;) {
+      await client.query("BEGIN")
+      const drained = await drainBatch(client).catch(async (error: unknown) => {
+        await client.query("ROLLBACK")
+        throw error
       })
-      await tx`INSERT INTO webhook_deliveries ${tx(rows)}`
-      await tx`UPDATE outbox_events SET processed_at = ${now} WHERE id IN ${tx(events.map((e) => e.id))}`
-      return false
-    })
-    if (drained) return
+      await client.query("COMMIT")
+      if (drained) return
+    }
+  } finally {
+    client.release()
   }
 }
 
 await Promise.all(Array.from({ length: loops }, loop))
-await sql.end()
+await pool.end()

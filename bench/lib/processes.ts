@@ -1,19 +1,23 @@
 /**
  * The processes a bench run starts: a throwaway PostgreSQL (the CI script), the service as it is
- * deployed (`node packages/http/src/main.ts` with `DATABASE_URL`) and the hand-written baseline.
+ * deployed (`node packages/http/src/main.ts` with `DATABASE_URL`), the framework floor
+ * (`floor.ts`) and the raw baseline (`baseline.ts`); and the databases they run on.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { promisify } from "node:util"
+import pg from "pg"
 
 const run = promisify(execFile)
 export const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "")
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Writes a progress line to stderr (stdout carries the summary). */
-export const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
+const began = Date.now()
+
+/** Writes a progress line to stderr (stdout carries the summary), with the seconds since the bench started. */
+export const log = (message: string) => process.stderr.write(`bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s: ${message}\n`)
 
 /** A running PostgreSQL and how to stop it. */
 export interface Postgres {
@@ -31,14 +35,8 @@ export interface Postgres {
  */
 export const startPostgres = async (): Promise<Postgres> => {
   const version = async (url: string) => {
-    const { default: postgres } = await import("postgres")
-    const sql = postgres(url, { max: 1, onnotice: () => {} })
-    try {
-      const [row] = await sql`SELECT current_setting('server_version') AS version`
-      return String(row?.version ?? "?")
-    } finally {
-      await sql.end()
-    }
+    const { rows: [row] } = await adminQuery(url, "SELECT current_setting('server_version') AS version")
+    return String(row?.version ?? "?")
   }
   const given = process.env.BENCH_DATABASE_URL
   if (given !== undefined && given !== "") {
@@ -62,6 +60,40 @@ export const startPostgres = async (): Promise<Postgres> => {
     }
   }
 }
+
+/** Runs one statement on its own connection to `url` (no pool: nothing stays connected). */
+const adminQuery = async (url: string, text: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+const withDatabase = (url: string, name: string) => {
+  const next = new URL(url)
+  next.pathname = `/${name}`
+  return next.toString()
+}
+
+/**
+ * A new database `name` copied from the database of `templateUrl` (`CREATE DATABASE … TEMPLATE`: a
+ * file copy, a second or so), replacing an earlier one of that name; answers its URL. Nothing may
+ * be connected to the template meanwhile.
+ */
+export const copyDatabase = async (templateUrl: string, name: string) => {
+  const template = new URL(templateUrl).pathname.slice(1)
+  const maintenance = withDatabase(templateUrl, "postgres")
+  await adminQuery(maintenance, `DROP DATABASE IF EXISTS "${name}"`)
+  await adminQuery(maintenance, `CREATE DATABASE "${name}" TEMPLATE "${template}"`)
+  return withDatabase(templateUrl, name)
+}
+
+/** Drops the database of `url` (after its clients are gone). */
+export const dropDatabase = (url: string) =>
+  adminQuery(withDatabase(url, "postgres"), `DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}"`).then(() => undefined)
 
 /** A child process serving HTTP on `port`. */
 export interface Server {
@@ -146,10 +178,23 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
   return { child, port, url, stop: stopper(child) }
 }
 
-/** Starts the baseline (`bench/baseline.ts`) over the same database. */
-export const startBaseline = async (options: { databaseUrl: string; partnerId: string; merchantId: string; logFile: string }) => {
+/** Options of {@link startApp}. */
+export interface AppOptions {
+  readonly databaseUrl: string
+  /** The partner and the merchant whose payments the app writes. */
+  readonly partnerId: string
+  readonly merchantId: string
+  readonly logFile: string
+}
+
+/**
+ * Starts a bench app, the raw baseline (`bench/baseline.ts`) or the framework floor
+ * (`bench/floor.ts`), with the Node flags of `npm start` like the service, and waits for its
+ * `listening <port>` line.
+ */
+export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", options: AppOptions): Promise<Server> => {
   const out = openSync(options.logFile, "w")
-  const child = spawn(process.execPath, ["bench/baseline.ts"], {
+  const child = spawn(process.execPath, [...startFlags(), script], {
     cwd: root,
     env: {
       ...process.env,
@@ -168,7 +213,7 @@ export const startBaseline = async (options: { databaseUrl: string; partnerId: s
       const match = /listening (\d+)/.exec(text)
       if (match !== null) resolve(Number(match[1]))
     })
-    child.once("exit", (code) => reject(new Error(`the baseline exited with ${code}; see ${options.logFile}`)))
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}; see ${options.logFile}`)))
   })
   return { child, port, url: `http://127.0.0.1:${port}`, stop: stopper(child) } satisfies Server
 }
