@@ -15,7 +15,7 @@
  * 4. Writes `BENCHMARKS.md` (between its markers) and `bench/.out/results.json`; prints a summary.
  *
  * Environment (all optional): `BENCH_CONNECTIONS` (32), `BENCH_ROUNDS` (5), `BENCH_SECONDS` per
- * run (6), `BENCH_WARMUP_SECONDS` (3), `BENCH_CANARY_SECONDS` (3), `BENCH_LOADS` (comma-separated
+ * run (5), `BENCH_WARMUP_SECONDS` (3), `BENCH_CANARY_SECONDS` (3), `BENCH_LOADS` (comma-separated
  * load ids, default every load but the diagnostics), `BENCH_DIAGNOSTICS=1` (the diagnostics too),
  * `BENCH_PROFILE=1` (the service under `--cpu-prof`; summaries in `bench/.out/`),
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
@@ -66,7 +66,7 @@ const int = (name: string, fallback: number) => {
 
 const settings: LoadSettings = { connections: int("BENCH_CONNECTIONS", 32) }
 const rounds = int("BENCH_ROUNDS", 5)
-const seconds = int("BENCH_SECONDS", 6)
+const seconds = int("BENCH_SECONDS", 5)
 const warmupSeconds = int("BENCH_WARMUP_SECONDS", 3)
 const canarySeconds = int("BENCH_CANARY_SECONDS", 3)
 const only = process.env.BENCH_LOADS?.split(",").map((s) => s.trim()).filter((s) => s !== "")
