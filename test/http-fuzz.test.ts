@@ -3,7 +3,7 @@ import { errorCodes, statusOf } from "@paygate/domain"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { forEachDatabase, makeTestServer, type TestDatabase, type TestServer } from "../packages/http/test/TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestDatabase, type TestServer } from "./support/TestServer.ts"
 
 // Bad input never crashes the service and never answers 500, on every operation of /openapi.json:
 // - a table sends malformed strings to every string of every operation (each path id, each
@@ -540,7 +540,7 @@ describe("HTTP fuzz: a seeded regression is caught", () => {
       ...(await importOriginal<object>()),
       routableUrl: () => undefined
     }))
-    const seeded: { makeTestServer: typeof makeTestServer; pglite: TestDatabase } = await import("../packages/http/test/TestServer.ts")
+    const seeded: { makeTestServer: typeof makeTestServer; pglite: TestDatabase } = await import("./support/TestServer.ts")
     // Its 500s log their failures: expected here, so not printed.
     const quiet = (["log", "error", "group", "groupCollapsed", "groupEnd"] as const).map((name) => vi.spyOn(console, name).mockImplementation(() => {}))
     const { violations } = await (async () => {

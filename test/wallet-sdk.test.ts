@@ -30,8 +30,8 @@ import { join } from "node:path"
 import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makePostgresWorld, type PostgresWorld } from "../packages/worker/test/support/PostgresWorld.ts"
-import { type Receiver, startReceiver } from "../packages/worker/test/support/Receiver.ts"
+import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
+import { type Receiver, startReceiver } from "./support/Receiver.ts"
 import { freePort, serviceRoot } from "./support/ServiceProcess.ts"
 
 // anvil's well-known default keys (public test keys, never used on a real chain); each test pays

@@ -11,7 +11,7 @@ import { execFile, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import type { WorkerProcess } from "../../packages/worker/test/support/PostgresWorld.ts"
+import type { WorkerProcess } from "./PostgresWorld.ts"
 
 const run = promisify(execFile)
 

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { PaygateClient, type PaygateClientOptions, withIdempotencyKey } from "../src/index.ts"
-import { fetchFrom, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
+import { fetchFrom, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
 
 forEachDatabase("typed client", (database) => {
   let server: TestServer

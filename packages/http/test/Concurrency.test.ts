@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestResponse, type TestServer, unique } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestResponse, type TestServer, unique } from "../../../test/support/TestServer.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
 import { runAdmin } from "../src/cli/RunAdmin.ts"
 import { expectError } from "./ExpectError.ts"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain } = Chain
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTestServer, pglite, type TestServer } from "./TestServer.ts"
+import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
 
 // The documentation is served by us: no CDN, no outside fonts or scripts.
 describe("GET /docs and /openapi.json", () => {

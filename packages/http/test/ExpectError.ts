@@ -1,5 +1,5 @@
 import { expect } from "vitest"
-import type { TestResponse } from "./TestServer.ts"
+import type { TestResponse } from "../../../test/support/TestServer.ts"
 
 /** Asserts a contract error answer: the status, the code, and a body of exactly `{code, message}` in JSON. */
 export const expectError = (response: TestResponse, status: number, code: string) => {

@@ -1,7 +1,7 @@
 import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 // The gateway operations that need no chain (read, status with long poll, cancel) and every

@@ -15,9 +15,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { expectError } from "./ExpectError.ts"
 import { executorJob } from "./support/ChainJobs.ts"
-import type { CuttableProxy } from "./support/CuttableProxy.ts"
-import { localChainForFile } from "./support/LocalChainWorld.ts"
-import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "./TestServer.ts"
+import type { CuttableProxy } from "../../../test/support/CuttableProxy.ts"
+import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 

@@ -14,7 +14,7 @@ import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "./ExpectError.ts"
-import { makeTestServer, pglite, type TestPartner, type TestServer } from "./TestServer.ts"
+import { makeTestServer, pglite, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain, SignatureRecovery, ViemChainGateway } = Chain
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { secretShownOnce } from "../src/server/Idempotency.ts"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 // Read once per process by the webhook adapters: a fixed key, so no key file is written.
 process.env.WEBHOOK_SECRET_KEY = Buffer.alloc(32, 7).toString("base64")

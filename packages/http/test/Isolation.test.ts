@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"

@@ -1,7 +1,7 @@
 import { Payment, PaymentRepository } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 // The Merchant API (`/v1/merchant/…`): what a merchant backend calls to create a checkout payment

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ProcessMetrics } from "@paygate/adapters"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 // GET /metrics: the Prometheus text format (0.0.4), request counters and latency histograms by
 // route template and status, payments by status and the outbox backlog read from the database.

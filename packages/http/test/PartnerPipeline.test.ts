@@ -1,7 +1,7 @@
 import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 /** One request per partner operation, as [method, path, body]. */

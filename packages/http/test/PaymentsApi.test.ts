@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "./TestServer.ts"
+import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 const usd = (value = "1250") => ({ unit: "iso4217/USD", value })

@@ -26,8 +26,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { expectError } from "./ExpectError.ts"
 import { executorJob, payoutJobs } from "./support/ChainJobs.ts"
-import { localChainForFile } from "./support/LocalChainWorld.ts"
-import { forEachDatabase, makeTestServer, type Services, type TestPartner, type TestServer } from "./TestServer.ts"
+import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { forEachDatabase, makeTestServer, type Services, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 

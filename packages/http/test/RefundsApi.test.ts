@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 forEachDatabase("Partner API: refunds", (database) => {

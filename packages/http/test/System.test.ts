@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Readiness } from "../src/server/Readiness.ts"
 import { SqlReadiness } from "../src/server/SqlReadiness.ts"
-import { forEachDatabase, makeTestServer, type TestServer } from "./TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestServer } from "../../../test/support/TestServer.ts"
 
 forEachDatabase("probes", (database) => {
   let server: TestServer

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { expect, it } from "vitest"
-import { forEachDatabase } from "../../http/test/TestServer.ts"
+import { forEachDatabase } from "../../../test/support/TestServer.ts"
 import { serverWithReceiver } from "./support/ServerWithReceiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 

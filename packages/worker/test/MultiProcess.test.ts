@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterEach, describe, expect, it } from "vitest"
 import { dbState, expectedPairs, tally } from "./support/Drain.ts"
-import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "./support/PostgresWorld.ts"
-import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "../../../test/support/PostgresWorld.ts"
+import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
 

@@ -10,9 +10,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { dbState, expectedPairs, tally } from "./support/Drain.ts"
-import { makePostgresWorld, type PostgresWorld, type WorkerProcess } from "./support/PostgresWorld.ts"
-import { type Receiver, startReceiver } from "./support/Receiver.ts"
-import { startThrowawayPostgres, type ThrowawayPostgres } from "./support/ThrowawayPostgres.ts"
+import { makePostgresWorld, type PostgresWorld, type WorkerProcess } from "../../../test/support/PostgresWorld.ts"
+import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
+import { startThrowawayPostgres, type ThrowawayPostgres } from "../../../test/support/ThrowawayPostgres.ts"
 
 const events = 3_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../http/test/TestServer.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
 
 // The environment is read once per test file, when the first server is built. A key of its own:
 // without one, secrets would be encrypted under a local key file in ./data.

@@ -21,8 +21,8 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../http/test/TestServer.ts"
-import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
 // The environment is read once per test file, when the first server is built.

@@ -8,9 +8,9 @@
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
-import { forEachDatabase } from "../../http/test/TestServer.ts"
-import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
-import { type Receiver, startReceiver } from "./support/Receiver.ts"
+import { forEachDatabase } from "../../../test/support/TestServer.ts"
+import { makePostgresWorld, type PostgresWorld } from "../../../test/support/PostgresWorld.ts"
+import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { serverWithReceiver } from "./support/ServerWithReceiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 

@@ -4,8 +4,8 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import type { PostgresWorld, SeededEndpoint } from "./PostgresWorld.ts"
-import type { Receiver } from "./Receiver.ts"
+import type { PostgresWorld, SeededEndpoint } from "../../../../test/support/PostgresWorld.ts"
+import type { Receiver } from "../../../../test/support/Receiver.ts"
 
 /** Counts what each endpoint received, by `<path> <event id>` pair; `first` is each pair's first arrival. */
 export const tally = (receiver: Receiver, endpoints: ReadonlyArray<SeededEndpoint>) => {

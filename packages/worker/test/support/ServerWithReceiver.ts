@@ -3,8 +3,8 @@
  * receiver, a partner and its sandbox merchant; made before the suite's tests, closed after.
  */
 import { afterAll, beforeAll } from "vitest"
-import { makeTestServer, type TestDatabase, type TestPartner, type TestServer } from "../../../http/test/TestServer.ts"
-import { type Receiver, startReceiver } from "./Receiver.ts"
+import { makeTestServer, type TestDatabase, type TestPartner, type TestServer } from "../../../../test/support/TestServer.ts"
+import { type Receiver, startReceiver } from "../../../../test/support/Receiver.ts"
 
 export interface ServerWithReceiver {
   readonly server: TestServer

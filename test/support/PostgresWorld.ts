@@ -12,6 +12,7 @@ import {
   MerchantRepository,
   OutboxEvent,
   Payment,
+  PaymentRepository,
   WebhookEndpoint,
   WebhookEndpointRepository
 } from "@paygate/domain"
@@ -21,9 +22,8 @@ import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import { outboxColumns, paymentColumns } from "../../../adapters/src/internal/PaymentRow.ts"
 
-const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url))
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 
 const admin = (url: string, statement: string) =>
   Effect.runPromise(
@@ -123,7 +123,6 @@ export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorl
 
   const seed = (m: Merchant, count: number) =>
     run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const ids = yield* IdGenerator
       const eventIds: Array<string> = []
       for (let start = 0; start < count; start += 500) {
@@ -162,20 +161,9 @@ export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorl
           events.push(event)
           eventIds.push(event.id)
         }
-        yield* Effect.gen(function*() {
-          yield* sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status, state_version,
-              checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at)
-            VALUES ${sql.csv(payments.map((p) => {
-              const c = paymentColumns(p)
-              return sql`(${c.id}, ${c.partner_id}, ${c.merchant_id}, ${c.mode}, ${c.reference_id}, ${c.currency}, ${c.value}::numeric,
-                ${c.status}, ${c.state_version}, NULL, ${c.expires_at}, NULL, NULL, NULL, ${c.created_at}, ${c.updated_at})`
-            }))}`
-          yield* sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
-            VALUES ${sql.csv(events.map((e) => {
-              const c = outboxColumns(e)
-              return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
-            }))}`
-        }).pipe(sql.withTransaction, Effect.orDie)
+        // Through the repository, as the service writes them (one statement per payment and its event).
+        const repo = yield* PaymentRepository
+        yield* Effect.forEach(payments, (payment, i) => repo.insert(payment, [events[i]!]), { concurrency: 8, discard: true })
       }
       return eventIds
     }))

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 
 const run = promisify(execFile)
-const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url))
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 const pgBin = "/usr/lib/postgresql/15/bin"
 
 export interface ThrowawayPostgres {

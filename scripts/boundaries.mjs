@@ -1,0 +1,120 @@
+// The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
+//
+// - package sources: domain → effect only; adapters → domain; http and worker → domain + adapters
+//   (never each other). Each `@paygate/*` a package's sources import is declared in its package.json,
+//   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
+// - package tests may import their own package, any package by its name (`@paygate/x`, the public
+//   entries), and the shared harness in `test/support`; never another package's `src` (internals
+//   included) or `test/` by path.
+// - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only.
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve, sep } from "node:path"
+
+/** Which workspaces each package's sources may import. */
+export const allowedDependencies = {
+  domain: [],
+  adapters: ["domain"],
+  http: ["domain", "adapters"],
+  worker: ["domain", "adapters"]
+}
+
+const importPattern =
+  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g
+
+/** Strip comments and template literals, so that examples and fixtures do not count as code. */
+const stripComments = (source) =>
+  source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1").replace(/`(?:\\[\s\S]|[^\\`])*`/g, "``")
+
+/** The import specifiers of one file's source text (template literals excluded). */
+export const importsOf = (source) =>
+  [...stripComments(source).matchAll(importPattern)].map((match) => match[1] ?? match[2] ?? match[3])
+
+// Where a file lives: { kind: "src" | "test", pkg } in a package, "support" / "crossTest" under test/, "app", or "other".
+const zoneOf = (root, file) => {
+  const parts = relative(root, file).split(sep)
+  if (parts[0] === "packages" && parts.length > 2) {
+    const kind = parts[2] === "src" ? "src" : parts[2] === "test" ? "test" : "other"
+    return { kind, pkg: parts[1], internal: kind === "src" && parts[3] === "internal" }
+  }
+  if (parts[0] === "test") return { kind: parts[1] === "support" ? "support" : "crossTest" }
+  if (parts[0] === "app") return { kind: "app" }
+  return { kind: "other" }
+}
+
+// The one path kept for those who start the service by it (deployments, the bench): it holds no code
+// and only runs the composition root's all-in-one entry.
+const launchers = { "packages/http/src/main.ts": "app/main.ts" }
+
+const packageOf = (specifier) => /^@paygate\/([^/]+)/.exec(specifier)?.[1]
+
+/** Violations of one import of `file` (paths relative to `root`). */
+export const checkImport = (root, file, specifier) => {
+  const from = zoneOf(root, file)
+  const where = `${relative(root, file)}: imports "${specifier}"`
+  if (specifier.startsWith(".")) {
+    if (launchers[relative(root, file)] === relative(root, resolve(dirname(file), specifier))) return []
+    const target = zoneOf(root, resolve(dirname(file), specifier))
+    if (from.kind === "src") {
+      return target.kind === "src" && target.pkg === from.pkg ? [] : [`${where} (a package's sources stay inside its src)`]
+    }
+    if (target.kind === "src" || target.kind === "test") {
+      if ((from.kind === "test") && target.pkg === from.pkg) return []
+      return [`${where} (another package's ${target.kind === "test" ? "test/" : target.internal ? "src/internal" : "src"}: import it by name, or share through test/support)`]
+    }
+    if (from.kind === "app" && target.kind !== "app") return [`${where} (the composition root imports packages by name)`]
+    return []
+  }
+  const pkg = packageOf(specifier)
+  if (from.kind === "src") {
+    if (from.pkg === "domain" && !(specifier === "effect" || specifier.startsWith("effect/"))) {
+      return [`${where} (the domain may import only effect)`]
+    }
+    if (pkg !== undefined && pkg !== from.pkg && !(allowedDependencies[from.pkg] ?? []).includes(pkg)) {
+      return [`${where} (${from.pkg} may import ${(allowedDependencies[from.pkg] ?? []).map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`]
+    }
+  }
+  return []
+}
+
+const sourceFiles = (dir) =>
+  !existsSync(dir) ? [] : readdirSync(dir).flatMap((name) => {
+    if (name === "node_modules") return []
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.(ts|mts|js|mjs)$/.test(name) ? [path] : []
+  })
+
+const workspaces = (root) => existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []
+
+// Declared `@paygate/*` dependencies against the rule and against what the sources import.
+const checkManifests = (root) =>
+  workspaces(root).flatMap((pkg) => {
+    const manifest = join(root, "packages", pkg, "package.json")
+    if (!existsSync(manifest)) return []
+    const json = JSON.parse(readFileSync(manifest, "utf8"))
+    const declared = Object.keys({ ...json.dependencies, ...json.peerDependencies }).map(packageOf).filter(Boolean)
+    const allowed = allowedDependencies[pkg] ?? []
+    const wrong = declared.filter((dep) => !allowed.includes(dep)).map((dep) =>
+      `packages/${pkg}/package.json: declares @paygate/${dep} (${pkg} may depend on ${allowed.map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`
+    )
+    const used = new Set(sourceFiles(join(root, "packages", pkg, "src")).flatMap((file) =>
+      importsOf(readFileSync(file, "utf8")).map(packageOf).filter((dep) => dep !== undefined && dep !== pkg)
+    ))
+    const undeclared = [...used].filter((dep) => !declared.includes(dep)).map((dep) =>
+      `packages/${pkg}/package.json: its sources import @paygate/${dep} but do not declare it`
+    )
+    return [...wrong, ...undeclared]
+  })
+
+/** Every violation of the rule under `root`. */
+export const checkBoundaries = (root) => {
+  const files = [
+    ...workspaces(root).flatMap((pkg) => [...sourceFiles(join(root, "packages", pkg, "src")), ...sourceFiles(join(root, "packages", pkg, "test"))]),
+    ...sourceFiles(join(root, "test")),
+    ...sourceFiles(join(root, "app"))
+  ]
+  return [
+    ...files.flatMap((file) => importsOf(readFileSync(file, "utf8")).flatMap((specifier) => checkImport(root, file, specifier))),
+    ...checkManifests(root)
+  ]
+}

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { checkBoundaries } from "../scripts/boundaries.mjs"
+
+const manifests: Record<string, ReadonlyArray<string>> = {
+  domain: [],
+  adapters: ["domain"],
+  http: ["domain", "adapters"],
+  worker: ["domain", "adapters"]
+}
+
+let root: string | undefined
+afterEach(() => {
+  if (root !== undefined) rmSync(root, { recursive: true, force: true })
+})
+
+// A repository of the four packages that follows the rule, plus the files of `extra`.
+const fixture = (extra: Record<string, string> = {}, deps: Record<string, ReadonlyArray<string>> = manifests) => {
+  root = mkdtempSync(join(tmpdir(), "boundaries-"))
+  const files: Record<string, string> = {
+    "packages/domain/src/index.ts": `import { Effect } from "effect"\nexport * from "./Payment.ts"`,
+    "packages/domain/src/Payment.ts": `import { Schema } from "effect"`,
+    "packages/adapters/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { x } from "./internal/Row.ts"`,
+    "packages/adapters/src/internal/Row.ts": `export const x = 1`,
+    "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { Sql } from "@paygate/adapters"`,
+    "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { W } from "@paygate/worker"`,
+    "packages/worker/src/index.ts": `import { Sql } from "@paygate/adapters"\nimport { Payment } from "@paygate/domain"`,
+    "test/support/Harness.ts": `import { AppRoutes } from "@paygate/http"`,
+    "test/embedding.test.ts": `import { Payments } from "@paygate/domain"\nimport { h } from "./support/Harness.ts"`,
+    "app/main.ts": `import { Api } from "@paygate/http"\nimport { Worker } from "@paygate/worker"`,
+    ...extra
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), text)
+  }
+  for (const [pkg, uses] of Object.entries(deps)) {
+    const dependencies = Object.fromEntries([["effect", "~4.1.0"], ...uses.map((dep) => [`@paygate/${dep}`, "0.1.0"])])
+    writeFileSync(join(root, "packages", pkg, "package.json"), JSON.stringify({ name: `@paygate/${pkg}`, dependencies }))
+  }
+  return checkBoundaries(root)
+}
+
+describe("the dependency rule between packages (npm run lint)", () => {
+  it("holds for the repository as it is", () => {
+    expect(checkBoundaries(process.cwd())).toEqual([])
+  })
+
+  it("holds for a fixture that follows it", () => {
+    expect(fixture()).toEqual([])
+  })
+
+  it("fails on a seeded wrong-way import: http importing the worker", () => {
+    expect(fixture({ "packages/http/src/Jobs.ts": `import { WorkerLive } from "@paygate/worker"` })).toEqual([
+      `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/adapters)`,
+      `packages/http/package.json: its sources import @paygate/worker but do not declare it`
+    ])
+  })
+
+  it.each([
+    ["the worker importing http", "packages/worker/src/Api.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["the domain importing an adapter", "packages/domain/src/Sql.ts", `import { Database } from "@paygate/adapters"`],
+    ["the domain importing anything but effect", "packages/domain/src/Pg.ts", `import { Pool } from "pg"`],
+    ["adapters importing http", "packages/adapters/src/Routes.ts", `export { AppRoutes } from "@paygate/http"`],
+    ["a source reaching into another package by path", "packages/http/src/Row.ts", `import { x } from "../../adapters/src/internal/Row.ts"`],
+    ["a test importing another package's internals", "packages/worker/test/Row.test.ts", `import { x } from "../../adapters/src/internal/Row.ts"`],
+    ["a test importing another package's tests", "packages/worker/test/W.test.ts", `import { x } from "../../http/test/Api.test.ts"`],
+    ["a cross-package test importing a package's sources", "test/x.test.ts", `const m = await import("../packages/http/src/index.ts")`],
+    ["the composition root importing a package by path", "app/api.ts", `import "../packages/http/src/index.ts"`]
+  ])("fails on %s", (_, file, source) => {
+    const violations = fixture({ [file]: source })
+    expect(violations.filter((violation) => violation.startsWith(`${file}: `))).toHaveLength(1)
+  })
+
+  it("fails on a package declaring a dependency the rule forbids", () => {
+    expect(fixture({}, { ...manifests, http: ["domain", "adapters", "worker"] })).toEqual([
+      "packages/http/package.json: declares @paygate/worker (http may depend on @paygate/domain, @paygate/adapters)"
+    ])
+  })
+
+  it("ignores imports in comments", () => {
+    expect(fixture({ "packages/domain/src/Doc.ts": `/** e.g. \`import { Database } from "@paygate/adapters"\` */\n// import "pg"` })).toEqual([])
+  })
+})
