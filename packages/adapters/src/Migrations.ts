@@ -21,6 +21,7 @@ import * as Executor from "./migrations/0004_executor.ts"
 import * as BuyerData from "./migrations/0005_buyer_data.ts"
 import * as Payouts from "./migrations/0006_payouts.ts"
 import * as IdempotencyLease from "./migrations/0007_idempotency_lease.ts"
+import * as PartnerEvents from "./migrations/0008_partner_events.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -37,7 +38,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0004_executor": runStatements(Executor.statements),
   "0005_buyer_data": runStatements(BuyerData.statements),
   "0006_payouts": runStatements(Payouts.statements),
-  "0007_idempotency_lease": runStatements(IdempotencyLease.statements)
+  "0007_idempotency_lease": runStatements(IdempotencyLease.statements),
+  "0008_partner_events": runStatements(PartnerEvents.statements)
 }
 
 /** The table recording applied migrations. */

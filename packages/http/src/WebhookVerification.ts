@@ -7,9 +7,12 @@
  * @module
  */
 import { timingSafeEqual } from "node:crypto"
-import { secretKeyBytes, sign, type SignedHeaders, type WebhookEnvelope } from "@paygate/domain"
+import { secretKeyBytes, sign, type SignedHeaders, type TestEnvelope, type WebhookEnvelope } from "@paygate/domain"
 import { Effect, Redacted } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
+
+/** What a webhook carries: a payment event, or the `webhook.test` event of `POST /v1/webhooks/{id}/test`. */
+export type WebhookEvent = WebhookEnvelope | TestEnvelope
 
 /** A webhook request that is not signed by the endpoint's secret, or is too old. */
 export class WebhookVerificationError extends Error {
@@ -46,7 +49,7 @@ export const signWebhook = (secret: string, id: string, timestampSeconds: number
  * Checks the signature and age of a webhook request; answers its parsed event. Rejects with a
  * {@link WebhookVerificationError} (answer 400 then, and do not act on the body).
  */
-export const verifyWebhook = async (request: WebhookRequest): Promise<WebhookEnvelope> => {
+export const verifyWebhook = async (request: WebhookRequest): Promise<WebhookEvent> => {
   const id = header(request.headers, "webhook-id")
   const timestamp = header(request.headers, "webhook-timestamp")
   const signatures = header(request.headers, "webhook-signature")
@@ -66,5 +69,5 @@ export const verifyWebhook = async (request: WebhookRequest): Promise<WebhookEnv
     return given.length === expected.length && timingSafeEqual(given, expected)
   })
   if (!matches) throw new WebhookVerificationError("no webhook-signature matches the secret")
-  return JSON.parse(body) as WebhookEnvelope
+  return JSON.parse(body) as WebhookEvent
 }

@@ -25,7 +25,9 @@ import {
   DeliveryQueue,
   type EventId,
   type FanOut,
+  type Mode,
   type OutboxEvent,
+  type PartnerId,
   type WebhookEndpoint,
   type WebhookEndpointId
 } from "@paygate/domain"
@@ -47,6 +49,7 @@ const spans = {
   recordMany: Effect.withSpan("SqlDeliveryQueue.recordMany"),
   release: Effect.withSpan("SqlDeliveryQueue.release"),
   listForEndpoint: Effect.withSpan("SqlDeliveryQueue.listForEndpoint"),
+  listEvents: Effect.withSpan("SqlDeliveryQueue.listEvents"),
   findEvent: Effect.withSpan("SqlDeliveryQueue.findEvent"),
   redeliver: Effect.withSpan("SqlDeliveryQueue.redeliver")
 }
@@ -270,6 +273,18 @@ export const make = Effect.gen(function*() {
       spans.listForEndpoint
     )
 
+  // Migration 0008's index walks the partner's events newest first; the mode is the payment's.
+  const listEvents = (query: { readonly partnerId: PartnerId; readonly mode: Mode; readonly after: Cursor | null; readonly limit: number }) =>
+    sql<{ readonly id: EventId; readonly created_at: string | number; readonly payload: unknown }>`
+      SELECT id, created_at, payload FROM outbox_events
+      WHERE partner_id = ${query.partnerId} AND payload->'payment'->>'mode' = ${query.mode}
+        ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ id: row.id, createdAt: toInt(row.created_at), event: eventFromPayload(row.payload) }))),
+      Effect.orDie,
+      spans.listEvents
+    )
+
   const findEvent = (id: EventId) =>
     sql<{ readonly payload: unknown }>`SELECT payload FROM outbox_events WHERE id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => eventFromPayload(row.payload))),
@@ -284,7 +299,7 @@ export const make = Effect.gen(function*() {
       return rows.map(deliveryFromRow)
     }).pipe(Effect.orDie, spans.redeliver)
 
-  return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, findEvent, redeliver })
+  return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, listEvents, findEvent, redeliver })
 })
 
 /** `DeliveryQueue` over the `SqlClient` and `WebhookSecretCipher` in context. */

@@ -97,6 +97,28 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       assert.isTrue(listed.every((d) => d.status === "pending" && d.attempts === 0 && !d.redelivery))
     }).pipe(Effect.provide(TestClock.layer())))
 
+  it.effect("lists a partner's events of one mode, newest first, a page at a time", () =>
+    Effect.gen(function*() {
+      const queue = yield* DeliveryQueue
+      const partner = yield* newPartner()
+      const sandbox = yield* newMerchant(partner, { mode: "sandbox" })
+      const older = yield* seedEvents(sandbox, 2)
+      yield* TestClock.adjust(1000)
+      const newer = yield* seedEvents(sandbox, 1)
+      yield* seedEvents(yield* newMerchant(partner, { mode: "live" }), 1)
+      yield* seedEvents(yield* newMerchant(yield* newPartner(), { mode: "sandbox" }), 1)
+      const first = yield* queue.listEvents({ partnerId: partner.id, mode: "sandbox", after: null, limit: 2 })
+      assert.strictEqual(first[0]!.id, newer[0]!.id)
+      assert.strictEqual(first.length, 2)
+      assert.include(older.map((e) => e.id), first[1]!.id)
+      const all = yield* queue.listEvents({ partnerId: partner.id, mode: "sandbox", after: null, limit: 10 })
+      assert.deepStrictEqual(all.map((row) => row.id).sort(), [...older, ...newer].map((e) => e.id).sort(), "only this partner's sandbox events")
+      assert.deepStrictEqual(all[0]!.event, newer[0])
+      const rest = yield* queue.listEvents({ partnerId: partner.id, mode: "sandbox", after: first[1]!, limit: 10 })
+      assert.deepStrictEqual(rest.map((row) => row.id), all.slice(2).map((row) => row.id))
+      assert.strictEqual(rest.length, 1)
+    }).pipe(Effect.provide(TestClock.layer())))
+
   it.effect("claims due deliveries with a lease, at most perEndpoint per endpoint counting those in flight", () =>
     Effect.gen(function*() {
       yield* reset

@@ -1,7 +1,8 @@
 import { Context, type Effect, type Option } from "effect"
-import type { EventId, WebhookEndpointId } from "../ids/Ids.ts"
+import type { EventId, PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import type { Mode } from "../payment/Payment.ts"
 import type { Delivery, DeliveryId } from "../webhooks/Delivery.ts"
 import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
 
@@ -16,6 +17,13 @@ export interface ClaimedDelivery {
 export interface FanOut {
   readonly event: OutboxEvent
   readonly endpoints: ReadonlyArray<WebhookEndpointId>
+}
+
+/** An event as listed, with its position for paging (`createdAt` in Unix milliseconds). */
+export interface ListedEvent {
+  readonly id: EventId
+  readonly createdAt: number
+  readonly event: OutboxEvent
 }
 
 /** Which due deliveries a claim may take. */
@@ -78,6 +86,13 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
     readonly after: Cursor | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Delivery>>
+  /** A partner's events of one mode (processed or not), newest first, after the cursor. */
+  readonly listEvents: (query: {
+    readonly partnerId: PartnerId
+    readonly mode: Mode
+    readonly after: Cursor | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<ListedEvent>>
   /** An outbox event (processed or not). */
   readonly findEvent: (id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
   /** New deliveries of `event` (redeliveries), due now, one per endpoint. */

@@ -10,6 +10,9 @@ import { secretKeyBytes, sign } from "./Signature.ts"
 import { shouldReceive, type WebhookEndpoint } from "./WebhookEndpoint.ts"
 import { WebhookSettings } from "./WebhookSettings.ts"
 
+/** The headers of every webhook request besides its signature. */
+export const deliveryHeaders = { "content-type": "application/json", "user-agent": "paygate-webhooks/1" } as const
+
 /** How an answer (or its absence) counts (contract §10). */
 export type AttemptVerdict =
   | { readonly _tag: "Succeeded" }
@@ -88,8 +91,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
             url: endpoint.url,
             headers: {
               ...(yield* Effect.provideContext(sign(endpoint.secret, event.id, Math.floor(startedAt / 1000), body), mac)),
-              "content-type": "application/json",
-              "user-agent": "paygate-webhooks/1"
+              ...deliveryHeaders
             },
             body,
             timeoutMs: settings.requestTimeoutMs,

@@ -17,6 +17,8 @@ export const maxUrlLength = 2048
 export interface UrlPolicy {
   readonly allowHttp: boolean
   readonly allowPrivate: boolean
+  /** Appended to the refusal of a private address (e.g. how to receive events locally). */
+  readonly privateHint?: string | undefined
 }
 
 /** A URL that passed the syntactic rules; `hostName` is set when DNS decides where it points. */
@@ -42,9 +44,9 @@ export const checkWebhookUrl = (text: string, policy: UrlPolicy): Result.Result<
   if (url.hostname === "") return invalid("url must name a host.")
   const literal = classifyAddress(url.hostname)
   if (literal !== undefined) {
-    if (literal !== "public" && !policy.allowPrivate) return invalid(`url must not point to a ${literal} address.`)
+    if (literal !== "public" && !policy.allowPrivate) return invalid(`url must not point to a ${literal} address.${policy.privateHint ?? ""}`)
     return Result.succeed({ url, hostName: undefined })
   }
-  if (isLocalHostName(url.hostname) && !policy.allowPrivate) return invalid("url must not point to a loopback address.")
+  if (isLocalHostName(url.hostname) && !policy.allowPrivate) return invalid(`url must not point to a loopback address.${policy.privateHint ?? ""}`)
   return Result.succeed({ url, hostName: url.hostname })
 }

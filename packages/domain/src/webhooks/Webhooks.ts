@@ -1,19 +1,23 @@
 import { Clock, Context, Effect, Layer, Option, Predicate, Redacted, Result, Schema } from "effect"
-import { SecureRandom } from "effect/crypto"
+import { Mac, SecureRandom } from "effect/crypto"
 import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, PaymentNotFound } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { EventId, MerchantId, WebhookEndpointId } from "../ids/Ids.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { DeliveryQueue } from "../ports/DeliveryQueue.ts"
 import { HostResolver } from "../ports/HostResolver.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
+import { WebhookTransport } from "../ports/WebhookTransport.ts"
 import type { PartnerAccess } from "../usecases/Merchants.ts"
 import type { ApiVersion } from "../versioning/ApiVersion.ts"
 import { classifyAddress } from "./AddressClass.ts"
 import type { Delivery } from "./Delivery.ts"
-import { generateSecret } from "./Signature.ts"
+import { generateSecret, secretKeyBytes, sign } from "./Signature.ts"
+import type { TestDelivery, TestEnvelope } from "./TestEvent.ts"
+import { deliveryHeaders, verdictOf } from "./WebhookDispatch.ts"
 import { subscribes, WebhookEndpoint } from "./WebhookEndpoint.ts"
 import { checkWebhookUrl } from "./WebhookUrl.ts"
 import { WebhookSettings } from "./WebhookSettings.ts"
@@ -54,6 +58,11 @@ const isMerchantId = Schema.is(MerchantId)
 const endpointNotFound = (id: string) => new PartnerNotFound({ message: `No webhook endpoint ${id}.` })
 const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event ${id}.` })
 
+// Said with each refusal of a private address to a sandbox key: how to receive events locally.
+const sandboxPrivateHint =
+  " To receive sandbox events on this machine, forward them with `npm run webhooks -- listen --forward-to <url>`" +
+  " (no endpoint needed), or start the service with WEBHOOK_ALLOW_PRIVATE=true (development only)."
+
 /** The event types an endpoint receives: its list, or every type when the list is empty. */
 export const effectiveEvents = (endpoint: WebhookEndpoint): ReadonlyArray<PaymentEventType> =>
   endpoint.events.length === 0 ? PaymentEventType.literals : endpoint.events
@@ -85,8 +94,21 @@ export class Webhooks extends Context.Service<Webhooks, {
     eventId: string,
     endpointId?: string | undefined
   ) => Effect.Effect<Redelivery, PaymentNotFound | PartnerNotFound>
+  /** The partner's events (mode of the key, processed or not), newest first: what its endpoints receive. */
+  readonly events: (
+    access: PartnerAccess,
+    input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<Page<OutboxEvent>, InvalidParams>
+  /**
+   * Sends a signed `webhook.test` event to one of the partner's endpoints now, through the same
+   * SSRF guard as deliveries, and answers what the receiver did. Nothing is stored or retried.
+   */
+  readonly sendTest: (caller: WebhookCaller, endpointId: string) => Effect.Effect<TestDelivery, PartnerNotFound>
 }>()("@paygate/domain/Webhooks") {
-  /** The use cases over the ports in context. */
+  /**
+   * The use cases over the ports in context. Test events are signed with WebCrypto's HMAC (they
+   * are rare: the deliverers' cached keys are not worth sharing).
+   */
   static readonly layer = Layer.effect(
     Webhooks,
     Effect.gen(function*() {
@@ -97,10 +119,13 @@ export class Webhooks extends Context.Service<Webhooks, {
       const ids = yield* IdGenerator
       const random = yield* SecureRandom.SecureRandom
       const settings = yield* WebhookSettings
+      const transport = yield* WebhookTransport
+      const mac = yield* Effect.context<Mac.Mac>()
 
       const register = Effect.fn("Webhooks.register")(function*(caller: WebhookCaller, input: RegisterWebhookInput) {
         const allowPrivate = settings.allowPrivateAddresses
-        const checked = checkWebhookUrl(input.url, { allowHttp: allowPrivate || caller.mode === "sandbox", allowPrivate })
+        const hint = caller.mode === "sandbox" ? sandboxPrivateHint : ""
+        const checked = checkWebhookUrl(input.url, { allowHttp: allowPrivate || caller.mode === "sandbox", allowPrivate, privateHint: hint })
         if (Result.isFailure(checked)) return yield* checked.failure
         const requested = input.events ?? []
         const unknown = requested.find((type) => !isEventType(type))
@@ -115,7 +140,7 @@ export class Webhooks extends Context.Service<Webhooks, {
           const addresses = yield* resolver.resolve(host).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
           const blocked = addresses.map(classifyAddress).find((c) => c !== "public")
           if (blocked !== undefined) {
-            return yield* new ParamsValidation({ message: `url must not point to a ${blocked ?? "non-public"} address.` })
+            return yield* new ParamsValidation({ message: `url must not point to a ${blocked ?? "non-public"} address.${hint}` })
           }
         }
         let merchantId: MerchantId | null = null
@@ -190,9 +215,53 @@ export class Webhooks extends Context.Service<Webhooks, {
         return { eventId: event.id, deliveries: created }
       })
 
-      return Webhooks.of({ register, list, remove, deliveries, redeliver })
+      const events = Effect.fn("Webhooks.events")(function*(
+        access: PartnerAccess,
+        input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+      ) {
+        const page = yield* pageRequest(input)
+        const rows = yield* queue.listEvents({ partnerId: access.partnerId, mode: access.mode, after: page.after, limit: page.limit + 1 })
+        const listed = toPage(rows, page.limit)
+        return { data: listed.data.map((row) => row.event), nextCursor: listed.nextCursor }
+      })
+
+      const sendTest = Effect.fn("Webhooks.sendTest")(function*(caller: WebhookCaller, endpointId: string) {
+        const endpoint = yield* findEndpoint(caller, endpointId)
+        const now = yield* Clock.currentTimeMillis
+        const seconds = Math.floor(now / 1000)
+        const eventId = yield* ids.make("event")
+        const envelope: TestEnvelope = {
+          id: eventId,
+          type: "webhook.test",
+          apiVersion: endpoint.apiVersion,
+          createdAt: seconds,
+          data: { endpointId: endpoint.id, message: "A test event sent with POST /v1/webhooks/{id}/test; no payment changed." }
+        }
+        const body = JSON.stringify(envelope)
+        const result = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined
+          ? { _tag: "Failed" as const, message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
+          : yield* transport.send({
+            url: endpoint.url,
+            headers: { ...(yield* Effect.provideContext(sign(endpoint.secret, eventId, seconds, body), mac)), ...deliveryHeaders },
+            body,
+            timeoutMs: settings.requestTimeoutMs,
+            allowPrivateAddresses: settings.allowPrivateAddresses
+          })
+        const verdict = verdictOf(result, settings.requestTimeoutMs)
+        const delivery: TestDelivery = {
+          eventId,
+          endpointId: endpoint.id,
+          delivered: verdict._tag === "Succeeded",
+          statusCode: result._tag === "Answered" ? result.status : null,
+          durationMs: result.durationMs,
+          error: verdict._tag === "Failed" ? verdict.reason : verdict._tag === "Gone" ? "HTTP 410" : null
+        }
+        return delivery
+      })
+
+      return Webhooks.of({ register, list, remove, deliveries, redeliver, events, sendTest })
     })
-  )
+  ).pipe(Layer.provide(Mac.layerWebCrypto))
 }
 
 /** The secret as the one response that shows it carries it. */

@@ -6,6 +6,7 @@ import type { PartnerId } from "../../src/ids/Ids.ts"
 import { DeliveryQueue } from "../../src/ports/DeliveryQueue.ts"
 import { HostResolver } from "../../src/ports/HostResolver.ts"
 import { WebhookEndpointRepository } from "../../src/ports/WebhookEndpointRepository.ts"
+import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import { layerMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import type { WebhookEndpoint } from "../../src/webhooks/WebhookEndpoint.ts"
 import { Webhooks } from "../../src/webhooks/Webhooks.ts"
@@ -29,6 +30,7 @@ const endpoints = Layer.succeed(WebhookEndpointRepository, WebhookEndpointReposi
   remove: () => Effect.succeed(false)
 }))
 const queue = Layer.succeed(DeliveryQueue, {} as DeliveryQueue["Service"])
+const transport = Layer.succeed(WebhookTransport, {} as WebhookTransport["Service"])
 
 const register = (url: string, options: { readonly allowPrivate?: boolean; readonly mode?: "live" | "sandbox" } = {}) =>
   Effect.gen(function*() {
@@ -42,7 +44,8 @@ const register = (url: string, options: { readonly allowPrivate?: boolean; reado
       layerMemoryMerchants(),
       resolver({ "evil.example": ["127.0.0.1"], "mixed.example": ["93.184.216.34", "10.1.2.3"], "good.example": ["93.184.216.34", "2606:2800::1"] }),
       IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto)),
-      SecureRandom.layerWebCrypto
+      SecureRandom.layerWebCrypto,
+      transport
     )),
     Effect.provideService(WebhookSettings, {
       allowPrivateAddresses: options.allowPrivate ?? false,
@@ -72,6 +75,18 @@ describe("Webhooks.register SSRF guard", () => {
     expect(codeOf(await register("http://good.example/hook"))).toBe("ParamsValidation")
     expect(codeOf(await register("http://good.example/hook", { mode: "sandbox" }))).toBe("ok")
     expect(codeOf(await register("http://127.0.0.1/hook", { mode: "sandbox" }))).toBe("ParamsValidation")
+  })
+
+  it("tells a sandbox key how to receive events locally; a live key only why it was refused", async () => {
+    const messageOf = (exit: Exit.Exit<unknown, { readonly message: string }>) =>
+      Exit.isFailure(exit) ? Option.getOrUndefined(Exit.findErrorOption(exit))?.message : "ok"
+    for (const url of ["http://127.0.0.1:4242/hook", "http://localhost:4242/hook", "https://evil.example/hook"]) {
+      const sandbox = messageOf(await register(url, { mode: "sandbox" }))
+      expect(sandbox).toMatch(/^url must not point to a (loopback|private) address\./)
+      expect(sandbox).toContain("WEBHOOK_ALLOW_PRIVATE=true")
+      expect(sandbox).toContain("npm run webhooks -- listen --forward-to")
+      expect(messageOf(await register(url.replace("http:", "https:")))).toMatch(/^url must not point to a (loopback|private) address\.$/)
+    }
   })
 
   it("keeps the URL as given and subscribes to every type when events are absent", async () => {

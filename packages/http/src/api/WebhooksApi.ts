@@ -1,4 +1,13 @@
-import { DeliveryStatus, MerchantNotFound, PartnerNotFound, PaymentEventType, PaymentNotFound, WebhookEndpointStatus, Wire } from "@paygate/domain"
+import {
+  DeliveryStatus,
+  MerchantNotFound,
+  PartnerNotFound,
+  PaymentEventType,
+  PaymentNotFound,
+  WebhookEndpointStatus,
+  WebhookEnvelope,
+  Wire
+} from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -70,6 +79,25 @@ export const RedeliveryRecord = Schema.Struct({
   deliveries: Schema.Array(DeliveryRecord)
 }).annotate({ identifier: "RedeliveryRecord" })
 
+/** One page of the partner's events, newest first: each the body its endpoints receive. */
+export const EventPage = Schema.Struct({
+  data: Schema.Array(WebhookEnvelope),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "EventPage" })
+
+/** Answer of `POST /v1/webhooks/{id}/test`: what the endpoint answered to a signed `webhook.test` event. */
+export const TestWebhookResult = Schema.Struct({
+  /** The test event's id (its `webhook-id` header); no `GET /v1/events` lists it. */
+  eventId: Schema.String,
+  endpointId: Schema.String,
+  /** The receiver answered 2xx within the webhook timeout. */
+  delivered: Schema.Boolean,
+  statusCode: Schema.NullOr(Schema.Int),
+  durationMs: Wire.NonNegativeInt,
+  /** Why it was not delivered (e.g. `HTTP 500`, no answer in time, refused by the SSRF guard). */
+  error: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "TestWebhookResult" })
+
 const paging = {
   limit: Schema.optionalKey(Schema.String.annotate({ description: "1 to 100; default 20." })),
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "nextCursor of the previous page." }))
@@ -115,7 +143,30 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       },
       success: RedeliveryRecord.pipe(HttpApiSchema.status(202)),
       error: [wire(PaymentNotFound, "PaymentNotFound"), endpointNotFound]
-    }).annotate(OpenApi.Summary, "Send an event again to the active endpoints that subscribe to it, or to one endpoint")
+    }).annotate(OpenApi.Summary, "Send an event again to the active endpoints that subscribe to it, or to one endpoint"),
+    HttpApiEndpoint.post("test", "/v1/webhooks/:id/test", {
+      params: endpointParams,
+      success: TestWebhookResult,
+      error: endpointNotFound
+    }).annotate(OpenApi.Summary, "Send a signed test event to an endpoint now and answer what it replied")
+      .annotate(
+        OpenApi.Description,
+        "Sends `{\"id\": \"evt_…\", \"type\": \"webhook.test\", \"apiVersion\", \"createdAt\", \"data\": {\"endpointId\", \"message\"}}` " +
+          "to the endpoint, signed like every webhook (Standard Webhooks, the endpoint's secret), through the same SSRF guard, " +
+          "and answers 200 with the receiver's status, whether it answered 2xx or not. Nothing is stored or retried, and no " +
+          "payment changes: receivers that act on `payment.*` types ignore it. CLI: `npm run webhooks -- test <endpointId>`."
+      ),
+    HttpApiEndpoint.get("events", "/v1/events", {
+      query: paging,
+      success: EventPage
+    }).annotate(OpenApi.Summary, "The partner's events (mode of the key), newest first: the bodies its webhook endpoints receive")
+      .annotate(
+        OpenApi.Description,
+        "Every event of the partner's payments in the key's mode, delivered or not, each as the webhook envelope an " +
+          "endpoint pinned to the request's API version receives. `npm run webhooks -- listen --forward-to <url>` polls it " +
+          "and forwards new events to a local URL, signed with a secret it prints: webhooks on a developer's machine " +
+          "without registering a private address."
+      )
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Webhooks")

@@ -1,4 +1,4 @@
-import { type Delivery, effectiveEvents, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
+import { type Delivery, effectiveEvents, envelopeOf, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -70,6 +70,17 @@ export const WebhooksHandlers = HttpApiBuilder.group(
         Effect.gen(function*() {
           const redelivery = yield* webhooks.redeliver(yield* partnerAccess, params.eventId, query.endpointId)
           return { eventId: redelivery.eventId, deliveries: redelivery.deliveries.map(toDeliveryRecord) }
+        }))
+      .handle("test", ({ params }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentCaller
+          return yield* webhooks.sendTest({ partnerId: caller.partner.id, mode: caller.mode, apiVersion: caller.version }, params.id)
+        }))
+      .handle("events", ({ query }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentCaller
+          const page = yield* webhooks.events(yield* partnerAccess, query)
+          return { data: page.data.map((event) => envelopeOf(event, caller.version)), nextCursor: page.nextCursor }
         }))
   })
 )

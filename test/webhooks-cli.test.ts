@@ -1,0 +1,175 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import { Webhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createPayment, npm, type StartedService, startService } from "./support/NpmStart.ts"
+import { repoRoot } from "./support/ServiceProcess.ts"
+
+// Webhooks on a developer's machine (issue 15, item 6): registering http://127.0.0.1:… was refused
+// with no hint, and nothing forwarded events to a local URL. Here the real commands run against
+// `npm start`, and a local receiver checks every signature with the published `standardwebhooks`.
+
+interface Received {
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+const startReceiver = async () => {
+  const received: Array<Received> = []
+  const server: Server = createServer((request, response) => {
+    let body = ""
+    request.on("data", (chunk) => (body += chunk))
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", headers: request.headers, body })
+      response.writeHead(request.url === "/broken" ? 500 : 204).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  return { received, url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+const waitFor = async <A>(what: string, probe: () => A | undefined, timeoutMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = probe()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** A running `npm run listen -- …`, its output kept. */
+const listen = (args: ReadonlyArray<string>) => {
+  const child: ChildProcess = spawn("npm", ["run", "listen", "--", ...args], { cwd: repoRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout?.on("data", (chunk) => (output += chunk))
+  child.stderr?.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  return {
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM")
+      await exited
+    }
+  }
+}
+
+describe("webhooks against a service with the SSRF guard closed (a remote one)", () => {
+  let service: StartedService
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  const listeners: Array<ReturnType<typeof listen>> = []
+
+  beforeAll(async () => {
+    service = await startService()
+    receiver = await startReceiver()
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const listener of listeners) await listener.stop()
+    await receiver?.close()
+    await service?.stop()
+  })
+
+  it("refuses a loopback endpoint for a sandbox key, saying how to receive events locally", async () => {
+    const refused = await service.partner("POST", "/v1/webhooks", { url: `${receiver.url}/hook` })
+    expect(refused.status).toBe(400)
+    expect(refused.json.code).toBe("params_validation")
+    expect(refused.json.message).toMatch(/^url must not point to a loopback address\./)
+    expect(refused.json.message).toContain("npm run webhooks -- listen --forward-to <url>")
+    expect(refused.json.message).toContain("WEBHOOK_ALLOW_PRIVATE=true")
+  })
+
+  it("npm run listen forwards the partner's new events to a local URL, signed with the secret it prints", async () => {
+    const before = await createPayment(service, "1050", "before-listen")
+    const common = ["--api-key", service.apiKey, "--url", service.url, "--interval-ms", "200"]
+    const all = listen(["--forward-to", `${receiver.url}/all`, ...common])
+    const succeededOnly = listen(["--forward-to", `${receiver.url}/succeeded`, "--events", "payment.succeeded", ...common])
+    listeners.push(all, succeededOnly)
+    const secret = await waitFor("the signing secret", () => /Webhook signing secret: (whsec_\S+)/.exec(all.output())?.[1])
+    await waitFor("the second listener", () => (succeededOnly.output().includes("Ready:") ? true : undefined))
+    expect(all.output()).toContain(`Ready: forwarding every event of this key's partner to ${receiver.url}/all`)
+
+    const paymentId = await createPayment(service, "1050", "while-listening")
+    const paid = await npm(["run", "pay", "--", paymentId, "--app-id", service.appId, "--url", service.url])
+    expect(paid.code).toBe(0)
+
+    const hook = new Webhook(secret)
+    const types = await waitFor("three forwarded events", () => {
+      const events = receiver.received.filter((r) => r.path === "/all").map((r) => hook.verify(r.body, r.headers as Record<string, string>) as any)
+      const types = events.filter((e) => e.data.payment.paymentId === paymentId).map((e) => e.type)
+      return types.length >= 3 ? types : undefined
+    })
+    expect(types).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
+    // Events from before the listener started are not forwarded.
+    expect(receiver.received.some((r) => r.body.includes(before))).toBe(false)
+    // Each one printed as it arrived, with the receiver's answer.
+    expect(all.output()).toMatch(new RegExp(`payment\\.succeeded\\s+evt_\\w+  ${paymentId}  → 204 \\(\\d+ ms\\)`))
+
+    const filtered = await waitFor("the filtered listener's event", () => {
+      const hits = receiver.received.filter((r) => r.path === "/succeeded")
+      return hits.length > 0 ? hits : undefined
+    })
+    expect(filtered.map((r) => (hook.verify(r.body, r.headers as Record<string, string>) as any).type)).toEqual(["payment.succeeded"])
+  }, 90_000)
+
+  it("says in one line what is wrong with its arguments or credentials", async () => {
+    const help = await npm(["run", "webhooks", "--", "--help"])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("npm run webhooks -- listen --forward-to <url> [options]")
+    const cases: Array<[Array<string>, string]> = [
+      [["run", "webhooks", "--", "send"], "Unknown command \"send\""],
+      [["run", "listen", "--", "--api-key", service.apiKey], "Missing --forward-to <url>"],
+      [["run", "listen", "--", "--forward-to", "nowhere", "--api-key", "k"], "--forward-to \"nowhere\" is not an http(s) URL"],
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", "sk_test_nobody", "--url", service.url], "401 invalid_api_key"],
+      [["run", "webhooks", "--", "test", "whe_nobody", "--api-key", service.apiKey, "--url", service.url], "404 partner_not_found: No webhook endpoint whe_nobody."],
+      [["run", "webhooks", "--", "test", "whe_x", "--api-key", service.apiKey, "--url", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9"]
+    ]
+    for (const [args, message] of cases) {
+      const result = await npm(args, { PAYGATE_API_KEY: "" })
+      expect(result.code, args.join(" ")).not.toBe(0)
+      const lines = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith(">") && !line.startsWith("npm warn"))
+      expect(lines, args.join(" ")).toHaveLength(1)
+      expect(lines[0], args.join(" ")).toContain(message)
+    }
+  }, 60_000)
+})
+
+describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local service)", () => {
+  let service: StartedService
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+
+  beforeAll(async () => {
+    service = await startService({ WEBHOOK_ALLOW_PRIVATE: "true" })
+    receiver = await startReceiver()
+  }, 120_000)
+
+  afterAll(async () => {
+    await receiver?.close()
+    await service?.stop()
+  })
+
+  it("POST /v1/webhooks/{id}/test and npm run webhooks -- test send a signed webhook.test event and report the answer", async () => {
+    const endpoint = (await service.partner("POST", "/v1/webhooks", { url: `${receiver.url}/hook` })).json
+    const answered = await service.partner("POST", `/v1/webhooks/${endpoint.id}/test`)
+    expect(answered.status).toBe(200)
+    expect(answered.json).toMatchObject({ endpointId: endpoint.id, delivered: true, statusCode: 204, error: null })
+    const first = receiver.received.at(-1)!
+    const event = new Webhook(endpoint.secret).verify(first.body, first.headers as Record<string, string>) as any
+    expect(event).toMatchObject({ id: answered.json.eventId, type: "webhook.test", data: { endpointId: endpoint.id } })
+    expect(first.headers["webhook-id"]).toBe(answered.json.eventId)
+
+    const viaCli = await npm(["run", "webhooks", "--", "test", endpoint.id, "--api-key", service.apiKey, "--url", service.url])
+    expect(viaCli.code).toBe(0)
+    expect(JSON.parse(viaCli.stdout)).toMatchObject({ endpointId: endpoint.id, delivered: true, statusCode: 204 })
+    expect(receiver.received).toHaveLength(2)
+
+    // A receiver that fails: reported, exit 1, nothing retried.
+    const broken = (await service.partner("POST", "/v1/webhooks", { url: `${receiver.url}/broken` })).json
+    const failed = await npm(["run", "webhooks", "--", "test", broken.id], { PAYGATE_API_KEY: service.apiKey, PAYGATE_URL: service.url })
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout.split("\n")[0]!)).toMatchObject({ delivered: false, statusCode: 500, error: "HTTP 500" })
+    expect(failed.stderr).toContain(`${broken.id} did not accept the test event: HTTP 500`)
+  }, 60_000)
+})
