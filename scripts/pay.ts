@@ -9,10 +9,10 @@
  * what it sends and gets; every mistake is one line on stderr.
  */
 import { readFileSync } from "node:fs"
-import { parseArgs } from "node:util"
 import { Chain } from "@paygate/adapters"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import { fail, parseCommandLine } from "./CommandLine.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -43,12 +43,6 @@ Example:
   npm run pay -- pay_… --app-id app_… --full-name "Ada Lovelace" --dob 1990-12-10 \\
     --por-country GB --por-address "12 St James's Square, London"`
 
-/** Prints one line on stderr and exits. */
-const fail = (message: string, code = 1): never => {
-  console.error(message)
-  process.exit(code)
-}
-
 const dataFlags = {
   "full-name": "fullName",
   dob: "dob",
@@ -58,25 +52,15 @@ const dataFlags = {
   "por-address": "porAddress"
 } as const
 
-const parsed = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        "app-id": { type: "string" },
-        key: { type: "string", default: anvilKey1 },
-        url: { type: "string", default: "http://localhost:3000" },
-        chain: { type: "string", default: "eip155:31337" },
-        "buyer-data": { type: "string" },
-        ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
-        help: { type: "boolean", short: "h" }
-      }
-    })
-  } catch (error) {
-    // parseArgs explains unknown options and missing values in its message; the stack helps nobody.
-    return fail(`${(error as Error).message} (npm run pay -- --help)`, 2)
-  }
-})()
+const parsed = parseCommandLine({
+  "app-id": { type: "string" },
+  key: { type: "string", default: anvilKey1 },
+  url: { type: "string", default: "http://localhost:3000" },
+  chain: { type: "string", default: "eip155:31337" },
+  "buyer-data": { type: "string" },
+  ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
+  help: { type: "boolean", short: "h" }
+}, "npm run pay -- --help")
 const values = parsed.values as Record<string, string | boolean | undefined>
 const text = (name: string) => values[name] as string | undefined
 

@@ -10,8 +10,8 @@
  * (`POST /v1/webhooks/{id}/test`) and prints the receiver's answer.
  */
 import { createHmac } from "node:crypto"
-import { parseArgs } from "node:util"
 import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
+import { fail, parseCommandLine } from "./CommandLine.ts"
 
 const usage = `Usage:
   npm run webhooks -- listen --forward-to <url> [options]   (or: npm run listen -- --forward-to <url>)
@@ -31,29 +31,15 @@ Options:
   --interval-ms N        listen: pause between two reads of the events (default 1000)
   -h, --help             this text`
 
-const fail = (message: string, code = 1): never => {
-  console.error(message)
-  process.exit(code)
-}
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        "api-key": { type: "string" },
-        url: { type: "string" },
-        "forward-to": { type: "string" },
-        events: { type: "string" },
-        secret: { type: "string" },
-        "interval-ms": { type: "string" },
-        help: { type: "boolean", short: "h" }
-      }
-    })
-  } catch (error) {
-    return fail(`${(error as Error).message} (npm run webhooks -- --help)`, 2)
-  }
-})()
+const parsed = parseCommandLine({
+  "api-key": { type: "string" },
+  url: { type: "string" },
+  "forward-to": { type: "string" },
+  events: { type: "string" },
+  secret: { type: "string" },
+  "interval-ms": { type: "string" },
+  help: { type: "boolean", short: "h" }
+}, "npm run webhooks -- --help")
 const { values, positionals } = parsed
 if (values.help === true) {
   console.log(usage)
