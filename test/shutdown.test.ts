@@ -7,7 +7,7 @@ import { join } from "node:path"
 import postgres from "postgres"
 import { afterAll, describe, expect, it } from "vitest"
 
-// Graceful shutdown of the service as deployed (`node packages/http/src/main.ts`): on SIGTERM it
+// Graceful shutdown of the service as deployed (`node app/main.ts`): on SIGTERM it
 // stops accepting connections at once, finishes the requests in flight (their responses close their
 // connections), closes the database pool and exits by itself. Runs on the embedded database, and
 // on PostgreSQL too when TEST_DATABASE_URL is set (there the pool's connections are watched).
@@ -93,7 +93,7 @@ for (const makeTarget of targets) {
 
     it("refuses new connections, finishes the request in flight, closes the pool and exits", async () => {
       const port = await freePort()
-      service = spawn(process.execPath, ["packages/http/src/main.ts"], {
+      service = spawn(process.execPath, ["app/main.ts"], {
         cwd: root,
         env: { ...process.env, ...(await target.env()), PORT: String(port) }
       })

@@ -37,7 +37,7 @@ const attribute = (span: ExportedSpan, key: string) => {
 
 const startService = async (env: Record<string, string>) => {
   const port = await freePort()
-  const child = spawn(process.execPath, ["packages/http/src/main.ts"], { cwd: root, env: { ...process.env, ...env, PORT: String(port) } })
+  const child = spawn(process.execPath, ["app/main.ts"], { cwd: root, env: { ...process.env, ...env, PORT: String(port) } })
   let output = ""
   child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr?.on("data", (chunk) => (output += chunk))

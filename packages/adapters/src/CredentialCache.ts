@@ -16,7 +16,7 @@
  *   always reads them `current`. Every merchant write of this process drops the cached copy.
  *
  * The SQL adapters (`SqlCredentialStore`, `SqlMerchantRepository`) and `CredentialAdmin` use the
- * cache when the host provides one (`Services.ts` does); without it they read the database each time.
+ * cache when the host provides one (`Application.ts` does); without it they read the database each time.
  *
  * @module
  */
