@@ -1,7 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import {
   type IdempotencyConflict,
-  InvalidParams,
   InvalidState,
   MerchantNotFound,
   type ParamsValidation,
@@ -9,9 +8,9 @@ import {
 } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, type PartnerId, type PaymentId } from "../ids/Ids.ts"
-import { type Page, pageRequest, toPage } from "../paging/Page.ts"
+import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
 import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Payment.ts"
-import { type CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
+import type { CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
@@ -50,18 +49,18 @@ export class PaymentDraft {
   }
 }
 
-/** `GET /v1/payments` query (contract §8); values arrive as strings and are validated here. */
+/** Which of the partner's payments to list (contract §8 filters), as decoded values. */
 export interface ListPaymentsInput {
-  readonly status?: ReadonlyArray<string> | undefined
-  readonly merchantId?: string | undefined
+  /** Stored statuses to include; empty means all. */
+  readonly statuses: ReadonlyArray<PaymentStatus>
+  readonly merchantId?: MerchantId | undefined
   readonly referenceId?: string | undefined
-  /** Unix seconds, inclusive. */
-  readonly startTs?: string | undefined
-  /** Unix seconds, exclusive. */
-  readonly endTs?: string | undefined
-  readonly sortDir?: string | undefined
-  readonly limit?: string | undefined
-  readonly cursor?: string | undefined
+  /** Creation time bounds, Unix milliseconds: inclusive start, exclusive end. */
+  readonly createdFrom?: number | undefined
+  readonly createdBefore?: number | undefined
+  /** By creation: `desc` (newest first) or `asc`. */
+  readonly order: "asc" | "desc"
+  readonly page: PageRequest
 }
 
 /**
@@ -83,7 +82,7 @@ export class Payments extends Context.Service<Payments, {
   /** The payment as of now (expiry applied on read), if `access` may see it. */
   readonly find: (access: Access, id: string) => Effect.Effect<Payment, PaymentNotFound>
   /** A page of the partner's payments (statuses as stored, expiry applied on read). */
-  readonly list: (access: PartnerAccess, input: ListPaymentsInput) => Effect.Effect<Page<Payment>, InvalidParams>
+  readonly list: (access: PartnerAccess, input: ListPaymentsInput) => Effect.Effect<Page<Payment>>
   /** Cancels a payment that still waits for the buyer. */
   readonly cancel: (access: Access, id: string, reason: CancelReason) => Effect.Effect<Payment, PaymentNotFound | InvalidState>
   /** Records the chain's verdict on a processing payment. */
@@ -155,38 +154,21 @@ export class Payments extends Context.Service<Payments, {
         return withStatusNow(payment, yield* nowSeconds)
       })
 
-      const isStatus = Schema.is(PaymentStatus)
-      const unixSeconds = (name: string, text: string | undefined) =>
-        text === undefined
-          ? Effect.succeed(undefined)
-          : /^[0-9]{1,12}$/.test(text)
-          ? Effect.succeed(Number(text) * 1000)
-          : Effect.fail(new InvalidParams({ message: `${name} must be a Unix timestamp in seconds.` }))
-
       const list = Effect.fn("Payments.list")(function*(access: PartnerAccess, input: ListPaymentsInput) {
-        const page = yield* pageRequest(input)
-        const statuses = input.status ?? []
-        const unknown = statuses.find((s) => !isStatus(s))
-        if (unknown !== undefined) {
-          return yield* new InvalidParams({ message: `status must be one of ${PaymentStatus.literals.join(", ")}.` })
-        }
-        if (input.sortDir !== undefined && input.sortDir !== "asc" && input.sortDir !== "desc") {
-          return yield* new InvalidParams({ message: "sortDir must be asc or desc." })
-        }
         const rows = yield* repo.list({
           partnerId: access.partnerId,
           mode: access.mode,
-          merchantId: input.merchantId as MerchantId | undefined,
-          statuses: statuses.filter(isStatus),
+          merchantId: input.merchantId,
+          statuses: input.statuses,
           referenceId: input.referenceId,
-          createdFrom: yield* unixSeconds("startTs", input.startTs),
-          createdBefore: yield* unixSeconds("endTs", input.endTs),
-          order: input.sortDir === "asc" ? "asc" : "desc",
-          after: page.after,
-          limit: page.limit + 1
+          createdFrom: input.createdFrom,
+          createdBefore: input.createdBefore,
+          order: input.order,
+          after: input.page.after,
+          limit: input.page.limit + 1
         })
         const now = yield* nowSeconds
-        return toPage(rows.map((p) => withStatusNow(p, now)), page.limit)
+        return toPage(rows.map((p) => withStatusNow(p, now)), input.page.limit)
       })
 
       const cancel = Effect.fn("Payments.cancel")((access: Access, id: string, reason: CancelReason) =>

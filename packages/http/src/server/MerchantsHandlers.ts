@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import type { PaymentListFilters } from "../api/PaymentsApi.ts"
+import { decodePaymentListQuery } from "./PaymentListQuery.ts"
 import { partnerAccess, paymentRecords } from "./PaymentsHandlers.ts"
 
 const seconds = (millis: number) => Math.floor(millis / 1000)
@@ -57,7 +58,7 @@ export const MerchantsHandlers = HttpApiBuilder.group(
       Effect.gen(function*() {
         const access = yield* partnerAccess
         const merchant = yield* merchants.get(access, merchantId)
-        const page = yield* payments.list(access, { ...query, merchantId: merchant.id })
+        const page = yield* payments.list(access, { ...yield* decodePaymentListQuery(query), merchantId: merchant.id })
         const data = yield* records(page.data)
         return { data, nextCursor: page.nextCursor }
       })

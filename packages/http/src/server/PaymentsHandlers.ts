@@ -15,6 +15,7 @@ import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
 import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
+import { decodePaymentListQuery } from "./PaymentListQuery.ts"
 
 const createAnswer = jsonOf(CreatedPayment)
 
@@ -69,7 +70,8 @@ export const PaymentsHandlers = HttpApiBuilder.group(
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
-          const page = yield* payments.list(yield* partnerAccess, query)
+          const access = yield* partnerAccess
+          const page = yield* payments.list(access, yield* decodePaymentListQuery(query))
           return { data: yield* records(page.data), nextCursor: page.nextCursor }
         }))
       .handle("get", ({ params }) =>
