@@ -5,7 +5,6 @@
  */
 export * from "./MemoryIdempotencyStore.ts"
 export * from "./MemoryMerchantRepository.ts"
-export * from "./MemoryPartnerStores.ts"
 export * from "./MemoryPayoutRepository.ts"
 export * from "./MemoryRefundRepository.ts"
 export * from "./MemorySettlementRepository.ts"

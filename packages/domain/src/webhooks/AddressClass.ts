@@ -62,8 +62,6 @@ export const parseIpv4 = (text: string): number | undefined => {
   return result + last
 }
 
-const dotted = (value: number) => [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join(".")
-
 /** Eight 16-bit groups of an IPv6 address (brackets and a zone id allowed), or `undefined`. */
 export const parseIpv6 = (text: string): ReadonlyArray<number> | undefined => {
   let body = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text
@@ -163,10 +161,6 @@ export const classifyAddress = (text: string): AddressClass | undefined => {
 
 /** Whether an address must not be called without an explicit allowance; text that is not an IP is blocked. */
 export const isBlockedAddress = (text: string): boolean => classifyAddress(text) !== "public"
-
-/** The canonical text of a parsed address (`127.0.0.1`, or eight lower-case hex groups joined by `:`). */
-export const formatIpAddress = (ip: IpAddress): string =>
-  ip.version === 4 ? dotted(ip.value) : ip.groups.map((g) => g.toString(16)).join(":")
 
 /**
  * Host names that name the local machine whatever DNS says (RFC 6761 `localhost` and its
