@@ -1,17 +1,16 @@
 import { Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
-import { DrainingMiddleware } from "./observability/Shutdown.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { DocsPage } from "./server/DocsPage.ts"
-import { FallbackMiddleware } from "./server/Fallback.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
 import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
 import { maxPathIdLength } from "./server/PathIds.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
+import { RequestMiddleware } from "./server/RequestMiddleware.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
 import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
@@ -35,11 +34,10 @@ export const AppRoutes = Layer.mergeAll(
   DocsPage,
   // The hosted checkout portal and data collection page (portal/PortalRoutes.ts).
   PortalRoutes,
-  // GET /metrics and the request metrics (Prometheus text format).
+  // GET /metrics (Prometheus text format).
   MetricsLive,
-  // While shutting down, each response closes its connection (observability/Shutdown.ts).
-  DrainingMiddleware,
-  FallbackMiddleware
+  // Around every request: request id, body limit, contract errors, Svc-Version, draining, request metrics, access log.
+  RequestMiddleware
 )
 
 /**

@@ -7,15 +7,15 @@
  * complete; then the database pool closes. What was missing: a keep-alive connection whose request
  * was in flight stayed open after its response, until the client or the 5 second keep-alive
  * timeout closed it, and held the exit back that long. Once {@link beginDraining} ran, every
- * response carries `Connection: close`, so each connection closes right after its last response.
+ * response carries `Connection: close` (set by `server/RequestMiddleware.ts`), so each connection
+ * closes right after its last response.
  *
- * `main.ts` calls {@link beginDraining} from a finalizer added after the server was built, so it
+ * `ApiServer.ts` calls {@link beginDraining} from a finalizer added after the server was built, so it
  * runs before the server's own (finalizers run in reverse order).
  *
  * @module
  */
 import { Effect } from "effect"
-import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
 
 let draining = false
 
@@ -26,16 +26,3 @@ export const isDraining = () => draining
 export const beginDraining = Effect.sync(() => {
   draining = true
 }).pipe(Effect.andThen(Effect.logInfo("shutting down: no new connections; finishing in-flight requests, then closing the database pool")))
-
-const closeConnection = (_request: unknown, response: HttpServerResponse.HttpServerResponse) =>
-  Effect.succeed(draining ? HttpServerResponse.setHeader(response, "connection", "close") : response)
-
-/** Global middleware: while draining, the final response of each request closes its connection. */
-export const DrainingMiddleware = HttpRouter.middleware(
-  (httpEffect) =>
-    Effect.withFiber((fiber) => {
-      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, closeConnection)
-      return httpEffect
-    }),
-  { global: true }
-)

@@ -1,16 +1,14 @@
 /**
  * `GET /metrics` (Prometheus text format) and the request metrics behind it.
  *
- * - {@link HttpMetricsMiddleware} (global) times every request and, once its response is final
- *   (after every other middleware, errors rendered), counts it by method, route template and
- *   status: it registers a pre-response handler, so its place among the global middleware does not
- *   matter.
+ * - The global request middleware (`RequestMiddleware.ts`) times every request and, once its
+ *   response is final (errors rendered), counts it by method, route template and status.
  * - {@link RouteMetrics} (route middleware) tells it the template of the route that matched. Global
  *   middleware runs before routing and cannot see it, so routes must be given this middleware to be
- *   labeled: `App.ts` gives it to the HTTP API's routes, `/metrics` has it, and `main.ts` provides it
- *   to the whole application (a route middleware in the context a route is registered in applies to
- *   that route), so every route of the running service is labeled. Requests without a label (no
- *   route matched, or a route registered without it) count as `unmatched`.
+ *   labeled: `App.ts` gives it to the HTTP API's routes, `/metrics` has it, and `ApiServer.ts`
+ *   provides it to the whole application (a route middleware in the context a route is registered
+ *   in applies to that route), so every route of the running service is labeled. Requests without
+ *   a label (no route matched, or a route registered without it) count as `unmatched`.
  * - `GET /metrics` reads the database-backed gauges (payments per status, outbox backlog) and
  *   process gauges at scrape time, then renders effect's registry with `PrometheusMetrics` (with
  *   the webhook outcomes of the worker, when it runs in this process, and the chain RPC errors:
@@ -24,7 +22,7 @@
 import { ProcessMetrics } from "@paygate/adapters"
 import { PaymentStatus } from "@paygate/domain"
 import { Context, Effect, Layer, Metric } from "effect"
-import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../observability/Metrics.ts"
 
@@ -34,29 +32,10 @@ const spans = {
 }
 
 /** The route template of the current request, filled in by {@link RouteMetrics} once it matched. */
-class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undefined }>()("@paygate/http/MatchedRoute") {}
+export class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undefined }>()("@paygate/http/MatchedRoute") {}
 
 /** Label of requests that no route (given {@link RouteMetrics}) answered. */
 export const unmatchedRoute = "unmatched"
-
-/**
- * Global middleware: times each request and records it when its final response is sent (see the
- * module documentation).
- */
-export const HttpMetricsMiddleware = HttpRouter.middleware(
-  (httpEffect) =>
-    Effect.withFiber((fiber) => {
-      const started = performance.now()
-      const matched: MatchedRoute["Service"] = { route: undefined }
-      const method = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).method
-      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) => {
-        const seconds = (performance.now() - started) / 1000
-        return Effect.as(Metrics.recordRequest(method, matched.route ?? unmatchedRoute, response.status, seconds), response)
-      })
-      return Effect.provideService(httpEffect, MatchedRoute, matched)
-    }),
-  { global: true }
-)
 
 /** Route middleware: labels the request with the matched route's template (see the module documentation). */
 export const RouteMetrics = HttpRouter.middleware((httpEffect) =>
@@ -120,7 +99,7 @@ export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
 })).pipe(Layer.provide(RouteMetrics))
 
 /**
- * Everything `/metrics` needs, to merge into the application's routes: the route, the global
- * request middleware, and the series that read 0 before their first event.
+ * Everything `/metrics` needs, to merge into the application's routes: the route and the series
+ * that read 0 before their first event (requests are counted by `RequestMiddleware.ts`).
  */
-export const MetricsLive = Layer.mergeAll(MetricsRoute, HttpMetricsMiddleware, Layer.effectDiscard(ProcessMetrics.registerInitialSeries))
+export const MetricsLive = Layer.mergeAll(MetricsRoute, Layer.effectDiscard(ProcessMetrics.registerInitialSeries))

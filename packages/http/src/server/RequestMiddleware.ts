@@ -1,0 +1,91 @@
+import { InvalidParams, latestStableVersion, publishedVersions } from "@paygate/domain"
+import { ByteSize, Cause, Context, Effect, References } from "effect"
+import type { unhandled } from "effect/Types"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Metrics from "../observability/Metrics.ts"
+import { isDraining } from "../observability/Shutdown.ts"
+import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
+import { MatchedRoute, unmatchedRoute } from "./Metrics.ts"
+import { routableUrl } from "./PathIds.ts"
+import { newRequestId, RequestId } from "./RequestId.ts"
+
+/** Contract §11: request bodies over 64 KiB are refused. */
+export const maxBodyBytes = 64 * 1024
+
+const maxBodySize = ByteSize.bytes(maxBodyBytes)
+
+/**
+ * The status an interrupted request is logged and counted with: its client went away (or the
+ * server is stopping) before the answer; nothing was answered and nothing failed on the server's
+ * side (nginx's "client closed request").
+ */
+export const interruptedStatus = 499
+
+const echoVersion = (header: string | undefined) =>
+  header !== undefined && (publishedVersions as ReadonlyArray<string>).includes(header) ? header : latestStableVersion
+
+const tooLarge = new InvalidParams({ message: "The request body is larger than 64 KiB." })
+const notJson = new InvalidParams({ message: "Request bodies must be JSON (Content-Type: application/json)." })
+
+/**
+ * The one global middleware, around every route:
+ *
+ * - assigns the request id (`Request-Id` header, log annotation), applies the body limit, and
+ *   labels the request metrics with the matched route (server/Metrics.ts `RouteMetrics`): all
+ *   provided in one step, since each provided service copies the request's context;
+ * - turns what the router answers on its own (no route, unsupported content type, unreadable body)
+ *   into contract errors, so no request ever gets a bare or non-contract answer; a path id the
+ *   router cannot read still reaches its route (server/PathIds.ts); an interrupted request (its
+ *   client went away) is not a failure: logged and counted as {@link interruptedStatus};
+ * - on the final response: `Svc-Version` when the pipeline did not set it, `Connection: close`
+ *   while shutting down (observability/Shutdown.ts), the request metrics
+ *   (`paygate_http_requests_total`, the duration histogram) and the access log line, which carries
+ *   the request id (the router's own logger runs outside route middleware; servers run with it
+ *   disabled). The path only: query strings are not logged.
+ */
+export const RequestMiddleware = HttpRouter.middleware(
+  (httpEffect) =>
+    Effect.withFiber((fiber) => {
+      const started = performance.now()
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const requestId = newRequestId()
+      const matched: MatchedRoute["Service"] = { route: undefined }
+      const rewritten = routableUrl(request.url)
+      let provided = Context.make(RequestId, requestId).pipe(
+        Context.add(HttpIncomingMessage.MaxBodySize, maxBodySize),
+        Context.add(MatchedRoute, matched),
+        Context.add(References.CurrentLogAnnotations, { ...fiber.getRef(References.CurrentLogAnnotations), requestId })
+      )
+      if (rewritten !== undefined) provided = Context.add(provided, HttpServerRequest.HttpServerRequest, request.modify({ url: rewritten }))
+      const answered = Effect.catchCause(httpEffect, (cause) => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: interruptedStatus }))
+        const contractual = requestFailureAsContract(primaryError(cause), request)
+        if (contractual !== undefined) return Effect.succeed(errorResponse(contractual))
+        return Effect.as(Effect.logError("unhandled request failure", cause), internalErrorResponse(requestId))
+      })
+      const finished = Effect.flatMap(answered, (response) => {
+        const contractual = response.status === 413 ? errorResponse(tooLarge) : response.status === 415 ? errorResponse(notJson) : response
+        const headers: Record<string, string> = { "request-id": requestId }
+        if (contractual.headers["svc-version"] === undefined) headers["svc-version"] = echoVersion(request.headers["svc-version"])
+        if (isDraining()) headers.connection = "close"
+        const final = HttpServerResponse.setHeaders(contractual, headers)
+        const seconds = (performance.now() - started) / 1000
+        return Effect.andThen(
+          Metrics.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds),
+          Effect.as(
+            Effect.logInfo("request", {
+              method: request.method,
+              path: request.url.split("?")[0],
+              status: final.status,
+              durationMs: Math.round(seconds * 1000)
+            }),
+            final
+          )
+        )
+      })
+      return Effect.provideContext(finished, provided)
+      // This middleware answers every failure itself; the router's type asks middleware to pass
+      // unknown errors on, so the signature is widened to say so.
+    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>,
+  { global: true }
+)
