@@ -1,13 +1,18 @@
 /**
  * A local anvil node (Foundry's development chain) as a scoped resource: started from the binary that
  * the npm package `@foundry-rs/anvil` ships (see `AnvilBinary.ts`), on 127.0.0.1 and a port the OS
- * picks, ready once it answers `eth_chainId`, and stopped when the scope closes.
+ * picks (or a fixed one), ready once it answers `eth_chainId`, and stopped when the scope closes.
  *
- * The node funds the ten default accounts of `AnvilAccounts.ts` with 10,000 ETH each.
+ * The node funds the ten default accounts of `AnvilAccounts.ts` with 10,000 ETH each. With a
+ * `stateFile` the chain survives restarts: anvil loads the file at start and writes it every second
+ * and on exit, so blocks, transactions and balances are still there after a restart (or a kill -9,
+ * up to the last second). Its pid is kept beside the file, so a node left behind by a host that
+ * was killed is stopped before a new one starts on the same state.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { Context, Duration, Effect, Layer, Predicate, Result, Schedule, Schema, type Scope } from "effect"
 import { resolveAnvilBinary } from "./AnvilBinary.ts"
 
@@ -21,6 +26,10 @@ export interface AnvilOptions {
   readonly binary?: string | undefined
   /** How long start-up may take before giving up; default 20 seconds. */
   readonly startTimeout?: Duration.Input | undefined
+  /** Port on 127.0.0.1; default 0 (one the OS picks). */
+  readonly port?: number | undefined
+  /** Where the chain's state is kept across restarts; default none (a fresh chain every start). */
+  readonly stateFile?: string | undefined
 }
 
 /** A running anvil node. */
@@ -46,11 +55,12 @@ const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/
 const keptOutputChars = 4_000
 
 /** Spawns anvil; the finalizer stops it (SIGTERM, then SIGKILL after two seconds). */
-const spawnNode = (binary: string, args: ReadonlyArray<string>) =>
+const spawnNode = (binary: string, args: ReadonlyArray<string>, pidFile: string | undefined) =>
   Effect.acquireRelease(
     Effect.try({
       try: () => {
         const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] })
+        if (pidFile !== undefined && child.pid !== undefined) writeFileSync(pidFile, String(child.pid))
         const output = { text: "" }
         const keep = (chunk: Buffer) => {
           output.text = (output.text + chunk.toString("utf8")).slice(-keptOutputChars)
@@ -72,6 +82,7 @@ const spawnNode = (binary: string, args: ReadonlyArray<string>) =>
     ({ child, onExit }) =>
       Effect.callback<void>((resume) => {
         process.off("exit", onExit)
+        if (pidFile !== undefined) rmSync(pidFile, { force: true })
         // Never started (no pid) or already gone: nothing to stop.
         if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         const timer = setTimeout(() => child.kill("SIGKILL"), 2_000)
@@ -83,15 +94,49 @@ const spawnNode = (binary: string, args: ReadonlyArray<string>) =>
       })
   )
 
+/**
+ * Stops the anvil of an earlier host that was killed before it could stop it (its pid file is
+ * still there and the process is an anvil): two nodes must not write the same state file.
+ */
+const stopLeftBehind = (pidFile: string, stateFile: string) =>
+  Effect.gen(function*() {
+    const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : NaN)
+    if (!Number.isSafeInteger(pid) || pid <= 0) return
+    const command = yield* Effect.sync(() => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      } catch {
+        return "" // gone already
+      }
+    })
+    if (!command.includes("anvil") || !command.includes(stateFile)) return
+    yield* Effect.logWarning(`stopping the local chain (pid ${pid}) left running by an earlier start that was killed`)
+    process.kill(pid, "SIGKILL")
+    yield* Effect.sleep(Duration.millis(20)).pipe(
+      Effect.repeat({ while: () => existsSync(`/proc/${pid}`), times: 250 })
+    )
+  })
+
 /** Waits for anvil's "Listening on 127.0.0.1:PORT" line; fails if it exits (or never starts) first. */
-const listeningPort = (child: ChildProcess, output: { readonly text: string }, failure: { readonly error?: Error }) =>
+const listeningPort = (
+  child: ChildProcess,
+  output: { readonly text: string },
+  failure: { readonly error?: Error },
+  port: number
+) =>
   Effect.callback<number, AnvilError>((resume) => {
     const check = () => {
       const match = LISTENING.exec(output.text)
       if (match?.[1] !== undefined) resume(Effect.succeed(Number(match[1])))
     }
     const exited = (code: number | null, signal: string | null) =>
-      resume(Effect.fail(new AnvilError({ message: `anvil exited (${signal ?? code}) before listening:\n${output.text}` })))
+      resume(Effect.fail(
+        new AnvilError({
+          message: /Address already in use/.test(output.text)
+            ? `the local chain's port ${port} is in use (is paygate already running?): stop what uses it or choose another port.`
+            : `anvil exited (${signal ?? code}) before listening:\n${output.text}`
+        })
+      ))
     const failed = (cause: Error) => resume(Effect.fail(new AnvilError({ message: "Could not run anvil.", cause })))
     if (failure.error !== undefined) {
       failed(failure.error)
@@ -136,12 +181,17 @@ export const start = Effect.fn("Anvil.start")(function*(
     Effect.mapError((reason) => new AnvilError({ message: `Cannot find anvil: ${reason}.` }))
   ))
   const chainId = options.chainId ?? defaultChainId
-  const args = ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(chainId)]
+  const args = ["--host", "127.0.0.1", "--port", String(options.port ?? 0), "--chain-id", String(chainId)]
   if (options.blockTimeSeconds !== undefined) args.push("--block-time", String(options.blockTimeSeconds))
-  const { child, output, failure } = yield* spawnNode(binary, args)
+  const pidFile = options.stateFile === undefined ? undefined : `${options.stateFile}.pid`
+  if (options.stateFile !== undefined) {
+    yield* stopLeftBehind(pidFile!, options.stateFile)
+    args.push("--state", options.stateFile, "--state-interval", "1")
+  }
+  const { child, output, failure } = yield* spawnNode(binary, args, pidFile)
   const timeout = Duration.fromInputUnsafe(options.startTimeout ?? Duration.seconds(20))
   return yield* Effect.gen(function*() {
-    const port = yield* listeningPort(child, output, failure)
+    const port = yield* listeningPort(child, output, failure, options.port ?? 0)
     const rpcUrl = `http://127.0.0.1:${port}`
     yield* answersChainId(rpcUrl, chainId).pipe(Effect.retry(Schedule.spaced(Duration.millis(50))))
     return { rpcUrl, chainId, port }

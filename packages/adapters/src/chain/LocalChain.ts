@@ -1,6 +1,6 @@
 /**
- * A complete local chain for development and tests: a fresh anvil node, the test contracts deployed
- * on it (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
+ * A complete local chain for development and tests: an anvil node (fresh, or kept across restarts
+ * with `stateFile`), the test contracts deployed on it once (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
  * as an EIP-3009 token pegged to USD.
  *
@@ -13,18 +13,50 @@
  *
  * @module
  */
-import { Context, Effect, Layer } from "effect"
-import type { Address } from "viem"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { type Address, getAddress } from "viem"
 import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
-import { deployTestContracts, type DeployError, type TestContracts } from "./Deploy.ts"
+import { DeployError, deployTestContracts, type TestContracts } from "./Deploy.ts"
+import { makeClient, rpc } from "./RpcCall.ts"
 
 /** Options of {@link layer}. */
 export interface LocalChainOptions extends Anvil.AnvilOptions {
   /** Confirmations a transfer needs; default 1. */
   readonly requiredConfirmations?: number | undefined
 }
+
+const TestContractsJson = Schema.Struct({ usdc: Schema.String, priceFeed: Schema.String, deployer: Schema.String })
+
+/**
+ * The test contracts of a kept chain (`stateFile`): the deployment recorded beside the state when
+ * its contracts are still on the chain, else a new deployment, recorded. A state written less than
+ * a second before a kill may lack a deployment that was recorded: the code check catches it.
+ */
+const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
+  Effect.gen(function*() {
+    const record = join(dirname(stateFile), "deployment.json")
+    const recorded = existsSync(record)
+      ? yield* Effect.option(Schema.decodeUnknownEffect(Schema.fromJsonString(TestContractsJson))(readFileSync(record, "utf8")))
+      : Option.none()
+    if (Option.isSome(recorded)) {
+      const client = makeClient(Redacted.make(node.rpcUrl))
+      const { usdc, priceFeed, deployer } = recorded.value
+      const codes = yield* Effect.forEach([usdc, priceFeed], (address) =>
+        rpc(`eip155:${node.chainId}`, "eth_getCode", () => client.getCode({ address: address as Address }))).pipe(
+          Effect.mapError((error) => new DeployError({ message: `reading the kept chain: ${error.message}` }))
+        )
+      if (codes.every((code) => code !== undefined && code !== "0x")) {
+        return { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), deployer: getAddress(deployer) } satisfies TestContracts
+      }
+    }
+    const contracts = yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+    writeFileSync(record, JSON.stringify(contracts))
+    return contracts
+  })
 
 /** What runs locally. */
 export interface LocalChainInfo {
@@ -74,8 +106,11 @@ export const layer = (
 ): Layer.Layer<LocalChain | ChainConfig.ChainsConfig | Anvil.Anvil, Anvil.AnvilError | DeployError | ChainConfig.ChainConfigError> =>
   Layer.effectContext(
     Effect.gen(function*() {
+      if (options.stateFile !== undefined) mkdirSync(dirname(options.stateFile), { recursive: true })
       const node = yield* Anvil.start(options)
-      const contracts = yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+      const contracts = options.stateFile === undefined
+        ? yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        : yield* keptContracts(node, options.stateFile)
       const base = {
         node,
         contracts,
