@@ -100,6 +100,9 @@ const startPostgres = async (): Promise<() => Promise<void>> => {
 }
 
 export default async function setup(): Promise<() => Promise<void>> {
+  // Services the suites start side by side each get a local chain on a port of their own (npm start's
+  // default is the fixed 8545, which only one of them could have).
+  process.env.LOCAL_CHAIN_PORT ??= "0"
   await ensureChromium()
   const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
   return async () => {
