@@ -2,7 +2,7 @@ import { kindOfSecret } from "@paygate/adapters"
 import {
   type AppId,
   ConflictingAuthHeaders,
-  CredentialStore,
+  type CredentialStore,
   InvalidApiKey,
   InvalidAppId,
   latestStableVersion,
@@ -25,6 +25,7 @@ import type { Authenticated } from "./Pipeline.ts"
  * `Client-Id`. `Api-Key` + `App-Id` conflict; `Api-Key` + `Client-Id` is fine.
  */
 export const authenticateGateway = Effect.fnUntraced(function*(
+  store: CredentialStore["Service"],
   headers: Headers.Headers,
   environment: "production" | "staging"
 ) {
@@ -46,13 +47,13 @@ export const authenticateGateway = Effect.fnUntraced(function*(
     if (kind === "partner") {
       return yield* new Unauthorized({ message: "Partner secret keys are for servers; the gateway takes a wallet key (wk_…) or App-Id with Client-Id." })
     }
-    const key = kind === "wallet" ? (yield* findKey(apiKey))?.key : undefined
+    const key = kind === "wallet" ? (yield* findKey(store, apiKey))?.key : undefined
     if (key === undefined || key.kind !== "wallet") return yield* new InvalidApiKey({ message: "The API key is not valid." })
     credential = { _tag: "WalletKey", keyId: key.id }
     mode = key.mode
   } else {
     if (clientId === undefined) return yield* new MissingClientId({ message: "App-Id needs a Client-Id." })
-    const app = /^app_[A-Za-z0-9]{1,64}$/.test(appId!) ? yield* (yield* CredentialStore).findApp(appId as AppId) : Option.none()
+    const app = /^app_[A-Za-z0-9]{1,64}$/.test(appId!) ? yield* store.findApp(appId as AppId) : Option.none()
     if (Option.isNone(app)) return yield* new InvalidAppId({ message: "The App-Id is not valid." })
     credential = { _tag: "App", appId: app.value.id, clientId }
     mode = app.value.mode

@@ -3,7 +3,7 @@ import {
   IdempotencyConflict,
   type IdempotencyLease,
   type IdempotencyScope,
-  IdempotencyStore,
+  type IdempotencyStore,
   InvalidParams,
   ParamsValidation
 } from "@paygate/domain"
@@ -79,12 +79,12 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * response itself ({@link claimedAnswer}) leaves nothing to store here.
  */
 export const withIdempotency = <R>(
+  store: IdempotencyStore["Service"],
+  request: HttpServerRequest.HttpServerRequest,
   scope: IdempotencyScope,
   handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
 ) =>
   Effect.gen(function*() {
-    const store = yield* IdempotencyStore
-    const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* request.text.pipe(
       Effect.mapError(() => new InvalidParams({ message: "The request body could not be read (the limit is 64 KiB)." }))
     )

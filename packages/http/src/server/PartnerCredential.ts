@@ -1,20 +1,20 @@
-import { hashSecret, kindOfSecret } from "@paygate/adapters"
-import { CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
-import { Config, Effect, Option } from "effect"
+import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
+import { type CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
+import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"
 
 /** `ENVIRONMENT=staging` deployments refuse live keys (contract §3). */
-export const Environment = Config.Literals(["production", "staging"], "ENVIRONMENT").pipe(Config.withDefault("production"))
-
+export const Environment = Configuration.environment
 
 /**
  * Looks a presented secret up by its digest (with the key's partner, in one read, which the store
- * may answer from its cache) and checks the digests match in constant time.
+ * may answer from its cache) and checks the digests match in constant time. The store is passed
+ * in (captured when the middleware is built): providing it per request would copy the context.
  */
-export const findKey = Effect.fnUntraced(function*(secret: string) {
+export const findKey = Effect.fnUntraced(function*(store: CredentialStore["Service"], secret: string) {
   const digest = hashSecret(secret)
-  const found = yield* (yield* CredentialStore).findKeyWithPartner(digest)
+  const found = yield* store.findKeyWithPartner(digest)
   if (Option.isNone(found) || found.value.key.revoked) return undefined
   return timingSafeEqual(Buffer.from(found.value.key.secretSha256, "hex"), Buffer.from(digest, "hex")) ? found.value : undefined
 })
@@ -23,15 +23,19 @@ export const findKey = Effect.fnUntraced(function*(secret: string) {
  * Authenticates a partner secret key: looked up by its SHA-256 (the only form stored), the
  * digests compared in constant time, revoked and wallet keys refused alike.
  */
-export const authenticatePartnerKey = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
+export const authenticatePartnerKey = Effect.fnUntraced(function*(
+  store: CredentialStore["Service"],
+  apiKey: string,
+  environment: "production" | "staging"
+) {
   // Built only when refused: an error's construction validates its fields and captures a stack.
   const invalid = () => new InvalidApiKey({ message: "The API key is not valid." })
   const kind = kindOfSecret(apiKey)
-  if (kind === "wallet" && (yield* findKey(apiKey)) !== undefined) {
+  if (kind === "wallet" && (yield* findKey(store, apiKey)) !== undefined) {
     return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
   }
   if (kind !== "partner") return yield* invalid()
-  const found = yield* findKey(apiKey)
+  const found = yield* findKey(store, apiKey)
   if (found === undefined || found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalid()
   const { key, partner } = found
   if (environment === "staging" && key.mode === "live") {

@@ -1,19 +1,20 @@
 import {
   type ApiError,
   type ApiVersion,
+  type IdempotencyStore,
   InvalidParams,
   isApiError,
   latestStableVersion,
   RateLimited,
   resolveVersion
 } from "@paygate/domain"
-import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Cause, Effect } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError, type HttpApiEndpoint } from "effect/http-api"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
 import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { idempotencyKey, withIdempotency } from "./Idempotency.ts"
-import { RateLimiter } from "./RateLimiter.ts"
+import type { RateLimiter } from "./RateLimiter.ts"
 import { RequestId } from "./RequestId.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
 
@@ -34,20 +35,33 @@ const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
   return new InvalidParams({ message: `Invalid ${where}: ${detail}` })
 }
 
-/** Renders whatever an endpoint failed with as the contract's error answer. */
-const renderFailures = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
-  Effect.catchCause(effect, (cause) =>
-    Effect.gen(function*() {
-      const failure = primaryError(cause)
-      if (isApiError(failure)) return errorResponse(failure)
-      if (HttpApiError.HttpApiSchemaError.is(failure)) return errorResponse(describeSchemaError(failure))
-      const contractual = requestFailureAsContract(failure, yield* HttpServerRequest.HttpServerRequest)
-      if (contractual !== undefined) return errorResponse(contractual)
-      const requestId = yield* RequestId
-      yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId }))
-      return internalErrorResponse(requestId)
+/**
+ * Renders whatever an endpoint failed with as the contract's error answer. An interruption (the
+ * client went away) is no failure: it is passed on for the request middleware to record.
+ */
+const renderFailures = <R>(
+  request: HttpServerRequest.HttpServerRequest,
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+) =>
+  Effect.catchCause(effect, (cause) => {
+    // Interruptions only: no failure in it, so the cause can be typed as failing with nothing.
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const failure = primaryError(cause)
+    if (isApiError(failure)) return Effect.succeed(errorResponse(failure))
+    if (HttpApiError.HttpApiSchemaError.is(failure)) return Effect.succeed(errorResponse(describeSchemaError(failure)))
+    const contractual = requestFailureAsContract(failure, request)
+    if (contractual !== undefined) return Effect.succeed(errorResponse(contractual))
+    return Effect.gen(function*() {
+      yield* Effect.logError("request failed", cause)
+      return internalErrorResponse(yield* RequestId)
     })
-  )
+  })
+
+/** The services the pipeline uses, captured once when its middleware is built (providing them per request would copy the context). */
+export interface PipelineServices {
+  readonly rateLimiter: RateLimiter["Service"]
+  readonly idempotency: IdempotencyStore["Service"]
+}
 
 /**
  * The request pipeline of every authenticated API (contract §2 order): header ASCII → auth
@@ -55,32 +69,36 @@ const renderFailures = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerRe
  * (server/WellFormedText.ts) → body/params → handler. Every failure becomes `{"code", "message"}`
  * here, and every response carries `Svc-Version`.
  */
-export const pipeline = <R, RA>(
+export const pipeline = <R>(
+  services: PipelineServices,
+  request: HttpServerRequest.HttpServerRequest,
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
   endpoint: HttpApiEndpoint.Top,
-  authenticate: Effect.Effect<Authenticated, ApiError, RA>,
+  authenticate: Effect.Effect<Authenticated, ApiError>,
   provide: (
     version: ApiVersion
   ) => (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    let version: ApiVersion = latestStableVersion
-    const response = yield* Effect.gen(function*() {
-      yield* requireAsciiHeaders(request.headers, checkedHeaders)
-      const auth = yield* authenticate
-      version = auth.pinnedVersion
-      version = yield* resolveVersion(request.headers["svc-version"], auth.pinnedVersion)
-      const retryAfter = yield* (yield* RateLimiter).take(auth.keyId)
-      if (retryAfter !== undefined) {
-        return errorResponse(new RateLimited({ message: `Too many requests; retry after ${retryAfter} s.` }), {
-          "retry-after": String(retryAfter)
-        })
-      }
-      const handled = renderFailures(Effect.andThen(requireWellFormedText(endpoint), provide(version)(inner)))
-      const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
-      if (key === undefined) return yield* handled
-      return yield* withIdempotency({ partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }, handled)
-    }).pipe(Effect.catch((error) => Effect.succeed(errorResponse(error))))
-    return HttpServerResponse.setHeader(response, "svc-version", version)
+) => {
+  let version: ApiVersion = latestStableVersion
+  const answered = Effect.gen(function*() {
+    yield* requireAsciiHeaders(request.headers, checkedHeaders)
+    const auth = yield* authenticate
+    version = auth.pinnedVersion
+    version = yield* resolveVersion(request.headers["svc-version"], auth.pinnedVersion)
+    const retryAfter = yield* services.rateLimiter.take(auth.keyId)
+    if (retryAfter !== undefined) {
+      return errorResponse(new RateLimited({ message: `Too many requests; retry after ${retryAfter} s.` }), {
+        "retry-after": String(retryAfter)
+      })
+    }
+    const handled = renderFailures(request, Effect.andThen(requireWellFormedText(endpoint), provide(version)(inner)))
+    const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
+    if (key === undefined) return yield* handled
+    const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
+    return yield* withIdempotency(services.idempotency, request, scope, handled)
   })
+  return Effect.map(
+    Effect.catch(answered, (error) => Effect.succeed(errorResponse(error))),
+    (response) => HttpServerResponse.setHeader(response, "svc-version", version)
+  )
+}
