@@ -9,13 +9,17 @@ import { OutboxEvent, Payment } from "@paygate/domain"
 import { Schema } from "effect"
 import { fromJsonColumn, jsonText, millisToSeconds, millisToSecondsOrNull, secondsToMillis, toInt } from "./Rows.ts"
 
+// Rows are our own: written only from valid payments and events. Reading and writing them parses
+// their structure but skips the checks (brands, patterns, ranges) the values passed when made.
+const ours = { disableChecks: true } as const
+
 const PaymentJson = Schema.toCodecJson(Payment)
-const encodePayment = Schema.encodeSync(PaymentJson)
-const decodePayment = Schema.decodeUnknownSync(PaymentJson)
+const encodePayment = Schema.encodeSync(PaymentJson, ours)
+const decodePayment = Schema.decodeUnknownSync(PaymentJson, ours)
 
 const OutboxEventJson = Schema.toCodecJson(OutboxEvent)
-const encodeEvent = Schema.encodeSync(OutboxEventJson)
-const decodeEvent = Schema.decodeUnknownSync(OutboxEventJson)
+const encodeEvent = Schema.encodeSync(OutboxEventJson, ours)
+const decodeEvent = Schema.decodeUnknownSync(OutboxEventJson, ours)
 
 /** The columns of `payments`, as bound on insert. */
 export interface PaymentColumns {

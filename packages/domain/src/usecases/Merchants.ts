@@ -7,6 +7,7 @@ import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
 import { validateIconUrl, validateMerchantEmail, validateMerchantName } from "./MerchantRules.ts"
+import { traced } from "./Traced.ts"
 
 /** The partner (and mode) on whose behalf a merchant operation runs. */
 export interface PartnerAccess {
@@ -107,7 +108,8 @@ export class Merchants extends Context.Service<Merchants, {
         return merchant
       })
 
-      const get = Effect.fn("Merchants.get")(load)
+      const spanGet = traced("Merchants.get")
+      const get = (access: PartnerAccess, id: string, read?: MerchantRead) => spanGet(load(access, id, read))
       const getActive = Effect.fn("Merchants.getActive")(loadActive)
 
       const list = Effect.fn("Merchants.list")(function*(access: PartnerAccess, input: ListMerchantsInput) {

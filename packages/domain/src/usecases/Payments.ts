@@ -20,6 +20,7 @@ import { validateCheckout, validateFiatAmount, validateReferenceId } from "./Cre
 import type { PartnerAccess } from "./Merchants.ts"
 import { type Change, makePaymentChanges, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
+import { traced } from "./Traced.ts"
 
 /** A request to create a payment for one of the partner's merchants. */
 export interface CreatePaymentInput {
@@ -104,7 +105,7 @@ export class Payments extends Context.Service<Payments, {
 
       const { change, eventFor, load } = makePaymentChanges(repo, ids)
 
-      const prepare = Effect.fn("Payments.prepare")(function*(input: CreatePaymentInput) {
+      const prepare = Effect.fnUntraced(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
         const referenceId = yield* validateReferenceId(input.referenceId)
         const redirect = validateCheckout(input.checkout)
@@ -117,6 +118,7 @@ export class Payments extends Context.Service<Payments, {
         }
         const settings = yield* PaymentSettings
         const millis = yield* Clock.currentTimeMillis
+        // Every field is validated above or made here: the constructor's checks would only repeat them.
         const payment = new Payment({
           id: yield* ids.make("payment"),
           partnerId: input.partnerId,
@@ -134,14 +136,14 @@ export class Payments extends Context.Service<Payments, {
           cancelledAt: null,
           createdAt: millis,
           updatedAt: millis
-        })
+        }, { disableChecks: true })
         return new PaymentDraft(payment, drafted)
-      })
+      }, traced("Payments.prepare"))
 
-      const commit = Effect.fn("Payments.commit")(function*(draft: PaymentDraft, answer?: IdempotencyCompletion) {
+      const commit = Effect.fnUntraced(function*(draft: PaymentDraft, answer?: IdempotencyCompletion) {
         yield* repo.insert(draft.payment, [yield* eventFor("payment.created", draft.payment, {})], answer)
         return draft.payment
-      })
+      }, traced("Payments.commit"))
 
       const create = (input: CreatePaymentInput) =>
         Effect.flatMap(prepare(input), (draft) => commit(draft)).pipe(
@@ -149,10 +151,10 @@ export class Payments extends Context.Service<Payments, {
           Effect.catchTag("IdempotencyConflict", Effect.die)
         )
 
-      const find = Effect.fn("Payments.find")(function*(access: Access, id: string) {
+      const find = Effect.fnUntraced(function*(access: Access, id: string) {
         const payment = yield* load(access, id)
         return withStatusNow(payment, yield* nowSeconds)
-      })
+      }, traced("Payments.find"))
 
       const list = Effect.fn("Payments.list")(function*(access: PartnerAccess, input: ListPaymentsInput) {
         const rows = yield* repo.list({
