@@ -1,19 +1,44 @@
 /**
  * Credential administration for the operator CLI and the first-start bootstrap (not part of any
- * API): partners, API keys and wallet apps. A new key's secret is answered once and never
- * stored; only its SHA-256 ({@link hashSecret}) is.
+ * API): partners, API keys and wallet apps, created, listed, pinned and revoked. A new key's secret
+ * is answered once and never stored; only its SHA-256 ({@link hashSecret}) is, and no listing
+ * answers that.
  *
  * @module
  */
-import { type ApiKeyId, type AppId, IdGenerator, isPinnableVersion, latestStableVersion, type Mode, Partner, type PartnerId } from "@paygate/domain"
+import {
+  type ApiKeyId,
+  type ApiVersion,
+  type AppId,
+  IdGenerator,
+  isPinnableVersion,
+  latestStableVersion,
+  type Mode,
+  Partner,
+  type PartnerId,
+  publishedVersions
+} from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
 import { hashSecret, newApiKeySecret } from "./ApiKeySecret.ts"
 import { CredentialCache } from "./CredentialCache.ts"
+import {
+  appFromRow,
+  type AppListing,
+  keyFromRow,
+  type KeyListing,
+  merchantFromRow,
+  type MerchantListing,
+  partnerFromRow,
+  type PartnerListing
+} from "./CredentialListing.ts"
+
+export type { AppListing, KeyListing, MerchantListing, PartnerListing } from "./CredentialListing.ts"
 
 /** Why an administrative request was refused. */
 export class CredentialAdminError extends Schema.TaggedError<CredentialAdminError>()("CredentialAdminError", {
-  reason: Schema.Literals(["invalid_input", "unknown_owner", "mode_mismatch"]),
+  reason: Schema.Literals(["invalid_input", "unknown_owner", "mode_mismatch", "revoked_owner"]),
   message: Schema.String
 }) {}
 
@@ -47,6 +72,25 @@ export interface CreatedApp {
   readonly walletApiKey: string
 }
 
+/** `listMerchants` filter: one partner's, one mode's, or all. */
+export interface MerchantFilter {
+  readonly partnerId?: PartnerId | undefined
+  readonly mode?: Mode | undefined
+}
+
+const stableVersions = publishedVersions.filter(isPinnableVersion).join(", ")
+
+/** Why `version` cannot be pinned (contract §4: published stable versions only), or `undefined`. */
+const pinRefusal = (version: string): string | undefined => {
+  if (isPinnableVersion(version)) return undefined
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}(\.preview)?$/.test(version)) {
+    return `"${version}" is not an API version (YYYY-MM-DD); stable versions: ${stableVersions}.`
+  }
+  return (publishedVersions as ReadonlyArray<string>).includes(version)
+    ? `${version} is a preview version, which can't be pinned; stable versions: ${stableVersions}.`
+    : `${version} is not a published API version; stable versions: ${stableVersions}.`
+}
+
 /** Operator-side credential management over the SQL store. */
 export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   /** Creates a partner account pinned to `pinnedVersion` (a published stable version). */
@@ -61,6 +105,25 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   readonly revokeKey: (keyId: string) => Effect.Effect<boolean>
   /** Creates a wallet app and its first wallet key. */
   readonly createApp: (input: CreateAppInput) => Effect.Effect<CreatedApp, CredentialAdminError>
+  /**
+   * Revokes a wallet app and every wallet key of it, in one transaction: its `App-Id` is no longer
+   * found. Answers `false` for an unknown id; revoking again keeps the first time. A
+   * {@link CredentialCache} in the same context forgets the app and its keys at once.
+   */
+  readonly revokeApp: (appId: string) => Effect.Effect<boolean>
+  /**
+   * Pins a partner to a published stable version (what its requests without `Svc-Version` use).
+   * A {@link CredentialCache} in the same context forgets the partner's keys (which carry the pin).
+   */
+  readonly pinVersion: (partnerId: string, version: string) => Effect.Effect<ApiVersion, CredentialAdminError>
+  /** Every partner, oldest first, with its unrevoked partner keys counted per mode. */
+  readonly listPartners: Effect.Effect<ReadonlyArray<PartnerListing>>
+  /** Merchants (deleted ones too), oldest first; an unknown `partnerId` is `unknown_owner`. */
+  readonly listMerchants: (filter: MerchantFilter) => Effect.Effect<ReadonlyArray<MerchantListing>, CredentialAdminError>
+  /** Every wallet app, oldest first, revoked ones too. */
+  readonly listApps: Effect.Effect<ReadonlyArray<AppListing>>
+  /** Keys, oldest first: all, or one partner's (an unknown `partnerId` is `unknown_owner`). */
+  readonly listKeys: (partnerId?: PartnerId | undefined) => Effect.Effect<ReadonlyArray<KeyListing>, CredentialAdminError>
 }>()("@paygate/adapters/CredentialAdmin") {
   /** Over the `SqlClient` and the domain's `IdGenerator` (which needs `SecureRandom`, e.g. `SecureRandom.layerWebCrypto`). */
   static readonly layer: Layer.Layer<CredentialAdmin, never, SqlClient.SqlClient | IdGenerator> = Layer.effect(
@@ -77,9 +140,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         const name = input.name.trim()
         if (name === "") return yield* invalid("A partner needs a name.")
         const pinnedVersion = input.pinnedVersion ?? latestStableVersion
-        if (!isPinnableVersion(pinnedVersion)) {
-          return yield* invalid(`${pinnedVersion} is not a published stable API version.`)
-        }
+        if (!isPinnableVersion(pinnedVersion)) return yield* invalid(pinRefusal(pinnedVersion)!)
         const partner = new Partner({ id: yield* ids.make("partner"), name, pinnedVersion, createdAt: yield* Clock.currentTimeMillis })
         yield* sql`INSERT INTO partners (id, name, pinned_version, created_at)
           VALUES (${partner.id}, ${partner.name}, ${partner.pinnedVersion}, ${partner.createdAt}::bigint)`.pipe(Effect.orDie)
@@ -105,9 +166,13 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
             return yield* new CredentialAdminError({ reason: "unknown_owner", message: `No partner ${input.partnerId}.` })
           }
         } else {
-          const rows = yield* sql<{ readonly mode: string }>`SELECT mode FROM apps WHERE id = ${input.appId}`.pipe(Effect.orDie)
+          const rows = yield* sql<{ readonly mode: string; readonly revoked_at: unknown }>`SELECT mode, revoked_at FROM apps WHERE id = ${input.appId}`
+            .pipe(Effect.orDie)
           const app = rows[0]
           if (app === undefined) return yield* new CredentialAdminError({ reason: "unknown_owner", message: `No app ${input.appId}.` })
+          if (app.revoked_at !== null) {
+            return yield* new CredentialAdminError({ reason: "revoked_owner", message: `App ${input.appId} is revoked.` })
+          }
           if (app.mode !== input.mode) {
             return yield* new CredentialAdminError({
               reason: "mode_mismatch",
@@ -138,7 +203,85 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         return { appId, keyId, walletApiKey: apiKey } satisfies CreatedApp
       })
 
-      return CredentialAdmin.of({ createPartner, createApiKey, revokeKey, createApp })
+      const revokeApp = Effect.fn("CredentialAdmin.revokeApp")(function*(appId: string) {
+        const now = yield* Clock.currentTimeMillis
+        const found = yield* Effect.gen(function*() {
+          const rows = yield* sql`UPDATE apps SET revoked_at = COALESCE(revoked_at, ${now}::bigint) WHERE id = ${appId} RETURNING id`
+          yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}::bigint) WHERE app_id = ${appId}`
+          return rows.length > 0
+        }).pipe(sql.withTransaction, Effect.orDie)
+        if (Option.isSome(cache)) {
+          cache.value.apps.invalidate((id) => id === appId)
+          cache.value.keys.invalidate((_, cached) => cached.key.appId === appId)
+        }
+        return found
+      })
+
+      const unknownPartner = (partnerId: string) =>
+        new CredentialAdminError({ reason: "unknown_owner", message: `No partner ${partnerId}.` })
+
+      const pinVersion = Effect.fn("CredentialAdmin.pinVersion")(function*(partnerId: string, version: string) {
+        if (!isPinnableVersion(version)) return yield* invalid(pinRefusal(version)!)
+        const rows = yield* sql`UPDATE partners SET pinned_version = ${version} WHERE id = ${partnerId} RETURNING id`.pipe(Effect.orDie)
+        if (Option.isSome(cache)) cache.value.keys.invalidate((_, cached) => cached.partner?.id === partnerId)
+        if (rows.length === 0) return yield* unknownPartner(partnerId)
+        return version
+      })
+
+      const requirePartner = Effect.fnUntraced(function*(partnerId: string) {
+        const rows = yield* sql`SELECT 1 AS found FROM partners WHERE id = ${partnerId}`.pipe(Effect.orDie)
+        if (rows.length === 0) return yield* unknownPartner(partnerId)
+      })
+
+      const listPartners = sql`SELECT p.id, p.name, p.pinned_version, p.created_at,
+          count(k.id) FILTER (WHERE k.mode = 'live') AS live_keys,
+          count(k.id) FILTER (WHERE k.mode = 'sandbox') AS sandbox_keys
+        FROM partners p LEFT JOIN api_keys k ON k.partner_id = p.id AND k.revoked_at IS NULL
+        GROUP BY p.id ORDER BY p.created_at, p.id`.pipe(
+        Effect.map((rows) => rows.map(partnerFromRow)),
+        Effect.orDie,
+        Effect.withSpan("CredentialAdmin.listPartners")
+      )
+
+      const listMerchants = Effect.fn("CredentialAdmin.listMerchants")(function*(filter: MerchantFilter) {
+        const where: Array<Fragment> = []
+        if (filter.partnerId !== undefined) {
+          yield* requirePartner(filter.partnerId)
+          where.push(sql`partner_id = ${filter.partnerId}`)
+        }
+        if (filter.mode !== undefined) where.push(sql`mode = ${filter.mode}`)
+        const rows = yield* sql`SELECT id, partner_id, mode, name, deleted, created_at FROM merchants
+          WHERE ${sql.and(where)} ORDER BY created_at, id`.pipe(Effect.orDie)
+        return rows.map(merchantFromRow)
+      })
+
+      const listApps = sql`SELECT id, name, mode, created_at, revoked_at FROM apps ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(appFromRow)),
+        Effect.orDie,
+        Effect.withSpan("CredentialAdmin.listApps")
+      )
+
+      // Never selects secret_sha256.
+      const listKeys = Effect.fn("CredentialAdmin.listKeys")(function*(partnerId?: PartnerId | undefined) {
+        if (partnerId !== undefined) yield* requirePartner(partnerId)
+        const where = partnerId === undefined ? sql`TRUE` : sql`partner_id = ${partnerId}`
+        const rows = yield* sql`SELECT id, kind, mode, COALESCE(partner_id, app_id) AS owner_id, created_at, revoked_at
+          FROM api_keys WHERE ${where} ORDER BY created_at, id`.pipe(Effect.orDie)
+        return rows.map(keyFromRow)
+      })
+
+      return CredentialAdmin.of({
+        createPartner,
+        createApiKey,
+        revokeKey,
+        createApp,
+        revokeApp,
+        pinVersion,
+        listPartners,
+        listMerchants,
+        listApps,
+        listKeys
+      })
     })
   )
 }

@@ -77,7 +77,8 @@ export const make = Effect.gen(function*() {
   const findKeyByHash = (sha256Hex: string) => Effect.map(findKeyWithPartner(sha256Hex), Option.map(({ key }) => key))
 
   const readApp = (id: AppId) =>
-    sql`SELECT id, mode, name FROM apps WHERE id = ${id}`
+    // A revoked app (`npm run admin -- app revoke`) is no longer found.
+    sql`SELECT id, mode, name FROM apps WHERE id = ${id} AND revoked_at IS NULL`
       .pipe(
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), decodeApp)),
         Effect.orDie,

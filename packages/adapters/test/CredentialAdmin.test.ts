@@ -1,9 +1,10 @@
 import { CredentialAdmin, hashSecret } from "@paygate/adapters"
-import { CredentialStore, latestStableVersion } from "@paygate/domain"
+import { CredentialStore, latestStableVersion, type PartnerId } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { adapterSuite } from "./support/AdapterSuite.ts"
+import { newMerchant, newPartner } from "./support/Fixtures.ts"
 
 const secretShape = /^(sk|wk)_(live|test)_[A-Za-z0-9_-]{43}$/
 
@@ -92,5 +93,113 @@ adapterSuite("CredentialAdmin and SqlCredentialStore", (it) => {
       const app = yield* admin.createApp({ name: "Sandbox wallet", mode: "sandbox" })
       assert.strictEqual(yield* reason(admin.createApiKey({ kind: "wallet", appId: app.appId, mode: "live" })), "mode_mismatch")
       assert.strictEqual(yield* reason(admin.createApiKey({ kind: "wallet", appId: "app_UNKNOWN" as never, mode: "live" })), "unknown_owner")
+    }))
+
+  it.effect("lists partners, merchants, apps and keys, never with a secret or its digest", () =>
+    Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const partner = yield* newPartner("Listed partner")
+      const quiet = yield* newPartner("Partner without keys")
+      const live = yield* admin.createApiKey({ kind: "partner", partnerId: partner.id, mode: "live" })
+      const gone = yield* admin.createApiKey({ kind: "partner", partnerId: partner.id, mode: "live" })
+      const test = yield* admin.createApiKey({ kind: "partner", partnerId: partner.id, mode: "sandbox" })
+      yield* admin.revokeKey(gone.keyId)
+      const shop = yield* newMerchant(partner, { mode: "live", name: "Live shop", createdAt: 1_700_000_000_000 })
+      const sandboxShop = yield* newMerchant(partner, { mode: "sandbox", createdAt: 1_700_000_000_001 })
+      const otherShop = yield* newMerchant(quiet, { mode: "sandbox", createdAt: 1_700_000_000_002 })
+      const app = yield* admin.createApp({ name: "Listed wallet", mode: "sandbox" })
+
+      const partners = yield* admin.listPartners
+      const listed = partners.find((p) => p.partnerId === partner.id)
+      assert.deepStrictEqual(listed, {
+        partnerId: partner.id,
+        name: "Listed partner",
+        pinnedVersion: latestStableVersion,
+        createdAt: partner.createdAt,
+        activeKeys: { live: 1, sandbox: 1 }
+      })
+      assert.deepStrictEqual(partners.find((p) => p.partnerId === quiet.id)?.activeKeys, { live: 0, sandbox: 0 })
+
+      const ids = (rows: ReadonlyArray<{ readonly merchantId: string }>) => rows.map((m) => m.merchantId)
+      assert.deepStrictEqual(yield* admin.listMerchants({ partnerId: partner.id }), [
+        { merchantId: shop.id, partnerId: partner.id, mode: "live", name: "Live shop", deleted: false, createdAt: 1_700_000_000_000 },
+        { merchantId: sandboxShop.id, partnerId: partner.id, mode: "sandbox", name: sandboxShop.name, deleted: false, createdAt: 1_700_000_000_001 }
+      ])
+      assert.deepStrictEqual(ids(yield* admin.listMerchants({ partnerId: partner.id, mode: "sandbox" })), [sandboxShop.id])
+      const sandbox = ids(yield* admin.listMerchants({ mode: "sandbox" }))
+      assert.includeMembers(sandbox, [sandboxShop.id, otherShop.id])
+      assert.notInclude(sandbox, shop.id)
+      assert.includeMembers(ids(yield* admin.listMerchants({})), [shop.id, sandboxShop.id, otherShop.id])
+      const unknown = yield* Effect.flip(admin.listMerchants({ partnerId: "ptn_UNKNOWN" as PartnerId }))
+      assert.strictEqual(unknown.reason, "unknown_owner")
+
+      const apps = yield* admin.listApps
+      assert.deepInclude(apps, { appId: app.appId, name: "Listed wallet", mode: "sandbox", revoked: false, createdAt: apps.find((a) => a.appId === app.appId)!.createdAt, revokedAt: null })
+
+      const keys = yield* admin.listKeys(partner.id)
+      assert.deepStrictEqual(keys.map((k) => [k.keyId, k.kind, k.ownerId, k.mode, k.revokedAt === null]), [
+        [live.keyId, "partner", partner.id, "live", true],
+        [gone.keyId, "partner", partner.id, "live", false],
+        [test.keyId, "partner", partner.id, "sandbox", true]
+      ])
+      const all = yield* admin.listKeys()
+      assert.deepStrictEqual(
+        all.filter((k) => k.keyId === app.keyId).map((k) => [k.kind, k.ownerId, k.mode]),
+        [["wallet", app.appId, "sandbox"]]
+      )
+      assert.strictEqual((yield* Effect.flip(admin.listKeys("ptn_UNKNOWN" as PartnerId))).reason, "unknown_owner")
+
+      // Nothing of a secret: neither the key, its random part, nor its SHA-256.
+      const printed = JSON.stringify([partners, yield* admin.listMerchants({}), apps, all])
+      for (const secret of [live.apiKey, gone.apiKey, test.apiKey, app.walletApiKey]) {
+        assert.notInclude(printed, secret.slice(8, 20))
+        assert.notInclude(printed, hashSecret(secret))
+      }
+      assert.notMatch(printed, /[0-9a-f]{64}|secret|sha256/i)
+    }))
+
+  it.effect("revokes a wallet app with its wallet keys", () =>
+    Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const store = yield* CredentialStore
+      const app = yield* admin.createApp({ name: "Revoked wallet", mode: "sandbox" })
+      const second = yield* admin.createApiKey({ kind: "wallet", appId: app.appId, mode: "sandbox" })
+      const other = yield* admin.createApp({ name: "Kept wallet", mode: "sandbox" })
+      assert.isTrue(yield* admin.revokeApp(app.appId))
+      assert.isTrue(Option.isNone(yield* store.findApp(app.appId)), "its App-Id is no longer found")
+      for (const secret of [app.walletApiKey, second.apiKey]) {
+        assert.deepStrictEqual(Option.map(yield* store.findKeyByHash(hashSecret(secret)), (k) => k.revoked), Option.some(true))
+      }
+      assert.isTrue(Option.isSome(yield* store.findApp(other.appId)))
+      assert.deepStrictEqual(Option.map(yield* store.findKeyByHash(hashSecret(other.walletApiKey)), (k) => k.revoked), Option.some(false))
+
+      const revokedAt = (yield* admin.listApps).find((a) => a.appId === app.appId)?.revokedAt
+      assert.isNumber(revokedAt)
+      assert.isTrue(yield* admin.revokeApp(app.appId), "revoking again is harmless")
+      assert.strictEqual((yield* admin.listApps).find((a) => a.appId === app.appId)?.revokedAt, revokedAt, "and keeps the first time")
+      assert.isFalse(yield* admin.revokeApp("app_UNKNOWN"))
+      const refused = yield* Effect.flip(admin.createApiKey({ kind: "wallet", appId: app.appId, mode: "sandbox" }))
+      assert.strictEqual(refused.reason, "revoked_owner")
+    }))
+
+  it.effect("pins a partner to a published stable version only", () =>
+    Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const store = yield* CredentialStore
+      const sql = yield* SqlClient.SqlClient
+      const partner = yield* newPartner("Pinned partner")
+      // An older pin than any published version, as a partner created long ago would have.
+      yield* sql`UPDATE partners SET pinned_version = '2025-06-01' WHERE id = ${partner.id}`
+      assert.strictEqual(yield* admin.pinVersion(partner.id, "2026-02-18"), "2026-02-18")
+      assert.deepStrictEqual(Option.map(yield* store.findPartner(partner.id), (p) => p.pinnedVersion), Option.some("2026-02-18"))
+
+      const refusal = (version: string) => Effect.flip(admin.pinVersion(partner.id, version))
+      const preview = yield* refusal("2026-02-19.preview")
+      assert.strictEqual(preview.reason, "invalid_input")
+      assert.strictEqual(preview.message, "2026-02-19.preview is a preview version, which can't be pinned; stable versions: 2026-02-18.")
+      assert.strictEqual((yield* refusal("2020-01-01")).message, "2020-01-01 is not a published API version; stable versions: 2026-02-18.")
+      assert.strictEqual((yield* refusal("latest")).message, "\"latest\" is not an API version (YYYY-MM-DD); stable versions: 2026-02-18.")
+      assert.strictEqual((yield* Effect.flip(admin.pinVersion("ptn_UNKNOWN", "2026-02-18"))).reason, "unknown_owner")
+      assert.deepStrictEqual(Option.map(yield* store.findPartner(partner.id), (p) => p.pinnedVersion), Option.some("2026-02-18"))
     }))
 })

@@ -63,6 +63,30 @@ for (const db of databasesUnderTest) {
         assert.isTrue(yield* revoked(digest))
       }).pipe(withTestClock))
 
+    it.effect("forgets an app revoked through CredentialAdmin in this process at once, with its wallet keys", () =>
+      Effect.gen(function*() {
+        const admin = yield* CredentialAdmin
+        const store = yield* CredentialStore
+        const app = yield* admin.createApp({ name: "Cached wallet", mode: "sandbox" }).pipe(Effect.orDie)
+        const digest = hashSecret(app.walletApiKey)
+        assert.isTrue(Option.isSome(yield* store.findApp(app.appId)))
+        assert.isFalse(yield* revoked(digest))
+        assert.isTrue(yield* admin.revokeApp(app.appId))
+        assert.isTrue(Option.isNone(yield* store.findApp(app.appId)))
+        assert.isTrue(yield* revoked(digest))
+      }).pipe(withTestClock))
+
+    it.effect("forgets the keys of a partner re-pinned through CredentialAdmin in this process at once", () =>
+      Effect.gen(function*() {
+        const { digest, partner } = yield* newKey
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE partners SET pinned_version = '2025-06-01' WHERE id = ${partner.id}`
+        const pin = Effect.map((yield* CredentialStore).findKeyWithPartner(digest), (found) => Option.getOrThrow(found).partner?.pinnedVersion)
+        assert.strictEqual(yield* pin, "2025-06-01")
+        yield* (yield* CredentialAdmin).pinVersion(partner.id, "2026-02-18").pipe(Effect.orDie)
+        assert.strictEqual(yield* pin, "2026-02-18")
+      }).pipe(withTestClock))
+
     it.effect("keeps at most its configured number of keys, the least recently used going first", () =>
       Effect.gen(function*() {
         const [a, b, c] = [yield* newKey, yield* newKey, yield* newKey]
