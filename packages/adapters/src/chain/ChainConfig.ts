@@ -13,7 +13,8 @@
  *     "requiredConfirmations": 3,
  *     "executorPrivateKey": "0x…32 bytes…",
  *     "collectionAddress": "0x…",
- *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)"
+ *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)",
+ *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -110,7 +111,12 @@ export const ChainSettings = Schema.Struct({
    * Optional: the key of `collectionAddress`, which signs payouts (settlements and refunds) from it.
    * Without it, payouts on this chain stay pending.
    */
-  collectionPrivateKey: Schema.optionalKey(Schema.RedactedFromValue(PrivateKeyHex))
+  collectionPrivateKey: Schema.optionalKey(Schema.RedactedFromValue(PrivateKeyHex)),
+  /**
+   * Optional: the chain's block explorer, e.g. `https://basescan.org`. The hosted checkout links a
+   * payment's transaction to `{explorerUrl}/tx/{hash}`; without it, it shows the hash alone.
+   */
+  explorerUrl: Schema.optionalKey(HttpUrl)
 })
 
 /** One configured chain. */

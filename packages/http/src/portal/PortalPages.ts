@@ -51,6 +51,18 @@ export interface CheckoutConfig {
   readonly chains: ReadonlyArray<string>
   /** Both redirect targets (valid HTTPS), or `null`: then the page shows generic terminal views. */
   readonly redirect: { readonly successUrl: string; readonly errorUrl: string } | null
+  /** `sandbox` payments carry a visible "Test mode" badge. */
+  readonly mode: "live" | "sandbox"
+  /** The merchant's order reference, shown on the receipt. */
+  readonly referenceId: string
+}
+
+/**
+ * `GET {checkout}/{paymentId}/receipt`, read by the checkout once the payment is final: its
+ * transaction, with a link when the chain's configuration names a block explorer.
+ */
+export interface CheckoutReceipt {
+  readonly transaction: { readonly chainId: string; readonly hash: string; readonly explorerUrl: string | null } | null
 }
 
 /** The checkout portal of one payment. */

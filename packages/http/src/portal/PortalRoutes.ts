@@ -2,26 +2,29 @@
  * The hosted pages, served by this service (no CDN, no outside asset):
  *
  * - `GET /checkout/{paymentId}`: the checkout portal (`gatewayUrl` = `{checkout_url}/{paymentId}`,
- *   `{checkout_url}` defaulting to `{PUBLIC_URL}/checkout`).
+ *   `{checkout_url}` defaulting to `{PUBLIC_URL}/checkout`), and `GET /checkout/{paymentId}/receipt`,
+ *   the transaction its success view shows (JSON).
  * - `GET /collect?paymentId=…&account=…`: the data collection page (`{data_collection_url}`,
  *   defaulting to `{PUBLIC_URL}/collect`).
  * - `GET /portal/assets/{file}`: their scripts (plain ES modules, no build step), styles and icons.
  *
- * The server looks the payment up only to choose the portal's App-Id for its mode and to hand the
- * checkout its redirect targets; everything else the page reads through the gateway API, like any
- * wallet. Pages answer with a strict Content-Security-Policy: scripts, styles and connections of
- * this origin only, no inline script or style, Trusted Types enforced (the scripts build the DOM
- * without HTML strings), no referrer (icons on other hosts never see a payment id).
+ * The server looks the payment up to choose the portal's App-Id for its mode and to hand the
+ * checkout its redirect targets, mode and order reference (the payment id is the buyer's bearer
+ * capability: whoever has it may see its receipt); everything else the page reads through the
+ * gateway API, like any wallet. Pages answer with a strict Content-Security-Policy: scripts,
+ * styles and connections of this origin only, no inline script or style, Trusted Types enforced
+ * (the scripts build the DOM without HTML strings), no referrer (icons on other hosts never see a
+ * payment id).
  *
  * @module
  */
 import { Chain, CheckoutSettings } from "@paygate/adapters"
-import { Caip, type PaymentId, PaymentRepository } from "@paygate/domain"
+import { Caip, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PortalApps } from "./PortalApps.ts"
 import { loadAssets } from "./PortalAssets.ts"
-import { assetsPath, checkoutPage, collectPage, notFoundPage } from "./PortalPages.ts"
+import { assetsPath, checkoutPage, type CheckoutReceipt, collectPage, notFoundPage } from "./PortalPages.ts"
 
 const paymentIdPattern = /^pay_[A-Za-z0-9]{1,64}$/
 
@@ -91,9 +94,32 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         paymentId: payment.id,
         appId: apps.appIdFor(payment.mode),
         chains: chainIds,
-        redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl }
+        redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
+        mode: payment.mode,
+        referenceId: payment.referenceId
       })
       return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
+    })
+  )
+
+  yield* router.add(
+    "GET",
+    "/checkout/:paymentId/receipt",
+    Effect.gen(function*() {
+      const { paymentId } = yield* HttpRouter.params
+      const found = yield* findPayment(paymentId)
+      const headers = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+      if (Option.isNone(found)) {
+        return yield* HttpServerResponse.json({ code: "payment_not_found", message: `No payment ${paymentId}.` }, { status: 404, headers })
+      }
+      const transaction = Wire.toPaymentRecord(found.value).transaction
+      const explorer = transaction === null ? undefined : chains.chains.get(transaction.chainId)?.explorerUrl
+      const receipt: CheckoutReceipt = {
+        transaction: transaction === null
+          ? null
+          : { ...transaction, explorerUrl: explorer === undefined ? null : `${explorer.replace(/\/+$/, "")}/tx/${transaction.hash}` }
+      }
+      return yield* HttpServerResponse.json(receipt, { headers })
     })
   )
 

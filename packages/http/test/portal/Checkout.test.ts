@@ -52,6 +52,16 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
   // Pauses the page's clock a moment from its now (timers due meanwhile fire).
   const pauseClock = async (page: Page) => page.clock.pauseAt((await page.evaluate(() => Date.now())) + 50)
 
+  /** The status of a transaction on the local chain (`0x1`: it succeeded). */
+  const transferStatus = async (hash: string) => {
+    const response = await fetch(world.chain.node.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] })
+    })
+    return ((await response.json()) as { result: { status: string } | null }).result?.status
+  }
+
   /** What every test ends with: no error in the page, nothing loaded from elsewhere, nothing stored. */
   const expectClean = async (probe: ProbedPage, allowedOrigins: ReadonlyArray<string> = []) => {
     expect(probe.problems).toEqual([])
@@ -159,6 +169,13 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
       await page.getByRole("button", { name: /^Pay / }).click()
       await view(page, "success", settleTimeoutMs)
       expect(await mainText(page)).toMatch(/Payment successful[\s\S]*You can close this page\./)
+      // The receipt: the order reference, the test-mode badge, and the transaction hash as text
+      // (the local chain has no block explorer, so no link).
+      expect(await page.locator(".receipt").innerText()).toMatch(/Order reference\s+order-\d+\s+Mode\s+Test payment: no real funds were moved/)
+      expect(await page.locator("#summary .badge.test-mode").innerText()).toBe("Test mode")
+      const hash = await page.locator(".receipt code.tx-hash").innerText()
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
+      expect(await transferStatus(hash)).toBe("0x1")
       expect(await page.locator("main a, .countdown").count()).toBe(0)
       if (name === "missing") await shoot(page, "checkout-success-generic")
       // Long after the countdown would have ended, the buyer is still here.

@@ -33,6 +33,8 @@ export interface PaymentRequest {
 export interface WorldOptions {
   /** EIP-3009 pull payments (default); `false`: push payments (`build` → ERC-20 transfer). */
   readonly pull?: boolean
+  /** The chain's block explorer (`explorerUrl` of its configuration); default none, like the local chain. */
+  readonly explorerUrl?: string
 }
 
 /** The running service. */
@@ -71,6 +73,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     const settings = Chain.LocalChain.settingsFor(chain, 1)
     const chains = await Effect.runPromise(Chain.ChainConfig.decode({
       ...settings,
+      chains: settings.chains.map((c) => (options.explorerUrl === undefined ? c : { ...c, explorerUrl: options.explorerUrl })),
       assets: settings.assets.map((asset) => ({
         ...asset,
         eip3009: options.pull ?? true,

@@ -5,6 +5,8 @@
  * option's actions through the wallet (opening data collection first when the option needs it);
  * confirms; follows the status until it is final; then shows the outcome and, when the payment
  * has both redirect URLs, returns the buyer to the merchant after a visible 3-second countdown.
+ * A paid payment's view is a receipt: the order reference and the transaction (linked to the
+ * chain's block explorer when one is configured). Sandbox payments carry a "Test mode" badge.
  *
  * Everything goes through the gateway API with the portal's public App-Id; nothing is stored in
  * the browser.
@@ -24,7 +26,9 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 /** @typedef {{ type: "walletRpc", data: WalletRpc } | { type: "build", data: { data: string } }} Action */
 /** @typedef {{ id: string, account: string, amount: Amount, etaS: number, actions: ReadonlyArray<Action>, collectData?: { url: string } | null, expiresAt?: number | null }} PaymentOption */
 
-const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null }} */ (pageConfig())
+/** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null }} Receipt */
+
+const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string }} */ (pageConfig())
 const paymentId = config.paymentId
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
 /** Unix seconds on the service's clock. */
@@ -102,7 +106,13 @@ function renderSummary() {
   const waiting = info.status === "requires_action" && !finished
   replace(
     summary,
-    h("div", { class: "merchant" }, avatar, h("div", {}, h("p", { class: "merchant-name" }, merchant.name), h("p", { class: "muted" }, "Payment request"))),
+    h(
+      "div",
+      { class: "merchant" },
+      avatar,
+      h("div", {}, h("p", { class: "merchant-name" }, merchant.name), h("p", { class: "muted" }, "Payment request")),
+      config.mode === "sandbox" ? h("span", { class: "badge test-mode", title: "A sandbox payment: no real funds move" }, "Test mode") : null
+    ),
     h("p", { class: "amount", "aria-label": `Amount: ${formatAmount(info.amount)}` }, formatAmount(info.amount)),
     waiting
       ? h("p", { class: "time-left", role: "timer", "aria-live": "off" }, "Time left ", h("span", { "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())))
@@ -289,6 +299,42 @@ function countdown(url) {
 }
 
 /**
+ * The receipt of a paid payment: the order reference at once, the transaction once the service
+ * answers (asked again a moment later if the hash is not recorded yet).
+ */
+function receipt() {
+  const list = h(
+    "dl",
+    { class: "receipt" },
+    h("div", {}, h("dt", {}, "Order reference"), h("dd", {}, config.referenceId)),
+    config.mode === "sandbox" ? h("div", {}, h("dt", {}, "Mode"), h("dd", {}, "Test payment: no real funds were moved")) : null
+  )
+  const path = `${window.location.pathname.replace(/\/+$/, "")}/receipt`
+  /** @param {number} attempt */
+  const load = async (attempt) => {
+    const response = await fetch(path, { headers: { accept: "application/json" } })
+    if (!response.ok) return
+    const { transaction } = /** @type {Receipt} */ (await response.json())
+    if (transaction === null) {
+      if (attempt < 3) setTimeout(() => void load(attempt + 1).catch(() => {}), 2000)
+      return
+    }
+    const hash = transaction.explorerUrl === null
+      ? h("code", { class: "tx-hash" }, transaction.hash)
+      : h(
+        "a",
+        { class: "tx-hash", href: transaction.explorerUrl, target: "_blank", rel: "noopener noreferrer" },
+        transaction.hash,
+        h("span", { class: "visually-hidden" }, " (opens the block explorer)")
+      )
+    list.append(h("div", {}, h("dt", {}, "Transaction"), h("dd", {}, hash)))
+  }
+  // The receipt is a courtesy: without it the outcome stands.
+  void load(1).catch(() => {})
+  return list
+}
+
+/**
  * The view of a final status. `fresh`: the payment ended during this visit (the success and
  * failure views then redirect after the countdown); otherwise the views only offer a link back.
  *
@@ -319,7 +365,13 @@ function showFinal(status, how) {
     requires_action: ["connect", "", ""]
   }
   const [view, title, text] = views[status]
-  showView(view, [h("span", { class: `outcome ${view}`, "aria-hidden": "true" }), h("h1", {}, title), h("p", {}, text), next])
+  showView(view, [
+    h("span", { class: `outcome ${view}`, "aria-hidden": "true" }),
+    h("h1", {}, title),
+    h("p", {}, text),
+    succeeded ? receipt() : null,
+    next
+  ])
   renderFooter()
 }
 
