@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Application, Chain, Database, GatewayServices, JsonLogger } from "@paygate/adapters"
+import { Application, Chain, Configuration, Database, GatewayServices, JsonLogger } from "@paygate/adapters"
 import { ApiServer, Tracing } from "@paygate/http"
 import { WorkerLive } from "@paygate/worker"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
@@ -22,10 +22,7 @@ type ChainsLayer = Layer.Layer<
   Chain.ChainConfig.ChainsConfig,
   Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
 >
-const usesLocalChain = Effect.map(
-  Config.option(Config.String(Chain.ChainConfig.envVar)),
-  (text) => !(Option.isSome(text) && text.value.trim() !== "")
-)
+const usesLocalChain = Effect.map(Configuration.chains, Option.isNone)
 const chainsForStart: ChainsLayer = Layer.unwrap(
   Effect.map(usesLocalChain, (local): ChainsLayer => (local ? Chain.LocalChain.layer() : Chain.ChainConfig.layerFromEnv))
 )
@@ -37,7 +34,7 @@ const serve = (withWorker: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function*() {
       const created = yield* bootstrapSandbox
-      if (withWorker && (yield* Config.Boolean("WORKER_IN_PROCESS").pipe(Config.withDefault(true)))) yield* Layer.build(WorkerLive)
+      if (withWorker && (yield* Configuration.workerInProcess)) yield* Layer.build(WorkerLive)
       yield* Layer.build(ApiServer.layer)
       const chains = yield* Chain.ChainConfig.ChainsConfig
       const tokens = [...chains.assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)

@@ -6,10 +6,11 @@
  * @module
  */
 import { IdGenerator, Merchants, Payments, Refunds, Settlements, Webhooks } from "@paygate/domain"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
+import * as Configuration from "./Configuration.ts"
 import { CredentialAdmin } from "./CredentialAdmin.ts"
 import { CredentialCache } from "./CredentialCache.ts"
 import * as Database from "./Database.ts"
@@ -65,10 +66,7 @@ export const layerWith = <E, R, GE, GR>(
  * when it runs (the embedded directory has one owner), else opened here.
  */
 export const workerDatabase = Layer.unwrap(
-  Effect.gen(function*() {
-    const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
-    return Option.isSome(url) && Redacted.value(url.value).trim() !== "" ? Database.layer : Database.layerForOperator
-  })
+  Effect.map(Configuration.databaseUrl, (url) => (Option.isSome(url) ? Database.layer : Database.layerForOperator))
 )
 
 /** Applies pending migrations when built, and logs those it applied. */

@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import * as Configuration from "./Configuration.ts"
 
 /** Public addresses the API hands out (service-spec "Other addresses"). */
 export class CheckoutSettings extends Context.Service<CheckoutSettings, {
@@ -14,10 +15,10 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   static readonly layer = Layer.effect(
     CheckoutSettings,
     Effect.gen(function*() {
-      const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
-      const publicUrl = (yield* Config.String("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/$/, "")
-      const checkoutUrl = yield* Config.String("CHECKOUT_URL").pipe(Config.withDefault(`${publicUrl}/checkout`))
-      const dataCollectionUrl = yield* Config.String("DATA_COLLECTION_URL").pipe(Config.withDefault(`${publicUrl}/collect`))
+      const port = yield* Configuration.port
+      const publicUrl = Option.getOrElse(yield* Configuration.publicUrl, () => `http://localhost:${port}`).replace(/\/$/, "")
+      const checkoutUrl = Option.getOrElse(yield* Configuration.checkoutUrl, () => `${publicUrl}/checkout`)
+      const dataCollectionUrl = Option.getOrElse(yield* Configuration.dataCollectionUrl, () => `${publicUrl}/collect`)
       return CheckoutSettings.of({ checkoutUrl: checkoutUrl.replace(/\/$/, ""), dataCollectionUrl: dataCollectionUrl.replace(/\/$/, "") })
     })
   )

@@ -22,6 +22,7 @@
  */
 import type { AppId, AppRecord, KeyWithPartner, Merchant, MerchantId, Mode, PartnerId } from "@paygate/domain"
 import { Config, Context, Effect, Layer } from "effect"
+import * as Configuration from "./Configuration.ts"
 import * as TtlCache from "./internal/TtlCache.ts"
 
 /** How long entries live and how many of each kind are kept. */
@@ -50,8 +51,7 @@ export class CredentialCache extends Context.Service<CredentialCache, {
   static readonly layer: Layer.Layer<CredentialCache, Config.ConfigError> = Layer.unwrap(
     Effect.gen(function*() {
       // 0 (or less) for either turns the cache off.
-      const seconds = yield* Config.Number("CREDENTIAL_CACHE_SECONDS").pipe(Config.withDefault(10))
-      const maxEntries = yield* Config.Int("CREDENTIAL_CACHE_MAX_ENTRIES").pipe(Config.withDefault(10_000))
+      const { maxEntries, seconds } = yield* Configuration.credentialCache
       return CredentialCache.layerWith({ ttlMillis: seconds * 1000, maxEntries })
     })
   )

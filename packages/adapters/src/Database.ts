@@ -17,9 +17,10 @@ import type { SqlError } from "effect/sql/SqlError"
 import { mkdir } from "node:fs/promises"
 import * as DataDirLock from "./DataDirLock.ts"
 import { exclusiveSequences } from "./ExclusiveSequences.ts"
+import * as Configuration from "./Configuration.ts"
 
 /** Default directory of the embedded database when `PAYGATE_DATA_DIR` is unset. */
-export const defaultDataDir = "./data/pglite"
+export const defaultDataDir = Configuration.defaultDataDir
 
 /**
  * Connections the service's pool keeps to the embedded database: exactly one.
@@ -161,10 +162,8 @@ export const layerUrl = (
     maxConnections: options.maxConnections ?? 10
   })
 
-const databaseUrl = Config.option(Config.Redacted("DATABASE_URL")).pipe(
-  Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-)
-const dataDirConfig = Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(defaultDataDir))
+const databaseUrl = Configuration.databaseUrl
+const dataDirConfig = Configuration.dataDir
 
 /**
  * The database from the environment: `DATABASE_URL` (PostgreSQL) if set and non-empty, else the

@@ -43,7 +43,6 @@ import { dirname, resolve } from "node:path"
 import * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
-import * as Database from "./Database.ts"
 import * as PooledRandom from "./PooledRandom.ts"
 import * as Pricing from "./pricing/index.ts"
 import * as SanctionsList from "./SanctionsList.ts"
@@ -51,6 +50,7 @@ import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
 import * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
 import * as SqlQuoteStore from "./SqlQuoteStore.ts"
 import type * as WebhookAdapters from "./webhooks/index.ts"
+import * as Configuration from "./Configuration.ts"
 
 const { ChainAssetCatalog, ChainConfig, Eip155WalletActions, SignatureRecovery, ViemChainGateway } = Chain
 
@@ -126,11 +126,10 @@ const persistedSecret = (file: string) =>
 
 /** The option id secret from configuration (see the module comment). */
 export const secretFromConfig: Effect.Effect<Uint8Array, OptionIdSecretError | Config.ConfigError> = Effect.gen(function*() {
-  const configured = yield* Config.option(Config.Redacted("OPTION_ID_SECRET"))
+  const configured = yield* Configuration.optionIdSecret
   if (Option.isSome(configured)) return yield* decodeSecret(Redacted.value(configured.value), "OPTION_ID_SECRET")
-  const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
-  if (Option.isNone(databaseUrl) || databaseUrl.value === "") {
-    const dataDir = yield* Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(Database.defaultDataDir))
+  if (Option.isNone(yield* Configuration.databaseUrl)) {
+    const dataDir = yield* Configuration.dataDir
     return yield* persistedSecret(`${resolve(dataDir)}.option-id-secret`)
   }
   yield* Effect.logWarning(

@@ -17,9 +17,10 @@
 import { SanctionsScreening } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Schema } from "effect"
 import { readFile } from "node:fs/promises"
+import * as Configuration from "./Configuration.ts"
 
 /** Name of the environment variable {@link layerFromConfig} reads. */
-export const envVar = "SANCTIONS_FILE"
+export const envVar = Configuration.sanctionsFileVariable
 
 /** The sanctions list cannot be read or has a malformed line. */
 export class SanctionsListError extends Schema.TaggedError<SanctionsListError>()("SanctionsListError", {
@@ -97,8 +98,8 @@ export const layerEmpty: Layer.Layer<SanctionsScreening> = Layer.succeed(
 /** The list of `SANCTIONS_FILE`; without it, an empty list and one warning. */
 export const layerFromConfig: Layer.Layer<SanctionsScreening, SanctionsListError | Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const path = yield* Config.option(Config.String(envVar))
-    if (Option.isSome(path) && path.value.trim() !== "") return layerFromFile(path.value.trim())
+    const path = yield* Configuration.sanctionsFile
+    if (Option.isSome(path)) return layerFromFile(path.value.trim())
     yield* Effect.logWarning(`${envVar} is not set: no account is screened against a sanctions list.`)
     return layerEmpty
   })

@@ -31,6 +31,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
+import * as Configuration from "./Configuration.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {
@@ -43,7 +44,7 @@ const spans = {
 export const retentionMillis = 24 * 60 * 60 * 1000
 
 /** How long an unanswered key is held by its request by default (`IDEMPOTENCY_LEASE_MS`). */
-export const defaultLeaseMillis = 30_000
+export const defaultLeaseMillis = Configuration.defaultIdempotencyLeaseMs
 
 const claimed = (lease: IdempotencyLease): IdempotencyClaim => ({ _tag: "Claimed", lease })
 const differentBody: IdempotencyClaim = { _tag: "Conflict", reason: "different_body" }
@@ -105,10 +106,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
 })
 
 /** How long an unanswered key is held: `IDEMPOTENCY_LEASE_MS`, 30 s by default. */
-export const leaseMillisConfig = Config.Int("IDEMPOTENCY_LEASE_MS").pipe(
-  Config.withDefault(defaultLeaseMillis),
-  Config.map((ms) => Math.max(1, ms))
-)
+export const leaseMillisConfig = Configuration.idempotencyLeaseMs
 
 /** `IdempotencyStore` over the `SqlClient` in context, with the lease from the environment. */
 export const layer: Layer.Layer<IdempotencyStore, Config.ConfigError, SqlClient.SqlClient> = Layer.effect(

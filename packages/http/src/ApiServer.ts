@@ -6,7 +6,8 @@
  * @module
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Effect, Layer } from "effect"
+import { Configuration } from "@paygate/adapters"
+import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
@@ -16,7 +17,7 @@ import { RateLimiter } from "./server/RateLimiter.ts"
 import { SqlReadiness } from "./server/SqlReadiness.ts"
 
 /** The port the API listens on: `PORT`, default 3000. */
-export const port = Config.Port("PORT").pipe(Config.withDefault(3000))
+export const port = Configuration.port
 
 /** The API listening on {@link port}; on shutdown it drains (responses close their connections) before it stops. */
 export const layer = Layer.effectDiscard(

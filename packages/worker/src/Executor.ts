@@ -11,7 +11,8 @@
  */
 import { ChainWork, Executions, type ExecutionStep, type PaymentId } from "@paygate/domain"
 import { Context, Effect, Layer } from "effect"
-import { defaultLeasedWorkSettings, leasedWork, leasedWorkSettingsFromConfig, type LeasedWorkSettings } from "./LeasedWork.ts"
+import { defaultLeasedWorkSettings, leasedWork, leasedWorkSettingsFrom, type LeasedWorkSettings } from "./LeasedWork.ts"
+import { Configuration } from "@paygate/adapters"
 
 /** Tunables of the executor. */
 export type ExecutorSettingsShape = LeasedWorkSettings
@@ -28,7 +29,7 @@ export const ExecutorSettings = Context.Reference<ExecutorSettingsShape>("@payga
 export const executorSettingsLayer = Layer.effect(
   ExecutorSettings,
   Effect.gen(function*() {
-    return yield* leasedWorkSettingsFromConfig("EXECUTOR")
+    return leasedWorkSettingsFrom(yield* Configuration.executor)
   })
 )
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Cause, Config, Effect } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { forever } from "./Forever.ts"
 
 /** Tunables every leased-work job has. */
@@ -33,22 +33,26 @@ export const defaultLeasedWorkSettings: LeasedWorkSettings = {
   unknownRecheckMs: 5_000
 }
 
-/** A millisecond setting from the environment variable `name` (at least 1), else `fallback`. */
-export const millisConfig = (name: string, fallback: number) =>
-  Config.Int(name).pipe(Config.withDefault(fallback), Config.map((ms) => Math.max(1, ms)))
+/** A configured millisecond setting (at least 1), else `fallback`. */
+export const millisOr = (configured: Option.Option<number>, fallback: number) => Math.max(1, Option.getOrElse(configured, () => fallback))
 
 /**
- * The defaults with `<prefix>_POLL_MS`, `<prefix>_LEASE_MS`, `<prefix>_PENDING_RECHECK_MS` and
- * `<prefix>_UNKNOWN_RECHECK_MS` from the environment. The lease is how long the items of a worker
- * that died wait before another worker takes them over.
+ * The defaults with the configured timings (`<prefix>_POLL_MS`, `<prefix>_LEASE_MS`,
+ * `<prefix>_PENDING_RECHECK_MS`, `<prefix>_UNKNOWN_RECHECK_MS`, see `Configuration`). The lease is
+ * how long the items of a worker that died wait before another worker takes them over.
  */
-export const leasedWorkSettingsFromConfig = (prefix: string) =>
-  Config.all({
-    pollIntervalMs: millisConfig(`${prefix}_POLL_MS`, defaultLeasedWorkSettings.pollIntervalMs),
-    leaseMs: millisConfig(`${prefix}_LEASE_MS`, defaultLeasedWorkSettings.leaseMs),
-    pendingRecheckMs: millisConfig(`${prefix}_PENDING_RECHECK_MS`, defaultLeasedWorkSettings.pendingRecheckMs),
-    unknownRecheckMs: millisConfig(`${prefix}_UNKNOWN_RECHECK_MS`, defaultLeasedWorkSettings.unknownRecheckMs)
-  }).pipe(Config.map((read): LeasedWorkSettings => ({ ...defaultLeasedWorkSettings, ...read })))
+export const leasedWorkSettingsFrom = (configured: {
+  readonly pollIntervalMs: Option.Option<number>
+  readonly leaseMs: Option.Option<number>
+  readonly pendingRecheckMs: Option.Option<number>
+  readonly unknownRecheckMs: Option.Option<number>
+}): LeasedWorkSettings => ({
+  ...defaultLeasedWorkSettings,
+  pollIntervalMs: millisOr(configured.pollIntervalMs, defaultLeasedWorkSettings.pollIntervalMs),
+  leaseMs: millisOr(configured.leaseMs, defaultLeasedWorkSettings.leaseMs),
+  pendingRecheckMs: millisOr(configured.pendingRecheckMs, defaultLeasedWorkSettings.pendingRecheckMs),
+  unknownRecheckMs: millisOr(configured.unknownRecheckMs, defaultLeasedWorkSettings.unknownRecheckMs)
+})
 
 /** What a leased-work job works on. */
 export interface LeasedWork<K, S extends string> {

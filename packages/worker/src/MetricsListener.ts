@@ -12,9 +12,10 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ProcessMetrics } from "@paygate/adapters"
-import { Config, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
+import { Configuration } from "@paygate/adapters"
 
 const metricsRoute = HttpRouter.add(
   "GET",
@@ -26,7 +27,7 @@ const metricsRoute = HttpRouter.add(
 /** The listener on `WORKER_METRICS_PORT`, or nothing when it is unset. */
 export const MetricsListener = Layer.unwrap(
   Effect.gen(function*() {
-    const port = yield* Config.option(Config.Port("WORKER_METRICS_PORT"))
+    const port = yield* Configuration.workerMetricsPort
     if (Option.isNone(port)) return Layer.empty
     return HttpRouter.serve(Layer.merge(metricsRoute, Layer.effectDiscard(ProcessMetrics.registerInitialSeries)), {
       disableLogger: true

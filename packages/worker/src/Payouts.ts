@@ -34,10 +34,11 @@ import { forever } from "./Forever.ts"
 import {
   defaultLeasedWorkSettings,
   leasedWork,
-  leasedWorkSettingsFromConfig,
+  leasedWorkSettingsFrom,
   type LeasedWorkSettings,
-  millisConfig
+  millisOr
 } from "./LeasedWork.ts"
+import { Configuration } from "@paygate/adapters"
 
 /**
  * Tunables of the payout jobs: `batch` payouts claimed (and payments decided) per round,
@@ -62,11 +63,12 @@ export const PayoutSettings = Context.Reference<PayoutSettingsShape>("@paygate/w
  */
 export const payoutSettingsLayer = Layer.unwrap(
   Effect.gen(function*() {
+    const configured = yield* Configuration.payouts
     const settings: PayoutSettingsShape = {
-      ...(yield* leasedWorkSettingsFromConfig("PAYOUT")),
-      retryMs: yield* millisConfig("PAYOUT_RETRY_MS", defaultPayoutSettings.retryMs)
+      ...leasedWorkSettingsFrom(configured.leased),
+      retryMs: millisOr(configured.retryMs, defaultPayoutSettings.retryMs)
     }
-    const maxAttempts = yield* Config.Int("PAYOUT_MAX_ATTEMPTS").pipe(Config.withDefault(5), Config.map((n) => Math.max(1, n)))
+    const maxAttempts = configured.maxAttempts
     return Layer.mergeAll(Layer.succeed(PayoutSettings, settings), Layer.succeed(PayoutPolicy, { maxAttempts }))
   })
 )

@@ -35,11 +35,12 @@ import {
   WebhookDispatch,
   type WebhookEndpointId
 } from "@paygate/domain"
-import { Cause, Clock, Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Queue } from "effect"
+import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
 import type { SqlClient } from "effect/sql"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
 import { PayoutsLive } from "./Payouts.ts"
+import { Configuration } from "@paygate/adapters"
 
 /** Tunables of the worker. */
 export interface WorkerSettingsShape {
@@ -90,16 +91,17 @@ export const WorkerSettings = Context.Reference<WorkerSettingsShape>("@paygate/w
  * `WORKER_DELIVERY_LEASE_MS`, `WORKER_OUTBOX_LEASE_MS`, `WORKER_SHUTDOWN_GRACE_MS`.
  */
 export const workerSettingsFromConfig: Effect.Effect<WorkerSettingsShape, Config.ConfigError> = Effect.gen(function*() {
-  const int = (name: string, fallback: number) => Config.Int(name).pipe(Config.withDefault(fallback))
+  const configured = yield* Configuration.worker
   const d = defaultWorkerSettings
+  const or = (value: Option.Option<number>, fallback: number) => Option.getOrElse(value, () => fallback)
   return {
     ...d,
-    pollIntervalMs: Math.max(1, yield* int("WORKER_POLL_MS", d.pollIntervalMs)),
-    concurrency: Math.max(1, yield* int("WORKER_CONCURRENCY", d.concurrency)),
-    perEndpointConcurrency: Math.max(1, yield* int("WORKER_PER_ENDPOINT_CONCURRENCY", d.perEndpointConcurrency)),
-    deliveryLeaseMs: Math.max(1_000, yield* int("WORKER_DELIVERY_LEASE_MS", d.deliveryLeaseMs)),
-    outboxLeaseMs: Math.max(1_000, yield* int("WORKER_OUTBOX_LEASE_MS", d.outboxLeaseMs)),
-    shutdownGraceMs: Math.max(0, yield* int("WORKER_SHUTDOWN_GRACE_MS", d.shutdownGraceMs))
+    pollIntervalMs: Math.max(1, or(configured.pollIntervalMs, d.pollIntervalMs)),
+    concurrency: Math.max(1, or(configured.concurrency, d.concurrency)),
+    perEndpointConcurrency: Math.max(1, or(configured.perEndpointConcurrency, d.perEndpointConcurrency)),
+    deliveryLeaseMs: Math.max(1_000, or(configured.deliveryLeaseMs, d.deliveryLeaseMs)),
+    outboxLeaseMs: Math.max(1_000, or(configured.outboxLeaseMs, d.outboxLeaseMs)),
+    shutdownGraceMs: Math.max(0, or(configured.shutdownGraceMs, d.shutdownGraceMs))
   }
 })
 

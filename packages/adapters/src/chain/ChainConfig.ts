@@ -40,6 +40,7 @@ import { Caip, Money } from "@paygate/domain"
 import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import type { Address, Hex } from "viem"
 import { privateKeyToAddress } from "viem/accounts"
+import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
@@ -258,13 +259,15 @@ export const layer = (input: unknown): Layer.Layer<ChainsConfig, ChainConfigErro
   Layer.effect(ChainsConfig, decode(input))
 
 /** Name of the environment variable {@link layerFromEnv} reads. */
-export const envVar = "PAYGATE_CHAINS"
+export const envVar = Configuration.chainsVariable
 
 /** The configuration from the JSON text in `PAYGATE_CHAINS`, validated when the layer is built. */
 export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.effect(
   ChainsConfig,
   Effect.gen(function*() {
-    const text = yield* Config.String(envVar)
+    const configured = yield* Configuration.chains
+    if (Option.isNone(configured)) return yield* new ChainConfigError({ message: `${envVar} is not set.` })
+    const text = configured.value
     const json = yield* Effect.fromResult(Result.try(() => JSON.parse(text) as unknown)).pipe(
       Effect.mapError(() => new ChainConfigError({ message: `${envVar} is not valid JSON.` }))
     )
@@ -278,8 +281,7 @@ export const layerEmpty: Layer.Layer<ChainsConfig> = Layer.succeed(ChainsConfig,
 /** `PAYGATE_CHAINS` when it is set; otherwise no chain (said in the log). */
 export const layerFromEnvOrEmpty: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const text = yield* Config.option(Config.String(envVar))
-    if (Option.isSome(text) && text.value.trim() !== "") return layerFromEnv
+    if (Option.isSome(yield* Configuration.chains)) return layerFromEnv
     yield* Effect.logInfo(`${envVar} is not set: no chain is configured; payments have no options.`)
     return layerEmpty
   })

@@ -16,7 +16,7 @@ import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
-import { defaultDataDir } from "../Database.ts"
+import * as Configuration from "../Configuration.ts"
 
 /** A stored secret could not be decrypted (wrong key, or tampered). */
 export class SecretDecryptionError extends Schema.TaggedError<SecretDecryptionError>()("SecretDecryptionError", {
@@ -118,10 +118,9 @@ const loadLocalKey = (path: string): Promise<Uint8Array> => {
 export const layerFromConfig: Layer.Layer<WebhookSecretCipher, Config.ConfigError | InvalidSecretKey> = Layer.effect(
   WebhookSecretCipher,
   Effect.gen(function*() {
-    const configured = yield* Config.option(Config.Redacted("WEBHOOK_SECRET_KEY"))
-    const text = Option.filter(Option.map(configured, Redacted.value), (t) => t.trim() !== "")
+    const text = Option.map(yield* Configuration.webhooks.secretKey, Redacted.value)
     if (Option.isSome(text)) return yield* make(Effect.succeed(yield* parseKey(text.value)))
-    const dataDir = yield* Config.String("PAYGATE_DATA_DIR").pipe(Config.withDefault(defaultDataDir))
+    const dataDir = yield* Configuration.dataDir
     const path = localKeyPath(dataDir)
     return yield* make(
       Effect.promise(() => loadLocalKey(path)).pipe(

@@ -13,6 +13,7 @@
  */
 import { contractRetrySchedule, WebhookSettings, type WebhookSettingsShape } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Schema } from "effect"
+import * as Configuration from "../Configuration.ts"
 
 /** A webhook setting has an invalid value. */
 export class InvalidWebhookConfig extends Schema.TaggedError<InvalidWebhookConfig>()("InvalidWebhookConfig", {
@@ -22,9 +23,9 @@ export class InvalidWebhookConfig extends Schema.TaggedError<InvalidWebhookConfi
 /** The settings from the environment (see the module comment). */
 export const settingsFromConfig: Effect.Effect<WebhookSettingsShape, Config.ConfigError | InvalidWebhookConfig> = Effect.gen(
   function*() {
-    const allowPrivateAddresses = yield* Config.Boolean("WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-    const scheduleText = yield* Config.option(Config.String("WEBHOOK_RETRY_SCHEDULE_MS"))
-    const requestTimeoutMs = yield* Config.Int("WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(15_000))
+    const allowPrivateAddresses = yield* Configuration.webhooks.allowPrivate
+    const scheduleText = yield* Configuration.webhooks.retryScheduleMs
+    const requestTimeoutMs = yield* Configuration.webhooks.timeoutMs
     if (requestTimeoutMs <= 0) return yield* new InvalidWebhookConfig({ message: "WEBHOOK_TIMEOUT_MS must be positive." })
     let retrySchedule = contractRetrySchedule
     if (Option.isSome(scheduleText) && scheduleText.value.trim() !== "") {

@@ -23,9 +23,10 @@
  *
  * @module
  */
-import { Config, Effect, Layer, Option, References } from "effect"
+import { Effect, Layer, Option, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { Configuration } from "@paygate/adapters"
 
 /** `key=value,key2=value2` (values URI-decoded, as the OpenTelemetry specification says). */
 export const parseKeyValues = (text: string): Record<string, string> => {
@@ -54,20 +55,15 @@ export interface TracingSettings {
   readonly attributes: Record<string, string>
 }
 
-const optionalString = (name: string) =>
-  Config.option(Config.String(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
-
 /** Reads {@link TracingSettings}; `undefined` when no endpoint is set or `OTEL_SDK_DISABLED=true`. */
 export const settings = Effect.gen(function*() {
-  const disabled = yield* Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))
-  const tracesUrl = yield* optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-  const baseUrl = yield* optionalString("OTEL_EXPORTER_OTLP_ENDPOINT")
-  if (disabled || (Option.isNone(tracesUrl) && Option.isNone(baseUrl))) return undefined
+  const configured = yield* Configuration.tracing
+  const { endpoint: baseUrl, tracesEndpoint: tracesUrl } = configured
+  if (configured.disabled || (Option.isNone(tracesUrl) && Option.isNone(baseUrl))) return undefined
   const url = Option.isSome(tracesUrl) ? tracesUrl.value.trim() : `${Option.getOrThrow(baseUrl).trim().replace(/\/+$/, "")}/v1/traces`
-  const serviceName = yield* Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("paygate"))
-  const headers = parseKeyValues(Option.getOrElse(yield* optionalString("OTEL_EXPORTER_OTLP_HEADERS"), () => ""))
-  const attributes = parseKeyValues(Option.getOrElse(yield* optionalString("OTEL_RESOURCE_ATTRIBUTES"), () => ""))
-  return { url, serviceName, headers, attributes } satisfies TracingSettings
+  const headers = parseKeyValues(Option.getOrElse(configured.headers, () => ""))
+  const attributes = parseKeyValues(Option.getOrElse(configured.resourceAttributes, () => ""))
+  return { url, serviceName: configured.serviceName, headers, attributes } satisfies TracingSettings
 })
 
 /** An OTLP/HTTP (JSON) tracer for explicit settings. */

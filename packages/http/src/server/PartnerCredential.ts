@@ -1,11 +1,11 @@
-import { hashSecret, kindOfSecret } from "@paygate/adapters"
+import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
 import { type CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
-import { Config, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"
 
 /** `ENVIRONMENT=staging` deployments refuse live keys (contract §3). */
-export const Environment = Config.Literals(["production", "staging"], "ENVIRONMENT").pipe(Config.withDefault("production"))
+export const Environment = Configuration.environment
 
 /**
  * Looks a presented secret up by its digest (with the key's partner, in one read, which the store

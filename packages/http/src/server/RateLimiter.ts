@@ -1,4 +1,5 @@
-import { Clock, Config, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import { Configuration } from "@paygate/adapters"
 
 /** Token-bucket limits per credential, per instance (contract §11: 50 req/s sustained, burst 100). */
 export interface RateLimitSettings {
@@ -39,9 +40,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   /** Settings from `RATE_LIMIT_PER_SECOND` (default 50) and `RATE_LIMIT_BURST` (default 100). */
   static readonly layer = Layer.unwrap(
     Effect.gen(function*() {
-      const perSecond = yield* Config.Number("RATE_LIMIT_PER_SECOND").pipe(Config.withDefault(50))
-      const burst = yield* Config.Number("RATE_LIMIT_BURST").pipe(Config.withDefault(100))
-      return RateLimiter.make({ perSecond, burst })
+      return RateLimiter.make(yield* Configuration.rateLimit)
     })
   )
 }

@@ -1,0 +1,140 @@
+/**
+ * Every environment variable paygate reads, in one place, typed with effect's `Config`: no other
+ * module reads the environment (test/configuration.test.ts checks it, and that the README's table
+ * lists exactly {@link variables}). Each package takes what it needs from here and keeps only its
+ * own decisions (how settings combine, what an unset value means for it).
+ *
+ * Values that are unset or blank where the service's behaviour has a fallback are `Option`s.
+ *
+ * @module
+ */
+import { Config, Option, Redacted } from "effect"
+
+const names = new Set<string>()
+
+// Registers a variable's name; every read below goes through it.
+const name = (variable: string) => {
+  names.add(variable)
+  return variable
+}
+
+const nonBlank = <A>(read: Config.Config<Option.Option<A>>, text: (a: A) => string) =>
+  read.pipe(Config.map(Option.filter((value: A) => text(value).trim() !== "")))
+
+const optionalString = (variable: string) => nonBlank(Config.option(Config.String(name(variable))), (s) => s)
+const optionalSecret = (variable: string) => nonBlank(Config.option(Config.Redacted(name(variable))), Redacted.value)
+const atLeast = (min: number) => Config.map((n: number) => Math.max(min, n))
+const optionalInt = (variable: string) => Config.option(Config.Int(name(variable)))
+
+/** Where the embedded database lives when `PAYGATE_DATA_DIR` is unset. */
+export const defaultDataDir = "./data/pglite"
+
+/** `DATABASE_URL`: PostgreSQL; unset or blank, the embedded PGlite. */
+export const databaseUrl = optionalSecret("DATABASE_URL")
+
+/** `PAYGATE_DATA_DIR`: the embedded database's directory (local key files live beside it). */
+export const dataDir = Config.String(name("PAYGATE_DATA_DIR")).pipe(Config.withDefault(defaultDataDir))
+
+/** `PORT`: the API's HTTP port. */
+export const port = Config.Port(name("PORT")).pipe(Config.withDefault(3000))
+
+/** `PUBLIC_URL`, `CHECKOUT_URL`, `DATA_COLLECTION_URL`: the addresses the API hands out (see `CheckoutSettings`). */
+export const publicUrl = Config.option(Config.String(name("PUBLIC_URL")))
+export const checkoutUrl = Config.option(Config.String(name("CHECKOUT_URL")))
+export const dataCollectionUrl = Config.option(Config.String(name("DATA_COLLECTION_URL")))
+
+/** `ENVIRONMENT`: `staging` deployments refuse live keys (contract §3). */
+export const environment = Config.Literals(["production", "staging"], name("ENVIRONMENT")).pipe(Config.withDefault("production"))
+
+/** How long an unanswered idempotency key is held by its request when `IDEMPOTENCY_LEASE_MS` is unset. */
+export const defaultIdempotencyLeaseMs = 30_000
+
+/** `IDEMPOTENCY_LEASE_MS`: how long an unanswered idempotency key is held by its request (at least 1). */
+export const idempotencyLeaseMs = Config.Int(name("IDEMPOTENCY_LEASE_MS")).pipe(Config.withDefault(defaultIdempotencyLeaseMs), atLeast(1))
+
+/** `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`: the per-credential token bucket. */
+export const rateLimit = Config.all({
+  perSecond: Config.Number(name("RATE_LIMIT_PER_SECOND")).pipe(Config.withDefault(50)),
+  burst: Config.Number(name("RATE_LIMIT_BURST")).pipe(Config.withDefault(100))
+})
+
+/** `CREDENTIAL_CACHE_SECONDS` (0 turns the cache off), `CREDENTIAL_CACHE_MAX_ENTRIES`. */
+export const credentialCache = Config.all({
+  seconds: Config.Number(name("CREDENTIAL_CACHE_SECONDS")).pipe(Config.withDefault(10)),
+  maxEntries: Config.Int(name("CREDENTIAL_CACHE_MAX_ENTRIES")).pipe(Config.withDefault(10_000))
+})
+
+/** Name of the variable holding the chains (JSON, see `ChainConfig`). */
+export const chainsVariable = name("PAYGATE_CHAINS")
+
+/** `PAYGATE_CHAINS`: the chains and tokens accepted, as JSON text; unset or blank, none (or a local chain under `npm start`). */
+export const chains = optionalString(chainsVariable)
+
+/** `WORKER_IN_PROCESS`: whether `npm start` runs the worker in its own process. */
+export const workerInProcess = Config.Boolean(name("WORKER_IN_PROCESS")).pipe(Config.withDefault(true))
+
+/** `OPTION_ID_SECRET`: base64 HMAC key of option ids (see `GatewayServices`). */
+export const optionIdSecret = Config.option(Config.Redacted(name("OPTION_ID_SECRET")))
+
+/** Name of the variable naming the sanctions list file. */
+export const sanctionsFileVariable = name("SANCTIONS_FILE")
+
+/** `SANCTIONS_FILE`: the sanctions list (see `SanctionsList`); unset or blank, no screening. */
+export const sanctionsFile = optionalString(sanctionsFileVariable)
+
+/** Webhook settings: the secrets' key, delivery timeout, retry schedule, private addresses. */
+export const webhooks = {
+  /** `WEBHOOK_SECRET_KEY`: base64 key that encrypts stored secrets; unset or blank, a local key file. */
+  secretKey: optionalSecret("WEBHOOK_SECRET_KEY"),
+  /** `WEBHOOK_TIMEOUT_MS`: how long a delivery attempt may take. */
+  timeoutMs: Config.Int(name("WEBHOOK_TIMEOUT_MS")).pipe(Config.withDefault(15_000)),
+  /** `WEBHOOK_RETRY_SCHEDULE_MS`: comma-separated delays; unset or blank, contract §10's. */
+  retryScheduleMs: optionalString("WEBHOOK_RETRY_SCHEDULE_MS"),
+  /** `WEBHOOK_ALLOW_PRIVATE`: allow endpoints on private addresses (development). */
+  allowPrivate: Config.Boolean(name("WEBHOOK_ALLOW_PRIVATE")).pipe(Config.withDefault(false))
+}
+
+/** The worker's tunables; unset, the worker's defaults (`defaultWorkerSettings`). */
+export const worker = Config.all({
+  pollIntervalMs: optionalInt("WORKER_POLL_MS"),
+  concurrency: optionalInt("WORKER_CONCURRENCY"),
+  perEndpointConcurrency: optionalInt("WORKER_PER_ENDPOINT_CONCURRENCY"),
+  deliveryLeaseMs: optionalInt("WORKER_DELIVERY_LEASE_MS"),
+  outboxLeaseMs: optionalInt("WORKER_OUTBOX_LEASE_MS"),
+  shutdownGraceMs: optionalInt("WORKER_SHUTDOWN_GRACE_MS")
+})
+
+// A leased-work job's timings (`<prefix>_POLL_MS`, …); unset, the job's defaults.
+const leasedWork = (prefix: string) =>
+  Config.all({
+    pollIntervalMs: optionalInt(`${prefix}_POLL_MS`),
+    leaseMs: optionalInt(`${prefix}_LEASE_MS`),
+    pendingRecheckMs: optionalInt(`${prefix}_PENDING_RECHECK_MS`),
+    unknownRecheckMs: optionalInt(`${prefix}_UNKNOWN_RECHECK_MS`)
+  })
+
+/** `EXECUTOR_POLL_MS`, `EXECUTOR_LEASE_MS`, `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`. */
+export const executor = leasedWork("EXECUTOR")
+
+/** `PAYOUT_*`: the payout jobs' timings, the pause before a failed payout is retried, and its attempts. */
+export const payouts = Config.all({
+  leased: leasedWork("PAYOUT"),
+  retryMs: optionalInt("PAYOUT_RETRY_MS"),
+  maxAttempts: Config.Int(name("PAYOUT_MAX_ATTEMPTS")).pipe(Config.withDefault(5), atLeast(1))
+})
+
+/** `WORKER_METRICS_PORT`: `npm run worker` serves `GET /metrics` on it; unset, no listener. */
+export const workerMetricsPort = Config.option(Config.Port(name("WORKER_METRICS_PORT")))
+
+/** OpenTelemetry tracing (see `Tracing`): off unless an endpoint is set. */
+export const tracing = Config.all({
+  disabled: Config.Boolean(name("OTEL_SDK_DISABLED")).pipe(Config.withDefault(false)),
+  tracesEndpoint: optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  endpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  serviceName: Config.String(name("OTEL_SERVICE_NAME")).pipe(Config.withDefault("paygate")),
+  headers: optionalString("OTEL_EXPORTER_OTLP_HEADERS"),
+  resourceAttributes: optionalString("OTEL_RESOURCE_ATTRIBUTES")
+})
+
+/** The name of every variable above. */
+export const variables: ReadonlySet<string> = names
