@@ -9,7 +9,7 @@ import { WebhookEndpointRepository } from "../../src/ports/WebhookEndpointReposi
 import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import { layerMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import type { WebhookEndpoint } from "../../src/webhooks/WebhookEndpoint.ts"
-import { Webhooks } from "../../src/webhooks/Webhooks.ts"
+import { Webhooks } from "../../src/usecases/Webhooks.ts"
 import { WebhookSettings } from "../../src/webhooks/WebhookSettings.ts"
 
 // A resolver answering from a table; unknown names do not resolve.

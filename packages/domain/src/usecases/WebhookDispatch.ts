@@ -4,11 +4,11 @@ import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
-import { envelopeBody } from "./Envelope.ts"
-import { retryDelay } from "./RetrySchedule.ts"
-import { secretKeyBytes, sign } from "./Signature.ts"
-import { shouldReceive, type WebhookEndpoint } from "./WebhookEndpoint.ts"
-import { WebhookSettings } from "./WebhookSettings.ts"
+import { envelopeBody } from "../webhooks/Envelope.ts"
+import { retryDelay } from "../webhooks/RetrySchedule.ts"
+import { secretKeyBytes, sign } from "../webhooks/Signature.ts"
+import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 
 /** The headers of every webhook request besides its signature. */
 export const deliveryHeaders = { "content-type": "application/json", "user-agent": "paygate-webhooks/1" } as const
