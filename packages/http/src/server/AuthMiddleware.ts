@@ -26,7 +26,8 @@ type Authenticate<R> = (
 /**
  * An authentication middleware over the shared pipeline: `authenticate` reads the request's
  * headers. The services it and the pipeline use are captured once, when the middleware is built,
- * and passed on as values: providing them to each request would copy its whole context.
+ * and passed on as values: providing their context to each request (a merge) copied the request's
+ * whole context.
  */
 const authMiddleware = <R>(authenticate: Authenticate<R>) =>
   Effect.gen(function*() {
@@ -76,9 +77,11 @@ export const MerchantAuthLive = Layer.effect(
       const { auth, caller } = yield* partnerCaller(store, apiKey, environment)
       return {
         auth,
-        // Both in one step: each provided service would copy the request's context.
+        // Both added in one step (Context.add is an overlay; providing a built Context would copy the request's).
         provide: (version) =>
-          Effect.provideContext(Context.make(CurrentMerchantId, merchantId).pipe(Context.add(CurrentCaller, { ...caller, version })))
+          Effect.updateContext((context: Context.Context<never>) =>
+            context.pipe(Context.add(CurrentMerchantId, merchantId), Context.add(CurrentCaller, { ...caller, version }))
+          )
       }
     })
   )

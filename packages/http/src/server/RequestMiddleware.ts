@@ -31,8 +31,8 @@ const notJson = new InvalidParams({ message: "Request bodies must be JSON (Conte
  * The one global middleware, around every route:
  *
  * - assigns the request id (`Request-Id` header, log annotation), applies the body limit, and
- *   labels the request metrics with the matched route (server/Metrics.ts `RouteMetrics`): all
- *   provided in one step, since each provided service copies the request's context;
+ *   labels the request metrics with the matched route (server/Metrics.ts `RouteMetrics`), all
+ *   added to the request's context in one step;
  * - turns what the router answers on its own (no route, unsupported content type, unreadable body)
  *   into contract errors, so no request ever gets a bare or non-contract answer; a path id the
  *   router cannot read still reaches its route (server/PathIds.ts); an interrupted request (its
@@ -51,12 +51,18 @@ export const RequestMiddleware = HttpRouter.middleware(
       const requestId = newRequestId()
       const matched: MatchedRoute["Service"] = { route: undefined }
       const rewritten = routableUrl(request.url)
-      let provided = Context.make(RequestId, requestId).pipe(
-        Context.add(HttpIncomingMessage.MaxBodySize, maxBodySize),
-        Context.add(MatchedRoute, matched),
-        Context.add(References.CurrentLogAnnotations, { ...fiber.getRef(References.CurrentLogAnnotations), requestId })
-      )
-      if (rewritten !== undefined) provided = Context.add(provided, HttpServerRequest.HttpServerRequest, request.modify({ url: rewritten }))
+      const annotations = { ...fiber.getRef(References.CurrentLogAnnotations), requestId }
+      // One step, each service added on top of the request's context (Context.add is an overlay;
+      // providing a built Context would merge, copying the whole context).
+      const provide = (context: Context.Context<never>) => {
+        const added = context.pipe(
+          Context.add(RequestId, requestId),
+          Context.add(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Context.add(MatchedRoute, matched),
+          Context.add(References.CurrentLogAnnotations, annotations)
+        )
+        return rewritten === undefined ? added : Context.add(added, HttpServerRequest.HttpServerRequest, request.modify({ url: rewritten }))
+      }
       const answered = Effect.catchCause(httpEffect, (cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: interruptedStatus }))
         const contractual = requestFailureAsContract(primaryError(cause), request)
@@ -83,7 +89,7 @@ export const RequestMiddleware = HttpRouter.middleware(
           )
         )
       })
-      return Effect.provideContext(finished, provided)
+      return Effect.updateContext(finished, provide)
       // This middleware answers every failure itself; the router's type asks middleware to pass
       // unknown errors on, so the signature is widened to say so.
     }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>,
