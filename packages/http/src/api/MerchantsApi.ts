@@ -1,4 +1,5 @@
-import { InvalidState, MerchantExists, MerchantNotFound, MissingMerchantId, Wire } from "@paygate/domain"
+import { InvalidState, MerchantExists, MerchantNotFound, Wire } from "@paygate/domain"
+import { MissingMerchantId } from "./HttpErrors.ts"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"

@@ -1,15 +1,19 @@
 import type { ApiVersion, Mode, Partner } from "@paygate/domain"
 import {
   ApiVersionDowngrade,
-  ConflictingAuthHeaders,
   Forbidden,
-  HeaderNotAscii,
   IdempotencyConflict,
+  InvalidApiVersion,
+  InvalidParams,
+  ParamsValidation,
+  UnknownApiVersion
+} from "@paygate/domain"
+import {
+  ConflictingAuthHeaders,
+  HeaderNotAscii,
   InternalError,
   InvalidApiKey,
-  InvalidApiVersion,
   InvalidAppId,
-  InvalidParams,
   MissingApiKey,
   MissingAppId,
   MissingAuthHeaders,
@@ -17,11 +21,9 @@ import {
   MissingMerchantApiKey,
   MissingMerchantId,
   NotSandboxApiKey,
-  ParamsValidation,
   RateLimited,
-  Unauthorized,
-  UnknownApiVersion
-} from "@paygate/domain"
+  Unauthorized
+} from "./HttpErrors.ts"
 import { Context } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"

@@ -1,4 +1,5 @@
-import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore, MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "@paygate/domain"
+import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore } from "@paygate/domain"
+import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
 import { type Headers, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"

@@ -1,18 +1,20 @@
 import { kindOfSecret } from "@paygate/adapters"
 import {
   type AppId,
-  ConflictingAuthHeaders,
   type CredentialStore,
+  latestStableVersion,
+  type Mode
+} from "@paygate/domain"
+import {
+  ConflictingAuthHeaders,
   InvalidApiKey,
   InvalidAppId,
-  latestStableVersion,
   MissingAppId,
   MissingAuthHeaders,
   MissingClientId,
-  type Mode,
   NotSandboxApiKey,
   Unauthorized
-} from "@paygate/domain"
+} from "../api/HttpErrors.ts"
 import { Effect, Option } from "effect"
 import type { Headers } from "effect/http"
 import type { CurrentGatewayCaller } from "../api/Security.ts"

@@ -1,4 +1,4 @@
-import { HeaderNotAscii } from "@paygate/domain"
+import { HeaderNotAscii } from "../api/HttpErrors.ts"
 import { Effect } from "effect"
 import type { Headers } from "effect/http"
 

@@ -2,11 +2,11 @@ import {
   type CryptoSettlement,
   type Merchant,
   Merchants,
-  MissingMerchantId,
   ParamsValidation,
   Payments,
   Settlements
 } from "@paygate/domain"
+import { MissingMerchantId } from "../api/HttpErrors.ts"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"

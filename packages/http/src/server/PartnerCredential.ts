@@ -1,5 +1,6 @@
 import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
-import { type CredentialStore, Forbidden, InvalidApiKey, isPinnableVersion, latestStableVersion, NotSandboxApiKey } from "@paygate/domain"
+import { type CredentialStore, Forbidden, isPinnableVersion, latestStableVersion } from "@paygate/domain"
+import { InvalidApiKey, NotSandboxApiKey } from "../api/HttpErrors.ts"
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"

@@ -5,9 +5,9 @@ import {
   InvalidParams,
   isApiError,
   latestStableVersion,
-  RateLimited,
   resolveVersion
 } from "@paygate/domain"
+import { RateLimited } from "../api/HttpErrors.ts"
 import { Cause, Effect } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError, type HttpApiEndpoint } from "effect/http-api"
