@@ -10,6 +10,7 @@
  * (`POST /v1/webhooks/{id}/test`) and prints the receiver's answer.
  */
 import { createHmac } from "node:crypto"
+import { PaymentEventType } from "@paygate/domain"
 import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
 import { fail, parseCommandLine } from "./CommandLine.ts"
 
@@ -88,6 +89,8 @@ if (command === "test") {
 if (rest.length > 0) fail(`Unexpected argument ${JSON.stringify(rest[0])} (--help)`, 2)
 const forwardTo = validUrl("--forward-to", values["forward-to"] ?? fail("Missing --forward-to <url>: where to send the events", 2))
 const types = values.events === undefined ? undefined : new Set(values.events.split(",").map((t) => t.trim()).filter((t) => t !== ""))
+const unknownType = [...(types ?? [])].find((type) => !(PaymentEventType.literals as ReadonlyArray<string>).includes(type))
+if (unknownType !== undefined) fail(`--events: ${JSON.stringify(unknownType)} is not an event type (${PaymentEventType.literals.join(", ")})`, 2)
 const intervalMs = Number(values["interval-ms"] ?? "1000")
 if (!Number.isInteger(intervalMs) || intervalMs < 100) fail("--interval-ms must be an integer of at least 100", 2)
 // Stable per key, like a registered endpoint's: the receiver's configuration survives restarts.

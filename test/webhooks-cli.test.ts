@@ -122,6 +122,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
       [["run", "webhooks", "--", "send"], "Unknown command \"send\""],
       [["run", "listen", "--", "--api-key", service.apiKey], "Missing --forward-to <url>"],
       [["run", "listen", "--", "--forward-to", "nowhere", "--api-key", "k"], "--forward-to \"nowhere\" is not an http(s) URL"],
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", "k", "--events", "payment.succeded"], "--events: \"payment.succeded\" is not an event type"],
       [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", "sk_test_nobody", "--url", service.url], "401 invalid_api_key"],
       [["run", "webhooks", "--", "test", "whe_nobody", "--api-key", service.apiKey, "--url", service.url], "404 partner_not_found: No webhook endpoint whe_nobody."],
       [["run", "webhooks", "--", "test", "whe_x", "--api-key", service.apiKey, "--url", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9"]
