@@ -1,5 +1,6 @@
 /**
- * Structural wire schemas of the gateway and merchant APIs: JSON types and shapes only
+ * Structural wire schemas shared by the HTTP API, the use cases and the worker (payment records and
+ * webhook payloads, options, actions, buyer data): JSON types and shapes only
  * (a decode failure is `invalid_params`); rule checks (CAIP, money, URLs, counts) live elsewhere.
  * Nullable fields decode missing as `null` and always encode as present.
  *
@@ -7,14 +8,8 @@
  */
 export * from "./Action.ts"
 export * from "./Amount.ts"
-export * from "./CancelResponse.ts"
 export * from "./CollectData.ts"
-export * from "./CollectDataSubmission.ts"
 export * from "./Confirm.ts"
-export * from "./Fetch.ts"
-export * from "./GatewayStatusResponse.ts"
-export * from "./GetPaymentOptions.ts"
-export * from "./MerchantPayment.ts"
 export * from "./NonNegativeInt.ts"
 export * from "./nullableKey.ts"
 export * from "./PaymentInfo.ts"

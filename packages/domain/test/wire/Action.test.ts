@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { Action } from "../../src/wire/Action.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("Action", () => {
   it("round-trips an EIP-3009 walletRpc action and a build action byte for byte", () => {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Amount, AmountDisplay } from "../../src/wire/Amount.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("Amount", () => {
   it("round-trips a fiat and a token amount byte for byte", () => {

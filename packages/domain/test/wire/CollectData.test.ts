@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CollectData } from "../../src/wire/CollectData.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("CollectData", () => {
   it("round-trips the spec's travel-rule schema byte for byte", () => {

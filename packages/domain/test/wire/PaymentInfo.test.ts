@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { GetPaymentResponse, MerchantInfo } from "../../src/wire/PaymentInfo.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("GetPaymentResponse", () => {
   it("round-trips with and without a buyer byte for byte", () => {

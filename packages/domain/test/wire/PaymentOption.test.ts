@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { maxOptionIdLength, PaymentOption } from "../../src/wire/PaymentOption.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("PaymentOption", () => {
   it("round-trips a pull (walletRpc) and a push (build) option byte for byte", () => {

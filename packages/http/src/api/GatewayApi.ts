@@ -12,6 +12,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { GatewayAuth } from "./Security.ts"
+import * as ApiWire from "./wire/index.ts"
 
 const params = { id: Schema.String }
 const notFound = wire(PaymentNotFound, "PaymentNotFound")
@@ -27,19 +28,19 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     HttpApiEndpoint.get("status", "/v1/gateway/payment/:id/status", {
       params,
       query: { maxPollMs: Schema.optional(Schema.String) },
-      success: Wire.GatewayStatusResponse,
+      success: ApiWire.GatewayStatusResponse,
       error: notFound
     }).annotate(OpenApi.Summary, "Status and polling delay; with maxPollMs (≤ 30000) waits for a change"),
     HttpApiEndpoint.post("cancel", "/v1/gateway/payment/:id/cancel", {
       params,
-      success: Wire.CancelResponse,
+      success: ApiWire.CancelResponse,
       error: [notFound, invalidState]
     }).annotate(OpenApi.Summary, "The buyer cancels a payment that still waits for them"),
     HttpApiEndpoint.post("options", "/v1/gateway/payment/:id/options", {
       params,
       query: { includePaymentInfo: Schema.optional(Schema.String) },
-      payload: Wire.GetPaymentOptionsRequest,
-      success: Wire.GetPaymentOptionsResponse,
+      payload: ApiWire.GetPaymentOptionsRequest,
+      success: ApiWire.GetPaymentOptionsResponse,
       error: [
         notFound,
         expired,
@@ -54,8 +55,8 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     ),
     HttpApiEndpoint.post("fetch", "/v1/gateway/payment/:id/fetch", {
       params,
-      payload: Wire.FetchRequest,
-      success: Wire.FetchResponse,
+      payload: ApiWire.FetchRequest,
+      success: ApiWire.FetchResponse,
       error: [notFound, expired, invalidState, wire(QuoteExpired, "QuoteExpired"), invalidParams]
     }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions"),
     HttpApiEndpoint.post("confirm", "/v1/gateway/payment/:id/confirm", {
@@ -77,8 +78,8 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     ),
     HttpApiEndpoint.post("collectData", "/v1/gateway/payment/:id/collect-data", {
       params,
-      payload: Wire.CollectDataRequest,
-      success: Wire.CollectDataResponse,
+      payload: ApiWire.CollectDataRequest,
+      success: ApiWire.CollectDataResponse,
       error: [notFound, expired, invalidState, wire(SanctionedUser, "SanctionedUser"), wire(ParamsValidation, "ParamsValidation"), invalidParams]
     }).annotate(
       OpenApi.Summary,

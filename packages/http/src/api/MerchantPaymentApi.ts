@@ -1,20 +1,21 @@
-import { MerchantNotFound, PaymentNotFound, Wire } from "@paygate/domain"
+import { MerchantNotFound, PaymentNotFound } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { MerchantAuth } from "./Security.ts"
+import * as ApiWire from "./wire/index.ts"
 
 /** Merchant API: create a checkout payment and verify its status (service-spec "Endpoints"). */
 export class MerchantPaymentApi extends HttpApiGroup.make("merchantPayment")
   .add(
     HttpApiEndpoint.post("create", "/v1/merchant/payment", {
-      payload: Wire.CreatePaymentRequest,
-      success: Wire.CreatePaymentResponse,
+      payload: ApiWire.CreatePaymentRequest,
+      success: ApiWire.CreatePaymentResponse,
       error: wire(MerchantNotFound, "MerchantNotFound")
     }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal"),
     HttpApiEndpoint.get("status", "/v1/merchant/payment/:id/status", {
       params: { id: Schema.String },
-      success: Wire.MerchantStatusResponse,
+      success: ApiWire.MerchantStatusResponse,
       error: [wire(MerchantNotFound, "MerchantNotFound"), wire(PaymentNotFound, "PaymentNotFound")]
     }).annotate(OpenApi.Summary, "Verify a payment's status before fulfilling the order")
   )

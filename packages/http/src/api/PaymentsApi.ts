@@ -3,13 +3,14 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as ApiWire from "./wire/index.ts"
 
 /** Body of `POST /v1/payments`. Structural only: amount, reference and URL rules are the use case's. */
 export const PartnerCreatePaymentRequest = Schema.Struct({
   merchantId: Schema.String,
-  amount: Wire.CreatePaymentAmount,
+  amount: ApiWire.CreatePaymentAmount,
   referenceId: Schema.String,
-  checkout: Schema.optionalKey(Wire.CheckoutConfig)
+  checkout: Schema.optionalKey(ApiWire.CheckoutConfig)
 }).annotate({ identifier: "PartnerCreatePaymentRequest" })
 
 /**
@@ -70,12 +71,12 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
     }).annotate(OpenApi.Summary, "A payment's full record, with its settlement and refund"),
     HttpApiEndpoint.post("cancel", "/v1/payments/:id/cancel", {
       params: paymentId,
-      success: Wire.CancelResponse,
+      success: ApiWire.CancelResponse,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Cancel a payment that still waits for the buyer"),
     HttpApiEndpoint.get("status", "/v1/payments/:id/status", {
       params: paymentId,
-      success: Wire.GatewayStatusResponse,
+      success: ApiWire.GatewayStatusResponse,
       error: wire(PaymentNotFound, "PaymentNotFound")
     }).annotate(OpenApi.Summary, "A payment's status and the suggested polling delay")
   )

@@ -34,6 +34,7 @@ import {
   Wire
 } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
+import * as ApiWire from "../api/wire/index.ts"
 
 const { ChainConfig, Eip155WalletActions } = Chain
 
@@ -84,7 +85,7 @@ export const make = Effect.gen(function*() {
     version: ApiVersion,
     paymentId: string,
     includePaymentInfo: string | undefined,
-    body: Wire.GetPaymentOptionsRequest
+    body: ApiWire.GetPaymentOptionsRequest
   ) {
     const withInfo = yield* parseIncludeInfo(includePaymentInfo)
     const found = yield* paymentOptions.options(access, paymentId, body.accounts, body.refresh ?? [])
@@ -96,7 +97,7 @@ export const make = Effect.gen(function*() {
   })
 
   /** `POST /v1/gateway/payment/{id}/fetch`. */
-  const fetch = Effect.fnUntraced(function*(access: Access, paymentId: string, body: Wire.FetchRequest) {
+  const fetch = Effect.fnUntraced(function*(access: Access, paymentId: string, body: ApiWire.FetchRequest) {
     const claims = yield* optionIds.read(body.optionId)
     const payment = yield* payments.find(access, paymentId)
     if (claims.paymentId !== payment.id) {

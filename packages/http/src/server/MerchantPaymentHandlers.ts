@@ -1,12 +1,13 @@
-import { isFinal, merchantStatus, Merchants, Payments, pollInMs, Wire } from "@paygate/domain"
+import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
 import { Effect } from "effect"
 import { CheckoutSettings } from "@paygate/adapters"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
 import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
+import * as ApiWire from "../api/wire/index.ts"
 
-const createAnswer = jsonOf(Wire.CreatePaymentResponse)
+const createAnswer = jsonOf(ApiWire.CreatePaymentResponse)
 
 /**
  * Merchant API handlers: statuses in the merchant vocabulary (contract §6). They only read the

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FetchRequest, FetchResponse } from "../../src/wire/Fetch.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { FetchRequest, FetchResponse } from "../../src/api/wire/Fetch.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("Fetch", () => {
   it("round-trips request and response byte for byte", () => {

@@ -1,12 +1,11 @@
+import { CancelReason, Wire } from "@paygate/domain"
 import { Schema } from "effect"
-import { CancelReason } from "../payment/PaymentStatus.ts"
-import { NonNegativeInt } from "./NonNegativeInt.ts"
 
 /** Answer of a cancel operation; `cancelledAt` is a Unix timestamp in seconds. */
 export const CancelResponse = Schema.Struct({
   paymentId: Schema.String,
   status: Schema.Literal("cancelled"),
-  cancelledAt: NonNegativeInt,
+  cancelledAt: Wire.NonNegativeInt,
   cancelledReason: CancelReason
 }).annotate({ identifier: "CancelResponse" })
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CancelResponse } from "../../src/wire/CancelResponse.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { CancelResponse } from "../../src/api/wire/CancelResponse.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("CancelResponse", () => {
   it("round-trips user and merchant cancellations byte for byte", () => {

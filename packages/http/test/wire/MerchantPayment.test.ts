@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { CreatePaymentRequest, CreatePaymentResponse, MerchantStatusResponse } from "../../src/wire/MerchantPayment.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { CreatePaymentRequest, CreatePaymentResponse, MerchantStatusResponse } from "../../src/api/wire/MerchantPayment.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("CreatePaymentRequest", () => {
   it("round-trips with full, partial and no checkout byte for byte", () => {

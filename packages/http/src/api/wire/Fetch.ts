@@ -1,10 +1,9 @@
+import { Wire } from "@paygate/domain"
 import { Schema } from "effect"
-import { Action } from "./Action.ts"
-import { OptionId } from "./PaymentOption.ts"
 
 /** Body of `POST /v1/gateway/payment/{id}/fetch`: the option and its `build` action's `data.data`. */
 export const FetchRequest = Schema.Struct({
-  optionId: OptionId,
+  optionId: Wire.OptionId,
   data: Schema.String
 }).annotate({ identifier: "FetchRequest" })
 
@@ -13,7 +12,7 @@ export type FetchRequest = typeof FetchRequest.Type
 
 /** Answer of `POST /v1/gateway/payment/{id}/fetch`: the resolved actions. */
 export const FetchResponse = Schema.Struct({
-  actions: Schema.Array(Action)
+  actions: Schema.Array(Wire.Action)
 }).annotate({ identifier: "FetchResponse" })
 
 /** Decoded {@link FetchResponse}. */

@@ -1,8 +1,5 @@
+import { Wire } from "@paygate/domain"
 import { Schema } from "effect"
-import { CollectData } from "./CollectData.ts"
-import { nullableKey } from "./nullableKey.ts"
-import { GetPaymentResponse } from "./PaymentInfo.ts"
-import { PaymentOption } from "./PaymentOption.ts"
 
 /**
  * Body of `POST /v1/gateway/payment/{id}/options`. Structural only: the 1–20 account count and
@@ -10,7 +7,7 @@ import { PaymentOption } from "./PaymentOption.ts"
  */
 export const GetPaymentOptionsRequest = Schema.Struct({
   accounts: Schema.Array(Schema.String),
-  refresh: nullableKey(Schema.Array(Schema.String))
+  refresh: Wire.nullableKey(Schema.Array(Schema.String))
 }).annotate({ identifier: "GetPaymentOptionsRequest" })
 
 /** Decoded {@link GetPaymentOptionsRequest}. */
@@ -22,9 +19,9 @@ export type GetPaymentOptionsRequest = typeof GetPaymentOptionsRequest.Type
  * quoted), because real wallet SDKs of this API family require the array and reject a null.
  */
 export const GetPaymentOptionsResponse = Schema.Struct({
-  collectData: nullableKey(CollectData),
-  info: nullableKey(GetPaymentResponse),
-  options: Schema.Array(PaymentOption)
+  collectData: Wire.nullableKey(Wire.CollectData),
+  info: Wire.nullableKey(Wire.GetPaymentResponse),
+  options: Schema.Array(Wire.PaymentOption)
 }).annotate({ identifier: "GetPaymentOptionsResponse" })
 
 /** Decoded {@link GetPaymentOptionsResponse}. */

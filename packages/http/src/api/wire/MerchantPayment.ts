@@ -1,7 +1,5 @@
+import { MerchantPaymentStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
-import { NonNegativeInt } from "./NonNegativeInt.ts"
-import { MerchantPaymentStatus } from "../payment/PaymentStatus.ts"
-import { PollInMs } from "./PollInMs.ts"
 
 /** The amount of a create request: only `unit` (`iso4217/{CODE}`) and `value` (minor units). */
 export const CreatePaymentAmount = Schema.Struct({
@@ -39,9 +37,9 @@ export const CreatePaymentResponse = Schema.Struct({
   paymentId: Schema.String,
   gatewayUrl: Schema.String,
   status: MerchantPaymentStatus,
-  expiresAt: NonNegativeInt,
+  expiresAt: Wire.NonNegativeInt,
   isFinal: Schema.Boolean,
-  pollInMs: PollInMs
+  pollInMs: Wire.PollInMs
 }).annotate({ identifier: "CreatePaymentResponse" })
 
 /** Decoded {@link CreatePaymentResponse}. */

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { GatewayStatusResponse } from "../../src/wire/GatewayStatusResponse.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { GatewayStatusResponse } from "../../src/api/wire/GatewayStatusResponse.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("GatewayStatusResponse", () => {
   it("round-trips open and final statuses byte for byte", () => {

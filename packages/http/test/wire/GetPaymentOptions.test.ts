@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { GetPaymentOptionsRequest, GetPaymentOptionsResponse } from "../../src/wire/GetPaymentOptions.ts"
-import { wireExamples } from "./WireExamples.ts"
-import { reencodeJson, rejectsStructurally } from "./WireRoundTrip.ts"
+import { GetPaymentOptionsRequest, GetPaymentOptionsResponse } from "../../src/api/wire/GetPaymentOptions.ts"
+import { wireExamples } from "../../../../test/support/WireExamples.ts"
+import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 
 describe("GetPaymentOptionsRequest", () => {
   it("round-trips byte for byte, with and without refresh ids", () => {
