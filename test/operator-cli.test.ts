@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { createHash } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -25,6 +26,9 @@ const admin = (env: Record<string, string>, ...args: Array<string>) =>
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
   )
+
+// stdout then holds only npm's own JSON report of the exit code (.npmrc json=true), never the CLI's text.
+const npmExitReport = (code: number) => ({ error: { code, summary: "", detail: "" } })
 
 describe("npm start and the operator CLI", () => {
   let dataDir: string
@@ -108,6 +112,140 @@ describe("npm start and the operator CLI", () => {
     expect(app.walletApiKey).toMatch(/^wk_test_/)
   })
 
+  // The one JSON value the admin CLI printed, on a line of its own.
+  const adminJson = async (...args: Array<string>) => {
+    const result = await admin(env, ...args)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.trim().split("\n")).toHaveLength(1)
+    return JSON.parse(result.stdout)
+  }
+  const firstStart = (label: string, prefix: string) => new RegExp(`${label}\\s+(${prefix}\\S+)`).exec(output)![1]!
+  const createPayment = async (referenceId: string) => {
+    const response = await fetch(`${baseUrl}/v1/merchant/payment`, {
+      method: "POST",
+      headers: { "api-key": firstStart("Api-Key", "sk_test_"), "merchant-id": firstStart("Merchant-Id", "mer_"), "content-type": "application/json" },
+      body: JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId })
+    })
+    return ((await response.json()) as { paymentId: string }).paymentId
+  }
+
+  it("lists partners, merchants, apps and keys as JSON, never a secret or its digest", async () => {
+    const partner = await adminJson("partner", "create", "--name", "Listed Co", "--sandbox")
+    const live = await adminJson("key", "create", "--partner", partner.partnerId)
+    const spare = await adminJson("key", "create", "--partner", partner.partnerId)
+    await adminJson("key", "revoke", "--key", spare.keyId)
+    const merchant = await fetch(`${baseUrl}/v1/merchants`, {
+      method: "POST",
+      headers: { "api-key": partner.apiKey, "idempotency-key": "listed-shop", "content-type": "application/json" },
+      body: JSON.stringify({ merchantName: "Listed shop" })
+    }).then((response) => response.json() as Promise<{ merchantId: string }>)
+    const app = await adminJson("app", "create", "--name", "Listed wallet", "--sandbox")
+
+    const partners = await adminJson("partner", "list")
+    const listed = partners.find((p: { partnerId: string }) => p.partnerId === partner.partnerId)
+    expect(listed).toEqual({ partnerId: partner.partnerId, name: "Listed Co", pinnedVersion: "2026-02-18", createdAt: expect.any(String), activeKeys: { live: 1, sandbox: 1 } })
+    expect(Date.parse(listed.createdAt)).toBeGreaterThan(Date.now() - 600_000)
+    expect(partners.length).toBeGreaterThanOrEqual(2) // the first start's sandbox partner too
+
+    const merchants = await adminJson("merchant", "list", "--partner", partner.partnerId, "--sandbox")
+    expect(merchants).toEqual([
+      { merchantId: merchant.merchantId, partnerId: partner.partnerId, mode: "sandbox", name: "Listed shop", deleted: false, createdAt: expect.any(String) }
+    ])
+    expect(await adminJson("merchant", "list", "--partner", partner.partnerId, "--live")).toEqual([])
+    const everyMerchant = await adminJson("merchant", "list")
+    expect(everyMerchant.map((m: { merchantId: string }) => m.merchantId)).toContain(firstStart("Merchant-Id", "mer_"))
+
+    const apps = await adminJson("app", "list")
+    expect(apps).toContainEqual({ appId: app.appId, name: "Listed wallet", mode: "sandbox", revoked: false, createdAt: expect.any(String), revokedAt: null })
+
+    const keys = await adminJson("key", "list", "--partner", partner.partnerId)
+    expect(keys.map((k: Record<string, unknown>) => [k.keyId, k.kind, k.ownerId, k.mode, k.revokedAt === null])).toEqual([
+      [expect.stringMatching(/^key_/), "partner", partner.partnerId, "sandbox", true],
+      [live.keyId, "partner", partner.partnerId, "live", true],
+      [spare.keyId, "partner", partner.partnerId, "live", false]
+    ])
+    const everyKey = await adminJson("key", "list")
+    expect(everyKey).toContainEqual(expect.objectContaining({ kind: "wallet", ownerId: app.appId, mode: "sandbox", revokedAt: null }))
+
+    const printed = JSON.stringify([partners, merchants, everyMerchant, apps, keys, everyKey])
+    for (const secret of [partner.apiKey, live.apiKey, spare.apiKey, app.walletApiKey, firstStart("Api-Key", "sk_test_")]) {
+      expect(printed).not.toContain(secret.slice(8))
+      expect(printed).not.toContain(createHash("sha256").update(secret).digest("hex"))
+    }
+    expect(printed).not.toMatch(/[0-9a-f]{64}|sk_(test|live)_|wk_(test|live)_|secret|sha256/i)
+
+    const unknown = await admin(env, "key", "list", "--partner", "ptn_nobody")
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr.trim()).toMatch(/(^|\n)No partner ptn_nobody\.$/)
+  }, 120_000)
+
+  it("pins a partner to a published stable version, which its requests without Svc-Version get", async () => {
+    const partner = await adminJson("partner", "create", "--name", "Pinned Co", "--sandbox")
+    expect(await adminJson("partner", "version", "--partner", partner.partnerId, "--version", "2026-02-18")).toEqual({
+      partnerId: partner.partnerId,
+      pinnedVersion: "2026-02-18"
+    })
+    const listed = (await adminJson("partner", "list")).find((p: { partnerId: string }) => p.partnerId === partner.partnerId)
+    expect(listed.pinnedVersion).toBe("2026-02-18")
+    const response = await fetch(`${baseUrl}/v1/merchants`, { headers: { "api-key": partner.apiKey } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("svc-version")).toBe("2026-02-18")
+
+    const refusals: Array<[string, string]> = [
+      ["2026-02-19.preview", "2026-02-19.preview is a preview version, which can't be pinned; stable versions: 2026-02-18."],
+      ["2025-01-01", "2025-01-01 is not a published API version; stable versions: 2026-02-18."],
+      ["latest", "\"latest\" is not an API version (YYYY-MM-DD); stable versions: 2026-02-18."]
+    ]
+    for (const [version, message] of refusals) {
+      const refused = await admin(env, "partner", "version", "--partner", partner.partnerId, "--version", version)
+      expect(refused.code).toBe(1)
+      expect(JSON.parse(refused.stdout)).toEqual(npmExitReport(1))
+      expect(refused.stderr.trim().split("\n").at(-1)).toBe(message)
+      expect(refused.stderr).not.toMatch(/\bat \S+ \(|Error:/)
+    }
+    expect((await admin(env, "partner", "version", "--partner", "ptn_nobody", "--version", "2026-02-18")).stderr).toContain("No partner ptn_nobody.")
+    const missing = await admin(env, "partner", "version", "--partner", partner.partnerId)
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("partner version needs --partner and --version")
+  }, 120_000)
+
+  it("revokes a wallet app: its App-Id gets 401 invalid_app_id and its wallet key invalid_api_key", async () => {
+    const paymentId = await createPayment("order-revoked-app")
+    const gateway = (headers: Record<string, string>) =>
+      fetch(`${baseUrl}/v1/gateway/payment/${paymentId}`, { headers }).then(async (response) => ({
+        status: response.status,
+        code: ((await response.json()) as { code?: string }).code
+      }))
+    const byAppId = (appId: string) => gateway({ "app-id": appId, "client-id": "buyer-1" })
+
+    // One app used before it is revoked (the service has it cached), one never used.
+    const used = await adminJson("app", "create", "--name", "Used wallet", "--sandbox")
+    const unused = await adminJson("app", "create", "--name", "Unused wallet", "--sandbox")
+    expect(await byAppId(used.appId)).toEqual({ status: 200, code: undefined })
+    expect((await gateway({ "api-key": used.walletApiKey })).status).toBe(200)
+
+    expect(await adminJson("app", "revoke", "--app", unused.appId)).toEqual({ appId: unused.appId, revoked: true })
+    expect(await byAppId(unused.appId)).toEqual({ status: 401, code: "invalid_app_id" })
+    expect(await gateway({ "api-key": unused.walletApiKey })).toEqual({ status: 401, code: "invalid_api_key" })
+
+    // Another process's revocation reaches the service's credential cache within CREDENTIAL_CACHE_SECONDS (10).
+    expect(await adminJson("app", "revoke", "--app", used.appId)).toEqual({ appId: used.appId, revoked: true })
+    const revokedAt = Date.now()
+    let answer = await byAppId(used.appId)
+    while (answer.status === 200 && Date.now() - revokedAt < 11_000) {
+      await new Promise((r) => setTimeout(r, 250))
+      answer = await byAppId(used.appId)
+    }
+    expect(answer).toEqual({ status: 401, code: "invalid_app_id" })
+    expect(await gateway({ "api-key": used.walletApiKey })).toEqual({ status: 401, code: "invalid_api_key" })
+
+    const listed = (await adminJson("app", "list")).find((a: { appId: string }) => a.appId === used.appId)
+    expect(listed).toMatchObject({ revoked: true, revokedAt: expect.any(String) })
+    const again = await admin(env, "app", "revoke", "--app", "app_nobody")
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("No app app_nobody.")
+  }, 120_000)
+
   it("never writes a secret to its logs, whatever the requests carry", async () => {
     const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(output)?.[1] ?? ""
     expect(apiKey).not.toBe("")
@@ -135,8 +273,6 @@ describe("npm start and the operator CLI", () => {
     }
   })
 
-  // stdout then holds only npm's own JSON report of the exit code (.npmrc json=true), never the CLI's text.
-  const npmExitReport = (code: number) => ({ error: { code, summary: "", detail: "" } })
 
   it("explains mistakes on stderr with a non-zero exit and nothing of its own on stdout", async () => {
     const unknown = await admin(env, "partner", "delete")
@@ -147,5 +283,16 @@ describe("npm start and the operator CLI", () => {
     expect(missing.code).toBe(1)
     expect(JSON.parse(missing.stdout)).toEqual(npmExitReport(1))
     expect(missing.stderr).toContain("ptn_nobody")
-  })
+    const stray = await admin(env, "partner", "list", "--sandbox")
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain("partner list does not take --sandbox.")
+    const both = await admin(env, "merchant", "list", "--sandbox", "--live")
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain("Give --sandbox or --live, not both.")
+    const help = await admin(env, "--help")
+    expect(help.code).toBe(0)
+    for (const command of ["partner list", "partner version", "merchant list", "key list", "app list", "app revoke"]) {
+      expect(help.stderr).toContain(`  ${command} `)
+    }
+  }, 120_000)
 })

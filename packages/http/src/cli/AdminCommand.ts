@@ -1,11 +1,18 @@
+import type { Mode } from "@paygate/domain"
 import { parseArgs } from "node:util"
 
 /** A parsed operator command. */
 export type AdminCommand =
   | { readonly _tag: "PartnerCreate"; readonly name: string; readonly sandbox: boolean; readonly version: string | undefined }
+  | { readonly _tag: "PartnerList" }
+  | { readonly _tag: "PartnerVersion"; readonly partnerId: string; readonly version: string }
+  | { readonly _tag: "MerchantList"; readonly partnerId: string | undefined; readonly mode: Mode | undefined }
   | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly sandbox: boolean }
   | { readonly _tag: "KeyRevoke"; readonly keyId: string }
+  | { readonly _tag: "KeyList"; readonly partnerId: string | undefined }
   | { readonly _tag: "AppCreate"; readonly name: string; readonly sandbox: boolean }
+  | { readonly _tag: "AppList" }
+  | { readonly _tag: "AppRevoke"; readonly appId: string }
   /** `threshold`: a decimal in major units of the payment's currency, or `null` for the default (1000.00). */
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
 
@@ -13,73 +20,122 @@ export type AdminCommand =
 export const usage = `Usage: npm run admin -- <command>
 
   partner create --name N [--sandbox] [--version V]   → {"partnerId", "apiKey"}
-  key create --partner ID [--sandbox]                 → {"keyId", "apiKey"}
-  key revoke --key ID                                 → {"keyId", "revoked": true}
-  app create --name N [--sandbox]                     → {"appId", "walletApiKey"}
+  partner list                                        → [{"partnerId", "name", "pinnedVersion", "createdAt",
+                                                          "activeKeys": {"live", "sandbox"}}]
+  partner version --partner ID --version V            → {"partnerId", "pinnedVersion"}
+      requests without Svc-Version use V, a published stable version (2026-02-18)
   partner threshold --partner ID --threshold T        → {"partnerId", "dataCollectionThreshold"}
       buyer data is collected for payments of at least T (e.g. 250.00) in the payment's
       currency; T = default: the contract's 1000.00
+  merchant list [--partner ID] [--sandbox | --live]   → [{"merchantId", "partnerId", "mode", "name", "deleted", "createdAt"}]
+  key create --partner ID [--sandbox]                 → {"keyId", "apiKey"}
+  key revoke --key ID                                 → {"keyId", "revoked": true}
+  key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "createdAt", "revokedAt"}]
+  app create --name N [--sandbox]                     → {"appId", "walletApiKey"}
+  app revoke --app ID                                 → {"appId", "revoked": true}
+      its App-Id and wallet keys stop working
+  app list                                            → [{"appId", "name", "mode", "revoked", "createdAt", "revokedAt"}]
 
+Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
 through the running service when one is started on it.`
 
+const options = {
+  name: { type: "string" },
+  sandbox: { type: "boolean" },
+  live: { type: "boolean" },
+  version: { type: "string" },
+  partner: { type: "string" },
+  key: { type: "string" },
+  app: { type: "string" },
+  threshold: { type: "string" }
+} as const
+
+type Flag = keyof typeof options
+
+// The flags each command takes; any other is refused rather than silently ignored.
+const flagsOf: Record<string, ReadonlyArray<Flag>> = {
+  "partner create": ["name", "sandbox", "live", "version"],
+  "partner list": [],
+  "partner version": ["partner", "version"],
+  "partner threshold": ["partner", "threshold"],
+  "merchant list": ["partner", "sandbox", "live"],
+  "key create": ["partner", "sandbox", "live"],
+  "key revoke": ["key"],
+  "key list": ["partner"],
+  "app create": ["name", "sandbox", "live"],
+  "app revoke": ["app"],
+  "app list": []
+}
+
+type Invalid = { readonly _tag: "Invalid"; readonly message: string }
+
 /** Parses argv (after `--`) into a command, or answers why it cannot. */
-export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | { readonly _tag: "Invalid"; readonly message: string } => {
+export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | Invalid => {
   let parsed
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        name: { type: "string" },
-        sandbox: { type: "boolean", default: false },
-        version: { type: "string" },
-        partner: { type: "string" },
-        key: { type: "string" },
-        threshold: { type: "string" }
-      }
-    })
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options })
   } catch (error) {
     return { _tag: "Invalid", message: error instanceof Error ? error.message : String(error) }
   }
   const { positionals, values } = parsed
-  const need = (flag: "name" | "partner" | "key" | "threshold") => {
-    const value = values[flag]?.trim()
-    return value === undefined || value === "" ? undefined : value
-  }
   const command = positionals.join(" ")
+  const allowed = flagsOf[command]
+  if (allowed === undefined) return { _tag: "Invalid", message: command === "" ? "No command given." : `Unknown command "${command}".` }
+  const stray = (Object.keys(values) as Array<Flag>).find((flag) => !allowed.includes(flag))
+  if (stray !== undefined) return { _tag: "Invalid", message: `${command} does not take --${stray}.` }
+  if (values.sandbox === true && values.live === true) return { _tag: "Invalid", message: "Give --sandbox or --live, not both." }
+  const blank = (Object.keys(values) as Array<Flag>).find((flag) => typeof values[flag] === "string" && values[flag].trim() === "")
+  if (blank !== undefined) return { _tag: "Invalid", message: `--${blank} needs a value.` }
+  const sandbox = values.sandbox === true
+  const given = (flag: "name" | "partner" | "key" | "app" | "threshold" | "version") => values[flag]?.trim()
+  const needs = (message: string): Invalid => ({ _tag: "Invalid", message })
   switch (command) {
     case "partner create": {
-      const name = need("name")
-      return name === undefined
-        ? { _tag: "Invalid", message: "partner create needs --name." }
-        : { _tag: "PartnerCreate", name, sandbox: values.sandbox, version: values.version }
+      const name = given("name")
+      return name === undefined ? needs("partner create needs --name.") : { _tag: "PartnerCreate", name, sandbox, version: given("version") }
     }
-    case "key create": {
-      const partnerId = need("partner")
-      return partnerId === undefined
-        ? { _tag: "Invalid", message: "key create needs --partner." }
-        : { _tag: "KeyCreate", partnerId, sandbox: values.sandbox }
-    }
-    case "key revoke": {
-      const keyId = need("key")
-      return keyId === undefined ? { _tag: "Invalid", message: "key revoke needs --key." } : { _tag: "KeyRevoke", keyId }
-    }
-    case "app create": {
-      const name = need("name")
-      return name === undefined
-        ? { _tag: "Invalid", message: "app create needs --name." }
-        : { _tag: "AppCreate", name, sandbox: values.sandbox }
+    case "partner list":
+      return { _tag: "PartnerList" }
+    case "partner version": {
+      const partnerId = given("partner")
+      const version = given("version")
+      return partnerId === undefined || version === undefined
+        ? needs("partner version needs --partner and --version (a published stable version, e.g. 2026-02-18).")
+        : { _tag: "PartnerVersion", partnerId, version }
     }
     case "partner threshold": {
-      const partnerId = need("partner")
-      const threshold = need("threshold")
+      const partnerId = given("partner")
+      const threshold = given("threshold")
       return partnerId === undefined || threshold === undefined
-        ? { _tag: "Invalid", message: "partner threshold needs --partner and --threshold (a decimal, or default)." }
+        ? needs("partner threshold needs --partner and --threshold (a decimal, or default).")
         : { _tag: "PartnerThreshold", partnerId, threshold: threshold === "default" ? null : threshold }
     }
+    case "merchant list": {
+      const mode = sandbox ? "sandbox" : values.live === true ? "live" : undefined
+      return { _tag: "MerchantList", partnerId: given("partner"), mode }
+    }
+    case "key create": {
+      const partnerId = given("partner")
+      return partnerId === undefined ? needs("key create needs --partner.") : { _tag: "KeyCreate", partnerId, sandbox }
+    }
+    case "key revoke": {
+      const keyId = given("key")
+      return keyId === undefined ? needs("key revoke needs --key.") : { _tag: "KeyRevoke", keyId }
+    }
+    case "key list":
+      return { _tag: "KeyList", partnerId: given("partner") }
+    case "app create": {
+      const name = given("name")
+      return name === undefined ? needs("app create needs --name.") : { _tag: "AppCreate", name, sandbox }
+    }
+    case "app revoke": {
+      const appId = given("app")
+      return appId === undefined ? needs("app revoke needs --app.") : { _tag: "AppRevoke", appId }
+    }
+    case "app list":
+      return { _tag: "AppList" }
     default:
-      return { _tag: "Invalid", message: command === "" ? "No command given." : `Unknown command "${command}".` }
+      return needs(`Unknown command "${command}".`)
   }
 }

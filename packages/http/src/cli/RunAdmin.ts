@@ -8,7 +8,11 @@ export class AdminFailure extends Error {}
 
 const mode = (sandbox: boolean): Mode => (sandbox ? "sandbox" : "live")
 
-/** Runs one command and answers the JSON object to print. */
+// Times are stored in Unix milliseconds; an operator reads ISO 8601.
+const iso = (millis: number) => new Date(millis).toISOString()
+const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
+
+/** Runs one command and answers the JSON value to print. */
 export const runAdmin = (command: AdminCommand) =>
   Effect.gen(function*() {
     const admin = yield* CredentialAdmin
@@ -33,6 +37,26 @@ export const runAdmin = (command: AdminCommand) =>
       case "AppCreate": {
         const app = yield* admin.createApp({ name: command.name, mode: mode(command.sandbox) })
         return { appId: app.appId, walletApiKey: app.walletApiKey }
+      }
+      case "PartnerList":
+        return (yield* admin.listPartners).map((partner) => ({ ...partner, createdAt: iso(partner.createdAt) }))
+      case "PartnerVersion": {
+        const pinnedVersion = yield* admin.pinVersion(command.partnerId, command.version)
+        return { partnerId: command.partnerId, pinnedVersion }
+      }
+      case "MerchantList": {
+        const merchants = yield* admin.listMerchants({ partnerId: command.partnerId as PartnerId | undefined, mode: command.mode })
+        return merchants.map((merchant) => ({ ...merchant, createdAt: iso(merchant.createdAt) }))
+      }
+      case "KeyList": {
+        const keys = yield* admin.listKeys(command.partnerId as PartnerId | undefined)
+        return keys.map((key) => ({ ...key, createdAt: iso(key.createdAt), revokedAt: isoOrNull(key.revokedAt) }))
+      }
+      case "AppList":
+        return (yield* admin.listApps).map((app) => ({ ...app, createdAt: iso(app.createdAt), revokedAt: isoOrNull(app.revokedAt) }))
+      case "AppRevoke": {
+        if (!(yield* admin.revokeApp(command.appId))) return yield* Effect.fail(new AdminFailure(`No app ${command.appId}.`))
+        return { appId: command.appId, revoked: true }
       }
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {

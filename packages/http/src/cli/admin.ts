@@ -5,7 +5,7 @@ import { SecureRandom } from "effect/crypto"
 import { parseAdminCommand, usage } from "./AdminCommand.ts"
 import { AdminFailure, runAdmin } from "./RunAdmin.ts"
 
-// stdout carries exactly one JSON object; everything else goes to stderr.
+// stdout carries exactly one JSON value (an object, or an array for lists); everything else goes to stderr.
 const argv = process.argv.slice(2)
 if (argv.includes("--help") || argv.includes("-h")) {
   console.error(usage)
