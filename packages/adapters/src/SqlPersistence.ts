@@ -1,6 +1,7 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
- * destinations, refunds, payouts, idempotency keys and credentials.
+ * destinations, refunds, payouts, idempotency keys, credentials, and the chain watcher's receipts and
+ * cursors.
  *
  * @module
  */
@@ -11,7 +12,9 @@ import type {
   MerchantRepository,
   PaymentRepository,
   PayoutRepository,
+  ReceiptStore,
   RefundRepository,
+  ScanCursors,
   SettlementRepository
 } from "@paygate/domain"
 import type { PgClient } from "@effect/sql-pg"
@@ -26,7 +29,9 @@ import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
+import * as SqlReceiptStore from "./SqlReceiptStore.ts"
 import * as SqlRefundRepository from "./SqlRefundRepository.ts"
+import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
 
 /** Every persistence port the SQL adapters implement. */
@@ -39,6 +44,8 @@ export type Ports =
   | PayoutRepository
   | IdempotencyStore
   | CredentialStore
+  | ReceiptStore
+  | ScanCursors
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -49,7 +56,9 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlRefundRepository.layer,
   SqlPayoutRepository.layer,
   SqlIdempotencyStore.layer,
-  SqlCredentialStore.layer
+  SqlCredentialStore.layer,
+  SqlReceiptStore.layer,
+  SqlScanCursors.layer
 )
 
 /**

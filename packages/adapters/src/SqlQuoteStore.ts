@@ -12,7 +12,8 @@ import { SqlClient } from "effect/sql"
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {
   latest: Effect.withSpan("SqlQuoteStore.latest"),
-  save: Effect.withSpan("SqlQuoteStore.save")
+  save: Effect.withSpan("SqlQuoteStore.save"),
+  byNonce: Effect.withSpan("SqlQuoteStore.byNonce")
 }
 
 const ClaimsJson = Schema.fromJsonString(OptionClaims)
@@ -50,7 +51,14 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (option_id) DO NOTHING`
     }).pipe(Effect.orDie, spans.save)
 
-  return QuoteStore.of({ latest, save })
+  const byNonce = (nonce: string) =>
+    sql<QuoteRow>`SELECT option_id, claims FROM quotes WHERE claims ->> 'nonce' = ${nonce} ORDER BY seq LIMIT 1`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => ({ optionId: row.option_id, claims: claimsFromRow(row.claims) }))),
+      Effect.orDie,
+      spans.byNonce
+    )
+
+  return QuoteStore.of({ latest, save, byNonce })
 })
 
 /** The quote store over the `SqlClient` in context. */

@@ -8,6 +8,8 @@ const tables = [
   "api_keys",
   "apps",
   "buyer_data",
+  "chain_cursors",
+  "chain_receipts",
   "crypto_settlements",
   "effect_sql_migrations",
   "idempotency_keys",

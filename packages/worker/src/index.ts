@@ -1,9 +1,10 @@
 /**
  * @paygate/worker: background jobs (webhook dispatch and delivery, payment expiry, the chain
- * executor, settlements and refunds).
+ * executor, settlements and refunds, the chain watcher).
  *
  * @module
  */
+export * from "./ChainWatcher.ts"
 export * from "./Executor.ts"
 export * from "./Payouts.ts"
 export * from "./Worker.ts"

@@ -37,7 +37,8 @@ const allTypes: ReadonlyArray<PaymentEventType> = [
   "payment.failed",
   "payment.expired",
   "payment.cancelled",
-  "payment.settled"
+  "payment.settled",
+  "payment.transfer_received"
 ]
 
 let pathCounter = 0

@@ -10,7 +10,8 @@ export const idPrefixes = {
   webhookEndpoint: "whe",
   settlement: "stl",
   apiKey: "key",
-  app: "app"
+  app: "app",
+  receipt: "rcp"
 } as const
 
 /** A resource kind that has an id. */
@@ -65,6 +66,11 @@ export const AppId = idPattern("app").pipe(Schema.brand("AppId"))
 /** An app id. */
 export type AppId = typeof AppId.Type
 
+/** `rcp_…`: a transfer the chain watcher found arriving at a collection address. */
+export const ReceiptId = idPattern("rcp").pipe(Schema.brand("ReceiptId"))
+/** A receipt id. */
+export type ReceiptId = typeof ReceiptId.Type
+
 /** The branded id type of each kind. */
 export interface IdTypes {
   readonly payment: PaymentId
@@ -76,4 +82,5 @@ export interface IdTypes {
   readonly settlement: SettlementId
   readonly apiKey: ApiKeyId
   readonly app: AppId
+  readonly receipt: ReceiptId
 }

@@ -8,7 +8,10 @@ export const PaymentEventType = Schema.Literals([
   "payment.failed",
   "payment.expired",
   "payment.cancelled",
-  "payment.settled"
+  "payment.settled",
+  // Not in the service specification: added (contract §10, fields and kinds are only ever added) for
+  // transfers the chain watcher records against a payment without moving it (underpaid, late).
+  "payment.transfer_received"
 ])
 /** A webhook event type. */
 export type PaymentEventType = typeof PaymentEventType.Type

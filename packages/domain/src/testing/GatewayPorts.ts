@@ -22,7 +22,9 @@ export const pricesOf = (table: Readonly<Record<string, Pricing>>): Layer.Layer<
 export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()): Layer.Layer<QuoteStore> =>
   Layer.succeed(QuoteStore, QuoteStore.of({
     latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(`${paymentId} ${account} ${asset}`))),
-    save: (quote) => Effect.sync(() => void quotes.set(`${quote.claims.paymentId} ${quote.claims.account} ${quote.claims.asset}`, quote))
+    save: (quote) => Effect.sync(() => void quotes.set(`${quote.claims.paymentId} ${quote.claims.account} ${quote.claims.asset}`, quote)),
+    byNonce: (nonce) =>
+      Effect.sync(() => Option.fromNullishOr([...quotes.values()].find((quote) => quote.claims.nonce.toLowerCase() === nonce)))
   }))
 
 /** Wallet actions that name the option and its deadline in a `build` action, for tests. */

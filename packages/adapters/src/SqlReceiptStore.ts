@@ -1,0 +1,127 @@
+/**
+ * `ReceiptStore` on SQL (`chain_receipts`, migration 0010). `record` is one transaction: the receipt
+ * (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
+ * payment's compare-and-set and the outbox events, all or nothing. Database failures are defects.
+ *
+ * @module
+ */
+import {
+  type OutboxEvent,
+  type Payment,
+  type PaymentStatus,
+  Receipt,
+  type ReceiptQuery,
+  ReceiptStore,
+  type RecordResult
+} from "@paygate/domain"
+import { Data, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
+import { toInt } from "./internal/Rows.ts"
+import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
+
+// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+const spans = {
+  record: Effect.withSpan("SqlReceiptStore.record"),
+  list: Effect.withSpan("SqlReceiptStore.list")
+}
+
+const columns = `id, chain_id, tx_hash, log_index, asset, block_number, block_hash, block_time, sender, value::text AS value,
+  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at`
+
+interface ReceiptRow {
+  readonly id: string
+  readonly chain_id: string
+  readonly tx_hash: string
+  readonly log_index: unknown
+  readonly asset: string
+  readonly block_number: unknown
+  readonly block_hash: string
+  readonly block_time: unknown
+  readonly sender: string
+  readonly value: string
+  readonly reference: string | null
+  readonly outcome: Receipt["outcome"]
+  readonly payment_id: string | null
+  readonly partner_id: string | null
+  readonly mode: "live" | "sandbox" | null
+  readonly expected_value: string | null
+  readonly payment_status: string | null
+  readonly recorded_at: unknown
+}
+
+// Rows are our own, written from valid receipts: read back without repeating the checks.
+const fromRow = (row: ReceiptRow): Receipt =>
+  new Receipt({
+    id: row.id as Receipt["id"],
+    chainId: row.chain_id,
+    asset: row.asset,
+    txHash: row.tx_hash,
+    logIndex: toInt(row.log_index),
+    blockNumber: toInt(row.block_number),
+    blockHash: row.block_hash,
+    blockTime: toInt(row.block_time),
+    from: row.sender,
+    value: BigInt(row.value),
+    reference: row.reference,
+    outcome: row.outcome,
+    paymentId: row.payment_id as Receipt["paymentId"],
+    partnerId: row.partner_id as Receipt["partnerId"],
+    mode: row.mode,
+    expectedValue: row.expected_value === null ? null : BigInt(row.expected_value),
+    paymentStatus: row.payment_status as PaymentStatus | null,
+    recordedAt: toInt(row.recorded_at)
+  }, { disableChecks: true })
+
+/** The payment changed between reading and writing: roll the receipt back. */
+class Stale extends Data.TaggedError("Stale")<{}> {}
+
+/** Builds the store over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const select = sql.literal(columns)
+
+  const record = (receipt: Receipt, next: Payment | null, events: ReadonlyArray<OutboxEvent>): Effect.Effect<RecordResult> =>
+    Effect.gen(function*() {
+      const r = receipt
+      const inserted = yield* sql`INSERT INTO chain_receipts (id, chain_id, tx_hash, log_index, asset, block_number, block_hash,
+          block_time, sender, value, reference, outcome, payment_id, partner_id, mode, expected_value, payment_status, recorded_at)
+        VALUES (${r.id}, ${r.chainId}, ${r.txHash.toLowerCase()}, ${r.logIndex}, ${r.asset}, ${r.blockNumber}::bigint, ${r.blockHash},
+          ${r.blockTime}::bigint, ${r.from}, ${r.value.toString()}::numeric, ${r.reference}, ${r.outcome}, ${r.paymentId},
+          ${r.partnerId}, ${r.mode}, ${r.expectedValue === null ? null : r.expectedValue.toString()}::numeric, ${r.paymentStatus},
+          ${r.recordedAt}::bigint)
+        ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING
+        RETURNING id`
+      if (inserted.length === 0) return "duplicate" as const
+      if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
+      yield* insertEvents(sql, events)
+      return "recorded" as const
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
+      Effect.orDie,
+      spans.record
+    )
+
+  const list = (query: ReceiptQuery) => {
+    const where: Array<Fragment> = query.owner === "unmatched"
+      ? [sql`payment_id IS NULL`]
+      : [sql`partner_id = ${query.owner.partnerId}`, sql`mode = ${query.owner.mode}`]
+    if (query.paymentId !== undefined) where.push(sql`payment_id = ${query.paymentId}`)
+    if (query.outcomes !== undefined && query.outcomes.length > 0) where.push(sql.in("outcome", query.outcomes))
+    if (query.after !== null) {
+      where.push(sql`(recorded_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`)
+    }
+    return sql<ReceiptRow>`SELECT ${select} FROM chain_receipts WHERE ${sql.and(where)}
+      ORDER BY recorded_at DESC, id DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(fromRow)),
+      Effect.orDie,
+      spans.list
+    )
+  }
+
+  return ReceiptStore.of({ record, list })
+})
+
+/** `ReceiptStore` over the `SqlClient` in context. */
+export const layer: Layer.Layer<ReceiptStore, never, SqlClient.SqlClient> = Layer.effect(ReceiptStore, make)

@@ -1,0 +1,60 @@
+/**
+ * `ScanCursors` on SQL (`chain_cursors`, migration 0010). A claim creates the chain's row when it
+ * is missing, then takes the lease only if it is free, ended, or already the claimer's: the row lock
+ * makes two claimers of a free chain wait for each other, and the second then sees the first's lease.
+ * "Now" is the Effect `Clock`, in Unix milliseconds.
+ *
+ * @module
+ */
+import { type ScanCursor, ScanCursors } from "@paygate/domain"
+import { Clock, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { toIntOrNull } from "./internal/Rows.ts"
+
+const spans = {
+  claim: Effect.withSpan("SqlScanCursors.claim"),
+  advance: Effect.withSpan("SqlScanCursors.advance"),
+  release: Effect.withSpan("SqlScanCursors.release")
+}
+
+/** Builds the cursors over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const claim = (chainId: string, holder: string, leaseMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`INSERT INTO chain_cursors (chain_id, updated_at) VALUES (${chainId}, ${now}::bigint) ON CONFLICT (chain_id) DO NOTHING`
+      const rows = yield* sql<{ readonly next_block: unknown; readonly last_hash: string | null }>`UPDATE chain_cursors
+        SET holder = ${holder}, lease_until = ${now + leaseMillis}::bigint
+        WHERE chain_id = ${chainId} AND (holder IS NULL OR holder = ${holder} OR coalesce(lease_until, 0) <= ${now}::bigint)
+        RETURNING next_block, last_hash`
+      return Option.map(Option.fromNullishOr(rows[0]), (row): ScanCursor => ({
+        nextBlock: toIntOrNull(row.next_block),
+        lastHash: row.last_hash
+      }))
+    }).pipe(Effect.orDie, spans.claim)
+
+  const advance = (chainId: string, holder: string, cursor: ScanCursor, leaseMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql`UPDATE chain_cursors
+        SET next_block = ${cursor.nextBlock}::bigint, last_hash = ${cursor.lastHash}, lease_until = ${now + leaseMillis}::bigint,
+          updated_at = ${now}::bigint
+        WHERE chain_id = ${chainId} AND holder = ${holder} AND lease_until > ${now}::bigint
+        RETURNING chain_id`
+      return rows.length > 0
+    }).pipe(Effect.orDie, spans.advance)
+
+  const release = (chainId: string, holder: string) =>
+    sql`UPDATE chain_cursors SET holder = NULL, lease_until = NULL WHERE chain_id = ${chainId} AND holder = ${holder}`.pipe(
+      Effect.asVoid,
+      Effect.orDie,
+      spans.release
+    )
+
+  return ScanCursors.of({ claim, advance, release })
+})
+
+/** `ScanCursors` over the `SqlClient` in context. */
+export const layer: Layer.Layer<ScanCursors, never, SqlClient.SqlClient> = Layer.effect(ScanCursors, make)

@@ -1,0 +1,34 @@
+import { Context, type Effect } from "effect"
+import type { PartnerId, PaymentId } from "../ids/Ids.ts"
+import type { Cursor } from "../paging/Page.ts"
+import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import type { Mode, Payment } from "../payment/Payment.ts"
+import type { Receipt, ReceiptOutcome } from "../receipt/Receipt.ts"
+
+/** What recording a receipt did: wrote it, found it recorded already, or lost the payment's compare-and-set. */
+export type RecordResult = "recorded" | "duplicate" | "stale"
+
+/** Which receipts a list covers: a partner's (in one mode), or the unmatched ones nobody owns. */
+export interface ReceiptQuery {
+  readonly owner: { readonly partnerId: PartnerId; readonly mode: Mode } | "unmatched"
+  readonly paymentId?: PaymentId | undefined
+  /** Outcomes to include; empty or unset means all. */
+  readonly outcomes?: ReadonlyArray<ReceiptOutcome> | undefined
+  /** Newest first. */
+  readonly after: Cursor | null
+  readonly limit: number
+}
+
+/**
+ * Receipts: every transfer the chain watcher found arriving at a collection address, at most one
+ * per (chain, transaction, log). Infrastructure failures are defects.
+ */
+export class ReceiptStore extends Context.Service<ReceiptStore, {
+  /**
+   * Records `receipt` together with the payment's next state (a compare-and-set, as
+   * `PaymentRepository.update`) and `events`, in one transaction. `duplicate`: a receipt of the same
+   * log exists (nothing written); `stale`: the payment changed meanwhile (nothing written).
+   */
+  readonly record: (receipt: Receipt, next: Payment | null, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<RecordResult>
+  readonly list: (query: ReceiptQuery) => Effect.Effect<ReadonlyArray<Receipt>>
+}>()("@paygate/domain/ReceiptStore") {}

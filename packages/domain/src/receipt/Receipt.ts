@@ -1,0 +1,88 @@
+import { Schema } from "effect"
+import { PartnerId, PaymentId, ReceiptId } from "../ids/Ids.ts"
+import { Mode } from "../payment/Payment.ts"
+import { PaymentStatus } from "../payment/PaymentStatus.ts"
+
+/**
+ * What the chain watcher made of a transfer into a collection address:
+ *
+ * - `paid`: the payment's exact amount, while it waited: processed as a confirm would be (or the
+ *   payment's own confirmed transfer, seen again).
+ * - `overpaid`: more than the amount, while it waited: processed as `paid`; the excess is refundable.
+ * - `underpaid`: less than the amount: the payment stays open (the buyer may still pay the whole
+ *   amount); the transfer is refundable.
+ * - `late`: the payment no longer waited (expired, cancelled, or already paid otherwise); refundable.
+ * - `unmatched`: no reference, or one the service never handed out; refundable.
+ */
+export const ReceiptOutcome = Schema.Literals(["paid", "overpaid", "underpaid", "late", "unmatched"])
+/** A receipt outcome. */
+export type ReceiptOutcome = typeof ReceiptOutcome.Type
+
+/** A token transfer into a collection address, as the chain watcher read it from a confirmed block. */
+export interface ObservedTransfer {
+  /** CAIP-2 chain id. */
+  readonly chainId: string
+  /** CAIP-19 token. */
+  readonly asset: string
+  readonly txHash: string
+  /** Position of the `Transfer` log in its block. */
+  readonly logIndex: number
+  readonly blockNumber: number
+  readonly blockHash: string
+  /** Unix seconds of the block. */
+  readonly blockTime: number
+  /** CAIP-10 sender (the transfer's `from`). */
+  readonly from: string
+  /** Token base units. */
+  readonly value: bigint
+  /**
+   * The reference the transaction carried, lower-case hex: the 16 bytes appended to a push transfer,
+   * or the nonce of an EIP-3009 authorization; `null` for anything else.
+   */
+  readonly reference: string | null
+}
+
+/** A recorded transfer into a collection address; one per (chain, transaction, log). Never deleted. */
+export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
+  id: ReceiptId,
+  chainId: Schema.String,
+  asset: Schema.String,
+  txHash: Schema.String,
+  logIndex: Schema.Int,
+  blockNumber: Schema.Int,
+  blockHash: Schema.String,
+  /** Unix seconds of the block. */
+  blockTime: Schema.Int,
+  /** CAIP-10 sender: a refund goes back to it. */
+  from: Schema.String,
+  /** Token base units received. */
+  value: Schema.BigInt,
+  reference: Schema.NullOr(Schema.String),
+  outcome: ReceiptOutcome,
+  /** The payment it was matched to; `null` when `unmatched`. */
+  paymentId: Schema.NullOr(PaymentId),
+  partnerId: Schema.NullOr(PartnerId),
+  mode: Schema.NullOr(Mode),
+  /** Token base units the matched option asked for; `null` when `unmatched`. */
+  expectedValue: Schema.NullOr(Schema.BigInt),
+  /** The payment's status when the transfer was recorded; `null` when `unmatched`. */
+  paymentStatus: Schema.NullOr(PaymentStatus),
+  /** Unix milliseconds. */
+  recordedAt: Schema.Int
+}) {}
+
+/** Token base units of the receipt the payment did not keep: refundable to the sender. */
+export const refundableValue = (receipt: Receipt): bigint => {
+  switch (receipt.outcome) {
+    case "paid":
+      return 0n
+    case "overpaid":
+      return receipt.value - (receipt.expectedValue ?? receipt.value)
+    default:
+      return receipt.value
+  }
+}
+
+/** Token base units still missing for the amount asked (underpaid receipts), else 0. */
+export const shortfall = (receipt: Receipt): bigint =>
+  receipt.outcome === "underpaid" && receipt.expectedValue !== null ? receipt.expectedValue - receipt.value : 0n

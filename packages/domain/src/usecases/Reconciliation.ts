@@ -1,0 +1,155 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import type { OptionClaims } from "../gateway/OptionId.ts"
+import { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { Commitment, Payment } from "../payment/Payment.ts"
+import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { QuoteStore } from "../ports/QuoteStore.ts"
+import { ReceiptStore, type RecordResult } from "../ports/ReceiptStore.ts"
+import { type ObservedTransfer, Receipt, type ReceiptOutcome } from "../receipt/Receipt.ts"
+import { receiptView } from "../receipt/ReceiptView.ts"
+import { makePaymentChanges } from "./PaymentChanges.ts"
+
+/** Wallet name recorded on commitments the watcher makes (no wallet confirmed them). */
+export const watcherWalletName = "On-chain transfer"
+
+// Bound on compare-and-set retries against concurrent changes of the payment.
+const maxAttempts = 5
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+
+/** Whether the transfer is the payment's own committed one (a confirmed push, or the executor's submission). */
+const isOwnTransfer = (payment: Payment, transfer: ObservedTransfer) => {
+  const commitment = payment.commitment
+  if (commitment === null) return false
+  if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) return true
+  return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference)
+}
+
+/**
+ * The outcome of a transfer matched to `payment` through the option `claims`: the payment's own
+ * transfer is `paid`; one arriving while the payment waited (no commitment, stored as
+ * `requires_action`, block before the payment's and the quote's expiry) is judged by amount; any
+ * other is `late`. The block's time decides, not the watcher's: a transfer mined in time is in time.
+ */
+export const judge = (payment: Payment, claims: OptionClaims, transfer: ObservedTransfer): ReceiptOutcome => {
+  if (isOwnTransfer(payment, transfer)) return "paid"
+  const waiting = payment.status === "requires_action" && payment.commitment === null &&
+    transfer.blockTime < payment.expiresAt && (claims.expiresAt === null || transfer.blockTime < claims.expiresAt)
+  if (!waiting) return "late"
+  const expected = BigInt(claims.value)
+  return transfer.value === expected ? "paid" : transfer.value > expected ? "overpaid" : "underpaid"
+}
+
+/**
+ * Reconciliation from the chain: each transfer into a collection address becomes a receipt, matched
+ * to a payment by the reference its transaction carried (a push transfer's 16 bytes, or an EIP-3009
+ * nonce). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
+ * the same commitment, event and stage a confirm would make (the executor then watches it to
+ * `succeeded`); `underpaid` and `late` ones leave it as it is and emit `payment.transfer_received`;
+ * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
+ * log already recorded (a rescan after a restart or by another worker) changes nothing.
+ */
+export class Reconciliation extends Context.Service<Reconciliation, {
+  readonly reconcile: (transfer: ObservedTransfer) => Effect.Effect<{ readonly receipt: Receipt; readonly result: RecordResult }>
+}>()("@paygate/domain/Reconciliation") {
+  /** Reconciliation over the ports in context. */
+  static readonly layer = Layer.effect(
+    Reconciliation,
+    Effect.gen(function*() {
+      const quotes = yield* QuoteStore
+      const repo = yield* PaymentRepository
+      const store = yield* ReceiptStore
+      const ids = yield* IdGenerator
+      const { eventFor } = makePaymentChanges(repo, ids)
+
+      const attempt = (transfer: ObservedTransfer) =>
+        Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const id = yield* ids.make("receipt")
+          const quote = transfer.reference === null
+            ? Option.none()
+            : Option.filter(yield* quotes.byNonce(transfer.reference), (q) => same(q.claims.asset, transfer.asset))
+          const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
+          const base = { ...transfer, id, recordedAt: millis }
+          if (Option.isNone(quote) || Option.isNone(found)) {
+            const receipt = new Receipt({
+              ...base,
+              outcome: "unmatched",
+              paymentId: null,
+              partnerId: null,
+              mode: null,
+              expectedValue: null,
+              paymentStatus: null
+            })
+            return { receipt, result: yield* store.record(receipt, null, []) }
+          }
+          const payment = found.value
+          const claims = quote.value.claims
+          const outcome = judge(payment, claims, transfer)
+          const receipt = new Receipt({
+            ...base,
+            outcome,
+            paymentId: payment.id,
+            partnerId: payment.partnerId,
+            mode: payment.mode,
+            expectedValue: BigInt(claims.value),
+            paymentStatus: payment.status
+          })
+          const stage = { receipt: receiptView(receipt) }
+          if (outcome === "paid" && isOwnTransfer(payment, transfer)) {
+            return { receipt, result: yield* store.record(receipt, null, []) }
+          }
+          if (outcome === "paid" || outcome === "overpaid") {
+            const commitment = new Commitment({
+              kind: "push",
+              account: transfer.from,
+              asset: claims.asset,
+              tokenAmount: BigInt(claims.value),
+              fingerprint: `receipt:${transfer.chainId}:${transfer.txHash.toLowerCase()}:${transfer.logIndex}`,
+              txHash: transfer.txHash.toLowerCase(),
+              authorization: null,
+              reference: transfer.reference,
+              walletName: watcherWalletName,
+              confirmedAt: Math.floor(millis / 1000)
+            })
+            const next = new Payment({
+              ...payment,
+              status: "processing",
+              commitment,
+              stateVersion: payment.stateVersion + 1,
+              updatedAt: Math.max(millis, payment.updatedAt)
+            })
+            // The stage a confirm writes, and the receipt.
+            const event = yield* eventFor("payment.processing", next, {
+              account: commitment.account,
+              asset: commitment.asset,
+              amount: commitment.tokenAmount.toString(),
+              ...stage
+            })
+            return { receipt, result: yield* store.record(receipt, next, [event]) }
+          }
+          // The payment does not change: the event carries it as it is, dated now.
+          const event = new OutboxEvent({
+            id: yield* ids.make("event"),
+            type: "payment.transfer_received",
+            partnerId: payment.partnerId,
+            paymentId: payment.id,
+            payment,
+            stage,
+            createdAt: Math.floor(millis / 1000)
+          }, { disableChecks: true })
+          return { receipt, result: yield* store.record(receipt, null, [event]) }
+        })
+
+      const reconcile = Effect.fn("Reconciliation.reconcile")(function*(transfer: ObservedTransfer) {
+        for (let n = 1; ; n++) {
+          const done = yield* attempt(transfer)
+          if (done.result !== "stale" || n >= maxAttempts) return done
+        }
+      })
+
+      return Reconciliation.of({ reconcile })
+    })
+  )
+}

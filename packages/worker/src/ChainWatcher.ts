@@ -1,0 +1,128 @@
+/**
+ * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
+ * token into its chain's collection address and hands every one to `Reconciliation`, so that a
+ * payment whose wallet never confirmed is still found, and nothing that arrives is lost.
+ *
+ * - Only blocks with the chain's required confirmations are read (up to head − confirmations + 1):
+ *   a reorganisation within that depth never reaches a receipt.
+ * - Per chain, a cursor (next block, hash of the last block read) is stored and leased
+ *   (`ScanCursors`): one worker scans a chain at a time, any number run; a killed worker's lease
+ *   ends and another resumes from the stored cursor. The cursor moves only after the range's
+ *   receipts are written, and a rescanned log is recorded once (unique per chain, transaction, log).
+ * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
+ *   is logged as an error and the last `reorgRewindBlocks` are read again.
+ * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
+ *
+ * @module
+ */
+import { Chain } from "@paygate/adapters"
+import { ScanCursors, Reconciliation } from "@paygate/domain"
+import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { forever } from "./Forever.ts"
+
+type WatchedChain = Chain.TransferLogs.WatchedChain
+const { blockHash, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
+
+/** Tunables of the chain watcher. */
+export interface WatcherSettingsShape {
+  /** Pause when every chain is read up to its confirmed head. */
+  readonly pollIntervalMs: number
+  /** How long a chain stays with a worker that stopped renewing it (killed). */
+  readonly leaseMs: number
+  /** Blocks read per `eth_getLogs` (public RPCs cap the range). */
+  readonly batchBlocks: number
+  /** Blocks before the confirmed head where a chain's first scan starts. */
+  readonly lookbackBlocks: number
+  /** Blocks read again when a stored block hash no longer matches. */
+  readonly reorgRewindBlocks: number
+}
+
+/** The defaults: every 2 s, 1000 blocks per read, the last 1000 blocks on a chain's first scan. */
+export const defaultWatcherSettings: WatcherSettingsShape = {
+  pollIntervalMs: 2_000,
+  leaseMs: 60_000,
+  batchBlocks: 1_000,
+  lookbackBlocks: 1_000,
+  reorgRewindBlocks: 64
+}
+
+/** Watcher tunables. */
+export const WatcherSettings = Context.Reference<WatcherSettingsShape>("@paygate/worker/WatcherSettings", {
+  defaultValue: () => defaultWatcherSettings
+})
+
+/**
+ * Reads the next confirmed range of one chain if this worker holds (or gets) its cursor; answers
+ * whether more is left to read right away.
+ */
+const scanChain = (
+  chain: WatchedChain,
+  holder: string,
+  settings: WatcherSettingsShape,
+  cursors: ScanCursors["Service"],
+  reconciliation: Reconciliation["Service"]
+) =>
+  Effect.gen(function*() {
+    const claimed = yield* cursors.claim(chain.chainId, holder, settings.leaseMs)
+    if (claimed._tag === "None") return false
+    const cursor = claimed.value
+    const safe = yield* safeHead(chain)
+    let next = cursor.nextBlock ?? Math.max(0, safe - settings.lookbackBlocks + 1)
+    if (cursor.lastHash !== null && next > 0 && (yield* blockHash(chain, next - 1)) !== cursor.lastHash) {
+      const from = Math.max(0, next - settings.reorgRewindBlocks)
+      yield* Effect.logError(
+        `watcher: ${chain.chainId} block ${next - 1} changed after ${chain.requiredConfirmations} confirmation(s); reading again from ${from}`
+      )
+      next = from
+    }
+    const to = Math.min(safe, next + settings.batchBlocks - 1)
+    if (to < next) {
+      // Nothing confirmed yet past the cursor; a first scan still records where it starts.
+      if (cursor.nextBlock === null) yield* cursors.advance(chain.chainId, holder, { nextBlock: next, lastHash: null }, settings.leaseMs)
+      return false
+    }
+    const lastHash = yield* blockHash(chain, to)
+    const transfers = yield* transfersIn(chain, next, to)
+    for (const transfer of transfers) {
+      const { receipt, result } = yield* reconciliation.reconcile(transfer)
+      if (result === "stale") return yield* Effect.die(new Error(`watcher: payment ${receipt.paymentId} kept changing; range read again`))
+      if (result === "recorded") {
+        yield* Effect.logInfo(`watcher: ${receipt.outcome} transfer ${receipt.txHash}#${receipt.logIndex}`).pipe(
+          Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none" })
+        )
+      }
+    }
+    const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
+    return moved && to < safe
+  }).pipe(
+    Effect.catchTag("ChainRpcError", (error) =>
+      Effect.as(Effect.logWarning(`watcher: ${chain.chainId} could not be read; trying again`, error.message), false))
+  )
+
+/** The watcher loop over `chains`; see the module documentation. */
+export const chainWatcher = (chains: ReadonlyArray<WatchedChain>): Effect.Effect<never, never, ScanCursors | Reconciliation> =>
+  Effect.gen(function*() {
+    const settings = yield* WatcherSettings
+    const cursors = yield* ScanCursors
+    const reconciliation = yield* Reconciliation
+    const holder = `watcher-${randomUUID()}`
+    // A clean stop hands the chains over at once instead of after the lease.
+    yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
+    const round = Effect.map(
+      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation)),
+      (busy) => busy.some((b) => b)
+    )
+    return yield* forever("watcher", round, settings.pollIntervalMs)
+  }).pipe(Effect.scoped)
+
+/** The watcher over the configured chains, forked into the layer's scope (nothing to do without chains). */
+export const WatcherJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation> = Layer
+  .effectDiscard(
+    Effect.gen(function*() {
+      const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)
+      if (chains.length === 0) return
+      yield* Effect.forkScoped(chainWatcher(chains))
+      yield* Effect.logInfo(`worker started: chain watcher (${chains.map((c) => c.chainId).join(", ")})`)
+    })
+  )

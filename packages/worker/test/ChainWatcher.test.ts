@@ -1,0 +1,316 @@
+/**
+ * Reconciliation from the chain on anvil, on PGlite and PostgreSQL: push payments whose wallet never
+ * confirmed are found by the watcher (the worker's job, in process) from the reference their
+ * transfer carries. Exact → processed as a confirm (then the executor's succeeded), overpaid →
+ * succeeded with the excess refundable, underpaid → stays open with its shortfall, late (expired,
+ * cancelled) → recorded against the payment with `payment.transfer_received`, no or an unknown
+ * reference → unmatched. Plus a worker killed mid-scan (another resumes from the cursor, nothing
+ * twice) and a reorganisation within the confirmation depth (the orphaned transfer never counts).
+ */
+import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import {
+  Executions,
+  IdGenerator,
+  type PaymentId,
+  type Receipt,
+  Reconciliation,
+  ReceiptStore,
+  ScanCursors
+} from "@paygate/domain"
+import { Effect, Fiber, Layer } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { createWalletClient, type Hex, http } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
+import {
+  chainWatcher,
+  defaultExecutorSettings,
+  defaultWatcherSettings,
+  ExecutorJob,
+  ExecutorSettings,
+  WatcherSettings
+} from "../src/index.ts"
+
+const { anvilAccount, ChainConfig, PushTransfer, TransferLogs } = Chain
+
+// Three confirmations: a transfer counts once two more blocks are mined on top of its own.
+const confirmations = 3
+const world = localChainForFile()
+const payer = anvilAccount(7)
+
+const chainSettings = () => {
+  const base = world().settings()
+  return {
+    chains: base.chains.map((c) => ({ ...c, requiredConfirmations: confirmations })),
+    assets: base.assets.map((a) => ({ ...a, eip3009: false }))
+  }
+}
+
+const anvil = (method: string, params: ReadonlyArray<unknown> = []) =>
+  world().client.request({ method: method as never, params: params as never }) as Promise<unknown>
+/** The next block no earlier than the wall clock (anvil's block times can lag it after reverts). */
+const catchUpClock = async () => {
+  const latest = await world().client.getBlock()
+  await anvil("evm_setNextBlockTimestamp", [Math.max(Number(latest.timestamp) + 1, Math.ceil(Date.now() / 1000) + 1)])
+}
+/** Mines `n` blocks. */
+const mine = (n: number) => anvil("anvil_mine", [`0x${n.toString(16)}`])
+
+const wallet = () =>
+  createWalletClient({ account: privateKeyToAccount(payer.privateKey), transport: http(world().chain.node.rpcUrl) })
+/** Sends a token call from the payer and waits for its inclusion. */
+const send = async (data: Hex) => {
+  const hash = await wallet().sendTransaction({ chain: null, to: world().chain.contracts.usdc, data, value: 0n })
+  await world().client.waitForTransactionReceipt({ hash })
+  return hash
+}
+
+/** The watcher's and the executor's settings for tests: fast polls, a short lease. */
+const fastWatcher = { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }
+
+const watcherLayer = (chains: Chain.ChainConfig.Chains) =>
+  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
+    Layer.provide(Reconciliation.layer),
+    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
+    Layer.provide(SecureRandom.layerWebCrypto),
+    Layer.provide(Layer.succeed(WatcherSettings, fastWatcher))
+  )
+
+const executorLayer = ExecutorJob.pipe(
+  Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
+  Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
+)
+
+/** The SQL ports (receipts, cursors) over the server's database. */
+const withStores = <A, E>(effect: Effect.Effect<A, E, ReceiptStore | ScanCursors | SqlClient.SqlClient>) =>
+  effect.pipe(Effect.provide(SqlPersistence.layer), Effect.orDie)
+
+forEachDatabase("Chain watcher (anvil)", (database) => {
+  let server: TestServer
+  let partner: TestPartner
+  let merchantId: string
+  let walletKey: string
+  let chains: Chain.ChainConfig.Chains
+  const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
+
+  const startWatcher = async () => {
+    const fiber = await server.run(Effect.forkDetach(Layer.launch(watcherLayer(chains))))
+    fibers.push(fiber)
+    return fiber
+  }
+
+  beforeAll(async () => {
+    chains = await Effect.runPromise(ChainConfig.decode(chainSettings()))
+    server = await makeTestServer(database, {
+      gateway: GatewayServices.settings({ chains: Layer.succeed(ChainConfig.ChainsConfig, chains), secret: new Uint8Array(randomBytes(32)) })
+    })
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(executorLayer))))
+    partner = await server.partner()
+    merchantId = await server.merchant(partner.sandbox, "Watched Shop")
+    walletKey = await server.walletKey("sandbox")
+  })
+  afterAll(async () => {
+    for (const fiber of fibers) await Effect.runPromise(Fiber.interrupt(fiber))
+    await server?.close()
+  })
+
+  const gateway = (method: string, path: string, body?: unknown) =>
+    server.request(method, path, { apiKey: walletKey, ...(body === undefined ? {} : { body }) })
+
+  /** A new payment of 12.50 USD and its push option's calldata: `transfer(collection, 12.5 TUSDC)` + reference. */
+  const pushPayment = async () => {
+    const created = await server.request("POST", "/v1/payments", {
+      apiKey: partner.sandbox,
+      body: { merchantId, amount: { unit: "iso4217/USD", value: "1250" }, referenceId: `watched-${randomBytes(4).toString("hex")}` }
+    })
+    expect(created.status).toBe(201)
+    const paymentId = created.body.paymentId as string
+    const options = await gateway("POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [`${world().chain.chainId}:${payer.address}`] })
+    const option = options.body.options[0]
+    const fetched = await gateway("POST", `/v1/gateway/payment/${paymentId}/fetch`, { optionId: option.id, data: option.actions[0].data.data })
+    const data = fetched.body.actions[0].data.params[0].data as Hex
+    const transfer = PushTransfer.decodeTransferWithReference(data)
+    if (transfer._tag === "None") throw new Error("the served calldata is not a transfer with a reference")
+    return { paymentId, data, ...transfer.value }
+  }
+  /** The served transfer with another amount (same recipient and reference). */
+  const withValue = (p: { readonly to: Hex; readonly reference: Hex }, value: bigint) =>
+    PushTransfer.encodeTransferWithReference(p.to, value, p.reference)
+
+  const receiptsOf = (paymentId: string) =>
+    server.run(withStores(Effect.gen(function*() {
+      return yield* (yield* ReceiptStore).list({ owner: { partnerId: partner.partnerId, mode: "sandbox" }, paymentId: paymentId as PaymentId, after: null, limit: 100 })
+    })))
+  const unmatched = () =>
+    server.run(withStores(Effect.gen(function*() {
+      return yield* (yield* ReceiptStore).list({ owner: "unmatched", after: null, limit: 100 })
+    })))
+  const eventsOf = (paymentId: string) =>
+    server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ readonly type: string; readonly payload: unknown }>`SELECT type, payload FROM outbox_events
+        WHERE payment_id = ${paymentId} ORDER BY created_at, id`
+      return rows.map((row) => ({ type: row.type, payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as any }))
+    }).pipe(Effect.orDie))
+  const status = async (paymentId: string) => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body.status
+  const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
+    const deadline = Date.now() + withinMs
+    for (;;) {
+      const found = await probe()
+      if (found !== undefined) return found
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  const receiptOf = (paymentId: string, txHash: string) =>
+    eventually(`a receipt of ${txHash}`, async () => (await receiptsOf(paymentId)).find((r) => r.txHash === txHash.toLowerCase()))
+  const statusBecomes = (paymentId: string, wanted: string) =>
+    eventually(`${paymentId} ${wanted}`, async () => ((await status(paymentId)) === wanted ? wanted : undefined))
+
+  it("exact amount, no confirm: processed as a confirm would be, then succeeded", async () => {
+    await startWatcher()
+    const p = await pushPayment()
+    const hash = await send(p.data)
+    await mine(confirmations - 1)
+    const receipt = await receiptOf(p.paymentId, hash)
+    expect(receipt).toMatchObject({ outcome: "paid", value: 12_500_000n, expectedValue: 12_500_000n, from: `${world().chain.chainId}:${payer.address}` })
+    await statusBecomes(p.paymentId, "succeeded")
+    const record = (await server.request("GET", `/v1/payments/${p.paymentId}`, { apiKey: partner.sandbox })).body
+    expect(JSON.stringify(record).toLowerCase()).toContain(hash.toLowerCase())
+    const events = await eventsOf(p.paymentId)
+    expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
+    expect(events[1]!.payload.stage).toMatchObject({ amount: "12500000", receipt: { outcome: "paid", txHash: hash.toLowerCase() } })
+  })
+
+  it("overpaid: succeeded, the excess recorded as refundable", async () => {
+    const p = await pushPayment()
+    const hash = await send(withValue(p, 13_000_000n))
+    await mine(confirmations - 1)
+    const receipt = await receiptOf(p.paymentId, hash)
+    expect(receipt.outcome).toBe("overpaid")
+    await statusBecomes(p.paymentId, "succeeded")
+    const events = await eventsOf(p.paymentId)
+    expect(events[1]!.payload.stage.receipt).toMatchObject({ outcome: "overpaid", refundableValue: "500000", value: "13000000" })
+  })
+
+  it("underpaid: the payment stays open, the shortfall is visible, payment.transfer_received", async () => {
+    const p = await pushPayment()
+    const hash = await send(withValue(p, 2_500_000n))
+    await mine(confirmations - 1)
+    const receipt = await receiptOf(p.paymentId, hash)
+    expect(receipt).toMatchObject({ outcome: "underpaid", paymentStatus: "requires_action" })
+    expect(await status(p.paymentId)).toBe("requires_action")
+    const events = await eventsOf(p.paymentId)
+    expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received"])
+    expect(events[1]!.payload.stage.receipt).toMatchObject({ outcome: "underpaid", shortfall: "10000000", refundableValue: "2500000" })
+    // The whole amount afterwards still pays it.
+    const full = await send(p.data)
+    await mine(confirmations - 1)
+    expect((await receiptOf(p.paymentId, full)).outcome).toBe("paid")
+    await statusBecomes(p.paymentId, "succeeded")
+  })
+
+  it("late: after a cancel or after expiry, recorded against the payment and refundable; the status stays", async () => {
+    const cancelled = await pushPayment()
+    expect((await server.request("POST", `/v1/payments/${cancelled.paymentId}/cancel`, { apiKey: partner.sandbox })).status).toBe(200)
+    const expired = await pushPayment()
+    await server.expireNow(expired.paymentId)
+    // Late is judged by the block's time: it must be past the payment's expiry.
+    await catchUpClock()
+    const first = await send(cancelled.data)
+    const second = await send(expired.data)
+    await mine(confirmations - 1)
+    expect(await receiptOf(cancelled.paymentId, first)).toMatchObject({ outcome: "late", paymentStatus: "cancelled" })
+    expect((await receiptOf(expired.paymentId, second)).outcome).toBe("late")
+    expect(await status(cancelled.paymentId)).toBe("cancelled")
+    expect(await status(expired.paymentId)).toBe("expired")
+    for (const id of [cancelled.paymentId, expired.paymentId]) {
+      const late = (await eventsOf(id)).filter((e) => e.type === "payment.transfer_received")
+      expect(late).toHaveLength(1)
+      expect(late[0]!.payload.stage.receipt).toMatchObject({ outcome: "late", refundableValue: "12500000" })
+    }
+  })
+
+  it("no reference, or one never handed out: kept as unmatched receipts", async () => {
+    const plain = await send(PushTransfer.encodeTransferWithReference(world().chain.collectionAddress, 1_234n, `0x${"ab".repeat(16)}`))
+    const bare = await send(`0xa9059cbb${world().chain.collectionAddress.slice(2).toLowerCase().padStart(64, "0")}${(4_321n).toString(16).padStart(64, "0")}`)
+    await mine(confirmations - 1)
+    const found = await eventually("both unmatched receipts", async () => {
+      const all = await unmatched()
+      const mine = all.filter((r) => r.txHash === plain.toLowerCase() || r.txHash === bare.toLowerCase())
+      return mine.length === 2 ? mine : undefined
+    })
+    expect(found.map((r) => [r.outcome, r.value, r.paymentId]).sort()).toEqual([["unmatched", 1_234n, null], ["unmatched", 4_321n, null]])
+    expect(found.find((r) => r.txHash === bare.toLowerCase())!.reference).toBeNull()
+  })
+
+  it("a wallet-confirmed push payment's own transfer is recorded once as paid, with no second event", async () => {
+    const p = await pushPayment()
+    const hash = await send(p.data)
+    const options = await gateway("POST", `/v1/gateway/payment/${p.paymentId}/options`, { accounts: [`${world().chain.chainId}:${payer.address}`] })
+    const confirmed = await gateway("POST", `/v1/gateway/payment/${p.paymentId}/confirm`, {
+      optionId: options.body.options[0].id,
+      results: [{ type: "walletRpc", data: [hash] }],
+      collectedData: null
+    })
+    expect(confirmed.status).toBe(200)
+    await mine(confirmations - 1)
+    expect((await receiptOf(p.paymentId, hash)).outcome).toBe("paid")
+    await statusBecomes(p.paymentId, "succeeded")
+    expect((await eventsOf(p.paymentId)).map((e) => e.type)).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
+  })
+
+  it("a worker killed mid-scan: another resumes from the cursor after its lease, nothing is processed twice", async () => {
+    for (const fiber of fibers.splice(1)) await Effect.runPromise(Fiber.interrupt(fiber))
+    const a = await pushPayment()
+    const b = await pushPayment()
+    const first = await send(a.data)
+    const second = await send(b.data)
+    await mine(confirmations - 1)
+    // The dead worker took the chain and recorded the first transfer, then died before moving the cursor.
+    const [watched] = TransferLogs.watchedChains(chains)
+    await server.run(withStores(Effect.gen(function*() {
+      const claimed = yield* (yield* ScanCursors).claim(watched!.chainId, "dead-worker", 1_500)
+      expect(claimed._tag).toBe("Some")
+      const transfers = yield* Effect.orDie(TransferLogs.transfersIn(watched!, 0, Number(yield* Effect.promise(() => world().client.getBlockNumber()))))
+      const own = transfers.find((t) => t.txHash === first.toLowerCase())!
+      const { result } = yield* Effect.provide(
+        Effect.gen(function*() {
+          return yield* (yield* Reconciliation).reconcile(own)
+        }),
+        Reconciliation.layer.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)), Layer.provide(SecureRandom.layerWebCrypto))
+      ).pipe(Effect.orDie)
+      expect(result).toBe("recorded")
+    })))
+    expect(await status(a.paymentId)).toBe("processing")
+    await startWatcher()
+    await statusBecomes(a.paymentId, "succeeded")
+    await statusBecomes(b.paymentId, "succeeded")
+    for (const [p, hash] of [[a, first], [b, second]] as const) {
+      expect((await receiptsOf(p.paymentId)).filter((r: Receipt) => r.txHash === hash.toLowerCase())).toHaveLength(1)
+      expect((await eventsOf(p.paymentId)).map((e) => e.type)).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
+    }
+  })
+
+  it("a reorganisation within the confirmation depth: the orphaned transfer never counts, the one on the new chain does", async () => {
+    const p = await pushPayment()
+    const snapshot = await anvil("evm_snapshot")
+    const orphaned = await send(p.data)
+    // One confirmation short: the watcher must not take it yet.
+    await mine(confirmations - 2)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await status(p.paymentId)).toBe("requires_action")
+    await anvil("evm_revert", [snapshot])
+    // Different blocks: empty ones first, then another transfer of a quarter of the amount.
+    await mine(2)
+    const replacement = await send(withValue(p, 3_125_000n))
+    await mine(confirmations + 2)
+    expect((await receiptOf(p.paymentId, replacement)).outcome).toBe("underpaid")
+    expect((await receiptsOf(p.paymentId)).map((r) => r.txHash)).not.toContain(orphaned.toLowerCase())
+    expect(await status(p.paymentId)).toBe("requires_action")
+  })
+})
