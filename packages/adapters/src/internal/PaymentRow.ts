@@ -18,8 +18,27 @@ const encodePayment = Schema.encodeSync(PaymentJson, ours)
 const decodePayment = Schema.decodeUnknownSync(PaymentJson, ours)
 
 const OutboxEventJson = Schema.toCodecJson(OutboxEvent)
-const encodeEvent = Schema.encodeSync(OutboxEventJson, ours)
+const encodeStage = Schema.encodeSync(Schema.toCodecJson(OutboxEvent.fields.stage), ours)
 const decodeEvent = Schema.decodeUnknownSync(OutboxEventJson, ours)
+
+/** A payment's canonical JSON (what its nested columns and event snapshots hold). */
+interface EncodedPayment {
+  readonly [field: string]: unknown
+  readonly value: string
+  readonly checkout: unknown
+  readonly commitment: unknown
+}
+
+// Encoded once per payment: an insert writes both the payment's columns and its event's snapshot of it.
+const encoded = new WeakMap<Payment, EncodedPayment>()
+const encodePaymentOnce = (payment: Payment): EncodedPayment => {
+  let json = encoded.get(payment)
+  if (json === undefined) {
+    json = encodePayment(payment) as EncodedPayment
+    encoded.set(payment, json)
+  }
+  return json
+}
 
 /** The columns of `payments`, as bound on insert. */
 export interface PaymentColumns {
@@ -45,7 +64,7 @@ export interface PaymentColumns {
 
 /** A payment's column values (timestamps in milliseconds). */
 export const paymentColumns = (payment: Payment): PaymentColumns => {
-  const json = encodePayment(payment) as { readonly value: string; readonly checkout: unknown; readonly commitment: unknown }
+  const json = encodePaymentOnce(payment)
   return {
     id: payment.id,
     partner_id: payment.partnerId,
@@ -108,7 +127,16 @@ export const outboxColumns = (event: OutboxEvent): OutboxColumns => ({
   type: event.type,
   partner_id: event.partnerId,
   payment_id: event.paymentId,
-  payload: JSON.stringify(encodeEvent(event)),
+  // The event's canonical JSON (its fields in schema order), the payment's encoding shared with its columns.
+  payload: JSON.stringify({
+    id: event.id,
+    type: event.type,
+    partnerId: event.partnerId,
+    paymentId: event.paymentId,
+    payment: encodePaymentOnce(event.payment),
+    stage: encodeStage(event.stage),
+    createdAt: event.createdAt
+  }),
   created_at: secondsToMillis(event.createdAt)
 })
 
