@@ -10,8 +10,9 @@ export const portalAppName = "Hosted checkout"
  * The hosted checkout portal's built-in public `App-Id`s (contract §3), one per mode: the page of a
  * payment carries the one of the payment's mode, and the buyer's browser sends it with a random
  * `Client-Id`. The apps are created on the first start and found by name afterwards (the oldest
- * wins, so every instance converges on the same one). They have no usable wallet key: the key
- * `createApp` issues is revoked at once.
+ * wins, so every instance converges on the same one); one revoked by the operator
+ * (`npm run admin -- app revoke`) is replaced at the next start. They have no usable wallet key:
+ * the key `createApp` issues is revoked at once.
  */
 export class PortalApps extends Context.Service<PortalApps, {
   readonly appIdFor: (mode: Mode) => AppId
@@ -23,7 +24,7 @@ export class PortalApps extends Context.Service<PortalApps, {
       const admin = yield* CredentialAdmin
       const ensure = Effect.fnUntraced(function*(mode: Mode) {
         const [found] = yield* sql<{ readonly id: string }>`SELECT id FROM apps
-          WHERE name = ${portalAppName} AND mode = ${mode} ORDER BY created_at, id LIMIT 1`
+          WHERE name = ${portalAppName} AND mode = ${mode} AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1`
         if (found !== undefined) return found.id as AppId
         const created = yield* admin.createApp({ name: portalAppName, mode })
         yield* admin.revokeKey(created.keyId)
