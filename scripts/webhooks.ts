@@ -164,4 +164,9 @@ for (;;) {
     seen.add(event.id)
     if (types === undefined || types.has(event.type)) await forward(event)
   }
+  // A read looks back 1,000 events at most: older ids need not be remembered.
+  for (const id of seen) {
+    if (seen.size <= 10_000) break
+    seen.delete(id)
+  }
 }
