@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { type Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { type Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, SqlQuoteStore, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
   type ChainGateway,
@@ -32,11 +32,13 @@ import {
   ExpiringPayments,
   IdGenerator,
   Payments,
+  Reconciliation,
   WebhookDispatch,
   type WebhookEndpointId
 } from "@paygate/domain"
 import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
 import type { SqlClient } from "effect/sql"
+import { WatcherJob } from "./ChainWatcher.ts"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
 import { PayoutsLive } from "./Payouts.ts"
@@ -300,7 +302,8 @@ export const WorkerJobs: Layer.Layer<
  * The worker over a database and the chains: the jobs with everything they need (use cases, SQL
  * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated), the
  * `ChainGateway` (one per process: it holds each executor account's nonce sequence) and the chain
- * configuration (the payout jobs, `Payouts.ts`, send from the collection addresses). Run it in its
+ * configuration (the payout jobs, `Payouts.ts`, send from the collection addresses; the chain
+ * watcher, `ChainWatcher.ts`, reads what arrives at them). Run it in its
  * own process (`npm run worker`) or inside the HTTP service:
  *
  * ```ts
@@ -315,11 +318,11 @@ export const WorkerLive: Layer.Layer<
   never,
   Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
   SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
-> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive).pipe(
-  Layer.provide(Executions.layer),
+> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive, WatcherJob).pipe(
+  Layer.provide(Layer.mergeAll(Executions.layer, Reconciliation.layer)),
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),
-  Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer)),
+  Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
   Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer))
