@@ -14,6 +14,7 @@ import { Application, Chain, Configuration, Database, GatewayServices, JsonLogge
 import { ApiServer, Tracing } from "@paygate/http"
 import { WorkerLive } from "@paygate/worker"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { join } from "node:path"
 import { bootstrapSandbox } from "./Bootstrap.ts"
 import { welcome } from "./Welcome.ts"
 
@@ -23,8 +24,19 @@ type ChainsLayer = Layer.Layer<
   Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
 >
 const usesLocalChain = Effect.map(Configuration.chains, Option.isNone)
+// The local chain answers on LOCAL_CHAIN_PORT (8545), so a browser wallet set up once keeps working;
+// with the embedded database it is kept beside it (its transactions outlive restarts like the
+// payments that name them), with DATABASE_URL it starts fresh.
+const localChain = Layer.unwrap(
+  Effect.gen(function*() {
+    const port = yield* Configuration.localChainPort
+    const embedded = Option.isNone(yield* Configuration.databaseUrl)
+    const stateFile = embedded ? join(`${yield* Configuration.dataDir}.chain`, "state.json") : undefined
+    return Chain.LocalChain.layer({ port, stateFile })
+  })
+)
 const chainsForStart: ChainsLayer = Layer.unwrap(
-  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? Chain.LocalChain.layer() : Chain.ChainConfig.layerFromEnv))
+  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? localChain : Chain.ChainConfig.layerFromEnv))
 )
 
 /** The application over `DATABASE_URL` (else the embedded PGlite), with the chains `npm start` uses. */
@@ -33,16 +45,17 @@ const application = Application.layerWith(Database.layer, GatewayServices.settin
 const serve = (withWorker: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function*() {
-      const created = yield* bootstrapSandbox
-      if (withWorker && (yield* Configuration.workerInProcess)) yield* Layer.build(WorkerLive)
+      // Listening first: a port in use stops the start before it creates anything.
       yield* Layer.build(ApiServer.layer)
+      const sandbox = yield* bootstrapSandbox
+      if (withWorker && (yield* Configuration.workerInProcess)) yield* Layer.build(WorkerLive)
       const chains = yield* Chain.ChainConfig.ChainsConfig
       const tokens = [...chains.assets.values()].map((asset) => `${asset.assetId} (${asset.symbol})`)
       // The local anvil's RPC address, for a browser wallet (configured RPC URLs may hold keys: never printed).
       const localChains = (yield* usesLocalChain)
         ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
         : []
-      welcome(`http://localhost:${yield* ApiServer.port}`, created, tokens, localChains)
+      welcome(`http://localhost:${yield* ApiServer.port}`, sandbox, tokens, localChains)
     })
   ).pipe(
     Layer.provide(Application.migrated),

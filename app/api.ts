@@ -1,6 +1,5 @@
 /** The API alone, for processes next to `npm run worker` ones (as `WORKER_IN_PROCESS=false npm start`). */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Layer } from "effect"
 import { ApiLive } from "./Service.ts"
+import { launch } from "./Launch.ts"
 
-Layer.launch(ApiLive).pipe(NodeRuntime.runMain)
+launch(ApiLive)

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Config, Option, Redacted } from "effect"
+import { Config, Option, Redacted, Schema } from "effect"
 
 const names = new Set<string>()
 
@@ -69,6 +69,11 @@ export const chainsVariable = name("PAYGATE_CHAINS")
 
 /** `PAYGATE_CHAINS`: the chains and tokens accepted, as JSON text; unset or blank, none (or a local chain under `npm start`). */
 export const chains = optionalString(chainsVariable)
+
+/** `LOCAL_CHAIN_PORT`: where `npm start`'s local chain (without `PAYGATE_CHAINS`) answers JSON-RPC; 0 picks a free port. */
+export const localChainPort = Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), name("LOCAL_CHAIN_PORT")).pipe(
+  Config.withDefault(8545)
+)
 
 /** `WORKER_IN_PROCESS`: whether `npm start` runs the worker in its own process. */
 export const workerInProcess = Config.Boolean(name("WORKER_IN_PROCESS")).pipe(Config.withDefault(true))

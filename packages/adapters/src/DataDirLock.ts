@@ -61,10 +61,19 @@ export const ownerOf = async (dataDir: string): Promise<LockOwner | undefined> =
   return owner !== undefined && isLive(owner, path) ? owner : undefined
 }
 
+/** Another live process (or this one) holds the lock: the message says which, for the person who started us. */
+export class DataDirInUse extends Error {
+  readonly pid: number
+  constructor(dataDir: string, pid: number) {
+    super(`the database in ${dataDir} is used by process ${pid}: is paygate already running?`)
+    this.pid = pid
+  }
+}
+
 /** Takes the lock of `dataDir`. Rejects when another live process, or this one, holds it. */
 export const acquireDataDirLock = async (dataDir: string): Promise<DataDirLock> => {
   const path = lockPathOf(dataDir)
-  if (held.has(path)) throw new Error(`${dataDir} is already open in this process.`)
+  if (held.has(path)) throw new DataDirInUse(dataDir, process.pid)
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await writeFile(path, `${process.pid}\n`, { flag: "wx" })
@@ -80,7 +89,7 @@ export const acquireDataDirLock = async (dataDir: string): Promise<DataDirLock> 
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const owner = await readLock(path)
       if (owner !== undefined && isLive(owner, path)) {
-        throw new Error(`${dataDir} is in use by process ${owner.pid} (lock file ${path}).`)
+        throw new DataDirInUse(dataDir, owner.pid)
       }
       await rm(path, { force: true })
     }

@@ -103,7 +103,9 @@ export const startEmbedded = (options: EmbeddedOptions) =>
       },
       catch: (cause) =>
         new EmbeddedDatabaseError({
-          message: `Could not start the embedded database${options.dataDir === undefined ? "" : ` in ${options.dataDir}`}.`,
+          message: cause instanceof DataDirLock.DataDirInUse
+            ? cause.message
+            : `Could not start the embedded database${options.dataDir === undefined ? "" : ` in ${options.dataDir}`}.`,
           cause
         })
     }),

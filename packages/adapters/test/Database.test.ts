@@ -59,7 +59,7 @@ describe("Database (embedded PGlite)", () => {
       assert.deepStrictEqual(yield* Effect.promise(() => DataDirLock.ownerOf(dir)), { pid: process.pid, port: server.port })
       const second = yield* Effect.exit(Effect.scoped(Database.startEmbedded({ dataDir: dir })))
       assert.isTrue(Exit.isFailure(second))
-      assert.include(String(Exit.isFailure(second) ? second.cause : ""), "already open in this process")
+      assert.include(String(Exit.isFailure(second) ? second.cause : ""), "is used by process")
       yield* Scope.close(scope, Exit.void)
       assert.isTrue(yield* Effect.promise(() => stat(lock).then(() => false, () => true)), "lock removed")
       // Free again.

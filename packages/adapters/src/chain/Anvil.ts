@@ -133,7 +133,7 @@ const listeningPort = (
       resume(Effect.fail(
         new AnvilError({
           message: /Address already in use/.test(output.text)
-            ? `the local chain's port ${port} is in use (is paygate already running?): stop what uses it or choose another port.`
+            ? `the local chain's port ${port} is in use (is paygate already running?)`
             : `anvil exited (${signal ?? code}) before listening:\n${output.text}`
         })
       ))

@@ -1,0 +1,144 @@
+/**
+ * `npm start` as a newcomer meets it (issue 15, items 1, 2 and 4), with the real command:
+ * - port 3000 taken on the first start: one line saying so, no stack trace, nothing created (the
+ *   next start on a free port is still the first one and prints the credentials);
+ * - a second `npm start` on the same embedded database: one line naming the process that has it;
+ * - every restart prints the sandbox's partner, merchant and app ids with ready-to-paste commands,
+ *   never its secret key again;
+ * - the local chain answers on the same port after a restart and still has the payment's
+ *   transaction, the token at the same address.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createServer, type Server } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort, repoRoot } from "./support/ServiceProcess.ts"
+import { npm } from "./support/NpmStart.ts"
+
+interface Started {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+const start = (env: Record<string, string>): Started => {
+  const child = spawn("npm", ["start"], { cwd: repoRoot, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout?.on("data", (chunk) => (output += chunk))
+  child.stderr?.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+/** Waits for the banner; fails with the output if the process ends first. */
+const listening = async (s: Started) => {
+  const deadline = Date.now() + 90_000
+  while (!s.output().includes("paygate is listening")) {
+    if (s.child.exitCode !== null) throw new Error(`npm start exited:\n${s.output()}`)
+    if (Date.now() > deadline) throw new Error(`npm start did not listen within 90 s:\n${s.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const stop = async (s: Started) => {
+  if (s.child.pid !== undefined && s.child.exitCode === null && s.child.signalCode === null) process.kill(-s.child.pid, "SIGTERM")
+  await s.exited
+}
+
+/** The lines a person reads: not the JSON log lines. */
+const humanLines = (output: string) => output.split("\n").filter((line) => !line.startsWith("{") && !line.startsWith(" ") && line.trim() !== "")
+
+const occupy = (port: number) =>
+  new Promise<Server>((resolve) => {
+    const server = createServer().listen(port, "127.0.0.1", () => resolve(server))
+  })
+
+describe("npm start, as a newcomer meets it", () => {
+  let dir: string
+  let env: Record<string, string>
+  let port: number
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "paygate-start-"))
+    port = await freePort()
+    env = { PAYGATE_DATA_DIR: join(dir, "pglite"), PORT: String(port), LOCAL_CHAIN_PORT: String(await freePort()) }
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it("port taken on the first start: one clear line, nothing created; the next start is still the first", async () => {
+    const server = await occupy(port)
+    try {
+      const busy = start(env)
+      expect(await busy.exited).toBe(1)
+      const lines = humanLines(busy.output()).filter((line) => line.startsWith("paygate:"))
+      expect(lines).toEqual([`paygate: port ${port} is in use (is paygate already running?): stop what uses it, or start on another port with PORT=<port> npm start.`])
+      expect(busy.output()).not.toMatch(/\n\s+at /) // no stack trace
+      expect(busy.output()).not.toContain("sk_test_")
+    } finally {
+      server.close()
+    }
+  }, 120_000)
+
+  it("first start, a second start on the same database, a restart: ids every time, the key once, the chain kept", async () => {
+    const first = start(env)
+    await listening(first)
+    const banner = first.output()
+    expect(banner).toContain("First start: created sandbox credentials")
+    const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(banner)![1]!
+    const partnerId = /partner\s+(ptn_\S+)/.exec(banner)![1]!
+    const merchantId = /Merchant-Id\s+(mer_\S+)/.exec(banner)![1]!
+    const appId = /App-Id\s+(app_\S+)/.exec(banner)![1]!
+    const chain = /Local chain (\S+) at (\S+):/.exec(banner)!
+    expect(chain[2]).toBe(`http://127.0.0.1:${env.LOCAL_CHAIN_PORT}`)
+    const token = /Accepting (\S+) \(TUSDC\)/.exec(banner)![1]
+
+    // A second start on the same embedded database while the first runs.
+    const second = start({ ...env, PORT: String(await freePort()), LOCAL_CHAIN_PORT: "0" })
+    expect(await second.exited).toBe(1)
+    const refusal = humanLines(second.output()).filter((line) => line.startsWith("paygate:"))
+    expect(refusal).toHaveLength(1)
+    expect(refusal[0]).toMatch(new RegExp(`^paygate: the database in ${env.PAYGATE_DATA_DIR} is used by process \\d+: is paygate already running\\?$`))
+    expect(second.output()).not.toMatch(/\n\s+at /)
+
+    // Pay a payment on the local chain (npm run pay signs with anvil #1).
+    const url = `http://127.0.0.1:${port}`
+    const created = await fetch(`${url}/v1/merchant/payment`, {
+      method: "POST",
+      headers: { "api-key": apiKey, "merchant-id": merchantId, "content-type": "application/json" },
+      body: JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "kept-chain" })
+    }).then((r) => r.json() as Promise<{ paymentId: string }>)
+    const paid = await npm(["run", "pay", "--", created.paymentId, "--app-id", appId, "--url", url], env)
+    expect(paid.stdout + paid.stderr).toContain("succeeded")
+    const before = await fetch(`${url}/v1/payments/${created.paymentId}`, { headers: { "api-key": apiKey } }).then((r) => r.json() as Promise<any>)
+    const txHash: string = JSON.stringify(before).match(/0x[0-9a-f]{64}/)![0]
+    await new Promise((resolve) => setTimeout(resolve, 1_500)) // the chain's state is written every second
+    await stop(first)
+
+    const restarted = start(env)
+    await listening(restarted)
+    try {
+      const again = restarted.output()
+      expect(again).not.toContain("First start")
+      expect(again).not.toContain("sk_test_")
+      for (const id of [partnerId, merchantId, appId]) expect(again).toContain(id)
+      expect(again).toContain(`npm run -s admin -- key create --partner ${partnerId} --sandbox`)
+      expect(again).toContain(`npm run pay -- <paymentId> --app-id ${appId}`)
+      expect(again).toContain(`Local chain ${chain[1]} at ${chain[2]}:`)
+      expect(again).toContain(`Accepting ${token} (TUSDC)`)
+      const receipt = await fetch(chain[2]!, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [txHash] })
+      }).then((r) => r.json() as Promise<{ result: { status: string } | null }>)
+      expect(receipt.result?.status).toBe("0x1")
+      const after = await fetch(`${url}/v1/payments/${created.paymentId}`, { headers: { "api-key": apiKey } }).then((r) => r.json() as Promise<any>)
+      expect(after.status).toBe("succeeded")
+    } finally {
+      await stop(restarted)
+    }
+  }, 240_000)
+})
