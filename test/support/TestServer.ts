@@ -3,7 +3,8 @@
  * SQL stores of `@paygate/adapters`, readiness) on a fresh PGlite, or on a fresh database of the
  * PostgreSQL at `TEST_DATABASE_URL`, with migrations applied; served in process
  * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
- * and reach the same database and use cases with {@link TestServer.run}.
+ * and reach the same database and use cases with {@link TestServer.run}. A suite gets its server
+ * with {@link useTestServer} (started before its tests, closed after them).
  */
 import { Application, Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
 import {
@@ -32,7 +33,7 @@ import { ConfigProvider, Context, Effect, Exit, Layer, Option, Scope } from "eff
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
-import { describe } from "vitest"
+import { afterAll, beforeAll, describe } from "vitest"
 import { AppRoutes, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** The database a suite runs on. */
@@ -330,3 +331,23 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
 
 /** `FetchHttpClient` answering from a test server, for the typed client. */
 export const fetchFrom = (server: TestServer) => Layer.succeed(FetchHttpClient.Fetch, server.fetch)
+
+/**
+ * The server of a suite: started on `database` before its tests (`beforeAll`) and closed after them
+ * (`afterAll`). Call it where the suite declares its server; the answer forwards to the running
+ * server, so hooks registered after it may use it.
+ */
+export const useTestServer = (database: TestDatabase, serverOptions: TestServerOptions = {}): TestServer => {
+  let started: TestServer | undefined
+  beforeAll(async () => {
+    started = await makeTestServer(database, serverOptions)
+  })
+  afterAll(async () => {
+    await started?.close()
+  })
+  const running = (): TestServer => {
+    if (started === undefined) throw new Error("the suite's server is not running: use it inside tests or hooks")
+    return started
+  }
+  return new Proxy({} as TestServer, { get: (_, member) => Reflect.get(running(), member) })
+}

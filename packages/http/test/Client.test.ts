@@ -1,19 +1,15 @@
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { beforeAll, expect, it } from "vitest"
 import { PaygateClient, type PaygateClientOptions, withIdempotencyKey } from "../src/index.ts"
-import { fetchFrom, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { fetchFrom, forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
 
 forEachDatabase("typed client", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const withClient = <A, E>(options: Partial<PaygateClientOptions>, body: (client: PaygateClient["Service"]) => Effect.Effect<A, E>) =>

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestResponse, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { beforeAll, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner, type TestResponse, unique } from "../../../test/support/TestServer.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 
@@ -12,17 +12,13 @@ const statuses = (responses: ReadonlyArray<TestResponse>) =>
   }, {})
 
 forEachDatabase("Partner API: concurrent requests", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const count = (query: string, ...params: Array<string>) =>

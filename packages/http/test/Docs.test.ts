@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
+import { describe, expect, it } from "vitest"
+import { useTestServer, pglite } from "../../../test/support/TestServer.ts"
 
 // The documentation is served by us: no CDN, no outside fonts or scripts.
 describe("GET /docs and /openapi.json", () => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await makeTestServer(pglite)
-  })
-  afterAll(async () => {
-    await server?.close()
-  })
+  const server = useTestServer(pglite)
 
   it("serves the API reference with everything inline", async () => {
     const docs = await server.request("GET", "/docs")

@@ -1,7 +1,7 @@
 import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 // The gateway operations that need no chain (read, status with long poll, cancel) and every
@@ -13,7 +13,7 @@ interface App {
 }
 
 forEachDatabase("Gateway API", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
   let sandboxApp: App
@@ -27,14 +27,10 @@ forEachDatabase("Gateway API", (database) => {
   const newPayment = async () => (await server.payment(partner.sandbox, merchantId)).paymentId as string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
     sandboxApp = await app("sandbox")
     liveApp = await app("live")
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   describe("GET /v1/gateway/payment/{id}", () => {

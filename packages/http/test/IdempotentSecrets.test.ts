@@ -1,21 +1,17 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { beforeAll, expect, it } from "vitest"
 import { secretShownOnce } from "../src/server/Idempotency.ts"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 
 // Read once per process by the webhook adapters: a fixed key, so no key file is written.
 process.env.WEBHOOK_SECRET_KEY = Buffer.alloc(32, 7).toString("base64")
 
 forEachDatabase("idempotent responses never keep secrets", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   it("shows a webhook secret once; the replay and the stored response do not carry it", async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -10,7 +10,7 @@ const wallet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
  * §3): every read and write answers the not-found code, and nothing changes.
  */
 forEachDatabase("Partner API: isolation between partners and modes", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let a: TestPartner
   let b: TestPartner
   let merchant: string
@@ -19,7 +19,6 @@ forEachDatabase("Partner API: isolation between partners and modes", (database) 
   let settlementId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     a = await server.partner()
     b = await server.partner()
     merchant = await server.merchant(a.sandbox, "Shared Name")
@@ -31,9 +30,6 @@ forEachDatabase("Partner API: isolation between partners and modes", (database) 
       body: { settlements: [{ asset: usdc, destination: wallet }] }
     })
     settlementId = registered.body.crypto[0].id
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   /** Every operation on A's sandbox data, answered for `apiKey`. */

@@ -1,7 +1,7 @@
 import { Payment, PaymentRepository } from "@paygate/domain"
 import { Effect, Option } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { checkoutUrl, forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 // The Merchant API (`/v1/merchant/…`): what a merchant backend calls to create a checkout payment
@@ -10,7 +10,7 @@ import { expectError } from "./ExpectError.ts"
 const order = { amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "order-1" }
 
 forEachDatabase("Merchant API", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let other: TestPartner
   let merchantId: string
@@ -22,14 +22,10 @@ forEachDatabase("Merchant API", (database) => {
     server.request("GET", `/v1/merchant/payment/${paymentId}/status`, { apiKey, headers: { "merchant-id": merchantId, ...headers } })
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     other = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
     otherMerchantId = await server.merchant(other.sandbox)
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   describe("POST /v1/merchant/payment", () => {

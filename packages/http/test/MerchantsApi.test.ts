@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 const usdcEthereum = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -12,15 +12,11 @@ const walletBase = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 const tick = () => new Promise((resolve) => setTimeout(resolve, 3))
 
 forEachDatabase("Partner API: merchants", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, apiKey = partner.sandbox) =>

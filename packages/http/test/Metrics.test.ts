@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { ProcessMetrics } from "@paygate/adapters"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 
 // GET /metrics: the Prometheus text format (0.0.4), request counters and latency histograms by
 // route template and status, payments by status and the outbox backlog read from the database.
@@ -60,7 +60,7 @@ const find = (exposition: Exposition, name: string, labels: Record<string, strin
 const valueOf = (exposition: Exposition, name: string, labels: Record<string, string>) => find(exposition, name, labels)?.value ?? 0
 
 forEachDatabase("GET /metrics", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
 
@@ -77,12 +77,8 @@ forEachDatabase("GET /metrics", (database) => {
     })
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   it("answers the Prometheus text format, one TYPE per family", async () => {

@@ -1,7 +1,7 @@
 import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 /** One request per partner operation, as [method, path, body]. */
@@ -26,19 +26,15 @@ const operations = (merchantId: string, paymentId: string): ReadonlyArray<readon
 ]
 
 forEachDatabase("Partner API: authentication, versions, limits and idempotency", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
   let paymentId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
     paymentId = (await server.payment(partner.sandbox, merchantId)).paymentId
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   describe("authentication", () => {

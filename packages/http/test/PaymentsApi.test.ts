@@ -1,23 +1,19 @@
 import { createHash } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkoutUrl, forEachDatabase, makeTestServer, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { checkoutUrl, forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 const usd = (value = "1250") => ({ unit: "iso4217/USD", value })
 
 /** Expects the contract's error answer. */
 forEachDatabase("Partner API: payments", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { beforeAll, expect, it } from "vitest"
+import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 import { expectError } from "./ExpectError.ts"
 
 forEachDatabase("Partner API: refunds", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let partner: TestPartner
   let merchantId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const refund = (body: unknown, headers: Record<string, string> = {}) =>

@@ -1,18 +1,12 @@
 import { Database } from "@paygate/adapters"
 import { Effect, Exit } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Readiness } from "../src/server/Readiness.ts"
 import { SqlReadiness } from "../src/server/SqlReadiness.ts"
-import { forEachDatabase, makeTestServer, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, useTestServer } from "../../../test/support/TestServer.ts"
 
 forEachDatabase("probes", (database) => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await makeTestServer(database)
-  })
-  afterAll(async () => {
-    await server?.close()
-  })
+  const server = useTestServer(database)
 
   it("GET /healthz answers while the process runs, without credentials", async () => {
     const response = await server.request("GET", "/healthz")

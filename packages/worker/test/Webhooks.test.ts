@@ -21,7 +21,7 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
@@ -45,20 +45,18 @@ let pathCounter = 0
 const newPath = () => `/hook-${pathCounter++}`
 
 forEachDatabase("Webhooks", (database) => {
-  let server: TestServer
+  const server = useTestServer(database)
   let receiver: Receiver
   let partner: TestPartner
   let merchantId: string
 
   beforeAll(async () => {
-    server = await makeTestServer(database)
     receiver = await startReceiver()
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox)
   })
   afterAll(async () => {
     await receiver?.close()
-    await server?.close()
   })
 
   /** Registers an endpoint on the receiver at a new path; answers its id, path and secret. */
