@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import {
   type IdempotencyClaim,
+  type IdempotencyCompletion,
   type IdempotencyLease,
   type IdempotencyScope,
   IdempotencyStore,
@@ -31,6 +32,21 @@ export const makeMemoryIdempotency = (): MemoryIdempotency => ({ entries: new Ma
 
 const keyOf = (scope: IdempotencyScope) => JSON.stringify([scope.partnerId, scope.route, scope.key])
 
+const heldEntry = (store: MemoryIdempotency, lease: IdempotencyLease) => {
+  const entry = store.entries.get(keyOf(lease.scope))
+  return entry !== undefined && entry.response === null && entry.token === lease.token ? entry : undefined
+}
+
+/**
+ * Stores a claimed key's answer if its lease still holds it; answers whether it did. What the
+ * in-memory payment repository runs inside its insert (the keys live in the same store).
+ */
+export const completeHeld = (store: MemoryIdempotency, completion: IdempotencyCompletion): boolean => {
+  const entry = heldEntry(store, completion.lease)
+  if (entry !== undefined) store.entries.set(keyOf(completion.lease.scope), { ...entry, response: completion.response })
+  return entry !== undefined
+}
+
 /**
  * In-memory {@link IdempotencyStore} for unit tests. A key lives 24 hours from its claim; a
  * different body is a `different_body` conflict, a claimed key without a response `in_flight`
@@ -42,13 +58,9 @@ export const layerMemoryIdempotency = (
   leaseMillis = idempotencyLeaseMillis
 ): Layer.Layer<IdempotencyStore> => {
   let tokens = 0
-  const held = (lease: IdempotencyLease) => {
-    const entry = store.entries.get(keyOf(lease.scope))
-    return entry !== undefined && entry.response === null && entry.token === lease.token ? entry : undefined
-  }
   const release = (lease: IdempotencyLease) =>
     Effect.sync(() => {
-      if (held(lease) !== undefined) store.entries.delete(keyOf(lease.scope))
+      if (heldEntry(store, lease) !== undefined) store.entries.delete(keyOf(lease.scope))
     })
   return Layer.succeed(IdempotencyStore, IdempotencyStore.of({
     claim: (scope, bodyHash, nowMillis) =>
@@ -66,14 +78,10 @@ export const layerMemoryIdempotency = (
         store.entries.set(key, { bodyHash, claimedAt: nowMillis, token, response: null })
         return { _tag: "Claimed", lease: { scope, token } }
       }),
-    complete: ({ lease, response }) =>
-      response.status >= 500
-        ? release(lease).pipe(Effect.as(true))
-        : Effect.sync(() => {
-          const entry = held(lease)
-          if (entry !== undefined) store.entries.set(keyOf(lease.scope), { ...entry, response })
-          return entry !== undefined
-        }),
+    complete: (completion) =>
+      completion.response.status >= 500
+        ? release(completion.lease).pipe(Effect.as(true))
+        : Effect.sync(() => completeHeld(store, completion)),
     release
   }))
 }

@@ -4,14 +4,17 @@ import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
-import { type IdempotencyCompletion, idempotencyLeaseLost, IdempotencyStore } from "../ports/IdempotencyStore.ts"
+import { idempotencyLeaseLost } from "../ports/IdempotencyStore.ts"
 import { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
+import { completeHeld, makeMemoryIdempotency, type MemoryIdempotency } from "./MemoryIdempotencyStore.ts"
 
 /** The state behind the in-memory repository, exposed so tests can inspect what was written. */
 export interface MemoryStore {
   readonly payments: Map<PaymentId, Payment>
   readonly events: Array<OutboxEvent>
   readonly completed: Set<EventId>
+  /** The idempotency keys, in the same store: an insert stores its key's answer with the payment. */
+  readonly idempotency: MemoryIdempotency
 }
 
 // What the SQL adapter's unique indexes cover: (asset, payer, nonce) of an authorization, (asset, transaction).
@@ -24,16 +27,13 @@ const commitmentKeys = (payment: Payment): ReadonlyArray<string> => {
   ]
 }
 
-// A completion goes to the IdempotencyStore of the caller's context (the memory one, in tests);
-// a lost lease writes nothing, as the SQL adapter's single statement does.
-const completeIn = (completion: IdempotencyCompletion) =>
-  Effect.serviceOption(IdempotencyStore).pipe(Effect.flatMap(Option.match({
-    onNone: () => Effect.die(new Error("a payment was inserted with an idempotency completion but no IdempotencyStore")),
-    onSome: (idempotency) => idempotency.complete(completion)
-  })))
-
-/** A fresh, empty store. */
-export const makeMemoryStore = (): MemoryStore => ({ payments: new Map(), events: [], completed: new Set() })
+/** A fresh, empty store; give `idempotency` to {@link layerMemoryIdempotency} to claim keys in it. */
+export const makeMemoryStore = (): MemoryStore => ({
+  payments: new Map(),
+  events: [],
+  completed: new Set(),
+  idempotency: makeMemoryIdempotency()
+})
 
 /**
  * In-memory {@link PaymentRepository} and {@link EventOutbox} for unit tests. Each method runs
@@ -42,18 +42,16 @@ export const makeMemoryStore = (): MemoryStore => ({ payments: new Map(), events
 export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer<PaymentRepository | EventOutbox> =>
   Layer.mergeAll(
     Layer.succeed(PaymentRepository, PaymentRepository.of({
+      // The answer and the payment in one synchronous step; a lost lease writes nothing, as the
+      // SQL adapter's single statement does.
       insert: (payment, events, completion) =>
-        (completion === undefined ? Effect.succeed(true) : completeIn(completion)).pipe(
-          Effect.flatMap((held) =>
-            held
-              ? Effect.sync(() => {
-                if (store.payments.has(payment.id)) throw new Error(`duplicate payment ${payment.id}`)
-                store.payments.set(payment.id, payment)
-                store.events.push(...events)
-              })
-              : Effect.fail(idempotencyLeaseLost())
-          )
-        ),
+        Effect.suspend(() => {
+          if (store.payments.has(payment.id)) return Effect.die(new Error(`duplicate payment ${payment.id}`))
+          if (completion !== undefined && !completeHeld(store.idempotency, completion)) return Effect.fail(idempotencyLeaseLost())
+          store.payments.set(payment.id, payment)
+          store.events.push(...events)
+          return Effect.void
+        }),
       findById: (id) => Effect.sync(() => Option.fromNullishOr(store.payments.get(id))),
       update: (next, events) =>
         Effect.suspend(() => {

@@ -62,7 +62,7 @@ describe("Payments.create", () => {
       assert.strictEqual(store.payments.size, before, "prepare writes nothing")
       const payment = yield* payments.commit(draft, answer(retry, draft.payment))
       assert.deepStrictEqual(yield* keys.claim(scope, "hash", idempotencyLeaseMillis + 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
-    }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency()))))
+    }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency(store.idempotency)))))
 
   it.effect.each([
     ["iso4217/usd", "1050"],
