@@ -11,6 +11,7 @@ import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
 import { maxPathIdLength } from "./server/PathIds.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
 import { RequestMiddleware } from "./server/RequestMiddleware.ts"
+import { ReceiptsHandlers } from "./server/ReceiptsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
 import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
@@ -25,7 +26,7 @@ export const AppRoutes = Layer.mergeAll(
     // Labels request metrics with the matched route template (server/Metrics.ts).
     Layer.provide(RouteMetrics),
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
-    Layer.provide([PaymentsHandlers, RefundsHandlers, MerchantsHandlers]),
+    Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])

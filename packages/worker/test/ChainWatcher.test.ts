@@ -276,7 +276,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     await server.run(withStores(Effect.gen(function*() {
       const claimed = yield* (yield* ScanCursors).claim(watched!.chainId, "dead-worker", 1_500)
       expect(claimed._tag).toBe("Some")
-      const transfers = yield* Effect.orDie(TransferLogs.transfersIn(watched!, 0, Number(yield* Effect.promise(() => world().client.getBlockNumber()))))
+      const transfers = yield* Effect.orDie(TransferLogs.transfersIn(watched!, 0, Number(yield* Effect.promise(() => world().client.getBlockNumber({ cacheTime: 0 })))))
       const own = transfers.find((t) => t.txHash === first.toLowerCase())!
       const { result } = yield* Effect.provide(
         Effect.gen(function*() {
@@ -293,6 +293,57 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     for (const [p, hash] of [[a, first], [b, second]] as const) {
       expect((await receiptsOf(p.paymentId)).filter((r: Receipt) => r.txHash === hash.toLowerCase())).toHaveLength(1)
       expect((await eventsOf(p.paymentId)).map((e) => e.type)).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
+    }
+  })
+
+  it("GET /v1/receipts: the partner's receipts by payment and outcome, the unmatched ones, nobody else's", async () => {
+    const p = await pushPayment()
+    const hash = await send(withValue(p, 2_000_000n))
+    await mine(confirmations - 1)
+    await receiptOf(p.paymentId, hash)
+    const list = (query: string, apiKey = partner.sandbox) => server.request("GET", `/v1/receipts${query}`, { apiKey })
+    const byPayment = await list(`?paymentId=${p.paymentId}`)
+    expect(byPayment.status).toBe(200)
+    expect(byPayment.body).toEqual({
+      data: [{
+        receiptId: expect.stringMatching(/^rcp_[0-9A-Z]{26}$/),
+        outcome: "underpaid",
+        paymentId: p.paymentId,
+        paymentStatus: "requires_action",
+        chainId: world().chain.chainId,
+        asset: chains.settings.assets[0]!.assetId,
+        txHash: hash.toLowerCase(),
+        logIndex: expect.any(Number),
+        blockNumber: expect.any(Number),
+        blockTime: expect.any(Number),
+        from: `${world().chain.chainId}:${payer.address}`,
+        value: "2000000",
+        expectedValue: "12500000",
+        shortfall: "10500000",
+        refundableValue: "2000000",
+        reference: p.reference,
+        createdAt: expect.any(Number)
+      }],
+      nextCursor: null
+    })
+    const late = await list("?outcome=late&outcome=underpaid&limit=100")
+    expect(late.body.data.length).toBeGreaterThanOrEqual(3)
+    expect(late.body.data.every((r: any) => r.outcome === "late" || r.outcome === "underpaid")).toBe(true)
+    const paged = await list("?limit=1")
+    expect(paged.body.data).toHaveLength(1)
+    expect((await list(`?limit=1&cursor=${paged.body.nextCursor}`)).body.data[0].receiptId).not.toBe(paged.body.data[0].receiptId)
+    const unmatched = await list("?outcome=unmatched&limit=100")
+    expect(unmatched.body.data.length).toBeGreaterThanOrEqual(2)
+    expect(unmatched.body.data.every((r: any) => r.outcome === "unmatched" && r.paymentId === null)).toBe(true)
+    // Another partner sees none of this partner's receipts, the live key none of sandbox's; both see the unmatched ones.
+    const other = await server.partner()
+    expect((await list("", other.sandbox)).body.data).toEqual([])
+    expect((await list("", partner.live)).body.data).toEqual([])
+    expect((await list("?outcome=unmatched", other.live)).body.data.length).toBeGreaterThan(0)
+    for (const query of ["?outcome=lost", "?outcome=unmatched&outcome=late", `?outcome=unmatched&paymentId=${p.paymentId}`, "?limit=0", "?cursor=nope"]) {
+      const refused = await list(query)
+      expect(refused.status).toBe(400)
+      expect(refused.body.code).toBe("invalid_params")
     }
   })
 

@@ -9,7 +9,7 @@ export interface ReceiptView {
   readonly receiptId: string
   readonly outcome: Receipt["outcome"]
   readonly paymentId: string | null
-  readonly paymentStatus: string | null
+  readonly paymentStatus: Receipt["paymentStatus"]
   readonly chainId: string
   readonly asset: string
   readonly txHash: string

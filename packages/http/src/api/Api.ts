@@ -4,6 +4,7 @@ import { documentSecurity } from "./SecuritySchemes.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
 import { MerchantsApi } from "./MerchantsApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
+import { ReceiptsApi } from "./ReceiptsApi.ts"
 import { RefundsApi } from "./RefundsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
@@ -13,6 +14,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(MerchantPaymentApi)
   .add(PaymentsApi)
   .add(RefundsApi)
+  .add(ReceiptsApi)
   .add(MerchantsApi)
   .add(GatewayApi)
   .add(WebhooksApi)

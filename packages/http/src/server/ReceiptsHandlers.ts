@@ -1,0 +1,26 @@
+import { InvalidParams, pageRequest, ReceiptOutcome, Receipts, receiptView } from "@paygate/domain"
+import { Effect, Schema } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { partnerAccess } from "./PaymentsHandlers.ts"
+
+const isOutcome = Schema.is(ReceiptOutcome)
+
+/** Partner API receipt handlers: the query decoded (bad values are `invalid_params`), then `Receipts.list`. */
+export const ReceiptsHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "receipts",
+  Effect.fn(function*(handlers) {
+    const receipts = yield* Receipts
+    return handlers.handle("list", ({ query }) =>
+      Effect.gen(function*() {
+        const page = yield* pageRequest(query)
+        const outcomes = query.outcome ?? []
+        if (!outcomes.every(isOutcome)) {
+          return yield* new InvalidParams({ message: `outcome must be one of ${ReceiptOutcome.literals.join(", ")}.` })
+        }
+        const listed = yield* receipts.list(yield* partnerAccess, { outcomes, paymentId: query.paymentId, page })
+        return { data: listed.data.map(receiptView), nextCursor: listed.nextCursor }
+      }))
+  })
+)
