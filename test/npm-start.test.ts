@@ -6,7 +6,9 @@
  * - every restart prints the sandbox's partner, merchant and app ids with ready-to-paste commands,
  *   never its secret key again;
  * - the local chain answers on the same port after a restart and still has the payment's
- *   transaction, the token at the same address.
+ *   transaction, the token at the same address;
+ * - amounts in major units, a currency no token is priced in, and a plain-HTTP return URL each
+ *   say what is wrong (items 7 and 8).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -104,8 +106,44 @@ describe("npm start, as a newcomer meets it", () => {
     expect(refusal[0]).toMatch(new RegExp(`^paygate: the database in ${env.PAYGATE_DATA_DIR} is used by process \\d+: is paygate already running\\?$`))
     expect(second.output()).not.toMatch(/\n\s+at /)
 
-    // Pay a payment on the local chain (npm run pay signs with anvil #1).
+    // Creating payments as the README shows, and the three mistakes a newcomer makes (items 7, 8).
     const url = `http://127.0.0.1:${port}`
+    const create = (body: unknown) =>
+      fetch(`${url}/v1/merchant/payment`, {
+        method: "POST",
+        headers: { "api-key": apiKey, "merchant-id": merchantId, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+    const major = await create({ amount: { unit: "iso4217/USD", value: "10.50" }, referenceId: "major-units" })
+    expect(major.status).toBe(400)
+    expect(await major.json()).toEqual({
+      code: "params_validation",
+      message: `amount.value is an integer in USD minor units (1/100 of a USD), not a decimal: 10.50 USD is "1050".`
+    })
+    const euros = await create({ amount: { unit: "iso4217/EUR", value: "1050" }, referenceId: "euros" })
+    expect(euros.status).toBe(400)
+    expect(await euros.json()).toEqual({
+      code: "params_validation",
+      message: "No token this service accepts can be priced in EUR, so a buyer could not pay it; create payments in USD."
+    })
+    const plainHttp = await create({
+      amount: { unit: "iso4217/USD", value: "1050" },
+      referenceId: "plain-http",
+      checkout: { successUrl: "http://shop.example/thanks", errorUrl: "https://shop.example/sorry" }
+    })
+    expect(plainHttp.status).toBe(200)
+    expect(plainHttp.headers.get("paygate-warning")).toBe(
+      "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
+    )
+    const https = await create({
+      amount: { unit: "iso4217/USD", value: "1050" },
+      referenceId: "https",
+      checkout: { successUrl: "https://shop.example/thanks", errorUrl: "https://shop.example/sorry" }
+    })
+    expect(https.status).toBe(200)
+    expect(https.headers.get("paygate-warning")).toBeNull()
+
+    // Pay a payment on the local chain (npm run pay signs with anvil #1).
     const created = await fetch(`${url}/v1/merchant/payment`, {
       method: "POST",
       headers: { "api-key": apiKey, "merchant-id": merchantId, "content-type": "application/json" },

@@ -205,5 +205,7 @@ export const layer: Layer.Layer<
     SqlQuoteStore.layer,
     PooledRandom.layer
   )),
-  Layer.provideMerge(Eip155WalletActions.layer)
+  Layer.provideMerge(Eip155WalletActions.layer),
+  // Which currencies a payment can be created in (Payments.prepare reads it per request).
+  Layer.provideMerge(Pricing.ConfiguredCurrencies.layer)
 )

@@ -4,5 +4,6 @@
  *
  * @module
  */
+export * as ConfiguredCurrencies from "./ConfiguredCurrencies.ts"
 export * as ConfiguredPriceOracle from "./ConfiguredPriceOracle.ts"
 export * as PriceFeed from "./PriceFeed.ts"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
-import { isPayableCurrency } from "../money/Currency.ts"
+import { type CurrencyCode, currencyExponent, isPayableCurrency } from "../money/Currency.ts"
 import { parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"
 
@@ -13,9 +13,37 @@ export const validateFiatAmount = Effect.fnUntraced(function*(amount: { readonly
   if (!isPayableCurrency(unit.currency)) {
     return yield* new ParamsValidation({ message: `${unit.currency} is not a currency payments can be made in.` })
   }
+  const decimal = /^(\d+)\.(\d+)$/.exec(amount.value.trim())
+  if (decimal !== null) return yield* new ParamsValidation({ message: minorUnitsHint(unit.currency, decimal[1]!, decimal[2]!) })
   const value = yield* parseMinorValue(amount.value)
   return { currency: unit.currency as string, value: value as bigint }
 })
+
+// A value written in major units ("10.50"): say that values are minor units, with the right one.
+const minorUnitsHint = (currency: CurrencyCode, whole: string, fraction: string): string => {
+  const exponent = currencyExponent(currency)
+  const unitName = exponent === 0 ? "whole units (it has no minor unit)" : `minor units (1/${10 ** exponent} of a ${currency})`
+  if (fraction.length > exponent && /[1-9]/.test(fraction.slice(exponent))) {
+    return `amount.value is an integer in ${unitName}; ${whole}.${fraction} ${currency} has more decimals than ${currency} has (${exponent}).`
+  }
+  const minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, "0"))
+  return `amount.value is an integer in ${currency} ${unitName}, not a decimal: ${whole}.${fraction} ${currency} is "${minor}".`
+}
+
+/**
+ * Why a create's redirect was turned off, for the merchant to see: none when no `checkout` was
+ * given or both URLs are HTTPS; else which URL is missing or not HTTPS (service-spec: redirecting
+ * is then disabled and the checkout shows its own result views).
+ */
+export const checkoutWarning = (
+  checkout: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
+): string | undefined => {
+  if (checkout === undefined || validateCheckout(checkout) !== null) return undefined
+  const problems = (["successUrl", "errorUrl"] as const)
+    .filter((field) => !isHttpsUrl(checkout[field]))
+    .map((field) => `checkout.${field} ${checkout[field] === undefined ? "is missing" : "is not an HTTPS URL"}`)
+  return `Redirect disabled for this payment: ${problems.join(" and ")}; the checkout shows its own result pages (both URLs must be HTTPS to redirect).`
+}
 
 /** `referenceId` is 1–255 characters (contract §8). */
 export const validateReferenceId = (referenceId: string): Effect.Effect<string, ParamsValidation> =>

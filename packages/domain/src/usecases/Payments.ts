@@ -3,7 +3,7 @@ import {
   type IdempotencyConflict,
   InvalidState,
   MerchantNotFound,
-  type ParamsValidation,
+  ParamsValidation,
   type PaymentNotFound
 } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
@@ -14,9 +14,10 @@ import type { CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
+import { PayableCurrencies } from "../ports/PayableCurrencies.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type Access, systemAccess } from "./Access.ts"
-import { validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
+import { checkoutWarning, validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 import { type Change, makePaymentChanges, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
@@ -44,9 +45,12 @@ const drafted: unique symbol = Symbol("PaymentDraft")
  */
 export class PaymentDraft {
   readonly payment: Payment
+  /** What the merchant should know about the create, e.g. why its redirect was turned off ({@link checkoutWarning}). */
+  readonly warnings: ReadonlyArray<string>
   /** Built by `Payments.prepare` only. */
-  constructor(payment: Payment, _token: typeof drafted) {
+  constructor(payment: Payment, warnings: ReadonlyArray<string>, _token: typeof drafted) {
     this.payment = payment
+    this.warnings = warnings
   }
 }
 
@@ -107,6 +111,12 @@ export class Payments extends Context.Service<Payments, {
 
       const prepare = Effect.fnUntraced(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
+        const { currencies } = yield* PayableCurrencies
+        if (currencies !== undefined && !currencies.has(currency)) {
+          return yield* new ParamsValidation({
+            message: `No token this service accepts can be priced in ${currency}, so a buyer could not pay it; create payments in ${[...currencies].sort().join(", ")}.`
+          })
+        }
         const referenceId = yield* validateReferenceId(input.referenceId)
         const redirect = validateCheckout(input.checkout)
         // Body rules first, then the merchant lookup (contract §2 order); deleted merchants take no payments.
@@ -137,7 +147,8 @@ export class Payments extends Context.Service<Payments, {
           createdAt: millis,
           updatedAt: millis
         }, { disableChecks: true })
-        return new PaymentDraft(payment, drafted)
+        const warning = checkoutWarning(input.checkout)
+        return new PaymentDraft(payment, warning === undefined ? [] : [warning], drafted)
       }, traced("Payments.prepare"))
 
       const commit = Effect.fnUntraced(function*(draft: PaymentDraft, answer?: IdempotencyCompletion) {

@@ -5,6 +5,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import type { Payment } from "../../src/payment/Payment.ts"
 import { type IdempotencyLease, IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
+import { PayableCurrencies } from "../../src/ports/PayableCurrencies.ts"
 import { idempotencyLeaseMillis, layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
 import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
@@ -80,6 +81,41 @@ describe("Payments.create", () => {
   ])("rejects amount %j with params_validation", ([unit, value]) =>
     Effect.gen(function*() {
       assert.strictEqual(yield* createCode({ amount: { unit: unit!, value: value! } }), "params_validation")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a value in major units is refused with the minor-unit value it meant", () =>
+    Effect.gen(function*() {
+      const message = (unit: string, value: string) =>
+        Payments.use((p) => p.create({ ...base, amount: { unit, value } })).pipe(Effect.flip, Effect.map((e) => e.message))
+      assert.strictEqual(
+        yield* message("iso4217/USD", "10.50"),
+        `amount.value is an integer in USD minor units (1/100 of a USD), not a decimal: 10.50 USD is "1050".`
+      )
+      assert.include(yield* message("iso4217/USD", "10.5"), `10.5 USD is "1050"`)
+      assert.include(yield* message("iso4217/JPY", "1500.00"), `1500.00 JPY is "1500"`)
+      assert.include(yield* message("iso4217/USD", "1.005"), "has more decimals than USD has (2)")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a currency no configured token can be priced in is refused at creation (PayableCurrencies)", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* createCode({ amount: { unit: "iso4217/EUR", value: "1050" } }), "params_validation")
+      const refused = yield* Payments.use((p) => p.create({ ...base, amount: { unit: "iso4217/EUR", value: "1050" } })).pipe(Effect.flip)
+      assert.strictEqual(refused.message, "No token this service accepts can be priced in EUR, so a buyer could not pay it; create payments in GBP, USD.")
+      assert.strictEqual(yield* createCode({}), "ok")
+    }).pipe(Effect.provide(layer), Effect.provideService(PayableCurrencies, { currencies: new Set(["USD", "GBP"]) })))
+
+  it.effect("a checkout without two HTTPS URLs creates the payment without redirects and says why in a warning", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const draft = (checkout: CreatePaymentInput["checkout"]) => payments.prepare({ ...base, checkout })
+      assert.deepStrictEqual((yield* draft(undefined)).warnings, [])
+      assert.deepStrictEqual((yield* draft({ successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/ko" })).warnings, [])
+      const http = yield* draft({ successUrl: "http://shop.example/ok", errorUrl: "https://shop.example/ko" })
+      assert.isNull(http.payment.checkout)
+      assert.deepStrictEqual(http.warnings, [
+        "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
+      ])
+      assert.include((yield* draft({ successUrl: "https://shop.example/ok" })).warnings[0], "checkout.errorUrl is missing")
     }).pipe(Effect.provide(layer)))
 
   it.effect("refuses unknown, malformed and foreign merchants with merchant_not_found, after body rules", () =>

@@ -1,6 +1,7 @@
 import { MerchantNotFound, PaymentNotFound } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { MerchantAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
@@ -12,7 +13,7 @@ export class MerchantPaymentApi extends HttpApiGroup.make("merchantPayment")
       payload: ApiWire.CreatePaymentRequest,
       success: ApiWire.CreatePaymentResponse,
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal"),
+    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal").annotate(OpenApi.Description, createDescription),
     HttpApiEndpoint.get("status", "/v1/merchant/payment/:id/status", {
       params: { id: Schema.String },
       success: ApiWire.MerchantStatusResponse,

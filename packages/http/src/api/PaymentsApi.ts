@@ -1,6 +1,7 @@
 import { InvalidState, MerchantNotFound, PaymentNotFound, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
@@ -59,7 +60,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: PartnerCreatePaymentRequest,
       success: CreatedPayment.pipe(HttpApiSchema.status(201)),
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants"),
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription),
     HttpApiEndpoint.get("list", "/v1/payments", {
       query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
       success: PaymentPage

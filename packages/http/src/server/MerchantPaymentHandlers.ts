@@ -4,7 +4,8 @@ import { CheckoutSettings } from "@paygate/adapters"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
-import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
+import { createdAnswer } from "./CreatedAnswer.ts"
+import { jsonOf } from "./Idempotency.ts"
 import * as ApiWire from "../api/wire/index.ts"
 
 const createAnswer = jsonOf(ApiWire.CreatePaymentResponse)
@@ -35,11 +36,7 @@ export const MerchantPaymentHandlers = HttpApiBuilder.group(
             isFinal: isFinal(payment.status),
             pollInMs: pollInMs(payment.status)
           })
-          // The answer is stored with the payment, in its one statement, when the request claimed a key.
-          const { answer, stored } = yield* claimedAnswer(200, body)
-          yield* payments.commit(draft, answer)
-          stored()
-          return jsonAnswer(200, body)
+          return yield* createdAnswer(payments, draft, 200, body)
         }))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {

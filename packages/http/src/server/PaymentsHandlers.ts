@@ -14,7 +14,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
-import { claimedAnswer, jsonAnswer, jsonOf } from "./Idempotency.ts"
+import { createdAnswer } from "./CreatedAnswer.ts"
+import { jsonOf } from "./Idempotency.ts"
 import { decodePaymentListQuery } from "./PaymentListQuery.ts"
 
 const createAnswer = jsonOf(CreatedPayment)
@@ -62,11 +63,7 @@ export const PaymentsHandlers = HttpApiBuilder.group(
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
             pollInMs: pollInMs(payment.status)
           })
-          // The answer is stored with the payment, in its one statement, when the request claimed a key.
-          const { answer, stored } = yield* claimedAnswer(201, body)
-          yield* payments.commit(draft, answer)
-          stored()
-          return jsonAnswer(201, body)
+          return yield* createdAnswer(payments, draft, 201, body)
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {

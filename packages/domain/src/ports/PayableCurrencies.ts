@@ -1,0 +1,20 @@
+import { Context } from "effect"
+
+/** The fiat currencies a payment can be created in, as the host's configuration decides. */
+export interface PayableCurrenciesShape {
+  /**
+   * ISO 4217 codes some configured token can be priced in (its peg, its price feed's currency, or
+   * an exchange-rate feed it has); `undefined` when the host sets no such limit (e.g. no token is
+   * configured yet).
+   */
+  readonly currencies: ReadonlySet<string> | undefined
+}
+
+/**
+ * Which currencies `Payments.prepare` accepts: a payment in any other currency could never be
+ * offered to a buyer, so it is refused at creation (`params_validation`) instead of waiting for
+ * an option that never comes. Default: no limit.
+ */
+export const PayableCurrencies = Context.Reference<PayableCurrenciesShape>("@paygate/domain/PayableCurrencies", {
+  defaultValue: () => ({ currencies: undefined })
+})
