@@ -337,11 +337,15 @@ export const fetchFrom = (server: TestServer) => Layer.succeed(FetchHttpClient.F
  * (`afterAll`). Call it where the suite declares its server; the answer forwards to the running
  * server, so hooks registered after it may use it.
  */
-export const useTestServer = (database: TestDatabase, serverOptions: TestServerOptions = {}): TestServer => {
+export const useTestServer = (
+  database: TestDatabase,
+  /** Or a function, called when the server starts (after the hooks registered before this call). */
+  serverOptions: TestServerOptions | (() => TestServerOptions) = {}
+): TestServer => {
   let started: TestServer | undefined
   beforeAll(async () => {
-    started = await makeTestServer(database, serverOptions)
-  })
+    started = await makeTestServer(database, typeof serverOptions === "function" ? serverOptions() : serverOptions)
+  }, 120_000)
   afterAll(async () => {
     await started?.close()
   })

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
 import { runAdmin } from "../src/cli/RunAdmin.ts"
 import { expectError } from "./ExpectError.ts"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain } = Chain
 
@@ -33,7 +33,13 @@ beforeAll(async () => {
 afterAll(() => Effect.runPromise(Scope.close(chainScope, Exit.void)))
 
 forEachDatabase("Buyer data collection (anvil)", (database) => {
-  let server: TestServer
+  const server = useTestServer(database, () => ({
+    gateway: GatewayServices.settings({
+      chains: Layer.orDie(ChainConfig.layer(LocalChain.settingsFor(chain, 1))),
+      secret: new Uint8Array(randomBytes(32)),
+      sanctions: Layer.orDie(SanctionsList.layerFromText(`${sanctioned.address}\n`))
+    })
+  }))
   let partner: TestPartner
   let merchantId: string
   let walletKey: string
@@ -66,18 +72,10 @@ forEachDatabase("Buyer data collection (anvil)", (database) => {
   const status = async (paymentId: string) => (await call("GET", `/v1/gateway/payment/${paymentId}/status`)).body.status
 
   beforeAll(async () => {
-    const gateway = GatewayServices.settings({
-      chains: Layer.orDie(ChainConfig.layer(LocalChain.settingsFor(chain, 1))),
-      secret: new Uint8Array(randomBytes(32)),
-      sanctions: Layer.orDie(SanctionsList.layerFromText(`${sanctioned.address}\n`))
-    })
-    server = await makeTestServer(database, { gateway })
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Travel Agency")
     walletKey = await server.walletKey("sandbox")
   }, 120_000)
-
-  afterAll(() => server?.close())
 
   it("options carry collectData at and above 1000.00, per option, and not below", async () => {
     const below = await newPayment("99999")

@@ -17,7 +17,7 @@ import { expectError } from "./ExpectError.ts"
 import { executorJob } from "./support/ChainJobs.ts"
 import type { CuttableProxy } from "../../../test/support/CuttableProxy.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
-import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, type TestPartner, type TestServer, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 
@@ -52,12 +52,19 @@ const balanceOf = (address: Hex) => world().balanceOf(address)
 const signOption = Chain.LocalWallet.signOption
 
 forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
-  let server: TestServer
-  let pushServer: TestServer
+  const secret = new Uint8Array(randomBytes(32))
+  const gateway = (pull: boolean) => () => ({
+    gateway: GatewayServices.settings({
+      chains: Layer.orDie(ChainConfig.layer(chainSettings(pull))),
+      secret,
+      sanctions: Layer.orDie(SanctionsList.layerFromText(`${sanctioned.address}\n`))
+    })
+  })
+  const server = useTestServer(database, gateway(true))
+  const pushServer = useTestServer(database, gateway(false))
   let partner: TestPartner
   let merchantId: string
   let walletKey: string
-  let secret: Uint8Array
   let push: { readonly partner: TestPartner; readonly merchantId: string; readonly walletKey: string }
   const executors: Array<Fiber.Fiber<unknown, unknown>> = []
 
@@ -106,15 +113,6 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     )
 
   beforeAll(async () => {
-    secret = new Uint8Array(randomBytes(32))
-    const gateway = (pull: boolean) =>
-      GatewayServices.settings({
-        chains: Layer.orDie(ChainConfig.layer(chainSettings(pull))),
-        secret,
-        sanctions: Layer.orDie(SanctionsList.layerFromText(`${sanctioned.address}\n`))
-      })
-    server = await makeTestServer(database, { gateway: gateway(true) })
-    pushServer = await makeTestServer(database, { gateway: gateway(false) })
     // The worker's executor over each server's database and chain gateway, checking often: two on
     // the pull server (as two worker processes would be), one on the push server.
     for (const on of [server, server, pushServer]) executors.push(await on.run(Effect.forkDetach(Layer.launch(executorJob))))
@@ -131,8 +129,6 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
 
   afterAll(async () => {
     for (const fiber of executors) await Effect.runPromise(Fiber.interrupt(fiber))
-    await server?.close()
-    await pushServer?.close()
   })
 
   it("pull payment: options → sign → confirm → processing → succeeded, the tokens moved on chain", async () => {

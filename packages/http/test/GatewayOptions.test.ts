@@ -14,7 +14,7 @@ import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "./ExpectError.ts"
-import { makeTestServer, pglite, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { pglite, type TestPartner, type TestServer, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain, SignatureRecovery, ViemChainGateway } = Chain
 
@@ -26,8 +26,27 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
   const chainScope = Effect.runSync(Scope.make())
   let chain: Chain.LocalChain.LocalChainInfo
   let chains: Chain.ChainConfig.Chains
-  let server: TestServer
-  let pushServer: TestServer
+  let pushChains: Chain.ChainConfig.Chains
+  // The chain first: the servers start on it, and it stops after they closed.
+  beforeAll(async () => {
+    const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), chainScope))
+    chain = Context.get(context, LocalChain.LocalChain)
+    chains = Context.get(context, ChainConfig.ChainsConfig)
+    const settings = LocalChain.settingsFor(chain, 1)
+    pushChains = await Effect.runPromise(
+      ChainConfig.decode({ ...settings, assets: settings.assets.map((asset) => ({ ...asset, eip3009: false })) })
+    )
+  }, 120_000)
+  afterAll(() => Effect.runPromise(Scope.close(chainScope, Exit.void)))
+  const gateway = (config: () => Chain.ChainConfig.Chains) => () => ({
+    gateway: GatewayServices.settings({
+      chains: Layer.succeed(ChainConfig.ChainsConfig, config()),
+      secret: new Uint8Array(randomBytes(32)),
+      sanctions: Layer.orDie(SanctionsList.layerFromText(`# test list\n${sanctioned}\n`))
+    })
+  })
+  const server = useTestServer(pglite, gateway(() => chains))
+  const pushServer = useTestServer(pglite, gateway(() => pushChains))
   let partner: TestPartner
   let merchantId: string
   let walletKey: string
@@ -44,21 +63,6 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     on.request("POST", `/v1/gateway/payment/${paymentId}/fetch`, { apiKey: keyFor(on), body })
 
   beforeAll(async () => {
-    const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), chainScope))
-    chain = Context.get(context, LocalChain.LocalChain)
-    chains = Context.get(context, ChainConfig.ChainsConfig)
-    const gateway = (config: Chain.ChainConfig.Chains) =>
-      GatewayServices.settings({
-        chains: Layer.succeed(ChainConfig.ChainsConfig, config),
-        secret: new Uint8Array(randomBytes(32)),
-        sanctions: Layer.orDie(SanctionsList.layerFromText(`# test list\n${sanctioned}\n`))
-      })
-    server = await makeTestServer(pglite, { gateway: gateway(chains) })
-    const settings = LocalChain.settingsFor(chain, 1)
-    const pushChains = await Effect.runPromise(
-      ChainConfig.decode({ ...settings, assets: settings.assets.map((asset) => ({ ...asset, eip3009: false })) })
-    )
-    pushServer = await makeTestServer(pglite, { gateway: gateway(pushChains) })
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Corner Coffee")
     walletKey = await server.walletKey("sandbox")
@@ -71,11 +75,6 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     }
   }, 120_000)
 
-  afterAll(async () => {
-    await server?.close()
-    await pushServer?.close()
-    await Effect.runPromise(Scope.close(chainScope, Exit.void))
-  })
 
   it("offers one TUSDC pull option per account: eth_signTypedData_v4 of the EIP-3009 authorization", async () => {
     const paymentId = await newPayment()

@@ -27,7 +27,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { expectError } from "./ExpectError.ts"
 import { executorJob, payoutJobs } from "./support/ChainJobs.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
-import { forEachDatabase, makeTestServer, type Services, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 
@@ -48,7 +48,12 @@ const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, wi
 }
 
 forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
-  let server: TestServer
+  const server = useTestServer(database, () => ({
+    gateway: GatewayServices.settings({
+      chains: Layer.orDie(ChainConfig.layer(world().settings())),
+      secret: new Uint8Array(randomBytes(32))
+    })
+  }))
   let partner: TestPartner
   let walletKey: string
   /** Has a crypto settlement destination for TUSDC. */
@@ -99,11 +104,6 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
     }).pipe(Effect.orDie))
 
   beforeAll(async () => {
-    const gateway = GatewayServices.settings({
-      chains: Layer.orDie(ChainConfig.layer(world().settings())),
-      secret: new Uint8Array(randomBytes(32))
-    })
-    server = await makeTestServer(database, { gateway })
     await launch(executorJob)
     await launch(payoutJobs())
     partner = await server.partner()
@@ -118,7 +118,6 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
 
   afterAll(async () => {
     for (const fiber of jobs) await Effect.runPromise(Fiber.interrupt(fiber))
-    await server?.close()
   })
 
   it("settlement: a payment paid on chain is forwarded to the merchant's destination, with payment.settled", async () => {
