@@ -174,9 +174,10 @@ const canariesOf = (loads: ReadonlyArray<Load>) => canaries.filter((c) => loads.
 const estimateSeconds = (plan: ReadonlyArray<{ readonly loads: ReadonlyArray<Load> }>) =>
   plan.reduce((total, { loads }) => {
     const checks = canariesOf(loads)
-    const coldCanaries = checks.filter((c) => !loads.includes(c.load)).length
-    return total + startSeconds + loads.length * (warmupSeconds + pause) + coldCanaries * (warmupSeconds + pause) +
-      2 * checks.length * (canarySeconds + pause) + rounds * loads.length * (seconds + pause)
+    const warmups = loads.filter((load) => !checks.some((c) => c.load === load)).length
+    return total + startSeconds + warmups * (warmupSeconds + pause) + checks.length * (2 * warmupSeconds + pause) +
+      2 * checks.length * (canarySeconds + pause) +
+      rounds * loads.length * (seconds + pause)
   }, 0)
 
 /** Everything measured in one scenario. */
@@ -271,8 +272,11 @@ const runScenario = async (
     }
 
     log(`${scenario.id}: warm-up, ${warmupSeconds} s per load, ${settings.connections} connections`)
-    for (const load of loads) await runLoad(load, warmupSeconds, false)
-    for (const c of checks) if (!loads.includes(c.load)) await runLoad(c.load, warmupSeconds, false)
+    // The canaries' loads last and twice as long, right before they are measured: an Effect app's JIT
+    // takes several seconds to settle, and a canary that starts half warm reads as drift.
+    const canaryLoads = checks.map((c) => c.load)
+    for (const load of loads) if (!canaryLoads.includes(load)) await runLoad(load, warmupSeconds, false)
+    for (const load of canaryLoads) await runLoad(load, 2 * warmupSeconds, false)
     const canaryRun = async (when: string) => {
       const result = new Map<System, CanaryRun>()
       for (const c of checks) {
