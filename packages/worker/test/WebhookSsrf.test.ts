@@ -5,8 +5,8 @@
  * is a host name that resolves to loopback. (Delivery-time checks are in Webhooks.test.ts.)
  */
 import { randomBytes } from "node:crypto"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { forEachDatabase, makeTestServer, type TestPartner, type TestServer } from "../../../test/support/TestServer.ts"
+import { beforeAll, expect, it } from "vitest"
+import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
 // The environment is read once per test file, when the first server is built. A key of its own:
 // without one, secrets would be encrypted under a local key file in ./data.
@@ -14,15 +14,11 @@ delete process.env.WEBHOOK_ALLOW_PRIVATE
 process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
 
 forEachDatabase("Webhook SSRF guard", (database) => {
-  let strict: TestServer
+  const strict = useTestServer(database)
   let partner: TestPartner
 
   beforeAll(async () => {
-    strict = await makeTestServer(database)
     partner = await strict.partner()
-  })
-  afterAll(async () => {
-    await strict?.close()
   })
 
   it.each([

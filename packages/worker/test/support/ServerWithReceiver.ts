@@ -3,7 +3,7 @@
  * receiver, a partner and its sandbox merchant; made before the suite's tests, closed after.
  */
 import { afterAll, beforeAll } from "vitest"
-import { makeTestServer, type TestDatabase, type TestPartner, type TestServer } from "../../../../test/support/TestServer.ts"
+import { type TestDatabase, type TestPartner, type TestServer, useTestServer } from "../../../../test/support/TestServer.ts"
 import { type Receiver, startReceiver } from "../../../../test/support/Receiver.ts"
 
 export interface ServerWithReceiver {
@@ -15,21 +15,18 @@ export interface ServerWithReceiver {
 
 /** Registers the suite's hooks; the answer is filled in once `beforeAll` ran. */
 export const serverWithReceiver = (database: TestDatabase): ServerWithReceiver => {
-  const made: { -readonly [K in keyof ServerWithReceiver]?: ServerWithReceiver[K] } = {}
+  const server = useTestServer(database)
+  const made: { -readonly [K in keyof Omit<ServerWithReceiver, "server">]?: ServerWithReceiver[K] } = {}
   beforeAll(async () => {
-    made.server = await makeTestServer(database)
     made.receiver = await startReceiver()
-    made.partner = await made.server.partner()
-    made.merchantId = await made.server.merchant(made.partner.sandbox)
+    made.partner = await server.partner()
+    made.merchantId = await server.merchant(made.partner.sandbox)
   })
   afterAll(async () => {
     await made.receiver?.close()
-    await made.server?.close()
   })
   return {
-    get server() {
-      return made.server!
-    },
+    server,
     get receiver() {
       return made.receiver!
     },
