@@ -104,8 +104,9 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
     expect(types).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
     // Events from before the listener started are not forwarded.
     expect(receiver.received.some((r) => r.body.includes(before))).toBe(false)
-    // Each one printed as it arrived, with the receiver's answer.
-    expect(all.output()).toMatch(new RegExp(`payment\\.succeeded\\s+evt_\\w+  ${paymentId}  → 204 \\(\\d+ ms\\)`))
+    // Each one printed as it arrived, with the receiver's answer (printed once the answer is in: wait for it).
+    const printed = new RegExp(`payment\\.succeeded\\s+evt_\\w+  ${paymentId}  → 204 \\(\\d+ ms\\)`)
+    await waitFor("the printed line of payment.succeeded", () => (printed.test(all.output()) ? true : undefined))
 
     const filtered = await waitFor("the filtered listener's event", () => {
       const hits = receiver.received.filter((r) => r.path === "/succeeded")
@@ -161,14 +162,14 @@ describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local serv
     expect(event).toMatchObject({ id: answered.json.eventId, type: "webhook.test", data: { endpointId: endpoint.id } })
     expect(first.headers["webhook-id"]).toBe(answered.json.eventId)
 
-    const viaCli = await npm(["run", "webhooks", "--", "test", endpoint.id, "--api-key", service.apiKey, "--url", service.url])
+    const viaCli = await npm(["run", "-s", "webhooks", "--", "test", endpoint.id, "--api-key", service.apiKey, "--url", service.url])
     expect(viaCli.code).toBe(0)
     expect(JSON.parse(viaCli.stdout)).toMatchObject({ endpointId: endpoint.id, delivered: true, statusCode: 204 })
     expect(receiver.received).toHaveLength(2)
 
     // A receiver that fails: reported, exit 1, nothing retried.
     const broken = (await service.partner("POST", "/v1/webhooks", { url: `${receiver.url}/broken` })).json
-    const failed = await npm(["run", "webhooks", "--", "test", broken.id], { PAYGATE_API_KEY: service.apiKey, PAYGATE_URL: service.url })
+    const failed = await npm(["run", "-s", "webhooks", "--", "test", broken.id], { PAYGATE_API_KEY: service.apiKey, PAYGATE_URL: service.url })
     expect(failed.code).toBe(1)
     expect(JSON.parse(failed.stdout.split("\n")[0]!)).toMatchObject({ delivered: false, statusCode: 500, error: "HTTP 500" })
     expect(failed.stderr).toContain(`${broken.id} did not accept the test event: HTTP 500`)

@@ -220,7 +220,7 @@ export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", o
 
 /** Runs the operator CLI (`npm run admin -- …`) against `databaseUrl`; answers its JSON. */
 export const admin = async (databaseUrl: string, ...args: Array<string>) => {
-  const { stdout } = await run("npm", ["run", "admin", "--", ...args], {
+  const { stdout } = await run("npm", ["run", "-s", "admin", "--", ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl }
   })

@@ -73,7 +73,7 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     const admin = async (...args: Array<string>) => {
-      const result = await npm(["run", "admin", "--", ...args], serviceEnv)
+      const result = await npm(["run", "-s", "admin", "--", ...args], serviceEnv)
       if (result.code !== 0) throw new Error(`npm run admin ${args.join(" ")}: ${result.stderr}`)
       return JSON.parse(result.stdout)
     }

@@ -17,7 +17,7 @@ export type AdminCommand =
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
 
 /** Usage text shown on errors and with `--help`. */
-export const usage = `Usage: npm run admin -- <command>
+export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
 
   partner create --name N [--sandbox] [--version V]   → {"partnerId", "apiKey"}
   partner list                                        → [{"partnerId", "name", "pinnedVersion", "createdAt",
