@@ -18,12 +18,12 @@ import { join } from "node:path"
 import { bootstrapSandbox } from "./Bootstrap.ts"
 import { welcome } from "./Welcome.ts"
 
-// PAYGATE_CHAINS when set; otherwise a local anvil chain with the EIP-3009 test token, so a newcomer can pay.
+// PAYGATE_NETWORKS or PAYGATE_CHAINS when set; otherwise a local anvil chain with the EIP-3009 test token, so a newcomer can pay.
 type ChainsLayer = Layer.Layer<
   Chain.ChainConfig.ChainsConfig,
   Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
 >
-const usesLocalChain = Effect.map(Configuration.chains, Option.isNone)
+const usesLocalChain = Effect.map(Chain.ChainSource.isConfigured, (configured) => !configured)
 // The local chain answers on LOCAL_CHAIN_PORT (8545), so a browser wallet set up once keeps working;
 // with the embedded database it is kept beside it (its transactions outlive restarts like the
 // payments that name them), with DATABASE_URL it starts fresh.
@@ -36,7 +36,7 @@ const localChain = Layer.unwrap(
   })
 )
 const chainsForStart: ChainsLayer = Layer.unwrap(
-  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? localChain : Chain.ChainConfig.layerFromEnv))
+  Effect.map(usesLocalChain, (local): ChainsLayer => (local ? localChain : Chain.ChainSource.layer))
 )
 
 /** The application over `DATABASE_URL` (else the embedded PGlite), with the chains `npm start` uses. */

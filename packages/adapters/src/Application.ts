@@ -78,10 +78,10 @@ export const migrated = Layer.effectDiscard(
 )
 
 /**
- * A worker process's chain gateway over `PAYGATE_CHAINS` (none when unset): the executor's and the
+ * A worker process's chain gateway over `PAYGATE_NETWORKS` or `PAYGATE_CHAINS` (none when unset): the executor's and the
  * payouts' chains. A worker never verifies signatures, so recovery runs inline.
  */
 export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
-  Layer.provideMerge(Chain.ChainConfig.layerFromEnvOrEmpty),
+  Layer.provideMerge(Chain.ChainSource.layerOrEmpty),
   Layer.provide(Chain.SignatureRecovery.layerInline)
 )

@@ -87,6 +87,52 @@ export const sanctionsFileVariable = name("SANCTIONS_FILE")
 /** `SANCTIONS_FILE`: the sanctions list (see `SanctionsList`); unset or blank, no screening. */
 export const sanctionsFile = optionalString(sanctionsFileVariable)
 
+/** The named networks an operator can list in `PAYGATE_NETWORKS` (presets: see `chain/NetworkPresets`). */
+export const networkNames = [
+  "ethereum",
+  "ethereum-sepolia",
+  "base",
+  "base-sepolia",
+  "optimism",
+  "optimism-sepolia",
+  "polygon",
+  "polygon-amoy",
+  "arbitrum",
+  "arbitrum-sepolia"
+] as const
+/** A named network. */
+export type NetworkName = typeof networkNames[number]
+
+/** `PAYGATE_RPC_<NETWORK>`: the variable holding a named network's RPC URL, e.g. `PAYGATE_RPC_BASE_SEPOLIA`. */
+export const rpcVariable = (network: NetworkName) => `PAYGATE_RPC_${network.toUpperCase().replaceAll("-", "_")}`
+
+/** A secret given in `<VAR>` itself or in the file `<VAR>_FILE` names (e.g. a mounted secret). */
+export interface SecretSource {
+  readonly variable: string
+  readonly value: Option.Option<Redacted.Redacted<string>>
+  readonly file: Option.Option<string>
+}
+
+const secretSource = (variable: string): Config.Config<SecretSource> =>
+  Config.all({ value: optionalSecret(variable), file: optionalString(`${variable}_FILE`) }).pipe(
+    Config.map((read) => ({ variable, ...read }))
+  )
+
+/**
+ * The named networks (`PAYGATE_NETWORKS`, comma-separated; unset or blank, none) with what only the
+ * operator knows: each network's RPC URL (`PAYGATE_RPC_<NETWORK>`, a secret: provider URLs carry API
+ * keys), the executor's key, the collection address and, optionally, its key for payouts.
+ */
+export const networks = Config.all({
+  names: optionalString("PAYGATE_NETWORKS"),
+  rpcUrls: Config.all(Object.fromEntries(networkNames.map((network) => [network, optionalSecret(rpcVariable(network))]))),
+  executorKey: secretSource("PAYGATE_EXECUTOR_KEY"),
+  collectionAddress: optionalString("PAYGATE_COLLECTION_ADDRESS"),
+  collectionKey: secretSource("PAYGATE_COLLECTION_KEY")
+})
+/** The named networks' configuration, as read. */
+export type NetworksConfig = typeof networks extends Config.Config<infer A> ? A : never
+
 /** Webhook settings: the secrets' key, delivery timeout, retry schedule, private addresses. */
 export const webhooks = {
   /** `WEBHOOK_SECRET_KEY`: base64 key that encrypts stored secrets; unset or blank, a local key file. */

@@ -6,7 +6,7 @@
  *
  * From configuration ({@link settingsFromConfig}):
  *
- * - `PAYGATE_CHAINS`: the chains and tokens (JSON, see `ChainConfig`); unset = no chain, every
+ * - `PAYGATE_NETWORKS` (named networks, see `NetworkPresets`) or `PAYGATE_CHAINS` (JSON, see `ChainConfig`); unset = no chain, every
  *   options request answers `options: []`.
  * - `OPTION_ID_SECRET`: base64 of at least 32 bytes, the HMAC key of option ids. Unset: on the
  *   embedded database (no `DATABASE_URL`) a secret is generated once and kept beside the data
@@ -151,7 +151,7 @@ export const settingsFromConfigWith = <E, R>(
   )
 
 /** The settings from configuration (see the module comment). */
-export const settingsFromConfig: Layer.Layer<GatewaySettings, GatewayConfigError> = settingsFromConfigWith(ChainConfig.layerFromEnvOrEmpty)
+export const settingsFromConfig: Layer.Layer<GatewaySettings, GatewayConfigError> = settingsFromConfigWith(Chain.ChainSource.layerOrEmpty)
 
 // Signature recovery on worker threads (off the event loop under load); none to start without chains.
 const signatureRecovery = Layer.unwrap(

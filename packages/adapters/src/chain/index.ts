@@ -7,7 +7,7 @@
  * ```ts
  * Layer.mergeAll(ViemChainGateway.layer, ChainAssetCatalog.layer, Eip155WalletActions.layer).pipe(
  *   Layer.provide(SignatureRecovery.layerWorkers()),
- *   Layer.provide(ChainConfig.layerFromEnv)          // PAYGATE_CHAINS (JSON), validated at start
+ *   Layer.provide(ChainSource.layer)                 // PAYGATE_NETWORKS (presets) or PAYGATE_CHAINS (JSON), validated at start
  * )
  * ```
  *
@@ -20,6 +20,7 @@ export { type AnvilAccount, anvilAccount, anvilAccounts } from "./AnvilAccounts.
 export { resolveAnvilBinary } from "./AnvilBinary.ts"
 export * as ChainAssetCatalog from "./ChainAssetCatalog.ts"
 export * as ChainConfig from "./ChainConfig.ts"
+export * as ChainSource from "./ChainSource.ts"
 export * as Contracts from "./contracts.generated.ts"
 export * as Deploy from "./Deploy.ts"
 export * as Eip155WalletActions from "./Eip155WalletActions.ts"
@@ -27,6 +28,8 @@ export * as Eip3009 from "./Eip3009.ts"
 export { EvmAddress } from "./EvmAddress.ts"
 export * as LocalChain from "./LocalChain.ts"
 export * as LocalWallet from "./LocalWallet.ts"
+export * as NetworkChecks from "./NetworkChecks.ts"
+export * as NetworkPresets from "./NetworkPresets.ts"
 export * as PushTransfer from "./PushTransfer.ts"
 export { ChainRpcError } from "./RpcCall.ts"
 export * as SignatureRecovery from "./SignatureRecovery.ts"

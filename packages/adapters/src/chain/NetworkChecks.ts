@@ -1,0 +1,66 @@
+/**
+ * Start-up checks of named networks (see `NetworkPresets`), each failure one line naming the
+ * network and what to fix, never a key or an RPC URL (provider URLs carry API keys):
+ *
+ * - the RPC answers and serves the network's chain id;
+ * - a contract is at the preset's USDC address, with a consistent EIP-712 domain (read from the token,
+ *   as confirms use it) and answers EIP-3009's `authorizationState`;
+ * - the executor account has native currency for gas.
+ *
+ * @module
+ */
+import { Duration, Effect, Redacted } from "effect"
+import type { Address } from "viem"
+import { privateKeyToAddress } from "viem/accounts"
+import * as Configuration from "../Configuration.ts"
+import { type Chains, ChainConfigError } from "./ChainConfig.ts"
+import { eip3009TokenAbi } from "./Eip3009.ts"
+import { presets } from "./NetworkPresets.ts"
+import { makeClient, rpc } from "./RpcCall.ts"
+import * as TokenDomains from "./TokenDomains.ts"
+
+const zeroAddress = "0x0000000000000000000000000000000000000000"
+const zeroNonce = `0x${"00".repeat(32)}` as const
+
+/** Checks one named network; see the module documentation. */
+const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const preset = presets[network]
+    const chainId = `eip155:${preset.chainNumber}`
+    const settings = chains.chains.get(chainId)!
+    const variable = Configuration.rpcVariable(network)
+    const fail = (problem: string) => Effect.fail(new ChainConfigError({ message: `${network}: ${problem}` }))
+    const client = makeClient(settings.rpcUrl, { timeout: Duration.seconds(10) })
+    const served = yield* rpc(chainId, "eth_chainId", () => client.getChainId()).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`${variable} does not answer (${error.message}).`))
+    )
+    if (served !== preset.chainNumber) return yield* fail(`${variable} serves chain id ${served}, not ${preset.chainNumber}.`)
+    const token = preset.usdc as Address
+    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address: token })).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`the token at ${token} could not be read (${error.message}).`))
+    )
+    if (code === undefined || code === "0x") return yield* fail(`no contract at USDC's address ${token}: is ${variable} an RPC of ${preset.networkName}?`)
+    const domains = yield* TokenDomains.make({ chainId, client })
+    const domain = yield* domains.get(token).pipe(
+      Effect.catchTags({
+        TokenDomainError: (error) => fail(`the token at ${token} has no usable EIP-712 domain: ${error.message}`),
+        ChainRpcError: (error) => fail(`the token at ${token} could not be read (${error.message}).`)
+      })
+    )
+    yield* rpc(chainId, "authorizationState", () =>
+      client.readContract({ address: token, abi: eip3009TokenAbi, functionName: "authorizationState", args: [zeroAddress, zeroNonce] })).pipe(
+        Effect.catchTag("ChainRpcError", () => fail(`the token at ${token} does not implement EIP-3009 (authorizationState).`))
+      )
+    const executor = privateKeyToAddress(Redacted.value(settings.executorPrivateKey) as `0x${string}`)
+    const balance = yield* rpc(chainId, "eth_getBalance", () => client.getBalance({ address: executor })).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`the executor's balance could not be read (${error.message}).`))
+    )
+    if (balance === 0n) return yield* fail(`the executor ${executor} has no native currency for gas: fund it before starting.`)
+    yield* Effect.logInfo(
+      `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}`
+    )
+  })
+
+/** Checks every named network, all at once; fails with the first problem found. */
+export const checkNetworks = (chains: Chains, networks: ReadonlyArray<Configuration.NetworkName>): Effect.Effect<void, ChainConfigError> =>
+  Effect.forEach(networks, (network) => checkNetwork(chains, network), { concurrency: "unbounded", discard: true })

@@ -1,0 +1,197 @@
+/**
+ * Networks by name without the internet: two anvils at the real chain ids of Base (8453) and
+ * Arbitrum One (42161), the test token's code placed at each preset's real USDC address, and the
+ * service configured only with `PAYGATE_NETWORKS=base,arbitrum`, the RPC URLs and keys (the
+ * executor's from a file). Options list both networks; a payment is paid on each, two on each
+ * chain, with the executor's nonces one sequence per chain. Start-up refuses, in one line and
+ * without any key or RPC URL, a wrong chain, a token without EIP-3009, an executor without gas,
+ * and configuration mistakes.
+ */
+import { Chain, GatewayServices } from "@paygate/adapters"
+import { ConfigProvider, Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, parseAbi } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { executorJob } from "./support/ChainJobs.ts"
+import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
+
+const { anvilAccount, ChainSource, LocalChain, NetworkPresets } = Chain
+
+const executor = anvilAccount(0)
+const collection = anvilAccount(9)
+const payer = anvilAccount(6)
+const token = parseAbi([
+  "function mint(address to, uint256 value)",
+  "function balanceOf(address) view returns (uint256)"
+])
+
+/** A local chain at `chainNumber` with the test token's code at `usdc` (owner anvil #0) and TUSDC for the payer. */
+const presetChain = async (scope: Scope.Scope, chainNumber: number, usdc: Hex) => {
+  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer({ chainId: chainNumber, blockTimeSeconds: 0.1 }), scope))
+  const local = Context.get(context, LocalChain.LocalChain)
+  const rpcUrl = local.node.rpcUrl
+  const client = createPublicClient({ transport: http(rpcUrl) })
+  const code = await client.getCode({ address: local.contracts.usdc })
+  await client.request({ method: "anvil_setCode" as never, params: [usdc, code] as never })
+  // Storage slot 0 is the token's owner, who may mint.
+  await client.request({ method: "anvil_setStorageAt" as never, params: [usdc, "0x0", `0x${executor.address.slice(2).padStart(64, "0")}`] as never })
+  const owner = createWalletClient({ account: privateKeyToAccount(executor.privateKey), transport: http(rpcUrl) })
+  const hash = await owner.sendTransaction({
+    chain: null,
+    to: usdc,
+    data: encodeFunctionData({ abi: token, functionName: "mint", args: [payer.address, 1_000_000_000n] })
+  })
+  await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  return { rpcUrl, client }
+}
+
+const base = NetworkPresets.presets.base
+const arbitrum = NetworkPresets.presets.arbitrum
+const optimism = NetworkPresets.presets.optimism
+
+describe("Named networks (anvil at the real chain ids)", () => {
+  const scope = Effect.runSync(Scope.make())
+  let chains: { readonly base: Awaited<ReturnType<typeof presetChain>>; readonly arbitrum: Awaited<ReturnType<typeof presetChain>>; readonly optimism: Awaited<ReturnType<typeof presetChain>> }
+  let keyFile: string
+  let server: TestServer
+  let executorFiber: Fiber.Fiber<unknown, unknown>
+  const logs: Array<string> = []
+
+  /** The operator's environment for `networks`. */
+  const environment = (overrides: Record<string, string> = {}) => ({
+    PAYGATE_NETWORKS: "base,arbitrum",
+    PAYGATE_RPC_BASE: chains.base.rpcUrl,
+    PAYGATE_RPC_ARBITRUM: chains.arbitrum.rpcUrl,
+    PAYGATE_RPC_OPTIMISM: chains.optimism.rpcUrl,
+    PAYGATE_EXECUTOR_KEY_FILE: keyFile,
+    PAYGATE_COLLECTION_ADDRESS: collection.address,
+    ...overrides
+  })
+  const capture = Logger.layer([Logger.make(({ message }) => void logs.push(Array.isArray(message) ? message.join(" ") : String(message)))])
+  const chainsFrom = (env: Record<string, string>) =>
+    ChainSource.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env))), Layer.provide(capture))
+  /** The one-line start-up error for `env`. */
+  const startError = async (env: Record<string, string>) => {
+    const exit = await Effect.runPromiseExit(Effect.scoped(Layer.build(chainsFrom(env))))
+    if (Exit.isSuccess(exit)) throw new Error("the configuration was accepted")
+    const message = String((exit.cause as any).reasons?.[0]?.error?.message ?? exit.cause)
+    expect(message).not.toContain("\n")
+    expect(message.toLowerCase()).not.toContain(executor.privateKey.slice(2).toLowerCase())
+    expect(message).not.toContain("127.0.0.1")
+    return message
+  }
+
+  beforeAll(async () => {
+    chains = {
+      base: await presetChain(scope, base.chainNumber, base.usdc),
+      arbitrum: await presetChain(scope, arbitrum.chainNumber, arbitrum.usdc),
+      optimism: await presetChain(scope, optimism.chainNumber, optimism.usdc)
+    }
+    keyFile = join(mkdtempSync(join(tmpdir(), "paygate-keys-")), "executor.key")
+    writeFileSync(keyFile, `${executor.privateKey}\n`)
+    server = await makeTestServer(pglite, {
+      gateway: GatewayServices.settings({ chains: Layer.orDie(chainsFrom(environment())), secret: new Uint8Array(randomBytes(32)) })
+    })
+    executorFiber = await server.run(Effect.forkDetach(Layer.launch(executorJob)))
+  }, 120_000)
+  afterAll(async () => {
+    if (executorFiber !== undefined) await Effect.runPromise(Fiber.interrupt(executorFiber))
+    await server?.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+
+  it("options list both networks at their presets; each payment pays on its own chain; one nonce sequence per chain", async () => {
+    const partner = await server.partner()
+    const merchantId = await server.merchant(partner.sandbox)
+    const walletKey = await server.walletKey("sandbox")
+    const gateway = (method: string, path: string, body?: unknown) =>
+      server.request(method, path, { apiKey: walletKey, ...(body === undefined ? {} : { body }) })
+    const noncesBefore = {
+      base: await chains.base.client.getTransactionCount({ address: executor.address }),
+      arbitrum: await chains.arbitrum.client.getTransactionCount({ address: executor.address })
+    }
+    const pay = async (network: "base" | "arbitrum") => {
+      const preset = NetworkPresets.presets[network]
+      const payment = await server.payment(partner.sandbox, merchantId)
+      const options = await gateway("POST", `/v1/gateway/payment/${payment.paymentId}/options`, {
+        accounts: [`eip155:${base.chainNumber}:${payer.address}`, `eip155:${arbitrum.chainNumber}:${payer.address}`]
+      })
+      expect(options.status).toBe(200)
+      expect(options.body.options.map((o: any) => [o.amount.unit, o.etaS])).toEqual([
+        [`caip19/eip155:${base.chainNumber}/erc20:${base.usdc}`, NetworkPresets.etaSeconds(base)],
+        [`caip19/eip155:${arbitrum.chainNumber}/erc20:${arbitrum.usdc}`, NetworkPresets.etaSeconds(arbitrum)]
+      ])
+      const option = options.body.options.find((o: any) => o.amount.unit.includes(`eip155:${preset.chainNumber}/`))
+      const signature = await Chain.LocalWallet.signOption(option, payer.privateKey)
+      const confirmed = await gateway("POST", `/v1/gateway/payment/${payment.paymentId}/confirm`, {
+        optionId: option.id,
+        results: [{ type: "walletRpc", data: [signature] }],
+        collectedData: null
+      })
+      expect(confirmed.status).toBe(200)
+      return payment.paymentId as string
+    }
+    const balance = (network: "base" | "arbitrum") =>
+      chains[network].client.readContract({ address: NetworkPresets.presets[network].usdc, abi: token, functionName: "balanceOf", args: [collection.address] })
+    const before = { base: await balance("base"), arbitrum: await balance("arbitrum") }
+    const paid = await Promise.all([pay("base"), pay("arbitrum"), pay("base"), pay("arbitrum")])
+    for (const id of paid) {
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        const status = await gateway("GET", `/v1/gateway/payment/${id}/status?maxPollMs=1000`)
+        if (status.body.status === "succeeded") break
+        if (Date.now() > deadline) throw new Error(`${id} is ${status.body.status}`)
+      }
+    }
+    // 12.50 USD in USDC (6 decimals), twice on each chain, each to the collection address on its own chain.
+    expect(await balance("base")).toBe(before.base + 25_000_000n)
+    expect(await balance("arbitrum")).toBe(before.arbitrum + 25_000_000n)
+    expect(await chains.base.client.getTransactionCount({ address: executor.address })).toBe(noncesBefore.base + 2)
+    expect(await chains.arbitrum.client.getTransactionCount({ address: executor.address })).toBe(noncesBefore.arbitrum + 2)
+    const record = await server.request("GET", `/v1/payments/${paid[0]}`, { apiKey: partner.sandbox })
+    expect(record.body.status).toBe("succeeded")
+    // Start-up logged what it checked, never a key.
+    expect(logs.join("\n")).toContain(`base (eip155:8453): USDC ${base.usdc}, EIP-712 domain "Test USD Coin" version "2"`)
+    expect(logs.join("\n").toLowerCase()).not.toContain(executor.privateKey.slice(2).toLowerCase())
+  })
+
+  it("start-up refuses a wrong chain, a token without EIP-3009, an executor without gas: one line each, no key, no RPC URL", async () => {
+    expect(await startError(environment({ PAYGATE_RPC_BASE: chains.arbitrum.rpcUrl }))).toBe(
+      "base: PAYGATE_RPC_BASE serves chain id 42161, not 8453."
+    )
+    const unreachable = await startError(environment({ PAYGATE_RPC_BASE: "http://127.0.0.1:9/v2/provider-api-key-123" }))
+    expect(unreachable).toMatch(/^base: PAYGATE_RPC_BASE does not answer/)
+    expect(unreachable).not.toContain("provider-api-key-123")
+    const { client } = chains.optimism
+    const withOptimism = environment({ PAYGATE_NETWORKS: "optimism" })
+    await client.request({ method: "anvil_setBalance" as never, params: [executor.address, "0x0"] as never })
+    expect(await startError(withOptimism)).toBe(`optimism: the executor ${executor.address} has no native currency for gas: fund it before starting.`)
+    await client.request({ method: "anvil_setCode" as never, params: [optimism.usdc, "0x"] as never })
+    expect(await startError(withOptimism)).toBe(`optimism: no contract at USDC's address ${optimism.usdc}: is PAYGATE_RPC_OPTIMISM an RPC of OP Mainnet?`)
+    // A contract that is no EIP-3009 token: it reverts every call (PUSH1 0, PUSH1 0, REVERT).
+    await client.request({ method: "anvil_setCode" as never, params: [optimism.usdc, "0x60006000fd"] as never })
+    expect(await startError(withOptimism)).toMatch(new RegExp(`^optimism: the token at ${optimism.usdc} has no usable EIP-712 domain`))
+  })
+
+  it("configuration mistakes are one line each and never show a key", async () => {
+    expect(await startError(environment({ PAYGATE_NETWORKS: "base,basenet" }))).toMatch(/^PAYGATE_NETWORKS: unknown network basenet; known: ethereum, /)
+    expect(await startError({ ...environment(), PAYGATE_RPC_ARBITRUM: "" })).toBe("PAYGATE_RPC_ARBITRUM is not set: the RPC URL of arbitrum.")
+    expect(await startError({ ...environment(), PAYGATE_CHAINS: "{}" })).toBe("Set PAYGATE_NETWORKS or PAYGATE_CHAINS, not both.")
+    expect(await startError({ ...environment(), PAYGATE_EXECUTOR_KEY: executor.privateKey })).toBe(
+      "Set PAYGATE_EXECUTOR_KEY or PAYGATE_EXECUTOR_KEY_FILE, not both."
+    )
+    expect(await startError({ ...environment(), PAYGATE_EXECUTOR_KEY_FILE: "", PAYGATE_EXECUTOR_KEY: `${executor.privateKey.slice(0, 60)}zz` })).toBe(
+      "PAYGATE_EXECUTOR_KEY is not a 0x-prefixed 32-byte hex private key."
+    )
+    expect(await startError({ ...environment(), PAYGATE_EXECUTOR_KEY_FILE: join(tmpdir(), "no-such-key-file") })).toMatch(
+      /^PAYGATE_EXECUTOR_KEY_FILE: .* cannot be read\.$/
+    )
+    expect(await startError({ ...environment(), PAYGATE_COLLECTION_ADDRESS: "" })).toBe(
+      "PAYGATE_COLLECTION_ADDRESS is not set: payments need an address to go to."
+    )
+  })
+})
