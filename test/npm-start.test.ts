@@ -53,8 +53,10 @@ const stop = async (s: Started) => {
 const humanLines = (output: string) => output.split("\n").filter((line) => !line.startsWith("{") && !line.startsWith(" ") && line.trim() !== "")
 
 const occupy = (port: number) =>
-  new Promise<Server>((resolve) => {
-    const server = createServer().listen(port, "127.0.0.1", () => resolve(server))
+  new Promise<Server>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(port, "127.0.0.1", () => resolve(server))
   })
 
 describe("npm start, as a newcomer meets it", () => {
@@ -82,6 +84,31 @@ describe("npm start, as a newcomer meets it", () => {
       expect(busy.output()).not.toContain("sk_test_")
     } finally {
       server.close()
+    }
+  }, 120_000)
+
+  it("PORT not set and 3000 taken: the quick start still works, on the next free port, and says so", async () => {
+    const taken = await occupy(3000).catch(() => undefined) // already taken by something else: the same case
+    const quick = start({ PAYGATE_DATA_DIR: join(dir, "quick", "pglite"), PORT: "" })
+    try {
+      await listening(quick)
+      const output = quick.output()
+      const moved = /paygate: port 3000 is in use, so the API listens on (\d+) \(set PORT to choose\)\./.exec(output)
+      expect(moved, output).not.toBeNull()
+      const url = `http://localhost:${moved![1]}`
+      expect(output).toContain(`paygate is listening on ${url}`)
+      const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(output)![1]!
+      const merchantId = /Merchant-Id\s+(mer_\S+)/.exec(output)![1]!
+      expect(output).toContain(`curl -s ${url}/v1/merchant/payment`)
+      const created = await fetch(`${url}/v1/merchant/payment`, {
+        method: "POST",
+        headers: { "api-key": apiKey, "merchant-id": merchantId, "content-type": "application/json" },
+        body: JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "order-1" })
+      }).then((r) => r.json() as Promise<{ gatewayUrl: string }>)
+      expect(created.gatewayUrl.startsWith(`${url}/checkout/pay_`)).toBe(true)
+    } finally {
+      await stop(quick)
+      taken?.close()
     }
   }, 120_000)
 
