@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { IdGenerator, Merchants, Payments, Receipts, Refunds, Settlements, Webhooks } from "@paygate/domain"
+import { IdGenerator, Merchants, Payments, ReceiptRefunds, Receipts, Refunds, Settlements, Webhooks } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
@@ -21,7 +21,7 @@ import * as SqlPersistence from "./SqlPersistence.ts"
 import * as WebhookAdapters from "./webhooks/index.ts"
 
 /** The use cases the HTTP API serves. */
-export const UseCases = Layer.mergeAll(Payments.layer, Merchants.layer, Settlements.layer, Refunds.layer, Receipts.layer)
+export const UseCases = Layer.mergeAll(Payments.layer, Merchants.layer, Settlements.layer, Refunds.layer, Receipts.layer, ReceiptRefunds.layer)
 
 /** Webhook endpoints, deliveries and redelivery (contract §10), their adapters and settings from configuration. */
 export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))

@@ -24,6 +24,7 @@ import * as IdempotencyLease from "./migrations/0007_idempotency_lease.ts"
 import * as PartnerEvents from "./migrations/0008_partner_events.ts"
 import * as AppRevocation from "./migrations/0009_app_revocation.ts"
 import * as ChainReceipts from "./migrations/0010_chain_receipts.ts"
+import * as ReceiptRefunds from "./migrations/0011_receipt_refunds.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -43,7 +44,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0007_idempotency_lease": runStatements(IdempotencyLease.statements),
   "0008_partner_events": runStatements(PartnerEvents.statements),
   "0009_app_revocation": runStatements(AppRevocation.statements),
-  "0010_chain_receipts": runStatements(ChainReceipts.statements)
+  "0010_chain_receipts": runStatements(ChainReceipts.statements),
+  "0011_receipt_refunds": runStatements(ReceiptRefunds.statements)
 }
 
 /** The table recording applied migrations. */

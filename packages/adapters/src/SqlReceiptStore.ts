@@ -10,24 +10,35 @@ import {
   type Payment,
   type PaymentStatus,
   Receipt,
+  type ReceiptId,
   type ReceiptQuery,
+  ReceiptRefund,
   ReceiptStore,
   type RecordResult
 } from "@paygate/domain"
-import { Data, Effect, Layer } from "effect"
+import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { toInt } from "./internal/Rows.ts"
+import { fromJsonColumn, toInt } from "./internal/Rows.ts"
 import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {
   record: Effect.withSpan("SqlReceiptStore.record"),
-  list: Effect.withSpan("SqlReceiptStore.list")
+  list: Effect.withSpan("SqlReceiptStore.list"),
+  find: Effect.withSpan("SqlReceiptStore.find"),
+  saveRefund: Effect.withSpan("SqlReceiptStore.saveRefund"),
+  claimRefunds: Effect.withSpan("SqlReceiptStore.claimRefunds"),
+  releaseRefund: Effect.withSpan("SqlReceiptStore.releaseRefund")
 }
 
+// The refund column: the domain's JSON encoding, read back without repeating its checks.
+const RefundJson = Schema.toCodecJson(ReceiptRefund)
+const encodeRefund = Schema.encodeSync(RefundJson)
+const decodeRefund = Schema.decodeUnknownSync(RefundJson, { disableChecks: true })
+
 const columns = `id, chain_id, tx_hash, log_index, asset, block_number, block_hash, block_time, sender, value::text AS value,
-  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at`
+  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at, refund`
 
 interface ReceiptRow {
   readonly id: string
@@ -48,6 +59,7 @@ interface ReceiptRow {
   readonly expected_value: string | null
   readonly payment_status: string | null
   readonly recorded_at: unknown
+  readonly refund: unknown
 }
 
 // Rows are our own, written from valid receipts: read back without repeating the checks.
@@ -70,7 +82,8 @@ const fromRow = (row: ReceiptRow): Receipt =>
     mode: row.mode,
     expectedValue: row.expected_value === null ? null : BigInt(row.expected_value),
     paymentStatus: row.payment_status as PaymentStatus | null,
-    recordedAt: toInt(row.recorded_at)
+    recordedAt: toInt(row.recorded_at),
+    refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund))
   }, { disableChecks: true })
 
 /** The payment changed between reading and writing: roll the receipt back. */
@@ -120,7 +133,48 @@ export const make = Effect.gen(function*() {
     )
   }
 
-  return ReceiptStore.of({ record, list })
+  const find = (id: ReceiptId) =>
+    sql<ReceiptRow>`SELECT ${select} FROM chain_receipts WHERE id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), fromRow)),
+      Effect.orDie,
+      spans.find
+    )
+
+  const saveRefund = (id: ReceiptId, refund: ReceiptRefund) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const due = refund.status === "pending" ? now : null
+      const rows = yield* sql`UPDATE chain_receipts
+        SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint
+        WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
+        RETURNING id`
+      return rows.length > 0
+    }).pipe(Effect.orDie, spans.saveRefund)
+
+  const claimRefunds = (limit: number, leaseMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql<{ readonly id: ReceiptId }>`UPDATE chain_receipts SET refund_lease_until = ${now + leaseMillis}::bigint
+        WHERE id IN (
+          SELECT id FROM chain_receipts
+          WHERE refund ->> 'status' = 'pending' AND refund_due_at <= ${now}::bigint
+            AND coalesce(refund_lease_until, 0) <= ${now}::bigint
+          ORDER BY refund_due_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING id`
+      return rows.map((row) => row.id)
+    }).pipe(Effect.orDie, spans.claimRefunds)
+
+  const releaseRefund = (id: ReceiptId, afterMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE chain_receipts SET refund_lease_until = NULL, refund_due_at = ${now + afterMillis}::bigint
+        WHERE id = ${id} AND refund ->> 'status' = 'pending'`
+    }).pipe(Effect.orDie, spans.releaseRefund)
+
+  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund })
 })
 
 /** `ReceiptStore` over the `SqlClient` in context. */

@@ -9,12 +9,14 @@
  *   transfer once (recorded before its broadcast), then watch it until the chain decides. A payout
  *   on its way is checked again after `pendingRecheckMs`; after an RPC failure (or on a chain that
  *   cannot pay out yet) after `unknownRecheckMs`; after a failed attempt after `retryMs`.
+ * - **receipt refunds**: the same for refunds of receipts (what a payment did not keep, sent back to
+ *   the transfer's sender: `ReceiptRefundExecutions`), with the same settings.
  *
  * Transfers of one collection address are sent with one nonce sequence (`ViemPayouts`).
  *
  * @module
  */
-import { Chain, SqlPayoutWork } from "@paygate/adapters"
+import { Chain, SqlPayoutWork, SqlReceiptStore } from "@paygate/adapters"
 import {
   type IdGenerator,
   type PaymentRepository,
@@ -24,6 +26,9 @@ import {
   type PayoutRepository,
   type PayoutStep,
   PayoutWork,
+  ReceiptRefundExecutions,
+  type ReceiptId,
+  ReceiptStore,
   type RefundRepository,
   SettlementDecisions,
   type SettlementRepository
@@ -98,12 +103,34 @@ export const payoutExecutor: Effect.Effect<never, never, PayoutWork | PayoutExec
   })
 })
 
-/** Both payout jobs, forked into the layer's scope. */
-export const PayoutJobs: Layer.Layer<never, never, SettlementDecisions | PayoutWork | PayoutExecutions> = Layer.effectDiscard(
+/** The receipt refund loop: pending refunds of receipts, sent and followed like payouts, from the same collection addresses. */
+export const receiptRefunder: Effect.Effect<never, never, ReceiptStore | ReceiptRefundExecutions> = Effect.gen(function*() {
+  const settings = yield* PayoutSettings
+  const store = yield* ReceiptStore
+  const executions = yield* ReceiptRefundExecutions
+  return yield* leasedWork<ReceiptId, Exclude<PayoutStep, "final">>({
+    name: "receipt refunds",
+    settings,
+    claim: store.claimRefunds,
+    release: store.releaseRefund,
+    advance: executions.advance,
+    recheckAfter: (step) =>
+      step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs,
+    describe: (id) => `the refund of ${id}`
+  })
+})
+
+/** The payout jobs, forked into the layer's scope. */
+export const PayoutJobs: Layer.Layer<
+  never,
+  never,
+  SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
+> = Layer.effectDiscard(
   Effect.gen(function*() {
     yield* Effect.forkScoped(settlementDecider)
     yield* Effect.forkScoped(payoutExecutor)
-    yield* Effect.logInfo("worker started: settlements, payouts")
+    yield* Effect.forkScoped(receiptRefunder)
+    yield* Effect.logInfo("worker started: settlements, payouts, receipt refunds")
   })
 )
 
@@ -126,7 +153,8 @@ export const payoutsWith = <E>(
   settings: Layer.Layer<never, E>
 ): Layer.Layer<never, E, PayoutsRequirements> =>
   PayoutJobs.pipe(
-    Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer)),
+    Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer)),
+    Layer.provideMerge(SqlReceiptStore.layer),
     Layer.provide(Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)),
     Layer.provide(settings)
   )

@@ -29,9 +29,12 @@ import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } fr
 import {
   chainWatcher,
   defaultExecutorSettings,
+  defaultPayoutSettings,
   defaultWatcherSettings,
   ExecutorJob,
   ExecutorSettings,
+  PayoutSettings,
+  payoutsWith,
   WatcherSettings
 } from "../src/index.ts"
 
@@ -79,6 +82,9 @@ const watcherLayer = (chains: Chain.ChainConfig.Chains) =>
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WatcherSettings, fastWatcher))
   )
+
+/** Payouts (and receipt refunds) checking often. */
+const fastPayouts = { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, unknownRecheckMs: 300, retryMs: 200 }
 
 const executorLayer = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
@@ -322,7 +328,8 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
         shortfall: "10500000",
         refundableValue: "2000000",
         reference: p.reference,
-        createdAt: expect.any(Number)
+        createdAt: expect.any(Number),
+        refund: null
       }],
       nextCursor: null
     })
@@ -345,6 +352,51 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
       expect(refused.status).toBe(400)
       expect(refused.body.code).toBe("invalid_params")
     }
+  })
+
+  it("POST /v1/receipts/{id}/refund: what a payment did not keep goes back to the sender, once", async () => {
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts))))))
+    const over = await pushPayment()
+    const cancelled = await pushPayment()
+    const exact = await pushPayment()
+    expect((await server.request("POST", `/v1/payments/${cancelled.paymentId}/cancel`, { apiKey: partner.sandbox })).status).toBe(200)
+    const overHash = await send(withValue(over, 13_000_000n))
+    const lateHash = await send(cancelled.data)
+    const exactHash = await send(exact.data)
+    const strayHash = await send(PushTransfer.encodeTransferWithReference(world().chain.collectionAddress, 777n, `0x${"cd".repeat(16)}`))
+    await mine(confirmations - 1)
+    const overReceipt = await receiptOf(over.paymentId, overHash)
+    const lateReceipt = await receiptOf(cancelled.paymentId, lateHash)
+    const exactReceipt = await receiptOf(exact.paymentId, exactHash)
+    const stray = await eventually("the stray transfer's receipt", async () => (await unmatched()).find((r) => r.txHash === strayHash.toLowerCase()))
+    const refund = (id: string, apiKey = partner.sandbox) => server.request("POST", `/v1/receipts/${id}/refund`, { apiKey })
+    const before = await world().balanceOf(payer.address)
+    const other = await server.partner()
+    // Another partner cannot touch this partner's receipts, but may refund an unmatched one (once).
+    expect((await refund(overReceipt.id, other.sandbox)).body.code).toBe("payment_not_found")
+    expect((await refund("rcp_nope")).status).toBe(404)
+    expect((await refund(exactReceipt.id)).body.code).toBe("invalid_state")
+    const asked = await refund(overReceipt.id)
+    expect(asked.status).toBe(200)
+    expect(asked.body.refund).toEqual({ status: "pending", value: "500000", txHash: null })
+    expect((await refund(overReceipt.id)).body.code).toBe("already_refunded")
+    expect((await refund(lateReceipt.id)).body.refund.value).toBe("12500000")
+    expect((await refund(stray.id, other.sandbox)).body.refund.value).toBe("777")
+    expect((await refund(stray.id)).body.code).toBe("already_refunded")
+    const completed = async (paymentId: string | null, id: string) => {
+      const query = paymentId === null ? "?outcome=unmatched&limit=100" : `?paymentId=${paymentId}`
+      const listed = await server.request("GET", `/v1/receipts${query}`, { apiKey: partner.sandbox })
+      const found = listed.body.data.find((r: any) => r.receiptId === id)
+      return found?.refund?.status === "completed" ? found.refund : undefined
+    }
+    for (const [paymentId, id] of [[over.paymentId, overReceipt.id], [cancelled.paymentId, lateReceipt.id], [null, stray.id]] as const) {
+      const done = await eventually(`the refund of ${id}`, async () => {
+        await mine(1)
+        return completed(paymentId, id)
+      })
+      expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    }
+    expect(await world().balanceOf(payer.address)).toBe(before + 500_000n + 12_500_000n + 777n)
   })
 
   it("a reorganisation within the confirmation depth: the orphaned transfer never counts, the one on the new chain does", async () => {

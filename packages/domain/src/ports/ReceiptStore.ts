@@ -1,9 +1,9 @@
-import { Context, type Effect } from "effect"
-import type { PartnerId, PaymentId } from "../ids/Ids.ts"
+import { Context, type Effect, type Option } from "effect"
+import type { PartnerId, PaymentId, ReceiptId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"
-import type { Receipt, ReceiptOutcome } from "../receipt/Receipt.ts"
+import type { Receipt, ReceiptOutcome, ReceiptRefund } from "../receipt/Receipt.ts"
 
 /** What recording a receipt did: wrote it, found it recorded already, or lost the payment's compare-and-set. */
 export type RecordResult = "recorded" | "duplicate" | "stale"
@@ -31,4 +31,14 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
    */
   readonly record: (receipt: Receipt, next: Payment | null, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<RecordResult>
   readonly list: (query: ReceiptQuery) => Effect.Effect<ReadonlyArray<Receipt>>
+  readonly find: (id: ReceiptId) => Effect.Effect<Option.Option<Receipt>>
+  /**
+   * Stores the receipt's refund if the stored one is at `version - 1` (none counts as version 0); a
+   * `pending` refund becomes due now. Answers whether it did.
+   */
+  readonly saveRefund: (id: ReceiptId, refund: ReceiptRefund) => Effect.Effect<boolean>
+  /** Leases up to `limit` receipts whose pending refund is due (any number of workers share them). */
+  readonly claimRefunds: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<ReceiptId>>
+  /** Ends the lease; the refund is due again after `afterMillis`. */
+  readonly releaseRefund: (id: ReceiptId, afterMillis: number) => Effect.Effect<void>
 }>()("@paygate/domain/ReceiptStore") {}

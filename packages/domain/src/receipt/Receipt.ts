@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { PartnerId, PaymentId, ReceiptId } from "../ids/Ids.ts"
 import { Mode } from "../payment/Payment.ts"
 import { PaymentStatus } from "../payment/PaymentStatus.ts"
+import { PayoutStatus, SignedTransfer } from "../payout/Payout.ts"
 
 /**
  * What the chain watcher made of a transfer into a collection address:
@@ -42,6 +43,27 @@ export interface ObservedTransfer {
   readonly reference: string | null
 }
 
+/**
+ * Sending a receipt's refundable value back to its sender, from the collection address: `pending`
+ * until the transfer is final, then `completed` or `failed`. Changes are compare-and-set on `version`.
+ */
+export class ReceiptRefund extends Schema.Class<ReceiptRefund>("paygate/ReceiptRefund")({
+  status: PayoutStatus,
+  /** Token base units sent back: the receipt's refundable value when it was asked for. */
+  value: Schema.BigInt,
+  /** The partner that asked for it. */
+  requestedBy: PartnerId,
+  /** The current attempt's transaction, recorded before its broadcast; `null` between attempts. */
+  transfer: Schema.NullOr(SignedTransfer),
+  /** Attempts that failed (reverted or dropped) so far. */
+  attempts: Schema.Int,
+  version: Schema.Int,
+  /** Unix milliseconds. */
+  requestedAt: Schema.Int,
+  /** Unix milliseconds. */
+  updatedAt: Schema.Int
+}) {}
+
 /** A recorded transfer into a collection address; one per (chain, transaction, log). Never deleted. */
 export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
   id: ReceiptId,
@@ -68,7 +90,9 @@ export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
   /** The payment's status when the transfer was recorded; `null` when `unmatched`. */
   paymentStatus: Schema.NullOr(PaymentStatus),
   /** Unix milliseconds. */
-  recordedAt: Schema.Int
+  recordedAt: Schema.Int,
+  /** The refund of its refundable value, once asked for. */
+  refund: Schema.NullOr(ReceiptRefund)
 }) {}
 
 /** Token base units of the receipt the payment did not keep: refundable to the sender. */

@@ -1,4 +1,4 @@
-import { type Receipt, refundableValue, shortfall } from "./Receipt.ts"
+import { type Receipt, type ReceiptRefund, refundableValue, shortfall } from "./Receipt.ts"
 
 /**
  * A receipt on the wire (`GET /v1/receipts` and the `receipt` of a `payment.processing` or
@@ -23,6 +23,8 @@ export interface ReceiptView {
   readonly refundableValue: string
   readonly reference: string | null
   readonly createdAt: number
+  /** The refund once asked for (`POST /v1/receipts/{id}/refund`). */
+  readonly refund: { readonly status: ReceiptRefund["status"]; readonly value: string; readonly txHash: string | null } | null
 }
 
 /** The wire form of `receipt`. */
@@ -43,5 +45,8 @@ export const receiptView = (receipt: Receipt): ReceiptView => ({
   shortfall: shortfall(receipt).toString(),
   refundableValue: refundableValue(receipt).toString(),
   reference: receipt.reference,
-  createdAt: Math.floor(receipt.recordedAt / 1000)
+  createdAt: Math.floor(receipt.recordedAt / 1000),
+  refund: receipt.refund === null
+    ? null
+    : { status: receipt.refund.status, value: receipt.refund.value.toString(), txHash: receipt.refund.transfer?.txHash ?? null }
 })

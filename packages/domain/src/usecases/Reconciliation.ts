@@ -71,7 +71,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
             ? Option.none()
             : Option.filter(yield* quotes.byNonce(transfer.reference), (q) => same(q.claims.asset, transfer.asset))
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
-          const base = { ...transfer, id, recordedAt: millis }
+          const base = { ...transfer, id, recordedAt: millis, refund: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
             const receipt = new Receipt({
               ...base,

@@ -1,6 +1,7 @@
-import { PaymentStatus, ReceiptOutcome, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, PaymentNotFound, PaymentStatus, PayoutStatus, ReceiptOutcome, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 
 const tokenAmount = (description: string) => Schema.String.annotate({ description: `${description} Token base units, decimal.` })
@@ -30,7 +31,12 @@ export const ReceiptRecord = Schema.Struct({
   shortfall: tokenAmount("Missing for the amount asked (underpaid), else 0."),
   refundableValue: tokenAmount("Not kept by the payment: the excess (overpaid) or everything (underpaid, late, unmatched)."),
   reference: Schema.NullOr(Schema.String).annotate({ description: "The 16-byte reference (push) or EIP-3009 nonce the transaction carried." }),
-  createdAt: Wire.NonNegativeInt.annotate({ description: "Unix seconds when it was recorded." })
+  createdAt: Wire.NonNegativeInt.annotate({ description: "Unix seconds when it was recorded." }),
+  refund: Schema.NullOr(Schema.Struct({
+    status: PayoutStatus,
+    value: tokenAmount("Sent back to `from`."),
+    txHash: Schema.NullOr(Schema.String)
+  })).annotate({ description: "The refund once asked for: sent back to the sender from the collection address by the worker." })
 }).annotate({ identifier: "ReceiptRecord" })
 
 /** One page of receipts. */
@@ -63,6 +69,24 @@ export class ReceiptsApi extends HttpApiGroup.make("receipts")
           "confirmations, matched to a payment by the reference its transaction carried. Lists the receipts of the " +
           "partner's payments (mode of the key); with `outcome=unmatched`, the transfers that carried no reference the " +
           "service handed out, which belong to no partner and are listed to every partner."
+      ),
+    HttpApiEndpoint.post("refund", "/v1/receipts/:id/refund", {
+      params: { id: Schema.String },
+      success: ReceiptRecord,
+      error: [
+        // A receipt is a sub-resource of its payment: a missing one answers the payment's code (contract §2).
+        wire(PaymentNotFound, "PaymentNotFound"),
+        wire(InvalidState, "InvalidState"),
+        wire(AlreadyRefunded, "AlreadyRefunded")
+      ]
+    }).annotate(OpenApi.Summary, "Send a receipt's refundable value back to its sender; a second request is 409")
+      .annotate(
+        OpenApi.Description,
+        "Refunds what the payment did not keep: an overpayment's excess, or all of an underpaid, late or unmatched " +
+          "transfer, to the transfer's sender, from the collection address (the worker sends it; `refund.txHash` once " +
+          "sent, `refund.status` completed or failed). A receipt that paid its payment (`refundableValue` 0) is " +
+          "`invalid_state` (refund the payment with `POST /v1/refunds`); a second request is `already_refunded`. An " +
+          "unmatched receipt may be refunded by any partner, once."
       )
   )
   .middleware(PartnerAuth)

@@ -1,4 +1,4 @@
-import { InvalidParams, pageRequest, ReceiptOutcome, Receipts, receiptView } from "@paygate/domain"
+import { InvalidParams, pageRequest, ReceiptOutcome, ReceiptRefunds, Receipts, receiptView } from "@paygate/domain"
 import { Effect, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -6,12 +6,13 @@ import { partnerAccess } from "./PaymentsHandlers.ts"
 
 const isOutcome = Schema.is(ReceiptOutcome)
 
-/** Partner API receipt handlers: the query decoded (bad values are `invalid_params`), then `Receipts.list`. */
+/** Partner API receipt handlers: the list query decoded (bad values are `invalid_params`), then `Receipts.list`; refunds through `ReceiptRefunds`. */
 export const ReceiptsHandlers = HttpApiBuilder.group(
   PaygateApi,
   "receipts",
   Effect.fn(function*(handlers) {
     const receipts = yield* Receipts
+    const refunds = yield* ReceiptRefunds
     return handlers.handle("list", ({ query }) =>
       Effect.gen(function*() {
         const page = yield* pageRequest(query)
@@ -22,5 +23,9 @@ export const ReceiptsHandlers = HttpApiBuilder.group(
         const listed = yield* receipts.list(yield* partnerAccess, { outcomes, paymentId: query.paymentId, page })
         return { data: listed.data.map(receiptView), nextCursor: listed.nextCursor }
       }))
+      .handle("refund", ({ params }) =>
+        Effect.gen(function*() {
+          return receiptView(yield* refunds.request(yield* partnerAccess, params.id))
+        }))
   })
 )
