@@ -167,6 +167,14 @@ const leasedWork = (prefix: string) =>
 /** `EXECUTOR_POLL_MS`, `EXECUTOR_LEASE_MS`, `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`. */
 export const executor = leasedWork("EXECUTOR")
 
+/** `WATCHER_*`: the chain watcher's pause, lease, blocks per read and first-scan look-back; unset, its defaults. */
+export const watcher = Config.all({
+  pollIntervalMs: optionalInt("WATCHER_POLL_MS"),
+  leaseMs: optionalInt("WATCHER_LEASE_MS"),
+  batchBlocks: optionalInt("WATCHER_BATCH_BLOCKS"),
+  lookbackBlocks: optionalInt("WATCHER_LOOKBACK_BLOCKS")
+})
+
 /** `PAYOUT_*`: the payout jobs' timings, the pause before a failed payout is retried, and its attempts. */
 export const payouts = Config.all({
   leased: leasedWork("PAYOUT"),

@@ -15,9 +15,9 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
+import { Chain, Configuration } from "@paygate/adapters"
 import { ScanCursors, Reconciliation } from "@paygate/domain"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
 
@@ -51,6 +51,23 @@ export const defaultWatcherSettings: WatcherSettingsShape = {
 export const WatcherSettings = Context.Reference<WatcherSettingsShape>("@paygate/worker/WatcherSettings", {
   defaultValue: () => defaultWatcherSettings
 })
+
+/** `WatcherSettings` from `WATCHER_POLL_MS`, `WATCHER_LEASE_MS`, `WATCHER_BATCH_BLOCKS`, `WATCHER_LOOKBACK_BLOCKS`. */
+export const watcherSettingsLayer = Layer.effect(
+  WatcherSettings,
+  Effect.gen(function*() {
+    const configured = yield* Configuration.watcher
+    const d = defaultWatcherSettings
+    const atLeast = (min: number, value: Option.Option<number>, fallback: number) => Math.max(min, Option.getOrElse(value, () => fallback))
+    return {
+      ...d,
+      pollIntervalMs: atLeast(1, configured.pollIntervalMs, d.pollIntervalMs),
+      leaseMs: atLeast(1_000, configured.leaseMs, d.leaseMs),
+      batchBlocks: atLeast(1, configured.batchBlocks, d.batchBlocks),
+      lookbackBlocks: atLeast(0, configured.lookbackBlocks, d.lookbackBlocks)
+    }
+  })
+)
 
 /**
  * Reads the next confirmed range of one chain if this worker holds (or gets) its cursor; answers

@@ -38,7 +38,7 @@ import {
 } from "@paygate/domain"
 import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
 import type { SqlClient } from "effect/sql"
-import { WatcherJob } from "./ChainWatcher.ts"
+import { WatcherJob, watcherSettingsLayer } from "./ChainWatcher.ts"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
 import { PayoutsLive } from "./Payouts.ts"
@@ -311,8 +311,8 @@ export const WorkerJobs: Layer.Layer<
  * ```
  *
  * Configuration: `WEBHOOK_SECRET_KEY`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_RETRY_SCHEDULE_MS`,
- * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*`, `EXECUTOR_*` and `PAYOUT_*`
- * settings.
+ * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*`, `EXECUTOR_*`, `PAYOUT_*` and
+ * `WATCHER_*` settings.
  */
 export const WorkerLive: Layer.Layer<
   never,
@@ -325,5 +325,5 @@ export const WorkerLive: Layer.Layer<
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
   Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
-  Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer))
+  Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer, watcherSettingsLayer))
 )
