@@ -1,0 +1,116 @@
+import { assert, describe, it } from "@effect/vitest"
+import fc from "fast-check"
+import type { OptionClaims } from "../../src/gateway/OptionId.ts"
+import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
+import { Commitment, Payment, SignedAuthorization } from "../../src/payment/Payment.ts"
+import type { ObservedTransfer } from "../../src/receipt/Receipt.ts"
+import { judge } from "../../src/usecases/Reconciliation.ts"
+
+const expiresAt = 2_000_000_000
+const asked = 12_500_000n
+
+const payment = (patch: Partial<Payment> = {}) =>
+  new Payment({
+    id: "pay_01TEST" as PaymentId,
+    partnerId: "ptn_01TEST" as PartnerId,
+    merchantId: "mer_01TEST" as MerchantId,
+    mode: "sandbox",
+    referenceId: "order-1",
+    currency: "USD",
+    value: 1250n,
+    status: "requires_action",
+    stateVersion: 1,
+    checkout: null,
+    expiresAt,
+    commitment: null,
+    cancelledReason: null,
+    cancelledAt: null,
+    createdAt: (expiresAt - 900) * 1000,
+    updatedAt: (expiresAt - 900) * 1000,
+    ...patch
+  })
+
+const claims = (patch: Partial<OptionClaims> = {}): OptionClaims => ({
+  paymentId: "pay_01TEST",
+  account: "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  asset: "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+  value: asked.toString(),
+  expiresAt: null,
+  kind: "push",
+  nonce: `0x${"ab".repeat(16)}`,
+  quotedAt: expiresAt - 900,
+  ...patch
+})
+
+const transfer = (value: bigint, blockTime: number, patch: Partial<ObservedTransfer> = {}): ObservedTransfer => ({
+  chainId: "eip155:1",
+  asset: "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+  txHash: `0x${"11".repeat(32)}`,
+  logIndex: 0,
+  blockNumber: 100,
+  blockHash: `0x${"22".repeat(32)}`,
+  blockTime,
+  from: "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  value,
+  reference: `0x${"ab".repeat(16)}`,
+  ...patch
+})
+
+const commitment = (patch: Partial<Commitment> = {}) =>
+  new Commitment({
+    kind: "push",
+    account: "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    asset: "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+    tokenAmount: asked,
+    fingerprint: "fp",
+    txHash: `0x${"33".repeat(32)}`,
+    authorization: null,
+    reference: `0x${"ab".repeat(16)}`,
+    walletName: "Wallet",
+    confirmedAt: expiresAt - 600,
+    ...patch
+  })
+
+describe("Reconciliation.judge", () => {
+  it("while the payment waits, the amount decides: exact paid, more overpaid, less underpaid", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: expiresAt - 1 }), (value, blockTime) => {
+        const outcome = judge(payment(), claims(), transfer(value, blockTime))
+        assert.strictEqual(outcome, value === asked ? "paid" : value > asked ? "overpaid" : "underpaid")
+      }),
+      { examples: [[asked, 0], [asked + 1n, expiresAt - 1], [asked - 1n, 0], [0n, 0]] }
+    )
+  })
+
+  it("a block at or after the payment's or the quote's expiry is late, whatever the amount", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 10_000 }), (value, after) => {
+        assert.strictEqual(judge(payment(), claims(), transfer(value, expiresAt + after)), "late")
+        const quoteExpiry = expiresAt - 300
+        assert.strictEqual(judge(payment(), claims({ expiresAt: quoteExpiry }), transfer(value, quoteExpiry + after)), "late")
+      })
+    )
+  })
+
+  it("a payment that no longer waits (cancelled, paid by another transfer or authorization) makes any other transfer late", () => {
+    const cancelled = payment({ status: "cancelled", cancelledReason: "cancelled_by_user", cancelledAt: expiresAt - 100 })
+    const paidOtherwise = payment({ status: "succeeded", commitment: commitment() })
+    for (const p of [cancelled, paidOtherwise]) assert.strictEqual(judge(p, claims(), transfer(asked, expiresAt - 10)), "late")
+  })
+
+  it("the payment's own transfer, by hash or by its authorization's nonce, is paid, even after expiry", () => {
+    const own = payment({ status: "processing", commitment: commitment() })
+    assert.strictEqual(judge(own, claims(), transfer(asked, expiresAt + 60, { txHash: `0x${"33".repeat(32)}` })), "paid")
+    const nonce = `0x${"cd".repeat(32)}`
+    const pulled = payment({
+      status: "processing",
+      commitment: commitment({
+        kind: "pull",
+        txHash: null,
+        reference: null,
+        authorization: new SignedAuthorization({ to: "0x0", validBefore: expiresAt, nonce, signature: "0x" })
+      })
+    })
+    assert.strictEqual(judge(pulled, claims({ kind: "pull", nonce }), transfer(asked, expiresAt + 60, { reference: nonce })), "paid")
+  })
+})
