@@ -190,6 +190,10 @@ describe("Named networks (anvil at the real chain ids)", () => {
     expect(await startError({ ...environment(), PAYGATE_EXECUTOR_KEY_FILE: join(tmpdir(), "no-such-key-file") })).toMatch(
       /^PAYGATE_EXECUTOR_KEY_FILE: .* cannot be read\.$/
     )
+    expect(await startError({ ...environment(), PAYGATE_RPC_BASE: "wss://node.example/v2/provider-api-key-456" })).toBe(
+      "PAYGATE_RPC_BASE is not an http(s) URL."
+    )
+    expect(await startError({ ...environment(), PAYGATE_COLLECTION_ADDRESS: "0x1234" })).toMatch(/^PAYGATE_COLLECTION_ADDRESS is not an address: it /)
     expect(await startError({ ...environment(), PAYGATE_COLLECTION_ADDRESS: "" })).toBe(
       "PAYGATE_COLLECTION_ADDRESS is not set: payments need an address to go to."
     )

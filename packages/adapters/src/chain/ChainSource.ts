@@ -21,7 +21,10 @@ export const isConfigured: Effect.Effect<boolean, Config.ConfigError> = Effect.g
 const fromNetworks = (configured: Configuration.NetworksConfig, names: string) =>
   Effect.gen(function*() {
     const { networks, settings } = yield* settingsFor(configured, names)
-    const chains = yield* ChainConfig.decode(settings)
+    // Everything the operator gave was checked above; the decoder's message could repeat values (keys, URLs).
+    const chains = yield* ChainConfig.decode(settings).pipe(
+      Effect.mapError(() => new ChainConfig.ChainConfigError({ message: "PAYGATE_NETWORKS: the settings of the named networks are invalid." }))
+    )
     yield* checkNetworks(chains, networks)
     return chains
   })

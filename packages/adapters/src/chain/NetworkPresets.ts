@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { Effect, Option, Redacted } from "effect"
+import { Caip } from "@paygate/domain"
+import { Effect, Option, Redacted, Result } from "effect"
 import { readFileSync } from "node:fs"
 import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
@@ -164,7 +165,7 @@ const privateKey = /^0x[0-9a-fA-F]{64}$/
 /**
  * The chain settings (JSON form, for `ChainConfig.decode`) of the named networks: each preset's
  * chain and USDC, with the operator's RPC URLs and keys. Fails in one line on an unknown name, a
- * missing RPC URL or key, or a key that is not one (without ever showing it).
+ * missing or malformed RPC URL, key or address (without ever showing a URL or a key).
  */
 export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
   Effect.gen(function*() {
@@ -186,11 +187,18 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       () => (Option.isSome(collectionKey) ? privateKeyToAddress(Redacted.value(collectionKey.value) as `0x${string}`) : "")
     )
     if (collectionAddress === "") return yield* fail("PAYGATE_COLLECTION_ADDRESS is not set: payments need an address to go to.")
+    const checked = Caip.normalizeEip55Address(collectionAddress)
+    if (Result.isFailure(checked)) return yield* fail(`PAYGATE_COLLECTION_ADDRESS is not an address: it ${checked.failure}.`)
     const chains = []
     for (const network of networks) {
       const rpcUrl = configured.rpcUrls[network]
       if (rpcUrl === undefined || Option.isNone(rpcUrl)) {
         return yield* fail(`${Configuration.rpcVariable(network)} is not set: the RPC URL of ${network}.`)
+      }
+      const url = URL.parse(Redacted.value(rpcUrl.value))
+      // The URL itself is never repeated: provider URLs carry API keys.
+      if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+        return yield* fail(`${Configuration.rpcVariable(network)} is not an http(s) URL.`)
       }
       const preset = presets[network]
       chains.push({
