@@ -41,10 +41,6 @@ const zoneOf = (root, file) => {
   return { kind: "other" }
 }
 
-// The one path kept for those who start the service by it (deployments, the bench): it holds no code
-// and only runs the composition root's all-in-one entry.
-const launchers = { "packages/http/src/main.ts": "app/main.ts" }
-
 const packageOf = (specifier) => /^@paygate\/([^/]+)/.exec(specifier)?.[1]
 
 /** Violations of one import of `file` (paths relative to `root`). */
@@ -52,7 +48,6 @@ export const checkImport = (root, file, specifier) => {
   const from = zoneOf(root, file)
   const where = `${relative(root, file)}: imports "${specifier}"`
   if (specifier.startsWith(".")) {
-    if (launchers[relative(root, file)] === relative(root, resolve(dirname(file), specifier))) return []
     const target = zoneOf(root, resolve(dirname(file), specifier))
     if (from.kind === "src") {
       return target.kind === "src" && target.pkg === from.pkg ? [] : [`${where} (a package's sources stay inside its src)`]

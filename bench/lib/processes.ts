@@ -1,6 +1,6 @@
 /**
  * The processes a bench run starts: a throwaway PostgreSQL (the CI script), the service as it is
- * deployed (`node packages/http/src/main.ts` with `DATABASE_URL`), the framework floor
+ * deployed (`node app/main.ts` with `DATABASE_URL`), the framework floor
  * (`floor.ts`) and the raw baseline (`baseline.ts`); and the databases they run on.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
@@ -141,11 +141,11 @@ export interface ServiceOptions {
 // The Node flags `npm start` passes (its heap settings), so the bench runs the service as deployed.
 const startFlags = () => {
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
-  return /node ((?:--\S+ )*)packages\/http\/src\/main\.ts/.exec(scripts.start ?? "")?.[1]?.trim().split(" ").filter((f) => f !== "") ?? []
+  return /node ((?:--\S+ )*)app\/main\.ts/.exec(scripts.start ?? "")?.[1]?.trim().split(" ").filter((f) => f !== "") ?? []
 }
 
 /**
- * Starts the service the production way, `node packages/http/src/main.ts` with `DATABASE_URL` and
+ * Starts the service the production way, `node app/main.ts` with `DATABASE_URL` and
  * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
  * (the bench drives one credential far past the contract's 50 requests per second); the limiter
  * still runs on every request.
@@ -154,7 +154,7 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
   const port = await freePort()
   const out = openSync(options.logFile, "w")
   const flags = [...startFlags(), ...(options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`])]
-  const child = spawn(process.execPath, [...flags, "packages/http/src/main.ts"], {
+  const child = spawn(process.execPath, [...flags, "app/main.ts"], {
     cwd: root,
     env: {
       ...process.env,

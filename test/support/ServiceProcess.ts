@@ -1,5 +1,5 @@
 /**
- * Service processes for the cross-package fault tests: API processes (`packages/http/src/main.ts`
+ * Service processes for the cross-package fault tests: API processes (`app/main.ts`
  * with the heap flags of `npm start`) on a port of their own, worker processes (any spawner, e.g.
  * `PostgresWorld.spawnWorker`), each restartable after a `kill -9` (an API on the same port), the
  * operator CLI (`packages/http/src/cli/admin.ts`), and free ports.
@@ -51,7 +51,7 @@ export const spawnNode = (args: ReadonlyArray<string>, env: Record<string, strin
 
 /** An API process on `port` (the service as `npm start` runs it). */
 export const spawnApi = (port: number, env: Record<string, string>): WorkerProcess =>
-  spawnNode(["--max-semi-space-size=8", "--max-old-space-size=512", "packages/http/src/main.ts"], { ...env, PORT: String(port) })
+  spawnNode(["--max-semi-space-size=8", "--max-old-space-size=512", "app/main.ts"], { ...env, PORT: String(port) })
 
 const apiReady = "paygate is listening"
 const workerReady = "worker started: dispatcher"
