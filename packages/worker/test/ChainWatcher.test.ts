@@ -177,7 +177,9 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   const statusBecomes = (paymentId: string, wanted: string) =>
     eventually(`${paymentId} ${wanted}`, async () => ((await status(paymentId)) === wanted ? wanted : undefined))
 
-  it("exact amount, no confirm: processed as a confirm would be, then succeeded", async () => {
+  it("exact amount, no confirm: processed as a confirm would be, then succeeded (two workers watching)", async () => {
+    // Two workers: one holds the chain's cursor, the other finds it leased; nothing is done twice.
+    await startWatcher()
     await startWatcher()
     const p = await pushPayment()
     const hash = await send(p.data)
@@ -415,5 +417,32 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     expect((await receiptOf(p.paymentId, replacement)).outcome).toBe("underpaid")
     expect((await receiptsOf(p.paymentId)).map((r) => r.txHash)).not.toContain(orphaned.toLowerCase())
     expect(await status(p.paymentId)).toBe("requires_action")
+  })
+
+  it("a reorganisation deeper than the confirmations: the changed block hash is noticed and the range read again, nothing twice", async () => {
+    const p = await pushPayment()
+    const hash = await send(p.data)
+    await mine(confirmations - 1)
+    await receiptOf(p.paymentId, hash)
+    // Stop the watchers, and make the stored hash of the last block read one the chain no longer has.
+    for (const fiber of fibers.splice(1)) await Effect.runPromise(Fiber.interrupt(fiber))
+    const [watched] = TransferLogs.watchedChains(chains)
+    const forged = `0x${"ee".repeat(32)}`
+    await server.run(withStores(Effect.gen(function*() {
+      const cursors = yield* ScanCursors
+      const cursor = yield* cursors.claim(watched!.chainId, "test", 60_000)
+      if (cursor._tag === "None" || cursor.value.nextBlock === null) return yield* Effect.die(new Error("no cursor to forge"))
+      yield* cursors.advance(watched!.chainId, "test", { nextBlock: cursor.value.nextBlock, lastHash: forged }, 60_000)
+      yield* cursors.release(watched!.chainId, "test")
+    })))
+    await startWatcher()
+    await eventually("the cursor's real hash again", () =>
+      server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly last_hash: string | null }>`SELECT last_hash FROM chain_cursors WHERE chain_id = ${watched!.chainId}`
+        return rows[0]?.last_hash !== forged ? true : undefined
+      }).pipe(Effect.orDie)))
+    expect((await receiptsOf(p.paymentId)).filter((r) => r.txHash === hash.toLowerCase())).toHaveLength(1)
+    expect((await eventsOf(p.paymentId)).map((e) => e.type)).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
   })
 })
