@@ -378,6 +378,9 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     expect((await refund(overReceipt.id, other.sandbox)).body.code).toBe("payment_not_found")
     expect((await refund("rcp_nope")).status).toBe(404)
     expect((await refund(exactReceipt.id)).body.code).toBe("invalid_state")
+    // The test token minted to the collection address at deployment: no sender to send it back to.
+    const minted = (await unmatched()).find((r) => /:0x0{40}$/.test(r.from))!
+    expect((await refund(minted.id)).body).toEqual({ code: "invalid_state", message: `Receipt ${minted.id} was minted: it has no sender to refund.` })
     const asked = await refund(overReceipt.id)
     expect(asked.status).toBe(200)
     expect(asked.body.refund).toEqual({ status: "pending", value: "500000", txHash: null })
