@@ -34,7 +34,7 @@ export const welcome = (
     `  Merchant-Id   ${ids.merchantId}`,
     `  App-Id        ${ids.appId}${Option.match(secrets, { onNone: () => "", onSome: (s) => `   (wallet Api-Key ${s.walletApiKey})` })}`,
     ``,
-    `Create a payment (10.50 USD: amounts are in minor units, cents):`,
+    `Create a payment: 10.50 USD, written "1050" (amounts are integers in minor units, cents):`,
     `  curl -s ${baseUrl}/v1/merchant/payment \\`,
     `    -H 'Api-Key: ${apiKey}' -H 'Merchant-Id: ${ids.merchantId}' \\`,
     `    -H 'Content-Type: application/json' \\`,
