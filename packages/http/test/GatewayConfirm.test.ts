@@ -154,7 +154,7 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     expect(info.body.buyer).toEqual({ accountCaip10: account(1), accountProviderName: "Test Wallet", accountProviderIcon: null })
     const record = await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })
     expect(record.body.status).toBe("succeeded")
-    expect(record.body.transaction).toEqual({ chainId: chain.chainId, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    expect(record.body.transaction).toEqual({ chainId: chain.chainId, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), explorerUrl: null })
     // Repeating the accepted confirm answers the current state; the executor sent one transaction.
     const repeat = await confirm(paymentId, option.id, await signOption(option, buyer.privateKey))
     expect(repeat.status).toBe(200)

@@ -154,6 +154,8 @@ describe("Named networks (anvil at the real chain ids)", () => {
     expect(await chains.arbitrum.client.getTransactionCount({ address: executor.address })).toBe(noncesBefore.arbitrum + 2)
     const record = await server.request("GET", `/v1/payments/${paid[0]}`, { apiKey: partner.sandbox })
     expect(record.body.status).toBe("succeeded")
+    // The record (as the partner API and webhooks carry it) links the transaction on the network's explorer.
+    expect(record.body.transaction.explorerUrl).toBe(`${NetworkPresets.presets.base.explorerUrl}/tx/${record.body.transaction.hash}`)
     // Start-up logged what it checked, never a key.
     expect(logs.join("\n")).toContain(`base (eip155:8453): USDC ${base.usdc}, EIP-712 domain "Test USD Coin" version "2"`)
     expect(logs.join("\n").toLowerCase()).not.toContain(executor.privateKey.slice(2).toLowerCase())

@@ -149,7 +149,7 @@ forEachDatabase("Partner API: payments", (database) => {
         isFinal: true,
         option: { account: expect.stringMatching(/^eip155:1:0x/), asset: expect.stringMatching(/^eip155:1\/erc20:/), value: "12500000" },
         buyer: { accountCaip10: expect.stringMatching(/^eip155:1:0x/) },
-        transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(created.paymentId).digest("hex")}` },
+        transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(created.paymentId).digest("hex")}`, explorerUrl: null },
         refund: null,
         stateVersion: 3
       })

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { type Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, SqlQuoteStore, WebhookAdapters } from "@paygate/adapters"
+import { Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, SqlQuoteStore, WebhookAdapters } from "@paygate/adapters"
 import {
   type AttemptRecord,
   type ChainGateway,
@@ -325,5 +325,7 @@ export const WorkerLive: Layer.Layer<
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
   Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
+  // The explorer links of the payment records webhooks carry.
+  Layer.provide(Chain.ChainExplorers.layer),
   Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer, watcherSettingsLayer))
 )

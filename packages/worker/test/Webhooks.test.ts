@@ -222,7 +222,7 @@ forEachDatabase("Webhooks", (database) => {
         const succeeded = byPayment(a.paymentId).find((e) => e.type === "payment.succeeded")!
         const current = await server.request("GET", `/v1/payments/${a.paymentId}`, { apiKey: partner.sandbox })
         expect(succeeded.data.payment).toEqual({ ...current.body, stateVersion: 3, updatedAt: succeeded.data.payment.updatedAt })
-        expect(succeeded.data.payment.transaction).toEqual({ chainId: "eip155:1", hash: `0x${"ab".repeat(32)}` })
+        expect(succeeded.data.payment.transaction).toEqual({ chainId: "eip155:1", hash: `0x${"ab".repeat(32)}`, explorerUrl: null })
         expect(succeeded.data.stage).toEqual({ txHash: `0x${"ab".repeat(32)}` })
         expect(byPayment(c.paymentId).find((e) => e.type === "payment.cancelled")!.data.stage).toEqual({ reason: "cancelled_by_merchant" })
         // The log: one successful attempt each.

@@ -5,6 +5,7 @@ import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } 
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
 import { envelopeBody } from "../webhooks/Envelope.ts"
+import { ExplorerLinks } from "../ports/ExplorerLinks.ts"
 import { retryDelay } from "../webhooks/RetrySchedule.ts"
 import { secretKeyBytes, sign } from "../webhooks/Signature.ts"
 import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
@@ -65,6 +66,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
       const transport = yield* WebhookTransport
       const mac = yield* Effect.context<Mac.Mac>()
       const settings = yield* WebhookSettings
+      const explorer = yield* ExplorerLinks
 
       const dispatch = Effect.fn("WebhookDispatch.dispatch")(function*(events: ReadonlyArray<OutboxEvent>) {
         if (events.length === 0) return 0
@@ -84,7 +86,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
 
       const send = Effect.fn("WebhookDispatch.send")(function*({ delivery, endpoint, event }: ClaimedDelivery) {
         const startedAt = yield* Clock.currentTimeMillis
-        const body = envelopeBody(event, endpoint.apiVersion)
+        const body = envelopeBody(event, endpoint.apiVersion, explorer)
         const result: SendResult = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined
           ? { _tag: "Failed", message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
           : yield* transport.send({

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
 import { PaymentRecord, SettlementStage, toPaymentRecord } from "../wire/PaymentRecord.ts"
@@ -29,16 +30,21 @@ const isSettlementStage = Schema.is(SettlementStage)
  * The envelope of `event` for an endpoint pinned to `apiVersion`. A `payment.settled` event's
  * stage is the settlement, so its payment snapshot shows it too.
  */
-export const envelopeOf = (event: OutboxEvent, apiVersion: string): WebhookEnvelope => {
+export const envelopeOf = (
+  event: OutboxEvent,
+  apiVersion: string,
+  explorer: ExplorerLinksShape = ExplorerLinks.defaultValue()
+): WebhookEnvelope => {
   const settlement = event.type === "payment.settled" && isSettlementStage(event.stage) ? event.stage : null
   return {
     id: event.id,
     type: event.type,
     apiVersion,
     createdAt: event.createdAt,
-    data: { payment: toPaymentRecord(event.payment, { settlement }), stage: event.stage }
+    data: { payment: toPaymentRecord(event.payment, { settlement }, explorer), stage: event.stage }
   }
 }
 
 /** The exact bytes sent (and signed) for `event`: its envelope as JSON. */
-export const envelopeBody = (event: OutboxEvent, apiVersion: string): string => JSON.stringify(envelopeOf(event, apiVersion))
+export const envelopeBody = (event: OutboxEvent, apiVersion: string, explorer?: ExplorerLinksShape): string =>
+  JSON.stringify(envelopeOf(event, apiVersion, explorer))

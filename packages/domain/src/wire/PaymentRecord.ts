@@ -7,6 +7,7 @@ import { isFinal } from "../payment/StatusMachine.ts"
 import type { Refund } from "../refund/Refund.ts"
 import { RefundStatus } from "../refund/Refund.ts"
 import { Amount } from "./Amount.ts"
+import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
 
 /** The fiat `Amount` of a payment, with display data from the ISO 4217 table. */
@@ -56,7 +57,8 @@ export const PaymentRecord = Schema.Struct({
   /** The option the buyer committed to. */
   option: Schema.NullOr(Schema.Struct({ account: Schema.String, asset: Schema.String, value: Schema.String })),
   buyer: Schema.NullOr(Schema.Struct({ accountCaip10: Schema.String })),
-  transaction: Schema.NullOr(Schema.Struct({ chainId: Schema.String, hash: Schema.String })),
+  /** The payment's transaction, with its block explorer page when the chain has an explorer. */
+  transaction: Schema.NullOr(Schema.Struct({ chainId: Schema.String, hash: Schema.String, explorerUrl: Schema.NullOr(Schema.String) })),
   settlement: Schema.NullOr(SettlementStage),
   refund: Schema.NullOr(RefundStage),
   cancelledReason: Schema.NullOr(CancelReason),
@@ -79,7 +81,11 @@ export interface PaymentStages {
 const chainOf = (assetId: string) => assetId.slice(0, assetId.indexOf("/"))
 
 /** The record of a payment (with its status as of the read, expiry included). */
-export const toPaymentRecord = (payment: Payment, stages: PaymentStages = {}): PaymentRecord => {
+export const toPaymentRecord = (
+  payment: Payment,
+  stages: PaymentStages = {},
+  explorer: ExplorerLinksShape = ExplorerLinks.defaultValue()
+): PaymentRecord => {
   const c = payment.commitment
   return {
     paymentId: payment.id,
@@ -92,7 +98,9 @@ export const toPaymentRecord = (payment: Payment, stages: PaymentStages = {}): P
     checkout: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
     option: c === null ? null : { account: c.account, asset: c.asset, value: c.tokenAmount.toString() },
     buyer: c === null ? null : { accountCaip10: c.account },
-    transaction: c === null || c.txHash === null ? null : { chainId: chainOf(c.asset), hash: c.txHash },
+    transaction: c === null || c.txHash === null
+      ? null
+      : { chainId: chainOf(c.asset), hash: c.txHash, explorerUrl: explorer.transaction(chainOf(c.asset), c.txHash) },
     settlement: stages.settlement ?? null,
     refund: stages.refund == null
       ? null

@@ -192,6 +192,11 @@ describe("PayoutExecutions.advance", () => {
         const envelope = envelopeOf(event, "2025-01-01")
         assert.deepStrictEqual(envelope.data.payment.settlement, event.stage)
         assert.strictEqual(envelope.data.payment.stateVersion, version + 1)
+        // The transaction links to the chain's explorer when it has one; none by default.
+        const { chainId, hash } = envelope.data.payment.transaction!
+        assert.isNull(envelope.data.payment.transaction!.explorerUrl)
+        const linked = envelopeOf(event, "2025-01-01", { transaction: (chain, tx) => `https://explorer.example/${chain}/tx/${tx}` })
+        assert.strictEqual(linked.data.payment.transaction!.explorerUrl, `https://explorer.example/${chainId}/tx/${hash}`)
         assert.strictEqual(yield* advance(id, "settlement"), "final")
         assert.strictEqual(script.signed, 1)
       }))

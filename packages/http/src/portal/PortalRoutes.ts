@@ -19,7 +19,7 @@
  * @module
  */
 import { Chain, CheckoutSettings } from "@paygate/adapters"
-import { Caip, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
+import { Caip, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PortalApps } from "./PortalApps.ts"
@@ -66,6 +66,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const payments = yield* PaymentRepository
   const apps = yield* PortalApps
   const chains = yield* Chain.ChainConfig.ChainsConfig
+  const explorer = yield* ExplorerLinks
   const assets = yield* loadAssets
   const checkoutCsp = contentSecurityPolicy(collectFrameSource((yield* CheckoutSettings).dataCollectionUrl), "'none'")
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
@@ -112,13 +113,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (Option.isNone(found)) {
         return yield* HttpServerResponse.json({ code: "payment_not_found", message: `No payment ${paymentId}.` }, { status: 404, headers })
       }
-      const transaction = Wire.toPaymentRecord(found.value).transaction
-      const explorer = transaction === null ? undefined : chains.chains.get(transaction.chainId)?.explorerUrl
-      const receipt: CheckoutReceipt = {
-        transaction: transaction === null
-          ? null
-          : { ...transaction, explorerUrl: explorer === undefined ? null : `${explorer.replace(/\/+$/, "")}/tx/${transaction.hash}` }
-      }
+      const receipt: CheckoutReceipt = { transaction: Wire.toPaymentRecord(found.value, {}, explorer).transaction }
       return yield* HttpServerResponse.json(receipt, { headers })
     })
   )

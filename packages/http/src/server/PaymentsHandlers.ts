@@ -1,4 +1,5 @@
 import {
+  ExplorerLinks,
   isFinal,
   type Payment,
   Payments,
@@ -33,15 +34,16 @@ export const partnerAccess = Effect.gen(function*() {
 export const paymentRecords = Effect.gen(function*() {
   const refunds = yield* RefundRepository
   const payouts = yield* PayoutRepository
+  const explorer = yield* ExplorerLinks
   const withStages = (payment: Payment) =>
     Effect.gen(function*() {
       const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
       const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
-      return Wire.toPaymentRecord(payment, { refund, settlement: settlement === undefined ? null : settlementStage(settlement) })
+      return Wire.toPaymentRecord(payment, { refund, settlement: settlement === undefined ? null : settlementStage(settlement) }, explorer)
     })
   return (payments: ReadonlyArray<Payment>) =>
     Effect.forEach(payments, (payment) =>
-      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment)))
+      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment, {}, explorer)))
 })
 
 /** Partner API payment handlers: statuses in the gateway vocabulary (contract §6). */

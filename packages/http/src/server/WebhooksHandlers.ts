@@ -1,4 +1,4 @@
-import { type Delivery, effectiveEvents, envelopeOf, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
+import { type Delivery, effectiveEvents, envelopeOf, ExplorerLinks, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -41,6 +41,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(
   "webhooks",
   Effect.fn(function*(handlers) {
     const webhooks = yield* Webhooks
+    const explorer = yield* ExplorerLinks
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -80,7 +81,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
           const page = yield* webhooks.events(yield* partnerAccess, query)
-          return { data: page.data.map((event) => envelopeOf(event, caller.version)), nextCursor: page.nextCursor }
+          return { data: page.data.map((event) => envelopeOf(event, caller.version, explorer)), nextCursor: page.nextCursor }
         }))
   })
 )
