@@ -10,44 +10,17 @@
  * - amounts in major units, a currency no token is priced in, and a plain-HTTP return URL each
  *   say what is wrong (items 7 and 8).
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, repoRoot } from "./support/ServiceProcess.ts"
-import { npm } from "./support/NpmStart.ts"
+import { freePort } from "./support/ServiceProcess.ts"
+import { npm, type NpmStartProcess, spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
 
-interface Started {
-  readonly child: ChildProcess
-  readonly output: () => string
-  readonly exited: Promise<number | null>
-}
-
-const start = (env: Record<string, string>): Started => {
-  const child = spawn("npm", ["start"], { cwd: repoRoot, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  child.stdout?.on("data", (chunk) => (output += chunk))
-  child.stderr?.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
-
-/** Waits for the banner; fails with the output if the process ends first. */
-const listening = async (s: Started) => {
-  const deadline = Date.now() + 90_000
-  while (!s.output().includes("paygate is listening")) {
-    if (s.child.exitCode !== null) throw new Error(`npm start exited:\n${s.output()}`)
-    if (Date.now() > deadline) throw new Error(`npm start did not listen within 90 s:\n${s.output()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const stop = async (s: Started) => {
-  if (s.child.pid !== undefined && s.child.exitCode === null && s.child.signalCode === null) process.kill(-s.child.pid, "SIGTERM")
-  await s.exited
-}
+const start = (env: Record<string, string>) => spawnNpmStart(env)
+const listening = (s: NpmStartProcess) => waitForOutput(s, "paygate is listening")
+const stop = (s: NpmStartProcess) => s.stop()
 
 /** The lines a person reads: not the JSON log lines. */
 const humanLines = (output: string) => output.split("\n").filter((line) => !line.startsWith("{") && !line.startsWith(" ") && line.trim() !== "")

@@ -22,7 +22,6 @@
  */
 import { WalletConnectPay } from "@walletconnect/pay"
 import type { Action } from "@walletconnect/pay"
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -30,6 +29,7 @@ import { join } from "node:path"
 import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
 import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
 import { freePort, serviceRoot } from "./support/ServiceProcess.ts"
@@ -62,24 +62,12 @@ interface Service {
 
 const startService = async (name: string, env: Record<string, string>): Promise<Service> => {
   const port = await freePort()
-  const child: ChildProcess = spawn("npm", ["start"], {
-    // PAYGATE_SERVICE_ROOT: the service of another checkout (e.g. an older commit, to see what this test catches there).
-    cwd: serviceRoot,
-    env: { ...process.env, ...env, PORT: String(port) },
-    // Its own process group: npm, the service and its anvil are stopped together.
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"]
+  // PAYGATE_SERVICE_ROOT: the service of another checkout (e.g. an older commit, to see what this test catches there).
+  const started = spawnNpmStart({ ...env, PORT: String(port) }, serviceRoot)
+  await waitForOutput(started, "Create a payment:").catch((error: Error) => {
+    throw new Error(`${name}: ${error.message}`)
   })
-  let output = ""
-  child.stdout?.on("data", (chunk) => (output += chunk))
-  child.stderr?.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
-  const deadline = Date.now() + 90_000
-  while (!output.includes("Create a payment:")) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name}: npm start exited:\n${output.slice(-4_000)}`)
-    if (Date.now() > deadline) throw new Error(`${name}: npm start did not start within 90 s:\n${output.slice(-4_000)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const output = started.output()
   const grab = (pattern: RegExp) => {
     const found = pattern.exec(output)?.[1]
     if (found === undefined) throw new Error(`${name}: ${pattern} not in the start output:\n${output.slice(-4_000)}`)
@@ -87,7 +75,7 @@ const startService = async (name: string, env: Record<string, string>): Promise<
   }
   return {
     url: `http://127.0.0.1:${port}`,
-    output: () => output,
+    output: started.output,
     credentials: {
       apiKey: grab(/Api-Key\s+(sk_test_\S+)/),
       merchantId: grab(/Merchant-Id\s+(mer_\S+)/),
@@ -96,19 +84,7 @@ const startService = async (name: string, env: Record<string, string>): Promise<
     },
     rpcUrl: /Local chain eip155:31337 at (http:\/\/\S+):/.exec(output)?.[1],
     tokenAssetId: grab(/Accepting (eip155:31337\/erc20:0x[0-9a-fA-F]{40})/),
-    stop: async () => {
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
-      process.kill(-child.pid, "SIGTERM")
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, "SIGKILL")
-        } catch {
-          // already gone
-        }
-      }, 15_000)
-      await exited
-      clearTimeout(timer)
-    }
+    stop: started.stop
   }
 }
 

@@ -27,6 +27,50 @@ export const npm = (args: ReadonlyArray<string>, env: Record<string, string> = {
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
   )
 
+/** An `npm start` process: what it printed so far, and how to stop it. */
+export interface NpmStartProcess {
+  readonly child: ChildProcess
+  /** stdout and stderr, as they came. */
+  readonly output: () => string
+  /** The exit code once it ended. */
+  readonly exited: Promise<number | null>
+  /** SIGTERM to its process group (npm, the service, its anvil), SIGKILL after 15 s; resolves once it ended. */
+  readonly stop: () => Promise<void>
+}
+
+/** Runs `npm start` in `cwd` (the repository by default) with `env` added, in its own process group. */
+export const spawnNpmStart = (env: Record<string, string>, cwd: string = repoRoot): NpmStartProcess => {
+  const child: ChildProcess = spawn("npm", ["start"], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout?.on("data", (chunk) => (output += chunk))
+  child.stderr?.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const stop = async () => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+    process.kill(-child.pid, "SIGTERM")
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }, 15_000)
+    await exited
+    clearTimeout(timer)
+  }
+  return { child, output: () => output, exited, stop }
+}
+
+/** Waits until `started` printed `line`; fails with its output when it ends first or after `timeoutMs`. */
+export const waitForOutput = async (started: NpmStartProcess, line: string, timeoutMs = 90_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!started.output().includes(line)) {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) throw new Error(`npm start exited:\n${started.output().slice(-4_000)}`)
+    if (Date.now() > deadline) throw new Error(`npm start did not print "${line}" within ${timeoutMs / 1000} s:\n${started.output().slice(-4_000)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 /** A running `npm start` with a sandbox partner, merchant and wallet app of the test's own. */
 export interface StartedService {
   readonly url: string
@@ -46,32 +90,13 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
   const dataDir = join(await mkdtemp(join(tmpdir(), "paygate-dev-")), "pglite")
   const port = await freePort()
   const serviceEnv = { PAYGATE_DATA_DIR: dataDir, ...env }
-  const child: ChildProcess = spawn("npm", ["start"], {
-    cwd: repoRoot,
-    env: { ...process.env, ...serviceEnv, PORT: String(port) },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout?.on("data", (chunk) => (output += chunk))
-  child.stderr?.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  const started = spawnNpmStart({ ...serviceEnv, PORT: String(port) })
   const stop = async () => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      process.kill(-child.pid, "SIGTERM")
-      const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 15_000)
-      await exited
-      clearTimeout(timer)
-    }
+    await started.stop()
     await rm(join(dataDir, ".."), { recursive: true, force: true })
   }
   try {
-    const deadline = Date.now() + 90_000
-    while (!output.includes("paygate is listening")) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited:\n${output.slice(-4_000)}`)
-      if (Date.now() > deadline) throw new Error(`npm start did not start within 90 s:\n${output.slice(-4_000)}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitForOutput(started, "paygate is listening")
     const admin = async (...args: Array<string>) => {
       const result = await npm(["run", "-s", "admin", "--", ...args], serviceEnv)
       if (result.code !== 0) throw new Error(`npm run admin ${args.join(" ")}: ${result.stderr}`)
@@ -91,7 +116,7 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
     }
     const merchant = await partner("POST", "/v1/merchants", { merchantName: "Dev tools shop" }, { "idempotency-key": `m-${port}` })
     if (merchant.status !== 201 && merchant.status !== 200) throw new Error(`merchant create: ${JSON.stringify(merchant.json)}`)
-    return { url, output: () => output, env: serviceEnv, partnerId, apiKey, merchantId: merchant.json.merchantId ?? merchant.json.id, appId, partner, stop }
+    return { url, output: started.output, env: serviceEnv, partnerId, apiKey, merchantId: merchant.json.merchantId ?? merchant.json.id, appId, partner, stop }
   } catch (error) {
     await stop()
     throw error
