@@ -51,11 +51,12 @@ chmod 0700 "$DATA"
 log "initdb into $DATA"
 as_pg "$PGBIN/initdb" --pgdata="$DATA" --username=postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 3>&- >&2
 
-# A port nobody answers on; the start below retries with another one if we lose a race.
+# A port nobody answers on, above the OS's ephemeral range (32768–60999) and the tests' own (15000–32000), so
+# no port-0 bind takes it meanwhile; the start below retries with another one if we lose a race.
 free_port() {
   local port
   while :; do
-    port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+    port=$(( 61000 + (RANDOM * 32768 + RANDOM) % 4000 ))
     if ! (exec 5<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return

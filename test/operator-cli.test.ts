@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { freePort } from "./support/FreePort.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // End to end, as an operator sees it: `npm start` on a fresh embedded database, then the admin CLI
@@ -13,13 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const run = promisify(execFile)
 const root = new URL("..", import.meta.url).pathname
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 const admin = (env: Record<string, string>, ...args: Array<string>) =>
   run("npm", ["run", "-s", "admin", "--", ...args], { cwd: root, env: { ...process.env, ...env } }).then(

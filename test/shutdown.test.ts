@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
-import { connect, createServer, type Socket } from "node:net"
+import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import postgres from "postgres"
+import { freePort } from "./support/FreePort.ts"
 import { afterAll, describe, expect, it } from "vitest"
 
 // Graceful shutdown of the service as deployed (`node app/main.ts`): on SIGTERM it
@@ -15,13 +16,6 @@ import { afterAll, describe, expect, it } from "vitest"
 const root = new URL("..", import.meta.url).pathname
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 const tryConnect = (port: number) =>
   new Promise<string>((resolve) => {

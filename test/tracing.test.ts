@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { createServer as createHttpServer, type Server } from "node:http"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "./support/FreePort.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // OpenTelemetry tracing of the service as deployed: off by default; with OTEL_EXPORTER_OTLP_ENDPOINT
@@ -13,13 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const root = new URL("..", import.meta.url).pathname
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 interface ExportedSpan {
   readonly name: string

@@ -8,7 +8,6 @@
  * `node_modules`), e.g. an older commit to show what a test catches there; default: this checkout.
  */
 import { execFile, spawn } from "node:child_process"
-import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import type { WorkerProcess } from "./PostgresWorld.ts"
@@ -24,15 +23,8 @@ export const serviceRoot = process.env.PAYGATE_SERVICE_ROOT !== undefined && pro
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** A TCP port nobody listens on (at the time of asking). */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      if (address === null || typeof address === "string") return reject(new Error("no port"))
-      server.close(() => resolve(address.port))
-    })
-  })
+/** A TCP port for a server of the test's own (see `FreePort.ts`). */
+export { freePort } from "./FreePort.ts"
 
 /** Spawns `node <args>` from the service root with extra environment; output kept (last 40,000 characters). */
 export const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>): WorkerProcess => {

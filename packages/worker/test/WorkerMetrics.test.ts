@@ -6,12 +6,12 @@
  * `WORKER_METRICS_PORT` (PostgreSQL only: worker processes need a server).
  */
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
 import { forEachDatabase } from "../../../test/support/TestServer.ts"
 import { makePostgresWorld, type PostgresWorld } from "../../../test/support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { serverWithReceiver } from "./support/ServerWithReceiver.ts"
+import { freePort } from "../../../test/support/FreePort.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
 // The environment is read once per test file, when the first server is built.
@@ -81,13 +81,6 @@ forEachDatabase("Webhook delivery metrics (worker in the service's process)", (d
 
 const serverUrl = process.env.TEST_DATABASE_URL
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 describe.runIf(serverUrl !== undefined && serverUrl !== "")("Webhook delivery metrics (worker in its own process)", () => {
   let world: PostgresWorld | undefined

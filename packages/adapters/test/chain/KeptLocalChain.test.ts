@@ -17,15 +17,9 @@ import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { resolveAnvilBinary } from "../../src/chain/AnvilBinary.ts"
 import { TestUsdc } from "../../src/chain/contracts.generated.ts"
 import * as LocalChain from "../../src/chain/LocalChain.ts"
+import { freePort } from "../../../../test/support/FreePort.ts"
 import { makeClient } from "../../src/chain/RpcCall.ts"
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /** Runs `body` against a local chain started with `options`, then stops it (the scope closes). */
 const withChain = <A>(options: LocalChain.LocalChainOptions, body: (info: LocalChain.LocalChainInfo) => Promise<A>) =>

@@ -13,7 +13,7 @@ import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
-import { createServer as createNetServer } from "node:net"
+import { freePort } from "../../../../test/support/FreePort.ts"
 import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
@@ -51,15 +51,6 @@ export interface PortalWorld {
   readonly close: () => Promise<void>
 }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
 
 /**
  * Starts everything; `close` stops it. TUSDC is pegged to USD; EUR payments are priced with the
