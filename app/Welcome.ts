@@ -36,7 +36,7 @@ export const welcome = (
     ``,
     `Create a payment: 10.50 USD, written "1050" (amounts are integers in minor units, cents):`,
     `  curl -s ${baseUrl}/v1/merchant/payment \\`,
-    `    -H 'Api-Key: ${apiKey}' -H 'Merchant-Id: ${ids.merchantId}' \\`,
+    `    -H "Api-Key: ${apiKey}" -H 'Merchant-Id: ${ids.merchantId}' \\`,
     `    -H 'Content-Type: application/json' \\`,
     `    -d '{"amount":{"unit":"iso4217/USD","value":"1050"},"referenceId":"order-1"}'`,
     ``,

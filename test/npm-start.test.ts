@@ -165,6 +165,8 @@ describe("npm start, as a newcomer meets it", () => {
       for (const id of [partnerId, merchantId, appId]) expect(again).toContain(id)
       expect(again).toContain(`npm run -s admin -- key create --partner ${partnerId} --sandbox`)
       expect(again).toContain(`npm run pay -- <paymentId> --app-id ${appId}`)
+      // The key's placeholder in double quotes, so the shell puts the key in.
+      expect(again).toContain(`-H "Api-Key: $API_KEY"`)
       expect(again).toContain(`Local chain ${chain[1]} at ${chain[2]}:`)
       expect(again).toContain(`Accepting ${token} (TUSDC)`)
       const receipt = await fetch(chain[2]!, {
