@@ -6,20 +6,15 @@
  *   running as root: installed with apt-get (one progress line, then apt's own lines). Missing
  *   otherwise: the run stops with the one command to type. The browser suites are never skipped.
  * - PostgreSQL (every suite that runs on PGlite and PostgreSQL): `TEST_DATABASE_URL` when it is set,
- *   else a throwaway PostgreSQL 15 started by `scripts/ci-postgres.sh` (which installs the Debian
- *   package when it is missing) and stopped when the run ends. The PostgreSQL suites are never skipped.
+ *   else a throwaway PostgreSQL 15 (`test/support/ThrowawayPostgres.ts`: `scripts/ci-postgres.sh`, which
+ *   installs the Debian package when it is missing) stopped when the run ends. The PostgreSQL suites are never skipped.
  *
  * Test workers are started after this returns and inherit `process.env`, so they see both.
  */
-import { execFile, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { accessSync, constants } from "node:fs"
-import { rm } from "node:fs/promises"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
-
-const run = promisify(execFile)
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
+import { join } from "node:path"
+import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
 
 const say = (line: string) => process.stderr.write(`npm test: ${line}\n`)
 
@@ -70,7 +65,7 @@ const ensureChromium = async () => {
 
 const pgBin = "/usr/lib/postgresql/15/bin"
 
-/** Starts a throwaway server; returns how to stop it. */
+/** Starts a throwaway server (`ThrowawayPostgres`, the fault tests' helper); returns how to stop it. */
 const startPostgres = async (): Promise<() => Promise<void>> => {
   if (!executable(join(pgBin, "initdb")) && !isRoot()) {
     throw new Error(
@@ -81,22 +76,12 @@ const startPostgres = async (): Promise<() => Promise<void>> => {
   say(executable(join(pgBin, "initdb"))
     ? "starting a throwaway PostgreSQL 15 for this run…"
     : "PostgreSQL 15 is missing: installing Debian's postgresql-15 with apt-get, then starting a throwaway server…")
-  let out: { stdout: string; stderr: string }
-  try {
-    out = await run("bash", [join(repoRoot, "scripts/ci-postgres.sh")], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 })
-  } catch (error) {
+  const server = await startThrowawayPostgres().catch((error: unknown) => {
     throw new Error(`could not start PostgreSQL (${firstLine(error)}); set TEST_DATABASE_URL to a server you run instead.`)
-  }
-  const url = /TEST_DATABASE_URL=(\S+)/.exec(out.stdout)?.[1]
-  const dataDir = /--pgdata=(\S+) stop/.exec(out.stderr)?.[1]
-  if (url === undefined || dataDir === undefined) throw new Error(`scripts/ci-postgres.sh printed no server address:\n${out.stderr}`)
-  process.env.TEST_DATABASE_URL = url
-  say(`PostgreSQL ready (TEST_DATABASE_URL=${url}).`)
-  return async () => {
-    const pgCtl = [join(pgBin, "pg_ctl"), `--pgdata=${dataDir}`, "--mode=immediate", "--wait", "stop"]
-    await (isRoot() ? run("runuser", ["-u", "postgres", "--", ...pgCtl]) : run(pgCtl[0]!, pgCtl.slice(1))).catch(() => undefined)
-    await rm(dirname(dataDir), { recursive: true, force: true })
-  }
+  })
+  process.env.TEST_DATABASE_URL = server.url
+  say(`PostgreSQL ready (TEST_DATABASE_URL=${server.url}).`)
+  return server.stop
 }
 
 export default async function setup(): Promise<() => Promise<void>> {
