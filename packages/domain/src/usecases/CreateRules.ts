@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
 import { type CurrencyCode, currencyExponent, isPayableCurrency } from "../money/Currency.ts"
-import { parseMinorValue } from "../money/MinorValue.ts"
+import { maxMinorValue, parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"
 
 /** Validates a create request's amount: an ISO 4217 unit and a minor-unit value (contract §7). */
@@ -14,19 +14,22 @@ export const validateFiatAmount = Effect.fnUntraced(function*(amount: { readonly
     return yield* new ParamsValidation({ message: `${unit.currency} is not a currency payments can be made in.` })
   }
   const decimal = /^(\d+)\.(\d+)$/.exec(amount.value.trim())
-  if (decimal !== null) return yield* new ParamsValidation({ message: minorUnitsHint(unit.currency, decimal[1]!, decimal[2]!) })
+  const hint = decimal === null ? undefined : minorUnitsHint(unit.currency, decimal[1]!, decimal[2]!)
+  if (hint !== undefined) return yield* new ParamsValidation({ message: hint })
   const value = yield* parseMinorValue(amount.value)
   return { currency: unit.currency as string, value: value as bigint }
 })
 
-// A value written in major units ("10.50"): say that values are minor units, with the right one.
-const minorUnitsHint = (currency: CurrencyCode, whole: string, fraction: string): string => {
+// A value written in major units ("10.50"): say that values are minor units, with the right one
+// (none when that value would be refused too: zero or too large, which the value's own rule says).
+const minorUnitsHint = (currency: CurrencyCode, whole: string, fraction: string): string | undefined => {
   const exponent = currencyExponent(currency)
   const unitName = exponent === 0 ? "whole units (it has no minor unit)" : `minor units (1/${10 ** exponent} of a ${currency})`
   if (fraction.length > exponent && /[1-9]/.test(fraction.slice(exponent))) {
     return `amount.value is an integer in ${unitName}; ${whole}.${fraction} ${currency} has more decimals than ${currency} has (${exponent}).`
   }
   const minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, "0"))
+  if (minor < 1n || minor > maxMinorValue) return undefined
   return `amount.value is an integer in ${currency} ${unitName}, not a decimal: ${whole}.${fraction} ${currency} is "${minor}".`
 }
 

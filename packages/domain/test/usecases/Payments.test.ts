@@ -94,6 +94,9 @@ describe("Payments.create", () => {
       assert.include(yield* message("iso4217/USD", "10.5"), `10.5 USD is "1050"`)
       assert.include(yield* message("iso4217/JPY", "1500.00"), `1500.00 JPY is "1500"`)
       assert.include(yield* message("iso4217/USD", "1.005"), "has more decimals than USD has (2)")
+      // A value that would be refused anyway gets the value rule's own message, not a "meant" value.
+      assert.include(yield* message("iso4217/USD", "0.00"), "value must be a positive integer")
+      assert.include(yield* message("iso4217/USD", "99999999999999999.99"), "value must be a positive integer")
     }).pipe(Effect.provide(layer)))
 
   it.effect("a currency no configured token can be priced in is refused at creation (PayableCurrencies)", () =>
