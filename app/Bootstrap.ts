@@ -33,7 +33,9 @@ const existingSandbox = Effect.gen(function*() {
     SELECT p.id AS partner_id, m.id AS merchant_id, a.id AS app_id
     FROM partners p
     JOIN merchants m ON m.partner_id = p.id AND m.mode = 'sandbox' AND m.name = ${merchantName} AND NOT m.deleted
-    CROSS JOIN LATERAL (SELECT id FROM apps WHERE mode = 'sandbox' AND name = ${appName} ORDER BY created_at LIMIT 1) a
+    CROSS JOIN LATERAL (
+      SELECT id FROM apps WHERE mode = 'sandbox' AND name = ${appName} AND revoked_at IS NULL ORDER BY created_at LIMIT 1
+    ) a
     WHERE p.name = ${partnerName}
     ORDER BY p.created_at, m.created_at
     LIMIT 1`

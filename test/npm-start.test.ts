@@ -180,5 +180,17 @@ describe("npm start, as a newcomer meets it", () => {
     } finally {
       await stop(restarted)
     }
+
+    // The sandbox's wallet app revoked: the next start offers no command with an App-Id that no longer works.
+    const revoked = await npm(["run", "-s", "admin", "--", "app", "revoke", "--app", appId], env)
+    expect(revoked.code, revoked.stderr).toBe(0)
+    const withoutApp = start(env)
+    await listening(withoutApp)
+    try {
+      expect(withoutApp.output()).toContain("Using the existing database.")
+      expect(withoutApp.output()).not.toContain(appId)
+    } finally {
+      await stop(withoutApp)
+    }
   }, 240_000)
 })
