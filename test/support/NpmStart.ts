@@ -93,7 +93,8 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
   const started = spawnNpmStart({ ...serviceEnv, PORT: String(port) })
   const stop = async () => {
     await started.stop()
-    await rm(join(dataDir, ".."), { recursive: true, force: true })
+    // npm exits before the service has closed its embedded database: retry while its files still go.
+    await rm(join(dataDir, ".."), { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   }
   try {
     await waitForOutput(started, "paygate is listening")
