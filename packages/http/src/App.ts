@@ -44,6 +44,9 @@ export const AppRoutes = Layer.mergeAll(
 /**
  * Router settings: path parameters may be long (find-my-way's default of 100 characters would
  * turn an over-long payment id into "no route" instead of its not-found code); longer ones reach
- * their route as ids that cannot be (server/PathIds.ts).
+ * their route as ids that cannot be (server/PathIds.ts). Paths are case-sensitive as RFC 9110
+ * says: find-my-way's case-insensitive default lower-cases the decoded path, and a character whose
+ * lower case is longer ("İ") then shifts every later segment, so `/v1/receipts/%C4%B0/refund`
+ * matched no route.
  */
-export const routerConfig = { maxParamLength: maxPathIdLength } as const
+export const routerConfig = { maxParamLength: maxPathIdLength, caseSensitive: true } as const

@@ -151,6 +151,13 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       expectError(await server.request("GET", "/v1/refunds", { apiKey: partner.sandbox }), 400, "invalid_params")
     })
 
+    it("routes ids whose lower case is longer than they are (İ) to their operation's not-found, and paths are case-sensitive", async () => {
+      // Found by the HTTP fuzz: a case-insensitive router lower-cased "İ" to two characters and lost the route.
+      expectError(await server.request("GET", "/v1/payments/%C4%B0/status", { apiKey: partner.sandbox }), 404, "payment_not_found")
+      expectError(await server.request("POST", "/v1/payments/%C4%B0/cancel", { apiKey: partner.sandbox }), 404, "payment_not_found")
+      expectError(await server.request("GET", `/V1/PAYMENTS/${paymentId}`, { apiKey: partner.sandbox }), 400, "invalid_params")
+    })
+
     it("every answer carries Request-Id and Svc-Version", async () => {
       // A merchant of its own: the operations include deleting it.
       const doomed = await server.merchant(partner.sandbox)
