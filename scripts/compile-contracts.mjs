@@ -1,4 +1,4 @@
-// Compiles the test contracts in packages/adapters/contracts/ with the `solc` npm package (solc-js, in-process,
+// Compiles the contracts in packages/adapters/contracts/ with the `solc` npm package (solc-js, in-process,
 // no compiler download) and writes their ABIs and creation bytecode to
 // packages/adapters/src/chain/contracts.generated.ts as `as const` objects, so viem infers their types.
 //
@@ -19,7 +19,9 @@ const solc = require("solc")
 const contracts = [
   ["TestUsdc", "TestUsdc.sol"],
   ["TestPriceFeed", "TestPriceFeed.sol"],
-  ["TestSmartWallet", "TestSmartWallet.sol"]
+  ["TestSmartWallet", "TestSmartWallet.sol"],
+  ["DepositFactory", "DepositFactory.sol"],
+  ["DepositForwarder", "DepositFactory.sol"]
 ]
 
 /** Compiler settings; part of the header, since they change the bytecode. */

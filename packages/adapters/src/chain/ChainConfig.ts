@@ -14,7 +14,8 @@
  *     "executorPrivateKey": "0x…32 bytes…",
  *     "collectionAddress": "0x…",
  *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)",
- *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})"
+ *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})",
+ *     "depositFactory": "0x… (optional: a DepositFactory owned by the executor; without it, no deposit addresses)"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -117,7 +118,13 @@ export const ChainSettings = Schema.Struct({
    * Optional: the chain's block explorer, e.g. `https://basescan.org`. The hosted checkout links a
    * payment's transaction to `{explorerUrl}/tx/{hash}`; without it, it shows the hash alone.
    */
-  explorerUrl: Schema.optionalKey(HttpUrl)
+  explorerUrl: Schema.optionalKey(HttpUrl),
+  /**
+   * Optional: a `DepositFactory` (`packages/adapters/contracts/DepositFactory.sol`) owned by the
+   * executor account and sweeping to `collectionAddress`: payments then get a deposit address on
+   * this chain (a plain transfer pays them). Without it, this chain offers no deposit option.
+   */
+  depositFactory: Schema.optionalKey(EvmAddress)
 })
 
 /** One configured chain. */

@@ -1,6 +1,7 @@
 /**
  * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
- * (a USDC-style EIP-3009 token) and TestPriceFeed (a settable Chainlink-style feed), then mints
+ * (a USDC-style EIP-3009 token), TestPriceFeed (a settable Chainlink-style feed) and a
+ * DepositFactory (per-payment deposit addresses, owned by the deployer), then mints
  * TUSDC to the default anvil accounts. Meant for a fresh anvil node: nothing checks for an earlier
  * deployment.
  *
@@ -9,7 +10,7 @@
 import { Effect, Redacted, Schema } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
-import { TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
+import { DepositFactory, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 
@@ -19,6 +20,8 @@ export interface TestContracts {
   readonly usdc: Address
   /** TestPriceFeed, settable by the deployer. */
   readonly priceFeed: Address
+  /** DepositFactory, owned by the deployer (the executor), sweeping to `depositDestination`. */
+  readonly depositFactory: Address
   /** The account that deployed both and owns them. */
   readonly deployer: Address
 }
@@ -30,6 +33,8 @@ export interface DeployOptions {
   readonly chainId: number
   /** Deployer and owner; default anvil account #0. */
   readonly deployerPrivateKey?: Hex | undefined
+  /** Where the deposit factory sweeps to (the collection address); default anvil account #9. */
+  readonly depositDestination?: Address | undefined
   /** Who receives TUSDC; default the ten default anvil accounts. */
   readonly mintTo?: ReadonlyArray<Address> | undefined
   /** Base units minted to each; default 1,000,000 TUSDC. */
@@ -63,7 +68,7 @@ const mined = (client: PublicClient, chainId: string, hash: Hash, what: string) 
       )
     )
 
-/** Deploys TestUsdc and TestPriceFeed and mints TUSDC; answers their addresses. */
+/** Deploys TestUsdc, TestPriceFeed and DepositFactory and mints TUSDC; answers their addresses. */
 export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
   options: DeployOptions
 ): Effect.fn.Return<TestContracts, DeployError> {
@@ -90,7 +95,7 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
       )
     )
 
-  const [usdc, priceFeed] = yield* Effect.all([
+  const [usdc, priceFeed, depositFactory] = yield* Effect.all([
     deploy(TestUsdc.bytecode, "deploy TestUsdc"),
     deploy(
       encodeDeployData({
@@ -99,6 +104,14 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
         args: [feed.decimals, feed.description, feed.answer]
       }),
       "deploy TestPriceFeed"
+    ),
+    deploy(
+      encodeDeployData({
+        abi: DepositFactory.abi,
+        bytecode: DepositFactory.bytecode,
+        args: [sender.address, options.depositDestination ?? anvilAccount(9).address]
+      }),
+      "deploy DepositFactory"
     )
   ], { concurrency: "unbounded" })
 
@@ -116,5 +129,5 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
       ),
     { concurrency: "unbounded", discard: true }
   )
-  return { usdc, priceFeed, deployer: sender.address }
+  return { usdc, priceFeed, depositFactory, deployer: sender.address }
 })

@@ -29,7 +29,12 @@ export interface LocalChainOptions extends Anvil.AnvilOptions {
   readonly requiredConfirmations?: number | undefined
 }
 
-const TestContractsJson = Schema.Struct({ usdc: Schema.String, priceFeed: Schema.String, deployer: Schema.String })
+const TestContractsJson = Schema.Struct({
+  usdc: Schema.String,
+  priceFeed: Schema.String,
+  depositFactory: Schema.String,
+  deployer: Schema.String
+})
 
 /**
  * The test contracts of a kept chain (`stateFile`): the deployment recorded beside the state when
@@ -44,13 +49,18 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, deployer } = recorded.value
-      const codes = yield* Effect.forEach([usdc, priceFeed], (address) =>
+      const { usdc, priceFeed, depositFactory, deployer } = recorded.value
+      const codes = yield* Effect.forEach([usdc, priceFeed, depositFactory], (address) =>
         rpc(`eip155:${node.chainId}`, "eth_getCode", () => client.getCode({ address: address as Address }))).pipe(
           Effect.mapError((error) => new DeployError({ message: `reading the kept chain: ${error.message}` }))
         )
       if (codes.every((code) => code !== undefined && code !== "0x")) {
-        return { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), deployer: getAddress(deployer) } satisfies TestContracts
+        return {
+          usdc: getAddress(usdc),
+          priceFeed: getAddress(priceFeed),
+          depositFactory: getAddress(depositFactory),
+          deployer: getAddress(deployer)
+        } satisfies TestContracts
       }
     }
     const contracts = yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
@@ -86,7 +96,8 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId"
     requiredConfirmations,
     executorPrivateKey: anvilAccount(0).privateKey,
     collectionAddress: info.collectionAddress,
-    collectionPrivateKey: anvilAccount(9).privateKey
+    collectionPrivateKey: anvilAccount(9).privateKey,
+    depositFactory: info.contracts.depositFactory
   }],
   assets: [{
     assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdc}`,

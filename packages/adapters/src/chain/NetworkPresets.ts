@@ -201,6 +201,11 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         return yield* fail(`${Configuration.rpcVariable(network)} is not an http(s) URL.`)
       }
       const preset = presets[network]
+      const factory = configured.depositFactories[network]
+      const depositFactory = factory === undefined || Option.isNone(factory) ? undefined : Caip.normalizeEip55Address(factory.value)
+      if (depositFactory !== undefined && Result.isFailure(depositFactory)) {
+        return yield* fail(`${Configuration.depositFactoryVariable(network)} is not an address: it ${depositFactory.failure}.`)
+      }
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
         rpcUrl: Redacted.value(rpcUrl.value),
@@ -208,7 +213,8 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         executorPrivateKey: Redacted.value(executorKey.value),
         collectionAddress,
         ...(Option.isSome(collectionKey) ? { collectionPrivateKey: Redacted.value(collectionKey.value) } : {}),
-        explorerUrl: preset.explorerUrl
+        explorerUrl: preset.explorerUrl,
+        ...(depositFactory === undefined ? {} : { depositFactory: depositFactory.success })
       })
     }
     const assets = networks.map((network) => {
