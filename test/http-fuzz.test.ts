@@ -211,7 +211,8 @@ const validBodies: Record<string, (world: World) => unknown> = {
     account: wallet,
     data: { fullName: "Ada Lovelace", dob: "1990-12-10", pobCountry: "GB", pobAddress: "London", tosConfirmed: true }
   }),
-  "POST /v1/webhooks": (world) => ({ url: "https://hooks.example/paygate", events: ["payment.succeeded"], merchantId: world.merchantId })
+  "POST /v1/webhooks": (world) => ({ url: "https://hooks.example/paygate", events: ["payment.succeeded"], merchantId: world.merchantId }),
+  "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey })
 }
 
 const validBody = (world: World, operation: Operation): unknown => {

@@ -121,6 +121,8 @@ export interface HandlerOptions {
   readonly environment?: "production" | "staging"
   /** Default: generous enough never to limit a test. */
   readonly rateLimit?: RateLimitSettings
+  /** Other configuration variables of the handler (e.g. `DASHBOARD_SESSION_IDLE_SECONDS`). */
+  readonly config?: Record<string, string>
 }
 
 /** An answer, its body parsed as JSON when it is JSON. */
@@ -245,7 +247,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
           Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),
         Layer.provide(Layer.succeedContext(context)),
-        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ENVIRONMENT: options.environment ?? "production" }))),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ...options.config, ENVIRONMENT: options.environment ?? "production" }))),
         Layer.provide(HttpServer.layerServices)
       ),
       { disableLogger: true, routerConfig }

@@ -25,6 +25,12 @@ export const newApiKeySecret = (kind: ApiKeyKind, mode: Mode): string =>
 /** SHA-256 of a presented secret as lowercase hex: the only form in which keys are stored and looked up. */
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
 
+/** Characters of a secret's end kept as its hint (`GET /v1/api-keys`): enough to tell keys apart, far too few to guess one. */
+export const hintLength = 4
+
+/** The last {@link hintLength} characters of a secret: the only part of it ever stored. */
+export const secretHint = (secret: string): string => secret.slice(-hintLength)
+
 // A key of ours: kind prefix, mode, and at least 16 base64url characters (a new secret has 43).
 const secretShape = /^(sk|wk)_(live|test)_[A-Za-z0-9_-]{16,}$/
 

@@ -64,6 +64,12 @@ export const credentialCache = Config.all({
   maxEntries: Config.Int(name("CREDENTIAL_CACHE_MAX_ENTRIES")).pipe(Config.withDefault(10_000))
 })
 
+/** `DASHBOARD_SESSION_IDLE_SECONDS`, `DASHBOARD_SESSION_MAX_SECONDS`: when an unused, and any, dashboard session ends (at least 1). */
+export const dashboardSessions = Config.all({
+  idleSeconds: Config.Int(name("DASHBOARD_SESSION_IDLE_SECONDS")).pipe(Config.withDefault(3600), atLeast(1)),
+  maxSeconds: Config.Int(name("DASHBOARD_SESSION_MAX_SECONDS")).pipe(Config.withDefault(12 * 3600), atLeast(1))
+})
+
 /** Name of the variable holding the chains (JSON, see `ChainConfig`). */
 export const chainsVariable = name("PAYGATE_CHAINS")
 

@@ -21,7 +21,7 @@ import {
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { hashSecret, newApiKeySecret } from "./ApiKeySecret.ts"
+import { hashSecret, newApiKeySecret, secretHint } from "./ApiKeySecret.ts"
 import { CredentialCache } from "./CredentialCache.ts"
 import {
   appFromRow,
@@ -98,9 +98,9 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   /** Issues a key: `sk_live_`/`sk_test_` for partners, `wk_live_`/`wk_test_` for apps. */
   readonly createApiKey: (input: CreateApiKeyInput) => Effect.Effect<IssuedApiKey, CredentialAdminError>
   /**
-   * Revokes a key; answers `true` when the key exists (revoking a revoked key keeps its first
-   * revocation time) and `false` for an unknown id. A {@link CredentialCache} in the same context
-   * forgets the key at once.
+   * Revokes a key and ends its dashboard sessions; answers `true` when the key exists (revoking a
+   * revoked key keeps its first revocation time) and `false` for an unknown id. A
+   * {@link CredentialCache} in the same context forgets the key at once.
    */
   readonly revokeKey: (keyId: string) => Effect.Effect<boolean>
   /** Creates a wallet app and its first wallet key. */
@@ -154,8 +154,8 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         const now = yield* Clock.currentTimeMillis
         const partnerId = input.kind === "partner" ? input.partnerId : null
         const appId = input.kind === "wallet" ? input.appId : null
-        yield* sql`INSERT INTO api_keys (id, kind, mode, partner_id, app_id, secret_sha256, revoked_at, created_at)
-          VALUES (${keyId}, ${input.kind}, ${input.mode}, ${partnerId}, ${appId}, ${hashSecret(apiKey)}, NULL, ${now}::bigint)`
+        yield* sql`INSERT INTO api_keys (id, kind, mode, partner_id, app_id, secret_sha256, hint, revoked_at, created_at)
+          VALUES (${keyId}, ${input.kind}, ${input.mode}, ${partnerId}, ${appId}, ${hashSecret(apiKey)}, ${secretHint(apiKey)}, NULL, ${now}::bigint)`
         return { keyId, apiKey } satisfies IssuedApiKey
       })
 
@@ -185,8 +185,12 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
 
       const revokeKey = Effect.fn("CredentialAdmin.revokeKey")(function*(keyId: string) {
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}::bigint) WHERE id = ${keyId} RETURNING id`
-          .pipe(Effect.orDie)
+        // The key's dashboard sessions end with it, in the same transaction.
+        const rows = yield* Effect.gen(function*() {
+          const revoked = yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}::bigint) WHERE id = ${keyId} RETURNING id`
+          yield* sql`DELETE FROM dashboard_sessions WHERE key_id = ${keyId}`
+          return revoked
+        }).pipe(sql.withTransaction, Effect.orDie)
         if (Option.isSome(cache)) cache.value.keys.invalidate((_, cached) => cached.key.id === keyId)
         return rows.length > 0
       })
@@ -265,7 +269,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
       const listKeys = Effect.fn("CredentialAdmin.listKeys")(function*(partnerId?: PartnerId | undefined) {
         if (partnerId !== undefined) yield* requirePartner(partnerId)
         const where = partnerId === undefined ? sql`TRUE` : sql`partner_id = ${partnerId}`
-        const rows = yield* sql`SELECT id, kind, mode, COALESCE(partner_id, app_id) AS owner_id, created_at, revoked_at
+        const rows = yield* sql`SELECT id, kind, mode, COALESCE(partner_id, app_id) AS owner_id, hint, created_at, revoked_at
           FROM api_keys WHERE ${where} ORDER BY created_at, id`.pipe(Effect.orDie)
         return rows.map(keyFromRow)
       })

@@ -1,7 +1,8 @@
 /**
  * What `CredentialAdmin`'s listings answer the operator: partners, merchants, wallet apps and
  * keys, read from their rows. None carries a secret or its digest: `api_keys` stores only the
- * SHA-256 of a secret, no hint of it, so a key is shown by id alone. Times are Unix milliseconds.
+ * SHA-256 of a secret and, for keys issued since migration 0012, its last four characters (`hint`).
+ * Times are Unix milliseconds.
  *
  * @module
  */
@@ -47,6 +48,8 @@ export const KeyListing = Schema.Struct({
   kind: Schema.Literals(["partner", "wallet"]),
   ownerId: Schema.Union([PartnerId, AppId]),
   mode: Mode,
+  /** The secret's last characters (`null` for keys issued before hints were kept). */
+  hint: Schema.NullOr(Schema.String),
   createdAt: Schema.Number,
   revokedAt: Schema.NullOr(Schema.Number)
 })
@@ -96,6 +99,7 @@ export const keyFromRow = (row: Record<string, unknown>): KeyListing =>
     kind: row.kind,
     ownerId: row.owner_id,
     mode: row.mode,
+    hint: row.hint ?? null,
     createdAt: toInt(row.created_at),
     revokedAt: toIntOrNull(row.revoked_at)
   })

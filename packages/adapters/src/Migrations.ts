@@ -25,6 +25,7 @@ import * as PartnerEvents from "./migrations/0008_partner_events.ts"
 import * as AppRevocation from "./migrations/0009_app_revocation.ts"
 import * as ChainReceipts from "./migrations/0010_chain_receipts.ts"
 import * as ReceiptRefunds from "./migrations/0011_receipt_refunds.ts"
+import * as DashboardSessions from "./migrations/0012_dashboard_sessions.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -45,7 +46,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0008_partner_events": runStatements(PartnerEvents.statements),
   "0009_app_revocation": runStatements(AppRevocation.statements),
   "0010_chain_receipts": runStatements(ChainReceipts.statements),
-  "0011_receipt_refunds": runStatements(ReceiptRefunds.statements)
+  "0011_receipt_refunds": runStatements(ReceiptRefunds.statements),
+  "0012_dashboard_sessions": runStatements(DashboardSessions.statements)
 }
 
 /** The table recording applied migrations. */

@@ -40,7 +40,12 @@ const partnerColumns = "p.id AS partner_id, p.name AS partner_name, p.pinned_ver
 const partnerFromRow = (row: Record<string, unknown>) =>
   decodePartner({ id: row.partner_id, name: row.partner_name, pinnedVersion: row.partner_pinned_version, createdAt: toInt(row.partner_created_at) })
 
-const keyWithPartnerFromRow = (row: Record<string, unknown>): KeyWithPartner => ({
+/** The columns {@link keyWithPartnerFromRow} reads, over `api_keys k LEFT JOIN partners p`. */
+export const keyWithPartnerColumns =
+  `k.id, k.kind, k.mode, k.partner_id AS key_partner_id, k.app_id, k.revoked_at, k.secret_sha256, ${partnerColumns}`
+
+/** A key and its partner from a row of {@link keyWithPartnerColumns}. */
+export const keyWithPartnerFromRow = (row: Record<string, unknown>): KeyWithPartner => ({
   key: decodeKey({
     id: row.id,
     kind: row.kind,
@@ -59,9 +64,10 @@ export const make = Effect.gen(function*() {
 
   const cache = Option.getOrUndefined(yield* Effect.serviceOption(CredentialCache))
   const partnerSelect = sql.literal(partnerColumns)
+  const keySelect = sql.literal(keyWithPartnerColumns)
 
   const readKeyWithPartner = (sha256Hex: string) =>
-    sql`SELECT k.id, k.kind, k.mode, k.partner_id AS key_partner_id, k.app_id, k.revoked_at, k.secret_sha256, ${partnerSelect}
+    sql`SELECT ${keySelect}
       FROM api_keys k LEFT JOIN partners p ON p.id = k.partner_id
       WHERE k.secret_sha256 = ${sha256Hex}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), keyWithPartnerFromRow)),

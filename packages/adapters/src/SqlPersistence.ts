@@ -1,12 +1,13 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
- * destinations, refunds, payouts, idempotency keys, credentials, and the chain watcher's receipts and
+ * destinations, refunds, payouts, idempotency keys, credentials, dashboard sessions, and the chain watcher's receipts and
  * cursors.
  *
  * @module
  */
 import type {
   CredentialStore,
+  DashboardSessionStore,
   EventOutbox,
   IdempotencyStore,
   MerchantRepository,
@@ -24,6 +25,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import * as Database from "./Database.ts"
 import * as Migrations from "./Migrations.ts"
 import * as SqlCredentialStore from "./SqlCredentialStore.ts"
+import * as SqlDashboardSessionStore from "./SqlDashboardSessionStore.ts"
 import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
@@ -44,6 +46,7 @@ export type Ports =
   | PayoutRepository
   | IdempotencyStore
   | CredentialStore
+  | DashboardSessionStore
   | ReceiptStore
   | ScanCursors
 
@@ -57,6 +60,7 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlPayoutRepository.layer,
   SqlIdempotencyStore.layer,
   SqlCredentialStore.layer,
+  SqlDashboardSessionStore.layer,
   SqlReceiptStore.layer,
   SqlScanCursors.layer
 )

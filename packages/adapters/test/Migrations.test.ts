@@ -11,6 +11,7 @@ const tables = [
   "chain_cursors",
   "chain_receipts",
   "crypto_settlements",
+  "dashboard_sessions",
   "effect_sql_migrations",
   "idempotency_keys",
   "merchants",

@@ -3,6 +3,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
+import { DashboardGuardLive, DashboardHandlers } from "./server/DashboardHandlers.ts"
+import { DashboardSessions } from "./server/DashboardSessions.ts"
 import { DocsPage } from "./server/DocsPage.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
@@ -29,7 +31,10 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
-    Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive])
+    Layer.provide(DashboardHandlers),
+    Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
+    // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).
+    Layer.provide(DashboardSessions.layer)
   ),
   // The API reference, built on its first request (server/DocsPage.ts).
   DocsPage,

@@ -32,10 +32,10 @@ describe("GET /docs and /openapi.json", () => {
       "GET /readyz"
     ]))
     expect(operations.length).toBeGreaterThanOrEqual(24)
-    expect(Object.keys(spec.components.securitySchemes).sort()).toEqual(["AppId", "ClientId", "MerchantId", "PartnerApiKey", "WalletApiKey"])
+    expect(Object.keys(spec.components.securitySchemes).sort()).toEqual(["AppId", "ClientId", "DashboardSession", "MerchantId", "PartnerApiKey", "WalletApiKey"])
     expect(spec.paths["/v1/merchant/payment"].post.security).toEqual([{ PartnerApiKey: [], MerchantId: [] }])
     expect(spec.paths["/v1/gateway/payment/{id}"].get.security).toEqual([{ WalletApiKey: [] }, { AppId: [], ClientId: [] }])
-    expect(spec.paths["/v1/payments"].get.security).toEqual([{ PartnerApiKey: [] }])
+    expect(spec.paths["/v1/payments"].get.security).toEqual([{ PartnerApiKey: [] }, { DashboardSession: [] }])
     expect(spec.paths["/healthz"].get.security).toEqual([])
   })
 })

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { DashboardApi } from "./DashboardApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
@@ -19,6 +20,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(GatewayApi)
   .add(WebhooksApi)
   .add(SystemApi)
+  .add(DashboardApi)
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")
   .annotate(OpenApi.Description, "Crypto payment gateway and merchant checkout service.")

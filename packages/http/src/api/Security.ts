@@ -85,10 +85,13 @@ export class GatewayAuth extends HttpApiMiddleware.Service<GatewayAuth, { provid
   }
 ) {}
 
-/** Partner API authentication: `Api-Key` = partner secret key (contract §3). */
+/**
+ * Partner API authentication: `Api-Key` = partner secret key (contract §3), or a dashboard
+ * session's cookie (`unauthorized` once the session has ended).
+ */
 export class PartnerAuth extends HttpApiMiddleware.Service<PartnerAuth, { provides: CurrentCaller }>()(
   "@paygate/http/PartnerAuth",
-  { error: [...pipelineErrors, wrongKind, wire(MissingApiKey, "MissingApiKey")] }
+  { error: [...pipelineErrors, wrongKind, wire(MissingApiKey, "MissingApiKey"), wire(Unauthorized, "Unauthorized")] }
 ) {}
 
 /** Merchant API authentication: `Api-Key` (partner secret key) + `Merchant-Id` (contract §3). */

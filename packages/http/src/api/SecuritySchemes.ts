@@ -8,13 +8,19 @@ const schemes = {
   MerchantId: { type: "apiKey", in: "header", name: "Merchant-Id", description: "The merchant the Merchant API request acts for." },
   WalletApiKey: { type: "apiKey", in: "header", name: "Api-Key", description: "Wallet key (wk_live_… / wk_test_…)." },
   AppId: { type: "apiKey", in: "header", name: "App-Id", description: "Public app id (app_…); requires Client-Id." },
-  ClientId: { type: "apiKey", in: "header", name: "Client-Id", description: "Any non-empty ASCII client identifier." }
+  ClientId: { type: "apiKey", in: "header", name: "Client-Id", description: "Any non-empty ASCII client identifier." },
+  DashboardSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "paygate_session",
+    description: "A dashboard session (POST /dashboard/session), used when no Api-Key is sent; a change needs the session's Csrf-Token header."
+  }
 } as const
 
 const requirementFor = (path: string): Array<Record<string, Array<never>>> => {
   if (path.startsWith("/v1/merchant/")) return [{ PartnerApiKey: [], MerchantId: [] }]
   if (path.startsWith("/v1/gateway/")) return [{ WalletApiKey: [] }, { AppId: [], ClientId: [] }]
-  if (path.startsWith("/v1/")) return [{ PartnerApiKey: [] }]
+  if (path.startsWith("/v1/")) return [{ PartnerApiKey: [] }, { DashboardSession: [] }]
   return []
 }
 

@@ -1,9 +1,10 @@
-import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore } from "@paygate/domain"
+import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore, type Mode, type Partner } from "@paygate/domain"
 import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
-import { type Headers, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { CurrentCaller, CurrentGatewayCaller, CurrentMerchantId, GatewayAuth, MerchantAuth, PartnerAuth } from "../api/Security.ts"
+import { csrfHeader, DashboardSessions, sessionCookie } from "./DashboardSessions.ts"
 import { authenticateGateway } from "./GatewayCredential.ts"
 import { headerValue } from "./HeaderChecks.ts"
 import { authenticatePartnerKey, Environment } from "./PartnerCredential.ts"
@@ -20,13 +21,13 @@ interface Authentication<R> {
 
 type Authenticate<R> = (
   store: CredentialStore["Service"],
-  headers: Headers.Headers,
+  request: HttpServerRequest.HttpServerRequest,
   environment: "production" | "staging"
 ) => Effect.Effect<Authentication<R>, ApiError>
 
 /**
  * An authentication middleware over the shared pipeline: `authenticate` reads the request's
- * headers. The services it and the pipeline use are captured once, when the middleware is built,
+ * headers (and the partner API's, its session cookie). The services it and the pipeline use are captured once, when the middleware is built,
  * and passed on as values: providing their context to each request (a merge) copied the request's
  * whole context.
  */
@@ -39,7 +40,7 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         let provide: Authentication<R>["provide"] | undefined
-        const authenticated = Effect.map(authenticate(store, request.headers, environment), (authentication) => {
+        const authenticated = Effect.map(authenticate(store, request, environment), (authentication) => {
           provide = authentication.provide
           return authentication.auth
         })
@@ -48,32 +49,47 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
   })
 
 const partnerCaller = (store: CredentialStore["Service"], apiKey: string, environment: "production" | "staging") =>
-  Effect.map(authenticatePartnerKey(store, apiKey, environment), ({ auth, partner }) => ({
-    auth,
-    caller: { partner, mode: auth.mode, keyId: auth.keyId }
-  }))
+  Effect.map(authenticatePartnerKey(store, apiKey, environment), callerOf)
 
-/** Partner API: `Api-Key` must be a partner secret key. */
-export const PartnerAuthLive = Layer.effect(
-  PartnerAuth,
-  authMiddleware<CurrentCaller>((store, headers, environment) =>
-    Effect.gen(function*() {
-      const apiKey = headerValue(headers, "api-key")
-      if (apiKey === undefined) return yield* new MissingApiKey({ message: "The Api-Key header is required." })
-      const { auth, caller } = yield* partnerCaller(store, apiKey, environment)
-      return { auth, provide: (version) => Effect.provideService(CurrentCaller, { ...caller, version }) }
-    })
+const callerOf = ({ auth, partner }: { readonly auth: Authenticated & { readonly mode: Mode }; readonly partner: Partner }) => ({
+  auth,
+  caller: { partner, mode: auth.mode, keyId: auth.keyId }
+})
+
+/**
+ * Partner API: `Api-Key` must be a partner secret key. Without one, a dashboard session's cookie
+ * acts as the session's key (a change with the cookie needs its `Csrf-Token`); with one, any
+ * cookie is ignored.
+ */
+export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
+  const sessions = yield* DashboardSessions
+  return Layer.effect(
+    PartnerAuth,
+    authMiddleware<CurrentCaller>((store, request, environment) =>
+      Effect.gen(function*() {
+        const apiKey = headerValue(request.headers, "api-key")
+        const session = request.cookies[sessionCookie]
+        let found: ReturnType<typeof callerOf>
+        if (apiKey !== undefined) found = yield* partnerCaller(store, apiKey, environment)
+        else if (session !== undefined && session !== "") {
+          const csrfToken = request.headers[csrfHeader]
+          found = callerOf(yield* sessions.authenticate(session, { method: request.method, csrfToken }, environment))
+        } else return yield* new MissingApiKey({ message: "The Api-Key header is required." })
+        const { auth, caller } = found
+        return { auth, provide: (version) => Effect.provideService(CurrentCaller, { ...caller, version }) }
+      })
+    )
   )
-)
+}))
 
 /** Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. */
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
-  authMiddleware<CurrentCaller | CurrentMerchantId>((store, headers, environment) =>
+  authMiddleware<CurrentCaller | CurrentMerchantId>((store, request, environment) =>
     Effect.gen(function*() {
-      const apiKey = headerValue(headers, "api-key")
+      const apiKey = headerValue(request.headers, "api-key")
       if (apiKey === undefined) return yield* new MissingMerchantApiKey({ message: "The Api-Key header is required." })
-      const merchantId = headerValue(headers, "merchant-id")
+      const merchantId = headerValue(request.headers, "merchant-id")
       if (merchantId === undefined) return yield* new MissingMerchantId({ message: "The Merchant-Id header is required." })
       const { auth, caller } = yield* partnerCaller(store, apiKey, environment)
       return {
@@ -91,8 +107,8 @@ export const MerchantAuthLive = Layer.effect(
 /** Gateway: a wallet `Api-Key`, or `App-Id` + `Client-Id`. */
 export const GatewayAuthLive = Layer.effect(
   GatewayAuth,
-  authMiddleware<CurrentGatewayCaller>((store, headers, environment) =>
-    Effect.map(authenticateGateway(store, headers, environment), ({ auth, caller }) => ({
+  authMiddleware<CurrentGatewayCaller>((store, request, environment) =>
+    Effect.map(authenticateGateway(store, request.headers, environment), ({ auth, caller }) => ({
       auth,
       provide: (version) => Effect.provideService(CurrentGatewayCaller, { ...caller, version })
     }))

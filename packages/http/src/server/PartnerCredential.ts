@@ -1,5 +1,5 @@
 import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
-import { type CredentialStore, Forbidden, isPinnableVersion, latestStableVersion } from "@paygate/domain"
+import { type CredentialStore, Forbidden, isPinnableVersion, type KeyWithPartner, latestStableVersion } from "@paygate/domain"
 import { InvalidApiKey, NotSandboxApiKey } from "../api/HttpErrors.ts"
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
@@ -29,20 +29,30 @@ export const authenticatePartnerKey = Effect.fnUntraced(function*(
   apiKey: string,
   environment: "production" | "staging"
 ) {
-  // Built only when refused: an error's construction validates its fields and captures a stack.
-  const invalid = () => new InvalidApiKey({ message: "The API key is not valid." })
   const kind = kindOfSecret(apiKey)
   if (kind === "wallet" && (yield* findKey(store, apiKey)) !== undefined) {
     return yield* new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })
   }
-  if (kind !== "partner") return yield* invalid()
+  if (kind !== "partner") return yield* invalidKey()
   const found = yield* findKey(store, apiKey)
-  if (found === undefined || found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalid()
+  if (found === undefined) return yield* invalidKey()
+  return yield* partnerAuthentication(found, environment)
+})
+
+// Built only when refused: an error's construction validates its fields and captures a stack.
+const invalidKey = () => new InvalidApiKey({ message: "The API key is not valid." })
+
+/**
+ * What a found, unrevoked partner key establishes: the caller's partner, key, mode and pinned
+ * version, after the deployment's rule on live keys. A dashboard session acts through this too.
+ */
+export const partnerAuthentication = Effect.fnUntraced(function*(found: KeyWithPartner, environment: "production" | "staging") {
+  if (found.key.kind !== "partner" || found.key.partnerId === null) return yield* invalidKey()
   const { key, partner } = found
   if (environment === "staging" && key.mode === "live") {
     return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox keys (sk_test_…) only." })
   }
-  if (partner === null) return yield* invalid()
+  if (partner === null) return yield* invalidKey()
   const auth: Authenticated & { readonly mode: typeof key.mode } = {
     partnerId: partner.id,
     keyId: key.id,

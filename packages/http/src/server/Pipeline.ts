@@ -27,7 +27,7 @@ export interface Authenticated {
 }
 
 // Headers that carry credentials or steer the pipeline: each must be ASCII (contract §3).
-const checkedHeaders = ["api-key", "merchant-id", "app-id", "client-id", "svc-version", "idempotency-key"]
+const checkedHeaders = ["api-key", "merchant-id", "app-id", "client-id", "svc-version", "idempotency-key", "csrf-token"]
 
 const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
   const where = { Params: "path", Headers: "headers", Query: "query string", Payload: "request body", Body: "response", ResponseHeaders: "response" }[error.kind]
@@ -39,7 +39,7 @@ const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
  * Renders whatever an endpoint failed with as the contract's error answer. An interruption (the
  * client went away) is no failure: it is passed on for the request middleware to record.
  */
-const renderFailures = <R>(
+export const renderFailures = <R>(
   request: HttpServerRequest.HttpServerRequest,
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
 ) =>

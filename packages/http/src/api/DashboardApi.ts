@@ -1,0 +1,74 @@
+import { Forbidden, InvalidParams, Mode } from "@paygate/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
+import { wire } from "./ErrorWire.ts"
+import { HeaderNotAscii, InternalError, InvalidApiKey, MissingApiKey, NotSandboxApiKey, RateLimited, Unauthorized } from "./HttpErrors.ts"
+
+/** Body of `POST /dashboard/session`: the partner secret key, sent once and never stored in the browser. */
+export const SignInRequest = Schema.Struct({
+  apiKey: Schema.String.annotate({ description: "A partner secret key (sk_live_… / sk_test_…)." })
+}).annotate({ identifier: "DashboardSignIn" })
+
+/** An open dashboard session. */
+export const DashboardSessionRecord = Schema.Struct({
+  partnerId: Schema.String,
+  partnerName: Schema.String,
+  /** The key the session acts as. */
+  keyId: Schema.String,
+  mode: Mode,
+  /** Send it as the `Csrf-Token` header with every change made with the session's cookie. */
+  csrfToken: Schema.String,
+  /** Unix seconds: when the session ends unless used before (each use moves it on, up to its absolute end). */
+  expiresAt: Schema.Int
+}).annotate({ identifier: "DashboardSession" })
+
+/**
+ * The dashboard endpoints' guard: renders every failure (a malformed body included) as the
+ * contract's `{"code", "message"}`, and checks the ASCII of the headers it reads.
+ */
+export class DashboardGuard extends HttpApiMiddleware.Service<DashboardGuard>()("@paygate/http/DashboardGuard", {
+  error: [wire(HeaderNotAscii, "HeaderNotAscii"), wire(InvalidParams, "InvalidParams"), wire(InternalError, "InternalError")]
+}) {}
+
+const ended = wire(Unauthorized, "Unauthorized")
+
+/**
+ * The dashboard's session (issue #13): a partner secret key exchanged once for an HttpOnly,
+ * SameSite=Strict cookie `paygate_session`, which then authenticates the partner API as that key
+ * would (every `/v1/…` partner operation; not the merchant API or the gateway). A change made with
+ * the cookie must carry the session's `Csrf-Token` header.
+ */
+export class DashboardApi extends HttpApiGroup.make("dashboard")
+  .add(
+    HttpApiEndpoint.post("signIn", "/dashboard/session", {
+      payload: SignInRequest,
+      success: DashboardSessionRecord.pipe(HttpApiSchema.status(201)),
+      error: [
+        wire(MissingApiKey, "MissingApiKey"),
+        wire(InvalidApiKey, "InvalidApiKey"),
+        wire(Forbidden, "Forbidden"),
+        wire(NotSandboxApiKey, "NotSandboxApiKey"),
+        wire(RateLimited, "RateLimited")
+      ]
+    }).annotate(OpenApi.Summary, "Sign in to the dashboard with a partner secret key; sets the session cookie")
+      .annotate(
+        OpenApi.Description,
+        "Checks the key as the partner API does (missing → `missing_api_key`, unknown or revoked → `invalid_api_key`, " +
+          "wallet key → `forbidden`, live key on staging → `not_sandbox_api_key`) and answers the session with " +
+          "`Set-Cookie: paygate_session=…; HttpOnly; SameSite=Strict; Path=/` (`Secure` when PUBLIC_URL is https). " +
+          "Failed attempts are limited per client (`429 rate_limited` with `Retry-After`). The session ends after " +
+          "DASHBOARD_SESSION_IDLE_SECONDS unused (default 1 h), DASHBOARD_SESSION_MAX_SECONDS after sign-in (default 12 h), " +
+          "on sign-out, or when its key is revoked."
+      ),
+    HttpApiEndpoint.get("session", "/dashboard/session", {
+      success: DashboardSessionRecord,
+      error: ended
+    }).annotate(OpenApi.Summary, "The current dashboard session (with its CSRF token), or 401 unauthorized when it has ended"),
+    HttpApiEndpoint.delete("signOut", "/dashboard/session", {
+      success: HttpApiSchema.NoContent,
+      error: [ended, wire(Forbidden, "Forbidden")]
+    }).annotate(OpenApi.Summary, "Sign out: ends the session and clears its cookie (needs the Csrf-Token header)")
+  )
+  .middleware(DashboardGuard)
+  .annotate(OpenApi.Title, "Dashboard")
+{}

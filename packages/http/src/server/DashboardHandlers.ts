@@ -1,0 +1,82 @@
+import { type ApiError, InvalidParams, isApiError } from "@paygate/domain"
+import { RateLimited } from "../api/HttpErrors.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { PaygateApi } from "../api/Api.ts"
+import { DashboardGuard } from "../api/DashboardApi.ts"
+import { errorResponse } from "./ErrorResponses.ts"
+import { requireAsciiHeaders } from "./HeaderChecks.ts"
+import { Environment } from "./PartnerCredential.ts"
+import { csrfHeader, DashboardSessions, sessionCookie, sessionCookieHeader } from "./DashboardSessions.ts"
+import { renderFailures } from "./Pipeline.ts"
+import { requireWellFormedText } from "./WellFormedText.ts"
+
+// `null` and absent alike: no key (missing_api_key); anything but a string or an object is invalid_params.
+const decodeSignIn = Schema.decodeUnknownEffect(
+  Schema.fromJsonString(Schema.Struct({ apiKey: Schema.optionalKey(Schema.NullOr(Schema.String)) }))
+)
+
+const apiKeyOf = (text: string) =>
+  text.trim() === ""
+    ? Effect.succeed(undefined)
+    : decodeSignIn(text).pipe(
+      Effect.map((body) => body.apiKey ?? undefined),
+      Effect.mapError(() => new InvalidParams({ message: 'The body must be JSON {"apiKey": "sk_…"} with the key as a string.' }))
+    )
+
+const unreadable = new InvalidParams({ message: "The request body could not be read; it must be JSON of at most 64 KiB." })
+
+// Session answers carry the CSRF token: never cached.
+const noStore = { "cache-control": "no-store" }
+
+/** The dashboard guard: ASCII headers and well-formed strings (server/WellFormedText.ts), contract errors for every failure. */
+export const DashboardGuardLive = Layer.succeed(DashboardGuard, (httpEffect, { endpoint }) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const checked = Effect.andThen(requireAsciiHeaders(request.headers, [csrfHeader]), requireWellFormedText(endpoint))
+    return yield* renderFailures(request, Effect.andThen(checked, httpEffect))
+  }))
+
+/** `POST`, `GET` and `DELETE /dashboard/session` (server/DashboardSessions.ts). */
+export const DashboardHandlers = HttpApiBuilder.group(
+  PaygateApi,
+  "dashboard",
+  Effect.fn(function*(handlers) {
+    const sessions = yield* DashboardSessions
+    const environment = yield* Environment
+    const { settings } = sessions
+    const cleared = { ...noStore, "set-cookie": sessionCookieHeader(settings) }
+    // Refusals are answered here (the session service speaks every contract code); an ended
+    // session's answer also clears its cookie.
+    const refused = (error: ApiError) => Effect.succeed(errorResponse(error, error._tag === "Unauthorized" ? cleared : noStore))
+    return handlers
+      .handleRaw("signIn", ({ request }) =>
+        Effect.gen(function*() {
+          // The body is the credential: read first (a malformed one is no attempt), then the client's allowance.
+          const apiKey = yield* apiKeyOf(yield* request.text.pipe(Effect.mapError(() => unreadable)))
+          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const retryAfter = yield* sessions.signInDelay(client)
+          if (retryAfter !== undefined) {
+            return errorResponse(new RateLimited({ message: `Too many failed sign-ins; retry after ${retryAfter} s.` }), {
+              "retry-after": String(retryAfter)
+            })
+          }
+          const { token, view } = yield* sessions.signIn(apiKey, client, environment)
+          const cookie = sessionCookieHeader(settings, { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
+          return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
+        }).pipe(Effect.catchIf(isApiError, refused)))
+      .handle("session", ({ request }) =>
+        sessions.resume(request.cookies[sessionCookie], environment).pipe(
+          Effect.map(({ view }) => HttpServerResponse.jsonUnsafe(view, { headers: noStore })),
+          Effect.catch(refused)
+        ))
+      .handle("signOut", ({ request }) =>
+        Effect.gen(function*() {
+          const token = request.cookies[sessionCookie] ?? ""
+          yield* sessions.authenticate(token, { method: "DELETE", csrfToken: request.headers[csrfHeader] }, environment)
+          yield* sessions.signOut(token)
+          return HttpServerResponse.empty({ status: 204, headers: cleared })
+        }).pipe(Effect.catch(refused)))
+  })
+)

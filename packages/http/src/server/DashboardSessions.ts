@@ -1,0 +1,217 @@
+/**
+ * Dashboard sessions: a partner secret key exchanged once (`POST /dashboard/session`) for an
+ * HttpOnly, SameSite=Strict cookie, so the key never lives in the browser. The cookie's token is
+ * 32 random bytes; only its SHA-256 is stored (`DashboardSessionStore`). The CSRF token is
+ * derived from the session token (HMAC-SHA256 keyed by it): bound to the session, nothing more
+ * stored, and only a holder of the cookie's token can have it.
+ *
+ * A session acts exactly as its key: the partner API's authentication (server/AuthMiddleware.ts)
+ * takes the cookie when no `Api-Key` is sent and goes on as the key would. It ends when unused for
+ * `DASHBOARD_SESSION_IDLE_SECONDS`, `DASHBOARD_SESSION_MAX_SECONDS` after sign-in, on sign-out,
+ * and when its key is revoked (read from the database on each request, never from a cache).
+ *
+ * @module
+ */
+import { Configuration } from "@paygate/adapters"
+import {
+  type ApiError,
+  type ApiKeyId,
+  CredentialStore,
+  type DashboardSession,
+  DashboardSessionStore,
+  Forbidden,
+  type Mode,
+  type OpenDashboardSession,
+  type Partner
+} from "@paygate/domain"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { MissingApiKey, Unauthorized } from "../api/HttpErrors.ts"
+import { authenticatePartnerKey, partnerAuthentication } from "./PartnerCredential.ts"
+import type { Authenticated } from "./Pipeline.ts"
+
+/** The session cookie's name. */
+export const sessionCookie = "paygate_session"
+
+/** The header a cookie-authenticated change must carry (its value: the session's CSRF token). */
+export const csrfHeader = "csrf-token"
+
+/** Lifetimes (milliseconds) and whether cookies are `Secure` (PUBLIC_URL is https). */
+export interface DashboardSettings {
+  readonly idleMillis: number
+  readonly maxMillis: number
+  readonly secureCookie: boolean
+}
+
+/** Failed sign-ins allowed at once per client, and how fast that allowance comes back. */
+export const signInThrottle = { burst: 10, perSecond: 0.2 } as const
+
+const sessionEnded = () => new Unauthorized({ message: "Your dashboard session has ended; sign in again." })
+
+/** The CSRF token of a session: HMAC-SHA256 keyed by the session's token, base64url. */
+export const csrfTokenOf = (token: string): string => createHmac("sha256", token).update("paygate dashboard csrf").digest("base64url")
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+const sameText = (a: string, b: string) => {
+  const left = Buffer.from(a, "utf8")
+  const right = Buffer.from(b, "utf8")
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** The `Set-Cookie` value that stores `token` for `maxSeconds`, or clears the cookie (no token). */
+export const sessionCookieHeader = (settings: { readonly secureCookie: boolean }, token?: { readonly value: string; readonly maxSeconds: number }) =>
+  [
+    `${sessionCookie}=${token?.value ?? ""}`,
+    "HttpOnly",
+    "SameSite=Strict",
+    "Path=/",
+    `Max-Age=${token?.maxSeconds ?? 0}`,
+    ...(settings.secureCookie ? ["Secure"] : [])
+  ].join("; ")
+
+/** What the session endpoints answer about an open session. */
+export interface SessionView {
+  readonly partnerId: string
+  readonly partnerName: string
+  readonly keyId: string
+  readonly mode: Mode
+  readonly csrfToken: string
+  /** Unix seconds: when the session ends unless used before (the earlier of its two expiries). */
+  readonly expiresAt: number
+}
+
+const viewOf = (token: string, partner: Partner, session: DashboardSession, mode: Mode): SessionView => ({
+  partnerId: partner.id,
+  partnerName: partner.name,
+  keyId: session.keyId,
+  mode,
+  csrfToken: csrfTokenOf(token),
+  expiresAt: Math.floor(Math.min(session.idleExpiresAt, session.expiresAt) / 1000)
+})
+
+/** Dashboard sign-in, resumption and sign-out. */
+export class DashboardSessions extends Context.Service<DashboardSessions, {
+  readonly settings: DashboardSettings
+  /**
+   * `undefined` when `client` (the peer address) may try to sign in now, else the seconds until it
+   * may (`Retry-After`): each failed sign-in takes one of {@link signInThrottle}'s allowance.
+   */
+  readonly signInDelay: (client: string) => Effect.Effect<number | undefined>
+  /** Exchanges a partner secret key for a new session, with the partner API's checks and codes; a refusal counts against `client`. */
+  readonly signIn: (
+    apiKey: string | undefined,
+    client: string,
+    environment: "production" | "staging"
+  ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  /** The open session of a cookie's token (its idle expiry moved on), else `unauthorized`. */
+  readonly resume: (
+    token: string | undefined,
+    environment: "production" | "staging"
+  ) => Effect.Effect<{ readonly open: OpenDashboardSession; readonly view: SessionView }, ApiError>
+  /**
+   * The partner API's cookie authentication: the session's key, as the key would authenticate,
+   * after the CSRF rule (a change must carry `Csrf-Token`).
+   */
+  readonly authenticate: (
+    token: string,
+    request: { readonly method: string; readonly csrfToken: string | undefined },
+    environment: "production" | "staging"
+  ) => Effect.Effect<{ readonly auth: Authenticated & { readonly mode: Mode }; readonly partner: Partner }, ApiError>
+  /** Ends the session of a token (nothing when there is none). */
+  readonly signOut: (token: string) => Effect.Effect<void>
+}>()("@paygate/http/DashboardSessions") {
+  /** From `DASHBOARD_SESSION_*` and `PUBLIC_URL`, over the session and credential stores. */
+  static readonly layer = Layer.effect(
+    DashboardSessions,
+    Effect.gen(function*() {
+      const store = yield* DashboardSessionStore
+      const credentials = yield* CredentialStore
+      const lifetimes = yield* Configuration.dashboardSessions
+      const publicUrl = yield* Configuration.publicUrl
+      const settings: DashboardSettings = {
+        idleMillis: lifetimes.idleSeconds * 1000,
+        maxMillis: lifetimes.maxSeconds * 1000,
+        secureCookie: Option.exists(publicUrl, (url) => url.trim().toLowerCase().startsWith("https:"))
+      }
+      // Each use moves the idle expiry on, written at most every minute (or tenth of the idle time).
+      const touchEvery = Math.min(60_000, settings.idleMillis / 10)
+      const failures = new Map<string, { tokens: number; at: number }>()
+
+      const throttled = (client: string, now: number) => {
+        const bucket = failures.get(client)
+        if (bucket === undefined) return undefined
+        bucket.tokens = Math.min(signInThrottle.burst, bucket.tokens + ((now - bucket.at) / 1000) * signInThrottle.perSecond)
+        bucket.at = now
+        if (bucket.tokens >= 1) return undefined
+        return Math.max(1, Math.ceil((1 - bucket.tokens) / signInThrottle.perSecond))
+      }
+      const failed = (client: string, now: number) => {
+        const bucket = failures.get(client) ?? { tokens: signInThrottle.burst, at: now }
+        bucket.tokens -= 1
+        failures.set(client, bucket)
+        // Forget clients whose allowance is whole again, so the map stays small.
+        if (failures.size > 10_000) for (const [key, value] of failures) if (throttled(key, now) === undefined && value.tokens >= signInThrottle.burst) failures.delete(key)
+      }
+
+      const signInDelay = (client: string) => Effect.map(Clock.currentTimeMillis, (now) => throttled(client, now))
+
+      const signIn = Effect.fnUntraced(function*(apiKey: string | undefined, client: string, environment: "production" | "staging") {
+        const now = yield* Clock.currentTimeMillis
+        if (apiKey === undefined || apiKey.trim() === "") return yield* new MissingApiKey({ message: "An API key is required to sign in." })
+        const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment).pipe(
+          Effect.tapError(() => Effect.sync(() => failed(client, now)))
+        )
+        const token = randomBytes(32).toString("base64url")
+        const session: DashboardSession = {
+          tokenSha256: sha256(token),
+          // The key authentication just found (Authenticated carries ids as plain strings).
+          keyId: auth.keyId as ApiKeyId,
+          createdAt: now,
+          idleExpiresAt: now + Math.min(settings.idleMillis, settings.maxMillis),
+          expiresAt: now + settings.maxMillis
+        }
+        yield* store.create(session)
+        return { token, view: viewOf(token, partner, session, auth.mode) }
+      })
+
+      const resumeOpen = Effect.fnUntraced(function*(token: string | undefined) {
+        if (token === undefined || token === "") return yield* sessionEnded()
+        const now = yield* Clock.currentTimeMillis
+        const digest = sha256(token)
+        const found = yield* store.find(digest, now)
+        if (Option.isNone(found)) return yield* sessionEnded()
+        let open = found.value
+        const idleExpiresAt = Math.min(now + settings.idleMillis, open.session.expiresAt)
+        if (idleExpiresAt - open.session.idleExpiresAt >= touchEvery) {
+          yield* store.touch(digest, idleExpiresAt)
+          open = { ...open, session: { ...open.session, idleExpiresAt } }
+        }
+        return { open }
+      })
+
+      const resume = Effect.fnUntraced(function*(token: string | undefined, environment: "production" | "staging") {
+        const { open } = yield* resumeOpen(token)
+        const { auth, partner } = yield* partnerAuthentication(open.credential, environment)
+        return { open, view: viewOf(token!, partner, open.session, auth.mode) }
+      })
+
+      const authenticate = Effect.fnUntraced(function*(
+        token: string,
+        request: { readonly method: string; readonly csrfToken: string | undefined },
+        environment: "production" | "staging"
+      ) {
+        const { open } = yield* resumeOpen(token)
+        const safe = request.method === "GET" || request.method === "HEAD"
+        if (!safe && (request.csrfToken === undefined || !sameText(request.csrfToken, csrfTokenOf(token)))) {
+          return yield* new Forbidden({ message: "Missing or wrong Csrf-Token header." })
+        }
+        return yield* partnerAuthentication(open.credential, environment)
+      })
+
+      const signOut = (token: string) => store.remove(sha256(token))
+
+      return DashboardSessions.of({ settings, signInDelay, signIn, resume, authenticate, signOut })
+    })
+  )
+}

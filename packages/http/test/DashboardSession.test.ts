@@ -1,0 +1,250 @@
+import { CredentialAdmin } from "@paygate/adapters"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { createHash } from "node:crypto"
+import { describe, expect, it } from "vitest"
+import { forEachDatabase, type TestPartner, type TestResponse, useTestServer } from "../../../test/support/TestServer.ts"
+
+type Send = (method: string, path: string, options?: { apiKey?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string }) => Promise<TestResponse>
+
+/** The session cookie's token of a sign-in answer. */
+const tokenOf = (response: TestResponse) => /paygate_session=([^;]*)/.exec(response.headers.get("set-cookie") ?? "")?.[1] ?? ""
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+const signIn = async (send: Send, apiKey: string) => {
+  const response = await send("POST", "/dashboard/session", { body: { apiKey } })
+  expect(response.status, response.text).toBe(201)
+  const token = tokenOf(response)
+  return { response, token, cookie: `paygate_session=${token}`, csrfToken: response.body.csrfToken as string }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+forEachDatabase("Dashboard sessions", (database) => {
+  const server = useTestServer(database)
+  const send: Send = (method, path, options) => server.request(method, path, options)
+  const keyIdOf = async (partner: TestPartner, mode: "live" | "sandbox") =>
+    server.run(Effect.gen(function*() {
+      const keys = yield* (yield* CredentialAdmin).listKeys(partner.partnerId)
+      return keys.find((key) => key.mode === mode && key.revokedAt === null)!.keyId
+    }))
+
+  describe("sign-in", () => {
+    it("exchanges a partner key for an HttpOnly, SameSite=Strict cookie whose token is stored only as its SHA-256", async () => {
+      const partner = await server.partner()
+      const { response, token } = await signIn(send, partner.sandbox)
+      expect(response.body).toEqual({
+        partnerId: partner.partnerId,
+        partnerName: expect.any(String),
+        keyId: await keyIdOf(partner, "sandbox"),
+        mode: "sandbox",
+        csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        expiresAt: expect.any(Number)
+      })
+      expect(response.body.expiresAt - Date.now() / 1000).toBeGreaterThan(3500)
+      expect(response.body.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(3600)
+      expect(response.headers.get("set-cookie")).toBe(`paygate_session=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200`)
+      expect(response.headers.get("cache-control")).toBe("no-store")
+      // 32 random bytes.
+      expect(Buffer.from(token, "base64url").length).toBe(32)
+      const stored = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql`SELECT token_sha256 FROM dashboard_sessions WHERE token_sha256 IN (${sha256(token)}, ${token})`
+      }))
+      expect(stored).toEqual([{ token_sha256: sha256(token) }])
+    })
+
+    it("answers GET /dashboard/session with the same session (and CSRF token) while it is open, else 401 unauthorized", async () => {
+      const partner = await server.partner()
+      const { response, cookie } = await signIn(send, partner.live)
+      const again = await send("GET", "/dashboard/session", { headers: { cookie } })
+      expect(again.status).toBe(200)
+      expect(again.body).toEqual({ ...response.body, expiresAt: expect.any(Number) })
+      expect(again.body.mode).toBe("live")
+      for (const headers of [{}, { cookie: "paygate_session=" }, { cookie: "paygate_session=unknown-token" }]) {
+        const ended = await send("GET", "/dashboard/session", { headers })
+        expect(ended.status).toBe(401)
+        expect(ended.body).toEqual({ code: "unauthorized", message: "Your dashboard session has ended; sign in again." })
+        expect(ended.headers.get("set-cookie")).toContain("Max-Age=0")
+      }
+    })
+
+    it("refuses in the contract's order: missing, unknown or revoked, wallet key, live key on staging; malformed bodies are invalid_params", async () => {
+      const partner = await server.partner()
+      const refusal = async (options: Parameters<Send>[2], status: number, code: string, sender: Send = send) => {
+        const response = await sender("POST", "/dashboard/session", options)
+        expect([response.status, response.body?.code], JSON.stringify(options)).toEqual([status, code])
+        expect(response.headers.get("set-cookie")).toBeNull()
+      }
+      await refusal({}, 401, "missing_api_key")
+      await refusal({ body: {} }, 401, "missing_api_key")
+      await refusal({ body: { apiKey: null } }, 401, "missing_api_key")
+      await refusal({ body: { apiKey: "sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }, 401, "invalid_api_key")
+      await refusal({ body: { apiKey: "nonsense" } }, 401, "invalid_api_key")
+      await refusal({ body: { apiKey: await server.walletKey("sandbox") } }, 403, "forbidden")
+      const staging: Send = server.handler({ environment: "staging" })
+      await refusal({ body: { apiKey: partner.live } }, 403, "not_sandbox_api_key", staging)
+      expect((await staging("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+      await refusal({ body: { apiKey: 42 } }, 400, "invalid_params")
+      await refusal({ rawBody: "{not json" }, 400, "invalid_params")
+      await refusal({ rawBody: "[]" }, 400, "invalid_params")
+      await server.run(Effect.gen(function*() {
+        yield* (yield* CredentialAdmin).revokeKey(yield* Effect.promise(() => keyIdOf(partner, "sandbox")))
+      }))
+      await refusal({ body: { apiKey: partner.sandbox } }, 401, "invalid_api_key")
+    })
+
+    it("limits failed sign-ins per client: 429 rate_limited with Retry-After, a right key included, until the allowance comes back", async () => {
+      const partner = await server.partner()
+      const own: Send = server.handler({})
+      for (let attempt = 0; attempt < 10; attempt++) {
+        expect((await own("POST", "/dashboard/session", { body: { apiKey: `sk_test_guess${attempt}AAAAAAAAAAAAAAAA` } })).status).toBe(401)
+      }
+      for (const apiKey of ["sk_test_guessAAAAAAAAAAAAAAAAAAAA", partner.sandbox]) {
+        const limited = await own("POST", "/dashboard/session", { body: { apiKey } })
+        expect(limited.status).toBe(429)
+        expect(limited.body.code).toBe("rate_limited")
+        expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      }
+      // Successful sign-ins take nothing from the allowance (another handler: a fresh one).
+      const fresh: Send = server.handler({})
+      for (let attempt = 0; attempt < 12; attempt++) expect((await fresh("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+    })
+  })
+
+  describe("the cookie on the partner API", () => {
+    it("acts as the session's key: reads without a CSRF token, changes only with the session's Csrf-Token", async () => {
+      const partner = await server.partner()
+      const merchantId = await server.merchant(partner.sandbox)
+      const payment = await server.payment(partner.sandbox, merchantId)
+      const { cookie, csrfToken } = await signIn(send, partner.sandbox)
+      const listed = await send("GET", "/v1/payments", { headers: { cookie } })
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.map((p: any) => p.paymentId)).toEqual([payment.paymentId])
+      expect((await send("GET", `/v1/payments/${payment.paymentId}`, { headers: { cookie } })).body.paymentId).toBe(payment.paymentId)
+
+      const create = (headers: Record<string, string>) => send("POST", "/v1/merchants", { headers: { cookie, "idempotency-key": `k-${Math.random()}`, ...headers }, body: { merchantName: `Shop ${Math.random()}` } })
+      for (const headers of [{}, { "csrf-token": "wrong" }, { "csrf-token": `${csrfToken}x` }, { "csrf-token": "" }]) {
+        const refused = await create(headers)
+        expect(refused.status).toBe(403)
+        expect(refused.body).toEqual({ code: "forbidden", message: "Missing or wrong Csrf-Token header." })
+      }
+      const cancelled = await send("POST", `/v1/payments/${payment.paymentId}/cancel`, { headers: { cookie } })
+      expect(cancelled.status).toBe(403)
+      expect((await create({ "csrf-token": csrfToken })).status).toBe(201)
+      expect((await send("POST", `/v1/payments/${payment.paymentId}/cancel`, { headers: { cookie, "csrf-token": csrfToken } })).body.status).toBe("cancelled")
+    })
+
+    it("keeps modes and partners apart: a sandbox session sees no live data, another partner's session gets 404", async () => {
+      const first = await server.partner()
+      const second = await server.partner()
+      const liveMerchant = await server.merchant(first.live)
+      const livePayment = await server.payment(first.live, liveMerchant)
+      const sandbox = await signIn(send, first.sandbox)
+      expect((await send("GET", "/v1/payments", { headers: { cookie: sandbox.cookie } })).body.data).toEqual([])
+      expect((await send("GET", `/v1/payments/${livePayment.paymentId}`, { headers: { cookie: sandbox.cookie } })).status).toBe(404)
+      const other = await signIn(send, second.live)
+      expect((await send("GET", `/v1/payments/${livePayment.paymentId}`, { headers: { cookie: other.cookie } })).body.code).toBe("payment_not_found")
+      expect((await send("GET", `/v1/merchants/${liveMerchant}`, { headers: { cookie: other.cookie } })).body.code).toBe("merchant_not_found")
+      const own = await signIn(send, first.live)
+      expect((await send("GET", `/v1/payments/${livePayment.paymentId}`, { headers: { cookie: own.cookie } })).status).toBe(200)
+    })
+
+    it("lets Api-Key decide when both are sent, and never opens the merchant API or the gateway", async () => {
+      const first = await server.partner()
+      const second = await server.partner()
+      const merchantId = await server.merchant(first.sandbox)
+      const payment = await server.payment(first.sandbox, merchantId)
+      const session = await signIn(send, first.sandbox)
+      // Api-Key (another partner's) decides: its partner does not see the payment.
+      const both = await send("GET", `/v1/payments/${payment.paymentId}`, { apiKey: second.sandbox, headers: { cookie: session.cookie } })
+      expect(both.body.code).toBe("payment_not_found")
+      // A change with Api-Key needs no CSRF token, whatever cookie comes with it.
+      expect((await send("POST", "/v1/merchants", { apiKey: first.sandbox, headers: { cookie: "paygate_session=ended", "idempotency-key": "both-1" }, body: { merchantName: "Both" } })).status).toBe(201)
+      const merchantApi = await send("POST", "/v1/merchant/payment", { headers: { cookie: session.cookie, "merchant-id": merchantId, "csrf-token": session.csrfToken }, body: { amount: { unit: "iso4217/USD", value: "100" }, referenceId: "r" } })
+      expect(merchantApi.body.code).toBe("missing_merchant_api_key")
+      const gateway = await send("GET", `/v1/gateway/payment/${payment.paymentId}`, { headers: { cookie: session.cookie } })
+      expect(gateway.body.code).toBe("missing_auth_headers")
+      expect((await send("GET", "/v1/payments", {})).body.code).toBe("missing_api_key")
+    })
+
+    it("shares the key's rate limit", async () => {
+      const partner = await server.partner()
+      const limited: Send = server.handler({ rateLimit: { perSecond: 0.001, burst: 2 } })
+      const session = await signIn(limited, partner.sandbox)
+      expect((await limited("GET", "/v1/payments", { apiKey: partner.sandbox })).status).toBe(200)
+      expect((await limited("GET", "/v1/payments", { headers: { cookie: session.cookie } })).status).toBe(200)
+      const third = await limited("GET", "/v1/payments", { headers: { cookie: session.cookie } })
+      expect(third.body.code).toBe("rate_limited")
+      expect((await limited("GET", "/v1/payments", { apiKey: partner.sandbox })).body.code).toBe("rate_limited")
+    })
+  })
+
+  describe("the end of a session", () => {
+    it("signs out with the CSRF token only: 204, cookie cleared, the session refused everywhere after", async () => {
+      const partner = await server.partner()
+      const { cookie, csrfToken } = await signIn(send, partner.sandbox)
+      const noToken = await send("DELETE", "/dashboard/session", { headers: { cookie } })
+      expect([noToken.status, noToken.body.code]).toEqual([403, "forbidden"])
+      expect((await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": "wrong" } })).status).toBe(403)
+      expect((await send("GET", "/dashboard/session", { headers: { cookie } })).status).toBe(200)
+      const out = await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": csrfToken } })
+      expect(out.status).toBe(204)
+      expect(out.headers.get("set-cookie")).toBe("paygate_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0")
+      expect((await send("GET", "/dashboard/session", { headers: { cookie } })).body.code).toBe("unauthorized")
+      const api = await send("GET", "/v1/payments", { headers: { cookie } })
+      expect(api.status).toBe(401)
+      expect(api.body).toEqual({ code: "unauthorized", message: "Your dashboard session has ended; sign in again." })
+      expect((await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": csrfToken } })).status).toBe(401)
+    })
+
+    it("ends a session unused for DASHBOARD_SESSION_IDLE_SECONDS, and any session DASHBOARD_SESSION_MAX_SECONDS after sign-in", async () => {
+      const partner = await server.partner()
+      const idle: Send = server.handler({ config: { DASHBOARD_SESSION_IDLE_SECONDS: "2", DASHBOARD_SESSION_MAX_SECONDS: "60" } })
+      const used = await signIn(idle, partner.sandbox)
+      const unused = await signIn(idle, partner.sandbox)
+      expect(used.response.headers.get("set-cookie")).toContain("Max-Age=60")
+      // Used every 0.6 s, one session outlives the idle time; the other, unused, ends.
+      for (let step = 0; step < 5; step++) {
+        await sleep(600)
+        expect((await idle("GET", "/v1/payments", { headers: { cookie: used.cookie } })).status).toBe(200)
+      }
+      expect((await idle("GET", "/dashboard/session", { headers: { cookie: unused.cookie } })).body.code).toBe("unauthorized")
+
+      const short: Send = server.handler({ config: { DASHBOARD_SESSION_IDLE_SECONDS: "60", DASHBOARD_SESSION_MAX_SECONDS: "2" } })
+      const session = await signIn(short, partner.sandbox)
+      expect(session.response.body.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(2)
+      for (let step = 0; step < 2; step++) {
+        await sleep(600)
+        expect((await short("GET", "/v1/payments", { headers: { cookie: session.cookie } })).status).toBe(200)
+      }
+      await sleep(1000)
+      expect((await short("GET", "/v1/payments", { headers: { cookie: session.cookie } })).body.code).toBe("unauthorized")
+    })
+
+    it("ends with its key: at once when revoked through the service, and when revoked by another process (whose revocation the credential cache does not hear of)", async () => {
+      const partner = await server.partner()
+      const here = await signIn(send, partner.sandbox)
+      const elsewhere = await signIn(send, partner.live)
+      // Both keys are in the credential cache now.
+      expect((await send("GET", "/v1/payments", { apiKey: partner.sandbox })).status).toBe(200)
+      expect((await send("GET", "/v1/payments", { apiKey: partner.live })).status).toBe(200)
+
+      await server.run(Effect.gen(function*() {
+        yield* (yield* CredentialAdmin).revokeKey(yield* Effect.promise(() => keyIdOf(partner, "sandbox")))
+      }))
+      expect((await send("GET", "/v1/payments", { headers: { cookie: here.cookie } })).body.code).toBe("unauthorized")
+      expect((await send("GET", "/dashboard/session", { headers: { cookie: here.cookie } })).body.code).toBe("unauthorized")
+
+      const liveKeyId = await keyIdOf(partner, "live")
+      await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE api_keys SET revoked_at = ${Date.now()}::bigint WHERE id = ${liveKeyId}`
+      }))
+      // The key itself still works from the cache for up to CREDENTIAL_CACHE_SECONDS; its session does not.
+      expect((await send("GET", "/v1/payments", { apiKey: partner.live })).status).toBe(200)
+      expect((await send("GET", "/v1/payments", { headers: { cookie: elsewhere.cookie } })).body.code).toBe("unauthorized")
+    })
+  })
+})
