@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
+import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { DashboardGuardLive, DashboardHandlers } from "./server/DashboardHandlers.ts"
 import { DashboardSessions } from "./server/DashboardSessions.ts"
@@ -31,7 +32,7 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
-    Layer.provide(DashboardHandlers),
+    Layer.provide([DashboardHandlers, ApiKeysHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
     // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).
     Layer.provide(DashboardSessions.layer)

@@ -22,7 +22,10 @@ const operations: ReadonlyArray<readonly [method: string, path: string, success:
   ["get", "/v1/merchants/{merchantId}/settlements", "200", ["404"]],
   ["post", "/v1/merchants/{merchantId}/settlements/crypto", "201", ["404", "409"]],
   ["put", "/v1/merchants/{merchantId}/settlements/crypto/{id}", "200", ["404"]],
-  ["delete", "/v1/merchants/{merchantId}/settlements/crypto/{id}", "200", ["404"]]
+  ["delete", "/v1/merchants/{merchantId}/settlements/crypto/{id}", "200", ["404"]],
+  ["get", "/v1/api-keys", "200", []],
+  ["post", "/v1/api-keys", "201", []],
+  ["delete", "/v1/api-keys/{id}", "200", ["404"]]
 ]
 
 const codesAt = (operation: any, status: string): Array<string> => {
@@ -42,7 +45,7 @@ describe("OpenAPI of the partner API", () => {
     expect(Object.keys(operation.responses)).toContain(success)
     for (const status of ["400", "401", "403", "429", "500", ...errors]) expect(Object.keys(operation.responses)).toContain(status)
     expect(codesAt(operation, "400")).toEqual(expect.arrayContaining(["invalid_params", "params_validation", "header_not_ascii"]))
-    expect(codesAt(operation, "401")).toEqual(expect.arrayContaining(["missing_api_key", "invalid_api_key"]))
+    expect(codesAt(operation, "401")).toEqual(expect.arrayContaining(["missing_api_key", "invalid_api_key", "unauthorized"]))
     expect(codesAt(operation, "403").sort()).toEqual(["forbidden", "not_sandbox_api_key"])
     expect(codesAt(operation, "429")).toEqual(["rate_limited"])
   })

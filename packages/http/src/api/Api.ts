@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ApiKeysApi } from "./ApiKeysApi.ts"
 import { DashboardApi } from "./DashboardApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
@@ -19,6 +20,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(MerchantsApi)
   .add(GatewayApi)
   .add(WebhooksApi)
+  .add(ApiKeysApi)
   .add(SystemApi)
   .add(DashboardApi)
   .annotate(OpenApi.Title, "paygate")

@@ -30,7 +30,7 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   merchant list [--partner ID] [--sandbox | --live]   → [{"merchantId", "partnerId", "mode", "name", "deleted", "createdAt"}]
   key create --partner ID [--sandbox]                 → {"keyId", "apiKey"}
   key revoke --key ID                                 → {"keyId", "revoked": true}
-  key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "createdAt", "revokedAt"}]
+  key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "hint", "createdAt", "revokedAt"}]
   app create --name N [--sandbox]                     → {"appId", "walletApiKey"}
   app revoke --app ID                                 → {"appId", "revoked": true}
       its App-Id and wallet keys stop working

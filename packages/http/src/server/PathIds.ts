@@ -1,4 +1,4 @@
-import { type ApiError, MerchantNotFound, PartnerNotFound, PaymentNotFound } from "@paygate/domain"
+import { ApiKeyNotFound, type ApiError, MerchantNotFound, PartnerNotFound, PaymentNotFound } from "@paygate/domain"
 
 /**
  * Path ids that cannot be ids (contract §1: an unknown or malformed id in a path is the
@@ -39,10 +39,11 @@ export const routableUrl = (url: string): string | undefined => {
 /**
  * The not-found error of the resource a route's path ids name, by route family: merchants and their
  * settlements answer `merchant_not_found`, webhook endpoints their owner's `partner_not_found`
- * (api/WebhooksApi.ts), and every other path id names a payment (an event id belongs to its payment).
+ * (api/WebhooksApi.ts), API keys `api_key_not_found`, and every other path id names a payment (an event id belongs to its payment).
  */
 export const pathIdNotFound = (routePath: string): ApiError => {
   if (routePath.startsWith("/v1/merchants/")) return new MerchantNotFound({ message: "No merchant with this id." })
   if (routePath.startsWith("/v1/webhooks/")) return new PartnerNotFound({ message: "No webhook endpoint with this id." })
+  if (routePath.startsWith("/v1/api-keys/")) return new ApiKeyNotFound({ message: "No API key with this id." })
   return new PaymentNotFound({ message: routePath.startsWith("/v1/events/") ? "No event with this id." : "No payment with this id." })
 }
