@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
+import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
@@ -41,6 +42,8 @@ export const AppRoutes = Layer.mergeAll(
   DocsPage,
   // The hosted checkout portal and data collection page (portal/PortalRoutes.ts).
   PortalRoutes,
+  // The partner dashboard's pages (dashboard/DashboardRoutes.ts).
+  DashboardRoutes,
   // GET /metrics (Prometheus text format).
   MetricsLive,
   // Around every request: request id, body limit, contract errors, Svc-Version, draining, request metrics, access log.

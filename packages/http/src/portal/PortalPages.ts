@@ -15,29 +15,37 @@ const escapeHtml = (text: string) =>
 // JSON inside <script>: `<` escaped so that no `</script>` or `<!--` can end or alter the block.
 const jsonBlock = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
-const shell = (options: {
+/**
+ * A page of this service: its configuration as a JSON data block, one module script, its style
+ * sheets, all from `assets` (default: the portal's, with `portal.css`).
+ */
+export const shell = (options: {
   readonly title: string
   readonly config?: unknown
   readonly script?: string
   readonly body: string
-}) =>
-  `<!doctype html>
+  readonly assets?: string
+  readonly styles?: ReadonlyArray<string>
+}) => {
+  const assets = options.assets ?? assetsPath
+  const styles = (options.styles ?? ["portal.css"]).map((style) => `<link rel="stylesheet" href="${assets}/${style}">\n`).join("")
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(options.title)}</title>
-<link rel="icon" href="${assetsPath}/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="${assetsPath}/portal.css">
-${options.config === undefined ? "" : `<script type="application/json" id="portal-config">${jsonBlock(options.config)}</script>\n`}${
-    options.script === undefined ? "" : `<script type="module" src="${assetsPath}/${options.script}"></script>\n`
+<link rel="icon" href="${assets}/favicon.svg" type="image/svg+xml">
+${styles}${options.config === undefined ? "" : `<script type="application/json" id="portal-config">${jsonBlock(options.config)}</script>\n`}${
+    options.script === undefined ? "" : `<script type="module" src="${assets}/${options.script}"></script>\n`
   }</head>
 <body>
 ${options.body}
 </body>
 </html>
 `
+}
 
 const loading = `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>
 <noscript><p class="notice">This page needs JavaScript to connect your wallet.</p></noscript>`

@@ -23,7 +23,7 @@ import { Caip, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@p
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PortalApps } from "./PortalApps.ts"
-import { loadAssets } from "./PortalAssets.ts"
+import { loadAssets, serveAssets } from "./PortalAssets.ts"
 import { assetsPath, checkoutPage, type CheckoutReceipt, collectPage, notFoundPage } from "./PortalPages.ts"
 
 const paymentIdPattern = /^pay_[A-Za-z0-9]{1,64}$/
@@ -45,14 +45,16 @@ export const contentSecurityPolicy = (frameSrc: string, frameAncestors: string) 
     "trusted-types 'none'"
   ].join("; ")
 
-const pageHeaders = (csp: string) => ({
+/** The headers of a page answered with policy `csp`. */
+export const pageHeaders = (csp: string) => ({
   "content-security-policy": csp,
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff"
 })
 
-const html = (body: string, status: number, headers: Record<string, string>) =>
+/** An HTML page. */
+export const html = (body: string, status: number, headers: Record<string, string>) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
 
 // The data collection page may live elsewhere (DATA_COLLECTION_URL): the checkout may frame it.
@@ -132,18 +134,5 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     })
   )
 
-  yield* router.add(
-    "GET",
-    `${assetsPath}/:file`,
-    Effect.gen(function*() {
-      const { file } = yield* HttpRouter.params
-      const asset = file === undefined ? undefined : assets.get(file)
-      if (asset === undefined) return HttpServerResponse.text("Not found", { status: 404, headers: { "x-content-type-options": "nosniff" } })
-      const request = yield* HttpServerRequest.HttpServerRequest
-      // Revalidated on each load (no-cache), answered 304 when unchanged.
-      const headers = { etag: asset.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
-      if (request.headers["if-none-match"] === asset.etag) return HttpServerResponse.empty({ status: 304, headers })
-      return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
-    })
-  )
+  yield* serveAssets(router, assetsPath, assets)
 })).pipe(Layer.provide(PortalApps.layer))

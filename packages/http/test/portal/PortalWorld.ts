@@ -6,7 +6,7 @@
  * Tests create payments through the Merchant API like a merchant backend would.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Application, Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
+import { Application, Chain, CheckoutSettings, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { WorkerLive } from "@paygate/worker"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
@@ -14,6 +14,7 @@ import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { freePort } from "../../../../test/support/FreePort.ts"
+import { pglite, type TestDatabase } from "../../../../test/support/TestServer.ts"
 import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
@@ -35,6 +36,10 @@ export interface WorldOptions {
   readonly pull?: boolean
   /** The chain's block explorer (`explorerUrl` of its configuration); default none, like the local chain. */
   readonly explorerUrl?: string
+  /** The database (default: a fresh PGlite). */
+  readonly database?: TestDatabase
+  /** `WEBHOOK_ALLOW_PRIVATE`: webhook endpoints on 127.0.0.1 (a test receiver); default no. */
+  readonly allowPrivateWebhooks?: boolean
 }
 
 /** The running service. */
@@ -42,6 +47,11 @@ export interface PortalWorld {
   /** `http://127.0.0.1:<port>` */
   readonly baseUrl: string
   readonly chain: Chain.LocalChain.LocalChainInfo
+  /** The sandbox secret key of the world's partner, and its merchant "Corner Coffee". */
+  readonly partnerKey: string
+  readonly merchantId: string
+  /** Runs operator work (partners, keys, apps) on the world's database. */
+  readonly admin: <A, E>(effect: Effect.Effect<A, E, CredentialAdmin>) => Promise<A>
   /** Creates a payment through the Merchant API (sandbox). */
   readonly createPayment: (request?: PaymentRequest) => Promise<CreatedPayment>
   /** The Merchant API's view of a payment: `{status, isFinal}`. */
@@ -78,10 +88,11 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     const config = ConfigProvider.layer(ConfigProvider.fromUnknown({
       ENVIRONMENT: "production",
       PUBLIC_URL: baseUrl,
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64")
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+      WEBHOOK_ALLOW_PRIVATE: String(options.allowPrivateWebhooks ?? false)
     }))
     const services = Application.layerWith(
-      Migrations.layer.pipe(Layer.provideMerge(Database.layerMemory())),
+      Migrations.layer.pipe(Layer.provideMerge((options.database ?? pglite).layer())),
       GatewayServices.settings({ chains: Layer.succeedContext(chainContext), secret: new Uint8Array(randomBytes(32)) })
     )
     const http = HttpRouter.serve(
@@ -123,6 +134,9 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     return {
       baseUrl,
       chain,
+      partnerKey: partner,
+      merchantId: merchant.merchantId,
+      admin: (effect) => run(effect),
       createPayment: async (request = {}) => {
         const body = {
           amount: { unit: `iso4217/${request.currency ?? "USD"}`, value: request.value ?? "1250" },

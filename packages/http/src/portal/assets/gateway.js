@@ -30,6 +30,42 @@ export function isAbort(error) {
 }
 
 /**
+ * Sends a request to this service and answers its JSON (`null` for none); a non-2xx answer
+ * throws a {@link GatewayError} with the service's code and message (contract §2), an unreachable
+ * service one of status 0. `onResponse` sees every answer first.
+ *
+ * @param {string} path
+ * @param {RequestInit} init
+ * @param {(response: Response) => void} [onResponse]
+ * @returns {Promise<any>}
+ */
+export async function requestJson(path, init, onResponse) {
+  /** @type {Response} */
+  let response
+  try {
+    response = await fetch(path, { cache: "no-store", ...init })
+  } catch (error) {
+    if (isAbort(error)) throw error
+    throw new GatewayError(0, "network", "The payment service could not be reached. Check your connection and try again.")
+  }
+  onResponse?.(response)
+  const text = await response.text()
+  /** @type {any} */
+  let json = null
+  try {
+    json = text === "" ? null : JSON.parse(text)
+  } catch {
+    json = null
+  }
+  if (!response.ok) {
+    const code = typeof json?.code === "string" ? json.code : "internal_error"
+    const message = typeof json?.message === "string" ? json.message : `The payment service answered ${response.status}.`
+    throw new GatewayError(response.status, code, message)
+  }
+  return json
+}
+
+/**
  * A client of the gateway operations of the pages.
  *
  * @param {{ appId: string, clientId: string }} credentials
@@ -45,41 +81,15 @@ export function createGateway(credentials) {
    * @param {AbortSignal} [signal]
    * @returns {Promise<any>}
    */
-  async function call(method, path, body, signal) {
+  function call(method, path, body, signal) {
     /** @type {Record<string, string>} */
     const headers = { "App-Id": credentials.appId, "Client-Id": credentials.clientId }
     if (body !== undefined) headers["Content-Type"] = "application/json"
-    /** @type {Response} */
-    let response
-    try {
-      response = await fetch(path, {
-        method,
-        headers,
-        body: body === undefined ? null : JSON.stringify(body),
-        cache: "no-store",
-        credentials: "omit",
-        signal: signal ?? null
-      })
-    } catch (error) {
-      if (isAbort(error)) throw error
-      throw new GatewayError(0, "network", "The payment service could not be reached. Check your connection and try again.")
-    }
-    const date = Date.parse(response.headers.get("date") ?? "")
-    if (Number.isFinite(date)) clockOffsetMs = date - Date.now()
-    const text = await response.text()
-    /** @type {any} */
-    let json = null
-    try {
-      json = text === "" ? null : JSON.parse(text)
-    } catch {
-      json = null
-    }
-    if (!response.ok) {
-      const code = typeof json?.code === "string" ? json.code : "internal_error"
-      const message = typeof json?.message === "string" ? json.message : `The payment service answered ${response.status}.`
-      throw new GatewayError(response.status, code, message)
-    }
-    return json
+    const init = { method, headers, body: body === undefined ? null : JSON.stringify(body), credentials: /** @type {const} */ ("omit"), signal: signal ?? null }
+    return requestJson(path, init, (response) => {
+      const date = Date.parse(response.headers.get("date") ?? "")
+      if (Number.isFinite(date)) clockOffsetMs = date - Date.now()
+    })
   }
 
   /** @param {string} id */

@@ -1,0 +1,58 @@
+/**
+ * The partner dashboard's pages, served by this service:
+ *
+ * - `GET /dashboard` and its views (`/dashboard/payments`, `/dashboard/payments/{id}`,
+ *   `/dashboard/merchants`, `/dashboard/merchants/{id}`, `/dashboard/developers`): one HTML shell;
+ *   the script shows the view of the address.
+ * - `GET /dashboard/assets/{file}`: its scripts and styles, with the portal's DOM and formatting
+ *   modules and styles (plain ES modules, no build step).
+ *
+ * The page signs in by exchanging the secret key once for a session cookie (`/dashboard/session`,
+ * HttpOnly: no script ever holds the key or the session) and then calls the partner API like any
+ * client. The same strict Content-Security-Policy as the checkout: scripts, styles and connections
+ * of this origin only, no inline script or style, Trusted Types enforced, never framed.
+ *
+ * @module
+ */
+import { Chain } from "@paygate/adapters"
+import { PaymentEventType } from "@paygate/domain"
+import { Effect } from "effect"
+import { HttpRouter } from "effect/http"
+import { fileURLToPath } from "node:url"
+import { assetsDirectory, loadAssetsFrom, serveAssets } from "../portal/PortalAssets.ts"
+import { contentSecurityPolicy, html, pageHeaders } from "../portal/PortalRoutes.ts"
+import { dashboardAssetsPath, dashboardPage } from "./DashboardPage.ts"
+
+const directory = fileURLToPath(new URL("./assets/", import.meta.url))
+
+/** The addresses of the dashboard's views (the page routes on them itself). */
+export const dashboardViews = [
+  "/dashboard",
+  "/dashboard/payments",
+  "/dashboard/payments/:id",
+  "/dashboard/merchants",
+  "/dashboard/merchants/:id",
+  "/dashboard/developers"
+] as const
+
+/** The dashboard's page and assets. */
+export const DashboardRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const own = yield* loadAssetsFrom(directory)
+  const shared = yield* loadAssetsFrom(assetsDirectory, ["dom.js", "format.js", "gateway.js", "portal.css", "favicon.svg"])
+  const assets = new Map([...shared, ...own])
+  const page = dashboardPage({
+    networks: [...chains.chains.values()].map((chain) => ({ chainId: chain.chainId, explorerUrl: chain.explorerUrl ?? null })),
+    assets: chains.settings.assets.map((asset) => ({
+      assetId: asset.assetId,
+      symbol: asset.symbol,
+      decimals: asset.decimals,
+      name: asset.name,
+      networkName: asset.networkName
+    })),
+    eventTypes: PaymentEventType.literals
+  })
+  const headers = { ...pageHeaders(contentSecurityPolicy("'none'", "'none'")), "x-frame-options": "DENY" }
+  for (const path of dashboardViews) yield* router.add("GET", path, Effect.sync(() => html(page, 200, headers)))
+  yield* serveAssets(router, dashboardAssetsPath, assets)
+}))

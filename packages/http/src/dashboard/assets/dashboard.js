@@ -1,0 +1,153 @@
+// @ts-check
+/**
+ * The partner dashboard (`/dashboard`): signs in by exchanging the secret key once for a session
+ * (an HttpOnly cookie the script never sees; the key is not kept anywhere), then shows payments,
+ * merchants and developer settings through the partner API. Views follow the address
+ * (`/dashboard/payments/{id}`…), so links, Back and reloads work. Sandbox sessions show a "Test
+ * mode" badge on every view.
+ *
+ * @module
+ */
+import { byId, h, pageConfig, replace, showView } from "./dom.js"
+import { createApi } from "./api.js"
+import { GatewayError } from "./gateway.js"
+import { showDevelopers } from "./developers.js"
+import { showMerchant, showMerchants } from "./merchants.js"
+import { showPayment } from "./payment.js"
+import { showPayments } from "./payments.js"
+import { showSignIn } from "./signin.js"
+import { alertBox, announce, busy, link, messageOf, setNavigator } from "./ui.js"
+
+/** @typedef {import("./api.js").Session} Session */
+/** @typedef {{ chainId: string, explorerUrl: string | null }} Network */
+/** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string }} AssetInfo */
+/** @typedef {{ networks: ReadonlyArray<Network>, assets: ReadonlyArray<AssetInfo>, eventTypes: ReadonlyArray<string> }} DashboardConfig */
+/**
+ * What every view gets.
+ *
+ * @typedef {{ api: import("./api.js").Api, session: Session, config: DashboardConfig, query: URLSearchParams, isCurrent: () => boolean, followed?: boolean }} Context
+ */
+
+const config = /** @type {DashboardConfig} */ (pageConfig())
+const topbar = byId("topbar", HTMLElement)
+/** @type {Session | null} */
+let session = null
+/** Counts views shown: a view's pending work checks it is still the one on screen. */
+let generation = 0
+
+const api = createApi({
+  onSignedOut: () => {
+    if (session === null) return
+    session = null
+    render({ notice: "Your session has ended (signed out, expired, or its API key was revoked). Sign in again to continue." })
+  }
+})
+
+/** @param {string} path */
+function navigate(path) {
+  if (path !== `${location.pathname}${location.search}`) history.pushState(null, "", path)
+  render()
+  window.scrollTo(0, 0)
+}
+setNavigator(navigate)
+window.addEventListener("popstate", () => render())
+
+const sections = /** @type {const} */ ([
+  ["/dashboard/payments", "Payments"],
+  ["/dashboard/merchants", "Merchants"],
+  ["/dashboard/developers", "Developers"]
+])
+
+function renderTopbar() {
+  if (session === null) {
+    topbar.className = "topbar"
+    replace(topbar, h("div", { class: "topbar-row" }, h("div", { class: "brand" }, "paygate")))
+    return
+  }
+  const current = location.pathname
+  const signOut = h("button", {
+    type: "button",
+    class: "button secondary small",
+    onclick: () =>
+      busy(signOut, async () => {
+        try {
+          await api.signOut()
+        } catch (error) {
+          // Already gone: signed out either way.
+          if (!(error instanceof GatewayError && error.status === 401)) {
+            announce(messageOf(error))
+            return
+          }
+        }
+        session = null
+        history.pushState(null, "", "/dashboard")
+        render({ notice: "You are signed out." })
+      })
+  }, "Sign out")
+  topbar.className = `topbar ${session.mode}`
+  replace(
+    topbar,
+    h(
+      "div",
+      { class: "topbar-row" },
+      h("div", { class: "brand" }, "paygate", h("span", { class: "muted brand-sub" }, ` · ${session.partnerName}`)),
+      session.mode === "sandbox"
+        ? h("span", { class: "badge test-mode", title: "Sandbox: test payments, no real funds" }, "Test mode")
+        : h("span", { class: "badge live-mode" }, "Live"),
+      signOut
+    ),
+    h(
+      "nav",
+      { "aria-label": "Dashboard" },
+      h("ul", {}, sections.map(([path, label]) =>
+        h("li", {}, link(path, { "aria-current": current.startsWith(path) ? "page" : false }, label))))
+    )
+  )
+}
+
+/**
+ * Shows the view of the address (or the sign-in form when signed out).
+ *
+ * @param {{ notice?: string }} [options]
+ */
+async function render(options = {}) {
+  const mine = ++generation
+  renderTopbar()
+  if (session === null) {
+    showSignIn(api, options.notice, (started) => {
+      session = started
+      if (location.pathname === "/dashboard") history.replaceState(null, "", "/dashboard/payments")
+      render()
+    })
+    return
+  }
+  /** @type {Context} */
+  const context = { api, session, config, query: new URLSearchParams(location.search), isCurrent: () => mine === generation }
+  const path = location.pathname.replace(/\/+$/, "")
+  const payment = /^\/dashboard\/payments\/([^/]+)$/.exec(path)
+  const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(path)
+  try {
+    if (path === "/dashboard" || path === "/dashboard/payments") await showPayments(context)
+    else if (payment !== null) await showPayment(context, decodeURIComponent(payment[1] ?? ""))
+    else if (path === "/dashboard/merchants") await showMerchants(context)
+    else if (merchant !== null) await showMerchant(context, decodeURIComponent(merchant[1] ?? ""))
+    else if (path === "/dashboard/developers") await showDevelopers(context)
+    else showView("not-found", [h("h1", {}, "Page not found"), link("/dashboard/payments", {}, "Go to payments")])
+  } catch (error) {
+    if (mine !== generation || session === null) return
+    showView("error", [h("h1", {}, "This page could not be shown"), alertBox(messageOf(error)), link(location.pathname, {}, "Try again")])
+  }
+}
+
+async function start() {
+  try {
+    session = await api.session()
+  } catch (error) {
+    showView("error", [h("h1", {}, "The dashboard could not start"), alertBox(messageOf(error))])
+    return
+  }
+  if (session !== null && location.pathname === "/dashboard") history.replaceState(null, "", "/dashboard/payments")
+  await render()
+}
+
+void start()

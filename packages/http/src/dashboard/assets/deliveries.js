@@ -1,0 +1,67 @@
+// @ts-check
+/**
+ * Webhook deliveries, shared by the payment page and the developers' delivery log: each delivery
+ * of an event to an endpoint with its status, attempts and the receiver's last answer; the request
+ * (the signed event body) on demand; and "Redeliver", which queues the event again for that
+ * endpoint.
+ *
+ * @module
+ */
+import { h } from "./dom.js"
+import { alertBox, announce, busy, messageOf, statusBadge, table, time } from "./ui.js"
+
+/** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, redelivery: boolean, createdAt: number }} Delivery */
+
+/**
+ * The receiver's last answer in words.
+ *
+ * @param {Delivery} delivery
+ */
+export function responseText(delivery) {
+  if (delivery.lastStatusCode !== null) {
+    const took = delivery.lastDurationMs === null ? "" : ` in ${delivery.lastDurationMs} ms`
+    return `HTTP ${delivery.lastStatusCode}${took}${delivery.lastError === null ? "" : ` (${delivery.lastError})`}`
+  }
+  if (delivery.lastError !== null) return delivery.lastError
+  return delivery.attempts === 0 ? "Not sent yet" : "No answer"
+}
+
+/**
+ * A table of deliveries with their request bodies (when the event is known) and a Redeliver button.
+ *
+ * @param {{ api: import("./api.js").Api, deliveries: ReadonlyArray<Delivery>, events: ReadonlyMap<string, unknown>, endpointUrls: ReadonlyMap<string, string>, caption: string, onRedelivered: () => void }} options
+ */
+export function deliveryTable(options) {
+  const { api, deliveries, events } = options
+  if (deliveries.length === 0) return h("p", { class: "muted" }, "No deliveries yet.")
+  const problem = h("div", {})
+  const rows = deliveries.map((delivery) => {
+    const redeliver = h("button", {
+      type: "button",
+      class: "button secondary small",
+      "aria-label": `Redeliver ${delivery.eventType} to ${options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId}`,
+      onclick: () =>
+        busy(redeliver, async () => {
+          try {
+            await api.post(`/v1/events/${encodeURIComponent(delivery.eventId)}/redeliver?endpointId=${encodeURIComponent(delivery.endpointId)}`)
+            announce(`Redelivery of ${delivery.eventType} queued.`)
+            options.onRedelivered()
+          } catch (error) {
+            problem.replaceChildren(alertBox(messageOf(error)))
+          }
+        })
+    }, "Redeliver")
+    const body = events.get(delivery.eventId)
+    return [
+      h("span", { class: "stack" }, h("span", { class: "strong" }, delivery.eventType), h("code", { class: "id" }, delivery.eventId)),
+      h("span", { class: "stack" }, h("span", { class: "wrap" }, options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId), delivery.redelivery ? h("span", { class: "muted" }, "redelivery") : null),
+      h("span", {}, statusBadge(delivery.status), delivery.status === "pending" && delivery.nextAttemptAt !== null ? h("span", { class: "muted" }, " next try ", time(delivery.nextAttemptAt)) : null),
+      `${delivery.attempts}`,
+      h("span", { class: "stack" },
+        h("span", {}, responseText(delivery)),
+        body === undefined ? null : h("details", { class: "request" }, h("summary", {}, "Request body"), h("pre", {}, JSON.stringify(body, null, 2)))),
+      redeliver
+    ]
+  })
+  return h("div", {}, problem, table(options.caption, ["Event", "Endpoint", "Status", "Attempts", "Last response", ""], rows))
+}

@@ -1,0 +1,212 @@
+// @ts-check
+/**
+ * A payment's page: what was asked and paid (fiat and token), by whom, its timeline (created →
+ * processing → outcome → settled, and a refund), its transactions with block explorer links, the
+ * webhook deliveries of its events, and the actions that apply: cancel while it waits for the
+ * buyer, a full refund (confirmed first) once it succeeded. While the payment or its refund is
+ * under way the page follows it (the status operation, then the record) and announces changes.
+ *
+ * @module
+ */
+import { h, showView } from "./dom.js"
+import { formatAmount } from "./format.js"
+import { GatewayError } from "./gateway.js"
+import { addressOf, tokenAmount, transactionLink } from "./chain.js"
+import { deliveryTable } from "./deliveries.js"
+import { paymentEvents, timeline } from "./timeline.js"
+import { alertBox, announce, busy, confirmDialog, copyable, details, link, messageOf, section, statusBadge, statusLabel, time } from "./ui.js"
+
+/** @typedef {import("./dashboard.js").Context} Context */
+
+/** How often a payment or refund under way is read again (ms). */
+const followMs = 1500
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The deliveries of the payment's events, over every endpoint of the partner.
+ *
+ * @param {import("./api.js").Api} api
+ * @param {ReadonlySet<string>} eventIds
+ */
+async function deliveriesOf(api, eventIds) {
+  /** @type {ReadonlyArray<{ id: string, url: string }>} */
+  const endpoints = (await api.get("/v1/webhooks", { limit: "100" })).data
+  const pages = await Promise.all(endpoints.map((e) => api.get(`/v1/webhooks/${encodeURIComponent(e.id)}/deliveries`, { limit: "100" })))
+  return {
+    endpointUrls: new Map(endpoints.map((e) => [e.id, e.url])),
+    /** @type {ReadonlyArray<import("./deliveries.js").Delivery>} */
+    deliveries: pages.flatMap((page) => page.data).filter((d) => eventIds.has(d.eventId))
+  }
+}
+
+/**
+ * The refund's words, for the summary.
+ *
+ * @param {any} refund
+ */
+const refundText = (refund) =>
+  refund === null ? "None" : { pending: "Refund under way", completed: "Refunded", failed: "Refund failed" }[/** @type {string} */ (refund.status)] ?? refund.status
+
+/**
+ * @param {Context} context
+ * @param {string} paymentId
+ */
+export async function showPayment(context, paymentId) {
+  const { api, config } = context
+  /** @type {any} */
+  let payment
+  try {
+    payment = await api.get(`/v1/payments/${encodeURIComponent(paymentId)}`)
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.status === 404)) throw error
+    if (!context.isCurrent()) return
+    showView("payment-not-found", [
+      h("h1", {}, "Payment not found"),
+      h("p", {}, `There is no payment ${paymentId} for this account${context.session.mode === "sandbox" ? " in test mode" : ""}.`),
+      link("/dashboard/payments", {}, "Back to payments")
+    ])
+    return
+  }
+  const [merchant, events] = await Promise.all([
+    api.get(`/v1/merchants/${encodeURIComponent(payment.merchantId)}`).catch(() => null),
+    paymentEvents(api, paymentId)
+  ])
+  const { deliveries, endpointUrls } = await deliveriesOf(api, new Set(events.map((e) => e.id)))
+  if (!context.isCurrent()) return
+
+  const problem = h("div", { id: "payment-problem" })
+  const refresh = () => {
+    if (context.isCurrent()) void showPayment(context, paymentId).catch((error) => problem.replaceChildren(alertBox(messageOf(error))))
+  }
+
+  const cancel = h("button", {
+    type: "button",
+    class: "button secondary",
+    onclick: () =>
+      busy(cancel, async () => {
+        const sure = await confirmDialog({
+          title: "Cancel this payment?",
+          text: "The buyer can no longer pay it. This cannot be undone.",
+          confirm: "Cancel payment",
+          danger: true
+        })
+        if (!sure) return
+        try {
+          await api.post(`/v1/payments/${encodeURIComponent(paymentId)}/cancel`)
+          announce("Payment cancelled.")
+          refresh()
+        } catch (error) {
+          problem.replaceChildren(alertBox(messageOf(error)))
+        }
+      })
+  }, "Cancel payment")
+
+  const paidWith = payment.option === null ? null : tokenAmount(config, payment.option.asset, payment.option.value)
+  const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
+  const refund = h("button", {
+    type: "button",
+    class: "button danger",
+    onclick: () =>
+      busy(refund, async () => {
+        const sure = await confirmDialog({
+          title: `Refund ${formatAmount(payment.amount)}?`,
+          text: `${paidWith === null ? "The full payment" : `The full payment, ${paidWith},`} is sent back on chain to the buyer's account${buyer === null ? "" : ` ${buyer}`}. This cannot be undone.`,
+          confirm: "Refund in full",
+          danger: true
+        })
+        if (!sure) return
+        try {
+          await api.post("/v1/refunds", { paymentId })
+          announce("Refund requested. It is sent on chain in a moment.")
+          refresh()
+        } catch (error) {
+          // 409 already_refunded / invalid_state: the service's sentence says why.
+          problem.replaceChildren(alertBox(error instanceof GatewayError && error.status === 409 ? `This payment cannot be refunded: ${error.message}` : messageOf(error)))
+        }
+      })
+  }, "Refund")
+
+  const chainId = payment.transaction?.chainId ?? (payment.option === null ? null : payment.option.asset.split("/")[0])
+  /** @param {string | null | undefined} hash @param {string | null} [explorerUrl] */
+  const tx = (hash, explorerUrl) => (typeof hash === "string" && chainId !== null ? transactionLink(config, chainId, hash, explorerUrl) : null)
+  const transactions = [
+    payment.transaction === null ? null : /** @type {const} */ (["Payment", tx(payment.transaction.hash, payment.transaction.explorerUrl)]),
+    payment.settlement?.txHash == null ? null : /** @type {const} */ (["Settlement", tx(payment.settlement.txHash)]),
+    payment.refund?.txHash == null ? null : /** @type {const} */ (["Refund", tx(payment.refund.txHash)])
+  ]
+
+  showView("payment", [
+    h("p", { class: "crumbs" }, link("/dashboard/payments", {}, "← Payments")),
+    h("div", { class: "title-row" },
+      h("h1", {}, `${formatAmount(payment.amount)} · ${payment.referenceId}`),
+      h("span", { id: "payment-status", "data-status": payment.status }, statusBadge(payment.status)),
+      payment.refund === null ? null : h("span", { class: `status status-${payment.refund.status}` }, refundText(payment.refund))),
+    problem,
+    h("div", { class: "actions-row" },
+      payment.status === "requires_action" ? cancel : null,
+      payment.status === "succeeded" && payment.refund === null ? refund : null),
+    h("div", { class: "columns" },
+      section("Summary", details([
+        ["Amount", formatAmount(payment.amount)],
+        ["Paid with", paidWith ?? "Not paid yet"],
+        ["Order reference", payment.referenceId],
+        ["Merchant", merchant === null ? payment.merchantId : link(`/dashboard/merchants/${payment.merchantId}`, {}, merchant.merchantName)],
+        ["Payment id", copyable(payment.paymentId, "payment id")],
+        buyer === null ? null : ["Buyer account", copyable(buyer, "buyer account")],
+        ["Created", time(payment.createdAt)],
+        payment.isFinal ? null : ["Expires", time(payment.expiresAt)],
+        payment.status === "succeeded" && !(payment.refund !== null && payment.settlement === null)
+          ? ["Settlement", payment.settlement === null ? "Not settled yet" : statusLabel(payment.settlement.status)]
+          : null,
+        payment.status === "succeeded" ? ["Refund", refundText(payment.refund)] : null
+      ])),
+      section("Timeline", timeline(payment, events))),
+    transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
+    section("Webhook deliveries", endpointUrls.size === 0
+      ? h("p", { class: "muted" }, "No webhook endpoint is registered, so nothing was sent. ", link("/dashboard/developers", {}, "Add an endpoint"))
+      : deliveryTable({
+      api,
+      deliveries,
+      events: new Map(events.map((e) => [e.id, e])),
+      endpointUrls,
+      caption: "Webhook deliveries of this payment's events",
+      onRedelivered: refresh
+    }))
+  ], { focus: context.followed !== true })
+
+  void follow(context, payment)
+}
+
+/**
+ * Reads the payment again until what is under way is over, then shows the page again.
+ *
+ * @param {Context} context
+ * @param {any} payment
+ */
+async function follow(context, payment) {
+  const underWay = () => !payment.isFinal || payment.refund?.status === "pending" || payment.settlement?.status === "pending"
+  if (!underWay()) return
+  while (context.isCurrent()) {
+    await sleep(followMs)
+    if (!context.isCurrent()) return
+    try {
+      if (!payment.isFinal) {
+        const status = await context.api.get(`/v1/payments/${encodeURIComponent(payment.paymentId)}/status`)
+        if (status.status === payment.status) continue
+        announce(`Payment ${statusLabel(status.status).toLowerCase()}.`)
+      } else {
+        const next = await context.api.get(`/v1/payments/${encodeURIComponent(payment.paymentId)}`)
+        if (next.stateVersion === payment.stateVersion && next.refund?.status === payment.refund?.status && next.settlement?.status === payment.settlement?.status) continue
+        if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
+      }
+    } catch {
+      // A passing outage: try again on the next round.
+      continue
+    }
+    if (!context.isCurrent()) return
+    await showPayment({ ...context, followed: true }, payment.paymentId)
+    return
+  }
+}

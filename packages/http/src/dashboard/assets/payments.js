@@ -1,0 +1,152 @@
+// @ts-check
+/**
+ * The payments list: the API's filters (status, merchant, reference, creation date range), a
+ * search box that opens a payment by id or filters by order reference, cursor paging, and the
+ * page's totals. The filters live in the address (`?status=…&merchant=…`), so Back and reloads
+ * keep them.
+ *
+ * @module
+ */
+import { h, showView } from "./dom.js"
+import { formatAmount } from "./format.js"
+import { alertBox, field, go, input, link, select, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
+
+/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./format.js").Amount} Amount */
+
+const statuses = ["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"]
+const pageSize = "20"
+
+/**
+ * The partner's merchants (first 100, active and deleted) by id: names for lists.
+ *
+ * @param {import("./api.js").Api} api
+ * @returns {Promise<Map<string, { merchantId: string, merchantName: string, status: string }>>}
+ */
+export async function merchantDirectory(api) {
+  const [active, deleted] = await Promise.all([
+    api.get("/v1/merchants", { limit: "100" }),
+    api.get("/v1/merchants", { limit: "100", status: "deleted" })
+  ])
+  return new Map([...active.data, ...deleted.data].map((m) => [m.merchantId, m]))
+}
+
+/**
+ * A date field's value (`YYYY-MM-DD`, UTC) as Unix seconds at the start of that day, plus `days`.
+ *
+ * @param {string | null} value
+ * @param {number} days
+ */
+const dayStart = (value, days) => {
+  if (value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined
+  const ms = Date.parse(`${value}T00:00:00Z`)
+  return Number.isFinite(ms) ? String(ms / 1000 + days * 86_400) : undefined
+}
+
+/**
+ * Succeeded amounts added up per currency (exact: minor units as BigInt).
+ *
+ * @param {ReadonlyArray<{ status: string, amount: Amount }>} payments
+ */
+function succeededTotals(payments) {
+  /** @type {Map<string, Amount>} */
+  const totals = new Map()
+  for (const payment of payments) {
+    if (payment.status !== "succeeded") continue
+    const sum = totals.get(payment.amount.unit)
+    totals.set(payment.amount.unit, { ...payment.amount, value: String(BigInt(sum?.value ?? "0") + BigInt(payment.amount.value)) })
+  }
+  return [...totals.values()].map(formatAmount)
+}
+
+/** @param {Context} context */
+export async function showPayments(context) {
+  const { api, query } = context
+  const status = query.get("status") ?? ""
+  const merchantId = query.get("merchant") ?? ""
+  const reference = query.get("reference") ?? ""
+  const from = query.get("from") ?? ""
+  const to = query.get("to") ?? ""
+  const cursor = query.get("cursor") ?? ""
+  const [merchants, page] = await Promise.all([
+    merchantDirectory(api),
+    api.get("/v1/payments", {
+      status: status === "" ? undefined : [status],
+      merchantId,
+      referenceId: reference,
+      startTs: dayStart(from, 0),
+      // The "to" day is included: before the start of the next day.
+      endTs: dayStart(to, 1),
+      limit: pageSize,
+      cursor
+    })
+  ])
+  if (!context.isCurrent()) return
+
+  /** @param {Record<string, string>} changes */
+  const changed = (changes) => withQuery("/dashboard/payments", query, changes)
+
+  const searchBox = input("search", { type: "search", placeholder: "pay_… or order reference", value: reference })
+  const statusChoice = select("status", [["", "Any status"], ...statuses.map((s) => /** @type {const} */ ([s, statusLabel(s)]))], status)
+  const merchantChoice = select("merchant", [["", "All merchants"], ...[...merchants.values()].map((m) => /** @type {const} */ ([m.merchantId, m.merchantName]))], merchantId)
+  const fromDate = input("from", { type: "date", value: from })
+  const toDate = input("to", { type: "date", value: to })
+  const filters = h(
+    "form",
+    {
+      class: "filters",
+      role: "search",
+      "aria-label": "Filter payments",
+      onsubmit: (event) => {
+        event.preventDefault()
+        const term = searchBox.value.trim()
+        // A payment id opens that payment; anything else is an order reference.
+        if (/^pay_[A-Za-z0-9]+$/.test(term)) {
+          go(`/dashboard/payments/${term}`)
+          return
+        }
+        go(changed({ reference: term, status: statusChoice.value, merchant: merchantChoice.value, from: fromDate.value, to: toDate.value, cursor: "" }))
+      }
+    },
+    field("Search", searchBox, "A payment id, or an order reference exactly."),
+    field("Status", statusChoice),
+    field("Merchant", merchantChoice),
+    field("Created from", fromDate),
+    field("Created to", toDate),
+    h("div", { class: "filter-actions" },
+      h("button", { type: "submit", class: "button primary small" }, "Apply"),
+      link("/dashboard/payments", { class: "button secondary small" }, "Clear"))
+  )
+
+  /** @type {ReadonlyArray<any>} */
+  const payments = page.data
+  const totals = succeededTotals(payments)
+  const filtered = status !== "" || merchantId !== "" || reference !== "" || from !== "" || to !== ""
+  const summary = h(
+    "p",
+    { class: "summary-line", "aria-live": "polite" },
+    payments.length === 0
+      ? filtered ? "No payment matches these filters." : "No payments yet. Payments your merchants create appear here."
+      : `${payments.length} payment${payments.length === 1 ? "" : "s"} on this page${cursor === "" ? "" : " (older)"}`,
+    totals.length === 0 ? null : ` · Succeeded: ${totals.join(" + ")}`
+  )
+
+  const rows = payments.map((p) => [
+    time(p.createdAt),
+    h("span", { class: "stack" }, link(`/dashboard/payments/${p.paymentId}`, { class: "strong" }, p.referenceId), h("code", { class: "id" }, p.paymentId)),
+    merchants.get(p.merchantId)?.merchantName ?? p.merchantId,
+    h("span", { class: "amount-cell" }, formatAmount(p.amount)),
+    h("span", {}, statusBadge(p.status), p.refund === null ? null : h("span", { class: "muted" }, ` · refund ${p.refund.status}`))
+  ])
+
+  showView("payments", [
+    h("h1", {}, "Payments"),
+    filters,
+    summary,
+    payments.length === 0 ? null : table("Payments, newest first", ["Created", "Order reference", "Merchant", "Amount", "Status"], rows),
+    h("nav", { class: "pager", "aria-label": "Pages" },
+      cursor === "" ? null : link(changed({ cursor: "" }), { class: "button secondary small" }, "First page"),
+      page.nextCursor === null ? null : link(changed({ cursor: page.nextCursor }), { class: "button secondary small", rel: "next" }, "Older payments")),
+    merchants.size === 0 ? alertBox("You have no merchants yet: create one under Merchants, then create payments for it with the API.", "info") : null
+  ])
+}

@@ -1,0 +1,100 @@
+// @ts-check
+/**
+ * A payment's story: created → processing → succeeded / failed / expired / cancelled → settled,
+ * and its refund, each step with its time when its event is known. Steps still ahead are shown
+ * as such, so a person sees where the payment stands.
+ *
+ * @module
+ */
+import { h } from "./dom.js"
+import { statusLabel, time } from "./ui.js"
+
+/** @typedef {{ id: string, type: string, createdAt: number, data: { payment: { paymentId: string } } }} PaymentEvent */
+
+/** How many pages of the partner's events are searched for a payment's. */
+const eventPages = 5
+
+/**
+ * The payment's events, oldest first (the newest {@link eventPages} pages of the partner's events
+ * are searched).
+ *
+ * @param {import("./api.js").Api} api
+ * @param {string} paymentId
+ * @returns {Promise<ReadonlyArray<PaymentEvent>>}
+ */
+export async function paymentEvents(api, paymentId) {
+  /** @type {Array<PaymentEvent>} */
+  const found = []
+  let cursor = ""
+  for (let page = 0; page < eventPages; page++) {
+    const answer = await api.get("/v1/events", { limit: "100", cursor })
+    for (const event of /** @type {ReadonlyArray<PaymentEvent>} */ (answer.data)) {
+      if (event.data.payment.paymentId === paymentId) found.push(event)
+    }
+    if (answer.nextCursor === null) break
+    cursor = answer.nextCursor
+  }
+  return found.reverse()
+}
+
+/**
+ * @param {any} payment the payment record
+ * @param {ReadonlyArray<PaymentEvent>} events
+ */
+export function timeline(payment, events) {
+  /** @param {string} type */
+  const at = (type) => events.find((e) => e.type === type)?.createdAt ?? null
+  const status = /** @type {string} */ (payment.status)
+  const waiting = status === "requires_action"
+  const outcome = waiting || status === "processing" ? null : status
+  /** @type {Array<{ label: string, state: "done" | "current" | "ahead" | "failed", when: number | null, note?: string }>} */
+  const steps = [
+    { label: "Created", state: "done", when: payment.createdAt },
+    {
+      label: "Processing",
+      state: status === "processing" ? "current" : at("payment.processing") !== null || status === "succeeded" ? "done" : waiting ? "ahead" : "done",
+      when: at("payment.processing"),
+      ...(waiting ? { note: "Waiting for the buyer to pay" } : {})
+    },
+    outcome === null
+      ? { label: "Succeeded", state: "ahead", when: null }
+      : {
+        label: statusLabel(outcome),
+        state: outcome === "succeeded" ? "done" : "failed",
+        when: at(`payment.${outcome}`) ?? payment.cancelledAt ?? null
+      }
+  ]
+  // A refunded payment's funds went back to the buyer: there is nothing to settle.
+  if (outcome === null || (outcome === "succeeded" && (payment.refund === null || payment.settlement !== null))) {
+    const settlement = payment.settlement
+    steps.push({
+      label: "Settled",
+      state: settlement === null ? "ahead" : settlement.status === "completed" ? "done" : settlement.status === "failed" ? "failed" : "current",
+      when: settlement?.settledAt ?? at("payment.settled"),
+      ...(settlement?.status === "failed" ? { note: "Settlement failed" } : {})
+    })
+  }
+  if (payment.refund !== null) {
+    const refund = payment.refund
+    steps.push({
+      label: refund.status === "completed" ? "Refunded" : refund.status === "failed" ? "Refund failed" : "Refund under way",
+      state: refund.status === "completed" ? "done" : refund.status === "failed" ? "failed" : "current",
+      when: null
+    })
+  }
+  const stateWords = { done: "done", current: "in progress", ahead: "not yet", failed: "ended" }
+  return h(
+    "ol",
+    { class: "timeline" },
+    steps.map((step) =>
+      h(
+        "li",
+        { class: `step step-${step.state}`, "aria-current": step.state === "current" ? "step" : false },
+        h("span", { class: "step-dot", "aria-hidden": "true" }),
+        h("span", { class: "stack" },
+          h("span", { class: "strong" }, step.label, h("span", { class: "visually-hidden" }, ` (${stateWords[step.state]})`)),
+          step.when === null ? null : h("span", { class: "muted" }, time(step.when)),
+          step.note === undefined ? null : h("span", { class: "muted" }, step.note))
+      ))
+  )
+}

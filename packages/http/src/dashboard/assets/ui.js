@@ -1,0 +1,302 @@
+// @ts-check
+/**
+ * The dashboard's building blocks: in-page links, announcements for screen readers, form fields,
+ * status badges, dates, copy buttons, confirmation dialogs and error messages.
+ *
+ * @module
+ */
+import { byId, h } from "./dom.js"
+import { GatewayError } from "./gateway.js"
+
+/** @typedef {import("./dom.js").Child} Child */
+
+/** @type {(path: string) => void} */
+let navigateTo = () => {}
+
+/**
+ * Where in-page links go (set once by the dashboard's router).
+ *
+ * @param {(path: string) => void} navigate
+ */
+export function setNavigator(navigate) {
+  navigateTo = navigate
+}
+
+/**
+ * A link to another dashboard view, followed without reloading the page.
+ *
+ * @param {string} path
+ * @param {Record<string, import("./dom.js").AttributeValue>} attributes
+ * @param {...(Child | ReadonlyArray<Child>)} children
+ */
+export function link(path, attributes, ...children) {
+  return h("a", {
+    ...attributes,
+    href: path,
+    onclick: (event) => {
+      const mouse = /** @type {MouseEvent} */ (event)
+      if (mouse.button !== 0 || mouse.metaKey || mouse.ctrlKey || mouse.shiftKey || mouse.altKey) return
+      event.preventDefault()
+      navigateTo(path)
+    }
+  }, ...children)
+}
+
+/**
+ * The address `path` with the query `query` changed (empty values removed).
+ *
+ * @param {string} path
+ * @param {URLSearchParams} query
+ * @param {Record<string, string>} changes
+ */
+export function withQuery(path, query, changes) {
+  const next = new URLSearchParams(query)
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === "") next.delete(name)
+    else next.set(name, value)
+  }
+  const text = next.toString()
+  return `${path}${text === "" ? "" : `?${text}`}`
+}
+
+/** @param {string} path */
+export function go(path) {
+  navigateTo(path)
+}
+
+/**
+ * Says `message` to screen readers (a polite live region), e.g. "Payment succeeded".
+ *
+ * @param {string} message
+ */
+export function announce(message) {
+  const region = byId("announcer", HTMLElement)
+  region.textContent = ""
+  // A change of content is what a live region announces: set it on the next frame.
+  requestAnimationFrame(() => (region.textContent = message))
+}
+
+/**
+ * A message in the view: a problem (`role="alert"`, announced at once) or news.
+ *
+ * @param {string} message
+ * @param {"error" | "info"} [tone]
+ */
+export function alertBox(message, tone = "error") {
+  return h("div", { class: `alert ${tone}`, role: tone === "error" ? "alert" : "status" }, message)
+}
+
+/**
+ * The line a person reads for a failed call: the service's message (one clear sentence).
+ *
+ * @param {unknown} error
+ */
+export function messageOf(error) {
+  if (error instanceof GatewayError) return error.message
+  return "Something went wrong. Reload the page and try again."
+}
+
+/**
+ * A labelled form control with an optional hint.
+ *
+ * @param {string} label
+ * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} control
+ * @param {string} [hint]
+ */
+export function field(label, control, hint) {
+  const hintId = hint === undefined ? undefined : `${control.id}-hint`
+  if (hintId !== undefined) control.setAttribute("aria-describedby", hintId)
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: control.id }, label),
+    control,
+    hint === undefined ? null : h("p", { class: "hint", id: hintId }, hint)
+  )
+}
+
+/**
+ * @param {string} id
+ * @param {Record<string, import("./dom.js").AttributeValue>} [attributes]
+ */
+export function input(id, attributes = {}) {
+  return h("input", { type: "text", id, name: id, ...attributes })
+}
+
+/**
+ * @param {string} id
+ * @param {ReadonlyArray<readonly [string, string]>} choices value and label
+ * @param {string} selected
+ */
+export function select(id, choices, selected) {
+  return h("select", { id, name: id }, choices.map(([value, label]) => h("option", { value, selected: value === selected }, label)))
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
+
+/**
+ * A Unix time (seconds) as a date and time, in a `<time>` element.
+ *
+ * @param {number | null | undefined} seconds
+ */
+export function time(seconds) {
+  if (typeof seconds !== "number") return "—"
+  const date = new Date(seconds * 1000)
+  return h("time", { datetime: date.toISOString() }, dateTime.format(date))
+}
+
+const statusLabels = /** @type {Record<string, string>} */ ({
+  requires_action: "Waiting for buyer",
+  processing: "Processing",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  expired: "Expired",
+  cancelled: "Cancelled",
+  pending: "Pending",
+  completed: "Completed",
+  active: "Active",
+  disabled: "Disabled",
+  deleted: "Deleted",
+  revoked: "Revoked"
+})
+
+/** @param {string} status */
+export function statusLabel(status) {
+  return statusLabels[status] ?? status
+}
+
+/**
+ * A coloured status label (the colour only repeats the word).
+ *
+ * @param {string} status
+ */
+export function statusBadge(status) {
+  return h("span", { class: `status status-${status}` }, statusLabel(status))
+}
+
+/**
+ * A button that copies `text` and says so.
+ *
+ * @param {string} text
+ * @param {string} what e.g. "payment id"
+ */
+export function copyButton(text, what) {
+  const button = h("button", {
+    type: "button",
+    class: "button secondary small copy-id",
+    "aria-label": `Copy ${what}`,
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(text)
+        button.textContent = "Copied"
+        announce(`Copied the ${what}.`)
+      } catch {
+        button.textContent = "Select and copy"
+      }
+      setTimeout(() => (button.textContent = "Copy"), 2000)
+    }
+  }, "Copy")
+  return button
+}
+
+/**
+ * A value with a copy button.
+ *
+ * @param {string} text
+ * @param {string} what
+ */
+export function copyable(text, what) {
+  return h("span", { class: "copyable" }, h("code", { class: "id" }, text), copyButton(text, what))
+}
+
+/**
+ * Asks before a change that cannot be undone: a modal dialog (focus inside, Escape cancels)
+ * answering whether the person confirmed.
+ *
+ * @param {{ title: string, text: string, confirm: string, danger?: boolean }} options
+ * @returns {Promise<boolean>}
+ */
+export function confirmDialog(options) {
+  const opener = document.activeElement
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "confirm-dialog", "aria-labelledby": "confirm-title", "aria-describedby": "confirm-text" })
+    const finish = (/** @type {boolean} */ answer) => {
+      dialog.close()
+      dialog.remove()
+      if (opener instanceof HTMLElement) opener.focus()
+      resolve(answer)
+    }
+    dialog.append(
+      h("h2", { id: "confirm-title" }, options.title),
+      h("p", { id: "confirm-text" }, options.text),
+      h(
+        "div",
+        { class: "dialog-actions" },
+        h("button", { type: "button", class: "button secondary small", onclick: () => finish(false) }, "Keep it"),
+        h("button", { type: "button", class: `button ${options.danger === true ? "danger" : "primary"} small`, onclick: () => finish(true) }, options.confirm)
+      )
+    )
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault()
+      finish(false)
+    })
+    document.body.append(dialog)
+    dialog.showModal()
+  })
+}
+
+/**
+ * Runs `action` with `button` busy (disabled, `aria-busy`), restoring it after.
+ *
+ * @template T
+ * @param {HTMLButtonElement} button
+ * @param {() => Promise<T>} action
+ * @returns {Promise<T>}
+ */
+export async function busy(button, action) {
+  button.disabled = true
+  button.setAttribute("aria-busy", "true")
+  try {
+    return await action()
+  } finally {
+    button.disabled = false
+    button.removeAttribute("aria-busy")
+  }
+}
+
+/**
+ * A section of a view with a heading.
+ *
+ * @param {string} title
+ * @param {...(Child | ReadonlyArray<Child>)} children
+ */
+export function section(title, ...children) {
+  const id = `section-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`
+  return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), ...children)
+}
+
+/**
+ * Terms and their values.
+ *
+ * @param {ReadonlyArray<readonly [string, Child | ReadonlyArray<Child>] | null>} rows
+ */
+export function details(rows) {
+  return h("dl", { class: "details" }, rows.map((row) => row === null ? null : h("div", {}, h("dt", {}, row[0]), h("dd", {}, row[1]))))
+}
+
+/**
+ * A table whose rows become cards on narrow screens (each cell labelled by its column).
+ *
+ * @param {string} caption
+ * @param {ReadonlyArray<string>} columns
+ * @param {ReadonlyArray<ReadonlyArray<Child | ReadonlyArray<Child>>>} rows
+ */
+export function table(caption, columns, rows) {
+  return h(
+    "table",
+    { class: "list" },
+    h("caption", { class: "visually-hidden" }, caption),
+    h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column)))),
+    h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { "data-label": columns[i] ?? "" }, cell)))))
+  )
+}

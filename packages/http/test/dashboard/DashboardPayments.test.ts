@@ -1,0 +1,200 @@
+/**
+ * The partner dashboard in Chromium against the service as `npm start` runs it (anvil, the worker
+ * in process), on PGlite and on PostgreSQL when `TEST_DATABASE_URL` is set: sign in with the
+ * secret key (never kept by the page), find a paid payment, refund it and see the refund complete
+ * on chain, follow a processing payment to succeeded without a reload, cancel a waiting one; a
+ * second partner sees nothing of the first; a change without the CSRF token is refused; sign out.
+ * Screenshots of each view at 375 px and 1280 px go to artifacts/screenshots/dashboard-*.png.
+ */
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { testDatabases } from "../../../../test/support/TestServer.ts"
+import { type ProbedPage, shoot } from "../portal/PortalBrowser.ts"
+import { chainTimeoutMs, dashboardSuite, explorerUrl, view } from "./DashboardWorld.ts"
+
+const mainText = (page: Page) => page.locator("main").innerText()
+
+/** The status of a transaction on the local chain (`0x1`: it succeeded). */
+const receiptStatus = async (rpcUrl: string, hash: string) => {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] })
+  })
+  return ((await response.json()) as { result: { status: string } | null }).result?.status
+}
+
+for (const database of testDatabases) {
+  describe(`Dashboard payments in Chromium (${database.name}, anvil, worker)`, () => {
+    const suite = dashboardSuite(database)
+
+    const expectClean = (probe: ProbedPage, expectedStatuses: ReadonlyArray<number> = []) => suite.expectClean(probe, expectedStatuses)
+
+    it("signs in with the secret key, which the page never keeps; a wrong key is refused in one sentence; sandbox shows Test mode", async () => {
+      const probe = await suite.open()
+      const { page } = probe
+      const response = await page.goto(`${suite.world().baseUrl}/dashboard`)
+      const csp = response!.headers()["content-security-policy"]!
+      expect(csp).toContain("default-src 'none'")
+      expect(csp).toContain("connect-src 'self'")
+      expect(csp).toContain("require-trusted-types-for 'script'")
+      expect(csp).not.toContain("unsafe")
+      await view(page, "sign-in")
+      await shoot(page, "dashboard-sign-in")
+
+      await page.getByLabel("Secret API key").fill("sk_test_notAKeyOfOursAtAllxxxxxxxxxxxxxxxx")
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await expect.poll(() => page.getByRole("alert").innerText()).toContain("That key was not accepted")
+      expect(await page.getByLabel("Secret API key").getAttribute("aria-invalid")).toBe("true")
+
+      const key = suite.world().partnerKey
+      await suite.signIn(page, key)
+      await view(page, "payments")
+      expect(page.url()).toBe(`${suite.world().baseUrl}/dashboard/payments`)
+      expect(await page.locator("header").innerText()).toContain("Test mode")
+      // The session is an HttpOnly, SameSite=Strict cookie: no script reads it, no storage holds the key.
+      const cookies = await probe.context.cookies()
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([["paygate_session", true, "Strict"]])
+      expect(await page.evaluate(() => (globalThis as any).document.cookie)).toBe("")
+      const html = await page.content()
+      expect(html).not.toContain(key)
+      await expectClean(probe)
+    })
+
+    it("finds a paid payment, refunds it after a confirmation, and sees the refund complete on chain; a second refund is refused kindly", async () => {
+      const partner = suite.partner()
+      const world = suite.world()
+      const other = await suite.createPayment(partner, world.merchantId, "order-refund-other")
+      const paid = await suite.createPayment(partner, world.merchantId, "order-refund-1")
+      await suite.pay(paid.paymentId)
+      expect(await suite.settled(partner, paid.paymentId)).toBe("succeeded")
+
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, world.partnerKey)
+      await view(page, "payments")
+      const rows = page.locator("table.list tbody tr")
+      await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(2)
+      expect(await mainText(page)).toMatch(/order-refund-1[\s\S]*Corner Coffee[\s\S]*\$12\.50[\s\S]*Succeeded/)
+      await shoot(page, "dashboard-payments")
+
+      // Filters: succeeded only, then a search by order reference.
+      await page.getByLabel("Status").selectOption("succeeded")
+      await page.getByRole("button", { name: "Apply" }).click()
+      await expect.poll(() => page.url()).toContain("status=succeeded")
+      await expect.poll(async () => (await mainText(page)).includes(other.referenceId)).toBe(false)
+      await page.getByLabel("Search").fill("order-refund-1")
+      await page.getByRole("button", { name: "Apply" }).click()
+      await expect.poll(() => rows.count()).toBe(1)
+      expect(await page.locator(".summary-line").innerText()).toContain("Succeeded: $12.50")
+
+      await page.getByRole("link", { name: "order-refund-1" }).click()
+      await view(page, "payment")
+      expect(page.url()).toBe(`${world.baseUrl}/dashboard/payments/${paid.paymentId}`)
+      const text = await mainText(page)
+      expect(text).toMatch(/Paid with\s+12\.50 TUSDC on Anvil/)
+      expect(text).toContain("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
+      expect(text).toMatch(/Created[\s\S]*Processing[\s\S]*Succeeded/)
+      await shoot(page, "dashboard-payment")
+
+      await page.getByRole("button", { name: "Refund" }).click()
+      const dialog = page.getByRole("dialog")
+      expect(await dialog.innerText()).toMatch(/Refund \$12\.50\?[\s\S]*12\.50 TUSDC[\s\S]*0x7099/)
+      await shoot(page, "dashboard-refund-confirm")
+      await dialog.getByRole("button", { name: "Refund in full" }).click()
+      // The worker sends it on chain; the page follows it without a reload.
+      await expect.poll(() => mainText(page), { timeout: chainTimeoutMs }).toMatch(/Refund\s+Refunded/)
+      const record = await partner.call("GET", `/v1/payments/${paid.paymentId}`)
+      expect(record.refund.status).toBe("completed")
+      expect(await receiptStatus(world.chain.node.rpcUrl, record.refund.txHash)).toBe("0x1")
+      // Both transactions link to the network's block explorer.
+      const transactions = page.getByRole("region", { name: "Transactions" }).getByRole("link")
+      expect(await transactions.evaluateAll((links) => links.map((a) => (a as any).href))).toEqual([
+        `${explorerUrl}/tx/${record.transaction.hash}`,
+        `${explorerUrl}/tx/${record.refund.txHash}`
+      ])
+      expect(await page.getByRole("button", { name: "Refund" }).count()).toBe(0)
+      await shoot(page, "dashboard-payment-refunded")
+
+      // A second refund (another tab, say) is a 409 the API explains.
+      await expect(partner.call("POST", "/v1/refunds", { paymentId: paid.paymentId })).rejects.toThrow(/409/)
+      await expectClean(probe)
+    }, chainTimeoutMs * 2)
+
+    it("follows a processing payment to succeeded without a reload, and cancels a waiting one", async () => {
+      const partner = suite.partner()
+      const world = suite.world()
+      const waiting = await suite.createPayment(partner, world.merchantId, "order-live-1")
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, world.partnerKey, `/dashboard/payments/${waiting.paymentId}`)
+      await view(page, "payment")
+      expect(await page.locator("#payment-status").innerText()).toBe("Waiting for buyer")
+      await shoot(page, "dashboard-payment-waiting")
+      await page.evaluate(() => ((globalThis as any).loadedOnce = true))
+      await suite.pay(waiting.paymentId)
+      await expect.poll(() => page.locator("#payment-status").innerText(), { timeout: chainTimeoutMs }).toBe("Succeeded")
+      // Still the same page load.
+      expect(await page.evaluate(() => (globalThis as any).loadedOnce)).toBe(true)
+      expect(await page.locator("#announcer").innerText()).toContain("Payment succeeded")
+
+      const toCancel = await suite.createPayment(partner, world.merchantId, "order-cancel-1")
+      await page.goto(`${world.baseUrl}/dashboard/payments/${toCancel.paymentId}`)
+      await view(page, "payment")
+      await page.getByRole("button", { name: "Cancel payment" }).click()
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel payment" }).click()
+      await expect.poll(() => page.locator("#payment-status").innerText()).toBe("Cancelled")
+      expect((await partner.call("GET", `/v1/payments/${toCancel.paymentId}`)).status).toBe("cancelled")
+      await expectClean(probe)
+    }, chainTimeoutMs * 2)
+
+    it("a second partner sees nothing of the first: not in lists, not by address", async () => {
+      const first = suite.partner()
+      const world = suite.world()
+      const payment = await suite.createPayment(first, world.merchantId, "order-private-1")
+      const second = await suite.newPartner("Second partner")
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, second.apiKey)
+      await view(page, "payments")
+      expect(await mainText(page)).toContain("No payments yet")
+      await page.goto(`${world.baseUrl}/dashboard/payments/${payment.paymentId}`)
+      await view(page, "payment-not-found")
+      await page.goto(`${world.baseUrl}/dashboard/merchants/${world.merchantId}`)
+      await view(page, "merchant-not-found")
+      await page.goto(`${world.baseUrl}/dashboard/merchants`)
+      await view(page, "merchants")
+      expect(await mainText(page)).not.toContain("Corner Coffee")
+      await page.goto(`${world.baseUrl}/dashboard/developers`)
+      await view(page, "developers")
+      expect(await mainText(page)).not.toContain(world.partnerKey.slice(-4))
+      // The 404s of the first partner's payment and merchant.
+      await expectClean(probe, [404])
+    })
+
+    it("refuses a change without the CSRF token, and signing out ends the session", async () => {
+      const world = suite.world()
+      const payment = await suite.createPayment(suite.partner(), world.merchantId, "order-csrf-1")
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, world.partnerKey)
+      await view(page, "payments")
+      // The page's own origin, with its cookie, but without the header: refused, nothing changed.
+      const withoutToken = await page.evaluate(async (id) => {
+        const response = await fetch(`/v1/payments/${id}/cancel`, { method: "POST", credentials: "same-origin" })
+        return { status: response.status, body: await response.json() as { code: string } }
+      }, payment.paymentId)
+      expect(withoutToken.status).toBe(403)
+      expect(withoutToken.body.code).toBe("forbidden")
+      expect((await suite.partner().call("GET", `/v1/payments/${payment.paymentId}`)).status).toBe("requires_action")
+
+      await page.getByRole("button", { name: "Sign out" }).click()
+      await view(page, "sign-in")
+      expect(await mainText(page)).toContain("You are signed out.")
+      const after = await page.evaluate(async () => (await fetch("/v1/payments", { credentials: "same-origin" })).status)
+      expect(after).toBe(401)
+      // The 403 of the request without the token.
+      await expectClean(probe, [403])
+    })
+  })
+}
