@@ -12,7 +12,11 @@ export const welcome = (
   tokens: ReadonlyArray<string>,
   localChains: ReadonlyArray<string>
 ) => {
-  const lines = [``, `paygate is listening on ${baseUrl}  (API docs: ${baseUrl}/docs, OpenAPI: ${baseUrl}/openapi.json)`]
+  const lines = [
+    ``,
+    `paygate is listening on ${baseUrl}  (API docs: ${baseUrl}/docs, OpenAPI: ${baseUrl}/openapi.json)`,
+    `Dashboard: ${baseUrl}/dashboard  (sign in with a partner's secret API key)`
+  ]
   lines.push(tokens.length === 0 ? `No chain configured (PAYGATE_CHAINS): payments have no options.` : `Accepting ${tokens.join(", ")}`)
   for (const chain of localChains) lines.push(`Local chain ${chain}: add it to a browser wallet to pay on the checkout page (gatewayUrl)`)
   if (Option.isNone(sandbox)) {

@@ -70,6 +70,7 @@ describe("npm start, as a newcomer meets it", () => {
       expect(moved, output).not.toBeNull()
       const url = `http://localhost:${moved![1]}`
       expect(output).toContain(`paygate is listening on ${url}`)
+      expect(output).toContain(`Dashboard: ${url}/dashboard`)
       const apiKey = /Api-Key\s+(sk_test_\S+)/.exec(output)![1]!
       const merchantId = /Merchant-Id\s+(mer_\S+)/.exec(output)![1]!
       expect(output).toContain(`curl -s ${url}/v1/merchant/payment`)

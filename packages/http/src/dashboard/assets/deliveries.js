@@ -29,12 +29,15 @@ export function responseText(delivery) {
 /**
  * A table of deliveries with their request bodies (when the event is known) and a Redeliver button.
  *
+ * `endpointUrls` names the endpoints; with one endpoint (its own log) the column is left out.
+ *
  * @param {{ api: import("./api.js").Api, deliveries: ReadonlyArray<Delivery>, events: ReadonlyMap<string, unknown>, endpointUrls: ReadonlyMap<string, string>, caption: string, onRedelivered: () => void }} options
  */
 export function deliveryTable(options) {
   const { api, deliveries, events } = options
   if (deliveries.length === 0) return h("p", { class: "muted" }, "No deliveries yet.")
   const problem = h("div", {})
+  const oneEndpoint = options.endpointUrls.size === 1
   const rows = deliveries.map((delivery) => {
     const redeliver = h("button", {
       type: "button",
@@ -53,8 +56,11 @@ export function deliveryTable(options) {
     }, "Redeliver")
     const body = events.get(delivery.eventId)
     return [
-      h("span", { class: "stack" }, h("span", { class: "strong" }, delivery.eventType), h("code", { class: "id" }, delivery.eventId)),
-      h("span", { class: "stack" }, h("span", { class: "wrap" }, options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId), delivery.redelivery ? h("span", { class: "muted" }, "redelivery") : null),
+      h("span", { class: "stack" },
+        h("span", { class: "strong" }, delivery.eventType),
+        h("code", { class: "id" }, delivery.eventId),
+        delivery.redelivery ? h("span", { class: "muted" }, "redelivery") : null),
+      oneEndpoint ? null : h("span", { class: "wrap" }, options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId),
       h("span", {}, statusBadge(delivery.status), delivery.status === "pending" && delivery.nextAttemptAt !== null ? h("span", { class: "muted" }, " next try ", time(delivery.nextAttemptAt)) : null),
       `${delivery.attempts}`,
       h("span", { class: "stack" },
@@ -63,5 +69,6 @@ export function deliveryTable(options) {
       redeliver
     ]
   })
-  return h("div", {}, problem, table(options.caption, ["Event", "Endpoint", "Status", "Attempts", "Last response", ""], rows))
+  const columns = ["Event", "Endpoint", "Status", "Attempts", "Last response", ""].filter((c) => !(oneEndpoint && c === "Endpoint"))
+  return h("div", {}, problem, table(options.caption, columns, rows.map((cells) => cells.filter((cell) => cell !== null))))
 }

@@ -174,7 +174,7 @@ export async function showMerchant(context, merchantId) {
     h("div", { class: "title-row" }, h("h1", {}, merchant.merchantName), statusBadge(merchant.status)),
     h("p", { class: "muted" }, "Id ", copyable(merchant.merchantId, "merchant id"), " · created ", time(merchant.createdAt)),
     h("p", {}, link(`/dashboard/payments?merchant=${encodeURIComponent(merchant.merchantId)}`, {}, "See this merchant's payments")),
-    h("div", { class: "columns" },
+    h("div", { class: "columns even" },
       section("Profile", deleted ? h("p", { class: "muted" }, "A deleted merchant cannot be changed.") : profile),
       section("Crypto settlement", settlements(context, merchant, reload))),
     deleted ? null : section("Delete", h("p", { class: "muted" }, "Deleting is soft: the merchant stops taking payments; its records stay."), remove)
@@ -206,6 +206,7 @@ function settlements(context, merchant, reload) {
     const removeButton = h("button", {
       type: "button",
       class: "button secondary small",
+      "aria-label": `Remove the ${assetName(s.asset)} destination`,
       onclick: () =>
         busy(removeButton, async () => {
           if (!(await confirmDialog({ title: `Stop settling ${assetName(s.asset)}?`, text: "Payments in this token then stay at the collection address.", confirm: "Remove", danger: true }))) return
@@ -215,7 +216,7 @@ function settlements(context, merchant, reload) {
         })
     }, "Remove")
     return h("li", { class: "settlement" },
-      h("p", { class: "strong" }, assetName(s.asset)),
+      h("div", { class: "settlement-head" }, h("p", { class: "strong" }, assetName(s.asset)), removeButton),
       actionForm({
         label: "Change",
         fields: [destination],
@@ -224,8 +225,7 @@ function settlements(context, merchant, reload) {
           announce("Settlement destination changed.")
           await reload()
         }
-      }),
-      removeButton)
+      }))
   })
   const configured = new Set(crypto.map((s) => s.asset.toLowerCase()))
   const choices = config.assets.filter((a) => !configured.has(a.assetId.toLowerCase()))

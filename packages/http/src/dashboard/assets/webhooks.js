@@ -163,7 +163,7 @@ async function deliveryLog(context, endpoints, endpointId, reload) {
     api,
     deliveries: deliveries.data,
     events: new Map(events.data.map((/** @type {any} */ e) => [e.id, e])),
-    endpointUrls: new Map(endpoints.map((e) => [e.id, e.url])),
+    endpointUrls: new Map([[endpointId, endpoint?.url ?? endpointId]]),
     caption: `Deliveries to ${endpoint?.url ?? endpointId}, newest first`,
     onRedelivered: () => void reload()
   })
