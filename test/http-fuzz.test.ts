@@ -212,7 +212,8 @@ const validBodies: Record<string, (world: World) => unknown> = {
     data: { fullName: "Ada Lovelace", dob: "1990-12-10", pobCountry: "GB", pobAddress: "London", tosConfirmed: true }
   }),
   "POST /v1/webhooks": (world) => ({ url: "https://hooks.example/paygate", events: ["payment.succeeded"], merchantId: world.merchantId }),
-  "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey })
+  "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey }),
+  "PATCH /v1/webhooks/{id}": () => ({ events: ["payment.succeeded"], status: "active" })
 }
 
 const validBody = (world: World, operation: Operation): unknown => {

@@ -25,7 +25,12 @@ const operations: ReadonlyArray<readonly [method: string, path: string, success:
   ["delete", "/v1/merchants/{merchantId}/settlements/crypto/{id}", "200", ["404"]],
   ["get", "/v1/api-keys", "200", []],
   ["post", "/v1/api-keys", "201", []],
-  ["delete", "/v1/api-keys/{id}", "200", ["404"]]
+  ["delete", "/v1/api-keys/{id}", "200", ["404"]],
+  ["patch", "/v1/webhooks/{id}", "200", ["404"]],
+  ["post", "/v1/webhooks/{id}/rotate-secret", "200", ["404"]],
+  ["get", "/v1/events", "200", []],
+  ["get", "/v1/events/{eventId}", "200", ["404"]],
+  ["get", "/v1/payments/{id}/deliveries", "200", ["404"]]
 ]
 
 const codesAt = (operation: any, status: string): Array<string> => {

@@ -28,6 +28,7 @@ import {
   type Mode,
   type OutboxEvent,
   type PartnerId,
+  type PaymentId,
   type WebhookEndpoint,
   type WebhookEndpointId
 } from "@paygate/domain"
@@ -50,6 +51,7 @@ const spans = {
   release: Effect.withSpan("SqlDeliveryQueue.release"),
   listForEndpoint: Effect.withSpan("SqlDeliveryQueue.listForEndpoint"),
   listEvents: Effect.withSpan("SqlDeliveryQueue.listEvents"),
+  listForPayment: Effect.withSpan("SqlDeliveryQueue.listForPayment"),
   findEvent: Effect.withSpan("SqlDeliveryQueue.findEvent"),
   redeliver: Effect.withSpan("SqlDeliveryQueue.redeliver")
 }
@@ -274,15 +276,40 @@ export const make = Effect.gen(function*() {
     )
 
   // Migration 0008's index walks the partner's events newest first; the mode is the payment's.
-  const listEvents = (query: { readonly partnerId: PartnerId; readonly mode: Mode; readonly after: Cursor | null; readonly limit: number }) =>
+  const listEvents = (query: {
+    readonly partnerId: PartnerId
+    readonly mode: Mode
+    readonly paymentId?: PaymentId | undefined
+    readonly after: Cursor | null
+    readonly limit: number
+  }) =>
     sql<{ readonly id: EventId; readonly created_at: string | number; readonly payload: unknown }>`
       SELECT id, created_at, payload FROM outbox_events
       WHERE partner_id = ${query.partnerId} AND payload->'payment'->>'mode' = ${query.mode}
+        ${query.paymentId === undefined ? sql`` : sql`AND payment_id = ${query.paymentId}`}
         ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
       Effect.map((rows) => rows.map((row) => ({ id: row.id, createdAt: toInt(row.created_at), event: eventFromPayload(row.payload) }))),
       Effect.orDie,
       spans.listEvents
+    )
+
+  // A payment's events are few (one per status change): found by outbox_events_payment, then their deliveries.
+  const listForPayment = (query: {
+    readonly partnerId: PartnerId
+    readonly mode: Mode
+    readonly paymentId: PaymentId
+    readonly after: Cursor | null
+    readonly limit: number
+  }) =>
+    sql`SELECT ${sql.literal(deliverySelect.split(", ").map((column) => `d.${column}`).join(", "))}
+      FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+      WHERE e.payment_id = ${query.paymentId} AND e.partner_id = ${query.partnerId} AND e.payload->'payment'->>'mode' = ${query.mode}
+        ${query.after === null ? sql`` : sql`AND (d.created_at, d.id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
+      ORDER BY d.created_at DESC, d.id DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(deliveryFromRow)),
+      Effect.orDie,
+      spans.listForPayment
     )
 
   const findEvent = (id: EventId) =>
@@ -299,7 +326,7 @@ export const make = Effect.gen(function*() {
       return rows.map(deliveryFromRow)
     }).pipe(Effect.orDie, spans.redeliver)
 
-  return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, listEvents, findEvent, redeliver })
+  return DeliveryQueue.of({ fanOut, claim, record, recordMany, release, listForEndpoint, listEvents, listForPayment, findEvent, redeliver })
 })
 
 /** `DeliveryQueue` over the `SqlClient` and `WebhookSecretCipher` in context. */

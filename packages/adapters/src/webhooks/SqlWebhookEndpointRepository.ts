@@ -25,6 +25,7 @@ const spans = {
   find: Effect.withSpan("SqlWebhookEndpointRepository.find"),
   list: Effect.withSpan("SqlWebhookEndpointRepository.list"),
   active: Effect.withSpan("SqlWebhookEndpointRepository.active"),
+  update: Effect.withSpan("SqlWebhookEndpointRepository.update"),
   remove: Effect.withSpan("SqlWebhookEndpointRepository.remove")
 }
 
@@ -101,19 +102,35 @@ export const make = Effect.gen(function*() {
       spans.active
     )
 
+  const update = (e: WebhookEndpoint) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const ciphertext = yield* cipher.encrypt(e.id, e.secret)
+      const rows = yield* sql`UPDATE webhook_endpoints SET events = ${JSON.stringify(e.events)}::jsonb, status = ${e.status},
+          secret_ciphertext = ${ciphertext}, updated_at = ${now}::bigint
+        WHERE id = ${e.id} AND partner_id = ${e.partnerId} AND mode = ${e.mode} AND deleted_at IS NULL RETURNING id`
+      if (rows.length === 0) return false
+      if (e.status === "disabled") yield* endPending(e.id, "the endpoint was disabled", now)
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, spans.update)
+
+  // Pending deliveries of an endpoint that no longer receives: failed (each can be redelivered).
+  const endPending = (id: WebhookEndpointId, reason: string, now: number) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
+        last_error = ${reason}, updated_at = ${now}::bigint
+      WHERE endpoint_id = ${id} AND status = 'pending'`
+
   const remove = (partnerId: PartnerId, mode: Mode, id: WebhookEndpointId) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const rows = yield* sql`UPDATE webhook_endpoints SET deleted_at = ${now}::bigint, updated_at = ${now}::bigint
         WHERE id = ${id} AND partner_id = ${partnerId} AND mode = ${mode} AND deleted_at IS NULL RETURNING id`
       if (rows.length === 0) return false
-      yield* sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
-          last_error = 'the endpoint was deleted', updated_at = ${now}::bigint
-        WHERE endpoint_id = ${id} AND status = 'pending'`
+      yield* endPending(id, "the endpoint was deleted", now)
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.remove)
 
-  return WebhookEndpointRepository.of({ insert, find, list, active, remove })
+  return WebhookEndpointRepository.of({ insert, find, list, active, update, remove })
 })
 
 /** `WebhookEndpointRepository` over the `SqlClient` and `WebhookSecretCipher` in context. */

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { EventId, PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
+import type { EventId, PartnerId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode } from "../payment/Payment.ts"
@@ -86,13 +86,22 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
     readonly after: Cursor | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Delivery>>
-  /** A partner's events of one mode (processed or not), newest first, after the cursor. */
+  /** A partner's events of one mode (processed or not; of one payment when `paymentId` is set), newest first, after the cursor. */
   readonly listEvents: (query: {
     readonly partnerId: PartnerId
     readonly mode: Mode
+    readonly paymentId?: PaymentId | undefined
     readonly after: Cursor | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<ListedEvent>>
+  /** The deliveries (to any endpoint) of the events of a partner's payment in one mode, newest first, after the cursor. */
+  readonly listForPayment: (query: {
+    readonly partnerId: PartnerId
+    readonly mode: Mode
+    readonly paymentId: PaymentId
+    readonly after: Cursor | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Delivery>>
   /** An outbox event (processed or not). */
   readonly findEvent: (id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
   /** New deliveries of `event` (redeliveries), due now, one per endpoint. */

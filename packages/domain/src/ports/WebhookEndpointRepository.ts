@@ -23,6 +23,12 @@ export class WebhookEndpointRepository extends Context.Service<WebhookEndpointRe
   /** The partner's active endpoints in `mode` (what a new event fans out to). */
   readonly active: (partnerId: PartnerId, mode: Mode) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
   /**
+   * Stores an endpoint's new events, status and secret. An endpoint turned `disabled` has its
+   * pending deliveries end `failed` in the same transaction. Answers `false` when there was none
+   * (deleted meanwhile).
+   */
+  readonly update: (endpoint: WebhookEndpoint) => Effect.Effect<boolean>
+  /**
    * Deletes the endpoint; its pending deliveries end `failed` in the same transaction. Answers
    * `false` when there was none.
    */

@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer, Option, Predicate, Redacted, Result, Sch
 import { Mac, SecureRandom } from "effect/crypto"
 import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, PaymentNotFound } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
-import { EventId, MerchantId, WebhookEndpointId } from "../ids/Ids.ts"
+import { EventId, MerchantId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
@@ -18,7 +18,7 @@ import type { Delivery } from "../webhooks/Delivery.ts"
 import { generateSecret, secretKeyBytes, sign } from "../webhooks/Signature.ts"
 import type { TestDelivery, TestEnvelope } from "../webhooks/TestEvent.ts"
 import { deliveryHeaders, verdictOf } from "./WebhookDispatch.ts"
-import { subscribes, WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+import { subscribes, WebhookEndpoint, type WebhookEndpointStatus } from "../webhooks/WebhookEndpoint.ts"
 import { checkWebhookUrl } from "../webhooks/WebhookUrl.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 
@@ -29,6 +29,22 @@ export interface RegisterWebhookInput {
   readonly events?: ReadonlyArray<string> | null | undefined
   /** Only this merchant's payments (an active merchant of the partner), else all of the partner's. */
   readonly merchantId?: string | null | undefined
+}
+
+/**
+ * `PATCH /v1/webhooks/{id}` body: only what is given changes. `events` as at registration
+ * (`null` or empty: every type); `status` `disabled` stops deliveries (pending ones end `failed`),
+ * `active` resumes them for new events.
+ */
+export interface UpdateWebhookInput {
+  readonly events?: ReadonlyArray<string> | null | undefined
+  readonly status?: WebhookEndpointStatus | undefined
+}
+
+/** A page request of a list operation. */
+interface PageInput {
+  readonly limit?: string | undefined
+  readonly cursor?: string | undefined
 }
 
 /** A registered endpoint with its secret, shown this once. */
@@ -52,6 +68,7 @@ const isEventType = Schema.is(PaymentEventType)
 const isEndpointId = Schema.is(WebhookEndpointId)
 const isEventId = Schema.is(EventId)
 const isMerchantId = Schema.is(MerchantId)
+const isPaymentId = Schema.is(PaymentId)
 
 // Contract §2: a missing sub-resource answers its owner's not-found code (as crypto settlements
 // answer merchant_not_found): an endpoint belongs to the partner, an event to its payment.
@@ -62,6 +79,15 @@ const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event $
 const sandboxPrivateHint =
   " To receive sandbox events on this machine, forward them with `npm run webhooks -- listen --forward-to <url>`" +
   " (no endpoint needed), or start the service with WEBHOOK_ALLOW_PRIVATE=true (development only)."
+
+/** The event types requested, in their canonical order; an unknown one is `invalid_params`. */
+const eventTypes = (requested: ReadonlyArray<string> | null | undefined) => {
+  const types = requested ?? []
+  const unknown = types.find((type) => !isEventType(type))
+  return unknown === undefined
+    ? Effect.succeed(PaymentEventType.literals.filter((type) => types.includes(type)))
+    : Effect.fail(new InvalidParams({ message: `events must be among ${PaymentEventType.literals.join(", ")}.` }))
+}
 
 /** The event types an endpoint receives: its list, or every type when the list is empty. */
 export const effectiveEvents = (endpoint: WebhookEndpoint): ReadonlyArray<PaymentEventType> =>
@@ -79,6 +105,13 @@ export class Webhooks extends Context.Service<Webhooks, {
     input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
   ) => Effect.Effect<Page<WebhookEndpoint>, InvalidParams>
   readonly remove: (access: PartnerAccess, id: string) => Effect.Effect<WebhookEndpointId, PartnerNotFound>
+  /** Changes an endpoint's event types or status (see {@link UpdateWebhookInput}). */
+  readonly update: (access: PartnerAccess, id: string, input: UpdateWebhookInput) => Effect.Effect<WebhookEndpoint, PartnerNotFound | InvalidParams>
+  /**
+   * Gives an endpoint a new signing secret, shown this once. The old one stops at once: deliveries
+   * from now on are signed with the new one (a failed one is retried on the contract's schedule).
+   */
+  readonly rotateSecret: (access: PartnerAccess, id: string) => Effect.Effect<RegisteredWebhook, PartnerNotFound>
   /** An endpoint's deliveries, newest first. */
   readonly deliveries: (
     access: PartnerAccess,
@@ -94,11 +127,15 @@ export class Webhooks extends Context.Service<Webhooks, {
     eventId: string,
     endpointId?: string | undefined
   ) => Effect.Effect<Redelivery, PaymentNotFound | PartnerNotFound>
-  /** The partner's events (mode of the key, processed or not), newest first: what its endpoints receive. */
+  /** The partner's events (mode of the key, processed or not; of one payment with `paymentId`), newest first: what its endpoints receive. */
   readonly events: (
     access: PartnerAccess,
-    input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+    input: PageInput & { readonly paymentId?: string | undefined }
   ) => Effect.Effect<Page<OutboxEvent>, InvalidParams>
+  /** One of the partner's events (mode of the key). */
+  readonly event: (access: PartnerAccess, eventId: string) => Effect.Effect<OutboxEvent, PaymentNotFound>
+  /** The deliveries of a payment's events to any of the partner's endpoints, newest first (none for another partner's payment). */
+  readonly paymentDeliveries: (access: PartnerAccess, paymentId: string, input: PageInput) => Effect.Effect<Page<Delivery>, InvalidParams>
   /**
    * Sends a signed `webhook.test` event to one of the partner's endpoints now, through the same
    * SSRF guard as deliveries, and answers what the receiver did. Nothing is stored or retried.
@@ -127,12 +164,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         const hint = caller.mode === "sandbox" ? sandboxPrivateHint : ""
         const checked = checkWebhookUrl(input.url, { allowHttp: allowPrivate || caller.mode === "sandbox", allowPrivate, privateHint: hint })
         if (Result.isFailure(checked)) return yield* checked.failure
-        const requested = input.events ?? []
-        const unknown = requested.find((type) => !isEventType(type))
-        if (unknown !== undefined) {
-          return yield* new InvalidParams({ message: `events must be among ${PaymentEventType.literals.join(", ")}.` })
-        }
-        const events = PaymentEventType.literals.filter((type) => requested.includes(type))
+        const events = yield* eventTypes(input.events)
         // A host name is checked on what it resolves to now (and again at every delivery). A name
         // that does not resolve yet is accepted: delivery refuses it if it later points inside.
         const host = checked.success.hostName
@@ -191,6 +223,22 @@ export class Webhooks extends Context.Service<Webhooks, {
         return id
       })
 
+      const update = Effect.fn("Webhooks.update")(function*(access: PartnerAccess, id: string, input: UpdateWebhookInput) {
+        const endpoint = yield* findEndpoint(access, id)
+        const events = input.events === undefined ? endpoint.events : yield* eventTypes(input.events)
+        const changed = new WebhookEndpoint({ ...endpoint, events, status: input.status ?? endpoint.status })
+        if (!(yield* endpoints.update(changed))) return yield* endpointNotFound(id)
+        return changed
+      })
+
+      const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(access: PartnerAccess, id: string) {
+        const endpoint = yield* findEndpoint(access, id)
+        const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)
+        const changed = new WebhookEndpoint({ ...endpoint, secret })
+        if (!(yield* endpoints.update(changed))) return yield* endpointNotFound(id)
+        return { endpoint: changed, secret }
+      })
+
       const deliveries = Effect.fn("Webhooks.deliveries")(function*(
         access: PartnerAccess,
         id: string,
@@ -202,27 +250,43 @@ export class Webhooks extends Context.Service<Webhooks, {
         return toPage(rows, page.limit)
       })
 
-      const redeliver = Effect.fn("Webhooks.redeliver")(function*(access: PartnerAccess, eventId: string, endpointId?: string) {
+      const event = Effect.fn("Webhooks.event")(function*(access: PartnerAccess, eventId: string) {
         const found = isEventId(eventId) ? yield* queue.findEvent(eventId) : Option.none()
         if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.payment.mode !== access.mode) {
           return yield* eventNotFound(eventId)
         }
-        const event = found.value
-        const targets = endpointId === undefined
-          ? (yield* endpoints.active(access.partnerId, access.mode)).filter((e) => subscribes(e, event))
-          : [yield* findEndpoint(access, endpointId)].filter((e) => e.status === "active")
-        const created = yield* queue.redeliver(event, targets.map((e) => e.id))
-        return { eventId: event.id, deliveries: created }
+        return found.value
       })
 
-      const events = Effect.fn("Webhooks.events")(function*(
-        access: PartnerAccess,
-        input: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
-      ) {
+      const redeliver = Effect.fn("Webhooks.redeliver")(function*(access: PartnerAccess, eventId: string, endpointId?: string) {
+        const found = yield* event(access, eventId)
+        const targets = endpointId === undefined
+          ? (yield* endpoints.active(access.partnerId, access.mode)).filter((e) => subscribes(e, found))
+          : [yield* findEndpoint(access, endpointId)].filter((e) => e.status === "active")
+        const created = yield* queue.redeliver(found, targets.map((e) => e.id))
+        return { eventId: found.id, deliveries: created }
+      })
+
+      const events = Effect.fn("Webhooks.events")(function*(access: PartnerAccess, input: PageInput & { readonly paymentId?: string | undefined }) {
         const page = yield* pageRequest(input)
-        const rows = yield* queue.listEvents({ partnerId: access.partnerId, mode: access.mode, after: page.after, limit: page.limit + 1 })
+        // No payment of ours has a malformed id: nothing to list.
+        if (input.paymentId !== undefined && !isPaymentId(input.paymentId)) return { data: [], nextCursor: null }
+        const rows = yield* queue.listEvents({
+          partnerId: access.partnerId,
+          mode: access.mode,
+          paymentId: input.paymentId,
+          after: page.after,
+          limit: page.limit + 1
+        })
         const listed = toPage(rows, page.limit)
         return { data: listed.data.map((row) => row.event), nextCursor: listed.nextCursor }
+      })
+
+      const paymentDeliveries = Effect.fn("Webhooks.paymentDeliveries")(function*(access: PartnerAccess, paymentId: string, input: PageInput) {
+        const page = yield* pageRequest(input)
+        if (!isPaymentId(paymentId)) return { data: [], nextCursor: null }
+        const rows = yield* queue.listForPayment({ partnerId: access.partnerId, mode: access.mode, paymentId, after: page.after, limit: page.limit + 1 })
+        return toPage(rows, page.limit)
       })
 
       const sendTest = Effect.fn("Webhooks.sendTest")(function*(caller: WebhookCaller, endpointId: string) {
@@ -259,7 +323,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         return delivery
       })
 
-      return Webhooks.of({ register, list, remove, deliveries, redeliver, events, sendTest })
+      return Webhooks.of({ register, list, remove, update, rotateSecret, deliveries, redeliver, events, event, paymentDeliveries, sendTest })
     })
   ).pipe(Layer.provide(Mac.layerWebCrypto))
 }

@@ -27,6 +27,7 @@ const endpoints = Layer.succeed(WebhookEndpointRepository, WebhookEndpointReposi
   find: () => Effect.succeed(Option.none()),
   list: () => Effect.succeed([]),
   active: () => Effect.succeed([]),
+  update: () => Effect.succeed(false),
   remove: () => Effect.succeed(false)
 }))
 const queue = Layer.succeed(DeliveryQueue, {} as DeliveryQueue["Service"])

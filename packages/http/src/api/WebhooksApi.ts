@@ -23,6 +23,16 @@ export const CreateWebhookRequest = Schema.Struct({
   merchantId: Schema.optionalKey(Schema.NullOr(Schema.String))
 }).annotate({ identifier: "CreateWebhookRequest" })
 
+/**
+ * Body of `PATCH /v1/webhooks/{id}`: only the fields given change. `events` as at registration
+ * (`null` or empty: every type); `status` `disabled` stops deliveries (its pending ones end
+ * `failed`, each can be redelivered), `active` resumes them for events from then on.
+ */
+export const UpdateWebhookRequest = Schema.Struct({
+  events: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String))),
+  status: Schema.optionalKey(WebhookEndpointStatus)
+}).annotate({ identifier: "UpdateWebhookRequest" })
+
 /** A webhook endpoint as the partner API shows it (never with its secret); times in Unix seconds. */
 export const WebhookEndpointRecord = Schema.Struct({
   id: Schema.String,
@@ -30,7 +40,7 @@ export const WebhookEndpointRecord = Schema.Struct({
   /** The event types it receives (every type when registered without a list). */
   events: Schema.Array(PaymentEventType),
   merchantId: Schema.NullOr(Schema.String),
-  /** `disabled` once the receiver answered 410 Gone. */
+  /** `disabled` once the receiver answered 410 Gone, or by `PATCH /v1/webhooks/{id}`. */
   status: WebhookEndpointStatus,
   apiVersion: Schema.String,
   createdAt: Wire.NonNegativeInt
@@ -130,6 +140,23 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotate({ identifier: "WebhookDeleted" }),
       error: endpointNotFound
     }).annotate(OpenApi.Summary, "Delete a webhook endpoint; its pending deliveries end failed"),
+    HttpApiEndpoint.patch("update", "/v1/webhooks/:id", {
+      params: endpointParams,
+      payload: UpdateWebhookRequest,
+      success: WebhookEndpointRecord,
+      error: endpointNotFound
+    }).annotate(OpenApi.Summary, "Change an endpoint's event types, or disable and enable it"),
+    HttpApiEndpoint.post("rotateSecret", "/v1/webhooks/:id/rotate-secret", {
+      params: endpointParams,
+      success: CreatedWebhook,
+      error: endpointNotFound
+    }).annotate(OpenApi.Summary, "Give an endpoint a new signing secret, shown once; the old one stops at once")
+      .annotate(
+        OpenApi.Description,
+        "Every delivery attempt from now on is signed with the new secret only (no grace period: put the new secret in " +
+          "the receiver right away). An attempt that fails meanwhile is retried on the usual schedule (after 5 s, 5 min, …) " +
+          "and a failed delivery can be redelivered, so nothing is lost."
+      ),
     HttpApiEndpoint.get("deliveries", "/v1/webhooks/:id/deliveries", {
       params: endpointParams,
       query: paging,
@@ -157,7 +184,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "payment changes: receivers that act on `payment.*` types ignore it. CLI: `npm run webhooks -- test <endpointId>`."
       ),
     HttpApiEndpoint.get("events", "/v1/events", {
-      query: paging,
+      query: {
+        ...paging,
+        paymentId: Schema.optionalKey(Schema.String.annotate({ description: "Only this payment's events (its timeline)." }))
+      },
       success: EventPage
     }).annotate(OpenApi.Summary, "The partner's events (mode of the key), newest first: the bodies its webhook endpoints receive")
       .annotate(
@@ -167,6 +197,19 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "and forwards new events to a local URL, signed with a secret it prints: webhooks on a developer's machine " +
           "without registering a private address."
       )
+  )
+  .add(
+    HttpApiEndpoint.get("event", "/v1/events/:eventId", {
+      params: { eventId: Schema.String },
+      success: WebhookEnvelope,
+      error: wire(PaymentNotFound, "PaymentNotFound")
+    }).annotate(OpenApi.Summary, "One of the partner's events: the body its webhook endpoints receive"),
+    HttpApiEndpoint.get("paymentDeliveries", "/v1/payments/:id/deliveries", {
+      params: { id: Schema.String },
+      query: paging,
+      success: DeliveryPage,
+      error: wire(PaymentNotFound, "PaymentNotFound")
+    }).annotate(OpenApi.Summary, "A payment's webhook deliveries to every endpoint of the partner, newest first")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Webhooks")

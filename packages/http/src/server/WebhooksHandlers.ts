@@ -1,4 +1,4 @@
-import { type Delivery, effectiveEvents, envelopeOf, ExplorerLinks, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
+import { type Delivery, effectiveEvents, envelopeOf, ExplorerLinks, Payments, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -42,6 +42,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const webhooks = yield* Webhooks
     const explorer = yield* ExplorerLinks
+    const payments = yield* Payments
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -61,6 +62,15 @@ export const WebhooksHandlers = HttpApiBuilder.group(
         Effect.gen(function*() {
           const id = yield* webhooks.remove(yield* partnerAccess, params.id)
           return { id, deleted: true as const }
+        }))
+      .handle("update", ({ params, payload }) =>
+        Effect.gen(function*() {
+          return toEndpointRecord(yield* webhooks.update(yield* partnerAccess, params.id, payload))
+        }))
+      .handle("rotateSecret", ({ params }) =>
+        Effect.gen(function*() {
+          const rotated = yield* webhooks.rotateSecret(yield* partnerAccess, params.id)
+          return { ...toEndpointRecord(rotated.endpoint), secret: revealSecret(rotated) }
         }))
       .handle("deliveries", ({ params, query }) =>
         Effect.gen(function*() {
@@ -82,6 +92,19 @@ export const WebhooksHandlers = HttpApiBuilder.group(
           const caller = yield* CurrentCaller
           const page = yield* webhooks.events(yield* partnerAccess, query)
           return { data: page.data.map((event) => envelopeOf(event, caller.version, explorer)), nextCursor: page.nextCursor }
+        }))
+      .handle("event", ({ params }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentCaller
+          return envelopeOf(yield* webhooks.event(yield* partnerAccess, params.eventId), caller.version, explorer)
+        }))
+      .handle("paymentDeliveries", ({ params, query }) =>
+        Effect.gen(function*() {
+          const access = yield* partnerAccess
+          // Another partner's (or mode's) payment is not found, as everywhere (contract §2).
+          const payment = yield* payments.find(access, params.id)
+          const page = yield* webhooks.paymentDeliveries(access, payment.id, query)
+          return { data: page.data.map(toDeliveryRecord), nextCursor: page.nextCursor }
         }))
   })
 )
