@@ -16,7 +16,8 @@ import { showMerchant, showMerchants } from "./merchants.js"
 import { showPayment } from "./payment.js"
 import { showPayments } from "./payments.js"
 import { showSignIn } from "./signin.js"
-import { alertBox, announce, busy, link, messageOf, setNavigator } from "./ui.js"
+import { busy } from "./forms.js"
+import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 
 /** @typedef {import("./api.js").Session} Session */
 /** @typedef {{ chainId: string, explorerUrl: string | null }} Network */

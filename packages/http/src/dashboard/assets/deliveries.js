@@ -8,7 +8,8 @@
  * @module
  */
 import { h } from "./dom.js"
-import { alertBox, announce, busy, messageOf, statusBadge, table, time } from "./ui.js"
+import { busy } from "./forms.js"
+import { alertBox, announce, messageOf, statusBadge, table, time } from "./ui.js"
 
 /** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, redelivery: boolean, createdAt: number }} Delivery */
 

@@ -7,8 +7,8 @@
  * @module
  */
 import { h } from "./dom.js"
-import { shownOnce } from "./webhooks.js"
-import { announce, busy, confirmDialog, messageOf, alertBox, section, statusBadge, table, time } from "./ui.js"
+import { actionButton } from "./forms.js"
+import { announce, section, shownOnce, statusBadge, table, time } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
 
@@ -22,46 +22,39 @@ export async function keysSection(context, reload, news) {
   /** @type {ReadonlyArray<any>} */
   const keys = (await api.get("/v1/api-keys", { limit: "100" })).data
   const problem = h("div", {})
-  const create = h("button", {
-    type: "button",
-    class: "button primary small",
-    onclick: () => busy(create, async () => {
-      try {
-        const created = await api.post("/v1/api-keys")
-        await reload()
-        news.replaceChildren(shownOnce("New secret key, shown only now. Store it in your backend's secrets; it cannot be shown again:", created.secret))
-        announce("Key created. Copy it now.")
-      } catch (error) {
-        problem.replaceChildren(alertBox(messageOf(error)))
-      }
-    })
-  }, `Create ${session.mode === "sandbox" ? "test" : "live"} key`)
+  const create = actionButton({
+    label: `Create ${session.mode === "sandbox" ? "test" : "live"} key`,
+    className: "primary small",
+    problem,
+    action: async () => {
+      const created = await api.post("/v1/api-keys")
+      await reload()
+      news.replaceChildren(shownOnce("New secret key, shown only now. Store it in your backend's secrets; it cannot be shown again:", created.secret))
+      announce("Key created. Copy it now.")
+    }
+  })
 
   const rows = keys.map((key) => {
     const current = key.id === session.keyId
-    const revoke = h("button", {
-      type: "button",
-      class: "button danger small",
-      "aria-label": `Revoke key ${key.id}`,
-      onclick: () => busy(revoke, async () => {
-        const sure = await confirmDialog({
-          title: "Revoke this key?",
-          text: current
-            ? "This is the key you signed in with: revoking it signs you out. Requests with it are refused from now on."
-            : "Requests with it are refused from now on, and its dashboard sessions end.",
-          confirm: "Revoke key",
-          danger: true
-        })
-        if (!sure) return
-        try {
-          await api.remove(`/v1/api-keys/${encodeURIComponent(key.id)}`)
-          announce("Key revoked.")
-          await reload()
-        } catch (error) {
-          problem.replaceChildren(alertBox(messageOf(error)))
-        }
-      })
-    }, "Revoke")
+    const revoke = actionButton({
+      label: "Revoke",
+      className: "danger small",
+      ariaLabel: `Revoke key ${key.id}`,
+      problem,
+      confirm: {
+        title: "Revoke this key?",
+        text: current
+          ? "This is the key you signed in with: revoking it signs you out. Requests with it are refused from now on."
+          : "Requests with it are refused from now on, and its dashboard sessions end.",
+        confirm: "Revoke key",
+        danger: true
+      },
+      action: async () => {
+        await api.remove(`/v1/api-keys/${encodeURIComponent(key.id)}`)
+        announce("Key revoked.")
+        await reload()
+      }
+    })
     return [
       h("span", { class: "stack" }, h("code", { class: "id" }, key.id), current ? h("span", { class: "muted" }, "this session's key") : null),
       key.hint === null || key.hint === undefined ? "—" : h("code", {}, `…${key.hint}`),

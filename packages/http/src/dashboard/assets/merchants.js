@@ -8,42 +8,11 @@
  */
 import { h, icon, showView } from "./dom.js"
 import { idempotencyKey } from "./api.js"
-import { GatewayError } from "./gateway.js"
 import { addressOf } from "./chain.js"
-import { alertBox, announce, busy, confirmDialog, copyable, field, go, input, link, messageOf, section, select, statusBadge, table, time, withQuery } from "./ui.js"
+import { actionButton, actionForm, field, input, select } from "./forms.js"
+import { announce, copyable, go, link, orNotFound, section, statusBadge, table, time, withQuery } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
-
-/**
- * A form whose submit runs `action` with its button busy and shows the API's message on failure.
- *
- * @param {{ label: string, fields: ReadonlyArray<HTMLElement>, action: () => Promise<void>, className?: string }} options
- */
-export function actionForm(options) {
-  const problem = h("div", {})
-  const submit = h("button", { type: "submit", class: "button primary small" }, options.label)
-  return h(
-    "form",
-    {
-      class: options.className ?? "form inline-form",
-      novalidate: true,
-      onsubmit: (event) => {
-        event.preventDefault()
-        problem.replaceChildren()
-        void busy(submit, async () => {
-          try {
-            await options.action()
-          } catch (error) {
-            problem.replaceChildren(alertBox(messageOf(error)))
-          }
-        })
-      }
-    },
-    options.fields,
-    problem,
-    h("div", { class: "filter-actions" }, submit)
-  )
-}
 
 /** @param {Context} context */
 export async function showMerchants(context) {
@@ -114,16 +83,13 @@ export async function showMerchants(context) {
 export async function showMerchant(context, merchantId) {
   const { api } = context
   /** @type {any} */
-  let merchant
-  try {
-    merchant = await api.get(`/v1/merchants/${encodeURIComponent(merchantId)}`)
-  } catch (error) {
-    if (!(error instanceof GatewayError && error.status === 404)) throw error
-    if (!context.isCurrent()) return
-    showView("merchant-not-found", [h("h1", {}, "Merchant not found"), h("p", {}, `There is no merchant ${merchantId} for this account.`), link("/dashboard/merchants", {}, "Back to merchants")])
-    return
-  }
-  if (!context.isCurrent()) return
+  const merchant = await orNotFound(context, () => api.get(`/v1/merchants/${encodeURIComponent(merchantId)}`), {
+    name: "merchant-not-found",
+    title: "Merchant not found",
+    text: `There is no merchant ${merchantId} for this account.`,
+    back: ["/dashboard/merchants", "Back to merchants"]
+  })
+  if (merchant === undefined || !context.isCurrent()) return
   const path = `/v1/merchants/${encodeURIComponent(merchantId)}`
   const reload = () => showMerchant({ ...context, followed: true }, merchantId)
   const deleted = merchant.status === "deleted"
@@ -151,23 +117,18 @@ export async function showMerchant(context, merchantId) {
     }
   })
 
-  const remove = h("button", {
-    type: "button",
-    class: "button danger small",
-    onclick: () =>
-      busy(remove, async () => {
-        const sure = await confirmDialog({
-          title: `Delete ${merchant.merchantName}?`,
-          text: "It can no longer create payments. Its past payments stay visible.",
-          confirm: "Delete merchant",
-          danger: true
-        })
-        if (!sure) return
-        await api.remove(path)
-        announce(`${merchant.merchantName} deleted.`)
-        go("/dashboard/merchants")
-      })
-  }, "Delete merchant")
+  const deleteProblem = h("div", {})
+  const remove = actionButton({
+    label: "Delete merchant",
+    className: "danger small",
+    problem: deleteProblem,
+    confirm: { title: `Delete ${merchant.merchantName}?`, text: "It can no longer create payments. Its past payments stay visible.", confirm: "Delete merchant", danger: true },
+    action: async () => {
+      await api.remove(path)
+      announce(`${merchant.merchantName} deleted.`)
+      go("/dashboard/merchants")
+    }
+  })
 
   showView("merchant", [
     h("p", { class: "crumbs" }, link("/dashboard/merchants", {}, "← Merchants")),
@@ -177,7 +138,7 @@ export async function showMerchant(context, merchantId) {
     h("div", { class: "columns even" },
       section("Profile", deleted ? h("p", { class: "muted" }, "A deleted merchant cannot be changed.") : profile),
       section("Crypto settlement", settlements(context, merchant, reload))),
-    deleted ? null : section("Delete", h("p", { class: "muted" }, "Deleting is soft: the merchant stops taking payments; its records stay."), remove)
+    deleted ? null : section("Delete", h("p", { class: "muted" }, "Deleting is soft: the merchant stops taking payments; its records stay."), deleteProblem, remove)
   ], { focus: context.followed !== true })
 }
 
@@ -203,20 +164,21 @@ function settlements(context, merchant, reload) {
   const crypto = merchant.settlements.crypto
   const rows = crypto.map((s, i) => {
     const destination = input(`settlement-${i}`, { value: addressOf(s.destination), "aria-label": `New destination for ${assetName(s.asset)}` })
-    const removeButton = h("button", {
-      type: "button",
-      class: "button secondary small",
-      "aria-label": `Remove the ${assetName(s.asset)} destination`,
-      onclick: () =>
-        busy(removeButton, async () => {
-          if (!(await confirmDialog({ title: `Stop settling ${assetName(s.asset)}?`, text: "Payments in this token then stay at the collection address.", confirm: "Remove", danger: true }))) return
-          await api.remove(`${base}/${encodeURIComponent(s.id)}`)
-          announce("Settlement destination removed.")
-          await reload()
-        })
-    }, "Remove")
+    const problem = h("div", {})
+    const removeButton = actionButton({
+      label: "Remove",
+      ariaLabel: `Remove the ${assetName(s.asset)} destination`,
+      problem,
+      confirm: { title: `Stop settling ${assetName(s.asset)}?`, text: "Payments in this token then stay at the collection address.", confirm: "Remove", danger: true },
+      action: async () => {
+        await api.remove(`${base}/${encodeURIComponent(s.id)}`)
+        announce("Settlement destination removed.")
+        await reload()
+      }
+    })
     return h("li", { class: "settlement" },
       h("div", { class: "settlement-head" }, h("p", { class: "strong" }, assetName(s.asset)), removeButton),
+      problem,
       actionForm({
         label: "Change",
         fields: [destination],

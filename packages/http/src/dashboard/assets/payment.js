@@ -14,7 +14,8 @@ import { GatewayError } from "./gateway.js"
 import { addressOf, tokenAmount, transactionLink } from "./chain.js"
 import { deliveryTable } from "./deliveries.js"
 import { paymentEvents, timeline } from "./timeline.js"
-import { alertBox, announce, busy, confirmDialog, copyable, details, link, messageOf, section, statusBadge, statusLabel, time } from "./ui.js"
+import { actionButton } from "./forms.js"
+import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
 
@@ -56,19 +57,13 @@ const refundText = (refund) =>
 export async function showPayment(context, paymentId) {
   const { api, config } = context
   /** @type {any} */
-  let payment
-  try {
-    payment = await api.get(`/v1/payments/${encodeURIComponent(paymentId)}`)
-  } catch (error) {
-    if (!(error instanceof GatewayError && error.status === 404)) throw error
-    if (!context.isCurrent()) return
-    showView("payment-not-found", [
-      h("h1", {}, "Payment not found"),
-      h("p", {}, `There is no payment ${paymentId} for this account${context.session.mode === "sandbox" ? " in test mode" : ""}.`),
-      link("/dashboard/payments", {}, "Back to payments")
-    ])
-    return
-  }
+  const payment = await orNotFound(context, () => api.get(`/v1/payments/${encodeURIComponent(paymentId)}`), {
+    name: "payment-not-found",
+    title: "Payment not found",
+    text: `There is no payment ${paymentId} for this account${context.session.mode === "sandbox" ? " in test mode" : ""}.`,
+    back: ["/dashboard/payments", "Back to payments"]
+  })
+  if (payment === undefined) return
   const [merchant, events] = await Promise.all([
     api.get(`/v1/merchants/${encodeURIComponent(payment.merchantId)}`).catch(() => null),
     paymentEvents(api, paymentId)
@@ -81,52 +76,38 @@ export async function showPayment(context, paymentId) {
     if (context.isCurrent()) void showPayment(context, paymentId).catch((error) => problem.replaceChildren(alertBox(messageOf(error))))
   }
 
-  const cancel = h("button", {
-    type: "button",
-    class: "button secondary",
-    onclick: () =>
-      busy(cancel, async () => {
-        const sure = await confirmDialog({
-          title: "Cancel this payment?",
-          text: "The buyer can no longer pay it. This cannot be undone.",
-          confirm: "Cancel payment",
-          danger: true
-        })
-        if (!sure) return
-        try {
-          await api.post(`/v1/payments/${encodeURIComponent(paymentId)}/cancel`)
-          announce("Payment cancelled.")
-          refresh()
-        } catch (error) {
-          problem.replaceChildren(alertBox(messageOf(error)))
-        }
-      })
-  }, "Cancel payment")
+  const cancel = actionButton({
+    label: "Cancel payment",
+    className: "secondary",
+    problem,
+    confirm: { title: "Cancel this payment?", text: "The buyer can no longer pay it. This cannot be undone.", confirm: "Cancel payment", danger: true },
+    action: async () => {
+      await api.post(`/v1/payments/${encodeURIComponent(paymentId)}/cancel`)
+      announce("Payment cancelled.")
+      refresh()
+    }
+  })
 
   const paidWith = payment.option === null ? null : tokenAmount(config, payment.option.asset, payment.option.value)
   const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
-  const refund = h("button", {
-    type: "button",
-    class: "button danger",
-    onclick: () =>
-      busy(refund, async () => {
-        const sure = await confirmDialog({
-          title: `Refund ${formatAmount(payment.amount)}?`,
-          text: `${paidWith === null ? "The full payment" : `The full payment, ${paidWith},`} is sent back on chain to the buyer's account${buyer === null ? "" : ` ${buyer}`}. This cannot be undone.`,
-          confirm: "Refund in full",
-          danger: true
-        })
-        if (!sure) return
-        try {
-          await api.post("/v1/refunds", { paymentId })
-          announce("Refund requested. It is sent on chain in a moment.")
-          refresh()
-        } catch (error) {
-          // 409 already_refunded / invalid_state: the service's sentence says why.
-          problem.replaceChildren(alertBox(error instanceof GatewayError && error.status === 409 ? `This payment cannot be refunded: ${error.message}` : messageOf(error)))
-        }
-      })
-  }, "Refund")
+  const refund = actionButton({
+    label: "Refund",
+    className: "danger",
+    problem,
+    confirm: {
+      title: `Refund ${formatAmount(payment.amount)}?`,
+      text: `${paidWith === null ? "The full payment" : `The full payment, ${paidWith},`} is sent back on chain to the buyer's account${buyer === null ? "" : ` ${buyer}`}. This cannot be undone.`,
+      confirm: "Refund in full",
+      danger: true
+    },
+    action: async () => {
+      await api.post("/v1/refunds", { paymentId })
+      announce("Refund requested. It is sent on chain in a moment.")
+      refresh()
+    },
+    // 409 already_refunded / invalid_state: the service's sentence says why.
+    describe: (error) => (error instanceof GatewayError && error.status === 409 ? `This payment cannot be refunded: ${error.message}` : messageOf(error))
+  })
 
   const chainId = payment.transaction?.chainId ?? (payment.option === null ? null : payment.option.asset.split("/")[0])
   /** @param {string | null | undefined} hash @param {string | null} [explorerUrl] */

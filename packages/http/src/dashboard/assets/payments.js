@@ -9,7 +9,8 @@
  */
 import { h, showView } from "./dom.js"
 import { formatAmount } from "./format.js"
-import { alertBox, field, go, input, link, select, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
+import { field, input, select } from "./forms.js"
+import { alertBox, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
 /** @typedef {import("./format.js").Amount} Amount */

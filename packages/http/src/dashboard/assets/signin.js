@@ -7,7 +7,8 @@
  * @module
  */
 import { h, showView } from "./dom.js"
-import { alertBox, busy, field } from "./ui.js"
+import { busy, field } from "./forms.js"
+import { alertBox } from "./ui.js"
 
 /**
  * @param {import("./api.js").Api} api

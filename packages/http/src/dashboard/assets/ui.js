@@ -1,11 +1,11 @@
 // @ts-check
 /**
- * The dashboard's building blocks: in-page links, announcements for screen readers, form fields,
- * status badges, dates, copy buttons, confirmation dialogs and error messages.
+ * The dashboard's building blocks: in-page links, announcements for screen readers, messages,
+ * status badges, dates, copy buttons, sections, details and tables.
  *
  * @module
  */
-import { byId, h } from "./dom.js"
+import { byId, h, showView } from "./dom.js"
 import { GatewayError } from "./gateway.js"
 
 /** @typedef {import("./dom.js").Child} Child */
@@ -96,42 +96,6 @@ export function messageOf(error) {
   return "Something went wrong. Reload the page and try again."
 }
 
-/**
- * A labelled form control with an optional hint.
- *
- * @param {string} label
- * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} control
- * @param {string} [hint]
- */
-export function field(label, control, hint) {
-  const hintId = hint === undefined ? undefined : `${control.id}-hint`
-  if (hintId !== undefined) control.setAttribute("aria-describedby", hintId)
-  return h(
-    "div",
-    { class: "field" },
-    h("label", { for: control.id }, label),
-    control,
-    hint === undefined ? null : h("p", { class: "hint", id: hintId }, hint)
-  )
-}
-
-/**
- * @param {string} id
- * @param {Record<string, import("./dom.js").AttributeValue>} [attributes]
- */
-export function input(id, attributes = {}) {
-  return h("input", { type: "text", id, name: id, ...attributes })
-}
-
-/**
- * @param {string} id
- * @param {ReadonlyArray<readonly [string, string]>} choices value and label
- * @param {string} selected
- */
-export function select(id, choices, selected) {
-  return h("select", { id, name: id }, choices.map(([value, label]) => h("option", { value, selected: value === selected }, label)))
-}
-
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
 
 /**
@@ -210,57 +174,32 @@ export function copyable(text, what) {
 }
 
 /**
- * Asks before a change that cannot be undone: a modal dialog (focus inside, Escape cancels)
- * answering whether the person confirmed.
+ * A secret to copy now, in a notice that says it is not shown again.
  *
- * @param {{ title: string, text: string, confirm: string, danger?: boolean }} options
- * @returns {Promise<boolean>}
+ * @param {string} text
+ * @param {string} secret
  */
-export function confirmDialog(options) {
-  const opener = document.activeElement
-  return new Promise((resolve) => {
-    const dialog = h("dialog", { class: "confirm-dialog", "aria-labelledby": "confirm-title", "aria-describedby": "confirm-text" })
-    const finish = (/** @type {boolean} */ answer) => {
-      dialog.close()
-      dialog.remove()
-      if (opener instanceof HTMLElement) opener.focus()
-      resolve(answer)
-    }
-    dialog.append(
-      h("h2", { id: "confirm-title" }, options.title),
-      h("p", { id: "confirm-text" }, options.text),
-      h(
-        "div",
-        { class: "dialog-actions" },
-        h("button", { type: "button", class: "button secondary small", onclick: () => finish(false) }, "Keep it"),
-        h("button", { type: "button", class: `button ${options.danger === true ? "danger" : "primary"} small`, onclick: () => finish(true) }, options.confirm)
-      )
-    )
-    dialog.addEventListener("cancel", (event) => {
-      event.preventDefault()
-      finish(false)
-    })
-    document.body.append(dialog)
-    dialog.showModal()
-  })
+export function shownOnce(text, secret) {
+  return h("div", { class: "alert info secret", role: "status" }, h("p", { class: "strong" }, text), copyable(secret, "secret"))
 }
 
 /**
- * Runs `action` with `button` busy (disabled, `aria-busy`), restoring it after.
+ * `load()`'s answer; when the service answers 404, shows the not-found view `view` (with a link
+ * back) and answers `undefined`.
  *
  * @template T
- * @param {HTMLButtonElement} button
- * @param {() => Promise<T>} action
- * @returns {Promise<T>}
+ * @param {{ isCurrent: () => boolean }} context
+ * @param {() => Promise<T>} load
+ * @param {{ name: string, title: string, text: string, back: readonly [string, string] }} view
+ * @returns {Promise<T | undefined>}
  */
-export async function busy(button, action) {
-  button.disabled = true
-  button.setAttribute("aria-busy", "true")
+export async function orNotFound(context, load, view) {
   try {
-    return await action()
-  } finally {
-    button.disabled = false
-    button.removeAttribute("aria-busy")
+    return await load()
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.status === 404)) throw error
+    if (context.isCurrent()) showView(view.name, [h("h1", {}, view.title), h("p", {}, view.text), link(view.back[0], {}, view.back[1])])
+    return undefined
   }
 }
 

@@ -8,8 +8,8 @@
  */
 import { h } from "./dom.js"
 import { deliveryTable } from "./deliveries.js"
-import { actionForm } from "./merchants.js"
-import { alertBox, announce, busy, confirmDialog, copyable, field, input, link, messageOf, section, statusBadge, time } from "./ui.js"
+import { actionButton, actionForm, field, input } from "./forms.js"
+import { alertBox, announce, link, section, shownOnce, statusBadge, time } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
 
@@ -27,16 +27,6 @@ function eventChoices(eventTypes, prefix, checked) {
     h("p", { class: "hint" }, "None checked: every event."),
     h("div", { class: "choices" }, boxes.map((box) => h("label", { class: "choice", for: box.id }, box, box.value))))
   return { fieldset, selected: () => boxes.filter((box) => box.checked).map((box) => box.value) }
-}
-
-/**
- * A secret to copy now, in a notice that says it is not shown again.
- *
- * @param {string} text
- * @param {string} secret
- */
-export function shownOnce(text, secret) {
-  return h("div", { class: "alert info secret", role: "status" }, h("p", { class: "strong" }, text), copyable(secret, "secret"))
 }
 
 /**
@@ -68,23 +58,14 @@ export async function webhooksSection(context, reload, news) {
 
   const rows = endpoints.map((endpoint) => {
     const problem = h("div", {})
-    /** @param {string} label @param {string} className @param {() => Promise<void>} action */
-    const button = (label, className, action) => {
-      const b = h("button", {
-        type: "button",
-        class: `button ${className} small`,
-        "aria-label": `${label}: ${endpoint.url}`,
-        onclick: () => busy(b, async () => {
-          problem.replaceChildren()
-          try {
-            await action()
-          } catch (error) {
-            problem.replaceChildren(alertBox(messageOf(error)))
-          }
-        })
-      }, label)
-      return b
-    }
+    /**
+     * @param {string} label
+     * @param {string} className
+     * @param {() => Promise<void>} action
+     * @param {{ title: string, text: string, confirm: string, danger?: boolean }} [confirm]
+     */
+    const button = (label, className, action, confirm) =>
+      actionButton({ label, className: `${className} small`, ariaLabel: `${label}: ${endpoint.url}`, problem, action, ...(confirm === undefined ? {} : { confirm }) })
     const path = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`
     const active = endpoint.status === "active"
     const chosen = eventChoices(eventTypes, `events-${endpoint.id}`, endpoint.events.length === eventTypes.length ? [] : endpoint.events)
@@ -121,18 +102,16 @@ export async function webhooksSection(context, reload, news) {
           await reload()
         }),
         button("Rotate secret", "secondary", async () => {
-          if (!(await confirmDialog({ title: "Rotate the signing secret?", text: "Webhooks are signed with a new secret from now on: update your receiver with it.", confirm: "Rotate" }))) return
           const rotated = await api.post(`${path}/rotate-secret`)
           news.replaceChildren(shownOnce(`New signing secret for ${endpoint.url}, shown only now:`, rotated.secret))
           announce("Secret rotated. Copy the new secret now.")
           news.scrollIntoView({ block: "nearest" })
-        }),
+        }, { title: "Rotate the signing secret?", text: "Webhooks are signed with a new secret from now on: update your receiver with it.", confirm: "Rotate" }),
         button("Delete", "danger", async () => {
-          if (!(await confirmDialog({ title: "Delete this endpoint?", text: `${endpoint.url} receives no more webhooks; its pending deliveries end failed.`, confirm: "Delete endpoint", danger: true }))) return
           await api.remove(path)
           announce("Endpoint deleted.")
           await reload()
-        })),
+        }, { title: "Delete this endpoint?", text: `${endpoint.url} receives no more webhooks; its pending deliveries end failed.`, confirm: "Delete endpoint", danger: true })),
       editEvents)
   })
 
