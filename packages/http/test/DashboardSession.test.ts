@@ -113,7 +113,50 @@ forEachDatabase("Dashboard sessions", (database) => {
     })
   })
 
+  it("marks the cookie Secure when PUBLIC_URL is HTTPS", async () => {
+    const partner = await server.partner()
+    const https: Send = server.handler({ config: { PUBLIC_URL: "https://pay.example" } })
+    const { response, cookie, csrfToken } = await signIn(https, partner.sandbox)
+    expect(response.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200; Secure$/)
+    const out = await https("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": csrfToken } })
+    expect(out.headers.get("set-cookie")).toBe("paygate_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Secure")
+  })
+
+  it("answers hostile cookies and CSRF headers with contract errors, never a 500", async () => {
+    const partner = await server.partner()
+    const { cookie } = await signIn(send, partner.sandbox)
+    const tokens = ["%", "%E0%A4%A", "%00", "\"quoted\"", "a".repeat(5000), "é", "paygate_session=x", " ", "=;="]
+    for (const token of tokens) {
+      for (const path of ["/dashboard/session", "/v1/payments"]) {
+        const response = await send("GET", path, { headers: { cookie: `paygate_session=${token}` } })
+        expect(["unauthorized", "missing_api_key"], `${path} ${token.slice(0, 20)}`).toContain(response.body?.code)
+      }
+    }
+    const nonAscii = await send("POST", "/v1/merchants", { headers: { cookie, "csrf-token": "tök\u00ff" }, body: { merchantName: "x" } })
+    expect(nonAscii.body.code).toBe("header_not_ascii")
+    expect((await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": "tök" } })).body.code).toBe("header_not_ascii")
+    expect((await send("GET", "/dashboard/session", { headers: { cookie } })).status).toBe(200)
+  })
+
   describe("the cookie on the partner API", () => {
+    it("is taken by every partner operation of /openapi.json: reads answer, changes without Csrf-Token are 403 forbidden", async () => {
+      const partner = await server.partner()
+      const { cookie } = await signIn(send, partner.sandbox)
+      const spec = (await send("GET", "/openapi.json")).body
+      const operations = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+        Object.entries(methods)
+          .filter(([, operation]) => (operation.security ?? []).some((requirement: object) => "DashboardSession" in requirement))
+          .map(([method]) => [method.toUpperCase(), path.replace(/\{[^}]+\}/g, "x_unknown")] as const)
+      )
+      expect(operations.length).toBeGreaterThanOrEqual(25)
+      expect(operations.some(([, path]) => path.startsWith("/v1/merchant/") || path.startsWith("/v1/gateway/"))).toBe(false)
+      for (const [method, path] of operations) {
+        const answer = await send(method, path, { headers: { cookie }, ...(method === "GET" || method === "DELETE" ? {} : { body: {} }) })
+        if (method === "GET") expect(["missing_api_key", "unauthorized", "forbidden"], `${method} ${path}`).not.toContain(answer.body?.code)
+        else expect([answer.status, answer.body.code], `${method} ${path}`).toEqual([403, "forbidden"])
+      }
+    })
+
     it("acts as the session's key: reads without a CSRF token, changes only with the session's Csrf-Token", async () => {
       const partner = await server.partner()
       const merchantId = await server.merchant(partner.sandbox)
