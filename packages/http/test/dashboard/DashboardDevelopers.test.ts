@@ -3,7 +3,8 @@
  * `npm start` runs it (anvil, the worker in process), on PGlite and on PostgreSQL when
  * `TEST_DATABASE_URL` is set: create, find, edit and delete a merchant and set its crypto
  * settlement destination (the API's validation shown); add a webhook endpoint, send it a test
- * event, read its delivery log and redeliver; create an API key (shown once) and revoke the
+ * event, read its delivery log and redeliver, rotate its secret, choose its events and disable it;
+ * create an API key (shown once) and revoke the
  * session's own key, which signs the page out. Screenshots at 375 px and 1280 px go to
  * artifacts/screenshots/dashboard-*.png.
  */
@@ -81,7 +82,7 @@ for (const database of testDatabases) {
       await suite.expectClean(probe, [400])
     })
 
-    it("adds a webhook endpoint (secret shown once), sends a test event, reads the delivery log and redelivers", async () => {
+    it("adds a webhook endpoint (secret shown once), sends a test event, reads the delivery log and redelivers, sees the deliveries on the payment, rotates the secret, chooses events and disables it", async () => {
       const world = suite.world()
       const partner = suite.partner()
       const probe = await suite.open()
@@ -112,12 +113,41 @@ for (const database of testDatabases) {
       await view(page, "developers")
       const log = page.locator("#delivery-log")
       await expect.poll(() => log.innerText(), { timeout: chainTimeoutMs }).toMatch(/payment\.succeeded[\s\S]*Succeeded[\s\S]*HTTP 200/)
+      // The request body is the signed event, read when opened.
       await log.getByText("Request body").first().click()
-      expect(await log.locator("pre").first().innerText()).toContain(payment.paymentId)
+      await expect.poll(() => log.locator("pre").first().innerText()).toContain(payment.paymentId)
       await shoot(page, "dashboard-delivery-log")
       await log.getByRole("button", { name: /^Redeliver payment\.succeeded/ }).click()
       await receiver.waitFor(() => receiver.on("/hooks").filter((r) => r.envelope?.type === "payment.succeeded").length === 2, 30_000, "the redelivery")
       await expect.poll(() => log.innerText(), { timeout: 30_000 }).toContain("redelivery")
+
+      // The payment's page lists its deliveries too.
+      await page.goto(`${world.baseUrl}/dashboard/payments/${payment.paymentId}`)
+      await view(page, "payment")
+      expect(await page.getByRole("region", { name: "Webhook deliveries" }).innerText()).toMatch(/payment\.succeeded[\s\S]*HTTP 200/)
+
+      // Rotate the secret: the new one is shown once, and the next webhook is signed with it.
+      await page.goto(`${world.baseUrl}/dashboard/developers`)
+      await view(page, "developers")
+      const endpointName = receiver.url("/hooks")
+      await page.getByRole("button", { name: `Rotate secret: ${endpointName}` }).click()
+      await page.getByRole("dialog").getByRole("button", { name: "Rotate" }).click()
+      await expect.poll(async () => (await secret.count()) === 1 && (await secret.innerText()) !== whsec).toBe(true)
+      receiver.expect("/hooks", await secret.innerText())
+      await page.getByRole("button", { name: `Send test event: ${endpointName}` }).click()
+      await expect.poll(() => receiver.on("/hooks").filter((r) => r.envelope?.type === "webhook.test").map((r) => r.verified)).toEqual([true, true])
+
+      // Choose events, then disable it.
+      await page.getByText("Choose events").click()
+      const endpointItem = page.locator("li.endpoint")
+      await endpointItem.getByLabel("payment.settled").check()
+      await endpointItem.getByRole("button", { name: "Save events" }).click()
+      await expect.poll(async () => (await partner.call("GET", "/v1/webhooks")).data[0].events).toEqual(["payment.succeeded", "payment.settled"])
+      await expect.poll(() => page.locator("li.endpoint").innerText()).toContain("payment.succeeded, payment.settled")
+      await page.getByRole("button", { name: `Disable: ${endpointName}` }).click()
+      await expect.poll(() => page.locator("li.endpoint .status").innerText()).toBe("Disabled")
+      expect((await partner.call("GET", "/v1/webhooks")).data[0].status).toBe("disabled")
+      await shoot(page, "dashboard-developers-webhook")
       await suite.expectClean(probe)
     }, chainTimeoutMs * 2)
 

@@ -2,14 +2,14 @@
 /**
  * Webhook deliveries, shared by the payment page and the developers' delivery log: each delivery
  * of an event to an endpoint with its status, attempts and the receiver's last answer; the request
- * (the signed event body) on demand; and "Redeliver", which queues the event again for that
- * endpoint.
+ * (the signed event body, `GET /v1/events/{id}`) read when opened; and "Redeliver", which queues
+ * the event again for that endpoint.
  *
  * @module
  */
 import { h } from "./dom.js"
-import { busy } from "./forms.js"
-import { alertBox, announce, messageOf, statusBadge, table, time } from "./ui.js"
+import { actionButton } from "./forms.js"
+import { announce, messageOf, statusBadge, table, time } from "./ui.js"
 
 /** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, redelivery: boolean, createdAt: number }} Delivery */
 
@@ -28,34 +28,54 @@ export function responseText(delivery) {
 }
 
 /**
- * A table of deliveries with their request bodies (when the event is known) and a Redeliver button.
+ * The request body of a delivery, read when the person opens it.
+ *
+ * @param {import("./api.js").Api} api
+ * @param {string} eventId
+ */
+function requestBody(api, eventId) {
+  const body = h("pre", {}, "Loading…")
+  let loaded = false
+  const details = h("details", {
+    class: "request",
+    ontoggle: () => {
+      if (loaded || !details.open) return
+      loaded = true
+      api.get(`/v1/events/${encodeURIComponent(eventId)}`).then(
+        (event) => (body.textContent = JSON.stringify(event, null, 2)),
+        (error) => {
+          loaded = false
+          body.textContent = messageOf(error)
+        }
+      )
+    }
+  }, h("summary", {}, "Request body"), body)
+  return details
+}
+
+/**
+ * A table of deliveries with their request bodies and a Redeliver button.
  *
  * `endpointUrls` names the endpoints; with one endpoint (its own log) the column is left out.
  *
- * @param {{ api: import("./api.js").Api, deliveries: ReadonlyArray<Delivery>, events: ReadonlyMap<string, unknown>, endpointUrls: ReadonlyMap<string, string>, caption: string, onRedelivered: () => void }} options
+ * @param {{ api: import("./api.js").Api, deliveries: ReadonlyArray<Delivery>, endpointUrls: ReadonlyMap<string, string>, caption: string, onRedelivered: () => void }} options
  */
 export function deliveryTable(options) {
-  const { api, deliveries, events } = options
+  const { api, deliveries } = options
   if (deliveries.length === 0) return h("p", { class: "muted" }, "No deliveries yet.")
   const problem = h("div", {})
   const oneEndpoint = options.endpointUrls.size === 1
   const rows = deliveries.map((delivery) => {
-    const redeliver = h("button", {
-      type: "button",
-      class: "button secondary small",
-      "aria-label": `Redeliver ${delivery.eventType} to ${options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId}`,
-      onclick: () =>
-        busy(redeliver, async () => {
-          try {
-            await api.post(`/v1/events/${encodeURIComponent(delivery.eventId)}/redeliver?endpointId=${encodeURIComponent(delivery.endpointId)}`)
-            announce(`Redelivery of ${delivery.eventType} queued.`)
-            options.onRedelivered()
-          } catch (error) {
-            problem.replaceChildren(alertBox(messageOf(error)))
-          }
-        })
-    }, "Redeliver")
-    const body = events.get(delivery.eventId)
+    const redeliver = actionButton({
+      label: "Redeliver",
+      ariaLabel: `Redeliver ${delivery.eventType} to ${options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId}`,
+      problem,
+      action: async () => {
+        await api.post(`/v1/events/${encodeURIComponent(delivery.eventId)}/redeliver?endpointId=${encodeURIComponent(delivery.endpointId)}`)
+        announce(`Redelivery of ${delivery.eventType} queued.`)
+        options.onRedelivered()
+      }
+    })
     return [
       h("span", { class: "stack" },
         h("span", { class: "strong" }, delivery.eventType),
@@ -66,7 +86,7 @@ export function deliveryTable(options) {
       `${delivery.attempts}`,
       h("span", { class: "stack" },
         h("span", {}, responseText(delivery)),
-        body === undefined ? null : h("details", { class: "request" }, h("summary", {}, "Request body"), h("pre", {}, JSON.stringify(body, null, 2)))),
+        requestBody(api, delivery.eventId)),
       redeliver
     ]
   })

@@ -26,19 +26,20 @@ const followMs = 1500
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * The deliveries of the payment's events, over every endpoint of the partner.
+ * The payment's webhook deliveries (to every endpoint of the partner), with the endpoints' URLs.
  *
  * @param {import("./api.js").Api} api
- * @param {ReadonlySet<string>} eventIds
+ * @param {string} paymentId
  */
-async function deliveriesOf(api, eventIds) {
-  /** @type {ReadonlyArray<{ id: string, url: string }>} */
-  const endpoints = (await api.get("/v1/webhooks", { limit: "100" })).data
-  const pages = await Promise.all(endpoints.map((e) => api.get(`/v1/webhooks/${encodeURIComponent(e.id)}/deliveries`, { limit: "100" })))
+async function deliveriesOf(api, paymentId) {
+  const [endpoints, deliveries] = await Promise.all([
+    api.get("/v1/webhooks", { limit: "100" }),
+    api.get(`/v1/payments/${encodeURIComponent(paymentId)}/deliveries`, { limit: "100" })
+  ])
   return {
-    endpointUrls: new Map(endpoints.map((e) => [e.id, e.url])),
+    endpointUrls: new Map(/** @type {ReadonlyArray<{ id: string, url: string }>} */ (endpoints.data).map((e) => [e.id, e.url])),
     /** @type {ReadonlyArray<import("./deliveries.js").Delivery>} */
-    deliveries: pages.flatMap((page) => page.data).filter((d) => eventIds.has(d.eventId))
+    deliveries: deliveries.data
   }
 }
 
@@ -64,11 +65,11 @@ export async function showPayment(context, paymentId) {
     back: ["/dashboard/payments", "Back to payments"]
   })
   if (payment === undefined) return
-  const [merchant, events] = await Promise.all([
+  const [merchant, events, { deliveries, endpointUrls }] = await Promise.all([
     api.get(`/v1/merchants/${encodeURIComponent(payment.merchantId)}`).catch(() => null),
-    paymentEvents(api, paymentId)
+    paymentEvents(api, paymentId),
+    deliveriesOf(api, paymentId)
   ])
-  const { deliveries, endpointUrls } = await deliveriesOf(api, new Set(events.map((e) => e.id)))
   if (!context.isCurrent()) return
 
   const problem = h("div", { id: "payment-problem" })
@@ -150,7 +151,6 @@ export async function showPayment(context, paymentId) {
       : deliveryTable({
       api,
       deliveries,
-      events: new Map(events.map((e) => [e.id, e])),
       endpointUrls,
       caption: "Webhook deliveries of this payment's events",
       onRedelivered: refresh

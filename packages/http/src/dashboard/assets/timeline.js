@@ -11,12 +11,11 @@ import { statusLabel, time } from "./ui.js"
 
 /** @typedef {{ id: string, type: string, createdAt: number, data: { payment: { paymentId: string } } }} PaymentEvent */
 
-/** How many pages of the partner's events are searched for a payment's. */
-const eventPages = 5
+/** The most events of one payment read (a payment has a handful). */
+const maxEventPages = 5
 
 /**
- * The payment's events, oldest first (the newest {@link eventPages} pages of the partner's events
- * are searched).
+ * The payment's events, oldest first.
  *
  * @param {import("./api.js").Api} api
  * @param {string} paymentId
@@ -26,11 +25,9 @@ export async function paymentEvents(api, paymentId) {
   /** @type {Array<PaymentEvent>} */
   const found = []
   let cursor = ""
-  for (let page = 0; page < eventPages; page++) {
-    const answer = await api.get("/v1/events", { limit: "100", cursor })
-    for (const event of /** @type {ReadonlyArray<PaymentEvent>} */ (answer.data)) {
-      if (event.data.payment.paymentId === paymentId) found.push(event)
-    }
+  for (let page = 0; page < maxEventPages; page++) {
+    const answer = await api.get("/v1/events", { paymentId, limit: "100", cursor })
+    found.push(...answer.data)
     if (answer.nextCursor === null) break
     cursor = answer.nextCursor
   }

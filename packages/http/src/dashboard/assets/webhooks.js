@@ -124,7 +124,7 @@ export async function webhooksSection(context, reload, news) {
 }
 
 /**
- * One endpoint's latest deliveries, with the signed bodies of their events when still listed.
+ * One endpoint's latest deliveries.
  *
  * @param {Context} context
  * @param {ReadonlyArray<any>} endpoints
@@ -133,15 +133,11 @@ export async function webhooksSection(context, reload, news) {
  */
 async function deliveryLog(context, endpoints, endpointId, reload) {
   const { api } = context
-  const [deliveries, events] = await Promise.all([
-    api.get(`/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`, { limit: "50" }),
-    api.get("/v1/events", { limit: "100" })
-  ])
+  const deliveries = await api.get(`/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`, { limit: "50" })
   const endpoint = endpoints.find((e) => e.id === endpointId)
   const body = deliveryTable({
     api,
     deliveries: deliveries.data,
-    events: new Map(events.data.map((/** @type {any} */ e) => [e.id, e])),
     endpointUrls: new Map([[endpointId, endpoint?.url ?? endpointId]]),
     caption: `Deliveries to ${endpoint?.url ?? endpointId}, newest first`,
     onRedelivered: () => void reload()
