@@ -25,6 +25,7 @@ import {
   ConfirmRequests,
   DataCollection,
   DataCollectionPage,
+  DepositOptions,
   type IdGenerator,
   type PaymentRepository,
   Confirmations,
@@ -48,6 +49,7 @@ import * as Pricing from "./pricing/index.ts"
 import * as SanctionsList from "./SanctionsList.ts"
 import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
 import * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
+import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlQuoteStore from "./SqlQuoteStore.ts"
 import type * as WebhookAdapters from "./webhooks/index.ts"
 import * as Configuration from "./Configuration.ts"
@@ -182,12 +184,13 @@ export const dataCollection: Layer.Layer<
 )))
 
 /**
- * `PaymentOptions`, `ConfirmRequests` and `DataCollection` with their adapters over the settings,
+ * `PaymentOptions`, `DepositOptions` (deposit addresses of the chains with a `depositFactory`),
+ * `ConfirmRequests` and `DataCollection` with their adapters over the settings,
  * the payments and the database; exposes the `ChainGateway` and the `WalletActions` too (`/fetch`
  * serves an option's actions again).
  */
 export const layer: Layer.Layer<
-  PaymentOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions,
+  PaymentOptions | DepositOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions,
   Chain.ChainConfig.ChainConfigError,
   | GatewaySettings
   | Payments
@@ -196,7 +199,11 @@ export const layer: Layer.Layer<
   | SqlClient.SqlClient
   | WebhookAdapters.SecretCipher.AtRestCipher
   | CheckoutSettings
-> = Layer.mergeAll(PaymentOptions.layer, ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))).pipe(
+> = Layer.mergeAll(
+  PaymentOptions.layer,
+  DepositOptions.layer.pipe(Layer.provide(Layer.merge(Chain.ChainDeposits.layer, SqlDepositStore.layer))),
+  ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))
+).pipe(
   Layer.provideMerge(dataCollection),
   Layer.provideMerge(chainGateway),
   Layer.provide(Layer.mergeAll(

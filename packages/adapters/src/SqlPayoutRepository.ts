@@ -47,7 +47,10 @@ export const make = Effect.gen(function*() {
 
   const undecided = (limit: number) =>
     sql`SELECT ${sql.literal(paymentSelect)} FROM payments
-      WHERE status = 'succeeded' AND NOT settlement_decided ORDER BY updated_at LIMIT ${limit}`.pipe(
+      WHERE status = 'succeeded' AND NOT settlement_decided
+        -- A payment paid into its deposit address is settled once the deposit is swept to the collection address.
+        AND NOT EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id AND d.marked_version > d.swept_version)
+      ORDER BY updated_at LIMIT ${limit}`.pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),
       Effect.orDie,
       spans.undecided

@@ -1,13 +1,14 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
  * destinations, refunds, payouts, idempotency keys, credentials, dashboard sessions, and the chain watcher's receipts and
- * cursors.
+ * cursors, and deposit addresses with their sweeps.
  *
  * @module
  */
 import type {
   CredentialStore,
   DashboardSessionStore,
+  DepositStore,
   EventOutbox,
   IdempotencyStore,
   MerchantRepository,
@@ -26,6 +27,7 @@ import * as Database from "./Database.ts"
 import * as Migrations from "./Migrations.ts"
 import * as SqlCredentialStore from "./SqlCredentialStore.ts"
 import * as SqlDashboardSessionStore from "./SqlDashboardSessionStore.ts"
+import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
@@ -49,6 +51,7 @@ export type Ports =
   | DashboardSessionStore
   | ReceiptStore
   | ScanCursors
+  | DepositStore
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -62,7 +65,8 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlCredentialStore.layer,
   SqlDashboardSessionStore.layer,
   SqlReceiptStore.layer,
-  SqlScanCursors.layer
+  SqlScanCursors.layer,
+  SqlDepositStore.layer
 )
 
 /**

@@ -12,6 +12,8 @@ const tables = [
   "chain_receipts",
   "crypto_settlements",
   "dashboard_sessions",
+  "deposit_addresses",
+  "deposit_sweeps",
   "effect_sql_migrations",
   "idempotency_keys",
   "merchants",

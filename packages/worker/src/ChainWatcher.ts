@@ -1,7 +1,9 @@
 /**
  * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
- * token into its chain's collection address and hands every one to `Reconciliation`, so that a
- * payment whose wallet never confirmed is still found, and nothing that arrives is lost.
+ * token into its chain's collection address, and into the deposit addresses handed out in the last
+ * `depositWatchMs` (issue #17), and hands every one to `Reconciliation`, so that a payment whose
+ * wallet never confirmed is still found, and nothing that arrives is lost. What reaches a deposit
+ * address is marked for its sweep to the collection address (`DepositStore.markDue`).
  *
  * - Only blocks with the chain's required confirmations are read (up to head − confirmations + 1):
  *   a reorganisation within that depth never reaches a receipt.
@@ -16,13 +18,13 @@
  * @module
  */
 import { Chain, Configuration } from "@paygate/adapters"
-import { ScanCursors, Reconciliation } from "@paygate/domain"
-import { Context, Effect, Layer, Option } from "effect"
+import { DepositStore, ScanCursors, Reconciliation } from "@paygate/domain"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
-const { blockHash, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
+const { blockHash, depositTransfersIn, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
 
 /** Tunables of the chain watcher. */
 export interface WatcherSettingsShape {
@@ -36,15 +38,18 @@ export interface WatcherSettingsShape {
   readonly lookbackBlocks: number
   /** Blocks read again when a stored block hash no longer matches. */
   readonly reorgRewindBlocks: number
+  /** How long after it was handed out a deposit address is still followed (late transfers included). */
+  readonly depositWatchMs: number
 }
 
-/** The defaults: every 2 s, 1000 blocks per read, the last 1000 blocks on a chain's first scan. */
+/** The defaults: every 2 s, 1000 blocks per read, the last 1000 blocks on a chain's first scan, deposit addresses for 30 days. */
 export const defaultWatcherSettings: WatcherSettingsShape = {
   pollIntervalMs: 2_000,
   leaseMs: 60_000,
   batchBlocks: 1_000,
   lookbackBlocks: 1_000,
-  reorgRewindBlocks: 64
+  reorgRewindBlocks: 64,
+  depositWatchMs: 30 * 86_400_000
 }
 
 /** Watcher tunables. */
@@ -78,7 +83,8 @@ const scanChain = (
   holder: string,
   settings: WatcherSettingsShape,
   cursors: ScanCursors["Service"],
-  reconciliation: Reconciliation["Service"]
+  reconciliation: Reconciliation["Service"],
+  deposits: DepositStore["Service"]
 ) =>
   Effect.gen(function*() {
     const claimed = yield* cursors.claim(chain.chainId, holder, settings.leaseMs)
@@ -101,13 +107,25 @@ const scanChain = (
     }
     const lastHash = yield* blockHash(chain, to)
     const transfers = yield* transfersIn(chain, next, to)
-    for (const transfer of transfers) {
+    // Read after the confirmed head: an address handed out later cannot have a transfer in this range.
+    const watched = chain.depositFactory === undefined
+      ? []
+      : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
+    const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
+    for (const transfer of [...transfers, ...toDeposits]) {
       const { receipt, result } = yield* reconciliation.reconcile(transfer)
       if (result === "stale") return yield* Effect.die(new Error(`watcher: payment ${receipt.paymentId} kept changing; range read again`))
       if (result === "recorded") {
         yield* Effect.logInfo(`watcher: ${receipt.outcome} transfer ${receipt.txHash}#${receipt.logIndex}`).pipe(
           Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none" })
         )
+      }
+      // Whatever its outcome, what reached a deposit address is swept to the collection address
+      // (marked again on a rescan: that costs at most a sweep that finds nothing).
+      const deposit = transfer.deposit
+      if (deposit !== undefined) {
+        const address = deposit.account.slice(deposit.account.lastIndexOf(":") + 1)
+        yield* deposits.markDue({ chainId: chain.chainId, address, asset: transfer.asset })
       }
     }
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
@@ -118,23 +136,26 @@ const scanChain = (
   )
 
 /** The watcher loop over `chains`; see the module documentation. */
-export const chainWatcher = (chains: ReadonlyArray<WatchedChain>): Effect.Effect<never, never, ScanCursors | Reconciliation> =>
+export const chainWatcher = (
+  chains: ReadonlyArray<WatchedChain>
+): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore> =>
   Effect.gen(function*() {
     const settings = yield* WatcherSettings
     const cursors = yield* ScanCursors
     const reconciliation = yield* Reconciliation
+    const deposits = yield* DepositStore
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation)),
+      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation, deposits)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
   }).pipe(Effect.scoped)
 
 /** The watcher over the configured chains, forked into the layer's scope (nothing to do without chains). */
-export const WatcherJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation> = Layer
+export const WatcherJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore> = Layer
   .effectDiscard(
     Effect.gen(function*() {
       const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)

@@ -39,6 +39,7 @@ import {
 import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
 import type { SqlClient } from "effect/sql"
 import { WatcherJob, watcherSettingsLayer } from "./ChainWatcher.ts"
+import { DepositSweepJob } from "./DepositSweeps.ts"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
 import { PayoutsLive } from "./Payouts.ts"
@@ -303,7 +304,8 @@ export const WorkerJobs: Layer.Layer<
  * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated), the
  * `ChainGateway` (one per process: it holds each executor account's nonce sequence) and the chain
  * configuration (the payout jobs, `Payouts.ts`, send from the collection addresses; the chain
- * watcher, `ChainWatcher.ts`, reads what arrives at them). Run it in its
+ * watcher, `ChainWatcher.ts`, reads what arrives at them and at deposit addresses; the deposit
+ * sweeps, `DepositSweeps.ts`, move what reached deposit addresses to them). Run it in its
  * own process (`npm run worker`) or inside the HTTP service:
  *
  * ```ts
@@ -318,7 +320,7 @@ export const WorkerLive: Layer.Layer<
   never,
   Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
   SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
-> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive, WatcherJob).pipe(
+> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive, WatcherJob, DepositSweepJob).pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, Reconciliation.layer)),
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),

@@ -1,10 +1,11 @@
 /**
  * @paygate/worker: background jobs (webhook dispatch and delivery, payment expiry, the chain
- * executor, settlements and refunds, the chain watcher).
+ * executor, settlements and refunds, the chain watcher, deposit sweeps).
  *
  * @module
  */
 export * from "./ChainWatcher.ts"
+export * from "./DepositSweeps.ts"
 export * from "./Executor.ts"
 export * from "./Payouts.ts"
 export * from "./Worker.ts"

@@ -52,7 +52,8 @@ export const make = Effect.fnUntraced(function*(
       message: `Chain ${chainId}: its rpcUrl serves chain id ${served.value}, not ${chainNumber}.`
     })
   }
-  const executor = yield* ExecutorSender.make({ chainId, client, privateKey: settings.executorPrivateKey })
+  // Shared: deposit sweeps send from the executor account too (one nonce sequence per account).
+  const executor = yield* ExecutorSender.shared({ chainId, client, privateKey: settings.executorPrivateKey, rpcUrl: settings.rpcUrl })
   const domains = yield* TokenDomains.make({ chainId, client })
   return { settings, chainId, chainNumber, client, executor, domains }
 })

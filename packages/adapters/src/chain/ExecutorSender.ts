@@ -199,3 +199,19 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
 
     return { address: account.address, send, sendRecorded, resend }
   })
+
+const sharedSenders = new Map<string, ExecutorSender>()
+
+/**
+ * The sender of the account of `privateKey` on `chainId` at `rpcUrl`, one per process: every user
+ * of an account (the gateway's executor, the deposit sweeps) shares its nonce sequence. The first
+ * caller's client is the one it sends with.
+ */
+export const shared = (options: SenderOptions & { readonly rpcUrl: Redacted.Redacted<string> }): Effect.Effect<ExecutorSender> =>
+  Effect.suspend(() => {
+    const address = privateKeyToAccount(Redacted.value(options.privateKey)).address
+    const key = `${options.chainId} ${address} ${Redacted.value(options.rpcUrl)}`
+    const known = sharedSenders.get(key)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.tap(make(options), (sender) => Effect.sync(() => sharedSenders.set(key, sender)))
+  })

@@ -5,7 +5,7 @@
  * - `pending`: not mined yet, or mined with fewer than the chain's `requiredConfirmations` (the
  *   including block counts as one), or its block has just been reorganised away.
  * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
- *   collection address.
+ *   collection address (or the payment's deposit address).
  * - `failed`: final and reverted, or final but paying nothing to the collection address.
  * - `unknown`: the chain could not be asked (RPC error, timeout) or the asset is not configured. Never
  *   reported as `failed`: an unknown outcome keeps the payment `processing`.
@@ -14,7 +14,15 @@
  */
 import type { ChainOutcome } from "@paygate/domain"
 import { Duration, Effect } from "effect"
-import { type Hash, parseEventLogs, type TransactionReceipt, TransactionReceiptNotFoundError } from "viem"
+import {
+  type Address,
+  type Hash,
+  type Hex,
+  parseEventLogs,
+  parseTransaction,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError
+} from "viem"
 import { type Chains, lookupAsset } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
@@ -73,9 +81,24 @@ export const transferStanding = (
     return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
   })
 
-/** A payment's outcome: a transfer to the chain's collection address. */
-const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash): Effect.Effect<ChainOutcome, ChainRpcError> =>
-  Effect.map(transferStanding(runtime, token, runtime.settings.collectionAddress, hash), (standing) => {
+/**
+ * Whether `sender`'s nonce at the confirmed depth has passed the nonce of the signed transaction
+ * `raw`: some transaction of `sender` took it, so `raw`, if it has no receipt, can never be included.
+ */
+export const nonceTaken = (chain: ObservedChain, sender: Address, raw: Hex): Effect.Effect<boolean, ChainRpcError> =>
+  Effect.gen(function*() {
+    const { chainId, client, settings } = chain
+    const nonce = parseTransaction(raw).nonce ?? 0
+    const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
+    const depth = BigInt(settings.requiredConfirmations - 1)
+    const confirmed = head > depth ? head - depth : 0n
+    const used = yield* rpc(chainId, "eth_getTransactionCount", () => client.getTransactionCount({ address: sender, blockNumber: confirmed }))
+    return used > nonce
+  })
+
+/** A payment's outcome: a transfer to the chain's collection address (or to `recipient`, a deposit address). */
+const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: string): Effect.Effect<ChainOutcome, ChainRpcError> =>
+  Effect.map(transferStanding(runtime, token, recipient, hash), (standing) => {
     switch (standing) {
       case "unmined":
       case "confirming":
@@ -88,8 +111,16 @@ const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash): Effect.Eff
     }
   })
 
-/** Observes `txHash` (a transaction paying `asset`, CAIP-19); see the module documentation. */
-export const observeTransfer = (context: ObserveContext, asset: string, txHash: string): Effect.Effect<ChainOutcome> => {
+/**
+ * Observes `txHash` (a transaction paying `asset`, CAIP-19, to the collection address, or to
+ * `recipient`, a CAIP-10 deposit address, when given); see the module documentation.
+ */
+export const observeTransfer = (
+  context: ObserveContext,
+  asset: string,
+  txHash: string,
+  recipient?: string
+): Effect.Effect<ChainOutcome> => {
   const found = lookupAsset(context.chains, asset)
   const runtime = found === undefined ? undefined : context.runtimes.get(found.chain.chainId)
   if (found === undefined || runtime === undefined || !isTxHash(txHash)) {
@@ -97,7 +128,8 @@ export const observeTransfer = (context: ObserveContext, asset: string, txHash: 
       Effect.as("unknown" as const)
     )
   }
-  return outcomeOf(runtime, found.token, txHash).pipe(
+  const to = recipient === undefined ? runtime.settings.collectionAddress : recipient.slice(recipient.lastIndexOf(":") + 1)
+  return outcomeOf(runtime, found.token, txHash, to).pipe(
     Effect.timeout(Duration.fromInputUnsafe(context.timeout ?? Duration.seconds(15))),
     Effect.catch((error) =>
       Effect.logWarning(`observe ${txHash} on ${runtime.chainId}: outcome unknown (${error.message})`).pipe(

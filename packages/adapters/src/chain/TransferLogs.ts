@@ -1,6 +1,6 @@
 /**
  * Reading a chain for reconciliation: the ERC-20 `Transfer` logs of the configured tokens into the
- * chain's collection address, in a block range, each with the reference its transaction carried
+ * chain's collection address (and into payments' deposit addresses), in a block range, each with the reference its transaction carried
  * (the 16 bytes after a push payment's `transfer`, or the nonce of an EIP-3009
  * `transferWithAuthorization`). Only blocks with the chain's required confirmations are read
  * ({@link safeHead}); the watcher compares block hashes to notice a deeper reorganisation.
@@ -9,7 +9,7 @@
  */
 import type { ObservedTransfer } from "@paygate/domain"
 import { Effect, Option } from "effect"
-import { type Address, decodeFunctionData, type Hash, type Hex, type PublicClient } from "viem"
+import { type Address, decodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { type Chains } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -25,6 +25,8 @@ export interface WatchedChain {
   readonly requiredConfirmations: number
   /** Token address (lower-case) → CAIP-19 asset id. */
   readonly tokens: ReadonlyMap<string, string>
+  /** The chain's deposit factory, when it offers deposit addresses (their transfers are read too). */
+  readonly depositFactory: Address | undefined
 }
 
 /** The configured chains that accept at least one token, each with its own read client. */
@@ -41,7 +43,8 @@ export const watchedChains = (chains: Chains): ReadonlyArray<WatchedChain> =>
       client: makeClient(chain.rpcUrl),
       collectionAddress: chain.collectionAddress as Address,
       requiredConfirmations: chain.requiredConfirmations,
-      tokens
+      tokens,
+      depositFactory: chain.depositFactory as Address | undefined
     }]
   })
 
@@ -79,18 +82,27 @@ const referenceOf = (input: Hex, token: string, to: string | null, from: string,
   }
 }
 
-/**
- * The transfers into the collection address in blocks `from`..`to` (inclusive), in chain order.
- * Every log is kept, a reference or not: nothing that arrived is dropped.
- */
-export const transfersIn = (chain: WatchedChain, from: number, to: number): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
+/** What a log's transfer carries besides the log: a reference, the deposit it paid; `null` leaves it out. */
+type Annotate = (
+  log: { readonly from: string; readonly to: string; readonly value: bigint; readonly token: string },
+  tx: { readonly input: Hex; readonly to: string | null }
+) => Pick<ObservedTransfer, "reference" | "deposit"> | null
+
+/** The `Transfer` logs of the chain's tokens to any of `recipients` in blocks `from`..`to`, in chain order. */
+const transfersTo = (
+  chain: WatchedChain,
+  recipients: ReadonlyArray<Address>,
+  from: number,
+  to: number,
+  annotate: Annotate
+): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
   Effect.gen(function*() {
     const { chainId, client } = chain
     const logs = yield* rpc(chainId, "eth_getLogs", () =>
       client.getLogs({
         address: [...chain.tokens.keys()] as Array<Address>,
         event: eip3009TokenAbi.find((item) => item.type === "event" && item.name === "Transfer")!,
-        args: { to: chain.collectionAddress },
+        args: { to: [...recipients] },
         fromBlock: BigInt(from),
         toBlock: BigInt(to),
         strict: true
@@ -112,7 +124,9 @@ export const transfersIn = (chain: WatchedChain, from: number, to: number): Effe
         tx = { input: read.input, to: read.to }
         transactions.set(hash, tx)
       }
-      const { from: sender, value } = log.args
+      const { from: sender, to: recipient, value } = log.args
+      const annotation = annotate({ from: sender, to: recipient, value, token: log.address }, tx)
+      if (annotation === null) continue
       found.push({
         chainId,
         asset: chain.tokens.get(log.address.toLowerCase())!,
@@ -123,8 +137,46 @@ export const transfersIn = (chain: WatchedChain, from: number, to: number): Effe
         blockTime: blockTimes.get(blockNumber)!,
         from: `${chainId}:${sender}`,
         value,
-        reference: referenceOf(tx.input, log.address, tx.to, sender, value, chain.collectionAddress)
+        ...annotation
       })
+    }
+    return found
+  })
+
+/**
+ * The transfers into the collection address in blocks `from`..`to` (inclusive), in chain order.
+ * Every log is kept, a reference or not: nothing that arrived is dropped. Sweeps of deposit
+ * addresses (transactions to the chain's deposit factory) are left out: what they move was
+ * recorded when it reached the deposit address.
+ */
+export const transfersIn = (chain: WatchedChain, from: number, to: number): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
+  transfersTo(chain, [chain.collectionAddress], from, to, (log, tx) => {
+    if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
+    return { reference: referenceOf(tx.input, log.token, tx.to, log.from, log.value, chain.collectionAddress) }
+  })
+
+/** Deposit addresses per `eth_getLogs` (providers cap the size of a request). */
+const depositsPerRead = 200
+
+/**
+ * The transfers into the deposit addresses `deposits` (of this chain) in blocks `from`..`to`, in
+ * chain order per read, each naming its payment and address (`deposit`); no reference.
+ */
+export const depositTransfersIn = (
+  chain: WatchedChain,
+  deposits: ReadonlyArray<{ readonly address: string; readonly paymentId: string }>,
+  from: number,
+  to: number
+): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
+  Effect.gen(function*() {
+    const payments = new Map(deposits.map((d) => [d.address.toLowerCase(), d.paymentId]))
+    const found: Array<ObservedTransfer> = []
+    for (let i = 0; i < deposits.length; i += depositsPerRead) {
+      const addresses = deposits.slice(i, i + depositsPerRead).map((d) => getAddress(d.address))
+      found.push(...yield* transfersTo(chain, addresses, from, to, (log) => {
+        const paymentId = payments.get(log.to.toLowerCase())
+        return paymentId === undefined ? null : { reference: null, deposit: { paymentId, account: `${chain.chainId}:${getAddress(log.to)}` } }
+      }))
     }
     return found
   })

@@ -58,7 +58,8 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
         : verifyPushTransfer({ chains, runtimes, lookupWindow: options.pushLookupWindow }, proof),
     submit: (proof) => submitAuthorization({ chains, runtimes, fallbackGas: options.fallbackGas }, proof),
     usedBy: (proof) => authorizationUse({ chains, runtimes }, proof),
-    observe: (asset, txHash) => observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash)
+    observe: (asset, txHash, recipient) =>
+      observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient)
   })
 })
 

@@ -28,11 +28,11 @@ import {
   SignedTransfer
 } from "@paygate/domain"
 import { Duration, Effect, Layer, Option, Result, Schedule } from "effect"
-import { type Address, encodeFunctionData, type Hash, type Hex, parseTransaction, type PublicClient } from "viem"
+import { type Address, encodeFunctionData, type Hash, type Hex, type PublicClient } from "viem"
 import { type ChainSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
-import { transferStanding } from "./ObserveTransfer.ts"
+import { nonceTaken, transferStanding } from "./ObserveTransfer.ts"
 import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
 
 /** Tuning of {@link make}; every field has a default. */
@@ -68,6 +68,32 @@ const withHeadroom = (gas: bigint) => gas + gas / 4n
 const retries = Schedule.exponential(Duration.millis(200))
 
 const unavailable = (error: ChainRpcError) => new ChainUnavailable({ chainId: error.chainId, message: error.message })
+
+/**
+ * The send-once path of payouts and deposit sweeps: estimates the call (a revert is
+ * `PayoutReverted`, nothing signed), signs it from `sender` with headroom over the estimate, hands
+ * it to `record`, and broadcasts it only once recorded; answers it, or none when not recorded.
+ */
+export const sendOnce = (
+  chain: { readonly chainId: string; readonly client: PublicClient },
+  sender: ExecutorSender.ExecutorSender,
+  call: { readonly to: Address; readonly data: Hex },
+  record: (signed: SignedTransfer) => Effect.Effect<boolean>
+): Effect.Effect<Option.Option<SignedTransfer>, PayoutReverted | ChainUnavailable> =>
+  Effect.gen(function*() {
+    const estimate = yield* rpc(chain.chainId, "eth_estimateGas", () => chain.client.estimateGas({ account: sender.address, ...call })).pipe(
+      Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
+      Effect.map(Result.succeed),
+      Effect.catchIf((error) => error.failure === "reverted", (error) => Effect.succeed(Result.fail(error))),
+      Effect.mapError(unavailable)
+    )
+    if (Result.isFailure(estimate)) return yield* new PayoutReverted({ message: estimate.failure.message })
+    const sent = yield* sender.sendRecorded(
+      { ...call, gas: withHeadroom(estimate.success) },
+      (signed) => record(new SignedTransfer({ txHash: signed.hash, raw: signed.raw }))
+    ).pipe(Effect.mapError(unavailable))
+    return Option.map(Option.fromUndefinedOr(sent), (signed) => new SignedTransfer({ txHash: signed.hash, raw: signed.raw }))
+  })
 
 /** Builds the port for the configured chains. */
 export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOptions = {}) {
@@ -119,19 +145,7 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
     Effect.gen(function*() {
       const { chain, sender, to, token } = yield* target(transfer)
       const data = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "transfer", args: [to, transfer.value] })
-      const estimate = yield* rpc(chain.chainId, "eth_estimateGas", () =>
-        chain.client.estimateGas({ account: sender.address, to: token, data })).pipe(
-          Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
-          Effect.map(Result.succeed),
-          Effect.catchIf((error) => error.failure === "reverted", (error) => Effect.succeed(Result.fail(error))),
-          Effect.mapError(unavailable)
-        )
-      if (Result.isFailure(estimate)) return yield* new PayoutReverted({ message: estimate.failure.message })
-      const sent = yield* sender.sendRecorded(
-        { to: token, data, gas: withHeadroom(estimate.success) },
-        (signed) => record(new SignedTransfer({ txHash: signed.hash, raw: signed.raw }))
-      ).pipe(Effect.mapError(unavailable))
-      return Option.map(Option.fromUndefinedOr(sent), (signed) => new SignedTransfer({ txHash: signed.hash, raw: signed.raw }))
+      return yield* sendOnce(chain, sender, { to: token, data }, record)
     }).pipe(Effect.withSpan("Payouts.send", { attributes: { asset: transfer.asset } }))
 
   const resend = (asset: string, signed: SignedTransfer) =>
@@ -140,14 +154,7 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
   // No receipt: still possible while the collection address's confirmed nonce has not passed the transfer's.
   const unmined = (t: Target, signed: SignedTransfer): Effect.Effect<PayoutOutcome, ChainRpcError> =>
     Effect.gen(function*() {
-      const { chainId, client, settings } = t.chain
-      const nonce = parseTransaction(signed.raw as Hex).nonce ?? 0
-      const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
-      const depth = BigInt(settings.requiredConfirmations - 1)
-      const confirmed = head > depth ? head - depth : 0n
-      const used = yield* rpc(chainId, "eth_getTransactionCount", () =>
-        client.getTransactionCount({ address: t.sender.address, blockNumber: confirmed }))
-      if (used <= nonce) return "pending"
+      if (!(yield* nonceTaken(t.chain, t.sender.address, signed.raw as Hex))) return "pending"
       // Asked after the nonce: had this transfer taken it, its receipt would be there now.
       const again = yield* transferStanding(t.chain, t.token, t.to, signed.txHash as Hash)
       return again === "unmined" ? "dropped" : outcomeOf(again)

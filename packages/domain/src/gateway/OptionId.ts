@@ -13,9 +13,12 @@ export const OptionClaims = Schema.Struct({
   value: Schema.String,
   /** Unix seconds after which confirming is `quote_expired`; `null` for options with no rate. */
   expiresAt: Schema.NullOr(Schema.Int),
-  /** `pull` (EIP-3009 authorization) or `push` (buyer-sent transfer). */
-  kind: Schema.Literals(["pull", "push"]),
-  /** 0x + random bytes: the 32-byte EIP-3009 nonce (pull) or the 16-byte transfer reference (push). */
+  /**
+   * `pull` (EIP-3009 authorization), `push` (buyer-sent transfer with a reference) or `deposit` (a
+   * plain transfer to the payment's deposit address `account`: nothing to fetch or confirm).
+   */
+  kind: Schema.Literals(["pull", "push", "deposit"]),
+  /** 0x + random bytes: the 32-byte EIP-3009 nonce (pull), the 16-byte transfer reference (push), 16 unused bytes (deposit). */
   nonce: Schema.String,
   /** Unix seconds. */
   quotedAt: Schema.Int

@@ -49,7 +49,12 @@ export class Commitment extends Schema.Class<Commitment>("paygate/Commitment")({
   /** The wallet that confirmed (its `Sdk-Name`, else the app's name), shown as the buyer's account provider. */
   walletName: Schema.String,
   /** Unix seconds when the confirm was accepted. */
-  confirmedAt: Schema.Int
+  confirmedAt: Schema.Int,
+  /**
+   * CAIP-10 account the transfer paid when it is not the chain's collection address: the payment's
+   * deposit address (issue #17). Absent otherwise.
+   */
+  recipient: Schema.optionalKey(Schema.String)
 }) {}
 
 /** A payment as the service records it. Amounts are in the fiat currency's minor units. */

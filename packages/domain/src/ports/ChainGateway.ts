@@ -51,6 +51,9 @@ export class ChainGateway extends Context.Service<ChainGateway, {
    * other reverts, and the payment must follow the one that paid whichever hash was recorded.
    */
   readonly usedBy: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<Option.Option<string>, ChainUnavailable>
-  /** Where a transaction stands, with the chain's required confirmations applied. */
-  readonly observe: (asset: string, txHash: string) => Effect.Effect<ChainOutcome>
+  /**
+   * Where a transaction stands, with the chain's required confirmations applied: it must pay the
+   * chain's collection address, or `recipient` (CAIP-10, a deposit address) when given.
+   */
+  readonly observe: (asset: string, txHash: string, recipient?: string) => Effect.Effect<ChainOutcome>
 }>()("@paygate/domain/ChainGateway") {}

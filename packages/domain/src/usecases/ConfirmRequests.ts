@@ -26,6 +26,8 @@ export interface ConfirmedPayment {
 }
 
 const foreign = () => new InvalidParams({ message: "The option id is not one this service issued for this payment." })
+const depositOption = () =>
+  new InvalidParams({ message: "A deposit option is paid by a transfer to its address; there is nothing to confirm." })
 
 const hex = (bytes: Uint8Array) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
 
@@ -91,6 +93,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
       ) {
         const claims = yield* ids.read(request.optionId)
         if (claims.paymentId !== paymentId) return yield* foreign()
+        if (claims.kind === "deposit") return yield* depositOption()
         const asset = catalog.asset(claims.asset)
         if (asset === undefined || asset.kind !== claims.kind) {
           return yield* new ParamsValidation({ message: "This option is no longer offered; ask for options again." })

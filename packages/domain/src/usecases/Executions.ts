@@ -87,7 +87,7 @@ export class Executions extends Context.Service<Executions, {
           if (Option.isNone(submitted)) return "unknown" as const
           txHash = yield* recordSubmission(payment, submitted.value)
         }
-        const outcome = yield* chain.observe(commitment.asset, txHash)
+        const outcome = yield* chain.observe(commitment.asset, txHash, commitment.recipient)
         if (outcome === "failed" && commitment.authorization !== null) return yield* reverted(payment, commitment.authorization, txHash)
         if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
         return outcome

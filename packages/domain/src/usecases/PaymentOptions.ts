@@ -1,5 +1,4 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { SecureRandom } from "effect/crypto"
 import { parseAccountId } from "../caip/AccountId.ts"
 import {
   type InvalidParams,
@@ -9,27 +8,21 @@ import {
   type PaymentNotFound,
   SanctionedUser
 } from "../errors/ApiErrors.ts"
-import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
-import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
+import { OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
-import { PriceOracle } from "../ports/PriceOracle.ts"
-import { QuoteStore } from "../ports/QuoteStore.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import { WalletActions } from "../ports/WalletActions.ts"
-import { quote } from "../quote/Quote.ts"
 import type { PaymentOption } from "../wire/PaymentOption.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
-import { PaymentSettings } from "./PaymentSettings.ts"
+import { makeQuoting } from "./Quoting.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 
 /** Contract §11: at most 20 accounts per options request. */
 export const maxAccounts = 20
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
  * The gateway's options operation (contract §5): one option per (account, accepted asset on that
@@ -54,42 +47,11 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
     Effect.gen(function*() {
       const payments = yield* Payments
       const catalog = yield* AssetCatalog
-      const oracle = yield* PriceOracle
-      const quotes = yield* QuoteStore
       const ids = yield* OptionIds
       const actions = yield* WalletActions
       const screening = yield* SanctionsScreening
-      const random = yield* SecureRandom.SecureRandom
       const dataCollection = yield* DataCollection
-
-      const freshQuote = Effect.fnUntraced(function*(payment: Payment, account: string, asset: PayableAsset, now: number) {
-        const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
-        if (Option.isNone(pricing)) return Option.none()
-        const { quoteTtlSeconds } = yield* PaymentSettings
-        const priced = quote({
-          fiatMinor: payment.value,
-          fiatExponent: currencyExponent(payment.currency as CurrencyCode),
-          tokenDecimals: asset.decimals,
-          pricing: pricing.value,
-          nowSeconds: now,
-          ttlSeconds: quoteTtlSeconds
-        })
-        const claims: OptionClaims = {
-          paymentId: payment.id,
-          account,
-          asset: asset.assetId,
-          value: priced.tokenAmount.toString(),
-          // A quote never outlives its payment.
-          expiresAt: priced.expiresAt === null ? null : Math.min(priced.expiresAt, payment.expiresAt),
-          kind: asset.kind,
-          // Pull: the 32-byte EIP-3009 nonce; push: the 16-byte reference appended to the transfer (contract §5).
-          nonce: `0x${hex(yield* random.randomBytes(asset.kind === "pull" ? 32 : 16))}`,
-          quotedAt: now
-        }
-        const optionId = yield* ids.issue(claims)
-        yield* quotes.save({ optionId, claims })
-        return Option.some({ optionId, claims })
-      })
+      const quoting = yield* makeQuoting
 
       const optionFor = Effect.fnUntraced(function*(
         payment: Payment,
@@ -98,11 +60,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
         refresh: ReadonlySet<string>,
         now: number
       ) {
-        const latest = yield* quotes.latest(payment.id, account, asset.assetId)
-        const reusable = Option.filter(latest, ({ claims, optionId }) =>
-          !refresh.has(optionId) && claims.kind === asset.kind && (claims.expiresAt === null || now < claims.expiresAt)
-        )
-        const chosen = Option.isSome(reusable) ? reusable : yield* freshQuote(payment, account, asset, now)
+        const chosen = yield* quoting.current(payment, account, asset, asset.kind, now, refresh)
         if (Option.isNone(chosen)) return Option.none()
         const { claims, optionId } = chosen.value
         const validBefore = claims.expiresAt ?? payment.expiresAt

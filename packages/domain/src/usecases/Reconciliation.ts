@@ -4,7 +4,7 @@ import type { OptionClaims } from "../gateway/OptionId.ts"
 import { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { Commitment, Payment } from "../payment/Payment.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
-import { QuoteStore } from "../ports/QuoteStore.ts"
+import { QuoteStore, type StoredQuote } from "../ports/QuoteStore.ts"
 import { ReceiptStore, type RecordResult } from "../ports/ReceiptStore.ts"
 import { type ObservedTransfer, Receipt, type ReceiptOutcome } from "../receipt/Receipt.ts"
 import { receiptView } from "../receipt/ReceiptView.ts"
@@ -44,7 +44,8 @@ export const judge = (payment: Payment, claims: OptionClaims, transfer: Observed
 /**
  * Reconciliation from the chain: each transfer into a collection address becomes a receipt, matched
  * to a payment by the reference its transaction carried (a push transfer's 16 bytes, or an EIP-3009
- * nonce). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
+ * nonce); a transfer into a payment's deposit address is matched by the address, against the
+ * latest deposit quote of that address (same rules). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
  * the same commitment, event and stage a confirm would make (the executor then watches it to
  * `succeeded`); `underpaid` and `late` ones leave it as it is and emit `payment.transfer_received`;
  * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
@@ -63,13 +64,28 @@ export class Reconciliation extends Context.Service<Reconciliation, {
       const ids = yield* IdGenerator
       const { eventFor } = makePaymentChanges(repo, ids)
 
+      // A deposit's transfer: the latest deposit quote of its address; any other: the quote of its reference.
+      const quoteOf = (transfer: ObservedTransfer): Effect.Effect<Option.Option<StoredQuote>> => {
+        const deposit = transfer.deposit
+        if (deposit !== undefined) {
+          return Effect.map(
+            quotes.latest(deposit.paymentId, deposit.account, transfer.asset),
+            Option.filter((q) => q.claims.kind === "deposit")
+          )
+        }
+        if (transfer.reference === null) return Effect.succeed(Option.none())
+        return Effect.map(
+          quotes.byNonce(transfer.reference),
+          // A deposit quote's nonce is never handed out: a reference can only match a push or pull quote.
+          Option.filter((q) => same(q.claims.asset, transfer.asset) && q.claims.kind !== "deposit")
+        )
+      }
+
       const attempt = (transfer: ObservedTransfer) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
           const id = yield* ids.make("receipt")
-          const quote = transfer.reference === null
-            ? Option.none()
-            : Option.filter(yield* quotes.byNonce(transfer.reference), (q) => same(q.claims.asset, transfer.asset))
+          const quote = yield* quoteOf(transfer)
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
           const base = { ...transfer, id, recordedAt: millis, refund: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
@@ -111,7 +127,8 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               authorization: null,
               reference: transfer.reference,
               walletName: watcherWalletName,
-              confirmedAt: Math.floor(millis / 1000)
+              confirmedAt: Math.floor(millis / 1000),
+              ...(transfer.deposit === undefined ? {} : { recipient: transfer.deposit.account })
             })
             const next = new Payment({
               ...payment,

@@ -76,6 +76,14 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
       OpenApi.Summary,
       "Commits the payment to an option with the wallet's results (signature or transaction hash); repeatable"
     ),
+    HttpApiEndpoint.post("deposit", "/v1/gateway/payment/:id/deposit", {
+      params,
+      success: Wire.DepositOptionsResponse,
+      error: [notFound, expired, invalidState]
+    }).annotate(
+      OpenApi.Summary,
+      "The payment's own deposit address on each network with a deposit factory: a plain token transfer of the amount pays it (no body)"
+    ),
     HttpApiEndpoint.post("collectData", "/v1/gateway/payment/:id/collect-data", {
       params,
       payload: ApiWire.CollectDataRequest,

@@ -1,6 +1,7 @@
 import {
   ConfirmRequests,
   DataCollection,
+  DepositOptions,
   InvalidParams,
   isFinal,
   ParamsValidation,
@@ -44,6 +45,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
     const payments = yield* Payments
     const confirmations = yield* ConfirmRequests
     const dataCollection = yield* DataCollection
+    const deposits = yield* DepositOptions
     const gateway = yield* GatewayOptions.make
     const access = Effect.gen(function*() {
       const caller = yield* CurrentGatewayCaller
@@ -103,6 +105,10 @@ export const GatewayHandlers = HttpApiBuilder.group(
           // Contract §5: no info until a transaction id is known; txId is never null.
           const txId = payment.commitment?.txHash ?? null
           return { ...statusBody(payment), info: txId === null ? null : { txId, optionAmount } }
+        }))
+      .handle("deposit", ({ params }) =>
+        Effect.gen(function*() {
+          return { options: yield* deposits.deposit(yield* access, params.id) }
         }))
       .handle("collectData", ({ params, payload }) =>
         Effect.gen(function*() {

@@ -107,6 +107,7 @@ export const make = Effect.gen(function*() {
     if (payment.status !== "requires_action") {
       return yield* new InvalidState({ message: `The payment is ${payment.status}; it no longer waits for the buyer.` })
     }
+    if (claims.kind === "deposit") return yield* notThisOption("A deposit option is paid by a transfer to its address; there is nothing to fetch.")
     // An empty data asks for the option's own actions (what a wallet SDK does for an option it has not kept).
     const wholeOption = body.data === ""
     if (!wholeOption && claims.kind !== "push") return yield* notThisOption("This option has no build action to fetch.")

@@ -1,0 +1,156 @@
+/**
+ * `DepositStore` on SQL (`deposit_addresses`, `deposit_sweeps`, migration 0013). Sweeps are a
+ * queue with leases like the payouts' (`FOR UPDATE SKIP LOCKED` claims); a batch's transaction is
+ * recorded on each deposit it covers, all or none, and found again by its hash. "Now" is the
+ * Effect `Clock`, in Unix milliseconds. Database failures are defects (the port's contract).
+ *
+ * @module
+ */
+import { type DepositAddress, type DepositKey, DepositStore, DepositSweep, type PaymentId, SignedTransfer } from "@paygate/domain"
+import { Clock, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { toInt, toIntOrNull } from "./internal/Rows.ts"
+
+const spans = {
+  ensure: Effect.withSpan("SqlDepositStore.ensure"),
+  watched: Effect.withSpan("SqlDepositStore.watched"),
+  markDue: Effect.withSpan("SqlDepositStore.markDue"),
+  claim: Effect.withSpan("SqlDepositStore.claim"),
+  recordSweep: Effect.withSpan("SqlDepositStore.recordSweep"),
+  swept: Effect.withSpan("SqlDepositStore.swept"),
+  nothingLeft: Effect.withSpan("SqlDepositStore.nothingLeft"),
+  abandon: Effect.withSpan("SqlDepositStore.abandon"),
+  release: Effect.withSpan("SqlDepositStore.release")
+}
+
+// Rolls back a batch's recording when one of its deposits got a sweep meanwhile.
+class Taken extends Schema.TaggedError<Taken>()("Taken", {}) {}
+
+interface SweepRow {
+  readonly chain_id: string
+  readonly address: string
+  readonly asset: string
+  readonly payment_id: string
+  readonly marked_version: unknown
+  readonly swept_version: unknown
+  readonly tx_hash: string | null
+  readonly signed_tx: string | null
+  readonly tx_version: unknown
+  readonly attempts: unknown
+}
+
+const sweepFromRow = (row: SweepRow) =>
+  new DepositSweep({
+    chainId: row.chain_id,
+    address: row.address,
+    asset: row.asset,
+    paymentId: row.payment_id as PaymentId,
+    markedVersion: toInt(row.marked_version),
+    sweptVersion: toInt(row.swept_version),
+    transfer: row.tx_hash === null || row.signed_tx === null ? null : new SignedTransfer({ txHash: row.tx_hash, raw: row.signed_tx }),
+    txVersion: toIntOrNull(row.tx_version),
+    attempts: toInt(row.attempts)
+  }, { disableChecks: true })
+
+/** Builds the store over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const ensure = (deposit: DepositAddress) =>
+    sql`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
+      VALUES (${deposit.chainId}, ${deposit.address.toLowerCase()}, ${deposit.paymentId}, ${deposit.createdAt}::bigint)
+      ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, Effect.orDie, spans.ensure)
+
+  const watched = (chainId: string, sinceMillis: number) =>
+    sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT address, payment_id, created_at
+      FROM deposit_addresses WHERE chain_id = ${chainId} AND created_at >= ${sinceMillis}::bigint ORDER BY created_at`.pipe(
+      Effect.map((rows) =>
+        rows.map((row): DepositAddress => ({
+          chainId,
+          address: row.address,
+          paymentId: row.payment_id as PaymentId,
+          createdAt: toInt(row.created_at)
+        }))
+      ),
+      Effect.orDie,
+      spans.watched
+    )
+
+  const markDue = (key: DepositKey) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`INSERT INTO deposit_sweeps (chain_id, address, asset, payment_id, marked_version, swept_version, due_at, updated_at)
+        SELECT chain_id, address, ${key.asset}, payment_id, 1, 0, ${now}::bigint, ${now}::bigint FROM deposit_addresses
+        WHERE chain_id = ${key.chainId} AND address = ${key.address.toLowerCase()}
+        ON CONFLICT (chain_id, address, asset) DO UPDATE SET
+          marked_version = deposit_sweeps.marked_version + 1, due_at = ${now}::bigint, updated_at = ${now}::bigint`
+    }).pipe(Effect.orDie, spans.markDue)
+
+  const claim = (limit: number, leaseMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql<SweepRow>`UPDATE deposit_sweeps SET lease_until = ${now + leaseMillis}::bigint
+        WHERE (chain_id, address, asset) IN (
+          SELECT chain_id, address, asset FROM deposit_sweeps
+          WHERE marked_version > swept_version AND due_at <= ${now}::bigint AND coalesce(lease_until, 0) <= ${now}::bigint
+          ORDER BY due_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING chain_id, address, asset, payment_id, marked_version, swept_version, tx_hash, signed_tx, tx_version, attempts`
+      return rows.map(sweepFromRow)
+    }).pipe(Effect.orDie, spans.claim)
+
+  const recordSweep = (sweeps: ReadonlyArray<DepositSweep>, signed: SignedTransfer) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      for (const s of sweeps) {
+        const rows = yield* sql`UPDATE deposit_sweeps
+          SET tx_hash = ${signed.txHash}, signed_tx = ${signed.raw}, tx_version = ${s.markedVersion}, updated_at = ${now}::bigint
+          WHERE chain_id = ${s.chainId} AND address = ${s.address} AND asset = ${s.asset} AND tx_hash IS NULL
+          RETURNING address`
+        if (rows.length === 0) return yield* new Taken()
+      }
+      return true
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchTag("Taken", () => Effect.succeed(false)),
+      Effect.orDie,
+      spans.recordSweep
+    )
+
+  const swept = (txHash: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE deposit_sweeps SET swept_version = GREATEST(swept_version, tx_version),
+          tx_hash = NULL, signed_tx = NULL, tx_version = NULL, due_at = ${now}::bigint, updated_at = ${now}::bigint
+        WHERE tx_hash = ${txHash}`
+    }).pipe(Effect.orDie, spans.swept)
+
+  const nothingLeft = (sweep: DepositSweep) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE deposit_sweeps SET swept_version = GREATEST(swept_version, ${sweep.markedVersion}), updated_at = ${now}::bigint
+        WHERE chain_id = ${sweep.chainId} AND address = ${sweep.address} AND asset = ${sweep.asset} AND tx_hash IS NULL`
+    }).pipe(Effect.orDie, spans.nothingLeft)
+
+  const abandon = (txHash: string, reason: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE deposit_sweeps SET tx_hash = NULL, signed_tx = NULL, tx_version = NULL,
+          attempts = attempts + 1, last_error = ${reason}, updated_at = ${now}::bigint
+        WHERE tx_hash = ${txHash}`
+    }).pipe(Effect.orDie, spans.abandon)
+
+  const release = (key: DepositKey, afterMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE deposit_sweeps SET lease_until = NULL, due_at = ${now + afterMillis}::bigint
+        WHERE chain_id = ${key.chainId} AND address = ${key.address} AND asset = ${key.asset}`
+    }).pipe(Effect.orDie, spans.release)
+
+  return DepositStore.of({ ensure, watched, markDue, claim, recordSweep, swept, nothingLeft, abandon, release })
+})
+
+/** The store over the `SqlClient` in context. */
+export const layer: Layer.Layer<DepositStore, never, SqlClient.SqlClient> = Layer.effect(DepositStore, make)

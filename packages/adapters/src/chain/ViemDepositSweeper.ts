@@ -1,0 +1,115 @@
+/**
+ * The domain's `DepositSweeper` port on EVM chains, with viem: `DepositFactory.sweep(token, salts)`
+ * sent by each chain's executor (the factory's owner, which pays the gas) through the process's
+ * shared executor sender (`ExecutorSender.shared`: the same nonce sequence as pull payments).
+ *
+ * - `send` estimates first: a revert (e.g. the factory is not owned by the executor) is
+ *   `PayoutReverted` and nothing is signed. The sweep is signed, recorded by the caller, and only
+ *   then broadcast.
+ * - `observe`: included and confirmed without reverting is `succeeded` (it moved whatever was
+ *   there, possibly nothing); without a receipt once the executor's confirmed nonce passed the
+ *   sweep's, `dropped`.
+ *
+ * @module
+ */
+import { ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
+import { Duration, Effect, Layer } from "effect"
+import type { Address, Hash, Hex } from "viem"
+import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { TestUsdc } from "./contracts.generated.ts"
+import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
+import * as ExecutorSender from "./ExecutorSender.ts"
+import { nonceTaken, type ObservedChain, transferStanding } from "./ObserveTransfer.ts"
+import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
+import { sendOnce } from "./ViemPayouts.ts"
+
+/** What one asset's sweeps need: its chain, token, factory and the executor's sender. */
+interface SweepTarget {
+  readonly chain: ObservedChain
+  readonly token: Address
+  readonly factory: Address
+  readonly sender: ExecutorSender.ExecutorSender
+}
+
+const unavailable = (error: ChainRpcError) => new ChainUnavailable({ chainId: error.chainId, message: error.message })
+
+/** Builds the port for the configured chains that have a deposit factory. */
+export const make = Effect.gen(function*() {
+  const chains = yield* ChainsConfig
+  const runtimes = new Map<string, Omit<SweepTarget, "token">>()
+  for (const settings of chains.settings.chains) {
+    if (settings.depositFactory === undefined) continue
+    const client = makeClient(settings.rpcUrl)
+    const sender = yield* ExecutorSender.shared({
+      chainId: settings.chainId,
+      client,
+      privateKey: settings.executorPrivateKey,
+      rpcUrl: settings.rpcUrl
+    })
+    runtimes.set(settings.chainId, {
+      chain: { chainId: settings.chainId, client, settings },
+      factory: settings.depositFactory as Address,
+      sender
+    })
+  }
+
+  const target = (asset: string): Effect.Effect<SweepTarget, ChainUnavailable> => {
+    const found = lookupAsset(chains, asset)
+    const runtime = found === undefined ? undefined : runtimes.get(found.chain.chainId)
+    if (found === undefined || runtime === undefined) {
+      const chainId = asset.slice(0, asset.indexOf("/"))
+      return Effect.fail(new ChainUnavailable({ chainId, message: `Asset ${asset} has no deposit factory configured: its sweeps wait.` }))
+    }
+    return Effect.succeed({ ...runtime, token: found.token })
+  }
+
+  const balance = (asset: string, paymentId: string) =>
+    Effect.flatMap(target(asset), ({ chain, factory, token }) =>
+      rpc(chain.chainId, "eth_call", () =>
+        chain.client.readContract({ address: token, abi: TestUsdc.abi, functionName: "balanceOf", args: [depositAddress(factory, paymentId)] })).pipe(
+          Effect.mapError(unavailable)
+        ))
+
+  const send = (asset: string, paymentIds: ReadonlyArray<string>, record: (signed: SignedTransfer) => Effect.Effect<boolean>) =>
+    Effect.gen(function*() {
+      const { chain, factory, sender, token } = yield* target(asset)
+      return yield* sendOnce(chain, sender, { to: factory, data: sweepCall(token, paymentIds.map(saltOf)) }, record)
+    }).pipe(Effect.withSpan("DepositSweeper.send", { attributes: { asset, deposits: paymentIds.length } }))
+
+  const resend = (asset: string, signed: SignedTransfer) =>
+    Effect.flatMap(target(asset), ({ sender }) => sender.resend(signed.raw as Hex).pipe(Effect.mapError(unavailable)))
+
+  // Whatever a successful sweep moved (possibly nothing), it is done; `transferStanding` reads it to the confirmations.
+  const standing = (t: SweepTarget, signed: SignedTransfer): Effect.Effect<PayoutOutcome, ChainRpcError> =>
+    Effect.gen(function*() {
+      const hash = signed.txHash as Hash
+      const read = yield* transferStanding(t.chain, t.token, t.chain.settings.collectionAddress, hash)
+      switch (read) {
+        case "succeeded":
+        case "unpaid":
+          return "succeeded"
+        case "reverted":
+          return "reverted"
+        case "confirming":
+          return "pending"
+        case "unmined": {
+          if (!(yield* nonceTaken(t.chain, t.sender.address, signed.raw as Hex))) return "pending"
+          // Asked after the nonce: had this sweep taken it, its receipt would be there now.
+          const again = yield* transferStanding(t.chain, t.token, t.chain.settings.collectionAddress, hash)
+          return again === "unmined" ? "dropped" : "pending"
+        }
+      }
+    })
+
+  const observe = (asset: string, signed: SignedTransfer): Effect.Effect<PayoutOutcome> =>
+    Effect.flatMap(target(asset), (t) => standing(t, signed)).pipe(
+      Effect.timeout(Duration.seconds(15)),
+      Effect.catch((error) => Effect.logWarning(`sweep ${signed.txHash}: outcome unknown (${error.message})`).pipe(Effect.as("unknown" as const))),
+      Effect.withSpan("DepositSweeper.observe", { attributes: { asset, txHash: signed.txHash } })
+    )
+
+  return DepositSweeper.of({ balance, send, resend, observe })
+})
+
+/** The port over the configured chains; needs `ChainsConfig`. */
+export const layer: Layer.Layer<DepositSweeper, never, ChainsConfig> = Layer.effect(DepositSweeper, make)

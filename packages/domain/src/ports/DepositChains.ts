@@ -1,0 +1,13 @@
+import { Context } from "effect"
+
+/**
+ * Which chains offer per-payment deposit addresses, and the address of a payment on each: computed
+ * without a transaction (CREATE2 of a forwarder whose salt derives from the payment id), unique to
+ * the payment.
+ */
+export class DepositChains extends Context.Service<DepositChains, {
+  /** CAIP-2 chains with a deposit factory. */
+  readonly chains: ReadonlyArray<string>
+  /** The deposit address (EIP-55) of `paymentId` on `chainId`; `undefined` where the chain offers none. */
+  readonly addressOf: (chainId: string, paymentId: string) => string | undefined
+}>()("@paygate/domain/DepositChains") {}

@@ -1,0 +1,55 @@
+/**
+ * The deposit sweep job (issue #17): leases deposits whose sweep is due (`FOR UPDATE SKIP
+ * LOCKED`, so any number of workers share them) and advances them together through
+ * `DepositSweeps` — follow recorded sweeps, sweep the rest in batches, one transaction of the
+ * executor per token and batch — then releases each with its next check: right away once swept
+ * (a transfer noticed since keeps it due), after `pendingRecheckMs` while a sweep is on its way,
+ * after `unknownRecheckMs` when the chain could not be asked, after `retryMs` after a failed
+ * sweep. Tuned like the payouts (`PayoutSettings`). A killed worker's deposits come back when
+ * their lease ends; what it recorded is followed, never signed again.
+ *
+ * @module
+ */
+import { Chain } from "@paygate/adapters"
+import { DepositStore, type DepositSweeper, DepositSweeps, maxSweepBatch } from "@paygate/domain"
+import { Effect, Layer } from "effect"
+import { forever } from "./Forever.ts"
+import { PayoutSettings } from "./Payouts.ts"
+
+/** The sweep loop; see the module documentation. */
+export const depositSweeper: Effect.Effect<never, never, DepositStore | DepositSweeps> = Effect.gen(function*() {
+  const settings = yield* PayoutSettings
+  const store = yield* DepositStore
+  const sweeps = yield* DepositSweeps
+  const round = Effect.gen(function*() {
+    const claimed = yield* store.claim(maxSweepBatch, settings.leaseMs)
+    if (claimed.length === 0) return false
+    const steps = yield* sweeps.advance(claimed).pipe(
+      // Stopping: hand the deposits back at once instead of holding them for the rest of the lease.
+      Effect.onInterrupt(() => Effect.forEach(claimed, (s) => store.release(s, 0), { discard: true }))
+    )
+    yield* Effect.forEach(steps, ([s, step]) =>
+      store.release(s, step === "final" ? 0 : step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs), {
+      discard: true
+    })
+    return true
+  })
+  return yield* forever("deposit sweeps", round, settings.pollIntervalMs)
+})
+
+/** The sweep job with `sweeper` for the chain side (tests wrap it to play a crash). */
+export const depositSweepJobWith = <E, R>(
+  sweeper: Layer.Layer<DepositSweeper, E, R>
+): Layer.Layer<never, E, R | DepositStore> =>
+  Layer.effectDiscard(Effect.forkScoped(depositSweeper).pipe(Effect.andThen(Effect.logInfo("worker started: deposit sweeps")))).pipe(
+    Layer.provide(DepositSweeps.layer),
+    Layer.provide(sweeper)
+  )
+
+/** The sweep job over the configured chains' deposit factories (nothing to do without one). */
+export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore> = Layer.unwrap(
+  Effect.map(Chain.ChainConfig.ChainsConfig, (chains) =>
+    chains.settings.chains.some((chain) => chain.depositFactory !== undefined)
+      ? depositSweepJobWith(Chain.ViemDepositSweeper.layer)
+      : Layer.empty)
+)

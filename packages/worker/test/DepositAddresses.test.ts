@@ -1,0 +1,345 @@
+/**
+ * Per-payment deposit addresses on anvil (issue #17), on PGlite and PostgreSQL: the gateway's
+ * deposit operation, a plain `transfer` from an account that never talks to the service paying a
+ * payment (same events as any payment, funds swept to the collection address and settled to the
+ * merchant's destination), under-, over- and late payments into a deposit address, two payments
+ * never sharing an address, a worker killed between sending a sweep and recording its outcome
+ * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
+ */
+import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { DepositSweeper, Executions, IdGenerator, Reconciliation } from "@paygate/domain"
+import { Effect, Fiber, Layer } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { type Address, createWalletClient, encodeFunctionData, http, parseAbi, parseEventLogs } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
+import {
+  chainWatcher,
+  defaultExecutorSettings,
+  defaultPayoutSettings,
+  defaultWatcherSettings,
+  depositSweepJobWith,
+  ExecutorJob,
+  ExecutorSettings,
+  PayoutSettings,
+  payoutsWith,
+  WatcherSettings
+} from "../src/index.ts"
+
+const { anvilAccount, ChainConfig, Contracts, DepositAddresses, TransferLogs, ViemDepositSweeper } = Chain
+
+const world = localChainForFile()
+const transferAbi = parseAbi(["function transfer(address to, uint256 value) returns (bool)"])
+/** 12.50 USD in TUSDC base units (6 decimals, pegged 1:1). */
+const amount = 12_500_000n
+
+const fast = { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, unknownRecheckMs: 300, retryMs: 200, leaseMs: 1_500 }
+const executorJob = ExecutorJob.pipe(
+  Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
+  Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
+)
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast))
+const watcherJob = (chains: Chain.ChainConfig.Chains) =>
+  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
+    Layer.provide(Reconciliation.layer),
+    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
+    Layer.provide(SecureRandom.layerWebCrypto),
+    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
+  )
+const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
+  depositSweepJobWith(sweeper).pipe(Layer.provide(SqlPersistence.layer), Layer.provide(Layer.succeed(PayoutSettings, fast)))
+
+/** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
+const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000): Promise<A> => {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+forEachDatabase("Deposit addresses (anvil)", (database) => {
+  let chains: Chain.ChainConfig.Chains
+  const server = useTestServer(database, () => ({
+    gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(world().settings())), secret: new Uint8Array(randomBytes(32)) })
+  }))
+  let partner: TestPartner
+  let walletKey: string
+  let settling: string
+  const jobs: Array<Fiber.Fiber<unknown, unknown>> = []
+  let sweeper: Fiber.Fiber<unknown, unknown> | undefined
+
+  const chainId = () => world().chain.chainId
+  const factory = () => world().chain.contracts.depositFactory
+  const token = () => world().chain.contracts.usdc
+  const api = (method: string, path: string, body?: unknown) =>
+    server.request(method, path, { apiKey: partner.sandbox, ...(body === undefined ? {} : { body }) })
+  const launch = <E>(layer: Layer.Layer<never, E, Services>) => server.run(Effect.forkDetach(Layer.launch(layer)))
+  const startSweeper = async (layer = sweepJob()) => {
+    sweeper = await launch(layer)
+  }
+  const stopSweeper = async () => {
+    if (sweeper !== undefined) await Effect.runPromise(Fiber.interrupt(sweeper))
+    sweeper = undefined
+  }
+
+  beforeAll(async () => {
+    chains = await Effect.runPromise(ChainConfig.decode(world().settings()))
+    jobs.push(await launch(executorJob), await launch(payoutJobs), await launch(watcherJob(chains)))
+    await startSweeper()
+    partner = await server.partner()
+    walletKey = await server.walletKey("sandbox")
+    settling = (await settlingMerchant()).merchantId
+  }, 120_000)
+  afterAll(async () => {
+    await stopSweeper()
+    for (const fiber of jobs) await Effect.runPromise(Fiber.interrupt(fiber))
+  })
+
+  const newPayment = async (merchantId = settling) => (await server.payment(partner.sandbox, merchantId)).paymentId as string
+  /** A merchant of its own settling to a destination of its own (balances unaffected by other tests' settlements). */
+  const settlingMerchant = async () => {
+    const merchantId = await server.merchant(partner.sandbox)
+    const to = privateKeyToAccount(generatePrivateKey()).address
+    const registered = await api("POST", `/v1/merchants/${merchantId}/settlements/crypto`, {
+      settlements: [{ asset: world().chain.usdcAssetId, destination: `${chainId()}:${to}` }]
+    })
+    expect(registered.status).toBe(201)
+    return { merchantId, destination: to }
+  }
+  const deposit = (paymentId: string, body?: unknown) =>
+    server.request("POST", `/v1/gateway/payment/${paymentId}/deposit`, { apiKey: walletKey, ...(body === undefined ? {} : { body }) })
+  const addressOf = async (paymentId: string) => {
+    const answer = await deposit(paymentId)
+    expect(answer.status).toBe(200)
+    return answer.body.options[0].address as Address
+  }
+  /** A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined. */
+  const pay = async (to: Address, value: bigint, index = 3) => {
+    const wallet = createWalletClient({ account: privateKeyToAccount(anvilAccount(index).privateKey), transport: http(world().chain.node.rpcUrl) })
+    const hash = await wallet.sendTransaction({
+      chain: null,
+      to: token(),
+      data: encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [to, value] })
+    })
+    await world().client.waitForTransactionReceipt({ hash })
+    return hash
+  }
+  const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
+  const statusBecomes = (paymentId: string, status: string) => eventually(() => record(paymentId), (r) => r.status === status)
+  const receipts = async (paymentId: string) => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data as Array<any>
+  const receiptOf = (paymentId: string, hash: string) =>
+    eventually(() => receipts(paymentId), (list) => list.some((r) => r.txHash === hash.toLowerCase())).then((list) =>
+      list.find((r) => r.txHash === hash.toLowerCase())
+    )
+  const sweptEmpty = (address: Address) => eventually(() => world().balanceOf(address), (balance) => balance === 0n)
+  const eventsOf = (paymentId: string) =>
+    server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ readonly type: string; readonly payload: unknown }>`SELECT type, payload FROM outbox_events
+        WHERE payment_id = ${paymentId} ORDER BY created_at, type`
+      return rows.map((row) => ({ type: row.type, payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as any }))
+    }).pipe(Effect.orDie))
+  const sweepsOf = (paymentId: string) =>
+    server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ readonly marked_version: number; readonly swept_version: number; readonly tx_hash: string | null }>`SELECT
+        marked_version, swept_version, tx_hash FROM deposit_sweeps WHERE payment_id = ${paymentId}`
+    }).pipe(Effect.orDie))
+  /** The factory's `Swept` events of `address` so far. */
+  const sweptEvents = async (address: Address) => {
+    const logs = await world().client.getLogs({ address: factory(), fromBlock: 0n, toBlock: "latest" })
+    return parseEventLogs({ abi: Contracts.DepositFactory.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
+  }
+
+  it("POST /deposit: the payment's own address, the amount and its EIP-681 request; the same on repeated calls", async () => {
+    const paymentId = await newPayment()
+    const first = await deposit(paymentId)
+    expect(first.status).toBe(200)
+    const address = DepositAddresses.depositAddress(factory(), paymentId)
+    expect(first.body).toEqual({
+      options: [{
+        id: expect.any(String),
+        kind: "deposit",
+        network: chainId(),
+        asset: world().chain.usdcAssetId,
+        address,
+        amount: {
+          unit: `caip19/${world().chain.usdcAssetId}`,
+          value: "12500000",
+          display: expect.objectContaining({ assetSymbol: "TUSDC", decimals: 6, networkName: "Anvil (local)" })
+        },
+        uri: `ethereum:${token()}@${world().chain.node.chainId}/transfer?address=${address}&uint256=12500000`,
+        expiresAt: null
+      }]
+    })
+    const again = await deposit(paymentId, {})
+    expect(again.body).toEqual(first.body)
+    // A deposit option is paid by a transfer, never fetched or confirmed.
+    const optionId = first.body.options[0].id
+    expect((await server.request("POST", `/v1/gateway/payment/${paymentId}/fetch`, { apiKey: walletKey, body: { optionId, data: "" } })).body.code)
+      .toBe("invalid_params")
+    const confirm = await server.request("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
+      apiKey: walletKey,
+      body: { optionId, results: [{ type: "walletRpc", data: [`0x${"ab".repeat(32)}`] }], collectedData: null }
+    })
+    expect(confirm.body.code).toBe("invalid_params")
+    // Only while the payment waits for the buyer.
+    expect((await deposit("pay_00000000000000000000000000")).status).toBe(404)
+    await server.expireNow(paymentId)
+    expect((await deposit(paymentId)).body.code).toBe("payment_expired")
+    const cancelled = await newPayment()
+    await api("POST", `/v1/payments/${cancelled}/cancel`)
+    expect((await deposit(cancelled)).body.code).toBe("invalid_state")
+  })
+
+  it("two payments never share an address", async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, () => newPayment()))
+    const addresses = await Promise.all(ids.map(addressOf))
+    expect(new Set(addresses.map((a) => a.toLowerCase())).size).toBe(ids.length)
+    expect(await Promise.all(ids.map(addressOf))).toEqual(addresses)
+  })
+
+  it("a plain transfer from an account that never called the API pays: succeeded, same events, swept and settled to the merchant", async () => {
+    const { destination, merchantId } = await settlingMerchant()
+    const paymentId = await newPayment(merchantId)
+    const address = await addressOf(paymentId)
+    const hash = await pay(address, amount)
+    expect(await receiptOf(paymentId, hash)).toMatchObject({ outcome: "paid", value: "12500000", from: `${chainId()}:${anvilAccount(3).address}` })
+    const succeeded = await statusBecomes(paymentId, "succeeded")
+    expect(succeeded.transaction).toMatchObject({ chainId: chainId(), hash: hash.toLowerCase() })
+    expect(succeeded.buyer).toEqual({ accountCaip10: `${chainId()}:${anvilAccount(3).address}` })
+    const merchantView = await server.request("GET", `/v1/merchant/payment/${paymentId}/status`, {
+      apiKey: partner.sandbox,
+      headers: { "merchant-id": merchantId }
+    })
+    expect(merchantView.body).toMatchObject({ status: "succeeded", isFinal: true })
+    await sweptEmpty(address)
+    expect(await world().client.getCode({ address })).toMatch(/^0x[0-9a-f]+$/)
+    expect((await sweptEvents(address)).map((log) => log.args.amount)).toEqual([amount])
+    // Settled once the deposit reached the collection address.
+    const settled = await eventually(() => record(paymentId), (r) => r.settlement?.status === "completed")
+    expect(settled.settlement.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(await world().balanceOf(destination)).toBe(amount)
+    // The same events as any payment (one second may hold several: compared as a set).
+    expect((await eventsOf(paymentId)).map((e) => e.type).sort()).toEqual([
+      "payment.created",
+      "payment.processing",
+      "payment.settled",
+      "payment.succeeded"
+    ])
+  })
+
+  it("underpaid, overpaid and late transfers into deposit addresses: the rules of any transfer, everything swept, a late one refunded", async () => {
+    const [under, over, late] = [await newPayment(), await newPayment(), await newPayment()]
+    const [toUnder, toOver, toLate] = [await addressOf(under), await addressOf(over), await addressOf(late)]
+    await server.expireNow(late)
+    // Late is judged by the block's time: it must be past the payment's expiry.
+    const latest = await world().client.getBlock()
+    await world().client.request({
+      method: "evm_setNextBlockTimestamp" as never,
+      params: [Math.max(Number(latest.timestamp) + 1, Math.ceil(Date.now() / 1000) + 1)] as never
+    })
+    const lateHash = await pay(toLate, amount, 5)
+    const underHash = await pay(toUnder, 2_500_000n)
+    const overHash = await pay(toOver, 13_000_000n)
+
+    expect(await receiptOf(under, underHash)).toMatchObject({ outcome: "underpaid", paymentStatus: "requires_action", shortfall: "10000000" })
+    expect((await record(under)).status).toBe("requires_action")
+    expect((await eventsOf(under)).map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received"])
+    // The whole amount afterwards still pays it.
+    const rest = await pay(toUnder, amount)
+    expect((await receiptOf(under, rest)).outcome).toBe("paid")
+    await statusBecomes(under, "succeeded")
+
+    expect(await receiptOf(over, overHash)).toMatchObject({ outcome: "overpaid", refundableValue: "500000", value: "13000000" })
+    await statusBecomes(over, "succeeded")
+
+    const lateReceipt = await receiptOf(late, lateHash)
+    expect(lateReceipt).toMatchObject({ outcome: "late", refundableValue: "12500000", from: `${chainId()}:${anvilAccount(5).address}` })
+    expect((await record(late)).status).toBe("expired")
+    expect((await eventsOf(late)).map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received"])
+
+    // Whatever the outcome, what reached a deposit address is swept to the collection address.
+    for (const address of [toUnder, toOver, toLate]) await sweptEmpty(address)
+    expect((await sweptEvents(toUnder)).reduce((sum, log) => sum + log.args.amount, 0n)).toBe(2_500_000n + amount)
+    expect((await sweptEvents(toOver)).reduce((sum, log) => sum + log.args.amount, 0n)).toBe(13_000_000n)
+    // ... from where the late transfer goes back to its sender, like any receipt.
+    const sender = anvilAccount(5).address
+    const before = await world().balanceOf(sender)
+    expect((await api("POST", `/v1/receipts/${lateReceipt.receiptId}/refund`)).status).toBe(200)
+    await eventually(() => world().balanceOf(sender), (balance) => balance === before + amount)
+  })
+
+  /** A sweeper whose `send` dies, as a killed process would, at `when`. */
+  const dyingSweeper = (when: "after broadcast" | "before broadcast") =>
+    Layer.effect(
+      DepositSweeper,
+      Effect.map(ViemDepositSweeper.make, (real) => ({
+        ...real,
+        send: (asset, paymentIds, record) =>
+          when === "after broadcast"
+            ? real.send(asset, paymentIds, record).pipe(Effect.andThen(Effect.die(new Error("killed after broadcast"))))
+            : real.send(asset, paymentIds, (signed) => Effect.andThen(record(signed), Effect.die(new Error("killed before broadcast"))))
+      }))
+    )
+
+  /** A paid payment whose deposit waits for its sweep (the sweeper stopped). */
+  const paidAndMarked = async (merchantId: string) => {
+    const paymentId = await newPayment(merchantId)
+    const address = await addressOf(paymentId)
+    await pay(address, amount)
+    await statusBecomes(paymentId, "succeeded")
+    await eventually(() => sweepsOf(paymentId), (rows) => rows.length === 1)
+    return { paymentId, address }
+  }
+
+  for (const when of ["after broadcast", "before broadcast"] as const) {
+    it(`a worker killed ${when === "after broadcast" ? "between sending a sweep and recording its outcome" : "between recording a sweep and broadcasting it"}: the next one finishes it, nothing moves twice`, async () => {
+      await stopSweeper()
+      const { destination, merchantId } = await settlingMerchant()
+      const { paymentId, address } = await paidAndMarked(merchantId)
+      const dying = await launch(sweepJob(dyingSweeper(when)))
+      const recorded = await eventually(() => sweepsOf(paymentId), (rows) => rows[0]?.tx_hash !== null)
+      if (when === "after broadcast") await sweptEmpty(address)
+      await Effect.runPromise(Fiber.interrupt(dying))
+      // Killed: the sweep is recorded, its outcome is not; the settlement waits for it.
+      const [row] = await sweepsOf(paymentId)
+      expect(row!.tx_hash).toBe(recorded[0]!.tx_hash)
+      expect(row!.swept_version).toBeLessThan(row!.marked_version)
+      expect(await world().balanceOf(address)).toBe(when === "after broadcast" ? 0n : amount)
+      expect((await record(paymentId)).settlement).toBeNull()
+
+      await startSweeper()
+      await eventually(() => sweepsOf(paymentId), (rows) => rows[0]!.swept_version === rows[0]!.marked_version && rows[0]!.tx_hash === null)
+      expect(await world().balanceOf(address)).toBe(0n)
+      const swept = await sweptEvents(address)
+      expect(swept.map((log) => [log.transactionHash, log.args.amount])).toEqual([[recorded[0]!.tx_hash, amount]])
+      await eventually(() => record(paymentId), (r) => r.settlement?.status === "completed")
+      expect(await world().balanceOf(destination)).toBe(amount)
+    })
+  }
+
+  it("sweeps of 50 paid payments: deployed and swept in one transaction, each settled", async () => {
+    await stopSweeper()
+    const { destination, merchantId } = await settlingMerchant()
+    const ids = await Promise.all(Array.from({ length: 50 }, () => newPayment(merchantId)))
+    const addresses = await Promise.all(ids.map(addressOf))
+    for (const address of addresses) await pay(address, amount, 4)
+    for (const id of ids) await statusBecomes(id, "succeeded")
+    await eventually(() => Promise.all(ids.map(sweepsOf)), (all) => all.every((rows) => rows.length === 1))
+    await startSweeper()
+    for (const address of addresses) await sweptEmpty(address)
+    const swept = (await Promise.all(addresses.map(sweptEvents))).flat()
+    expect(swept).toHaveLength(50)
+    expect(new Set(swept.map((log) => log.transactionHash)).size).toBe(1)
+    await eventually(() => Promise.all(ids.map(record)), (all) => all.every((r) => r.settlement?.status === "completed"), 90_000)
+    expect(await world().balanceOf(destination)).toBe(50n * amount)
+  }, 180_000)
+})
