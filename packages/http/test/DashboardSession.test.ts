@@ -95,7 +95,7 @@ forEachDatabase("Dashboard sessions", (database) => {
       await refusal({ body: { apiKey: partner.sandbox } }, 401, "invalid_api_key")
     })
 
-    it("limits failed sign-ins per client: 429 rate_limited with Retry-After, a right key included, until the allowance comes back", async () => {
+    it("limits failed sign-ins per client: 429 rate_limited with Retry-After, a right key included, while its allowance is spent", async () => {
       const partner = await server.partner()
       const own: Send = server.handler({})
       for (let attempt = 0; attempt < 10; attempt++) {

@@ -136,22 +136,25 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       }
       // Each use moves the idle expiry on, written at most every minute (or tenth of the idle time).
       const touchEvery = Math.min(60_000, settings.idleMillis / 10)
+      // Failed sign-ins per client: a token bucket each, the oldest forgotten beyond 10,000 clients.
       const failures = new Map<string, { tokens: number; at: number }>()
-
-      const throttled = (client: string, now: number) => {
-        const bucket = failures.get(client)
-        if (bucket === undefined) return undefined
+      const refilled = (client: string, now: number) => {
+        const bucket = failures.get(client) ?? { tokens: signInThrottle.burst, at: now }
         bucket.tokens = Math.min(signInThrottle.burst, bucket.tokens + ((now - bucket.at) / 1000) * signInThrottle.perSecond)
         bucket.at = now
-        if (bucket.tokens >= 1) return undefined
-        return Math.max(1, Math.ceil((1 - bucket.tokens) / signInThrottle.perSecond))
+        return bucket
+      }
+      const throttled = (client: string, now: number) => {
+        if (!failures.has(client)) return undefined
+        const { tokens } = refilled(client, now)
+        return tokens >= 1 ? undefined : Math.max(1, Math.ceil((1 - tokens) / signInThrottle.perSecond))
       }
       const failed = (client: string, now: number) => {
-        const bucket = failures.get(client) ?? { tokens: signInThrottle.burst, at: now }
+        const bucket = refilled(client, now)
         bucket.tokens -= 1
+        failures.delete(client)
         failures.set(client, bucket)
-        // Forget clients whose allowance is whole again, so the map stays small.
-        if (failures.size > 10_000) for (const [key, value] of failures) if (throttled(key, now) === undefined && value.tokens >= signInThrottle.burst) failures.delete(key)
+        if (failures.size > 10_000) failures.delete(failures.keys().next().value!)
       }
 
       const signInDelay = (client: string) => Effect.map(Clock.currentTimeMillis, (now) => throttled(client, now))
