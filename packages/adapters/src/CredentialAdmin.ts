@@ -1,8 +1,8 @@
 /**
- * Credential administration for the operator CLI and the first-start bootstrap (not part of any
- * API): partners, API keys and wallet apps, created, listed, pinned and revoked. A new key's secret
- * is answered once and never stored; only its SHA-256 ({@link hashSecret}) is, and no listing
- * answers that.
+ * Credential administration for the operator CLI and the first-start bootstrap: partners, API keys
+ * and wallet apps, created, listed, pinned and revoked. The partner API's `/v1/api-keys` runs the
+ * key operations for a partner's own keys. A new key's secret is answered once and never stored;
+ * only its SHA-256 ({@link hashSecret}) and last four characters are, and no listing answers the digest.
  *
  * @module
  */
