@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "./support/ChainJobs.ts"
 import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
 
-const { anvilAccount, ChainSource, LocalChain, NetworkPresets } = Chain
+const { anvilAccount, ChainConfig, ChainSource, LocalChain, NetworkPresets } = Chain
 
 const executor = anvilAccount(0)
 const collection = anvilAccount(9)
@@ -46,7 +46,8 @@ const presetChain = async (scope: Scope.Scope, chainNumber: number, usdc: Hex) =
     data: encodeFunctionData({ abi: token, functionName: "mint", args: [payer.address, 1_000_000_000n] })
   })
   await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-  return { rpcUrl, client }
+  // LocalChain deployed a DepositFactory owned by anvil #0 (the executor), sweeping to anvil #9 (the collection address).
+  return { rpcUrl, client, depositFactory: local.contracts.depositFactory }
 }
 
 const base = NetworkPresets.presets.base
@@ -177,6 +178,31 @@ describe("Named networks (anvil at the real chain ids)", () => {
     // A contract that is no EIP-3009 token: it reverts every call (PUSH1 0, PUSH1 0, REVERT).
     await client.request({ method: "anvil_setCode" as never, params: [optimism.usdc, "0x60006000fd"] as never })
     expect(await startError(withOptimism)).toMatch(new RegExp(`^optimism: the token at ${optimism.usdc} has no usable EIP-712 domain`))
+  })
+
+  it("a deposit factory per network: only that network offers deposit addresses; one not the executor's, sweeping elsewhere or no factory at all is refused in one line", async () => {
+    const configured = await Effect.runPromise(Effect.scoped(Effect.map(
+      Layer.build(chainsFrom(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory }))),
+      (context) => Context.get(context, ChainConfig.ChainsConfig)
+    )))
+    expect(configured.chains.get(`eip155:${base.chainNumber}`)?.depositFactory).toBe(chains.base.depositFactory)
+    expect(configured.chains.get(`eip155:${arbitrum.chainNumber}`)?.depositFactory).toBeUndefined()
+    expect(logs.some((line) => line.includes(`deposit factory ${chains.base.depositFactory}`))).toBe(true)
+
+    expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: "0x1234" }))).toMatch(/^PAYGATE_DEPOSIT_FACTORY_BASE is not an address: it /)
+    expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: payer.address }))).toBe(
+      `base: PAYGATE_DEPOSIT_FACTORY_BASE: ${payer.address} is not a DepositFactory (its owner could not be read).`
+    )
+    const elsewhere = anvilAccount(8).address
+    expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory, PAYGATE_COLLECTION_ADDRESS: elsewhere }))).toBe(
+      `base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory sweeps to ${collection.address}, not to the collection address ${elsewhere}.`
+    )
+    const other = anvilAccount(1)
+    expect(await startError(environment({
+      PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory,
+      PAYGATE_EXECUTOR_KEY_FILE: "",
+      PAYGATE_EXECUTOR_KEY: other.privateKey
+    }))).toBe(`base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory is owned by ${executor.address}, not by the executor ${other.address}.`)
   })
 
   it("configuration mistakes are one line each and never show a key", async () => {

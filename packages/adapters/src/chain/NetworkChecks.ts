@@ -5,7 +5,9 @@
  * - the RPC answers and serves the network's chain id;
  * - a contract is at the preset's USDC address, with a consistent EIP-712 domain (read from the token,
  *   as confirms use it) and answers EIP-3009's `authorizationState`;
- * - the executor account has native currency for gas.
+ * - the executor account has native currency for gas;
+ * - a configured deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`) is a `DepositFactory` owned by
+ *   the executor (which sweeps) and sweeping to the collection address.
  *
  * @module
  */
@@ -14,7 +16,9 @@ import type { Address } from "viem"
 import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError } from "./ChainConfig.ts"
+import { DepositFactory } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
+import { sameAddress } from "./EvmAddress.ts"
 import { presets } from "./NetworkPresets.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
@@ -56,8 +60,23 @@ const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
       Effect.catchTag("ChainRpcError", (error) => fail(`the executor's balance could not be read (${error.message}).`))
     )
     if (balance === 0n) return yield* fail(`the executor ${executor} has no native currency for gas: fund it before starting.`)
+    const factory = settings.depositFactory as Address | undefined
+    if (factory !== undefined) {
+      const factoryVariable = Configuration.depositFactoryVariable(network)
+      const read = (functionName: "owner" | "destination") =>
+        rpc(chainId, functionName, () => client.readContract({ address: factory, abi: DepositFactory.abi, functionName })).pipe(
+          Effect.catchTag("ChainRpcError", () => fail(`${factoryVariable}: ${factory} is not a DepositFactory (its ${functionName} could not be read).`))
+        )
+      const owner = yield* read("owner")
+      if (!sameAddress(owner, executor)) return yield* fail(`${factoryVariable}: the factory is owned by ${owner}, not by the executor ${executor}.`)
+      const destination = yield* read("destination")
+      if (!sameAddress(destination, settings.collectionAddress)) {
+        return yield* fail(`${factoryVariable}: the factory sweeps to ${destination}, not to the collection address ${settings.collectionAddress}.`)
+      }
+    }
     yield* Effect.logInfo(
-      `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}`
+      `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}` +
+        (factory === undefined ? "" : `, deposit factory ${factory}`)
     )
   })
 
