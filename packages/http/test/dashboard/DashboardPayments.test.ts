@@ -148,6 +148,48 @@ for (const database of testDatabases) {
       await expectClean(probe)
     }, chainTimeoutMs * 2)
 
+    it("works by keyboard: sign in with Enter, skip link, focus on each view's heading, a dialog that Escape closes", async () => {
+      const world = suite.world()
+      const waiting = await suite.createPayment(suite.partner(), world.merchantId, "order-keys-1")
+      const probe = await suite.open()
+      const { page } = probe
+      const focused = () => page.evaluate(() => {
+        const active = (globalThis as any).document.activeElement
+        return { tag: active?.tagName as string, text: (active?.textContent ?? "").trim() as string, inDialog: active?.closest("dialog") !== null }
+      })
+      await page.goto(`${world.baseUrl}/dashboard`)
+      await view(page, "sign-in")
+      // The key field has the focus: type and press Enter.
+      await page.keyboard.type(world.partnerKey)
+      await page.keyboard.press("Enter")
+      await view(page, "payments")
+      expect(await page.getByRole("banner").count()).toBe(1)
+      expect(await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Payments" }).getAttribute("aria-current")).toBe("page")
+      // On a fresh load the first Tab reaches the skip link.
+      await page.reload()
+      await view(page, "payments")
+      await page.keyboard.press("Tab")
+      expect((await focused()).text).toBe("Skip to content")
+
+      await page.getByRole("link", { name: "order-keys-1" }).focus()
+      await page.keyboard.press("Enter")
+      await view(page, "payment")
+      expect(await focused()).toMatchObject({ tag: "H1", text: "$12.50 · order-keys-1" })
+      await page.getByRole("button", { name: "Cancel payment" }).focus()
+      await page.keyboard.press("Enter")
+      await page.getByRole("dialog").waitFor()
+      expect((await focused()).inDialog).toBe(true)
+      await page.keyboard.press("Escape")
+      await page.getByRole("dialog").waitFor({ state: "detached" })
+      expect((await focused()).text).toBe("Cancel payment")
+      expect((await suite.partner().call("GET", `/v1/payments/${waiting.paymentId}`)).status).toBe("requires_action")
+      // Back goes to the list, focus on its heading.
+      await page.goBack()
+      await view(page, "payments")
+      expect(await focused()).toMatchObject({ tag: "H1", text: "Payments" })
+      await expectClean(probe)
+    })
+
     it("a second partner sees nothing of the first: not in lists, not by address", async () => {
       const first = suite.partner()
       const world = suite.world()

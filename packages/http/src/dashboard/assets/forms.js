@@ -85,7 +85,8 @@ export function confirmDialog(options) {
 }
 
 /**
- * Runs `action` with `button` busy (disabled, `aria-busy`), restoring it after.
+ * Runs `action` with `button` busy (disabled, `aria-busy`), restoring it after, with the focus
+ * back on it when it had it (a disabled button loses the focus) and is still on the page.
  *
  * @template T
  * @param {HTMLButtonElement} button
@@ -93,6 +94,7 @@ export function confirmDialog(options) {
  * @returns {Promise<T>}
  */
 export async function busy(button, action) {
+  const hadFocus = document.activeElement === button
   button.disabled = true
   button.setAttribute("aria-busy", "true")
   try {
@@ -100,6 +102,7 @@ export async function busy(button, action) {
   } finally {
     button.disabled = false
     button.removeAttribute("aria-busy")
+    if (hadFocus && button.isConnected && document.activeElement === document.body) button.focus()
   }
 }
 
@@ -115,16 +118,18 @@ export function actionButton(options) {
     type: "button",
     class: `button ${options.className ?? "secondary small"}`,
     "aria-label": options.ariaLabel,
-    onclick: () =>
-      busy(button, async () => {
-        options.problem.replaceChildren()
-        if (options.confirm !== undefined && !(await confirmDialog(options.confirm))) return
+    onclick: async () => {
+      options.problem.replaceChildren()
+      // Asked before the button turns busy: the dialog gives the focus back to it.
+      if (options.confirm !== undefined && !(await confirmDialog(options.confirm))) return
+      await busy(button, async () => {
         try {
           await options.action()
         } catch (error) {
           options.problem.replaceChildren(alertBox((options.describe ?? messageOf)(error)))
         }
       })
+    }
   }, options.label)
   return button
 }
@@ -135,7 +140,7 @@ export function actionButton(options) {
  * @param {{ label: string, fields: ReadonlyArray<HTMLElement>, action: () => Promise<void>, className?: string }} options
  */
 export function actionForm(options) {
-  const problem = h("div", {})
+  const problem = h("div", { class: "form-problem" })
   const submit = h("button", { type: "submit", class: "button primary small" }, options.label)
   return h(
     "form",

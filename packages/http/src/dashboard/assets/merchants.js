@@ -42,6 +42,7 @@ export async function showMerchants(context) {
   const iconUrl = input("new-merchant-icon", { type: "url", placeholder: "https://…" })
   const create = actionForm({
     label: "Create merchant",
+    className: "form create-form",
     fields: [field("Name", name), field("Email (optional)", email), field("Icon URL (optional)", iconUrl, "An HTTPS image shown on the checkout.")],
     action: async () => {
       const created = await api.post("/v1/merchants", {
