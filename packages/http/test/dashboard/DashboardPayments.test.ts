@@ -6,6 +6,9 @@
  * second partner sees nothing of the first; a change without the CSRF token is refused; sign out.
  * Screenshots of each view at 375 px and 1280 px go to artifacts/screenshots/dashboard-*.png.
  */
+import { CredentialAdmin } from "@paygate/adapters"
+import type { PartnerId } from "@paygate/domain"
+import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { testDatabases } from "../../../../test/support/TestServer.ts"
@@ -96,6 +99,11 @@ for (const database of testDatabases) {
       expect(text).toContain("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
       expect(text).toMatch(/Created[\s\S]*Processing[\s\S]*Succeeded/)
       await shoot(page, "dashboard-payment")
+      // Copy the payment id.
+      await probe.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.baseUrl })
+      await page.getByRole("button", { name: "Copy payment id" }).click()
+      expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(paid.paymentId)
+      await expect.poll(() => page.locator("#announcer").innerText()).toBe("Copied the payment id.")
 
       await page.getByRole("button", { name: "Refund" }).click()
       const dialog = page.getByRole("dialog")
@@ -147,6 +155,52 @@ for (const database of testDatabases) {
       expect((await partner.call("GET", `/v1/payments/${toCancel.paymentId}`)).status).toBe("cancelled")
       await expectClean(probe)
     }, chainTimeoutMs * 2)
+
+    it("filters by merchant and creation date, pages with the cursor, and shows a live key's dashboard as Live", async () => {
+      const world = suite.world()
+      const owner = await suite.newPartner("Busy partner")
+      const shop = await owner.call("POST", "/v1/merchants", { merchantName: "Shop A" }, suite.idempotency())
+      const kiosk = await owner.call("POST", "/v1/merchants", { merchantName: "Kiosk B" }, suite.idempotency())
+      await suite.createPayment(owner, kiosk.merchantId, "kiosk-1")
+      for (let i = 1; i <= 21; i++) await suite.createPayment(owner, shop.merchantId, `shop-${i}`)
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, owner.apiKey)
+      await view(page, "payments")
+      const rows = page.locator("table.list tbody tr")
+      expect(await rows.count()).toBe(20)
+      expect(await page.locator(".summary-line").innerText()).toBe("20 payments on this page")
+      await page.getByRole("link", { name: "Older payments" }).click()
+      await expect.poll(() => rows.count()).toBe(2)
+      expect(await page.locator("table.list").innerText()).toMatch(/shop-1[\s\S]*kiosk-1/)
+      await page.getByRole("link", { name: "First page" }).click()
+      await expect.poll(() => rows.count()).toBe(20)
+
+      await page.getByLabel("Merchant").selectOption({ label: "Kiosk B" })
+      await page.getByRole("button", { name: "Apply" }).click()
+      await expect.poll(() => rows.count()).toBe(1)
+      expect(await page.locator("table.list").innerText()).toContain("kiosk-1")
+      // Created before today: none.
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+      await page.getByLabel("Created to").fill(yesterday)
+      await page.getByRole("button", { name: "Apply" }).click()
+      await expect.poll(() => page.locator(".summary-line").innerText()).toBe("No payment matches these filters.")
+
+      // A live key of the same partner: the same pages, marked Live, without the test-mode stripe.
+      const live = await world.admin(Effect.gen(function*() {
+        return (yield* (yield* CredentialAdmin).createApiKey({ kind: "partner", partnerId: owner.partnerId as PartnerId, mode: "live" })).apiKey
+      }))
+      const liveProbe = await suite.open()
+      await suite.signIn(liveProbe.page, live)
+      await view(liveProbe.page, "payments")
+      const header = await liveProbe.page.locator("header").innerText()
+      expect(header).toContain("Live")
+      expect(header).not.toContain("Test mode")
+      // Live and sandbox data are apart: the sandbox payments are not here.
+      expect(await liveProbe.page.locator(".summary-line").innerText()).toContain("No payments yet")
+      await expectClean(probe)
+      await expectClean(liveProbe)
+    })
 
     it("works by keyboard: sign in with Enter, skip link, focus on each view's heading, a dialog that Escape closes", async () => {
       const world = suite.world()

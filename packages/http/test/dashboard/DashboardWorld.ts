@@ -9,6 +9,7 @@ import { Chain, CredentialAdmin } from "@paygate/adapters"
 import type { PartnerId } from "@paygate/domain"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
+import { randomBytes } from "node:crypto"
 import { beforeAll, expect } from "vitest"
 import type { TestDatabase } from "../../../../test/support/TestServer.ts"
 import { type ProbedPage, storedState, uiTimeoutMs } from "../portal/PortalBrowser.ts"
@@ -116,6 +117,8 @@ export const dashboardSuite = (database: TestDatabase) => {
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.locator("main:not([data-view=\"sign-in\"]):not([data-view=\"loading\"])").waitFor({ timeout: uiTimeoutMs })
     },
+    /** A fresh `Idempotency-Key` header. */
+    idempotency: () => ({ "idempotency-key": randomBytes(8).toString("hex") }),
     /**
      * What every test ends with: no error in the page but the answers it expected (Chromium logs
      * every 4xx; 401 is how the service says "not signed in"), nothing loaded from elsewhere, no
