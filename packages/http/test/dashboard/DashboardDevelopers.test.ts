@@ -27,7 +27,7 @@ for (const database of testDatabases) {
     })
     afterAll(() => receiver?.close())
 
-    it("creates, finds, edits and deletes a merchant, and sets its settlement destination with the API's validation", async () => {
+    it("creates, finds, edits and deletes a merchant, and adds (with the API's validation), changes and removes its settlement destination", async () => {
       const probe = await suite.open()
       const { page } = probe
       const world = suite.world()
@@ -54,6 +54,19 @@ for (const database of testDatabases) {
       expect(await page.getByLabel("New destination for TUSDC on Anvil (local)").inputValue()).toBe(payee)
       const detail = await suite.partner().call("GET", `/v1/merchants/${merchantId}`)
       expect(detail.settlements.crypto.map((s: any) => s.destination)).toEqual([`eip155:${world.chain.node.chainId}:${payee}`])
+      // Change it, then remove it.
+      const other = Chain.anvilAccount(6).address
+      await page.getByLabel("New destination for TUSDC on Anvil (local)").fill(other)
+      await page.getByRole("button", { name: "Change", exact: true }).click()
+      await expect.poll(async () => (await suite.partner().call("GET", `/v1/merchants/${merchantId}/settlements`)).crypto[0]?.destination)
+        .toBe(`eip155:${world.chain.node.chainId}:${other}`)
+      await page.getByRole("button", { name: "Remove the TUSDC on Anvil (local) destination" }).click()
+      await page.getByRole("dialog").getByRole("button", { name: "Remove", exact: true }).click()
+      await expect.poll(async () => (await suite.partner().call("GET", `/v1/merchants/${merchantId}/settlements`)).crypto).toEqual([])
+      await expect.poll(() => page.locator(".settlements").count()).toBe(0)
+      await page.getByLabel("Send to address").fill(payee)
+      await page.getByRole("button", { name: "Add destination" }).click()
+      await expect.poll(() => page.locator(".settlements").count()).toBe(1)
 
       await page.getByLabel("Name", { exact: true }).fill("Harbour Books & Maps")
       await page.getByRole("button", { name: "Save changes" }).click()

@@ -58,7 +58,7 @@ export function showSignIn(api, notice, signedIn) {
       }
     },
     field("Secret API key", key),
-    h("p", { class: "hint", id: "api-key-hint" }, "Your partner key. It is exchanged once for a session and not kept in this browser. A sandbox key opens the test-mode dashboard."),
+    h("p", { class: "hint", id: "api-key-hint" }, "Your partner secret key: sk_test_… opens the test-mode dashboard, sk_live_… the live one. It is exchanged once for a session and never kept in this browser."),
     problem,
     submit
   )
