@@ -48,8 +48,10 @@ export const make = Effect.gen(function*() {
   const undecided = (limit: number) =>
     sql`SELECT ${sql.literal(paymentSelect)} FROM payments
       WHERE status = 'succeeded' AND NOT settlement_decided
-        -- A payment paid into its deposit address is settled once the deposit is swept to the collection address.
+        -- A payment paid into its deposit address (commitment.recipient) is settled once the deposit was marked
+        -- for its sweep and swept to the collection address, where settlements are paid from.
         AND NOT EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id AND d.marked_version > d.swept_version)
+        AND (commitment ->> 'recipient' IS NULL OR EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id))
       ORDER BY updated_at LIMIT ${limit}`.pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),
       Effect.orDie,

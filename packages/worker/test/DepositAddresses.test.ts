@@ -74,6 +74,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   let settling: string
   const jobs: Array<Fiber.Fiber<unknown, unknown>> = []
   let sweeper: Fiber.Fiber<unknown, unknown> | undefined
+  let watcher: Fiber.Fiber<unknown, unknown> | undefined
 
   const chainId = () => world().chain.chainId
   const factory = () => world().chain.contracts.depositFactory
@@ -91,7 +92,8 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
 
   beforeAll(async () => {
     chains = await Effect.runPromise(ChainConfig.decode(world().settings()))
-    jobs.push(await launch(executorJob), await launch(payoutJobs), await launch(watcherJob(chains)))
+    jobs.push(await launch(executorJob), await launch(payoutJobs))
+    watcher = await launch(watcherJob(chains))
     await startSweeper()
     partner = await server.partner()
     walletKey = await server.walletKey("sandbox")
@@ -99,6 +101,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   }, 120_000)
   afterAll(async () => {
     await stopSweeper()
+    if (watcher !== undefined) await Effect.runPromise(Fiber.interrupt(watcher))
     for (const fiber of jobs) await Effect.runPromise(Fiber.interrupt(fiber))
   })
 
@@ -325,6 +328,40 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       expect(await world().balanceOf(destination)).toBe(amount)
     })
   }
+
+  it("a watcher killed between recording a deposit's transfer and marking its sweep: the payment succeeds, its settlement waits for the rescan's mark and sweep", async () => {
+    await Effect.runPromise(Fiber.interrupt(watcher!))
+    const { destination, merchantId } = await settlingMerchant()
+    const paymentId = await newPayment(merchantId)
+    const address = await addressOf(paymentId)
+    const hash = await pay(address, amount)
+    // The dying watcher recorded the transfer (payment processing), then died before marking the deposit.
+    const [watched] = TransferLogs.watchedChains(chains)
+    await server.run(Effect.gen(function*() {
+      const head = Number(yield* Effect.promise(() => world().client.getBlockNumber({ cacheTime: 0 })))
+      const transfers = yield* Effect.orDie(TransferLogs.depositTransfersIn(watched!, [{ address, paymentId }], head, head))
+      const { result } = yield* Effect.gen(function*() {
+        return yield* (yield* Reconciliation).reconcile(transfers.find((t) => t.txHash === hash.toLowerCase())!)
+      }).pipe(
+        Effect.provide(Reconciliation.layer.pipe(
+          Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
+          Layer.provide(SecureRandom.layerWebCrypto)
+        )),
+        Effect.orDie
+      )
+      expect(result).toBe("recorded")
+    }))
+    await statusBecomes(paymentId, "succeeded")
+    // Not settled from the collection address before the deposit is marked and swept there.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(await sweepsOf(paymentId)).toEqual([])
+    expect((await record(paymentId)).settlement).toBeNull()
+    watcher = await launch(watcherJob(chains))
+    await sweptEmpty(address)
+    await eventually(() => record(paymentId), (r) => r.settlement?.status === "completed")
+    expect(await world().balanceOf(destination)).toBe(amount)
+    expect((await receipts(paymentId)).filter((r) => r.txHash === hash.toLowerCase())).toHaveLength(1)
+  })
 
   it("sweeps of 50 paid payments: deployed and swept in one transaction, each settled", async () => {
     await stopSweeper()
