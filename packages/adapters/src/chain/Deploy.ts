@@ -68,10 +68,12 @@ const mined = (client: PublicClient, chainId: string, hash: Hash, what: string) 
       )
     )
 
-/** Deploys TestUsdc, TestPriceFeed and DepositFactory and mints TUSDC; answers their addresses. */
-export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
-  options: DeployOptions
-): Effect.fn.Return<TestContracts, DeployError> {
+/** The creation data of a DepositFactory owned by `owner` (the executor) sweeping to `destination` (the collection address). */
+const depositFactoryDeployData = (owner: Address, destination: Address) =>
+  encodeDeployData({ abi: DepositFactory.abi, bytecode: DepositFactory.bytecode, args: [owner, destination] })
+
+/** A deployer on a development chain: its sender, and contract creation waiting for the address. */
+const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">) {
   const chainId = `eip155:${options.chainId}`
   const client = makeClient(Redacted.make(options.rpcUrl))
   const sender = yield* ExecutorSender.make({
@@ -79,10 +81,8 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
     client,
     privateKey: Redacted.make(options.deployerPrivateKey ?? anvilAccount(0).privateKey)
   })
-  const feed = options.priceFeed ?? { decimals: 8, description: "TETH / USD", answer: 2_000n * 10n ** 8n }
   const toDeployError = (what: string) => (error: { readonly message: string }) =>
     new DeployError({ message: `${what}: ${error.message}` })
-
   const deploy = (data: Hex, what: string) =>
     rpc(chainId, "eth_estimateGas", () => client.estimateGas({ account: sender.address, data })).pipe(
       Effect.flatMap((gas) => sender.send({ data, gas: gas + gas / 5n })),
@@ -94,6 +94,23 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
           : Effect.fail(new DeployError({ message: `${what}: no contract address in the receipt` }))
       )
     )
+  return { chainId, client, sender, deploy, toDeployError }
+})
+
+/** Deploys a DepositFactory alone (owned by the deployer), e.g. on a kept chain recorded before it had one. */
+export const deployDepositFactory = Effect.fn("Deploy.deployDepositFactory")(function*(
+  options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey" | "depositDestination">
+): Effect.fn.Return<Address, DeployError> {
+  const { deploy, sender } = yield* deployerOn(options)
+  return yield* deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
+})
+
+/** Deploys TestUsdc, TestPriceFeed and DepositFactory and mints TUSDC; answers their addresses. */
+export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
+  options: DeployOptions
+): Effect.fn.Return<TestContracts, DeployError> {
+  const { chainId, client, deploy, sender, toDeployError } = yield* deployerOn(options)
+  const feed = options.priceFeed ?? { decimals: 8, description: "TETH / USD", answer: 2_000n * 10n ** 8n }
 
   const [usdc, priceFeed, depositFactory] = yield* Effect.all([
     deploy(TestUsdc.bytecode, "deploy TestUsdc"),
@@ -105,14 +122,7 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
       }),
       "deploy TestPriceFeed"
     ),
-    deploy(
-      encodeDeployData({
-        abi: DepositFactory.abi,
-        bytecode: DepositFactory.bytecode,
-        args: [sender.address, options.depositDestination ?? anvilAccount(9).address]
-      }),
-      "deploy DepositFactory"
-    )
+    deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
   ], { concurrency: "unbounded" })
 
   const amount = options.mintAmount ?? defaultMintAmount

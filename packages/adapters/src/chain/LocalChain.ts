@@ -20,7 +20,7 @@ import { type Address, getAddress } from "viem"
 import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
-import { DeployError, deployTestContracts, type TestContracts } from "./Deploy.ts"
+import { DeployError, deployDepositFactory, deployTestContracts, type TestContracts } from "./Deploy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 
 /** Options of {@link layer}. */
@@ -32,7 +32,8 @@ export interface LocalChainOptions extends Anvil.AnvilOptions {
 const TestContractsJson = Schema.Struct({
   usdc: Schema.String,
   priceFeed: Schema.String,
-  depositFactory: Schema.String,
+  // Absent from deployments recorded before deposit addresses existed.
+  depositFactory: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
 
@@ -50,17 +51,21 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
       const { usdc, priceFeed, depositFactory, deployer } = recorded.value
-      const codes = yield* Effect.forEach([usdc, priceFeed, depositFactory], (address) =>
-        rpc(`eip155:${node.chainId}`, "eth_getCode", () => client.getCode({ address: address as Address }))).pipe(
-          Effect.mapError((error) => new DeployError({ message: `reading the kept chain: ${error.message}` }))
-        )
-      if (codes.every((code) => code !== undefined && code !== "0x")) {
-        return {
-          usdc: getAddress(usdc),
-          priceFeed: getAddress(priceFeed),
-          depositFactory: getAddress(depositFactory),
-          deployer: getAddress(deployer)
-        } satisfies TestContracts
+      const hasCode = (address: string | undefined) =>
+        address === undefined
+          ? Effect.succeed(false)
+          : rpc(`eip155:${node.chainId}`, "eth_getCode", () => client.getCode({ address: address as Address })).pipe(
+            Effect.map((code) => code !== undefined && code !== "0x"),
+            Effect.mapError((error) => new DeployError({ message: `reading the kept chain: ${error.message}` }))
+          )
+      if ((yield* hasCode(usdc)) && (yield* hasCode(priceFeed))) {
+        // A chain kept from before deposit addresses gets its factory now; its token and payments stay.
+        const factory = (yield* hasCode(depositFactory))
+          ? getAddress(depositFactory!)
+          : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const kept = { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), depositFactory: factory, deployer: getAddress(deployer) }
+        if (factory !== depositFactory) writeFileSync(record, JSON.stringify(kept))
+        return kept satisfies TestContracts
       }
     }
     const contracts = yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })

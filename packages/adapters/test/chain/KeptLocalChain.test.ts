@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted, Result } from "effect"
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -80,6 +80,19 @@ describe("LocalChain kept across restarts", () => {
         return { usdc: info.contracts.usdc, rpcUrl: info.node.rpcUrl }
       })
       expect(second).toEqual({ usdc: first.usdc, rpcUrl: first.rpcUrl })
+
+      // A deployment recorded before deposit addresses (no factory): the token stays, a factory is added and recorded.
+      const recordFile = join(dir, "chain", "deployment.json")
+      const { depositFactory: _older, ...older } = JSON.parse(readFileSync(recordFile, "utf8"))
+      writeFileSync(recordFile, JSON.stringify(older))
+      const upgraded = await withChain(options, async (info) => {
+        const code = await makeClient(Redacted.make(info.node.rpcUrl)).getCode({ address: info.contracts.depositFactory })
+        await stateWritten()
+        return { usdc: info.contracts.usdc, depositFactory: info.contracts.depositFactory, code }
+      })
+      expect(upgraded.usdc).toBe(first.usdc)
+      expect(upgraded.code).toMatch(/^0x[0-9a-f]+$/)
+      expect(JSON.parse(readFileSync(recordFile, "utf8")).depositFactory).toBe(upgraded.depositFactory)
 
       // A host killed with -9 leaves its anvil running on the port and the state: it is stopped,
       // and the next start has the chain as that anvil last wrote it.
