@@ -152,6 +152,10 @@ for (const database of testDatabases) {
       await page.getByRole("button", { name: "Cancel payment" }).click()
       await page.getByRole("dialog").getByRole("button", { name: "Cancel payment" }).click()
       await expect.poll(() => page.locator("#payment-status").innerText()).toBe("Cancelled")
+      // It never processed: the timeline goes from created to cancelled.
+      const story = await page.getByRole("region", { name: "Timeline" }).innerText()
+      expect(story).toMatch(/Created[\s\S]*Cancelled/)
+      expect(story).not.toContain("Processing")
       expect((await partner.call("GET", `/v1/payments/${toCancel.paymentId}`)).status).toBe("cancelled")
       await expectClean(probe)
     }, chainTimeoutMs * 2)

@@ -44,15 +44,20 @@ export function timeline(payment, events) {
   const status = /** @type {string} */ (payment.status)
   const waiting = status === "requires_action"
   const outcome = waiting || status === "processing" ? null : status
+  const processedAt = at("payment.processing")
+  // Expired or cancelled while waiting for the buyer: it never processed.
+  const neverProcessed = processedAt === null && (status === "expired" || status === "cancelled")
   /** @type {Array<{ label: string, state: "done" | "current" | "ahead" | "failed", when: number | null, note?: string }>} */
   const steps = [
     { label: "Created", state: "done", when: payment.createdAt },
-    {
-      label: "Processing",
-      state: status === "processing" ? "current" : at("payment.processing") !== null || status === "succeeded" ? "done" : waiting ? "ahead" : "done",
-      when: at("payment.processing"),
-      ...(waiting ? { note: "Waiting for the buyer to pay" } : {})
-    },
+    ...(neverProcessed
+      ? []
+      : [{
+        label: "Processing",
+        state: /** @type {"current" | "ahead" | "done"} */ (status === "processing" ? "current" : waiting ? "ahead" : "done"),
+        when: processedAt,
+        ...(waiting ? { note: "Waiting for the buyer to pay" } : {})
+      }]),
     outcome === null
       ? { label: "Succeeded", state: "ahead", when: null }
       : {
