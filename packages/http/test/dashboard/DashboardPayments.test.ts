@@ -71,6 +71,9 @@ for (const database of testDatabases) {
       const paid = await suite.createPayment(partner, world.merchantId, "order-refund-1")
       await suite.pay(paid.paymentId)
       expect(await suite.settled(partner, paid.paymentId)).toBe("succeeded")
+      // The chain watcher records the transfer (a receipt) once it is confirmed.
+      await expect.poll(async () => (await partner.call("GET", `/v1/receipts?paymentId=${paid.paymentId}`)).data.map((r: any) => r.outcome), { timeout: chainTimeoutMs })
+        .toEqual(["paid"])
 
       const probe = await suite.open()
       const { page } = probe
@@ -98,6 +101,7 @@ for (const database of testDatabases) {
       expect(text).toMatch(/Paid with\s+12\.50 TUSDC on Anvil/)
       expect(text).toContain("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
       expect(text).toMatch(/Created[\s\S]*Processing[\s\S]*Succeeded/)
+      expect(await page.getByRole("region", { name: "Transfers received" }).innerText()).toMatch(/12\.50 TUSDC on Anvil[\s\S]*Paid the amount[\s\S]*0x7099/)
       await shoot(page, "dashboard-payment")
       // Copy the payment id.
       await probe.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.baseUrl })

@@ -13,6 +13,7 @@ import { formatAmount } from "./format.js"
 import { GatewayError } from "./gateway.js"
 import { addressOf, tokenAmount, transactionLink } from "./chain.js"
 import { deliveryTable } from "./deliveries.js"
+import { paymentReceipts, receiptsKey, receiptsTable } from "./receipts.js"
 import { paymentEvents, timeline } from "./timeline.js"
 import { actionButton } from "./forms.js"
 import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
@@ -65,10 +66,11 @@ export async function showPayment(context, paymentId) {
     back: ["/dashboard/payments", "Back to payments"]
   })
   if (payment === undefined) return
-  const [merchant, events, { deliveries, endpointUrls }] = await Promise.all([
+  const [merchant, events, { deliveries, endpointUrls }, receipts] = await Promise.all([
     api.get(`/v1/merchants/${encodeURIComponent(payment.merchantId)}`).catch(() => null),
     paymentEvents(api, paymentId),
-    deliveriesOf(api, paymentId)
+    deliveriesOf(api, paymentId),
+    paymentReceipts(api, paymentId)
   ])
   if (!context.isCurrent()) return
 
@@ -146,6 +148,7 @@ export async function showPayment(context, paymentId) {
       ])),
       section("Timeline", timeline(payment, events))),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
+    receipts.length === 0 ? null : section("Transfers received", receiptsTable(context, receipts, problem, refresh)),
     section("Webhook deliveries", endpointUrls.size === 0
       ? h("p", { class: "muted" }, "No webhook endpoint is registered, so nothing was sent. ", link("/dashboard/developers", {}, "Add an endpoint"))
       : deliveryTable({
@@ -157,29 +160,36 @@ export async function showPayment(context, paymentId) {
     }))
   ], { focus: context.followed !== true })
 
-  void follow(context, payment)
+  void follow(context, payment, receipts)
 }
 
 /**
- * Reads the payment again until what is under way is over, then shows the page again.
+ * Reads the payment again until what is under way is over (its status with the status operation
+ * while it is not final, its refund, settlement and received transfers), then shows the page again.
  *
  * @param {Context} context
  * @param {any} payment
+ * @param {ReadonlyArray<import("./receipts.js").Receipt>} receipts
  */
-async function follow(context, payment) {
-  const underWay = () => !payment.isFinal || payment.refund?.status === "pending" || payment.settlement?.status === "pending"
-  if (!underWay()) return
+async function follow(context, payment, receipts) {
+  const underWay = !payment.isFinal || payment.refund?.status === "pending" || payment.settlement?.status === "pending" ||
+    receipts.some((r) => r.refund?.status === "pending")
+  if (!underWay) return
+  const id = encodeURIComponent(payment.paymentId)
   while (context.isCurrent()) {
     await sleep(followMs)
     if (!context.isCurrent()) return
     try {
       if (!payment.isFinal) {
-        const status = await context.api.get(`/v1/payments/${encodeURIComponent(payment.paymentId)}/status`)
-        if (status.status === payment.status) continue
-        announce(`Payment ${statusLabel(status.status).toLowerCase()}.`)
+        const status = await context.api.get(`/v1/payments/${id}/status`)
+        if (status.status !== payment.status) announce(`Payment ${statusLabel(status.status).toLowerCase()}.`)
+        else if (receiptsKey(await paymentReceipts(context.api, payment.paymentId)) !== receiptsKey(receipts)) announce("A transfer was received.")
+        else continue
       } else {
-        const next = await context.api.get(`/v1/payments/${encodeURIComponent(payment.paymentId)}`)
-        if (next.stateVersion === payment.stateVersion && next.refund?.status === payment.refund?.status && next.settlement?.status === payment.settlement?.status) continue
+        const [next, nextReceipts] = await Promise.all([context.api.get(`/v1/payments/${id}`), paymentReceipts(context.api, payment.paymentId)])
+        const same = next.stateVersion === payment.stateVersion && next.refund?.status === payment.refund?.status &&
+          next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts)
+        if (same) continue
         if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
       }
     } catch {
