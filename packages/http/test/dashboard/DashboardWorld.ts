@@ -29,9 +29,9 @@ export interface TestPartner {
   readonly call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<any>
 }
 
-/** The suite: the portal suite's world and browser, plus dashboard helpers. */
-export const dashboardSuite = (database: TestDatabase) => {
-  const suite = portalSuite({ database, allowPrivateWebhooks: true, explorerUrl })
+/** The suite: the portal suite's world and browser, plus dashboard helpers; `pull: false`: TUSDC by push transfers. */
+export const dashboardSuite = (database: TestDatabase, options: { readonly pull?: boolean } = {}) => {
+  const suite = portalSuite({ database, allowPrivateWebhooks: true, explorerUrl, ...options })
   let world: PortalWorld
   let appId = ""
   beforeAll(async () => {
@@ -72,6 +72,7 @@ export const dashboardSuite = (database: TestDatabase) => {
   return {
     ...suite,
     world: () => world,
+    gateway,
     /** The world's partner (its merchant: Corner Coffee). */
     partner: (): TestPartner => partnerOf("", world.partnerKey),
     /** A new partner with a sandbox key. */

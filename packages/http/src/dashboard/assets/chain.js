@@ -13,18 +13,19 @@ import { copyButton } from "./ui.js"
 /** @typedef {import("./dashboard.js").DashboardConfig} DashboardConfig */
 
 /**
- * `value` base units of CAIP-19 `assetId` as "12.50 TUSDC on Anvil (local)", or the raw value and
- * asset when the token is not configured (any more).
+ * `value` base units of CAIP-19 `assetId` as "12.50 TUSDC on Anvil (local)" (without the network
+ * when `withNetwork` is false), or the raw value and asset when the token is not configured (any more).
  *
  * @param {DashboardConfig} config
  * @param {string} assetId
  * @param {string} value
+ * @param {boolean} [withNetwork]
  */
-export function tokenAmount(config, assetId, value) {
+export function tokenAmount(config, assetId, value, withNetwork = true) {
   const asset = config.assets.find((a) => a.assetId.toLowerCase() === assetId.toLowerCase())
   if (asset === undefined) return `${value} (base units of ${assetId})`
   const amount = formatAmount({ unit: assetId, value, display: { assetName: asset.name, assetSymbol: asset.symbol, decimals: asset.decimals } })
-  return `${amount} on ${asset.networkName}`
+  return withNetwork ? `${amount} on ${asset.networkName}` : amount
 }
 
 /**

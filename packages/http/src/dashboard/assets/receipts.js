@@ -17,7 +17,6 @@ import { announce, statusBadge, table, time } from "./ui.js"
 const outcomes = /** @type {Record<string, string>} */ ({
   paid: "Paid the amount",
   overpaid: "Paid more than the amount",
-  underpaid: "Less than the amount: did not pay",
   late: "Arrived too late: did not pay",
   unmatched: "Not matched to a payment"
 })
@@ -53,7 +52,9 @@ export function receiptsTable(context, receipts, problem, refresh) {
     const back = tokenAmount(config, receipt.asset, receipt.refundableValue)
     return [
       h("span", { class: "stack" }, h("span", { class: "strong" }, tokenAmount(config, receipt.asset, receipt.value)), time(receipt.blockTime)),
-      outcomes[receipt.outcome] ?? receipt.outcome,
+      receipt.outcome === "underpaid"
+        ? `Less than the amount (${tokenAmount(config, receipt.asset, receipt.shortfall, false)} short): did not pay`
+        : outcomes[receipt.outcome] ?? receipt.outcome,
       h("span", { class: "wrap" }, addressOf(receipt.from)),
       transactionLink(config, receipt.chainId, receipt.txHash),
       receipt.refund !== null
