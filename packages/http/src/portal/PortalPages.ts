@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
+
 /** Where the pages' static files are served. */
 export const assetsPath = "/portal/assets"
 
@@ -66,11 +68,13 @@ export interface CheckoutConfig {
 }
 
 /**
- * `GET {checkout}/{paymentId}/receipt`, read by the checkout once the payment is final: its
- * transaction, with a link when the chain's configuration names a block explorer.
+ * `GET {checkout}/{paymentId}/receipt`, read by the checkout once the payment is final (and while
+ * it waits for a deposit): its transaction, with a link when the chain's configuration names a
+ * block explorer, and the transfers recorded against it (too little, too much, too late).
  */
 export interface CheckoutReceipt {
   readonly transaction: { readonly chainId: string; readonly hash: string; readonly explorerUrl: string | null } | null
+  readonly transfers: ReadonlyArray<CheckoutTransfer>
 }
 
 /** The checkout portal of one payment. */

@@ -3,7 +3,8 @@
  *
  * - `GET /checkout/{paymentId}`: the checkout portal (`gatewayUrl` = `{checkout_url}/{paymentId}`,
  *   `{checkout_url}` defaulting to `{PUBLIC_URL}/checkout`), and `GET /checkout/{paymentId}/receipt`,
- *   the transaction its success view shows (JSON).
+ *   the transaction its success view shows and the transfers that did not pay exactly (JSON), and
+ *   `GET /checkout/{paymentId}/deposit-qr.svg`, the QR code of a deposit option (DepositQr.ts).
  * - `GET /collect?paymentId=…&account=…`: the data collection page (`{data_collection_url}`,
  *   defaulting to `{PUBLIC_URL}/collect`).
  * - `GET /portal/assets/{file}`: their scripts (plain ES modules, no build step), styles and icons.
@@ -22,6 +23,8 @@ import { Chain, CheckoutSettings } from "@paygate/adapters"
 import { Caip, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { makeCheckoutTransfers } from "./CheckoutTransfers.ts"
+import { makeDepositQr } from "./DepositQr.ts"
 import { PortalApps } from "./PortalApps.ts"
 import { loadAssets, serveAssets } from "./PortalAssets.ts"
 import { assetsPath, checkoutPage, type CheckoutReceipt, collectPage, notFoundPage } from "./PortalPages.ts"
@@ -69,6 +72,8 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const apps = yield* PortalApps
   const chains = yield* Chain.ChainConfig.ChainsConfig
   const explorer = yield* ExplorerLinks
+  const transfersOf = yield* makeCheckoutTransfers
+  const depositQr = yield* makeDepositQr
   const assets = yield* loadAssets
   const checkoutCsp = contentSecurityPolicy(collectFrameSource((yield* CheckoutSettings).dataCollectionUrl), "'none'")
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
@@ -115,8 +120,21 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (Option.isNone(found)) {
         return yield* HttpServerResponse.json({ code: "payment_not_found", message: `No payment ${paymentId}.` }, { status: 404, headers })
       }
-      const receipt: CheckoutReceipt = { transaction: Wire.toPaymentRecord(found.value, {}, explorer).transaction }
+      const receipt: CheckoutReceipt = {
+        transaction: Wire.toPaymentRecord(found.value, {}, explorer).transaction,
+        transfers: yield* transfersOf(found.value)
+      }
       return yield* HttpServerResponse.json(receipt, { headers })
+    })
+  )
+
+  yield* router.add(
+    "GET",
+    "/checkout/:paymentId/deposit-qr.svg",
+    Effect.gen(function*() {
+      const { paymentId } = yield* HttpRouter.params
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return yield* depositQr(yield* findPayment(paymentId), new URL(request.url, "http://portal.invalid").searchParams)
     })
   )
 

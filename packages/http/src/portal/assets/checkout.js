@@ -8,6 +8,10 @@
  * A paid payment's view is a receipt: the order reference and the transaction (linked to the
  * chain's block explorer when one is configured). Sandbox payments carry a "Test mode" badge.
  *
+ * Buyers without a browser wallet (or who prefer another) pay from an exchange or any wallet: the
+ * page asks for the payment's deposit options and shows what to send where (`deposit.js`), then
+ * follows the payment until the transfer has paid it, telling what arrived when it did not.
+ *
  * Everything goes through the gateway API with the portal's public App-Id; nothing is stored in
  * the browser.
  *
@@ -15,7 +19,8 @@
  */
 import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
 import { formatAmount, formatDuration, shortAddress } from "./format.js"
-import { createGateway, GatewayError } from "./gateway.js"
+import { depositDetails, networkOf, networkPicker, shortfallAlerts, transferNotes } from "./deposit.js"
+import { createGateway, GatewayError, isAbort } from "./gateway.js"
 import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
 
 /** @typedef {import("./format.js").Amount} Amount */
@@ -26,7 +31,9 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 /** @typedef {{ type: "walletRpc", data: WalletRpc } | { type: "build", data: { data: string } }} Action */
 /** @typedef {{ id: string, account: string, amount: Amount, etaS: number, actions: ReadonlyArray<Action>, collectData?: { url: string } | null, expiresAt?: number | null }} PaymentOption */
 
-/** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null }} Receipt */
+/** @typedef {import("./deposit.js").DepositOption} DepositOption */
+/** @typedef {import("./deposit.js").Transfer} Transfer */
+/** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer> }} Receipt */
 
 const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string }} */ (pageConfig())
 const paymentId = config.paymentId
@@ -41,6 +48,8 @@ const main = byId("view", HTMLElement)
 const redirectSeconds = 3
 /** The longest a status request waits for a change. */
 const longPollMs = 25_000
+/** On the deposit view: shorter, as transfers that do not pay (too little) change no status but are shown. */
+const depositPollMs = 10_000
 /** A quote this close to its expiry is re-quoted before paying. */
 const quoteMarginSeconds = 5
 /** The gateway takes at most 20 accounts per options request. */
@@ -64,6 +73,15 @@ let requoting = false
 let paidAmount = null
 /** When the expiry check last asked the service (ms). */
 let lastExpiryCheck = 0
+/** How the buyer pays: through a browser wallet, or by sending to a deposit address. */
+let path = /** @type {"wallet" | "deposit"} */ ("wallet")
+/** @type {ReadonlyArray<DepositOption>} */
+let depositOptions = []
+/** The token (CAIP-19, so also the network) of the deposit option shown. */
+let depositAsset = ""
+/** Stops following the payment from the deposit view. */
+/** @type {AbortController | null} */
+let watching = null
 
 const discovery = discoverWallets(() => {
   if (main.dataset["view"] === "connect") showConnect(undefined, { focus: false })
@@ -143,19 +161,32 @@ function updateInfo(next) {
  * @param {{ focus?: boolean }} [options]
  */
 function showConnect(message, options = {}) {
+  path = "wallet"
+  stopWatching()
   const wallets = discovery.wallets()
+  const depositChoice = (/** @type {boolean} */ prominent) => h("div", { class: "deposit-choice" },
+    h("button", { type: "button", class: `button ${prominent ? "primary" : "secondary"}`, onclick: () => void startDeposit() }, "Pay from an exchange or another wallet"),
+    h("p", { class: "muted hint" }, "Send the amount to an address made for this payment, or scan a QR code with your phone."))
+  if (wallets.length === 0) {
+    showView("connect", [
+      h("h1", {}, "Choose how to pay"),
+      alertBox(message),
+      depositChoice(true),
+      h("p", { class: "or" }, h("span", {}, "or with a browser wallet")),
+      h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
+      h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
+    ], options)
+    return renderFooter()
+  }
   showView("connect", [
     h("h1", {}, "Pay with your wallet"),
     h("p", { class: "muted" }, "Connect a browser wallet to see how you can pay."),
     alertBox(message),
-    wallets.length > 0
-      ? h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
-        h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
-      ))
-      : [
-        h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
-        h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
-      ]
+    h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
+      h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
+    )),
+    h("p", { class: "or" }, h("span", {}, "or")),
+    depositChoice(false)
   ], options)
   renderFooter()
 }
@@ -174,7 +205,8 @@ function showOptions(message, tone = "error") {
       h("h1", {}, "No way to pay with this wallet"),
       who,
       alertBox(message, tone),
-      h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account.")
+      h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account."),
+      h("button", { type: "button", class: "button secondary", onclick: () => void startDeposit() }, "Pay from an exchange or another wallet")
     ])
     return renderFooter()
   }
@@ -211,7 +243,13 @@ function showOptions(message, tone = "error") {
   const form = h("form", { class: "options-form", onsubmit: (event) => { event.preventDefault(); void pay() } },
     h("fieldset", { class: "options" }, h("legend", { class: "visually-hidden" }, "Payment options"), list),
     payButton)
-  showView("options", [h("h1", {}, "Choose how to pay"), who, alertBox(message, tone), form])
+  showView("options", [
+    h("h1", {}, "Choose how to pay"),
+    who,
+    alertBox(message, tone),
+    form,
+    h("p", { class: "other-path" }, h("button", { type: "button", class: "button link inline", onclick: () => void startDeposit() }, "Or pay from an exchange or another wallet"))
+  ])
   renderFooter()
 }
 
@@ -228,7 +266,7 @@ function showWorking(title, text) {
 function showProcessing() {
   showView("processing", [
     h("span", { class: "spinner large", "aria-hidden": "true" }),
-    h("h1", {}, "Processing your payment"),
+    h("h1", {}, path === "deposit" ? "Your transfer arrived" : "Processing your payment"),
     h("p", { class: "muted" }, "The network is confirming your payment. This page updates by itself.")
   ])
   main.setAttribute("aria-busy", "true")
@@ -248,7 +286,8 @@ function showCancel() {
 
 /** @param {string} [message] */
 function back(message) {
-  if (wallet !== null && accounts.length > 0) showOptions(message)
+  if (path === "deposit" && depositOptions.length > 0) showDeposit(message)
+  else if (wallet !== null && accounts.length > 0) showOptions(message)
   else showConnect(message)
 }
 
@@ -298,23 +337,32 @@ function countdown(url) {
   ]
 }
 
+/** @param {AbortSignal} [signal] */
+async function fetchReceipt(signal) {
+  const response = await fetch(`${window.location.pathname.replace(/\/+$/, "")}/receipt`, { headers: { accept: "application/json" }, signal: signal ?? null })
+  return response.ok ? /** @type {Receipt} */ (await response.json()) : null
+}
+
 /**
  * The receipt of a paid payment: the order reference at once, the transaction once the service
- * answers (asked again a moment later if the hash is not recorded yet).
+ * answers (asked again a moment later if the hash is not recorded yet), with notes on transfers
+ * that did not pay exactly in `notes`.
+ *
+ * @param {HTMLElement} notes
  */
-function receipt() {
+function receipt(notes) {
   const list = h(
     "dl",
     { class: "receipt" },
     h("div", {}, h("dt", {}, "Order reference"), h("dd", {}, config.referenceId)),
     config.mode === "sandbox" ? h("div", {}, h("dt", {}, "Mode"), h("dd", {}, "Test payment: no real funds were moved")) : null
   )
-  const path = `${window.location.pathname.replace(/\/+$/, "")}/receipt`
   /** @param {number} attempt */
   const load = async (attempt) => {
-    const response = await fetch(path, { headers: { accept: "application/json" } })
-    if (!response.ok) return
-    const { transaction } = /** @type {Receipt} */ (await response.json())
+    const answer = await fetchReceipt()
+    if (answer === null) return
+    replace(notes, transferNotes(answer.transfers, merchantName()))
+    const transaction = answer.transaction
     if (transaction === null) {
       if (attempt < 3) setTimeout(() => void load(attempt + 1).catch(() => {}), 2000)
       return
@@ -365,11 +413,14 @@ function showFinal(status, how) {
     requires_action: ["connect", "", ""]
   }
   const [view, title, text] = views[status]
+  const notes = h("div", { class: "transfer-notes" })
+  if (!succeeded) void fetchReceipt().then((answer) => answer !== null && replace(notes, transferNotes(answer.transfers, merchantName())), () => {})
   showView(view, [
     h("span", { class: `outcome ${view}`, "aria-hidden": "true" }),
     h("h1", {}, title),
     h("p", {}, text),
-    succeeded ? receipt() : null,
+    notes,
+    succeeded ? receipt(notes) : null,
     next
   ])
   renderFooter()
@@ -397,7 +448,7 @@ async function reload() {
     updateInfo(await gateway.payment(paymentId))
     const status = /** @type {PaymentInfo} */ (info).status
     // Still waiting (this device's clock runs ahead of the service's): the buyer stays where they are.
-    if (waiting && status === "requires_action" && ["connect", "options", "cancel"].includes(main.dataset["view"] ?? "")) return
+    if (waiting && status === "requires_action" && ["connect", "options", "deposit", "cancel"].includes(main.dataset["view"] ?? "")) return
     await route(status)
   } catch (error) {
     showFatal(error instanceof Error ? error.message : "The payment could not be read.")
@@ -457,6 +508,151 @@ async function requoteExpired() {
     if (!busy && main.dataset["view"] === "options") showOptions("The rates were updated. Check the amount, then pay.", "info")
   } catch (error) {
     if (!busy) handleError(error, "pay")
+  } finally {
+    requoting = false
+  }
+}
+
+// ---- paying from an exchange or another wallet ----
+
+/** Asks for the payment's deposit options (one per network) and shows them. */
+async function startDeposit() {
+  if (busy) return
+  if (timeIsUp()) return void reload()
+  setBusy(true)
+  showWorking("Preparing your deposit address", "One moment…")
+  try {
+    await loadDeposit()
+    setBusy(false)
+    if (depositOptions.length === 0) return back("This payment cannot be paid from an exchange or another wallet. Use a browser wallet.")
+    showDeposit()
+  } catch (error) {
+    setBusy(false)
+    handleError(error, "deposit")
+  }
+}
+
+async function loadDeposit() {
+  const response = await gateway.deposit(paymentId)
+  depositOptions = (response.options ?? []).filter((/** @type {DepositOption} */ o) => o.kind === "deposit")
+  if (!depositOptions.some((o) => o.asset === depositAsset)) depositAsset = depositOptions[0]?.asset ?? ""
+}
+
+const chosenDeposit = () => depositOptions.find((o) => o.asset === depositAsset)
+
+/** @param {DepositOption} option */
+const qrUrl = (option) =>
+  `${window.location.pathname.replace(/\/+$/, "")}/deposit-qr.svg?asset=${encodeURIComponent(option.asset)}&value=${encodeURIComponent(option.amount.value)}`
+
+/**
+ * The deadline of a deposit (Unix seconds): its amount's expiry, at the latest the payment's.
+ *
+ * @param {DepositOption} option
+ */
+const depositDeadline = (option) => Math.min(option.expiresAt ?? Number.POSITIVE_INFINITY, info?.expiresAt ?? Number.POSITIVE_INFINITY)
+
+function stopWatching() {
+  watching?.abort()
+  watching = null
+}
+
+/**
+ * What to send where, for the chosen network; follows the payment meanwhile.
+ *
+ * @param {string} [message]
+ * @param {"error" | "info"} [tone]
+ */
+function showDeposit(message, tone = "error") {
+  const option = chosenDeposit()
+  if (option === undefined) return showConnect(message)
+  path = "deposit"
+  const details = h("div", { class: "deposit-details" })
+  const received = h("div", { class: "deposit-received" })
+  const waiting = h("span", {})
+  const render = (/** @type {DepositOption} */ chosen) => {
+    waiting.textContent = `Waiting for your transfer on ${networkOf(chosen)}. This page updates by itself when it arrives.`
+    replace(details, depositDetails(chosen, { qrUrl: qrUrl(chosen), deadline: depositDeadline(chosen), now: nowSeconds() }))
+  }
+  render(option)
+  showView("deposit", [
+    h("h1", {}, "Pay from an exchange or another wallet"),
+    h("p", { class: "waiting" }, h("span", { class: "spinner", "aria-hidden": "true" }), waiting),
+    alertBox(message, tone),
+    networkPicker(depositOptions, depositAsset, (next) => {
+      depositAsset = next.asset
+      render(next)
+    }),
+    received,
+    details,
+    h("p", { class: "other-path" }, h("button", {
+      type: "button",
+      class: "button link inline",
+      onclick: () => {
+        path = "wallet"
+        stopWatching()
+        back()
+      }
+    }, "Pay with a browser wallet instead"))
+  ])
+  renderFooter()
+  void watchDeposit(received)
+}
+
+/**
+ * Follows the payment from the deposit view (long polls), showing transfers that arrived but did
+ * not pay it; once it moves on, follows it to its outcome.
+ *
+ * @param {HTMLElement} received
+ */
+async function watchDeposit(received) {
+  stopWatching()
+  const controller = new AbortController()
+  watching = controller
+  const signal = controller.signal
+  // The buyer may be asked to confirm a cancellation meanwhile: the payment is still followed.
+  const stillHere = () => !signal.aborted && ["deposit", "cancel"].includes(main.dataset["view"] ?? "")
+  // Announced once each: re-rendered only when another transfer arrived.
+  let shown = ""
+  while (stillHere()) {
+    void fetchReceipt(signal).then((answer) => {
+      const asked = chosenDeposit()?.amount
+      const seen = answer?.transfers.map((t) => t.hash).join() ?? ""
+      if (answer === null || asked === undefined || seen === shown) return
+      shown = seen
+      replace(received, shortfallAlerts(answer.transfers, asked, merchantName()))
+    }, () => {})
+    /** @type {Status} */
+    let status
+    try {
+      status = (await gateway.status(paymentId, depositPollMs, signal)).status
+    } catch (error) {
+      if (isAbort(error)) return
+      if (error instanceof GatewayError && error.status > 0 && error.status < 500) {
+        stopWatching()
+        return handleError(error, "deposit")
+      }
+      await sleep(2000)
+      continue
+    }
+    if (!stillHere()) return
+    if (status !== "requires_action") {
+      stopWatching()
+      paidAmount = chosenDeposit()?.amount ?? null
+      return void follow(status).catch((error) => handleError(error, "deposit"))
+    }
+  }
+}
+
+/** Asks for the deposit options again once the shown amount's rate ran out (same address, new amount). */
+async function requoteDeposit() {
+  const option = chosenDeposit()
+  if (requoting || option === undefined || option.expiresAt === null || option.expiresAt > nowSeconds()) return
+  requoting = true
+  try {
+    await loadDeposit()
+    if (main.dataset["view"] === "deposit") showDeposit("The amount was updated to the current rate. Send exactly the amount shown now.", "info")
+  } catch (error) {
+    if (main.dataset["view"] === "deposit") handleError(error, "deposit")
   } finally {
     requoting = false
   }
@@ -630,7 +826,7 @@ async function cancel() {
  * of the payment's current status when it changed meanwhile.
  *
  * @param {unknown} error
- * @param {"connect" | "pay" | "cancel"} step
+ * @param {"connect" | "pay" | "cancel" | "deposit"} step
  */
 function handleError(error, step) {
   const retreat = (/** @type {string} */ message) => (step === "connect" ? showConnect(message) : back(message))
@@ -667,6 +863,7 @@ function tick() {
     return void reload()
   }
   if (main.dataset["view"] === "options") void requoteExpired()
+  if (main.dataset["view"] === "deposit") void requoteDeposit()
 }
 
 async function start() {

@@ -136,6 +136,13 @@ export function createGateway(credentials) {
     /** @param {string} id */
     cancel: (id) => call("POST", `${base(id)}/cancel`),
     /**
+     * The payment's deposit options: an address of its own per network, to send the amount to
+     * from an exchange or any wallet.
+     *
+     * @param {string} id
+     */
+    deposit: (id) => call("POST", `${base(id)}/deposit`, {}),
+    /**
      * @param {string} id
      * @param {string} account
      * @param {Record<string, unknown>} data

@@ -1,0 +1,50 @@
+import { Chain } from "@paygate/adapters"
+import { ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount, type Wire } from "@paygate/domain"
+import { Effect } from "effect"
+
+/**
+ * A transfer the chain watcher recorded against a payment, as the checkout tells the buyer about
+ * it: what it did (`paid`, `overpaid`: the excess is refundable; `underpaid`: it did not pay, the
+ * buyer may still send the whole amount; `late`: the payment no longer waited), the amount that
+ * arrived, and the transaction.
+ */
+export interface CheckoutTransfer {
+  readonly outcome: "paid" | "overpaid" | "underpaid" | "late"
+  readonly amount: Wire.Amount
+  /** Token base units still missing (underpaid), else "0". */
+  readonly shortfall: string
+  /** Token base units the payment did not keep (refundable), else "0". */
+  readonly refundable: string
+  readonly hash: string
+  readonly explorerUrl: string | null
+}
+
+/** The most transfers a checkout lists (newest first): a buyer sends one or two. */
+const maxTransfers = 20
+
+/**
+ * The transfers recorded against a payment, newest first (in tokens the service still accepts),
+ * over the services in context.
+ */
+export const makeCheckoutTransfers = Effect.gen(function*() {
+  const receipts = yield* ReceiptStore
+  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const explorer = yield* ExplorerLinks
+  return (payment: Payment) =>
+    Effect.map(
+      receipts.list({ owner: { partnerId: payment.partnerId, mode: payment.mode }, paymentId: payment.id, after: null, limit: maxTransfers }),
+      (recorded) =>
+        recorded.flatMap((receipt): ReadonlyArray<CheckoutTransfer> => {
+          const found = Chain.ChainConfig.lookupAsset(chains, receipt.asset)
+          if (found === undefined || receipt.outcome === "unmatched") return []
+          return [{
+            outcome: receipt.outcome,
+            amount: tokenAmount(Chain.ChainAssetCatalog.toPayableAsset(found.asset, found.chain.collectionAddress), receipt.value.toString()),
+            shortfall: shortfall(receipt).toString(),
+            refundable: refundableValue(receipt).toString(),
+            hash: receipt.txHash,
+            explorerUrl: explorer.transaction(receipt.chainId, receipt.txHash)
+          }]
+        })
+    )
+})
