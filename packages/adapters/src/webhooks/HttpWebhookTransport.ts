@@ -23,7 +23,10 @@ import * as https from "node:https"
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
 
-/** Most bytes of an answer's body read (and discarded) before the connection is dropped. */
+/**
+ * Most bytes of an answer's body read (and discarded) before the connection is dropped, when the
+ * request wants none of it (`maxResponseBytes` absent); otherwise nothing past that limit is read.
+ */
 export const maxAnswerBytes = 1 << 20
 
 const agentOptions = { keepAlive: true, maxSockets: 32, maxFreeSockets: 32, scheduling: "lifo" as const, timeout: 30_000 }
@@ -103,6 +106,7 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
   }
   const pinned = addresses[0]!
   const body = Buffer.from(request.body, "utf8")
+  const maxBody = Math.max(0, Math.floor(request.maxResponseBytes ?? 0))
 
   return await new Promise<SendResult>((settle) => {
     let settled = false
@@ -125,7 +129,18 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
       // IP literals are connected to directly; names only ever to the checked address.
       ...(literal === undefined ? { lookup: pinnedLookup(pinned) as never } : {})
     })
+    // Set once the answer's headers came; the body is then read up to the request's limit.
+    let answered: { readonly status: number; readonly durationMs: number; readonly headers: http.IncomingHttpHeaders } | undefined
+    const chunks: Array<Buffer> = []
+    const answer = (truncated: boolean) => {
+      if (answered === undefined) return
+      const body = Buffer.concat(chunks)
+      // A copy: the last chunk may be far larger than what is kept.
+      finish({ _tag: "Answered", ...answered, body: new Uint8Array(body.subarray(0, maxBody)), truncated: truncated || body.length > maxBody })
+    }
     const timer = setTimeout(() => {
+      // Headers but not the whole body in time: an answer all the same, marked cut short.
+      answer(true)
       finish({ _tag: "TimedOut", durationMs: elapsed() })
       req.destroy(new Error("timed out"))
     }, Math.max(1, deadline - performance.now()))
@@ -135,20 +150,39 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
     }
     signal?.addEventListener("abort", onAbort, { once: true })
     req.on("response", (res) => {
-      finish({ _tag: "Answered", status: res.statusCode ?? 0, durationMs: elapsed() })
-      // Drain the answer (so the connection can be reused), within limits.
+      answered = { status: res.statusCode ?? 0, durationMs: elapsed(), headers: res.headers }
+      res.on("error", () => answer(true))
+      if (maxBody === 0) {
+        answer(false)
+        // Drain the answer (so the connection can be reused), within limits.
+        let received = 0
+        res.on("data", (chunk: Buffer) => {
+          received += chunk.length
+          if (received > maxAnswerBytes) res.destroy()
+        })
+        const drain = setTimeout(() => res.destroy(), 5_000)
+        drain.unref()
+        res.on("close", () => clearTimeout(drain))
+        res.on("end", () => clearTimeout(drain))
+        return
+      }
+      // Kept up to the limit; past it nothing more is read (the connection is dropped).
       let received = 0
       res.on("data", (chunk: Buffer) => {
+        if (received <= maxBody) chunks.push(chunk)
         received += chunk.length
-        if (received > maxAnswerBytes) res.destroy()
+        if (received > maxBody) {
+          answer(true)
+          res.destroy()
+        }
       })
-      res.on("error", () => {})
-      const drain = setTimeout(() => res.destroy(), 5_000)
-      drain.unref()
-      res.on("close", () => clearTimeout(drain))
-      res.on("end", () => clearTimeout(drain))
+      res.on("end", () => answer(false))
+      res.on("close", () => answer(true))
     })
-    req.on("error", (error) => finish({ _tag: "Failed", message: errorText(error), durationMs: elapsed() }))
+    req.on("error", (error) => {
+      answer(true)
+      finish({ _tag: "Failed", message: errorText(error), durationMs: elapsed() })
+    })
     req.end(body)
   })
 }

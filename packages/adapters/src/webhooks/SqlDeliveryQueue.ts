@@ -10,7 +10,8 @@
  *   waiting) and get `lease_until = now + lease`. A deliverer that dies loses its lease and the
  *   delivery is due again (at-least-once).
  * - `record` is a compare-and-set on `attempts`: an attempt recorded by a deliverer whose lease
- *   ran out, after another deliverer's, changes nothing.
+ *   ran out, after another deliverer's, changes nothing. The attempt's request headers and the
+ *   receiver's answer are written by the same statement as its outcome.
  *
  * "Now" is the Effect `Clock`, in Unix milliseconds.
  *
@@ -20,7 +21,6 @@ import {
   type AttemptRecord,
   type ClaimOptions,
   type Cursor,
-  Delivery,
   type DeliveryId,
   DeliveryQueue,
   type EventId,
@@ -32,13 +32,14 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointId
 } from "@paygate/domain"
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { identity } from "effect/Function"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { eventFromPayload } from "../internal/PaymentRow.ts"
-import { toInt, toIntOrNull } from "../internal/Rows.ts"
+import { toInt } from "../internal/Rows.ts"
+import { deliveryColumns, deliveryFromRow, exchangeValues } from "./DeliveryRows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
 import { endpointFromRow } from "./SqlWebhookEndpointRepository.ts"
 
@@ -56,29 +57,6 @@ const spans = {
   redeliver: Effect.withSpan("SqlDeliveryQueue.redeliver")
 }
 
-const decodeDelivery = Schema.decodeUnknownSync(Delivery)
-
-/** The columns selected for a delivery. */
-const deliverySelect =
-  "id, event_id, event_type, endpoint_id, status, attempts, next_attempt_at, last_status_code, last_duration_ms, last_error, redelivery, created_at, updated_at"
-
-const deliveryFromRow = (row: Record<string, unknown>): Delivery =>
-  decodeDelivery({
-    id: row.id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    endpointId: row.endpoint_id,
-    status: row.status,
-    attempts: toInt(row.attempts),
-    nextAttemptAt: toIntOrNull(row.next_attempt_at),
-    lastStatusCode: toIntOrNull(row.last_status_code),
-    lastDurationMs: toIntOrNull(row.last_duration_ms),
-    lastError: row.last_error ?? null,
-    redelivery: row.redelivery === true || row.redelivery === "t",
-    createdAt: toInt(row.created_at),
-    updatedAt: toInt(row.updated_at)
-  })
-
 /** A new delivery id: `dlv_` + time (base 36) + 80 random bits (hex). */
 export const newDeliveryId = (now: number): DeliveryId =>
   `dlv_${now.toString(36).padStart(9, "0")}${randomBytes(10).toString("hex")}` as DeliveryId
@@ -91,7 +69,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const cipher = yield* WebhookSecretCipher
   const endpointOf = endpointFromRow(cipher)
-  const select = sql.literal(deliverySelect)
+  const select = sql.literal(deliveryColumns())
 
   // Inserts one delivery per (event, endpoint) pair whose endpoint is active, due `now`, in one
   // statement; fan-out rows skip pairs that already have one.
@@ -187,9 +165,7 @@ export const make = Effect.gen(function*() {
         FROM locked, outbox_events o, webhook_endpoints e
         WHERE d.id = locked.id AND o.id = d.event_id AND e.id = d.endpoint_id
           AND e.status = 'active' AND e.deleted_at IS NULL
-        RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at,
-          d.last_status_code, d.last_duration_ms, d.last_error, d.redelivery, d.created_at, d.updated_at,
-          o.payload, e.partner_id, e.mode, e.url, e.events, e.merchant_id, e.secret_ciphertext, e.status AS endpoint_status,
+        RETURNING ${sql.literal(deliveryColumns("d"))}, o.payload, e.partner_id, e.mode, e.url, e.events, e.merchant_id, e.secret_ciphertext, e.status AS endpoint_status,
           e.api_version, e.created_at AS endpoint_created_at`
       const claimed = yield* Effect.forEach(rows, (row) =>
         Effect.map(
@@ -217,10 +193,13 @@ export const make = Effect.gen(function*() {
   const record = (attempt: AttemptRecord) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      const exchange = exchangeValues(attempt)
       const rows = yield* sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${attempt.status},
           next_attempt_at = ${attempt.status === "pending" ? attempt.nextAttemptAt : null}::bigint, lease_until = NULL,
           last_status_code = ${attempt.statusCode}::integer, last_duration_ms = ${Math.round(attempt.durationMs)}::integer,
-          last_error = ${attempt.error}::text, updated_at = ${now}::bigint
+          last_error = ${attempt.error}::text, last_request_headers = ${exchange.requestHeaders}::jsonb,
+          last_response_headers = ${exchange.responseHeaders}::jsonb, last_response_body = ${exchange.responseBody}::text,
+          last_response_truncated = ${exchange.responseTruncated}::boolean, updated_at = ${now}::bigint
         WHERE id = ${attempt.deliveryId} AND attempts = ${attempt.attemptsBefore} AND status = 'pending'
         RETURNING endpoint_id`
       const endpointId = rows[0]?.endpoint_id
@@ -242,15 +221,20 @@ export const make = Effect.gen(function*() {
       for (const a of attempts) if (a.disableEndpoint && (yield* record(a))) recorded.push(a.deliveryId)
       if (plain.length === 0) return recorded
       const now = yield* Clock.currentTimeMillis
-      const values = plain.map((a) =>
-        sql`(${a.deliveryId}::text, ${a.attemptsBefore}::integer, ${a.status}::text,
+      const values = plain.map((a) => {
+        const exchange = exchangeValues(a)
+        return sql`(${a.deliveryId}::text, ${a.attemptsBefore}::integer, ${a.status}::text,
           ${a.status === "pending" ? a.nextAttemptAt : null}::bigint, ${a.statusCode}::integer,
-          ${Math.round(a.durationMs)}::integer, ${a.error}::text)`
-      )
+          ${Math.round(a.durationMs)}::integer, ${a.error}::text, ${exchange.requestHeaders}::jsonb,
+          ${exchange.responseHeaders}::jsonb, ${exchange.responseBody}::text, ${exchange.responseTruncated}::boolean)`
+      })
       const rows = yield* sql<{ readonly id: DeliveryId }>`UPDATE webhook_deliveries AS d SET attempts = d.attempts + 1,
           status = v.status, next_attempt_at = v.next_attempt_at, lease_until = NULL, last_status_code = v.status_code,
-          last_duration_ms = v.duration_ms, last_error = v.error, updated_at = ${now}::bigint
-        FROM (VALUES ${sql.csv(values)}) AS v (id, attempts_before, status, next_attempt_at, status_code, duration_ms, error)
+          last_duration_ms = v.duration_ms, last_error = v.error, last_request_headers = v.request_headers,
+          last_response_headers = v.response_headers, last_response_body = v.response_body,
+          last_response_truncated = v.response_truncated, updated_at = ${now}::bigint
+        FROM (VALUES ${sql.csv(values)}) AS v (id, attempts_before, status, next_attempt_at, status_code, duration_ms, error,
+          request_headers, response_headers, response_body, response_truncated)
         WHERE d.id = v.id AND d.attempts = v.attempts_before AND d.status = 'pending'
         RETURNING d.id`
       return [...recorded, ...rows.map((r) => r.id)]
@@ -302,7 +286,7 @@ export const make = Effect.gen(function*() {
     readonly after: Cursor | null
     readonly limit: number
   }) =>
-    sql`SELECT ${sql.literal(deliverySelect.split(", ").map((column) => `d.${column}`).join(", "))}
+    sql`SELECT ${sql.literal(deliveryColumns("d"))}
       FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
       WHERE e.payment_id = ${query.paymentId} AND e.partner_id = ${query.partnerId} AND e.payload->'payment'->>'mode' = ${query.mode}
         ${query.after === null ? sql`` : sql`AND (d.created_at, d.id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}

@@ -16,6 +16,7 @@ interface Received {
 let server: Server
 let port: number
 const received: Array<Received> = []
+let hugeSent: { readonly chunks: number; readonly finished: boolean } | undefined
 
 // Answers by path: /status/<code>, /slow (never in time), /redirect (302 to /status/200).
 const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -30,6 +31,25 @@ const handle = (req: IncomingMessage, res: ServerResponse) => {
       res.writeHead(302, { location: `http://127.0.0.1:${port}/status/200` }).end()
     } else if (url === "/slow") {
       setTimeout(() => res.writeHead(200).end(), 2_000)
+    } else if (url === "/json") {
+      res.writeHead(200, { "content-type": "application/json" }).end("{\"ok\":true}")
+    } else if (url === "/huge") {
+      // 64 MiB in 64 KiB writes, each after the last was taken: stops once the client hangs up.
+      res.writeHead(500, { "content-type": "text/html" })
+      const chunk = Buffer.alloc(65_536, "x")
+      let sent = 0
+      const more = () => {
+        while (sent < 1024 && !res.destroyed) {
+          sent++
+          if (!res.write(chunk)) return void res.once("drain", more)
+        }
+        res.end()
+      }
+      res.on("close", () => (hugeSent = { chunks: sent, finished: res.writableFinished }))
+      more()
+    } else if (url === "/stalled-body") {
+      res.writeHead(200, { "content-type": "text/plain" })
+      res.write("first part")
     } else res.writeHead(404).end()
   })
 }
@@ -69,6 +89,30 @@ describe("sendWebhook", () => {
     expect(result).toMatchObject({ _tag: "Answered", status: 302 })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(received.slice(before).map((r) => r.path)).toEqual(["/redirect"])
+  })
+
+  it("answers the body's first maxResponseBytes bytes with the headers; none when not asked", async () => {
+    const json = await sendWebhook(request(`http://127.0.0.1:${port}/json`, { maxResponseBytes: 2048 }))
+    expect(json).toMatchObject({ _tag: "Answered", status: 200, truncated: false, headers: { "content-type": "application/json" } })
+    expect(json._tag === "Answered" && Buffer.from(json.body).toString()).toBe("{\"ok\":true}")
+    const none = await sendWebhook(request(`http://127.0.0.1:${port}/json`))
+    expect(none).toMatchObject({ _tag: "Answered", status: 200, body: new Uint8Array() })
+  })
+
+  it("reads no further than the limit of a huge body: cut, marked truncated, the connection dropped", async () => {
+    const result = await sendWebhook(request(`http://127.0.0.1:${port}/huge`, { maxResponseBytes: 2048, timeoutMs: 5_000 }))
+    expect(result).toMatchObject({ _tag: "Answered", status: 500, truncated: true })
+    expect(result._tag === "Answered" && Buffer.from(result.body).toString()).toBe("x".repeat(2048))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(hugeSent?.finished).toBe(false)
+    expect(hugeSent!.chunks).toBeLessThan(1024)
+  })
+
+  it("a body that does not arrive whole in time is the answer so far, marked truncated", async () => {
+    const result = await sendWebhook(request(`http://127.0.0.1:${port}/stalled-body`, { maxResponseBytes: 2048, timeoutMs: 300 }))
+    expect(result).toMatchObject({ _tag: "Answered", status: 200, truncated: true })
+    expect(result._tag === "Answered" && Buffer.from(result.body).toString()).toBe("first part")
+    expect(result.durationMs).toBeLessThan(290)
   })
 
   it("gives up after the time limit", async () => {

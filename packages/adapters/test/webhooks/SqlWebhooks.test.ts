@@ -1,11 +1,13 @@
 import { WebhookAdapters } from "@paygate/adapters"
 import {
   DeliveryQueue,
+  DeliveryResponse,
   type DeliveryId,
   EventOutbox,
   ExpiringPayments,
   type OutboxEvent,
   PaymentRepository,
+  responseOf,
   WebhookEndpointRepository
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
@@ -161,6 +163,13 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
         statusCode: 500,
         durationMs: 12,
         error: "HTTP 500",
+        requestHeaders: { "webhook-id": "evt_1", "webhook-timestamp": "1700000000", "content-type": "application/json" },
+        response: responseOf({
+          status: 500,
+          headers: { "Content-Type": "text/html", server: "kept-out" },
+          body: new TextEncoder().encode("<h1>Oops \u00e9</h1>\u0000"),
+          truncated: false
+        }),
         status: "pending" as const,
         nextAttemptAt: 1_000_000,
         disableEndpoint: false
@@ -168,7 +177,7 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       assert.isTrue(yield* queue.record(retry))
       assert.isFalse(yield* queue.record(retry), "a second record of the same claim changes nothing")
       assert.isTrue(
-        yield* queue.record({ ...retry, deliveryId: b!.delivery.id, statusCode: 410, error: "gone", status: "failed", nextAttemptAt: null, disableEndpoint: true })
+        yield* queue.record({ ...retry, deliveryId: b!.delivery.id, statusCode: 410, error: "gone", response: null, status: "failed", nextAttemptAt: null, disableEndpoint: true })
       )
       const found = Option.getOrThrow(yield* endpoints.find(endpoint.partnerId, endpoint.mode, endpoint.id))
       assert.strictEqual(found.status, "disabled")
@@ -178,6 +187,14 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       assert.strictEqual(recorded.attempts, 1)
       assert.strictEqual(recorded.lastStatusCode, 500)
       assert.strictEqual(recorded.lastDurationMs, 12)
+      // The answer is kept with the outcome; the 410 attempt had no answer recorded.
+      assert.deepStrictEqual(recorded.lastRequestHeaders, retry.requestHeaders)
+      assert.deepStrictEqual(
+        recorded.lastResponse,
+        new DeliveryResponse({ status: 500, headers: { "content-type": "text/html" }, body: "<h1>Oops \u00e9</h1>\uFFFD", truncated: false })
+      )
+      const gone = listed.find((d) => d.id === b!.delivery.id)!
+      assert.deepStrictEqual([gone.lastStatusCode, gone.lastResponse], [410, null])
       assert.deepStrictEqual(yield* queue.claim({ limit: 10, leaseMillis: 1, perEndpoint: 10 }), [])
       assert.deepStrictEqual(yield* endpoints.active(endpoint.partnerId, endpoint.mode), [])
     }))

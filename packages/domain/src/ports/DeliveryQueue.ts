@@ -4,6 +4,7 @@ import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { Delivery, DeliveryId } from "../webhooks/Delivery.ts"
+import type { DeliveryResponse } from "../webhooks/DeliveryExchange.ts"
 import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
 
 /** A delivery leased to one deliverer, with what sending it needs. */
@@ -49,6 +50,10 @@ export interface AttemptRecord {
   readonly statusCode: number | null
   readonly durationMs: number
   readonly error: string | null
+  /** The headers sent (none secret); `null` when nothing could be sent (unreadable secret). */
+  readonly requestHeaders: Readonly<Record<string, string>> | null
+  /** What the receiver answered; `null` when no answer came. */
+  readonly response: DeliveryResponse | null
   /** The delivery's status after this attempt. */
   readonly status: Delivery["status"]
   /** Unix milliseconds of the next attempt when `status` is `pending`. */

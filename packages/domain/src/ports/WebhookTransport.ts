@@ -9,12 +9,24 @@ export interface WebhookRequest {
   readonly timeoutMs: number
   /** Whether loopback, private and other non-public addresses may be called. */
   readonly allowPrivateAddresses: boolean
+  /** Most bytes of the answer's body to read and answer (none when absent); the rest is never read. */
+  readonly maxResponseBytes?: number | undefined
 }
 
 /** What came of sending a webhook. */
 export type SendResult =
   /** The receiver answered (any status; redirects are answers, never followed). */
-  | { readonly _tag: "Answered"; readonly status: number; readonly durationMs: number }
+  | {
+    readonly _tag: "Answered"
+    readonly status: number
+    /** Until the answer's headers came. */
+    readonly durationMs: number
+    readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+    /** The body's first bytes, at most `maxResponseBytes`. */
+    readonly body: Uint8Array
+    /** The body had more bytes than were read, or did not arrive whole within the time limit. */
+    readonly truncated: boolean
+  }
   /** No answer within the time limit. */
   | { readonly _tag: "TimedOut"; readonly durationMs: number }
   /** The host resolved to an address the SSRF guard refuses; nothing was sent. */

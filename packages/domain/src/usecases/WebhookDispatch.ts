@@ -4,6 +4,7 @@ import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
+import { responseBodyLimit, responseOf } from "../webhooks/DeliveryExchange.ts"
 import { envelopeBody } from "../webhooks/Envelope.ts"
 import { ExplorerLinks } from "../ports/ExplorerLinks.ts"
 import { retryDelay } from "../webhooks/RetrySchedule.ts"
@@ -87,17 +88,19 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
       const send = Effect.fn("WebhookDispatch.send")(function*({ delivery, endpoint, event }: ClaimedDelivery) {
         const startedAt = yield* Clock.currentTimeMillis
         const body = envelopeBody(event, endpoint.apiVersion, explorer)
-        const result: SendResult = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined
+        const headers = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined ? null : {
+          ...(yield* Effect.provideContext(sign(endpoint.secret, event.id, Math.floor(startedAt / 1000), body), mac)),
+          ...deliveryHeaders
+        }
+        const result: SendResult = headers === null
           ? { _tag: "Failed", message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
           : yield* transport.send({
             url: endpoint.url,
-            headers: {
-              ...(yield* Effect.provideContext(sign(endpoint.secret, event.id, Math.floor(startedAt / 1000), body), mac)),
-              ...deliveryHeaders
-            },
+            headers,
             body,
             timeoutMs: settings.requestTimeoutMs,
-            allowPrivateAddresses: settings.allowPrivateAddresses
+            allowPrivateAddresses: settings.allowPrivateAddresses,
+            maxResponseBytes: responseBodyLimit
           })
         const verdict = verdictOf(result, settings.requestTimeoutMs)
         const attempts = delivery.attempts + 1
@@ -111,6 +114,8 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
           statusCode: result._tag === "Answered" ? result.status : null,
           durationMs: result.durationMs,
           error: verdict._tag === "Succeeded" ? null : verdict._tag === "Gone" ? "HTTP 410: the endpoint is gone and was disabled" : verdict.reason,
+          requestHeaders: headers,
+          response: result._tag === "Answered" ? responseOf(result) : null,
           status: verdict._tag === "Succeeded" ? "succeeded" : delay === undefined ? "failed" : "pending",
           nextAttemptAt: delay === undefined ? null : now + delay,
           disableEndpoint: verdict._tag === "Gone"

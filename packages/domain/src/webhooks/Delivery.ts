@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { EventId, WebhookEndpointId } from "../ids/Ids.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { DeliveryResponse, HeaderMap } from "./DeliveryExchange.ts"
 
 /**
  * `pending` (due at `nextAttemptAt`), `succeeded` (a 2xx answer) or `failed` (retries exhausted,
@@ -34,6 +35,10 @@ export class Delivery extends Schema.Class<Delivery>("paygate/Delivery")({
   lastDurationMs: Schema.NullOr(Schema.Int),
   /** Why the latest attempt failed, without secrets (`null` after a success). */
   lastError: Schema.NullOr(Schema.String),
+  /** The headers the latest attempt sent (none secret); `null` before the first attempt. */
+  lastRequestHeaders: Schema.NullOr(HeaderMap),
+  /** What the receiver answered to the latest attempt; `null` when none came or before the first. */
+  lastResponse: Schema.NullOr(DeliveryResponse),
   /** Whether this delivery was asked for with `POST /v1/events/{eventId}/redeliver`. */
   redelivery: Schema.Boolean,
   /** Unix milliseconds. */

@@ -58,6 +58,30 @@ export const WebhookEndpointPage = Schema.Struct({
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "WebhookEndpointPage" })
 
+/**
+ * What the latest attempt sent besides its body (the body is the event: `GET /v1/events/{eventId}`):
+ * its headers, none secret (the signature is shown, never the signing secret).
+ */
+export const DeliveryRequestRecord = Schema.Struct({
+  headers: Schema.Record(Schema.String, Schema.String)
+}).annotate({ identifier: "DeliveryRequestRecord" })
+
+/** What the receiver answered to the latest attempt. */
+export const DeliveryResponseRecord = Schema.Struct({
+  status: Schema.Int,
+  /** The answer's `content-type` header, if it had one. */
+  contentType: Schema.NullOr(Schema.String),
+  /** The headers worth seeing that it had: `content-type`, `content-length`, `location`, `retry-after`. */
+  headers: Schema.Record(Schema.String, Schema.String),
+  /**
+   * The body's first 2,048 bytes as text: invalid UTF-8 and NUL replaced by U+FFFD; nothing past
+   * them was read.
+   */
+  body: Schema.String,
+  /** The body was longer, or did not arrive whole within the time limit. */
+  truncated: Schema.Boolean
+}).annotate({ identifier: "DeliveryResponseRecord" })
+
 /** One delivery of an event to an endpoint: its status and its latest attempt. Times in Unix seconds. */
 export const DeliveryRecord = Schema.Struct({
   id: Schema.String,
@@ -71,6 +95,10 @@ export const DeliveryRecord = Schema.Struct({
   lastStatusCode: Schema.NullOr(Schema.Int),
   lastDurationMs: Schema.NullOr(Wire.NonNegativeInt),
   lastError: Schema.NullOr(Schema.String),
+  /** The latest attempt's request headers; `null` before the first attempt. */
+  request: Schema.NullOr(DeliveryRequestRecord),
+  /** The receiver's answer to the latest attempt; `null` when none came (time limit, refused) or before the first. */
+  response: Schema.NullOr(DeliveryResponseRecord),
   /** Requested with `POST /v1/events/{eventId}/redeliver`. */
   redelivery: Schema.Boolean,
   createdAt: Wire.NonNegativeInt,

@@ -30,6 +30,14 @@ export const toDeliveryRecord = (delivery: Delivery) => ({
   lastStatusCode: delivery.lastStatusCode,
   lastDurationMs: delivery.lastDurationMs,
   lastError: delivery.lastError,
+  request: delivery.lastRequestHeaders === null ? null : { headers: delivery.lastRequestHeaders },
+  response: delivery.lastResponse === null ? null : {
+    status: delivery.lastResponse.status,
+    contentType: delivery.lastResponse.headers["content-type"] ?? null,
+    headers: delivery.lastResponse.headers,
+    body: delivery.lastResponse.body,
+    truncated: delivery.lastResponse.truncated
+  },
   redelivery: delivery.redelivery,
   createdAt: seconds(delivery.createdAt),
   updatedAt: seconds(delivery.updatedAt)
