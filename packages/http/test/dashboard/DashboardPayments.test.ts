@@ -164,12 +164,12 @@ for (const database of testDatabases) {
       await expectClean(probe)
     }, chainTimeoutMs * 2)
 
-    it("filters by merchant and creation date, pages with the cursor, and shows a live key's dashboard as Live", async () => {
+    it("filters by merchant and creation date, pages with the cursor, opens a payment by its id, and shows a live key's dashboard as Live", async () => {
       const world = suite.world()
       const owner = await suite.newPartner("Busy partner")
       const shop = await owner.call("POST", "/v1/merchants", { merchantName: "Shop A" }, suite.idempotency())
       const kiosk = await owner.call("POST", "/v1/merchants", { merchantName: "Kiosk B" }, suite.idempotency())
-      await suite.createPayment(owner, kiosk.merchantId, "kiosk-1")
+      const kioskPayment = await suite.createPayment(owner, kiosk.merchantId, "kiosk-1")
       for (let i = 1; i <= 21; i++) await suite.createPayment(owner, shop.merchantId, `shop-${i}`)
       const probe = await suite.open()
       const { page } = probe
@@ -193,6 +193,11 @@ for (const database of testDatabases) {
       await page.getByLabel("Created to").fill(yesterday)
       await page.getByRole("button", { name: "Apply" }).click()
       await expect.poll(() => page.locator(".summary-line").innerText()).toBe("No payment matches these filters.")
+      // A payment id in the search box opens that payment.
+      await page.getByLabel("Search").fill(kioskPayment.paymentId)
+      await page.getByRole("button", { name: "Apply" }).click()
+      await view(page, "payment")
+      expect(page.url()).toBe(`${world.baseUrl}/dashboard/payments/${kioskPayment.paymentId}`)
 
       // A live key of the same partner: the same pages, marked Live, without the test-mode stripe.
       const live = await world.admin(Effect.gen(function*() {
