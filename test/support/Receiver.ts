@@ -19,7 +19,13 @@ export interface Received {
 }
 
 /** How to answer the `n`-th request (from 0) on a path. */
-export type Behavior = (n: number, received: Received) => { readonly status: number; readonly delayMs?: number; readonly headers?: Record<string, string> }
+export type Behavior = (n: number, received: Received) => {
+  readonly status: number
+  readonly delayMs?: number
+  readonly headers?: Record<string, string>
+  /** The answer's body (default none). */
+  readonly body?: string | Uint8Array
+}
 
 export interface Receiver {
   readonly port: number
@@ -81,7 +87,7 @@ export const startReceiver = async (): Promise<Receiver> => {
       const send = () => {
         open.set(path, open.get(path)! - 1)
         if (res.destroyed) return
-        res.writeHead(answer.status, answer.headers ?? {}).end()
+        res.writeHead(answer.status, answer.headers ?? {}).end(answer.body)
       }
       if (answer.delayMs !== undefined && answer.delayMs > 0) setTimeout(send, answer.delayMs)
       else send()
