@@ -133,13 +133,24 @@ for (const database of testDatabases) {
       await expectClean(probe)
     }, chainTimeoutMs * 2)
 
-    it("follows a processing payment to succeeded without a reload, and cancels a waiting one", async () => {
+    it("follows payments to succeeded without a reload, on the list and on a payment's page, and cancels a waiting one", async () => {
       const partner = suite.partner()
       const world = suite.world()
-      const waiting = await suite.createPayment(partner, world.merchantId, "order-live-1")
+      const listed = await suite.createPayment(partner, world.merchantId, "order-list-1")
       const probe = await suite.open()
       const { page } = probe
-      await suite.signIn(page, world.partnerKey, `/dashboard/payments/${waiting.paymentId}`)
+      // On the list: the row turns Succeeded, and is announced.
+      await suite.signIn(page, world.partnerKey)
+      await view(page, "payments")
+      const row = page.locator("tr", { hasText: "order-list-1" })
+      expect(await row.locator(".status").innerText()).toBe("Waiting for buyer")
+      await suite.pay(listed.paymentId)
+      await expect.poll(() => row.locator(".status").innerText(), { timeout: chainTimeoutMs }).toBe("Succeeded")
+      await expect.poll(() => page.locator("#announcer").innerText()).toContain("order-list-1: Succeeded")
+
+      // On the payment's page: its status, timeline and actions follow.
+      const waiting = await suite.createPayment(partner, world.merchantId, "order-live-1")
+      await page.goto(`${world.baseUrl}/dashboard/payments/${waiting.paymentId}`)
       await view(page, "payment")
       expect(await page.locator("#payment-status").innerText()).toBe("Waiting for buyer")
       await shoot(page, "dashboard-payment-waiting")

@@ -3,14 +3,15 @@
  * The payments list: the API's filters (status, merchant, reference, creation date range), a
  * search box that opens a payment by id or filters by order reference, cursor paging, and the
  * page's totals. The filters live in the address (`?status=…&merchant=…`), so Back and reloads
- * keep them.
+ * keep them. While a payment on the page is under way the list is read again, and a status that
+ * changed is shown and announced.
  *
  * @module
  */
-import { h, showView } from "./dom.js"
+import { h, replace, showView } from "./dom.js"
 import { formatAmount } from "./format.js"
 import { field, input, select } from "./forms.js"
-import { alertBox, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
+import { alertBox, announce, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
 /** @typedef {import("./format.js").Amount} Amount */
@@ -69,19 +70,17 @@ export async function showPayments(context) {
   const from = query.get("from") ?? ""
   const to = query.get("to") ?? ""
   const cursor = query.get("cursor") ?? ""
-  const [merchants, page] = await Promise.all([
-    merchantDirectory(api),
-    api.get("/v1/payments", {
-      status: status === "" ? undefined : [status],
-      merchantId,
-      referenceId: reference,
-      startTs: dayStart(from, 0),
-      // The "to" day is included: before the start of the next day.
-      endTs: dayStart(to, 1),
-      limit: pageSize,
-      cursor
-    })
-  ])
+  const listQuery = {
+    status: status === "" ? undefined : [status],
+    merchantId,
+    referenceId: reference,
+    startTs: dayStart(from, 0),
+    // The "to" day is included: before the start of the next day.
+    endTs: dayStart(to, 1),
+    limit: pageSize,
+    cursor
+  }
+  const [merchants, page] = await Promise.all([merchantDirectory(api), api.get("/v1/payments", listQuery)])
   if (!context.isCurrent()) return
 
   /** @param {Record<string, string>} changes */
@@ -119,35 +118,80 @@ export async function showPayments(context) {
       link("/dashboard/payments", { class: "button secondary small" }, "Clear"))
   )
 
-  /** @type {ReadonlyArray<any>} */
-  const payments = page.data
-  const totals = succeededTotals(payments)
   const filtered = status !== "" || merchantId !== "" || reference !== "" || from !== "" || to !== ""
-  const summary = h(
-    "p",
-    { class: "summary-line", "aria-live": "polite" },
-    payments.length === 0
-      ? filtered ? "No payment matches these filters." : "No payments yet. Payments your merchants create appear here."
-      : `${payments.length} payment${payments.length === 1 ? "" : "s"} on this page${cursor === "" ? "" : " (older)"}`,
-    totals.length === 0 ? null : ` · Succeeded: ${totals.join(" + ")}`
-  )
-
-  const rows = payments.map((p) => [
-    time(p.createdAt),
-    h("span", { class: "stack" }, link(`/dashboard/payments/${p.paymentId}`, { class: "strong" }, p.referenceId), h("code", { class: "id" }, p.paymentId)),
-    merchants.get(p.merchantId)?.merchantName ?? p.merchantId,
-    h("span", { class: "amount-cell" }, formatAmount(p.amount)),
-    h("span", {}, statusBadge(p.status), p.refund === null ? null : h("span", { class: "muted" }, ` · refund ${p.refund.status}`))
-  ])
+  /** @param {{ data: ReadonlyArray<any>, nextCursor: string | null }} shown */
+  const results = (shown) => {
+    const payments = shown.data
+    const totals = succeededTotals(payments)
+    const rows = payments.map((p) => [
+      time(p.createdAt),
+      h("span", { class: "stack" }, link(`/dashboard/payments/${p.paymentId}`, { class: "strong" }, p.referenceId), h("code", { class: "id" }, p.paymentId)),
+      merchants.get(p.merchantId)?.merchantName ?? p.merchantId,
+      h("span", { class: "amount-cell" }, formatAmount(p.amount)),
+      h("span", {}, statusBadge(p.status), p.refund === null ? null : h("span", { class: "muted" }, ` · refund ${p.refund.status}`))
+    ])
+    return [
+      h("p", { class: "summary-line" },
+        payments.length === 0
+          ? filtered ? "No payment matches these filters." : "No payments yet. Payments your merchants create appear here."
+          : `${payments.length} payment${payments.length === 1 ? "" : "s"} on this page${cursor === "" ? "" : " (older)"}`,
+        totals.length === 0 ? null : ` · Succeeded: ${totals.join(" + ")}`),
+      payments.length === 0 ? null : table("Payments, newest first", ["Created", "Order reference", "Merchant", "Amount", "Status"], rows),
+      h("nav", { class: "pager", "aria-label": "Pages" },
+        cursor === "" ? null : link(changed({ cursor: "" }), { class: "button secondary small" }, "First page"),
+        shown.nextCursor === null ? null : link(changed({ cursor: shown.nextCursor }), { class: "button secondary small", rel: "next" }, "Older payments"))
+    ]
+  }
+  const list = h("div", { id: "payment-results" }, results(page))
 
   showView("payments", [
     h("h1", {}, "Payments"),
     filters,
-    summary,
-    payments.length === 0 ? null : table("Payments, newest first", ["Created", "Order reference", "Merchant", "Amount", "Status"], rows),
-    h("nav", { class: "pager", "aria-label": "Pages" },
-      cursor === "" ? null : link(changed({ cursor: "" }), { class: "button secondary small" }, "First page"),
-      page.nextCursor === null ? null : link(changed({ cursor: page.nextCursor }), { class: "button secondary small", rel: "next" }, "Older payments")),
+    list,
     merchants.size === 0 ? alertBox("You have no merchants yet: create one under Merchants, then create payments for it with the API.", "info") : null
   ])
+  void follow(context, listQuery, page, (next) => replace(list, results(next)))
+}
+
+/** How often a list with payments under way is read again (ms). */
+const followMs = 3000
+
+/**
+ * @param {{ status: string, isFinal: boolean, refund: { status: string } | null }} p
+ */
+const underWay = (p) => !p.isFinal || p.refund?.status === "pending"
+
+/**
+ * @param {ReadonlyArray<{ paymentId: string, status: string, refund: { status: string } | null }>} payments
+ */
+const listKey = (payments) => payments.map((p) => `${p.paymentId}:${p.status}:${p.refund?.status ?? ""}`).join(",")
+
+/**
+ * Reads the list again while the view is on screen and some payment on it is under way, and shows
+ * it again (the filters as they are) when a status changed, saying which changed.
+ *
+ * @param {Context} context
+ * @param {Record<string, string | ReadonlyArray<string> | undefined>} listQuery
+ * @param {{ data: ReadonlyArray<any> }} page
+ * @param {(next: any) => void} show
+ */
+async function follow(context, listQuery, page, show) {
+  let shown = page
+  while (context.isCurrent() && shown.data.some(underWay)) {
+    await new Promise((resolve) => setTimeout(resolve, followMs))
+    if (!context.isCurrent()) return
+    /** @type {any} */
+    let next
+    try {
+      next = await context.api.get("/v1/payments", listQuery)
+    } catch {
+      continue
+    }
+    if (!context.isCurrent() || listKey(next.data) === listKey(shown.data)) continue
+    const before = new Map(shown.data.map((p) => [p.paymentId, p.status]))
+    const news = next.data.filter((/** @type {any} */ p) => before.has(p.paymentId) && before.get(p.paymentId) !== p.status)
+    show(next)
+    if (news.length > 0) announce(news.map((/** @type {any} */ p) => `${p.referenceId}: ${statusLabel(p.status)}`).join(". "))
+    shown = next
+  }
 }
