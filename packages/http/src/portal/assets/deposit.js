@@ -119,7 +119,8 @@ export function depositDetails(option, context) {
   const network = networkOf(option)
   const amountText = formatAmount(option.amount)
   const amountValue = h("span", { class: "deposit-amount" }, amountText)
-  const address = h("code", { class: "deposit-address" }, option.address)
+  // In groups of four, easier to check against what the exchange shows; copied as one word.
+  const address = h("code", { class: "deposit-address" }, (option.address.match(/^0x.{0,4}|.{1,4}/g) ?? [option.address]).map((group) => h("span", {}, group)))
   const deadline = new Date(Date.now() + (context.deadline - context.now) * 1000)
   const clock = deadline.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
   return [
