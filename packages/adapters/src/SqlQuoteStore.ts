@@ -12,6 +12,7 @@ import { SqlClient } from "effect/sql"
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {
   latest: Effect.withSpan("SqlQuoteStore.latest"),
+  history: Effect.withSpan("SqlQuoteStore.history"),
   save: Effect.withSpan("SqlQuoteStore.save"),
   byNonce: Effect.withSpan("SqlQuoteStore.byNonce")
 }
@@ -42,6 +43,15 @@ export const make = Effect.gen(function*() {
       spans.latest
     )
 
+  const history = (paymentId: string, account: string, asset: string) =>
+    sql<QuoteRow>`SELECT option_id, claims FROM quotes
+      WHERE payment_id = ${paymentId} AND account = ${account} AND asset = ${asset}
+      ORDER BY created_at, seq`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ optionId: row.option_id, claims: claimsFromRow(row.claims) }))),
+      Effect.orDie,
+      spans.history
+    )
+
   const save = (quote: { readonly optionId: string; readonly claims: OptionClaims }) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -58,7 +68,7 @@ export const make = Effect.gen(function*() {
       spans.byNonce
     )
 
-  return QuoteStore.of({ latest, save, byNonce })
+  return QuoteStore.of({ latest, history, save, byNonce })
 })
 
 /** The quote store over the `SqlClient` in context. */

@@ -48,6 +48,8 @@ adapterSuite("SqlQuoteStore", (it) => {
       }
       yield* store.save(second)
       assert.deepStrictEqual(yield* store.latest(payment.id, account, asset), Option.some(second))
+      assert.deepStrictEqual(yield* store.history(payment.id, account, asset), [first, second])
+      assert.deepStrictEqual(yield* store.history(payment.id, other, asset), [])
       // Other keys are unaffected.
       assert.isTrue(Option.isNone(yield* store.latest(payment.id, other, asset)))
       assert.isTrue(Option.isNone(yield* store.latest(payment.id, account, `${asset.slice(0, -1)}9`)))

@@ -16,6 +16,8 @@ export class QuoteStore extends Context.Service<QuoteStore, {
   readonly latest: (paymentId: string, account: string, asset: string) => Effect.Effect<Option.Option<StoredQuote>>
   /** Records a new quote; it becomes the latest for its (payment, account, asset). */
   readonly save: (quote: StoredQuote) => Effect.Effect<void>
+  /** Every quote of (payment, account, asset), oldest first (a deposit's transfer is judged by the one that held when it was mined). */
+  readonly history: (paymentId: string, account: string, asset: string) => Effect.Effect<ReadonlyArray<StoredQuote>>
   /** The quote whose nonce (push: the transfer reference; pull: the EIP-3009 nonce) is `nonce` (lower-case hex). */
   readonly byNonce: (nonce: string) => Effect.Effect<Option.Option<StoredQuote>>
 }>()("@paygate/domain/QuoteStore") {}

@@ -18,14 +18,23 @@ export const pricesOf = (table: Readonly<Record<string, Pricing>>): Layer.Layer<
     pricing: (currency, asset) => Effect.succeed(Option.fromNullishOr(table[`${currency} ${asset}`]))
   }))
 
-/** In-memory quotes, latest per (payment, account, asset). */
-export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()): Layer.Layer<QuoteStore> =>
-  Layer.succeed(QuoteStore, QuoteStore.of({
-    latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(`${paymentId} ${account} ${asset}`))),
-    save: (quote) => Effect.sync(() => void quotes.set(`${quote.claims.paymentId} ${quote.claims.account} ${quote.claims.asset}`, quote)),
+/** In-memory quotes, latest per (payment, account, asset) in `quotes`, every one in saving order. */
+export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()): Layer.Layer<QuoteStore> => {
+  const saved: Array<StoredQuote> = []
+  const keyOf = (paymentId: string, account: string, asset: string) => `${paymentId} ${account} ${asset}`
+  return Layer.succeed(QuoteStore, QuoteStore.of({
+    latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(keyOf(paymentId, account, asset)))),
+    history: (paymentId, account, asset) =>
+      Effect.sync(() => saved.filter(({ claims }) => keyOf(claims.paymentId, claims.account, claims.asset) === keyOf(paymentId, account, asset))),
+    save: (quote) =>
+      Effect.sync(() => {
+        saved.push(quote)
+        quotes.set(keyOf(quote.claims.paymentId, quote.claims.account, quote.claims.asset), quote)
+      }),
     byNonce: (nonce) =>
       Effect.sync(() => Option.fromNullishOr([...quotes.values()].find((quote) => quote.claims.nonce.toLowerCase() === nonce)))
   }))
+}
 
 /** Wallet actions that name the option and its deadline in a `build` action, for tests. */
 export const recordedActions: Layer.Layer<WalletActions> = Layer.succeed(WalletActions, WalletActions.of({

@@ -27,6 +27,13 @@ const isOwnTransfer = (payment: Payment, transfer: ObservedTransfer) => {
 }
 
 /**
+ * The quote of a deposit address that held when its transfer was mined (block time, Unix seconds):
+ * the last one quoted at or before it, else (a block stamped a moment before the quote) the first.
+ */
+export const quoteAt = (history: ReadonlyArray<StoredQuote>, blockTime: number): Option.Option<StoredQuote> =>
+  Option.orElse(Option.fromNullishOr(history.findLast((q) => q.claims.quotedAt <= blockTime)), () => Option.fromNullishOr(history[0]))
+
+/**
  * The outcome of a transfer matched to `payment` through the option `claims`: the payment's own
  * transfer is `paid`; one arriving while the payment waited (no commitment, stored as
  * `requires_action`, block before the payment's and the quote's expiry) is judged by amount; any
@@ -45,7 +52,7 @@ export const judge = (payment: Payment, claims: OptionClaims, transfer: Observed
  * Reconciliation from the chain: each transfer into a collection address becomes a receipt, matched
  * to a payment by the reference its transaction carried (a push transfer's 16 bytes, or an EIP-3009
  * nonce); a transfer into a payment's deposit address is matched by the address, against the
- * latest deposit quote of that address (same rules). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
+ * deposit quote of that address that held when it was mined ({@link quoteAt}; same rules). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
  * the same commitment, event and stage a confirm would make (the executor then watches it to
  * `succeeded`); `underpaid` and `late` ones leave it as it is and emit `payment.transfer_received`;
  * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
@@ -69,8 +76,8 @@ export class Reconciliation extends Context.Service<Reconciliation, {
         const deposit = transfer.deposit
         if (deposit !== undefined) {
           return Effect.map(
-            quotes.latest(deposit.paymentId, deposit.account, transfer.asset),
-            Option.filter((q) => q.claims.kind === "deposit")
+            quotes.history(deposit.paymentId, deposit.account, transfer.asset),
+            (history) => Option.filter(quoteAt(history, transfer.blockTime), (q) => q.claims.kind === "deposit")
           )
         }
         if (transfer.reference === null) return Effect.succeed(Option.none())

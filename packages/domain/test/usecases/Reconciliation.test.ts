@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Option } from "effect"
 import fc from "fast-check"
 import type { OptionClaims } from "../../src/gateway/OptionId.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
 import { Commitment, Payment, SignedAuthorization } from "../../src/payment/Payment.ts"
 import type { ObservedTransfer } from "../../src/receipt/Receipt.ts"
-import { judge } from "../../src/usecases/Reconciliation.ts"
+import { judge, quoteAt } from "../../src/usecases/Reconciliation.ts"
 
 const expiresAt = 2_000_000_000
 const asked = 12_500_000n
@@ -112,5 +113,18 @@ describe("Reconciliation.judge", () => {
       })
     })
     assert.strictEqual(judge(pulled, claims({ kind: "pull", nonce }), transfer(asked, expiresAt + 60, { reference: nonce })), "paid")
+  })
+})
+
+describe("Reconciliation.quoteAt", () => {
+  const quoted = (quotedAt: number, value: string) => ({ optionId: `opt-${quotedAt}`, claims: claims({ kind: "deposit", quotedAt, value }) })
+  const history = [quoted(1_000, "1"), quoted(1_300, "2"), quoted(1_600, "3")]
+  it("a deposit's transfer is judged by the quote that held when it was mined", () => {
+    assert.strictEqual(quoteAt(history, 1_299).pipe(Option.getOrThrow).claims.value, "1")
+    assert.strictEqual(quoteAt(history, 1_300).pipe(Option.getOrThrow).claims.value, "2")
+    assert.strictEqual(quoteAt(history, 9_999).pipe(Option.getOrThrow).claims.value, "3")
+    // A block stamped a moment before the first quote (clocks differ): the first quote.
+    assert.strictEqual(quoteAt(history, 999).pipe(Option.getOrThrow).claims.value, "1")
+    assert.isTrue(Option.isNone(quoteAt([], 1_000)))
   })
 })
