@@ -24,7 +24,9 @@ import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 /** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string }} AssetInfo */
 /** @typedef {{ networks: ReadonlyArray<Network>, assets: ReadonlyArray<AssetInfo>, eventTypes: ReadonlyArray<string> }} DashboardConfig */
 /**
- * What every view gets.
+ * What every view gets. `isCurrent`: whether the view is still the one on screen (work that
+ * finishes later checks it). `followed`: the view shows itself again after a change or an update,
+ * so the focus stays where the person is.
  *
  * @typedef {{ api: import("./api.js").Api, session: Session, config: DashboardConfig, query: URLSearchParams, isCurrent: () => boolean, followed?: boolean }} Context
  */
