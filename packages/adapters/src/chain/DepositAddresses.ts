@@ -24,5 +24,3 @@ export const depositAddress = (factory: Address, paymentId: string): Address =>
 export const sweepCall = (token: Address, salts: ReadonlyArray<Hex>): Hex =>
   encodeFunctionData({ abi: DepositFactory.abi, functionName: "sweep", args: [token, [...salts]] })
 
-/** Gas of a sweep of `count` forwarders: a deployment (~110k) and a token transfer (~40k) each, with headroom. */
-export const sweepGas = (count: number): bigint => 60_000n + BigInt(count) * 200_000n

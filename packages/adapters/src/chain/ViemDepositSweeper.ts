@@ -16,8 +16,8 @@ import { ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransf
 import { Duration, Effect, Layer } from "effect"
 import type { Address, Hash, Hex } from "viem"
 import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
-import { TestUsdc } from "./contracts.generated.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
+import { eip3009TokenAbi } from "./Eip3009.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { nonceTaken, type ObservedChain, transferStanding } from "./ObserveTransfer.ts"
 import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
@@ -66,7 +66,7 @@ export const make = Effect.gen(function*() {
   const balance = (asset: string, paymentId: string) =>
     Effect.flatMap(target(asset), ({ chain, factory, token }) =>
       rpc(chain.chainId, "eth_call", () =>
-        chain.client.readContract({ address: token, abi: TestUsdc.abi, functionName: "balanceOf", args: [depositAddress(factory, paymentId)] })).pipe(
+        chain.client.readContract({ address: token, abi: eip3009TokenAbi, functionName: "balanceOf", args: [depositAddress(factory, paymentId)] })).pipe(
           Effect.mapError(unavailable)
         ))
 
