@@ -188,6 +188,7 @@ for (const database of testDatabases) {
       await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click()
       await view(page, "sign-in")
       expect(await mainText(page)).toContain("Your session has ended")
+      await shoot(page, "dashboard-signed-out")
       expect((await fetch(`${suite.world().baseUrl}/v1/merchants`, { headers: { "api-key": owner.apiKey } })).status).toBe(401)
       await suite.expectClean(probe)
     })

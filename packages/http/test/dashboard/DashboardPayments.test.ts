@@ -280,6 +280,7 @@ for (const database of testDatabases) {
       expect(await mainText(page)).toContain("No payments yet")
       await page.goto(`${world.baseUrl}/dashboard/payments/${payment.paymentId}`)
       await view(page, "payment-not-found")
+      await shoot(page, "dashboard-not-found")
       await page.goto(`${world.baseUrl}/dashboard/merchants/${world.merchantId}`)
       await view(page, "merchant-not-found")
       await page.goto(`${world.baseUrl}/dashboard/merchants`)

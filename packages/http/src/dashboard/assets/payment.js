@@ -62,7 +62,9 @@ export async function showPayment(context, paymentId) {
   const payment = await orNotFound(context, () => api.get(`/v1/payments/${encodeURIComponent(paymentId)}`), {
     name: "payment-not-found",
     title: "Payment not found",
-    text: `There is no payment ${paymentId} for this account${context.session.mode === "sandbox" ? " in test mode" : ""}.`,
+    text: context.session.mode === "sandbox"
+      ? `There is no payment ${paymentId} for this account in test mode. A live payment is seen when signed in with a live key.`
+      : `There is no payment ${paymentId} for this account in live mode. A test payment is seen when signed in with a test key.`,
     back: ["/dashboard/payments", "Back to payments"]
   })
   if (payment === undefined) return
