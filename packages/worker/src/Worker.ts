@@ -42,7 +42,7 @@ import { WatcherJob, watcherSettingsLayer } from "./ChainWatcher.ts"
 import { DepositSweepJob } from "./DepositSweeps.ts"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
-import { PayoutsLive } from "./Payouts.ts"
+import { payoutSettingsLayer, PayoutsLive } from "./Payouts.ts"
 import { Configuration } from "@paygate/adapters"
 
 /** Tunables of the worker. */
@@ -320,7 +320,14 @@ export const WorkerLive: Layer.Layer<
   never,
   Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
   SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
-> = Layer.mergeAll(WorkerJobs, ExecutorJob, PayoutsLive, WatcherJob, DepositSweepJob).pipe(
+> = Layer.mergeAll(
+  WorkerJobs,
+  ExecutorJob,
+  PayoutsLive,
+  WatcherJob,
+  // Sweeps are tuned like the payouts (`PAYOUT_*`).
+  DepositSweepJob.pipe(Layer.provide(payoutSettingsLayer))
+).pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, Reconciliation.layer)),
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provide(WebhookAdapters.layerFromConfig),
