@@ -122,6 +122,25 @@ forEachDatabase("Delivery responses", (database) => {
       }
     })
 
+    it("POST /v1/webhooks/{id}/test answers the receiver's answer too", async () => {
+      const { partner, receiver, server } = ctx
+      const path = `/test-event-${Date.now().toString(36)}`
+      const created = await server.request("POST", "/v1/webhooks", { apiKey: partner.sandbox, body: { url: receiver.url(path) } })
+      receiver.expect(path, created.body.secret)
+      receiver.behave(path, () => ({ status: 401, headers: { "content-type": "application/problem+json" }, body: "{\"title\":\"bad signature\"}" }))
+      const test = await server.request("POST", `/v1/webhooks/${created.body.id}/test`, { apiKey: partner.sandbox })
+      expect(test.status, test.text).toBe(200)
+      expect(test.body).toMatchObject({ delivered: false, statusCode: 401, error: "HTTP 401" })
+      expect(test.body.response).toEqual({
+        status: 401,
+        contentType: "application/problem+json",
+        headers: { "content-type": "application/problem+json" },
+        body: "{\"title\":\"bad signature\"}",
+        truncated: false
+      })
+      expect(receiver.on(path)[0]!.verified).toBe(true)
+    })
+
     it("is null before the first attempt and when no answer came in time; documented in /openapi.json", async () => {
       const { partner, receiver, server } = ctx
       const spec = (await server.request("GET", "/openapi.json")).body

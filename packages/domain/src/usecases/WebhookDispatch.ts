@@ -1,19 +1,15 @@
-import { Clock, Context, Effect, Layer, Random, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Random } from "effect"
 import type { Mac } from "effect/crypto"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
-import { responseBodyLimit, responseOf } from "../webhooks/DeliveryExchange.ts"
 import { envelopeBody } from "../webhooks/Envelope.ts"
 import { ExplorerLinks } from "../ports/ExplorerLinks.ts"
 import { retryDelay } from "../webhooks/RetrySchedule.ts"
-import { secretKeyBytes, sign } from "../webhooks/Signature.ts"
+import { sendSigned } from "./SignedWebhook.ts"
 import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
-
-/** The headers of every webhook request besides its signature. */
-export const deliveryHeaders = { "content-type": "application/json", "user-agent": "paygate-webhooks/1" } as const
 
 /** How an answer (or its absence) counts (contract §10). */
 export type AttemptVerdict =
@@ -85,23 +81,12 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
         return yield* queue.fanOut(items)
       })
 
+      const sendRequest = sendSigned(transport, settings, mac)
+
       const send = Effect.fn("WebhookDispatch.send")(function*({ delivery, endpoint, event }: ClaimedDelivery) {
         const startedAt = yield* Clock.currentTimeMillis
         const body = envelopeBody(event, endpoint.apiVersion, explorer)
-        const headers = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined ? null : {
-          ...(yield* Effect.provideContext(sign(endpoint.secret, event.id, Math.floor(startedAt / 1000), body), mac)),
-          ...deliveryHeaders
-        }
-        const result: SendResult = headers === null
-          ? { _tag: "Failed", message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
-          : yield* transport.send({
-            url: endpoint.url,
-            headers,
-            body,
-            timeoutMs: settings.requestTimeoutMs,
-            allowPrivateAddresses: settings.allowPrivateAddresses,
-            maxResponseBytes: responseBodyLimit
-          })
+        const { requestHeaders, response, result } = yield* sendRequest(endpoint, event.id, Math.floor(startedAt / 1000), body)
         const verdict = verdictOf(result, settings.requestTimeoutMs)
         const attempts = delivery.attempts + 1
         const now = yield* Clock.currentTimeMillis
@@ -114,8 +99,8 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
           statusCode: result._tag === "Answered" ? result.status : null,
           durationMs: result.durationMs,
           error: verdict._tag === "Succeeded" ? null : verdict._tag === "Gone" ? "HTTP 410: the endpoint is gone and was disabled" : verdict.reason,
-          requestHeaders: headers,
-          response: result._tag === "Answered" ? responseOf(result) : null,
+          requestHeaders,
+          response,
           status: verdict._tag === "Succeeded" ? "succeeded" : delay === undefined ? "failed" : "pending",
           nextAttemptAt: delay === undefined ? null : now + delay,
           disableEndpoint: verdict._tag === "Gone"

@@ -5,7 +5,6 @@ import { IdGenerator } from "../ids/IdGenerator.ts"
 import { EventId, MerchantId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
-import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { DeliveryQueue } from "../ports/DeliveryQueue.ts"
 import { HostResolver } from "../ports/HostResolver.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
@@ -15,10 +14,11 @@ import type { PartnerAccess } from "./Merchants.ts"
 import type { ApiVersion } from "../versioning/ApiVersion.ts"
 import { classifyAddress } from "../webhooks/AddressClass.ts"
 import type { Delivery } from "../webhooks/Delivery.ts"
-import { generateSecret, secretKeyBytes, sign } from "../webhooks/Signature.ts"
-import type { TestDelivery, TestEnvelope } from "../webhooks/TestEvent.ts"
-import { deliveryHeaders, verdictOf } from "./WebhookDispatch.ts"
-import { subscribes, WebhookEndpoint, type WebhookEndpointStatus } from "../webhooks/WebhookEndpoint.ts"
+import { generateSecret } from "../webhooks/Signature.ts"
+import type { TestDelivery } from "../webhooks/TestEvent.ts"
+import { sendSigned } from "./SignedWebhook.ts"
+import { sendTestEvent } from "./WebhookTestEvent.ts"
+import { eventTypes, subscribes, WebhookEndpoint, type WebhookEndpointStatus } from "../webhooks/WebhookEndpoint.ts"
 import { checkWebhookUrl } from "../webhooks/WebhookUrl.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 
@@ -64,7 +64,6 @@ export interface WebhookCaller extends PartnerAccess {
   readonly apiVersion: ApiVersion
 }
 
-const isEventType = Schema.is(PaymentEventType)
 const isEndpointId = Schema.is(WebhookEndpointId)
 const isEventId = Schema.is(EventId)
 const isMerchantId = Schema.is(MerchantId)
@@ -79,19 +78,6 @@ const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event $
 const sandboxPrivateHint =
   " To receive sandbox events on this machine, forward them with `npm run webhooks -- listen --forward-to <url>`" +
   " (no endpoint needed), or start the service with WEBHOOK_ALLOW_PRIVATE=true (development only)."
-
-/** The event types requested, in their canonical order; an unknown one is `invalid_params`. */
-const eventTypes = (requested: ReadonlyArray<string> | null | undefined) => {
-  const types = requested ?? []
-  const unknown = types.find((type) => !isEventType(type))
-  return unknown === undefined
-    ? Effect.succeed(PaymentEventType.literals.filter((type) => types.includes(type)))
-    : Effect.fail(new InvalidParams({ message: `events must be among ${PaymentEventType.literals.join(", ")}.` }))
-}
-
-/** The event types an endpoint receives: its list, or every type when the list is empty. */
-export const effectiveEvents = (endpoint: WebhookEndpoint): ReadonlyArray<PaymentEventType> =>
-  endpoint.events.length === 0 ? PaymentEventType.literals : endpoint.events
 
 /** Partner webhook operations (contract §10). */
 export class Webhooks extends Context.Service<Webhooks, {
@@ -157,7 +143,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const random = yield* SecureRandom.SecureRandom
       const settings = yield* WebhookSettings
       const transport = yield* WebhookTransport
-      const mac = yield* Effect.context<Mac.Mac>()
+      const testDelivery = sendTestEvent(sendSigned(transport, settings, yield* Effect.context<Mac.Mac>()), ids, settings)
 
       const register = Effect.fn("Webhooks.register")(function*(caller: WebhookCaller, input: RegisterWebhookInput) {
         const allowPrivate = settings.allowPrivateAddresses
@@ -290,37 +276,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       })
 
       const sendTest = Effect.fn("Webhooks.sendTest")(function*(caller: WebhookCaller, endpointId: string) {
-        const endpoint = yield* findEndpoint(caller, endpointId)
-        const now = yield* Clock.currentTimeMillis
-        const seconds = Math.floor(now / 1000)
-        const eventId = yield* ids.make("event")
-        const envelope: TestEnvelope = {
-          id: eventId,
-          type: "webhook.test",
-          apiVersion: endpoint.apiVersion,
-          createdAt: seconds,
-          data: { endpointId: endpoint.id, message: "A test event sent with POST /v1/webhooks/{id}/test; no payment changed." }
-        }
-        const body = JSON.stringify(envelope)
-        const result = secretKeyBytes(Redacted.value(endpoint.secret)) === undefined
-          ? { _tag: "Failed" as const, message: "the endpoint's signing secret cannot be read (was WEBHOOK_SECRET_KEY changed?)", durationMs: 0 }
-          : yield* transport.send({
-            url: endpoint.url,
-            headers: { ...(yield* Effect.provideContext(sign(endpoint.secret, eventId, seconds, body), mac)), ...deliveryHeaders },
-            body,
-            timeoutMs: settings.requestTimeoutMs,
-            allowPrivateAddresses: settings.allowPrivateAddresses
-          })
-        const verdict = verdictOf(result, settings.requestTimeoutMs)
-        const delivery: TestDelivery = {
-          eventId,
-          endpointId: endpoint.id,
-          delivered: verdict._tag === "Succeeded",
-          statusCode: result._tag === "Answered" ? result.status : null,
-          durationMs: result.durationMs,
-          error: verdict._tag === "Failed" ? verdict.reason : verdict._tag === "Gone" ? "HTTP 410" : null
-        }
-        return delivery
+        return yield* testDelivery(yield* findEndpoint(caller, endpointId))
       })
 
       return Webhooks.of({ register, list, remove, update, rotateSecret, deliveries, redeliver, events, event, paymentDeliveries, sendTest })

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
+import type { DeliveryResponse } from "./DeliveryExchange.ts"
 
 /**
  * The body of a test webhook (`POST /v1/webhooks/{id}/test`): the envelope of contract §10 with
@@ -29,4 +30,6 @@ export interface TestDelivery {
   readonly statusCode: number | null
   readonly durationMs: number
   readonly error: string | null
+  /** What the receiver answered; `null` when no answer came. */
+  readonly response: DeliveryResponse | null
 }

@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { InvalidParams } from "../errors/ApiErrors.ts"
 import { MerchantId, PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { Mode } from "../payment/Payment.ts"
@@ -43,3 +44,18 @@ export const subscribes = (endpoint: WebhookEndpoint, event: OutboxEvent): boole
 /** Whether `endpoint` should receive `event` now: active and subscribed. */
 export const shouldReceive = (endpoint: WebhookEndpoint, event: OutboxEvent): boolean =>
   endpoint.status === "active" && subscribes(endpoint, event)
+
+const isEventType = Schema.is(PaymentEventType)
+
+/** The event types requested for an endpoint, in their canonical order; an unknown one is `invalid_params`. */
+export const eventTypes = (requested: ReadonlyArray<string> | null | undefined): Effect.Effect<ReadonlyArray<PaymentEventType>, InvalidParams> => {
+  const types = requested ?? []
+  const unknown = types.find((type) => !isEventType(type))
+  return unknown === undefined
+    ? Effect.succeed(PaymentEventType.literals.filter((type) => types.includes(type)))
+    : Effect.fail(new InvalidParams({ message: `events must be among ${PaymentEventType.literals.join(", ")}.` }))
+}
+
+/** The event types an endpoint receives: its list, or every type when the list is empty. */
+export const effectiveEvents = (endpoint: WebhookEndpoint): ReadonlyArray<PaymentEventType> =>
+  endpoint.events.length === 0 ? PaymentEventType.literals : endpoint.events

@@ -133,7 +133,9 @@ export const TestWebhookResult = Schema.Struct({
   statusCode: Schema.NullOr(Schema.Int),
   durationMs: Wire.NonNegativeInt,
   /** Why it was not delivered (e.g. `HTTP 500`, no answer in time, refused by the SSRF guard). */
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  /** What the receiver answered; `null` when no answer came. */
+  response: Schema.NullOr(DeliveryResponseRecord)
 }).annotate({ identifier: "TestWebhookResult" })
 
 const paging = {

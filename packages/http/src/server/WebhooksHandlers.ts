@@ -1,4 +1,4 @@
-import { type Delivery, effectiveEvents, envelopeOf, ExplorerLinks, Payments, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
+import { type Delivery, type DeliveryResponse, effectiveEvents, envelopeOf, ExplorerLinks, Payments, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
@@ -18,6 +18,16 @@ export const toEndpointRecord = (endpoint: WebhookEndpoint) => ({
   createdAt: seconds(endpoint.createdAt)
 })
 
+/** The partner API's view of a receiver's answer. */
+const toResponseRecord = (response: DeliveryResponse | null) =>
+  response === null ? null : {
+    status: response.status,
+    contentType: response.headers["content-type"] ?? null,
+    headers: response.headers,
+    body: response.body,
+    truncated: response.truncated
+  }
+
 /** The partner API's view of a delivery. */
 export const toDeliveryRecord = (delivery: Delivery) => ({
   id: delivery.id,
@@ -31,13 +41,7 @@ export const toDeliveryRecord = (delivery: Delivery) => ({
   lastDurationMs: delivery.lastDurationMs,
   lastError: delivery.lastError,
   request: delivery.lastRequestHeaders === null ? null : { headers: delivery.lastRequestHeaders },
-  response: delivery.lastResponse === null ? null : {
-    status: delivery.lastResponse.status,
-    contentType: delivery.lastResponse.headers["content-type"] ?? null,
-    headers: delivery.lastResponse.headers,
-    body: delivery.lastResponse.body,
-    truncated: delivery.lastResponse.truncated
-  },
+  response: toResponseRecord(delivery.lastResponse),
   redelivery: delivery.redelivery,
   createdAt: seconds(delivery.createdAt),
   updatedAt: seconds(delivery.updatedAt)
@@ -93,7 +97,8 @@ export const WebhooksHandlers = HttpApiBuilder.group(
       .handle("test", ({ params }) =>
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
-          return yield* webhooks.sendTest({ partnerId: caller.partner.id, mode: caller.mode, apiVersion: caller.version }, params.id)
+          const sent = yield* webhooks.sendTest({ partnerId: caller.partner.id, mode: caller.mode, apiVersion: caller.version }, params.id)
+          return { ...sent, response: toResponseRecord(sent.response) }
         }))
       .handle("events", ({ query }) =>
         Effect.gen(function*() {
