@@ -112,6 +112,7 @@ for (const database of testDatabases) {
       const whsec = await secret.innerText()
       expect(whsec).toMatch(/^whsec_/)
       receiver.expect("/hooks", whsec)
+      receiver.behave("/hooks", () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{\"received\":true}" }))
       expect(await mainText(page)).toContain(receiver.url("/hooks"))
 
       await page.getByRole("button", { name: `Send test event: ${receiver.url("/hooks")}` }).click()
@@ -126,9 +127,11 @@ for (const database of testDatabases) {
       await view(page, "developers")
       const log = page.locator("#delivery-log")
       await expect.poll(() => log.innerText(), { timeout: chainTimeoutMs }).toMatch(/payment\.succeeded[\s\S]*Succeeded[\s\S]*HTTP 200/)
-      // The request body is the signed event, read when opened.
-      await log.getByText("Request body").first().click()
+      // The request (its headers and the signed event) and the receiver's answer, when opened.
+      await log.getByText("Request and response").first().click()
       await expect.poll(() => log.locator("pre").first().innerText()).toContain(payment.paymentId)
+      expect(await log.locator("pre").first().innerText()).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/hooks\n[\s\S]*webhook-signature: v1,/)
+      expect(await log.locator("pre").nth(1).innerText()).toMatch(/^HTTP 200\ncontent-type: application\/json[\s\S]*\{"received":true\}/)
       await shoot(page, "dashboard-delivery-log")
       await log.getByRole("button", { name: /^Redeliver payment\.succeeded/ }).click()
       await receiver.waitFor(() => receiver.on("/hooks").filter((r) => r.envelope?.type === "payment.succeeded").length === 2, 30_000, "the redelivery")

@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * Webhook deliveries, shared by the payment page and the developers' delivery log: each delivery
- * of an event to an endpoint with its status, attempts and the receiver's last answer; the request
- * (the signed event body, `GET /v1/events/{id}`) read when opened; and "Redeliver", which queues
- * the event again for that endpoint.
+ * of an event to an endpoint with its status, attempts and the receiver's last answer; the latest
+ * attempt's request (its headers, and the signed event body, `GET /v1/events/{id}`, read when
+ * opened) and response (status, headers, the start of its body); and "Redeliver", which queues the
+ * event again for that endpoint.
  *
  * @module
  */
@@ -11,7 +12,8 @@ import { h } from "./dom.js"
 import { actionButton } from "./forms.js"
 import { announce, messageOf, statusBadge, table, time } from "./ui.js"
 
-/** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, redelivery: boolean, createdAt: number }} Delivery */
+/** @typedef {{ status: number, headers: Record<string, string>, body: string, truncated: boolean }} DeliveryResponse */
+/** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, request: { headers: Record<string, string> } | null, response: DeliveryResponse | null, redelivery: boolean, createdAt: number }} Delivery */
 
 /**
  * The receiver's last answer in words.
@@ -27,34 +29,56 @@ export function responseText(delivery) {
   return delivery.attempts === 0 ? "Not sent yet" : "No answer"
 }
 
+/** @param {Record<string, string>} headers */
+const headerLines = (headers) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join("\n")
+
 /**
- * The request body of a delivery, read when the person opens it.
+ * The latest attempt's request and response, shown when the person opens them; the request's body
+ * (the event) is read then.
  *
  * @param {import("./api.js").Api} api
- * @param {string} eventId
+ * @param {Delivery} delivery
+ * @param {string} url the endpoint's
  */
-function requestBody(api, eventId) {
-  const body = h("pre", {}, "Loading…")
+function exchange(api, delivery, url) {
+  const request = h("pre", {}, "Loading…")
+  const response = delivery.response
   let loaded = false
   const details = h("details", {
     class: "request",
     ontoggle: () => {
       if (loaded || !details.open) return
       loaded = true
-      api.get(`/v1/events/${encodeURIComponent(eventId)}`).then(
-        (event) => (body.textContent = JSON.stringify(event, null, 2)),
+      api.get(`/v1/events/${encodeURIComponent(delivery.eventId)}`).then(
+        (event) => {
+          const headers = delivery.request === null ? "" : `${headerLines(delivery.request.headers)}\n`
+          request.textContent = `POST ${url}\n${headers}\n${JSON.stringify(event, null, 2)}`
+        },
         (error) => {
           loaded = false
-          body.textContent = messageOf(error)
+          request.textContent = messageOf(error)
         }
       )
     }
-  }, h("summary", {}, "Request body"), body)
+  },
+  h("summary", {}, "Request and response"),
+  h("p", { class: "strong" }, "Request"),
+  request,
+  h("p", { class: "strong" }, "Response"),
+  response === null
+    ? h("p", { class: "muted" }, delivery.attempts === 0 ? "Not sent yet." : "No answer came.")
+    : h("pre", {}, [
+      `HTTP ${response.status}`,
+      headerLines(response.headers),
+      "",
+      response.body === "" ? "(empty body)" : response.body,
+      response.truncated ? "… (only the first 2 KiB are kept)" : ""
+    ].filter((line, i) => line !== "" || i === 2).join("\n")))
   return details
 }
 
 /**
- * A table of deliveries with their request bodies and a Redeliver button.
+ * A table of deliveries with their requests and responses and a Redeliver button.
  *
  * `endpointUrls` names the endpoints; with one endpoint (its own log) the column is left out.
  *
@@ -86,7 +110,7 @@ export function deliveryTable(options) {
       `${delivery.attempts}`,
       h("span", { class: "stack" },
         h("span", {}, responseText(delivery)),
-        requestBody(api, delivery.eventId)),
+        exchange(api, delivery, options.endpointUrls.get(delivery.endpointId) ?? delivery.endpointId)),
       redeliver
     ]
   })
