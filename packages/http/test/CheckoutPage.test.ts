@@ -35,13 +35,15 @@ describe("GET /checkout/{id} and /checkout/{id}/receipt", () => {
   it("answers the transaction once known, with no explorer link when the chain has none configured", async () => {
     const payment = await server.payment(partner.sandbox, await server.merchant(partner.sandbox))
     const before = await server.request("GET", `/checkout/${payment.paymentId}/receipt`)
-    expect(before.body).toEqual({ transaction: null })
+    expect(before.body).toEqual({ transaction: null, transfers: [] })
     await server.succeed(payment.paymentId)
     const after = await server.request("GET", `/checkout/${payment.paymentId}/receipt`)
     expect(after.status).toBe(200)
     expect(after.headers.get("cache-control")).toBe("no-store")
     expect(after.body).toEqual({
-      transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(payment.paymentId).digest("hex")}`, explorerUrl: null }
+      transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(payment.paymentId).digest("hex")}`, explorerUrl: null },
+      // Confirmed by the wallet, not seen by the chain watcher: no transfer recorded.
+      transfers: []
     })
   })
 })
