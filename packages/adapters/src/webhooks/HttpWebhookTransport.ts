@@ -10,7 +10,8 @@
  * against the host name (SNI and `Host` are the URL's).
  *
  * Connections are kept alive per host and pinned address; a kept socket only ever points to an
- * address that passed the guard when it was opened.
+ * address that passed the guard when it was opened. An answer's body is read up to the request's
+ * `maxResponseBytes` and no further: a longer one drops its connection.
  *
  * @module
  */
@@ -22,12 +23,6 @@ import * as http from "node:http"
 import * as https from "node:https"
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
-
-/**
- * Most bytes of an answer's body read (and discarded) before the connection is dropped, when the
- * request wants none of it (`maxResponseBytes` absent); otherwise nothing past that limit is read.
- */
-export const maxAnswerBytes = 1 << 20
 
 const agentOptions = { keepAlive: true, maxSockets: 32, maxFreeSockets: 32, scheduling: "lifo" as const, timeout: 30_000 }
 const httpAgent = new http.Agent(agentOptions)
@@ -106,7 +101,7 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
   }
   const pinned = addresses[0]!
   const body = Buffer.from(request.body, "utf8")
-  const maxBody = Math.max(0, Math.floor(request.maxResponseBytes ?? 0))
+  const maxBody = Math.max(0, Math.floor(request.maxResponseBytes))
 
   return await new Promise<SendResult>((settle) => {
     let settled = false
@@ -152,20 +147,6 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
     req.on("response", (res) => {
       answered = { status: res.statusCode ?? 0, durationMs: elapsed(), headers: res.headers }
       res.on("error", () => answer(true))
-      if (maxBody === 0) {
-        answer(false)
-        // Drain the answer (so the connection can be reused), within limits.
-        let received = 0
-        res.on("data", (chunk: Buffer) => {
-          received += chunk.length
-          if (received > maxAnswerBytes) res.destroy()
-        })
-        const drain = setTimeout(() => res.destroy(), 5_000)
-        drain.unref()
-        res.on("close", () => clearTimeout(drain))
-        res.on("end", () => clearTimeout(drain))
-        return
-      }
       // Kept up to the limit; past it nothing more is read (the connection is dropped).
       let received = 0
       res.on("data", (chunk: Buffer) => {

@@ -9,8 +9,8 @@ export interface WebhookRequest {
   readonly timeoutMs: number
   /** Whether loopback, private and other non-public addresses may be called. */
   readonly allowPrivateAddresses: boolean
-  /** Most bytes of the answer's body to read and answer (none when absent); the rest is never read. */
-  readonly maxResponseBytes?: number | undefined
+  /** Most bytes of the answer's body to read and answer; the rest is never read. */
+  readonly maxResponseBytes: number
 }
 
 /** What came of sending a webhook. */
