@@ -65,6 +65,8 @@ export interface CheckoutConfig {
   readonly mode: "live" | "sandbox"
   /** The merchant's order reference, shown on the receipt. */
   readonly referenceId: string
+  /** Whether a chain has a deposit factory: the page then offers paying from an exchange or another wallet. */
+  readonly deposits: boolean
 }
 
 /**

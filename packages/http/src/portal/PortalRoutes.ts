@@ -79,6 +79,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
   const collectCsp = contentSecurityPolicy("'none'", "'self' https:")
   const chainIds = [...chains.chains.keys()]
+  const deposits = chains.settings.chains.some((chain) => chain.depositFactory !== undefined)
 
   const findPayment = (id: string | undefined) =>
     id !== undefined && paymentIdPattern.test(id) ? payments.findById(id as PaymentId) : Effect.succeed(Option.none())
@@ -104,7 +105,8 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         chains: chainIds,
         redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
         mode: payment.mode,
-        referenceId: payment.referenceId
+        referenceId: payment.referenceId,
+        deposits
       })
       return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
     })

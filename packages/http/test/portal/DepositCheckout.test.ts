@@ -289,3 +289,28 @@ for (const database of testDatabases) {
     }, 120_000)
   })
 }
+
+describe("Checkout without deposit addresses in Chromium (anvil, PGlite)", () => {
+  const suite = portalSuite({ deposits: false })
+
+  it("offers no deposit path when no chain has a deposit factory", async () => {
+    const world = suite.world()
+    const payment = await world.createPayment()
+    const probe = await suite.open()
+    await probe.page.goto(payment.gatewayUrl)
+    await probe.page.locator(`main[data-view="connect"]`).waitFor()
+    const text = await probe.page.locator("main").innerText()
+    expect(text).toMatch(/^Pay with your wallet[\s\S]*No browser wallet was found/)
+    expect(text).not.toContain("exchange")
+    expect(await probe.page.getByRole("button", { name: "Look again" }).count()).toBe(1)
+    // The deposit operation agrees: nothing to offer.
+    const appId = await probe.page.evaluate(() => JSON.parse((globalThis as any).document.getElementById("portal-config").text).appId as string)
+    const answer = await fetch(`${world.baseUrl}/v1/gateway/payment/${payment.paymentId}/deposit`, {
+      method: "POST",
+      headers: { "app-id": appId, "client-id": "deposit-test", "content-type": "application/json" },
+      body: "{}"
+    })
+    expect(await answer.json()).toEqual({ options: [] })
+    expect(probe.problems).toEqual([])
+  }, 120_000)
+})

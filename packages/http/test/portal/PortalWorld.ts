@@ -36,6 +36,8 @@ export interface WorldOptions {
   readonly pull?: boolean
   /** The chain's block explorer (`explorerUrl` of its configuration); default none, like the local chain. */
   readonly explorerUrl?: string
+  /** `false`: the chain's configuration names no deposit factory (no deposit addresses); default it does. */
+  readonly deposits?: boolean
   /** The database (default: a fresh PGlite). */
   readonly database?: TestDatabase
   /** `WEBHOOK_ALLOW_PRIVATE`: webhook endpoints on 127.0.0.1 (a test receiver); default no. */
@@ -74,7 +76,11 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     const settings = Chain.LocalChain.settingsFor(chain, 1)
     const chains = await Effect.runPromise(Chain.ChainConfig.decode({
       ...settings,
-      chains: settings.chains.map((c) => (options.explorerUrl === undefined ? c : { ...c, explorerUrl: options.explorerUrl })),
+      chains: settings.chains.map(({ depositFactory, ...c }) => ({
+        ...c,
+        ...(options.explorerUrl === undefined ? {} : { explorerUrl: options.explorerUrl }),
+        ...(options.deposits === false ? {} : { depositFactory })
+      })),
       assets: settings.assets.map((asset) => ({
         ...asset,
         eip3009: options.pull ?? true,

@@ -35,7 +35,7 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 /** @typedef {import("./deposit.js").Transfer} Transfer */
 /** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer> }} Receipt */
 
-const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string }} */ (pageConfig())
+const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string, deposits: boolean }} */ (pageConfig())
 const paymentId = config.paymentId
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
 /** Unix seconds on the service's clock. */
@@ -167,14 +167,17 @@ function showConnect(message, options = {}) {
   const depositChoice = (/** @type {boolean} */ prominent) => h("div", { class: "deposit-choice" },
     h("button", { type: "button", class: `button ${prominent ? "primary" : "secondary"}`, onclick: () => void startDeposit() }, "Pay from an exchange or another wallet"),
     h("p", { class: "muted hint" }, "Send the amount to an address made for this payment, or scan a QR code with your phone."))
-  if (wallets.length === 0) {
+  const noWallet = [
+    h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
+    h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
+  ]
+  if (wallets.length === 0 && config.deposits) {
     showView("connect", [
       h("h1", {}, "Choose how to pay"),
       alertBox(message),
       depositChoice(true),
       h("p", { class: "or" }, h("span", {}, "or with a browser wallet")),
-      h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
-      h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
+      noWallet
     ], options)
     return renderFooter()
   }
@@ -182,11 +185,12 @@ function showConnect(message, options = {}) {
     h("h1", {}, "Pay with your wallet"),
     h("p", { class: "muted" }, "Connect a browser wallet to see how you can pay."),
     alertBox(message),
-    h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
-      h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
-    )),
-    h("p", { class: "or" }, h("span", {}, "or")),
-    depositChoice(false)
+    wallets.length > 0
+      ? h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
+        h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
+      ))
+      : noWallet,
+    config.deposits ? [h("p", { class: "or" }, h("span", {}, "or")), depositChoice(false)] : null
   ], options)
   renderFooter()
 }
@@ -206,7 +210,7 @@ function showOptions(message, tone = "error") {
       who,
       alertBox(message, tone),
       h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account."),
-      h("button", { type: "button", class: "button secondary", onclick: () => void startDeposit() }, "Pay from an exchange or another wallet")
+      config.deposits ? h("button", { type: "button", class: "button secondary", onclick: () => void startDeposit() }, "Pay from an exchange or another wallet") : null
     ])
     return renderFooter()
   }
@@ -248,7 +252,9 @@ function showOptions(message, tone = "error") {
     who,
     alertBox(message, tone),
     form,
-    h("p", { class: "other-path" }, h("button", { type: "button", class: "button link inline", onclick: () => void startDeposit() }, "Or pay from an exchange or another wallet"))
+    config.deposits
+      ? h("p", { class: "other-path" }, h("button", { type: "button", class: "button link inline", onclick: () => void startDeposit() }, "Or pay from an exchange or another wallet"))
+      : null
   ])
   renderFooter()
 }
