@@ -7,7 +7,6 @@
  * Screenshots of each view at 375 px and 1280 px go to artifacts/screenshots/dashboard-*.png.
  */
 import { CredentialAdmin } from "@paygate/adapters"
-import type { PartnerId } from "@paygate/domain"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -212,7 +211,7 @@ for (const database of testDatabases) {
 
       // A live key of the same partner: the same pages, marked Live, without the test-mode stripe.
       const live = await world.admin(Effect.gen(function*() {
-        return (yield* (yield* CredentialAdmin).createApiKey({ kind: "partner", partnerId: owner.partnerId as PartnerId, mode: "live" })).apiKey
+        return (yield* (yield* CredentialAdmin).createApiKey({ kind: "partner", partnerId: owner.partnerId, mode: "live" })).apiKey
       }))
       const liveProbe = await suite.open()
       await suite.signIn(liveProbe.page, live)

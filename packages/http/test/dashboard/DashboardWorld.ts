@@ -24,7 +24,6 @@ export const chainTimeoutMs = 120_000
 
 /** A partner as a test sees it: its sandbox key and a client of the partner API with it. */
 export interface TestPartner {
-  readonly partnerId: string
   readonly apiKey: string
   readonly call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<any>
 }
@@ -51,8 +50,7 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`)
     return text === "" ? null : JSON.parse(text)
   }
-  const partnerOf = (partnerId: string, apiKey: string): TestPartner => ({
-    partnerId,
+  const partnerOf = (apiKey: string): TestPartner => ({
     apiKey,
     call: (method, path, body, headers) => request(apiKey, method, path, body, headers)
   })
@@ -74,16 +72,16 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
     world: () => world,
     gateway,
     /** The world's partner (its merchant: Corner Coffee). */
-    partner: (): TestPartner => partnerOf("", world.partnerKey),
+    partner: (): TestPartner => partnerOf(world.partnerKey),
     /** A new partner with a sandbox key. */
-    newPartner: async (name: string): Promise<TestPartner> => {
+    newPartner: async (name: string): Promise<TestPartner & { readonly partnerId: PartnerId }> => {
       const { partnerId, apiKey } = await world.admin(Effect.gen(function*() {
         const admin = yield* CredentialAdmin
         const partner = yield* admin.createPartner({ name })
         const key = yield* admin.createApiKey({ kind: "partner", partnerId: partner.id as PartnerId, mode: "sandbox" })
-        return { partnerId: partner.id as string, apiKey: key.apiKey }
+        return { partnerId: partner.id as PartnerId, apiKey: key.apiKey }
       }))
-      return partnerOf(partnerId, apiKey)
+      return { ...partnerOf(apiKey), partnerId }
     },
     /** Creates a payment of `merchantId` through the partner API (12.50 USD by default). */
     createPayment: (partner: TestPartner, merchantId: string, referenceId: string, value = "1250") =>
