@@ -1,7 +1,7 @@
 import { WebhookAdapters } from "@paygate/adapters"
 import type { WebhookRequest } from "@paygate/domain"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const { sendWebhook } = WebhookAdapters.HttpWebhookTransport
@@ -114,6 +114,30 @@ describe("sendWebhook", () => {
     expect(result).toMatchObject({ _tag: "Answered", status: 200, truncated: true })
     expect(result._tag === "Answered" && Buffer.from(result.body).toString()).toBe("first part")
     expect(result.durationMs).toBeLessThan(290)
+  })
+
+  it("hostile raw answers: bytes that are not UTF-8 come back as they were read, a NUL in a header is a failed exchange", async () => {
+    // A server answering these exact bytes to any request.
+    const rawServer = async (head: string, body: Uint8Array) => {
+      const raw = createNetServer((socket) => socket.once("data", () => socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]))))
+      await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve))
+      return raw
+    }
+    const body = new Uint8Array([0x00, 0xff, 0xfe, 0x21])
+    const servers: Array<NetServer> = [
+      await rawServer("HTTP/1.1 200 OK\r\nContent-Type: text/plain; x=\u00ff\r\nContent-Length: 4\r\n\r\n", body),
+      await rawServer("HTTP/1.1 200 OK\r\nContent-Type: text/plain\u0000\r\nContent-Length: 4\r\n\r\n", body)
+    ]
+    const rawPorts = { plain: (servers[0]!.address() as AddressInfo).port, nul: (servers[1]!.address() as AddressInfo).port }
+    try {
+      const plain = await sendWebhook(request(`http://127.0.0.1:${rawPorts.plain}/`))
+      expect(plain).toMatchObject({ _tag: "Answered", status: 200, truncated: false, headers: { "content-type": "text/plain; x=\u00ff" } })
+      expect(plain._tag === "Answered" && [...plain.body]).toEqual([0x00, 0xff, 0xfe, 0x21])
+      const nul = await sendWebhook(request(`http://127.0.0.1:${rawPorts.nul}/`))
+      expect(nul).toMatchObject({ _tag: "Failed", message: expect.stringContaining("HPE_") })
+    } finally {
+      for (const raw of servers) raw.close()
+    }
   })
 
   it("gives up after the time limit", async () => {
