@@ -25,6 +25,7 @@ import { createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
 import {
   chainWatcher,
@@ -155,13 +156,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     server.run(withStores(Effect.gen(function*() {
       return yield* (yield* ReceiptStore).list({ owner: "unmatched", after: null, limit: 100 })
     })))
-  const eventsOf = (paymentId: string) =>
-    server.run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ readonly type: string; readonly payload: unknown }>`SELECT type, payload FROM outbox_events
-        WHERE payment_id = ${paymentId} ORDER BY created_at, id`
-      return rows.map((row) => ({ type: row.type, payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as any }))
-    }).pipe(Effect.orDie))
+  const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const status = async (paymentId: string) => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body.status
   const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
     const deadline = Date.now() + withinMs

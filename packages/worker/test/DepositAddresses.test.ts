@@ -16,6 +16,7 @@ import { type Address, createWalletClient, encodeFunctionData, http, parseAbi, p
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
+import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import {
   chainWatcher,
@@ -142,13 +143,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       list.find((r) => r.txHash === hash.toLowerCase())
     )
   const sweptEmpty = (address: Address) => eventually(() => world().balanceOf(address), (balance) => balance === 0n)
-  const eventsOf = (paymentId: string) =>
-    server.run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ readonly type: string; readonly payload: unknown }>`SELECT type, payload FROM outbox_events
-        WHERE payment_id = ${paymentId} ORDER BY created_at, type`
-      return rows.map((row) => ({ type: row.type, payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as any }))
-    }).pipe(Effect.orDie))
+  const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const sweepsOf = (paymentId: string) =>
     server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
