@@ -34,6 +34,8 @@ const notCollected = () => new ParamsValidation({ message: "This payment does no
  * encrypted. Nothing of it is logged.
  */
 export class DataCollection extends Context.Service<DataCollection, {
+  /** Whether `payment` reaches its partner's threshold, so that whoever pays it owes buyer data. */
+  readonly needsData: (payment: Payment) => Effect.Effect<boolean>
   /**
    * The form each of `accounts` (CAIP-10, normalized) still has to fill in for `payment`; accounts
    * that need nothing are absent.
@@ -71,7 +73,7 @@ export class DataCollection extends Context.Service<DataCollection, {
       const page = yield* DataCollectionPage
       const form = buyerDataForm
 
-      const needsData = Effect.fnUntraced(function*(payment: Payment) {
+      const needsData = Effect.fn("DataCollection.needsData")(function*(payment: Payment) {
         const threshold = Option.getOrElse(yield* thresholds.thresholdOf(payment.partnerId), () => defaultDataCollectionThreshold)
         return reachesThreshold(payment.value, currencyExponent(payment.currency as CurrencyCode), threshold)
       })
@@ -133,7 +135,7 @@ export class DataCollection extends Context.Service<DataCollection, {
         yield* validateAndSave(payment, account, data.success)
       })
 
-      return DataCollection.of({ pendingForms, submit, ensureProvided })
+      return DataCollection.of({ needsData, pendingForms, submit, ensureProvided })
     })
   )
 }

@@ -6,10 +6,17 @@ import { DepositChains } from "../ports/DepositChains.ts"
 import { DepositStore } from "../ports/DepositStore.ts"
 import { type DepositOption, eip681Transfer } from "../wire/DepositOption.ts"
 import type { Access } from "./Access.ts"
+import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
 import { tokenAmount } from "./TokenAmount.ts"
+
+/**
+ * Whether a payment can be paid into a deposit address: `offered`; `needsData` when it reaches
+ * its partner's data collection threshold (contract §5); `none` when no chain has a deposit factory.
+ */
+export type DepositAvailability = "offered" | "needsData" | "none"
 
 /**
  * The gateway's deposit operation (issue #17): for a payment that waits for the buyer, one option
@@ -17,8 +24,14 @@ import { tokenAmount } from "./TokenAmount.ts"
  * deposit address there (recorded, so that the watcher follows it), the token amount and its
  * EIP-681 transfer request. The quote is kept per (payment, deposit address, token) like the
  * options' quotes: repeated calls give the same address, and the same amount while the quote holds.
+ *
+ * A payment that requires buyer data (travel rule) gets no deposit option and no address: the data
+ * is owed per paying account, and the account a transfer comes from is unknown until it arrives,
+ * so only a wallet that shares the data before it pays (the options operation) can pay it.
  */
 export class DepositOptions extends Context.Service<DepositOptions, {
+  /** Whether `payment` can be paid into a deposit address, and if not, why. */
+  readonly availability: (payment: Payment) => Effect.Effect<DepositAvailability>
   readonly deposit: (
     access: Access,
     paymentId: string
@@ -32,7 +45,13 @@ export class DepositOptions extends Context.Service<DepositOptions, {
       const catalog = yield* AssetCatalog
       const chains = yield* DepositChains
       const store = yield* DepositStore
+      const dataCollection = yield* DataCollection
       const quoting = yield* makeQuoting
+
+      const availability = Effect.fn("DepositOptions.availability")(function*(payment: Payment) {
+        if (chains.chains.length === 0) return "none" as const
+        return (yield* dataCollection.needsData(payment)) ? "needsData" as const : "offered" as const
+      })
 
       const onChain = Effect.fnUntraced(function*(payment: Payment, chainId: string, address: string, millis: number) {
         yield* store.ensure({ chainId, address: address.toLowerCase(), paymentId: payment.id, createdAt: millis })
@@ -55,6 +74,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         const payment = yield* payments.find(access, paymentId)
         const millis = yield* Clock.currentTimeMillis
         if (payment.status !== "requires_action") return yield* notWaiting(payment, Math.floor(millis / 1000))
+        if ((yield* availability(payment)) !== "offered") return []
         const found = yield* Effect.forEach(chains.chains, (chainId) => {
           const address = chains.addressOf(chainId, payment.id)
           return address === undefined ? Effect.succeed([]) : onChain(payment, chainId, address, millis)
@@ -62,7 +82,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         return found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
       })
 
-      return DepositOptions.of({ deposit })
+      return DepositOptions.of({ availability, deposit })
     })
   )
 }

@@ -83,6 +83,11 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     }).annotate(
       OpenApi.Summary,
       "The payment's own deposit address on each network with a deposit factory: a plain token transfer of the amount pays it (no body)"
+    ).annotate(
+      OpenApi.Description,
+      "No options (an empty list) when no network has a deposit factory, or when the payment requires buyer data " +
+        "(at or above the partner's data collection threshold): the data is owed by the paying account, which a plain " +
+        "transfer only reveals once it has arrived, so such a payment is paid through the options operation."
     ),
     HttpApiEndpoint.post("collectData", "/v1/gateway/payment/:id/collect-data", {
       params,

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { DepositAvailability } from "@paygate/domain"
 import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
 
 /** Where the pages' static files are served. */
@@ -65,8 +66,11 @@ export interface CheckoutConfig {
   readonly mode: "live" | "sandbox"
   /** The merchant's order reference, shown on the receipt. */
   readonly referenceId: string
-  /** Whether a chain has a deposit factory: the page then offers paying from an exchange or another wallet. */
-  readonly deposits: boolean
+  /**
+   * Paying from an exchange or another wallet: `offered` (a chain has a deposit factory), `needsData`
+   * (the payment requires buyer data, so the page says why it is not offered), `none`.
+   */
+  readonly deposits: DepositAvailability
 }
 
 /**

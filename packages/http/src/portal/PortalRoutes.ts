@@ -20,7 +20,7 @@
  * @module
  */
 import { Chain, CheckoutSettings } from "@paygate/adapters"
-import { Caip, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
+import { Caip, DepositOptions, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeCheckoutTransfers } from "./CheckoutTransfers.ts"
@@ -79,7 +79,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
   const collectCsp = contentSecurityPolicy("'none'", "'self' https:")
   const chainIds = [...chains.chains.keys()]
-  const deposits = chains.settings.chains.some((chain) => chain.depositFactory !== undefined)
+  const deposits = yield* DepositOptions
 
   const findPayment = (id: string | undefined) =>
     id !== undefined && paymentIdPattern.test(id) ? payments.findById(id as PaymentId) : Effect.succeed(Option.none())
@@ -106,7 +106,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
         mode: payment.mode,
         referenceId: payment.referenceId,
-        deposits
+        deposits: yield* deposits.availability(payment)
       })
       return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
     })

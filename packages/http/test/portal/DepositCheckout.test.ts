@@ -18,7 +18,7 @@ import { qrSvg } from "../../src/portal/QrSvg.ts"
 import { testDatabases } from "../../../../test/support/TestServer.ts"
 import { type ProbedPage, shoot, storedState, uiTimeoutMs } from "./PortalBrowser.ts"
 import { portalSuite } from "./PortalSuite.ts"
-import type { CreatedPayment, PortalWorld } from "./PortalWorld.ts"
+import { type CreatedPayment, eurUsd, type PortalWorld } from "./PortalWorld.ts"
 import { parseTransferUri, type TransferRequest } from "./TransferUri.ts"
 
 /** Payment to final status, on a small shared machine. */
@@ -26,10 +26,21 @@ const settleTimeoutMs = 120_000
 /** 12.50 USD in TUSDC (pegged, 6 decimals). */
 const asked = 12_500_000n
 
-/** Base units of TUSDC as the page shows them in en-US: "13.50 TUSDC", "25,000.512345 TUSDC". */
+/** Base units of TUSDC as the page shows them in en-US: "13.50 TUSDC", "1,000.512345 TUSDC". */
 const tusdc = (value: bigint) => {
   const decimal = `${value / 1_000_000n}.${(value % 1_000_000n).toString().padStart(6, "0")}` as `${number}`
   return `${new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(decimal)} TUSDC`
+}
+
+/** The gateway's deposit operation, called as the checkout's public app (its App-Id read from the open page). */
+const depositOperation = async (page: Page, baseUrl: string, paymentId: string) => {
+  const appId = await page.evaluate(() => JSON.parse((globalThis as any).document.getElementById("portal-config").text).appId as string)
+  const answer = await fetch(`${baseUrl}/v1/gateway/payment/${paymentId}/deposit`, {
+    method: "POST",
+    headers: { "app-id": appId, "client-id": "deposit-test", "content-type": "application/json" },
+    body: "{}"
+  })
+  return { status: answer.status, body: (await answer.json()) as { options: ReadonlyArray<{ address: string }> } }
 }
 
 // A CommonJS module whose `module.exports` is the function and also carries it as `default`.
@@ -218,6 +229,8 @@ for (const database of testDatabases) {
       const { page } = probe
       expect(await mainText(page)).toMatch(/Before \d\d:\d\d [AP]M \([45]:[0-5]\d left\)/)
       const address = await page.locator(".deposit-address").innerText()
+      // EUR 12.50 at the feed's EUR / USD rate, rounded up to whole base units.
+      expect(await page.locator(".deposit-amount").innerText()).toBe(tusdc((1250n * eurUsd * 10_000n + 10n ** 8n - 1n) / 10n ** 8n))
       const deposits = () => probe.requests.filter((url) => url.endsWith("/deposit")).length
       expect(deposits()).toBe(1)
 
@@ -232,6 +245,34 @@ for (const database of testDatabases) {
       expect(await page.locator(".deposit-amount").innerText()).toBe(tusdc(scanned!.value))
       await expectClean(probe)
     }, 180_000)
+
+    it("offers no deposit path for a payment that requires buyer data: the page says why, the operation answers no option, no QR code", async () => {
+      // 1000.00 USD: the contract's default data collection threshold, which the world's partner keeps.
+      const payment = await world.createPayment({ value: "100000" })
+      const probe = await suite.open()
+      const { page } = probe
+      await page.goto(payment.gatewayUrl)
+      await view(page, "connect")
+      const text = await mainText(page)
+      expect(text).toMatch(/^Pay with your wallet[\s\S]*No browser wallet was found/)
+      expect(await page.getByRole("button", { name: "Pay from an exchange or another wallet" }).count()).toBe(0)
+      expect(await page.locator(".deposit-unavailable").innerText()).toBe(
+        "This amount needs a wallet that can share your details with the payment, so it cannot be paid from an exchange or by sending to an address."
+      )
+      await shoot(page, "checkout-deposit-needs-data")
+      expect(await depositOperation(page, world.baseUrl, payment.paymentId)).toEqual({ status: 200, body: { options: [] } })
+      const qr = await fetch(`${payment.gatewayUrl}/deposit-qr.svg?asset=${encodeURIComponent(world.chain.usdcAssetId)}`)
+      expect(qr.status).toBe(404)
+      // Just below the threshold, the deposit path is there.
+      const below = await world.createPayment({ value: "99999" })
+      await page.goto(below.gatewayUrl)
+      await view(page, "connect")
+      expect(await page.getByRole("button", { name: "Pay from an exchange or another wallet" }).count()).toBe(1)
+      expect(await page.locator(".deposit-unavailable").count()).toBe(0)
+      const offered = await depositOperation(page, world.baseUrl, below.paymentId)
+      expect(offered.body.options.map((o) => o.address)).toEqual([expected(below.paymentId).to])
+      await expectClean(probe)
+    }, 120_000)
 
     it("lets the buyer pick the network when the payment can be paid on several", async () => {
       const payment = await world.createPayment()
@@ -304,13 +345,7 @@ describe("Checkout without deposit addresses in Chromium (anvil, PGlite)", () =>
     expect(text).not.toContain("exchange")
     expect(await probe.page.getByRole("button", { name: "Look again" }).count()).toBe(1)
     // The deposit operation agrees: nothing to offer.
-    const appId = await probe.page.evaluate(() => JSON.parse((globalThis as any).document.getElementById("portal-config").text).appId as string)
-    const answer = await fetch(`${world.baseUrl}/v1/gateway/payment/${payment.paymentId}/deposit`, {
-      method: "POST",
-      headers: { "app-id": appId, "client-id": "deposit-test", "content-type": "application/json" },
-      body: "{}"
-    })
-    expect(await answer.json()).toEqual({ options: [] })
+    expect(await depositOperation(probe.page, world.baseUrl, payment.paymentId)).toEqual({ status: 200, body: { options: [] } })
     expect(probe.problems).toEqual([])
   }, 120_000)
 })

@@ -13,6 +13,8 @@ import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { createWalletClient, defineChain, http as viemHttp, publicActions } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import { freePort } from "../../../../test/support/FreePort.ts"
 import { pglite, type TestDatabase } from "../../../../test/support/TestServer.ts"
 import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
@@ -64,15 +66,39 @@ export interface PortalWorld {
 }
 
 
+/** One EUR in USD that the world's price feed answers (8 decimals): EUR 12.50 is 13.50 TUSDC. */
+export const eurUsd = 108_000_000n
+
+/**
+ * The local chain deploys its test feed as "TETH / USD" at 2,000: set to {@link eurUsd} for the
+ * world's EUR feed (else EUR 12.50 would be priced at 25,000 TUSDC). Its deployer (anvil #0) owns it.
+ */
+const setEurFeed = async (chain: Chain.LocalChain.LocalChainInfo) => {
+  const client = createWalletClient({
+    account: privateKeyToAccount(Chain.anvilAccount(0).privateKey),
+    chain: defineChain({
+      id: chain.node.chainId,
+      name: "anvil",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [chain.node.rpcUrl] } }
+    }),
+    transport: viemHttp()
+  }).extend(publicActions)
+  const hash = await client.writeContract({ address: chain.contracts.priceFeed as `0x${string}`, abi: Chain.Contracts.TestPriceFeed.abi, functionName: "setAnswer", args: [eurUsd] })
+  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  if (receipt.status !== "success") throw new Error("setting the EUR / USD test feed failed")
+}
+
 /**
  * Starts everything; `close` stops it. TUSDC is pegged to USD; EUR payments are priced with the
- * test price feed (so their options carry a quote expiry).
+ * test price feed at {@link eurUsd} (so their options carry a quote expiry).
  */
 export const startPortalWorld = async (options: WorldOptions = {}): Promise<PortalWorld> => {
   const scope = Effect.runSync(Scope.make())
   try {
     const localChain = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
     const chain = Context.get(localChain, Chain.LocalChain.LocalChain)
+    await setEurFeed(chain)
     const settings = Chain.LocalChain.settingsFor(chain, 1)
     const chains = await Effect.runPromise(Chain.ChainConfig.decode({
       ...settings,

@@ -35,9 +35,11 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 /** @typedef {import("./deposit.js").Transfer} Transfer */
 /** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer> }} Receipt */
 
-const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string, deposits: boolean }} */ (pageConfig())
+const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string, deposits: "offered" | "needsData" | "none" }} */ (pageConfig())
 const paymentId = config.paymentId
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
+/** Whether the page offers paying from an exchange or another wallet (a chain has a deposit factory). */
+const depositsOffered = config.deposits === "offered"
 /** Unix seconds on the service's clock. */
 const nowSeconds = gateway.now
 const summary = byId("summary", HTMLElement)
@@ -114,6 +116,16 @@ function alertBox(message, tone = "error") {
   return message === undefined ? null : h("div", { class: `alert ${tone}`, role: "alert" }, message)
 }
 
+/**
+ * Where the deposit choice would be, for a payment that requires buyer data (travel rule): why it
+ * is not offered. The data is owed by the paying account, unknown before a transfer arrives.
+ */
+function depositUnavailable() {
+  if (config.deposits !== "needsData") return null
+  return h("p", { class: "muted hint deposit-unavailable" },
+    "This amount needs a wallet that can share your details with the payment, so it cannot be paid from an exchange or by sending to an address.")
+}
+
 // ---- header and footer ----
 
 function renderSummary() {
@@ -171,7 +183,7 @@ function showConnect(message, options = {}) {
     h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
     h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
   ]
-  if (wallets.length === 0 && config.deposits) {
+  if (wallets.length === 0 && depositsOffered) {
     showView("connect", [
       h("h1", {}, "Choose how to pay"),
       alertBox(message),
@@ -190,7 +202,7 @@ function showConnect(message, options = {}) {
         h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
       ))
       : noWallet,
-    config.deposits ? [h("p", { class: "or" }, h("span", {}, "or")), depositChoice(false)] : null
+    depositsOffered ? [h("p", { class: "or" }, h("span", {}, "or")), depositChoice(false)] : depositUnavailable()
   ], options)
   renderFooter()
 }
@@ -210,7 +222,7 @@ function showOptions(message, tone = "error") {
       who,
       alertBox(message, tone),
       h("p", {}, "None of the tokens this payment accepts is available to these accounts. Choose another wallet or account."),
-      config.deposits ? h("button", { type: "button", class: "button secondary", onclick: () => void startDeposit() }, "Pay from an exchange or another wallet") : null
+      depositsOffered ? h("button", { type: "button", class: "button secondary", onclick: () => void startDeposit() }, "Pay from an exchange or another wallet") : depositUnavailable()
     ])
     return renderFooter()
   }
@@ -252,7 +264,7 @@ function showOptions(message, tone = "error") {
     who,
     alertBox(message, tone),
     form,
-    config.deposits
+    depositsOffered
       ? h("p", { class: "other-path" }, h("button", { type: "button", class: "button link inline", onclick: () => void startDeposit() }, "Or pay from an exchange or another wallet"))
       : null
   ])
