@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL outage of a set length on a server the test owns (`ThrowawayPostgres` of
- * `packages/worker/test/support`, never the shared `TEST_DATABASE_URL` server): `pg_ctl stop -m
+ * `test/support`, never the shared `TEST_DATABASE_URL` server): `pg_ctl stop -m
  * fast` (every connection dropped, nothing accepted), a pause, `pg_ctl start`.
  *
  * `ThrowawayPostgres.restart` restarts at once; a stopped server must be started again with the

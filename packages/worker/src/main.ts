@@ -4,7 +4,8 @@
  * socket when it runs (the embedded directory has one owner), else opened here. Applies pending
  * migrations, then runs the jobs until SIGTERM/SIGINT, which finishes or releases claimed work.
  * With `WORKER_METRICS_PORT`, it answers `GET /metrics` on that port (`MetricsListener.ts`).
- * The executor and the payout jobs work on the chains of `PAYGATE_CHAINS` (none when unset).
+ * The executor, the chain watcher and the payout jobs work on the chains of `PAYGATE_CHAINS` or
+ * `PAYGATE_NETWORKS` (none when both are unset).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Application, JsonLogger } from "@paygate/adapters"
