@@ -51,6 +51,7 @@ import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
 import * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
 import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlQuoteStore from "./SqlQuoteStore.ts"
+import * as SqlReceiptStore from "./SqlReceiptStore.ts"
 import type * as WebhookAdapters from "./webhooks/index.ts"
 import * as Configuration from "./Configuration.ts"
 
@@ -201,7 +202,7 @@ export const layer: Layer.Layer<
   | CheckoutSettings
 > = Layer.mergeAll(
   PaymentOptions.layer,
-  DepositOptions.layer.pipe(Layer.provide(Layer.merge(Chain.ChainDeposits.layer, SqlDepositStore.layer))),
+  DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
   ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))
 ).pipe(
   Layer.provideMerge(dataCollection),

@@ -94,7 +94,12 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(columns)
 
-  const record = (receipt: Receipt, next: Payment | null, events: ReadonlyArray<OutboxEvent>): Effect.Effect<RecordResult> =>
+  const record = (
+    receipt: Receipt,
+    next: Payment | null,
+    events: ReadonlyArray<OutboxEvent>,
+    completed: ReadonlyArray<ReceiptId> = []
+  ): Effect.Effect<RecordResult> =>
     Effect.gen(function*() {
       const r = receipt
       const inserted = yield* sql`INSERT INTO chain_receipts (id, chain_id, tx_hash, log_index, asset, block_number, block_hash,
@@ -107,6 +112,13 @@ export const make = Effect.gen(function*() {
         RETURNING id`
       if (inserted.length === 0) return "duplicate" as const
       if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
+      if (completed.length > 0) {
+        // Only while still underpaid and not being refunded (saveRefund refuses a paid receipt).
+        const marked = yield* sql`UPDATE chain_receipts SET outcome = 'paid'
+          WHERE ${sql.in("id", completed)} AND outcome = 'underpaid' AND refund IS NULL
+          RETURNING id`
+        if (marked.length !== completed.length) return yield* new Stale()
+      }
       yield* insertEvents(sql, events)
       return "recorded" as const
     }).pipe(
@@ -147,6 +159,7 @@ export const make = Effect.gen(function*() {
       const rows = yield* sql`UPDATE chain_receipts
         SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
+          AND NOT (refund IS NULL AND outcome = 'paid')
         RETURNING id`
       return rows.length > 0
     }).pipe(Effect.orDie, spans.saveRefund)

@@ -2,7 +2,7 @@
  * Reconciliation from the chain on anvil, on PGlite and PostgreSQL: push payments whose wallet never
  * confirmed are found by the watcher (the worker's job, in process) from the reference their
  * transfer carries. Exact → processed as a confirm (then the executor's succeeded), overpaid →
- * succeeded with the excess refundable, underpaid → stays open with its shortfall, late (expired,
+ * succeeded with the excess refundable, underpaid → stays open for the rest (later parts add up), late (expired,
  * cancelled) → recorded against the payment with `payment.transfer_received`, no or an unknown
  * reference → unmatched. Plus a worker killed mid-scan (another resumes from the cursor, nothing
  * twice) and a reorganisation within the confirmation depth (the orphaned transfer never counts).
@@ -210,11 +210,49 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     const events = await eventsOf(p.paymentId)
     expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received"])
     expect(events[1]!.payload.stage.receipt).toMatchObject({ outcome: "underpaid", shortfall: "10000000", refundableValue: "2500000" })
-    // The whole amount afterwards still pays it.
-    const full = await send(p.data)
+    // Open for the rest: a second part is judged against what is left (7.50 of 10.00 sent: 2.50 short).
+    const second = await send(withValue(p, 7_500_000n))
     await mine(confirmations - 1)
-    expect((await receiptOf(p.paymentId, full)).outcome).toBe("paid")
+    expect(await receiptOf(p.paymentId, second)).toMatchObject({ outcome: "underpaid", expectedValue: 10_000_000n, value: 7_500_000n })
+    expect(await status(p.paymentId)).toBe("requires_action")
+    // The rest completes it: processed as a confirm, every part counted as paid and none refundable.
+    const rest = await send(withValue(p, 2_500_000n))
+    await mine(confirmations - 1)
+    expect(await receiptOf(p.paymentId, rest)).toMatchObject({ outcome: "paid", expectedValue: 2_500_000n })
     await statusBecomes(p.paymentId, "succeeded")
+    const all = await receiptsOf(p.paymentId)
+    expect(all.map((r) => `${r.value} ${r.outcome}`).sort()).toEqual(["2500000 paid", "2500000 paid", "7500000 paid"])
+    const after = await eventsOf(p.paymentId)
+    expect(after.map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received", "payment.transfer_received", "payment.processing", "payment.succeeded"])
+    // The merchant is paid the payment's amount, once: the parts add up to it.
+    expect(after[3]!.payload.stage).toMatchObject({ amount: "12500000", receipt: { outcome: "paid", value: "2500000", shortfall: "0", refundableValue: "0" } })
+    const refused = await server.request("POST", `/v1/receipts/${all.find((r) => r.txHash === hash.toLowerCase())!.id}/refund`, { apiKey: partner.sandbox })
+    expect(refused.body.code).toBe("invalid_state")
+  })
+
+  it("underpaid parts: more than the rest overpays (the excess refundable); a part being refunded no longer counts", async () => {
+    const p = await pushPayment()
+    const part = await send(withValue(p, 5_000_000n))
+    await mine(confirmations - 1)
+    expect((await receiptOf(p.paymentId, part)).outcome).toBe("underpaid")
+    const more = await send(withValue(p, 9_000_000n))
+    await mine(confirmations - 1)
+    // 7.50 was left: 1.50 too much.
+    expect(await receiptOf(p.paymentId, more)).toMatchObject({ outcome: "overpaid", expectedValue: 7_500_000n })
+    await statusBecomes(p.paymentId, "succeeded")
+    const events = await eventsOf(p.paymentId)
+    expect(events.find((e) => e.type === "payment.processing")!.payload.stage.receipt).toMatchObject({ refundableValue: "1500000" })
+
+    const q = await pushPayment()
+    const first = await send(withValue(q, 5_000_000n))
+    await mine(confirmations - 1)
+    const refunded = await receiptOf(q.paymentId, first)
+    expect((await server.request("POST", `/v1/receipts/${refunded.id}/refund`, { apiKey: partner.sandbox })).status).toBe(200)
+    // Sent back to the buyer: the next part is judged against the whole amount again.
+    const next = await send(withValue(q, 7_500_000n))
+    await mine(confirmations - 1)
+    expect(await receiptOf(q.paymentId, next)).toMatchObject({ outcome: "underpaid", expectedValue: 12_500_000n })
+    expect(await status(q.paymentId)).toBe("requires_action")
   })
 
   it("late: after a cancel or after expiry, recorded against the payment and refundable; the status stays", async () => {

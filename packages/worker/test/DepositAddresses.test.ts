@@ -251,10 +251,14 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     expect(await receiptOf(under, underHash)).toMatchObject({ outcome: "underpaid", paymentStatus: "requires_action", shortfall: "10000000" })
     expect((await record(under)).status).toBe("requires_action")
     expect((await eventsOf(under)).map((e) => e.type)).toEqual(["payment.created", "payment.transfer_received"])
-    // The whole amount afterwards still pays it.
-    const rest = await pay(toUnder, amount)
-    expect((await receiptOf(under, rest)).outcome).toBe("paid")
+    // Open for the rest: the deposit operation asks for what is missing, and the rest pays it.
+    const missing = (await deposit(under)).body.options[0]
+    expect(missing.amount.value).toBe("10000000")
+    expect(missing.uri).toMatch(/&uint256=10000000$/)
+    const rest = await pay(toUnder, amount - 2_500_000n)
+    expect(await receiptOf(under, rest)).toMatchObject({ outcome: "paid", expectedValue: "10000000" })
     await statusBecomes(under, "succeeded")
+    expect(await receiptOf(under, underHash)).toMatchObject({ outcome: "paid", refundableValue: "0" })
 
     expect(await receiptOf(over, overHash)).toMatchObject({ outcome: "overpaid", refundableValue: "500000", value: "13000000" })
     await statusBecomes(over, "succeeded")
@@ -266,7 +270,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
 
     // Whatever the outcome, what reached a deposit address is swept to the collection address.
     for (const address of [toUnder, toOver, toLate]) await sweptEmpty(address)
-    expect((await sweptEvents(toUnder)).reduce((sum, log) => sum + log.args.amount, 0n)).toBe(2_500_000n + amount)
+    expect((await sweptEvents(toUnder)).reduce((sum, log) => sum + log.args.amount, 0n)).toBe(amount)
     expect((await sweptEvents(toOver)).reduce((sum, log) => sum + log.args.amount, 0n)).toBe(13_000_000n)
     // ... from where the late transfer goes back to its sender, like any receipt.
     const sender = anvilAccount(5).address

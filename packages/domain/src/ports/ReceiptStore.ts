@@ -26,15 +26,23 @@ export interface ReceiptQuery {
 export class ReceiptStore extends Context.Service<ReceiptStore, {
   /**
    * Records `receipt` together with the payment's next state (a compare-and-set, as
-   * `PaymentRepository.update`) and `events`, in one transaction. `duplicate`: a receipt of the same
-   * log exists (nothing written); `stale`: the payment changed meanwhile (nothing written).
+   * `PaymentRepository.update`) and `events`, in one transaction; the `completed` underpaid receipts
+   * (those the new one completes) become `paid`. `duplicate`: a receipt of the same log exists
+   * (nothing written); `stale`: the payment changed meanwhile, or a completed receipt is no longer
+   * underpaid without a refund (nothing written).
    */
-  readonly record: (receipt: Receipt, next: Payment | null, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<RecordResult>
+  readonly record: (
+    receipt: Receipt,
+    next: Payment | null,
+    events: ReadonlyArray<OutboxEvent>,
+    completed?: ReadonlyArray<ReceiptId>
+  ) => Effect.Effect<RecordResult>
   readonly list: (query: ReceiptQuery) => Effect.Effect<ReadonlyArray<Receipt>>
   readonly find: (id: ReceiptId) => Effect.Effect<Option.Option<Receipt>>
   /**
-   * Stores the receipt's refund if the stored one is at `version - 1` (none counts as version 0); a
-   * `pending` refund becomes due now. Answers whether it did.
+   * Stores the receipt's refund if the stored one is at `version - 1` (none counts as version 0) and,
+   * for a first refund, the receipt is not `paid` (an underpaid receipt a later transfer completed
+   * meanwhile); a `pending` refund becomes due now. Answers whether it did.
    */
   readonly saveRefund: (id: ReceiptId, refund: ReceiptRefund) => Effect.Effect<boolean>
   /** Leases up to `limit` receipts whose pending refund is due (any number of workers share them). */

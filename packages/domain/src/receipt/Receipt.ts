@@ -7,11 +7,14 @@ import { PayoutStatus, SignedTransfer } from "../payout/Payout.ts"
 /**
  * What the chain watcher made of a transfer into a collection address:
  *
- * - `paid`: the payment's exact amount, while it waited: processed as a confirm would be (or the
- *   payment's own confirmed transfer, seen again).
- * - `overpaid`: more than the amount, while it waited: processed as `paid`; the excess is refundable.
- * - `underpaid`: less than the amount: the payment stays open (the buyer may still pay the whole
- *   amount); the transfer is refundable.
+ * - `paid`: exactly what the payment still asked for, while it waited: processed as a confirm would
+ *   be (or the payment's own confirmed transfer, seen again). The underpaid transfers of the same
+ *   token it completes become `paid` too (they count towards the payment and are no longer
+ *   refundable).
+ * - `overpaid`: more than the payment still asked for, while it waited: processed as `paid`; the
+ *   excess is refundable.
+ * - `underpaid`: less than the payment still asked for: the payment stays open for the rest (the
+ *   shortfall), which later transfers of the same token complete; refundable until then.
  * - `late`: the payment no longer waited (expired, cancelled, or already paid otherwise); refundable.
  * - `unmatched`: no reference, or one the service never handed out; refundable.
  */
@@ -90,7 +93,11 @@ export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
   paymentId: Schema.NullOr(PaymentId),
   partnerId: Schema.NullOr(PartnerId),
   mode: Schema.NullOr(Mode),
-  /** Token base units the matched option asked for; `null` when `unmatched`. */
+  /**
+   * Token base units the payment still asked for when it arrived: the matched option's amount less
+   * the underpaid transfers of the same token before it (that it completes, if paid); `null` when
+   * `unmatched`.
+   */
   expectedValue: Schema.NullOr(Schema.BigInt),
   /** The payment's status when the transfer was recorded; `null` when `unmatched`. */
   paymentStatus: Schema.NullOr(PaymentStatus),

@@ -4,12 +4,14 @@ import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { DepositChains } from "../ports/DepositChains.ts"
 import { DepositStore } from "../ports/DepositStore.ts"
+import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { type DepositOption, eip681Transfer } from "../wire/DepositOption.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
+import { creditable } from "./Reconciliation.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 
 /**
@@ -24,6 +26,7 @@ export type DepositAvailability = "offered" | "needsData" | "none"
  * deposit address there (recorded, so that the watcher follows it), the token amount and its
  * EIP-681 transfer request. The quote is kept per (payment, deposit address, token) like the
  * options' quotes: repeated calls give the same address, and the same amount while the quote holds.
+ * Underpaid transfers of the token already received count: the amount asked is what is still missing.
  *
  * A payment that requires buyer data (travel rule) gets no deposit option and no address: the data
  * is owed per paying account, and the account a transfer comes from is unknown until it arrives,
@@ -46,6 +49,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
       const chains = yield* DepositChains
       const store = yield* DepositStore
       const dataCollection = yield* DataCollection
+      const receipts = yield* ReceiptStore
       const quoting = yield* makeQuoting
 
       const availability = Effect.fn("DepositOptions.availability")(function*(payment: Payment) {
@@ -57,17 +61,28 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         yield* store.ensure({ chainId, address: address.toLowerCase(), paymentId: payment.id, createdAt: millis })
         const now = Math.floor(millis / 1000)
         const chainNumber = chainId.slice(chainId.indexOf(":") + 1)
+        const received = yield* receipts.list({
+          owner: { partnerId: payment.partnerId, mode: payment.mode },
+          paymentId: payment.id,
+          outcomes: ["underpaid"],
+          after: null,
+          limit: 1000
+        })
         return yield* Effect.forEach(catalog.assetsOn(chainId), (asset) =>
-          Effect.map(quoting.current(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => ({
-            id: optionId,
-            kind: "deposit",
-            network: chainId,
-            asset: asset.assetId,
-            address,
-            amount: tokenAmount(asset, claims.value),
-            uri: eip681Transfer(asset.assetId.slice(asset.assetId.lastIndexOf(":") + 1), chainNumber, address, claims.value),
-            expiresAt: claims.expiresAt
-          }))))
+          Effect.map(quoting.current(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
+            const asked = BigInt(claims.value)
+            const missing = (asked - creditable(received, asset.assetId, asked).reduce((sum, r) => sum + r.value, 0n)).toString()
+            return {
+              id: optionId,
+              kind: "deposit",
+              network: chainId,
+              asset: asset.assetId,
+              address,
+              amount: tokenAmount(asset, missing),
+              uri: eip681Transfer(asset.assetId.slice(asset.assetId.lastIndexOf(":") + 1), chainNumber, address, missing),
+              expiresAt: claims.expiresAt
+            }
+          })))
       })
 
       const deposit = Effect.fn("DepositOptions.deposit")(function*(access: Access, paymentId: string) {

@@ -47,7 +47,11 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
           updatedAt: millis
         })
         if (!(yield* store.saveRefund(receipt.id, refund))) {
-          return yield* new AlreadyRefunded({ message: `Receipt ${id} is already refunded.` })
+          // Refunded meanwhile, or an underpaid receipt that a later transfer completed meanwhile.
+          const now = yield* store.find(receipt.id)
+          return yield* (Option.isSome(now) && now.value.refund === null
+            ? new InvalidState({ message: `Receipt ${id} paid its payment: it has nothing to refund.` })
+            : new AlreadyRefunded({ message: `Receipt ${id} is already refunded.` }))
         }
         return new Receipt({ ...receipt, refund }, { disableChecks: true })
       })

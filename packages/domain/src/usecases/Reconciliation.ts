@@ -34,27 +34,48 @@ export const quoteAt = (history: ReadonlyArray<StoredQuote>, blockTime: number):
   Option.orElse(Option.fromNullishOr(history.findLast((q) => q.claims.quotedAt <= blockTime)), () => Option.fromNullishOr(history[0]))
 
 /**
- * The outcome of a transfer matched to `payment` through the option `claims`: the payment's own
- * transfer is `paid`; one arriving while the payment waited (no commitment, stored as
- * `requires_action`, block before the payment's and the quote's expiry) is judged by amount; any
- * other is `late`. The block's time decides, not the watcher's: a transfer mined in time is in time.
+ * Whether the transfer arrived while the payment waited for it: no commitment, stored as
+ * `requires_action`, mined before the payment's and the quote's expiry. The block's time decides,
+ * not the watcher's: a transfer mined in time is in time.
  */
-export const judge = (payment: Payment, claims: OptionClaims, transfer: ObservedTransfer): ReceiptOutcome => {
+const arrivedWhileWaiting = (payment: Payment, claims: OptionClaims, transfer: ObservedTransfer) =>
+  payment.status === "requires_action" && payment.commitment === null &&
+  transfer.blockTime < payment.expiresAt && (claims.expiresAt === null || transfer.blockTime < claims.expiresAt)
+
+/**
+ * The outcome of a transfer matched to `payment` through the option `claims`: the payment's own
+ * transfer is `paid`; one arriving while the payment waited is judged by amount against what it
+ * still asks for, the option's amount less `credited` (the underpaid transfers of the same token
+ * already received); any other is `late`.
+ */
+export const judge = (payment: Payment, claims: OptionClaims, transfer: ObservedTransfer, credited = 0n): ReceiptOutcome => {
   if (isOwnTransfer(payment, transfer)) return "paid"
-  const waiting = payment.status === "requires_action" && payment.commitment === null &&
-    transfer.blockTime < payment.expiresAt && (claims.expiresAt === null || transfer.blockTime < claims.expiresAt)
-  if (!waiting) return "late"
-  const expected = BigInt(claims.value)
+  if (!arrivedWhileWaiting(payment, claims, transfer)) return "late"
+  const expected = BigInt(claims.value) - credited
   return transfer.value === expected ? "paid" : transfer.value > expected ? "overpaid" : "underpaid"
+}
+
+/**
+ * The underpaid receipts that count towards what a payment still asks for in `asset`: not being
+ * refunded, and together less than `asked` (a re-quote may have lowered the amount below what
+ * they add up to: then none counts, and each stays refundable).
+ */
+export const creditable = (receipts: ReadonlyArray<Receipt>, asset: string, asked: bigint): ReadonlyArray<Receipt> => {
+  const parts = receipts.filter((r) => r.outcome === "underpaid" && r.refund === null && same(r.asset, asset))
+  return parts.reduce((sum, r) => sum + r.value, 0n) < asked ? parts : []
 }
 
 /**
  * Reconciliation from the chain: each transfer into a collection address becomes a receipt, matched
  * to a payment by the reference its transaction carried (a push transfer's 16 bytes, or an EIP-3009
  * nonce); a transfer into a payment's deposit address is matched by the address, against the
- * deposit quote of that address that held when it was mined ({@link quoteAt}; same rules). A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
+ * deposit quote of that address that held when it was mined ({@link quoteAt}; same rules). Underpaid
+ * transfers of the same token add up: each later one is judged against what is still asked for.
+ * A transfer that pays a waiting payment (`paid`, `overpaid`) moves it to `processing` with
  * the same commitment, event and stage a confirm would make (the executor then watches it to
- * `succeeded`); `underpaid` and `late` ones leave it as it is and emit `payment.transfer_received`;
+ * `succeeded`), and the underpaid receipts it completes become `paid`; `underpaid` and `late` ones
+ * leave its status as it is and emit `payment.transfer_received` (an underpaid one also bumps the
+ * payment's state version, so that two transfers arriving together are judged one after the other);
  * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
  * log already recorded (a rescan after a restart or by another worker) changes nothing.
  */
@@ -88,6 +109,16 @@ export class Reconciliation extends Context.Service<Reconciliation, {
         )
       }
 
+      // What the watcher already received for the payment (its underpaid receipts are few).
+      const receivedFor = (payment: Payment) =>
+        store.list({
+          owner: { partnerId: payment.partnerId, mode: payment.mode },
+          paymentId: payment.id,
+          outcomes: ["underpaid"],
+          after: null,
+          limit: 1000
+        })
+
       const attempt = (transfer: ObservedTransfer) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
@@ -109,14 +140,18 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           }
           const payment = found.value
           const claims = quote.value.claims
-          const outcome = judge(payment, claims, transfer)
+          const parts = arrivedWhileWaiting(payment, claims, transfer) && !isOwnTransfer(payment, transfer)
+            ? creditable(yield* receivedFor(payment), claims.asset, BigInt(claims.value))
+            : []
+          const credited = parts.reduce((sum, r) => sum + r.value, 0n)
+          const outcome = judge(payment, claims, transfer, credited)
           const receipt = new Receipt({
             ...base,
             outcome,
             paymentId: payment.id,
             partnerId: payment.partnerId,
             mode: payment.mode,
-            expectedValue: BigInt(claims.value),
+            expectedValue: BigInt(claims.value) - credited,
             paymentStatus: payment.status
           })
           const stage = { receipt: receiptView(receipt) }
@@ -151,19 +186,23 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               amount: commitment.tokenAmount.toString(),
               ...stage
             })
-            return { receipt, result: yield* store.record(receipt, next, [event]) }
+            return { receipt, result: yield* store.record(receipt, next, [event], parts.map((r) => r.id)) }
           }
-          // The payment does not change: the event carries it as it is, dated now.
+          // The status does not change. An underpaid transfer bumps the state version: the next one
+          // is judged with it counted (a concurrent one loses the compare-and-set and is judged again).
+          const current = outcome === "underpaid"
+            ? new Payment({ ...payment, stateVersion: payment.stateVersion + 1, updatedAt: Math.max(millis, payment.updatedAt) }, { disableChecks: true })
+            : payment
           const event = new OutboxEvent({
             id: yield* ids.make("event"),
             type: "payment.transfer_received",
             partnerId: payment.partnerId,
             paymentId: payment.id,
-            payment,
+            payment: current,
             stage,
             createdAt: Math.floor(millis / 1000)
           }, { disableChecks: true })
-          return { receipt, result: yield* store.record(receipt, null, [event]) }
+          return { receipt, result: yield* store.record(receipt, outcome === "underpaid" ? current : null, [event]) }
         })
 
       const reconcile = Effect.fn("Reconciliation.reconcile")(function*(transfer: ObservedTransfer) {

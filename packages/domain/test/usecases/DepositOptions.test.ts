@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Mac } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import { OptionIds } from "../../src/gateway/OptionId.ts"
@@ -8,6 +8,7 @@ import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { Merchant } from "../../src/merchant/Merchant.ts"
 import { DepositChains } from "../../src/ports/DepositChains.ts"
 import { type DepositAddress, DepositStore } from "../../src/ports/DepositStore.ts"
+import { ReceiptStore } from "../../src/ports/ReceiptStore.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { catalogOf, layerMemoryQuotes, pricesOf } from "../../src/testing/GatewayPorts.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
@@ -53,6 +54,15 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
         nothingLeft: () => Effect.void,
         abandon: () => Effect.void,
         release: () => Effect.void
+      })),
+      // Nothing received yet: the whole amount is asked for.
+      Layer.succeed(ReceiptStore, ReceiptStore.of({
+        record: () => Effect.succeed("recorded"),
+        list: () => Effect.succeed([]),
+        find: () => Effect.succeed(Option.none()),
+        saveRefund: () => Effect.succeed(false),
+        claimRefunds: () => Effect.succeed([]),
+        releaseRefund: () => Effect.void
       }))
     ]),
     Layer.provideMerge(layerTestDataCollection({ thresholds: { [lowPartnerId]: "10.00" } })),

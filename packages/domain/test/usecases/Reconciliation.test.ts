@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
 import type { OptionClaims } from "../../src/gateway/OptionId.ts"
-import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
+import type { MerchantId, PartnerId, PaymentId, ReceiptId } from "../../src/ids/Ids.ts"
 import { Commitment, Payment, SignedAuthorization } from "../../src/payment/Payment.ts"
-import type { ObservedTransfer } from "../../src/receipt/Receipt.ts"
-import { judge, quoteAt } from "../../src/usecases/Reconciliation.ts"
+import { type ObservedTransfer, Receipt, ReceiptRefund } from "../../src/receipt/Receipt.ts"
+import { creditable, judge, quoteAt } from "../../src/usecases/Reconciliation.ts"
 
 const expiresAt = 2_000_000_000
 const asked = 12_500_000n
@@ -83,6 +83,17 @@ describe("Reconciliation.judge", () => {
     )
   })
 
+  it("underpaid parts already received count: a transfer is judged against what is still asked for", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: asked - 1n }), fc.bigInt({ min: 0n, max: 10n ** 12n }), (credited, value) => {
+        const rest = asked - credited
+        const outcome = judge(payment(), claims(), transfer(value, expiresAt - 1), credited)
+        assert.strictEqual(outcome, value === rest ? "paid" : value > rest ? "overpaid" : "underpaid")
+      }),
+      { examples: [[asked - 1n, 1n], [1n, asked - 1n], [asked / 2n, asked / 2n + 1n]] }
+    )
+  })
+
   it("a block at or after the payment's or the quote's expiry is late, whatever the amount", () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 10_000 }), (value, after) => {
@@ -113,6 +124,41 @@ describe("Reconciliation.judge", () => {
       })
     })
     assert.strictEqual(judge(pulled, claims({ kind: "pull", nonce }), transfer(asked, expiresAt + 60, { reference: nonce })), "paid")
+  })
+})
+
+describe("Reconciliation.creditable", () => {
+  const asset = claims().asset
+  const receipt = (id: string, value: bigint, patch: Partial<Receipt> = {}) =>
+    new Receipt({
+      ...transfer(value, expiresAt - 10),
+      id: id as ReceiptId,
+      outcome: "underpaid",
+      paymentId: "pay_01TEST" as PaymentId,
+      partnerId: "ptn_01TEST" as PartnerId,
+      mode: "sandbox",
+      expectedValue: asked,
+      paymentStatus: "requires_action",
+      recordedAt: 0,
+      refund: null,
+      ...patch
+    })
+  const refund = new ReceiptRefund({ status: "pending", value: 1n, requestedBy: "ptn_01TEST" as PartnerId, transfer: null, attempts: 0, version: 1, requestedAt: 0, updatedAt: 0 })
+
+  it("counts the underpaid receipts of the token that are not being refunded", () => {
+    const ids = creditable([
+      receipt("rcp_a", 1_000_000n),
+      receipt("rcp_b", 2_000_000n, { refund }),
+      receipt("rcp_c", 3_000_000n, { asset: "eip155:1/erc20:0x0000000000000000000000000000000000000001" }),
+      receipt("rcp_d", 4_000_000n, { outcome: "late" }),
+      receipt("rcp_e", 500_000n)
+    ], asset, asked).map((r) => r.id)
+    assert.deepStrictEqual(ids, ["rcp_a", "rcp_e"])
+  })
+
+  it("none when they add up to what is asked or more (a re-quote lowered the amount): each stays refundable", () => {
+    assert.deepStrictEqual(creditable([receipt("rcp_a", 6_000_000n), receipt("rcp_b", 6_500_000n)], asset, asked), [])
+    assert.strictEqual(creditable([receipt("rcp_a", 6_000_000n), receipt("rcp_b", 6_499_999n)], asset, asked).length, 2)
   })
 })
 

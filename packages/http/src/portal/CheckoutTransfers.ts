@@ -4,8 +4,8 @@ import { Effect } from "effect"
 
 /**
  * A transfer the chain watcher recorded against a payment, as the checkout tells the buyer about
- * it: what it did (`paid`, `overpaid`: the excess is refundable; `underpaid`: it did not pay, the
- * buyer may still send the whole amount; `late`: the payment no longer waited), the amount that
+ * it: what it did (`paid`, `overpaid`: the excess is refundable; `underpaid`: it counts, and the
+ * buyer may send the rest, its `shortfall`; `late`: the payment no longer waited), the amount that
  * arrived, and the transaction.
  */
 export interface CheckoutTransfer {

@@ -164,7 +164,7 @@ for (const database of testDatabases) {
       await expectClean(probe)
     }, 300_000)
 
-    it("tells a buyer who sent too little, then pays with the full amount; a buyer who sent too much is told the excess is refundable", async () => {
+    it("tells a buyer who sent too little what is left, shows the rest to send, and the rest pays; a buyer who sent too much is told the excess is refundable", async () => {
       const short = await world.createPayment()
       const probe = await openDeposit(short)
       const { page } = probe
@@ -172,16 +172,20 @@ for (const database of testDatabases) {
       await send({ ...transfer, value: 5_000_000n }, 6)
       await page.getByRole("alert").filter({ hasText: "5.00 TUSDC arrived" }).waitFor({ timeout: settleTimeoutMs })
       expect(await page.getByRole("alert").innerText()).toBe(
-        "5.00 TUSDC arrived, 7.50 TUSDC less than the 12.50 TUSDC asked, so it did not pay this payment. To pay, send the full 12.50 TUSDC; ask Corner Coffee to refund the 5.00 TUSDC."
+        "5.00 TUSDC arrived, 7.50 TUSDC short of the amount. Send the remaining 7.50 TUSDC to the same address to complete this payment, or ask Corner Coffee to refund the 5.00 TUSDC."
       )
       expect(await world.merchantStatus(short.paymentId)).toEqual({ status: "pending", isFinal: false })
+      // The amount and the code shown become the rest.
+      await expect.poll(() => page.locator(".deposit-amount").innerText(), { timeout: uiTimeoutMs }).toBe(tusdc(7_500_000n))
+      await page.locator(".deposit-qr img").evaluate((image: any) => image.decode())
+      const rest = await scanQr(page)
+      expect(rest).toEqual({ ...transfer, value: 7_500_000n })
       await shoot(page, "checkout-deposit-underpaid")
-      await send(transfer, 6)
+      await send(rest!, 6)
       await view(page, "success", settleTimeoutMs)
-      await page.locator(".transfer-notes .alert").waitFor()
-      expect(await page.locator(".transfer-notes").innerText()).toBe(
-        "5.00 TUSDC arrived, less than asked, so it did not pay this payment. Ask Corner Coffee to refund it."
-      )
+      // Both parts paid it: nothing to tell.
+      expect(await page.locator(".transfer-notes").innerText()).toBe("")
+      expect(await world.merchantStatus(short.paymentId)).toEqual({ status: "succeeded", isFinal: true })
       await expectClean(probe)
 
       const over = await world.createPayment()

@@ -12,7 +12,7 @@ import { actionButton } from "./forms.js"
 import { addressOf, tokenAmount, transactionLink } from "./chain.js"
 import { announce, statusBadge, table, time } from "./ui.js"
 
-/** @typedef {{ receiptId: string, outcome: string, chainId: string, asset: string, txHash: string, blockTime: number, from: string, value: string, shortfall: string, refundableValue: string, refund: { status: string, value: string, txHash: string | null } | null }} Receipt */
+/** @typedef {{ receiptId: string, outcome: string, chainId: string, asset: string, txHash: string, blockTime: number, from: string, value: string, expectedValue: string | null, shortfall: string, refundableValue: string, refund: { status: string, value: string, txHash: string | null } | null }} Receipt */
 
 const outcomes = /** @type {Record<string, string>} */ ({
   paid: "Paid the amount",
@@ -20,6 +20,23 @@ const outcomes = /** @type {Record<string, string>} */ ({
   late: "Arrived too late: did not pay",
   unmatched: "Not matched to a payment"
 })
+
+/**
+ * What a transfer did. A `paid` one of less than was still asked for when it arrived was underpaid
+ * and completed by a later transfer: it counts towards the payment.
+ *
+ * @param {any} config
+ * @param {Receipt} receipt
+ */
+function outcomeText(config, receipt) {
+  if (receipt.outcome === "underpaid") {
+    return `Less than the amount (${tokenAmount(config, receipt.asset, receipt.shortfall, false)} short)`
+  }
+  if (receipt.outcome === "paid" && receipt.expectedValue !== null && BigInt(receipt.value) < BigInt(receipt.expectedValue)) {
+    return "Part of the amount, completed by a later transfer"
+  }
+  return outcomes[receipt.outcome] ?? receipt.outcome
+}
 
 /**
  * The payment's receipts, newest first (a payment has a few).
@@ -52,9 +69,7 @@ export function receiptsTable(context, receipts, problem, refresh) {
     const back = tokenAmount(config, receipt.asset, receipt.refundableValue)
     return [
       h("span", { class: "stack" }, h("span", { class: "strong" }, tokenAmount(config, receipt.asset, receipt.value)), time(receipt.blockTime)),
-      receipt.outcome === "underpaid"
-        ? `Less than the amount (${tokenAmount(config, receipt.asset, receipt.shortfall, false)} short): did not pay`
-        : outcomes[receipt.outcome] ?? receipt.outcome,
+      outcomeText(config, receipt),
       h("span", { class: "wrap" }, addressOf(receipt.from)),
       transactionLink(config, receipt.chainId, receipt.txHash),
       receipt.refund !== null

@@ -19,7 +19,7 @@
  */
 import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
 import { formatAmount, formatDuration, shortAddress } from "./format.js"
-import { depositDetails, networkOf, networkPicker, shortfallAlerts, transferNotes } from "./deposit.js"
+import { depositDetails, networkOf, networkPicker, shortfallAlerts, stillMissing, transferNotes } from "./deposit.js"
 import { createGateway, GatewayError, isAbort } from "./gateway.js"
 import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
 
@@ -638,6 +638,9 @@ async function watchDeposit(received) {
       if (answer === null || asked === undefined || seen === shown) return
       shown = seen
       replace(received, shortfallAlerts(answer.transfers, asked, merchantName()))
+      // A transfer of less than the amount counts: the amount and code shown become the rest.
+      const partial = stillMissing(answer.transfers, asked)
+      if (partial !== null && partial.missing.toString() !== asked.value) void reloadDeposit()
     }, () => {})
     /** @type {Status} */
     let status
@@ -658,6 +661,20 @@ async function watchDeposit(received) {
       paidAmount = chosenDeposit()?.amount ?? null
       return void follow(status).catch((error) => handleError(error, "deposit"))
     }
+  }
+}
+
+/** Asks for the deposit options again after a transfer of less than the amount: the rest to send, its code. */
+async function reloadDeposit() {
+  if (requoting) return
+  requoting = true
+  try {
+    await loadDeposit()
+    if (main.dataset["view"] === "deposit") showDeposit()
+  } catch (error) {
+    if (main.dataset["view"] === "deposit") handleError(error, "deposit")
+  } finally {
+    requoting = false
   }
 }
 

@@ -157,21 +157,39 @@ export function depositDetails(option, context) {
 }
 
 /**
- * Alerts for transfers that arrived at the deposit address but were less than asked: each was
- * judged alone and did not pay, so the whole amount is still due.
+ * What is still missing of the payment in the shown option's token after the underpaid transfers
+ * that arrived (each later one judged against what was left, so the smallest shortfall is what is
+ * left now), in base units; `null` when none arrived in that token.
  *
  * @param {ReadonlyArray<Transfer>} transfers
- * @param {Amount} asked
+ * @param {Amount} asked the shown option's amount
+ * @returns {{ received: bigint, missing: bigint } | null}
+ */
+export function stillMissing(transfers, asked) {
+  const parts = transfers.filter((t) => t.outcome === "underpaid" && t.amount.unit === asked.unit)
+  if (parts.length === 0) return null
+  return {
+    received: parts.reduce((sum, t) => sum + BigInt(t.amount.value), 0n),
+    missing: parts.reduce((least, t) => (BigInt(t.shortfall) < least ? BigInt(t.shortfall) : least), BigInt(parts[0]?.shortfall ?? "0"))
+  }
+}
+
+/**
+ * The alert for transfers that arrived at the deposit address but were less than asked: they
+ * count, and the rest completes the payment.
+ *
+ * @param {ReadonlyArray<Transfer>} transfers
+ * @param {Amount} asked the shown option's amount
  * @param {string} merchant
  */
 export function shortfallAlerts(transfers, asked, merchant) {
-  return transfers.filter((t) => t.outcome === "underpaid").map((t) => {
-    const sent = formatAmount(t.amount)
-    const missing = formatAmount({ ...t.amount, value: t.shortfall })
-    return h("div", { class: "alert", role: "alert" },
-      `${sent} arrived, ${missing} less than the ${formatAmount(asked)} asked, so it did not pay this payment. ` +
-        `To pay, send the full ${formatAmount(asked)}; ask ${merchant} to refund the ${sent}.`)
-  })
+  const partial = stillMissing(transfers, asked)
+  if (partial === null) return []
+  const sent = formatAmount({ ...asked, value: partial.received.toString() })
+  const missing = formatAmount({ ...asked, value: partial.missing.toString() })
+  return [h("div", { class: "alert", role: "alert" },
+    `${sent} arrived, ${missing} short of the amount. Send the remaining ${missing} to the same address to complete this ` +
+      `payment, or ask ${merchant} to refund the ${sent}.`)]
 }
 
 /**
@@ -187,6 +205,7 @@ export function transferNotes(transfers, merchant) {
       case "overpaid":
         return [note(`You sent ${sent}, ${formatAmount({ ...t.amount, value: t.refundable })} more than asked. ${merchant} can refund the difference.`)]
       case "underpaid":
+        // Not completed by the transfers after it (the payment was paid otherwise): it did not count.
         return [note(`${sent} arrived, less than asked, so it did not pay this payment. Ask ${merchant} to refund it.`)]
       case "late":
         return [note(`${sent} arrived after this payment had closed, so it did not pay it. Ask ${merchant} to refund it (transaction `,
