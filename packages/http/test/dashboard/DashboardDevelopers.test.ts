@@ -68,9 +68,24 @@ for (const database of testDatabases) {
       await page.getByRole("button", { name: "Add destination" }).click()
       await expect.poll(() => page.locator(".settlements").count()).toBe(1)
 
+      // The email given at creation is shown; name, email and icon are changed together.
+      expect(await page.getByLabel("Email", { exact: true }).inputValue()).toBe("owner@harbour.example")
       await page.getByLabel("Name", { exact: true }).fill("Harbour Books & Maps")
+      await page.getByLabel("Email", { exact: true }).fill("maps@harbour.example")
+      await page.getByLabel("Icon URL").fill("https://harbour.example/icon.png")
       await page.getByRole("button", { name: "Save changes" }).click()
       await expect.poll(() => page.locator("h1").innerText()).toBe("Harbour Books & Maps")
+      const saved = await suite.partner().call("GET", `/v1/merchants/${merchantId}`)
+      expect([saved.merchantName, saved.merchantEmail, saved.iconUrl]).toEqual(["Harbour Books & Maps", "maps@harbour.example", "https://harbour.example/icon.png"])
+      expect(await page.getByLabel("Icon URL").inputValue()).toBe("https://harbour.example/icon.png")
+      // An icon the API refuses (not HTTPS): its message in the page, nothing changed.
+      await page.getByLabel("Icon URL").fill("http://harbour.example/icon.png")
+      await page.getByRole("button", { name: "Save changes" }).click()
+      await expect.poll(() => page.locator(".form-problem").getByRole("alert").innerText()).toMatch(/icon/i)
+      expect((await suite.partner().call("GET", `/v1/merchants/${merchantId}`)).iconUrl).toBe("https://harbour.example/icon.png")
+      await page.getByLabel("Icon URL").fill("")
+      await page.getByRole("button", { name: "Save changes" }).click()
+      await expect.poll(async () => (await suite.partner().call("GET", `/v1/merchants/${merchantId}`)).iconUrl).toBe(null)
       await shoot(page, "dashboard-merchant")
 
       await page.getByRole("link", { name: "← Merchants" }).click()

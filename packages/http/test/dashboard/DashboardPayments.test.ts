@@ -6,7 +6,7 @@
  * second partner sees nothing of the first; a change without the CSRF token is refused; sign out.
  * Screenshots of each view at 375 px and 1280 px go to artifacts/screenshots/dashboard-*.png.
  */
-import { CredentialAdmin } from "@paygate/adapters"
+import { Chain, CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -108,6 +108,13 @@ for (const database of testDatabases) {
       expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(paid.paymentId)
       await expect.poll(() => page.locator("#announcer").innerText()).toBe("Copied the payment id.")
 
+      // A second tab on the same payment, opened before the refund (a paid payment without a
+      // settlement destination has nothing under way, so this tab does not reload by itself).
+      const second = await suite.open()
+      await suite.signIn(second.page, world.partnerKey, `/dashboard/payments/${paid.paymentId}`)
+      await view(second.page, "payment")
+      expect(await second.page.getByRole("button", { name: "Refund" }).count()).toBe(1)
+
       await page.getByRole("button", { name: "Refund" }).click()
       const dialog = page.getByRole("dialog")
       expect(await dialog.innerText()).toMatch(/Refund \$12\.50\?[\s\S]*12\.50 TUSDC[\s\S]*0x7099/)
@@ -127,8 +134,49 @@ for (const database of testDatabases) {
       expect(await page.getByRole("button", { name: "Refund" }).count()).toBe(0)
       await shoot(page, "dashboard-payment-refunded")
 
-      // A second refund (another tab, say) is a 409 the API explains.
-      await expect(partner.call("POST", "/v1/refunds", { paymentId: paid.paymentId })).rejects.toThrow(/409/)
+      // A second refund from the other tab is the API's 409, explained on the page in one sentence.
+      await second.page.getByRole("button", { name: "Refund" }).click()
+      await second.page.getByRole("dialog").getByRole("button", { name: "Refund in full" }).click()
+      const refused = second.page.locator("#payment-problem").getByRole("alert")
+      await expect.poll(() => refused.innerText()).toBe(
+        "This payment has already been refunded, perhaps from another tab or through the API. Reload the page to see that refund."
+      )
+      await shoot(second.page, "dashboard-refund-refused")
+      expect((await partner.call("GET", `/v1/payments/${paid.paymentId}`)).refund.status).toBe("completed")
+      await expectClean(second, [409])
+      await expectClean(probe)
+    }, chainTimeoutMs * 2)
+
+    it("shows a payment settled to its merchant's destination: the Settled step, the settlement's state and its transaction", async () => {
+      const partner = suite.partner()
+      const world = suite.world()
+      const shop = await partner.call("POST", "/v1/merchants", { merchantName: "Settling Shop" }, suite.idempotency())
+      const payee = Chain.anvilAccount(7).address
+      await partner.call("POST", `/v1/merchants/${shop.merchantId}/settlements/crypto`, {
+        settlements: [{ asset: world.chain.usdcAssetId, destination: `eip155:${world.chain.node.chainId}:${payee}` }]
+      }, suite.idempotency())
+      const paid = await suite.createPayment(partner, shop.merchantId, "order-settle-1")
+      await suite.pay(paid.paymentId)
+      expect(await suite.settled(partner, paid.paymentId)).toBe("succeeded")
+
+      const probe = await suite.open()
+      const { page } = probe
+      await suite.signIn(page, world.partnerKey, `/dashboard/payments/${paid.paymentId}`)
+      await view(page, "payment")
+      // The page follows the settlement while it is under way, without a reload.
+      const summary = page.getByRole("region", { name: "Summary" })
+      await expect.poll(() => summary.innerText(), { timeout: chainTimeoutMs }).toMatch(/Settlement\s+Completed/)
+      const record = await partner.call("GET", `/v1/payments/${paid.paymentId}`)
+      expect(record.settlement.status).toBe("completed")
+      expect(await receiptStatus(world.chain.node.rpcUrl, record.settlement.txHash)).toBe("0x1")
+      expect(await page.getByRole("region", { name: "Timeline" }).innerText()).toMatch(/Created[\s\S]*Processing[\s\S]*Succeeded[\s\S]*Settled/)
+      expect(await page.locator(".timeline li", { hasText: "Settled" }).getAttribute("class")).toContain("step-done")
+      const links = page.getByRole("region", { name: "Transactions" }).getByRole("link")
+      expect(await links.evaluateAll((all) => all.map((a) => (a as any).href))).toEqual([
+        `${explorerUrl}/tx/${record.transaction.hash}`,
+        `${explorerUrl}/tx/${record.settlement.txHash}`
+      ])
+      await shoot(page, "dashboard-payment-settled")
       await expectClean(probe)
     }, chainTimeoutMs * 2)
 

@@ -110,8 +110,13 @@ export async function showPayment(context, paymentId) {
       announce("Refund requested. It is sent on chain in a moment.")
       refresh()
     },
-    // 409 already_refunded / invalid_state: the service's sentence says why.
-    describe: (error) => (error instanceof GatewayError && error.status === 409 ? `This payment cannot be refunded: ${error.message}` : messageOf(error))
+    // 409: already refunded (another tab, the API) is said plainly; otherwise the service's sentence says why.
+    describe: (error) => {
+      if (!(error instanceof GatewayError) || error.status !== 409) return messageOf(error)
+      return error.code === "already_refunded"
+        ? "This payment has already been refunded, perhaps from another tab or through the API. Reload the page to see that refund."
+        : `This payment cannot be refunded: ${error.message}`
+    }
   })
 
   const chainId = payment.transaction?.chainId ?? (payment.option === null ? null : payment.option.asset.split("/")[0])
