@@ -276,11 +276,34 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys ac
     let heldAtKill = 0
     const started = Date.now()
     await burst(c, runs, Math.floor(runs.length * 0.35), async () => {
-      inFlightAtKill = runs.filter((r) => r.outcomes.length === 0).length
-      await c.api.kill9()
-      killedAt = Date.now()
-      // Keys the killed process had claimed and never answered: what a 24 h hold would have stuck.
-      heldAtKill = await openKeys(c)
+      // The kill lands while requests are mid-way for certain: payment inserts wait for a moment
+      // (their keys claimed), then the process dies and its sessions with it, as PostgreSQL ends
+      // the sessions of a client that is gone.
+      const blocker = postgres(c.world.url, { max: 2, onnotice: () => {} })
+      try {
+        let locked!: () => void
+        const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+        let unlock!: () => void
+        const unlocked = new Promise<void>((resolve) => (unlock = resolve))
+        const holder = blocker.begin(async (tx) => {
+          await tx`LOCK TABLE payments IN SHARE MODE`
+          locked()
+          await unlocked
+        })
+        await lockTaken
+        await sleep(300)
+        inFlightAtKill = runs.filter((r) => r.outcomes.length === 0).length
+        await c.api.kill9()
+        killedAt = Date.now()
+        await blocker`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
+        // Keys the killed process had claimed and never answered: what a 24 h hold would have stuck.
+        heldAtKill = await openKeys(c)
+        unlock()
+        await holder
+      } finally {
+        await blocker.end()
+      }
       await c.api.start()
       restartedAt = Date.now()
       // Within the lease: the keys claimed by the killed process are still held (in flight).
