@@ -170,6 +170,27 @@ interface Figures {
   readonly openKeys: number
 }
 
+/**
+ * Holds `LOCK TABLE payments IN SHARE MODE` on one of `sql`'s connections: inserts into payments
+ * wait (reads do not) until the answered function is called.
+ */
+const lockPayments = async (sql: postgres.Sql): Promise<() => Promise<void>> => {
+  let locked!: () => void
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+  let unlock!: () => void
+  const unlocked = new Promise<void>((resolve) => (unlock = resolve))
+  const holder = sql.begin(async (tx) => {
+    await tx`LOCK TABLE payments IN SHARE MODE`
+    locked()
+    await unlocked
+  })
+  await lockTaken
+  return async () => {
+    unlock()
+    await holder
+  }
+}
+
 /** Keys of the route claimed and not answered (in flight) in the database now. */
 const openKeys = async (cluster: Cluster): Promise<number> => {
   const sql = postgres(cluster.world.url, { max: 1, onnotice: () => {} })
@@ -281,16 +302,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys ac
       // the sessions of a client that is gone.
       const blocker = postgres(c.world.url, { max: 2, onnotice: () => {} })
       try {
-        let locked!: () => void
-        const lockTaken = new Promise<void>((resolve) => (locked = resolve))
-        let unlock!: () => void
-        const unlocked = new Promise<void>((resolve) => (unlock = resolve))
-        const holder = blocker.begin(async (tx) => {
-          await tx`LOCK TABLE payments IN SHARE MODE`
-          locked()
-          await unlocked
-        })
-        await lockTaken
+        const unlock = await lockPayments(blocker)
         await sleep(300)
         inFlightAtKill = runs.filter((r) => r.outcomes.length === 0).length
         await c.api.kill9()
@@ -299,8 +311,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys ac
           WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
         // Keys the killed process had claimed and never answered: what a 24 h hold would have stuck.
         heldAtKill = await openKeys(c)
-        unlock()
-        await holder
+        await unlock()
       } finally {
         await blocker.end()
       }
@@ -349,24 +360,13 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Idempotency keys: a
     const [run] = keyRuns(1)
     const sql = postgres(c.world.url, { max: 2, onnotice: () => {} })
     try {
-      // Inserts into payments wait while the test holds this lock (reads do not).
-      let locked!: () => void
-      const lockTaken = new Promise<void>((resolve) => (locked = resolve))
-      let unlock!: () => void
-      const unlocked = new Promise<void>((resolve) => (unlock = resolve))
-      const holder = sql.begin(async (tx) => {
-        await tx`LOCK TABLE payments IN SHARE MODE`
-        locked()
-        await unlocked
-      })
-      await lockTaken
+      const unlock = await lockPayments(sql)
       const stalled = attempt(c, run!, "burst")
       await sleep(leaseMs + 700)
       // The key is past its lease: the retry takes it over (its own insert waits for the lock too).
       const retry = attempt(c, run!, "retry")
       await sleep(500)
-      unlock()
-      await holder
+      await unlock()
       const [first, second] = await Promise.all([stalled, retry])
       const replay = await attempt(c, run!, "replay")
       const rows = await sql<Array<{ id: string }>>`SELECT id FROM payments WHERE reference_id = ${run!.referenceId}`

@@ -19,6 +19,7 @@
  * @module
  */
 import {
+  type Completing,
   type IdempotencyClaim,
   type IdempotencyCompletion,
   type IdempotencyLease,
@@ -26,8 +27,8 @@ import {
   IdempotencyStore,
   type StoredResponse
 } from "@paygate/domain"
-import { Config, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { Config, Data, Effect, Layer } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
@@ -37,7 +38,8 @@ import * as Configuration from "./Configuration.ts"
 const spans = {
   claim: Effect.withSpan("SqlIdempotencyStore.claim"),
   release: Effect.withSpan("SqlIdempotencyStore.release"),
-  complete: Effect.withSpan("SqlIdempotencyStore.complete")
+  complete: Effect.withSpan("SqlIdempotencyStore.complete"),
+  completing: Effect.withSpan("SqlIdempotencyStore.completing")
 }
 
 /** How long a key is remembered from its claim (contract §9: 24 hours). */
@@ -50,6 +52,9 @@ const claimed = (lease: IdempotencyLease): IdempotencyClaim => ({ _tag: "Claimed
 const differentBody: IdempotencyClaim = { _tag: "Conflict", reason: "different_body" }
 const inFlight: IdempotencyClaim = { _tag: "Conflict", reason: "in_flight" }
 const replay = (response: StoredResponse): IdempotencyClaim => ({ _tag: "Replay", response })
+
+/** Ends `completing`'s transaction with a rollback: its changes are undone. */
+class Undo extends Data.TaggedError("Undo")<{ readonly outcome: "undone" | "leaseLost"; readonly value: unknown }> {}
 
 // A claim whose row vanished (released) between the write and the read is tried again.
 const maxAttempts = 5
@@ -102,7 +107,27 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
       ? release(completion.lease).pipe(Effect.as(true))
       : completeStatement(sql, completion).pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, spans.complete)
 
-  return IdempotencyStore.of({ claim, complete, release })
+  const completing = <A, E, R>(lease: IdempotencyLease, request: Effect.Effect<Completing<A>, E, R>) =>
+    Effect.gen(function*() {
+      const done = yield* Effect.gen(function*() {
+        const { keep, value } = yield* request
+        if (keep === "undone") return yield* new Undo({ outcome: "undone", value })
+        if (keep === "released") yield* release(lease)
+        else if (keep !== "storedByWrite" && (yield* completeStatement(sql, { lease, response: keep })).length === 0) {
+          return yield* new Undo({ outcome: "leaseLost", value })
+        }
+        return { outcome: "committed" as const, value }
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchIf((error): error is Undo => error instanceof Undo, (undo) => Effect.succeed({ outcome: undo.outcome, value: undo.value as A })),
+        Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die)
+      )
+      // Released outside the rolled-back transaction, so that a retry can run at once.
+      if (done.outcome === "undone") yield* release(lease)
+      return done
+    }).pipe(spans.completing)
+
+  return IdempotencyStore.of({ claim, complete, release, completing })
 })
 
 /** How long an unanswered key is held: `IDEMPOTENCY_LEASE_MS`, 30 s by default. */

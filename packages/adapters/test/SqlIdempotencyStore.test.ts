@@ -1,7 +1,8 @@
 import { SqlIdempotencyStore } from "@paygate/adapters"
 import { type IdempotencyClaim, type IdempotencyLease, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 
@@ -92,6 +93,56 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       assert.deepStrictEqual(yield* store.claim(s, "h", t0 + 2 * lease), { _tag: "Replay", response: { status: 201, body: "retry" } })
       // A completed key is never taken over, however old its lease.
       assert.deepStrictEqual(yield* store.claim(s, "h", t0 + day - 1), { _tag: "Replay", response: { status: 201, body: "retry" } })
+    }))
+
+  it.effect("completing: a request's changes commit with its stored answer, or not at all", () =>
+    Effect.gen(function*() {
+      const store = yield* IdempotencyStore
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE IF NOT EXISTS completing_probe (id text PRIMARY KEY)`
+      const change = (id: string) => sql`INSERT INTO completing_probe (id) VALUES (${id})`.pipe(Effect.orDie)
+      const changed = (id: string) =>
+        Effect.map(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM completing_probe WHERE id = ${id}`.pipe(Effect.orDie), (rows) => rows[0]!.n === 1)
+
+      // Committed: the change and the answer, replayed from then on.
+      const s1 = scope()
+      const done = yield* store.completing(leaseOf(yield* store.claim(s1, "h", t0)),
+        Effect.as(change("kept"), { value: "a", keep: { status: 201, body: "{\"id\":\"kept\"}" } }))
+      assert.deepStrictEqual(done, { outcome: "committed", value: "a" })
+      assert.isTrue(yield* changed("kept"))
+      assert.deepStrictEqual(yield* store.claim(s1, "h", t0 + 1), { _tag: "Replay", response: { status: 201, body: "{\"id\":\"kept\"}" } })
+
+      // A 5xx: the change is undone and the key free at once.
+      const s2 = scope()
+      const failed = yield* store.completing(leaseOf(yield* store.claim(s2, "h", t0)), Effect.as(change("undone"), { value: "b", keep: "undone" as const }))
+      assert.strictEqual(failed.outcome, "undone")
+      assert.isFalse(yield* changed("undone"))
+      assert.strictEqual((yield* store.claim(s2, "h", t0 + 1))._tag, "Claimed")
+
+      // The lease was lost (a retry took the key over): the first holder's change is undone, the retry still holds the key.
+      const s3 = scope()
+      const first = leaseOf(yield* store.claim(s3, "h", t0))
+      const retry = leaseOf(yield* store.claim(s3, "h", t0 + lease))
+      const late = yield* store.completing(first, Effect.as(change("late"), { value: "c", keep: { status: 201, body: "late" } }))
+      assert.strictEqual(late.outcome, "leaseLost")
+      assert.isFalse(yield* changed("late"))
+      assert.deepStrictEqual(yield* store.claim(s3, "h", t0 + lease + 1), inFlight)
+      yield* store.completing(retry, Effect.as(change("retried"), { value: "d", keep: { status: 201, body: "retry" } }))
+      assert.isTrue(yield* changed("retried"))
+
+      // A defect mid-request (as a crash): nothing of it stays.
+      const s4 = scope()
+      const crashed = yield* Effect.exit(store.completing(leaseOf(yield* store.claim(s4, "h", t0)),
+        Effect.andThen(change("crashed"), Effect.die(new Error("the process died here")))))
+      assert.isTrue(Exit.isFailure(crashed))
+      assert.isFalse(yield* changed("crashed"))
+
+      // An answer with nothing to replay: the change stays, the key is freed.
+      const s5 = scope()
+      const released = yield* store.completing(leaseOf(yield* store.claim(s5, "h", t0)), Effect.as(change("streamed"), { value: "e", keep: "released" as const }))
+      assert.strictEqual(released.outcome, "committed")
+      assert.isTrue(yield* changed("streamed"))
+      assert.strictEqual((yield* store.claim(s5, "h", t0 + 1))._tag, "Claimed")
     }))
 
   it.effect("of concurrent first claims exactly one wins, and of concurrent take-overs too", () =>

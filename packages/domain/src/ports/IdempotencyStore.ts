@@ -44,6 +44,21 @@ export const idempotencyLeaseLost = (): IdempotencyConflict =>
     message: "This request outlived its hold on the Idempotency-Key and a retry took the key over; this request changed nothing."
   })
 
+/**
+ * What a claimed key's request decided about its changes, for {@link IdempotencyStore}'s
+ * `completing`: keep them with this response stored; keep them, the request having stored its
+ * response itself in its own write (`storedByWrite`); keep them without a response to replay, the
+ * key released (`released`: an answer with no body to store); or undo them and release the key
+ * (`undone`: a 5xx).
+ */
+export type Completing<A> = {
+  readonly value: A
+  readonly keep: StoredResponse | "storedByWrite" | "released" | "undone"
+}
+
+/** How `completing` ended: the changes and the response committed, undone, or undone because the lease was lost. */
+export type CompletingOutcome = "committed" | "undone" | "leaseLost"
+
 /** What a claim found. */
 export type IdempotencyClaim =
   | { readonly _tag: "Claimed"; readonly lease: IdempotencyLease }
@@ -68,4 +83,15 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   readonly complete: (completion: IdempotencyCompletion) => Effect.Effect<boolean>
   /** Frees a claimed key whose request failed (5xx, interrupted), so a retry can run at once. */
   readonly release: (lease: IdempotencyLease) => Effect.Effect<void>
+  /**
+   * Runs `request` (a claimed key's work) and stores the response it decided on in the same atomic
+   * unit (one database transaction): the changes commit with their response, or not at all. A
+   * crash, a lost connection or a lost lease (a retry took the key over) in between leaves neither,
+   * so a retry after the lease runs the request again, and nothing is done twice. `undone` rolls
+   * the changes back and releases the key.
+   */
+  readonly completing: <A, E, R>(
+    lease: IdempotencyLease,
+    request: Effect.Effect<Completing<A>, E, R>
+  ) => Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: A }, E, R>
 }>()("@paygate/domain/IdempotencyStore") {}

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import {
+  type CompletingOutcome,
   type IdempotencyClaim,
   type IdempotencyCompletion,
   type IdempotencyLease,
@@ -82,6 +83,18 @@ export const layerMemoryIdempotency = (
       completion.response.status >= 500
         ? release(completion.lease).pipe(Effect.as(true))
         : Effect.sync(() => completeHeld(store, completion)),
-    release
+    release,
+    // Memory has no transactions: the request's changes stay whatever it decided (unit tests only).
+    completing: (lease, request) =>
+      Effect.flatMap(request, ({ keep, value }): Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: typeof value }> => {
+        if (keep === "storedByWrite") return Effect.succeed({ outcome: "committed" as const, value })
+        if (keep === "released" || keep === "undone") {
+          return Effect.as(release(lease), { outcome: keep === "undone" ? "undone" as const : "committed" as const, value })
+        }
+        return Effect.sync(() => ({
+          outcome: completeHeld(store, { lease, response: keep }) ? "committed" as const : "leaseLost" as const,
+          value
+        }))
+      })
   }))
 }

@@ -1,9 +1,11 @@
 import {
+  type Completing,
   type IdempotencyCompletion,
   IdempotencyConflict,
   type IdempotencyLease,
   type IdempotencyScope,
   type IdempotencyStore,
+  idempotencyLeaseLost,
   InvalidParams,
   ParamsValidation
 } from "@paygate/domain"
@@ -75,14 +77,21 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * Runs a POST at most once per key: the first completed response (any status but 5xx) is stored
  * with a hash of the body and replayed, marked `Idempotent-Replayed: true`, for the same key and
  * body; another body, or a retry while the first is in flight, is `idempotency_conflict`.
- * `handled` must already have rendered its errors as responses. A handler whose write stored the
- * response itself ({@link claimedAnswer}) leaves nothing to store here.
+ * `handled` must already have rendered its errors as responses.
+ *
+ * The request's changes and its stored response commit together (`IdempotencyStore.completing`:
+ * one transaction), so a crash or a lost connection between them leaves neither, and a retry after
+ * the lease runs the request again instead of finding its change made and its answer missing. A
+ * 5xx undoes the changes. A request that outlived its lease (a retry took the key over) changes
+ * nothing and answers `idempotency_conflict`. A handler whose single write stores the response
+ * itself ({@link claimedAnswer}; `ownAnswer`, the payment creates) runs without the transaction.
  */
 export const withIdempotency = <R>(
   store: IdempotencyStore["Service"],
   request: HttpServerRequest.HttpServerRequest,
   scope: IdempotencyScope,
-  handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+  handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
+  ownAnswer: boolean
 ) =>
   Effect.gen(function*() {
     const body = yield* request.text.pipe(
@@ -106,18 +115,33 @@ export const withIdempotency = <R>(
     }
     const lease = claim.lease
     let storedByHandler = false
-    const response = yield* handled.pipe(
+    const run = handled.pipe(
       Effect.provideService(ClaimedKey, { lease, stored: () => (storedByHandler = true) }),
-      Effect.onInterrupt(() => store.release(lease))
+      Effect.map((response): Completing<HttpServerResponse.HttpServerResponse> => ({ value: response, keep: keepOf(response, storedByHandler) }))
     )
-    if (storedByHandler) return response
-    const text = bodyText(response)
-    if (response.status >= 500 || text === undefined) yield* store.release(lease)
-    else if (!(yield* store.complete({ lease, response: { status: response.status, body: withoutSecret(text) } }))) {
-      // A retry took the key over after the lease; its own answer is the one stored.
-      yield* Effect.logWarning("idempotency key taken over by a retry after its lease; this answer was not stored").pipe(
-        Effect.annotateLogs({ route: scope.route })
-      )
+    if (ownAnswer) {
+      const { keep, value } = yield* run.pipe(Effect.onError(() => store.release(lease)))
+      if (keep === "undone" || keep === "released") yield* store.release(lease)
+      else if (keep !== "storedByWrite" && !(yield* store.complete({ lease, response: keep }))) yield* logTakenOver(scope)
+      return value
     }
-    return response
+    // A defect or an interruption rolled the changes back: the key is free for a retry at once.
+    const done = yield* store.completing(lease, run).pipe(Effect.onError(() => store.release(lease)))
+    if (done.outcome !== "leaseLost") return done.value
+    yield* logTakenOver(scope)
+    return yield* idempotencyLeaseLost()
   })
+
+/** What to keep of a claimed request's answer (see `Completing`). */
+const keepOf = (response: HttpServerResponse.HttpServerResponse, storedByHandler: boolean): Completing<unknown>["keep"] => {
+  if (storedByHandler) return "storedByWrite"
+  if (response.status >= 500) return "undone"
+  if (response.body._tag === "Empty") return { status: response.status, body: "" }
+  const text = bodyText(response)
+  return text === undefined ? "released" : { status: response.status, body: withoutSecret(text) }
+}
+
+const logTakenOver = (scope: IdempotencyScope) =>
+  Effect.logWarning("idempotency key taken over by a retry after its lease; this request's answer was not kept").pipe(
+    Effect.annotateLogs({ route: scope.route })
+  )

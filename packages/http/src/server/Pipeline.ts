@@ -8,7 +8,8 @@ import {
   resolveVersion
 } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
-import { Cause, Effect } from "effect"
+import { StoresOwnAnswer } from "../api/StoresOwnAnswer.ts"
+import { Cause, Context, Effect } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError, type HttpApiEndpoint } from "effect/http-api"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
@@ -95,7 +96,7 @@ export const pipeline = <R>(
     const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
     if (key === undefined) return yield* handled
     const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
-    return yield* withIdempotency(services.idempotency, request, scope, handled)
+    return yield* withIdempotency(services.idempotency, request, scope, handled, Context.getOrElse(endpoint.annotations, StoresOwnAnswer, () => false))
   })
   return Effect.map(
     Effect.catch(answered, (error) => Effect.succeed(errorResponse(error))),
