@@ -100,6 +100,9 @@ for (const database of testDatabases) {
       expect(text).toMatch(/Paid with\s+12\.50 TUSDC on Anvil/)
       expect(text).toContain("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
       expect(text).toMatch(/Created[\s\S]*Processing[\s\S]*Succeeded/)
+      // Corner Coffee has no settlement destination: nothing will settle, and the page says so.
+      expect(text).toMatch(/Settlement\s+None: the merchant has no settlement destination for this token/)
+      expect(await page.getByRole("region", { name: "Timeline" }).innerText()).not.toContain("Settled")
       expect(await page.getByRole("region", { name: "Transfers received" }).innerText()).toMatch(/12\.50 TUSDC on Anvil[\s\S]*Paid the amount[\s\S]*0x7099/)
       await shoot(page, "dashboard-payment")
       // Copy the payment id.

@@ -94,6 +94,10 @@ export async function showPayment(context, paymentId) {
   })
 
   const paidWith = payment.option === null ? null : tokenAmount(config, payment.option.asset, payment.option.value)
+  // Funds are forwarded only to a destination the merchant has for the token paid (contract §8).
+  const paidAsset = payment.option === null ? null : String(payment.option.asset).toLowerCase()
+  const settles = merchant === null || paidAsset === null ||
+    (merchant.settlements?.crypto ?? []).some((/** @type {{ asset: string }} */ s) => s.asset.toLowerCase() === paidAsset)
   const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
   const refund = actionButton({
     label: "Refund",
@@ -149,11 +153,13 @@ export async function showPayment(context, paymentId) {
         ["Created", time(payment.createdAt)],
         payment.isFinal ? null : ["Expires", time(payment.expiresAt)],
         payment.status === "succeeded" && !(payment.refund !== null && payment.settlement === null)
-          ? ["Settlement", payment.settlement === null ? "Not settled yet" : statusLabel(payment.settlement.status)]
+          ? ["Settlement", payment.settlement !== null
+            ? statusLabel(payment.settlement.status)
+            : settles ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
           : null,
         payment.status === "succeeded" ? ["Refund", refundText(payment.refund)] : null
       ])),
-      section("Timeline", timeline(payment, events))),
+      section("Timeline", timeline(payment, events, settles))),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
     receipts.length === 0 ? null : section("Transfers received", receiptsTable(context, receipts, problem, refresh)),
     section("Webhook deliveries", endpointUrls.size === 0

@@ -37,8 +37,10 @@ export async function paymentEvents(api, paymentId) {
 /**
  * @param {any} payment the payment record
  * @param {ReadonlyArray<PaymentEvent>} events
+ * @param {boolean} settles whether the merchant has a settlement destination for what was paid
+ *   (without one the funds stay at the collection address: no Settled step)
  */
-export function timeline(payment, events) {
+export function timeline(payment, events, settles) {
   /** @param {string} type */
   const at = (type) => events.find((e) => e.type === type)?.createdAt ?? null
   const status = /** @type {string} */ (payment.status)
@@ -67,7 +69,8 @@ export function timeline(payment, events) {
       }
   ]
   // A refunded payment's funds went back to the buyer: there is nothing to settle.
-  if (outcome === null || (outcome === "succeeded" && (payment.refund === null || payment.settlement !== null))) {
+  const settling = payment.settlement !== null || settles
+  if (settling && (outcome === null || (outcome === "succeeded" && (payment.refund === null || payment.settlement !== null)))) {
     const settlement = payment.settlement
     steps.push({
       label: "Settled",
