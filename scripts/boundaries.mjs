@@ -1,7 +1,8 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
 // - package sources: domain → effect only; adapters → domain; http and worker → domain + adapters
-//   (never each other). Each `@paygate/*` a package's sources import is declared in its package.json,
+//   (never each other). A port's SQL adapter (`Sql*.ts`) never imports another: what they share
+//   lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
 //   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
 // - package tests may import their own package, any package by its name (`@paygate/x`, the public
 //   entries), and the shared harness in `test/support`; never another package's `src` (internals
@@ -34,12 +35,15 @@ const zoneOf = (root, file) => {
   const parts = relative(root, file).split(sep)
   if (parts[0] === "packages" && parts.length > 2) {
     const kind = parts[2] === "src" ? "src" : parts[2] === "test" ? "test" : "other"
-    return { kind, pkg: parts[1], internal: kind === "src" && parts[3] === "internal" }
+    return { kind, pkg: parts[1], internal: kind === "src" && parts[3] === "internal", name: parts.at(-1) }
   }
   if (parts[0] === "test") return { kind: parts[1] === "support" ? "support" : "crossTest" }
   if (parts[0] === "app") return { kind: "app" }
   return { kind: "other" }
 }
+
+// A port's SQL adapter (`Sql*.ts` in the adapters' src, `SqlPersistence.ts`, which composes them, aside).
+const isPortAdapter = (zone) => zone.pkg === "adapters" && /^Sql(?!Persistence\.)[A-Za-z]+\.ts$/.test(zone.name)
 
 const packageOf = (specifier) => /^@paygate\/([^/]+)/.exec(specifier)?.[1]
 
@@ -50,7 +54,11 @@ export const checkImport = (root, file, specifier) => {
   if (specifier.startsWith(".")) {
     const target = zoneOf(root, resolve(dirname(file), specifier))
     if (from.kind === "src") {
-      return target.kind === "src" && target.pkg === from.pkg ? [] : [`${where} (a package's sources stay inside its src)`]
+      if (target.kind !== "src" || target.pkg !== from.pkg) return [`${where} (a package's sources stay inside its src)`]
+      if (isPortAdapter(from) && isPortAdapter(target)) {
+        return [`${where} (an adapter does not reach into another: share rows and statements through a module of their own)`]
+      }
+      return []
     }
     if (target.kind === "src" || target.kind === "test") {
       if ((from.kind === "test") && target.pkg === from.pkg) return []

@@ -52,6 +52,19 @@ describe("the dependency rule between packages (npm run lint)", () => {
     expect(fixture()).toEqual([])
   })
 
+  it("fails on an adapter reaching into another adapter; shared rows in a module of their own are fine", () => {
+    expect(fixture({
+      "packages/adapters/src/SqlPayments.ts": `import { compareAndSet } from "./internal/PaymentWrites.ts"\nexport const make = 1`,
+      "packages/adapters/src/internal/PaymentWrites.ts": `export const compareAndSet = 1`,
+      "packages/adapters/src/SqlReceipts.ts": `import { compareAndSet } from "./SqlPayments.ts"`,
+      "packages/adapters/src/webhooks/SqlQueue.ts": `import { make } from "../SqlPayments.ts"`,
+      "packages/adapters/src/SqlPersistence.ts": `import { make } from "./SqlPayments.ts"`
+    })).toEqual([
+      `packages/adapters/src/SqlReceipts.ts: imports "./SqlPayments.ts" (an adapter does not reach into another: share rows and statements through a module of their own)`,
+      `packages/adapters/src/webhooks/SqlQueue.ts: imports "../SqlPayments.ts" (an adapter does not reach into another: share rows and statements through a module of their own)`
+    ])
+  })
+
   it("fails on a seeded wrong-way import: http importing the worker", () => {
     expect(fixture({ "packages/http/src/Jobs.ts": `import { WorkerLive } from "@paygate/worker"` })).toEqual([
       `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/adapters)`,

@@ -10,7 +10,7 @@ import { type DashboardSession, DashboardSessionStore } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { toInt } from "./internal/Rows.ts"
-import { keyWithPartnerColumns, keyWithPartnerFromRow } from "./SqlCredentialStore.ts"
+import { keyWithPartnerColumns, keyWithPartnerFromRow } from "./internal/CredentialRows.ts"
 
 /** Builds the store over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {

@@ -19,7 +19,8 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { completeStatement } from "./internal/IdempotencyRows.ts"
-import { outboxColumns, paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { compareAndSet, eventsInsert, insertEvents } from "./internal/PaymentWrites.ts"
 import { isUniqueViolation, sqlState } from "./internal/UniqueViolation.ts"
 import { leaseLostState } from "./migrations/0007_idempotency_lease.ts"
 
@@ -33,35 +34,6 @@ const spans = {
 
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
-
-/** The `INSERT` of outbox events, or `undefined` for none (payouts write events too). */
-export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
-  const [first, ...rest] = events.map((event) => {
-    const c = outboxColumns(event)
-    return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
-  })
-  if (first === undefined) return undefined
-  return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
-    VALUES ${sql.csv([first, ...rest])}`
-}
-
-/** Inserts outbox events (in the caller's transaction). */
-export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
-  eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
-
-/**
- * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
- * `state_version` is one less; answers whether it did.
- */
-export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
-  const c = paymentColumns(next)
-  return sql`UPDATE payments SET
-      status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
-      expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
-      cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}
-    WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
-    RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
-}
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {

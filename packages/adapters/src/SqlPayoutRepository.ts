@@ -12,7 +12,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
-import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
+import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {

@@ -20,7 +20,7 @@ import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { fromJsonColumn, toInt } from "./internal/Rows.ts"
-import { compareAndSet, insertEvents } from "./SqlPaymentRepository.ts"
+import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {

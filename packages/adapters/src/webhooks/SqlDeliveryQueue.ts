@@ -41,7 +41,7 @@ import { eventFromPayload } from "../internal/PaymentRow.ts"
 import { toInt } from "../internal/Rows.ts"
 import { deliveryColumns, deliveryFromRow, exchangeValues } from "./DeliveryRows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
-import { endpointFromRow } from "./SqlWebhookEndpointRepository.ts"
+import { endpointFromRow } from "./EndpointRows.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
 const spans = {

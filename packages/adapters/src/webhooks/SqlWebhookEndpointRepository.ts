@@ -10,13 +10,13 @@ import {
   type Cursor,
   type Mode,
   type PartnerId,
-  WebhookEndpoint,
+  type WebhookEndpoint,
   type WebhookEndpointId,
   WebhookEndpointRepository
 } from "@paygate/domain"
-import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { fromJsonColumn, toInt } from "../internal/Rows.ts"
+import { endpointFromRow, endpointSelect } from "./EndpointRows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
 
 // Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
@@ -28,34 +28,6 @@ const spans = {
   update: Effect.withSpan("SqlWebhookEndpointRepository.update"),
   remove: Effect.withSpan("SqlWebhookEndpointRepository.remove")
 }
-
-const decodeEndpoint = Schema.decodeUnknownSync(WebhookEndpoint)
-
-/** The columns selected for an endpoint. */
-export const endpointSelect = "id, partner_id, mode, url, events, merchant_id, secret_ciphertext, status, api_version, created_at"
-
-/**
- * Decodes a selected endpoint row, decrypting its secret. A secret that does not decrypt (the key
- * changed or was lost) is logged and read as empty: deliveries to that endpoint then fail
- * without being sent, and the rest of the service goes on.
- */
-export const endpointFromRow = (cipher: WebhookSecretCipher["Service"]) => (row: Record<string, unknown>) =>
-  cipher.decrypt(String(row.id), String(row.secret_ciphertext)).pipe(
-    Effect.catchTag("SecretDecryptionError", (error) => Effect.as(Effect.logError(error.message), Redacted.make(""))),
-    Effect.map((secret) =>
-    decodeEndpoint({
-      id: row.id,
-      partnerId: row.partner_id,
-      mode: row.mode,
-      url: row.url,
-      events: fromJsonColumn(row.events),
-      merchantId: row.merchant_id,
-      secret,
-      status: row.status,
-      apiVersion: row.api_version,
-      createdAt: toInt(row.created_at)
-    }))
-  )
 
 /** Builds the repository over the `SqlClient` and cipher in context. */
 export const make = Effect.gen(function*() {

@@ -1,0 +1,39 @@
+/**
+ * The statements every adapter that changes payments shares (the payment repository, payouts,
+ * receipts): outbox events and a payment's compare-and-set, each run in the caller's transaction.
+ *
+ * @module
+ */
+import type { OutboxEvent, Payment } from "@paygate/domain"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { outboxColumns, paymentColumns } from "./PaymentRow.ts"
+
+/** The `INSERT` of outbox events, or `undefined` for none (payouts write events too). */
+export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
+  const [first, ...rest] = events.map((event) => {
+    const c = outboxColumns(event)
+    return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
+  })
+  if (first === undefined) return undefined
+  return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
+    VALUES ${sql.csv([first, ...rest])}`
+}
+
+/** Inserts outbox events (in the caller's transaction). */
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
+  eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
+
+/**
+ * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
+ * `state_version` is one less; answers whether it did.
+ */
+export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
+  const c = paymentColumns(next)
+  return sql`UPDATE payments SET
+      status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
+      expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
+      cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}
+    WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
+    RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+}
