@@ -272,6 +272,7 @@ for (const database of testDatabases) {
       expect(header).not.toContain("Test mode")
       // Live and sandbox data are apart: the sandbox payments are not here.
       expect(await liveProbe.page.locator(".summary-line").innerText()).toContain("No payments yet")
+      await shoot(liveProbe.page, "dashboard-live-empty")
       await expectClean(probe)
       await expectClean(liveProbe)
     })
@@ -333,6 +334,7 @@ for (const database of testDatabases) {
       await shoot(page, "dashboard-not-found")
       await page.goto(`${world.baseUrl}/dashboard/merchants/${world.merchantId}`)
       await view(page, "merchant-not-found")
+      await shoot(page, "dashboard-merchant-not-found")
       await page.goto(`${world.baseUrl}/dashboard/merchants`)
       await view(page, "merchants")
       expect(await mainText(page)).not.toContain("Corner Coffee")
