@@ -120,6 +120,30 @@ forEachDatabase("Webhook endpoint management", (database) => {
     })
   })
 
+  describe("POST /v1/webhooks/{id}/test with an Idempotency-Key", () => {
+    it("holds no database transaction while the receiver answers: other requests go on, the answer replays after", async () => {
+      const endpoint = await register()
+      receiver.behave(endpoint.path, () => ({ status: 200, delayMs: 1_500 }))
+      const key = { "idempotency-key": `test-${endpoint.id}` }
+      const started = Date.now()
+      const sending = server.request("POST", `/v1/webhooks/${endpoint.id}/test`, { apiKey: partner.sandbox, headers: key })
+      await receiver.waitFor(() => receiver.on(endpoint.path).length === 1, 5_000, "the test event")
+      // Meanwhile a write of another request commits (PGlite serves one transaction at a time).
+      const merchant = await server.request("POST", "/v1/merchants", {
+        apiKey: partner.sandbox,
+        headers: { "idempotency-key": `merchant-${endpoint.id}` },
+        body: { merchantName: `While testing ${endpoint.id}` }
+      })
+      expect(merchant.status).toBe(201)
+      expect(Date.now() - started).toBeLessThan(1_400)
+      const sent = await sending
+      expect(sent.body.delivered, sent.text).toBe(true)
+      const replay = await server.request("POST", `/v1/webhooks/${endpoint.id}/test`, { apiKey: partner.sandbox, headers: key })
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(receiver.on(endpoint.path)).toHaveLength(1)
+    })
+  })
+
   describe("a payment's timeline and deliveries", () => {
     it("GET /v1/events?paymentId= lists only that payment's events; GET /v1/events/{eventId} answers one", async () => {
       const merchantId = await server.merchant(partner.sandbox)

@@ -5,7 +5,7 @@ import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
-import { StoresOwnAnswer } from "./StoresOwnAnswer.ts"
+import { AnswerStorage } from "./AnswerStorage.ts"
 
 /** Body of `POST /v1/payments`. Structural only: amount, reference and URL rules are the use case's. */
 export const PartnerCreatePaymentRequest = Schema.Struct({
@@ -61,7 +61,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: PartnerCreatePaymentRequest,
       success: CreatedPayment.pipe(HttpApiSchema.status(201)),
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(StoresOwnAnswer, true),
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(AnswerStorage, "ownWrite"),
     HttpApiEndpoint.get("list", "/v1/payments", {
       query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
       success: PaymentPage

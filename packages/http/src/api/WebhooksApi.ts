@@ -12,6 +12,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import { AnswerStorage } from "./AnswerStorage.ts"
 
 /**
  * Body of `POST /v1/webhooks`. `events` absent, `null` or empty: every event type; unknown types
@@ -212,7 +213,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "to the endpoint, signed like every webhook (Standard Webhooks, the endpoint's secret), through the same SSRF guard, " +
           "and answers 200 with the receiver's status, whether it answered 2xx or not. Nothing is stored or retried, and no " +
           "payment changes: receivers that act on `payment.*` types ignore it. CLI: `npm run webhooks -- test <endpointId>`."
-      ),
+      ).annotate(AnswerStorage, "afterWork"),
     HttpApiEndpoint.get("events", "/v1/events", {
       query: {
         ...paging,

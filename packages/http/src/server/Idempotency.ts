@@ -83,15 +83,16 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * one transaction), so a crash or a lost connection between them leaves neither, and a retry after
  * the lease runs the request again instead of finding its change made and its answer missing. A
  * 5xx undoes the changes. A request that outlived its lease (a retry took the key over) changes
- * nothing and answers `idempotency_conflict`. A handler whose single write stores the response
- * itself ({@link claimedAnswer}; `ownAnswer`, the payment creates) runs without the transaction.
+ * nothing and answers `idempotency_conflict`. Without `inTransaction` (see `AnswerStorage`: a
+ * handler whose single write stores the response itself, {@link claimedAnswer}, or one that calls
+ * other servers) the response is stored after the work.
  */
 export const withIdempotency = <R>(
   store: IdempotencyStore["Service"],
   request: HttpServerRequest.HttpServerRequest,
   scope: IdempotencyScope,
   handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
-  ownAnswer: boolean
+  inTransaction: boolean
 ) =>
   Effect.gen(function*() {
     const body = yield* request.text.pipe(
@@ -119,7 +120,7 @@ export const withIdempotency = <R>(
       Effect.provideService(ClaimedKey, { lease, stored: () => (storedByHandler = true) }),
       Effect.map((response): Completing<HttpServerResponse.HttpServerResponse> => ({ value: response, keep: keepOf(response, storedByHandler) }))
     )
-    if (ownAnswer) {
+    if (!inTransaction) {
       const { keep, value } = yield* run.pipe(Effect.onError(() => store.release(lease)))
       if (keep === "undone" || keep === "released") yield* store.release(lease)
       else if (keep !== "storedByWrite" && !(yield* store.complete({ lease, response: keep }))) yield* logTakenOver(scope)

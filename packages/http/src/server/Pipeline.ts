@@ -8,7 +8,7 @@ import {
   resolveVersion
 } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
-import { StoresOwnAnswer } from "../api/StoresOwnAnswer.ts"
+import { AnswerStorage } from "../api/AnswerStorage.ts"
 import { Cause, Context, Effect } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError, type HttpApiEndpoint } from "effect/http-api"
@@ -96,7 +96,8 @@ export const pipeline = <R>(
     const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
     if (key === undefined) return yield* handled
     const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
-    return yield* withIdempotency(services.idempotency, request, scope, handled, Context.getOrElse(endpoint.annotations, StoresOwnAnswer, () => false))
+    const inTransaction = Context.getOrElse(endpoint.annotations, AnswerStorage, () => "transaction" as const) === "transaction"
+    return yield* withIdempotency(services.idempotency, request, scope, handled, inTransaction)
   })
   return Effect.map(
     Effect.catch(answered, (error) => Effect.succeed(errorResponse(error))),
