@@ -256,6 +256,9 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     expect(missing.amount.value).toBe("10000000")
     expect(missing.uri).toMatch(/&uint256=10000000$/)
     const rest = await pay(toUnder, amount - 2_500_000n)
+    // anvil mines only when a transaction comes; a block after it, as a live chain would have. (Once,
+    // under load, this transfer was read only when the next test's transactions made new blocks.)
+    await world().client.request({ method: "anvil_mine" as never, params: ["0x1"] as never })
     expect(await receiptOf(under, rest)).toMatchObject({ outcome: "paid", expectedValue: "10000000" })
     await statusBecomes(under, "succeeded")
     expect(await receiptOf(under, underHash)).toMatchObject({ outcome: "paid", refundableValue: "0" })
