@@ -73,7 +73,7 @@ export class DataCollection extends Context.Service<DataCollection, {
       const page = yield* DataCollectionPage
       const form = buyerDataForm
 
-      const needsData = Effect.fn("DataCollection.needsData")(function*(payment: Payment) {
+      const needsData = Effect.fnUntraced(function*(payment: Payment) {
         const threshold = Option.getOrElse(yield* thresholds.thresholdOf(payment.partnerId), () => defaultDataCollectionThreshold)
         return reachesThreshold(payment.value, currencyExponent(payment.currency as CurrencyCode), threshold)
       })

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
 import type { Payment } from "../payment/Payment.ts"
+import type { Receipt } from "../receipt/Receipt.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { DepositChains } from "../ports/DepositChains.ts"
 import { DepositStore } from "../ports/DepositStore.ts"
@@ -11,7 +12,7 @@ import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
-import { creditable } from "./Reconciliation.ts"
+import { creditable, underpaidReceipts, valueOf } from "./Reconciliation.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 
 /**
@@ -52,26 +53,25 @@ export class DepositOptions extends Context.Service<DepositOptions, {
       const receipts = yield* ReceiptStore
       const quoting = yield* makeQuoting
 
-      const availability = Effect.fn("DepositOptions.availability")(function*(payment: Payment) {
+      const availability = Effect.fnUntraced(function*(payment: Payment) {
         if (chains.chains.length === 0) return "none" as const
         return (yield* dataCollection.needsData(payment)) ? "needsData" as const : "offered" as const
       })
 
-      const onChain = Effect.fnUntraced(function*(payment: Payment, chainId: string, address: string, millis: number) {
+      const onChain = Effect.fnUntraced(function*(
+        payment: Payment,
+        received: ReadonlyArray<Receipt>,
+        chainId: string,
+        address: string,
+        millis: number
+      ) {
         yield* store.ensure({ chainId, address: address.toLowerCase(), paymentId: payment.id, createdAt: millis })
         const now = Math.floor(millis / 1000)
         const chainNumber = chainId.slice(chainId.indexOf(":") + 1)
-        const received = yield* receipts.list({
-          owner: { partnerId: payment.partnerId, mode: payment.mode },
-          paymentId: payment.id,
-          outcomes: ["underpaid"],
-          after: null,
-          limit: 1000
-        })
         return yield* Effect.forEach(catalog.assetsOn(chainId), (asset) =>
           Effect.map(quoting.current(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
             const asked = BigInt(claims.value)
-            const missing = (asked - creditable(received, asset.assetId, asked).reduce((sum, r) => sum + r.value, 0n)).toString()
+            const missing = (asked - valueOf(creditable(received, asset.assetId, asked))).toString()
             return {
               id: optionId,
               kind: "deposit",
@@ -90,9 +90,10 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         const millis = yield* Clock.currentTimeMillis
         if (payment.status !== "requires_action") return yield* notWaiting(payment, Math.floor(millis / 1000))
         if ((yield* availability(payment)) !== "offered") return []
+        const received = yield* underpaidReceipts(receipts, payment)
         const found = yield* Effect.forEach(chains.chains, (chainId) => {
           const address = chains.addressOf(chainId, payment.id)
-          return address === undefined ? Effect.succeed([]) : onChain(payment, chainId, address, millis)
+          return address === undefined ? Effect.succeed([]) : onChain(payment, received, chainId, address, millis)
         })
         return found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
       })

@@ -62,8 +62,21 @@ export const judge = (payment: Payment, claims: OptionClaims, transfer: Observed
  */
 export const creditable = (receipts: ReadonlyArray<Receipt>, asset: string, asked: bigint): ReadonlyArray<Receipt> => {
   const parts = receipts.filter((r) => r.outcome === "underpaid" && r.refund === null && same(r.asset, asset))
-  return parts.reduce((sum, r) => sum + r.value, 0n) < asked ? parts : []
+  return valueOf(parts) < asked ? parts : []
 }
+
+/** Token base units of `receipts` together. */
+export const valueOf = (receipts: ReadonlyArray<Receipt>): bigint => receipts.reduce((sum, r) => sum + r.value, 0n)
+
+/** The underpaid receipts of `payment` (few: each is a part the buyer sent), for {@link creditable}. */
+export const underpaidReceipts = (store: ReceiptStore["Service"], payment: Payment) =>
+  store.list({
+    owner: { partnerId: payment.partnerId, mode: payment.mode },
+    paymentId: payment.id,
+    outcomes: ["underpaid"],
+    after: null,
+    limit: 1000
+  })
 
 /**
  * Reconciliation from the chain: each transfer into a collection address becomes a receipt, matched
@@ -109,16 +122,6 @@ export class Reconciliation extends Context.Service<Reconciliation, {
         )
       }
 
-      // What the watcher already received for the payment (its underpaid receipts are few).
-      const receivedFor = (payment: Payment) =>
-        store.list({
-          owner: { partnerId: payment.partnerId, mode: payment.mode },
-          paymentId: payment.id,
-          outcomes: ["underpaid"],
-          after: null,
-          limit: 1000
-        })
-
       const attempt = (transfer: ObservedTransfer) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
@@ -141,9 +144,9 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           const payment = found.value
           const claims = quote.value.claims
           const parts = arrivedWhileWaiting(payment, claims, transfer) && !isOwnTransfer(payment, transfer)
-            ? creditable(yield* receivedFor(payment), claims.asset, BigInt(claims.value))
+            ? creditable(yield* underpaidReceipts(store, payment), claims.asset, BigInt(claims.value))
             : []
-          const credited = parts.reduce((sum, r) => sum + r.value, 0n)
+          const credited = valueOf(parts)
           const outcome = judge(payment, claims, transfer, credited)
           const receipt = new Receipt({
             ...base,
