@@ -664,13 +664,18 @@ async function watchDeposit(received) {
   }
 }
 
-/** Asks for the deposit options again after a transfer of less than the amount: the rest to send, its code. */
-async function reloadDeposit() {
+/**
+ * Asks for the deposit options again (same address) and shows them with `message`: after a transfer
+ * of less than the amount (the rest to send), or once the shown amount's rate ran out.
+ *
+ * @param {string} [message]
+ */
+async function reloadDeposit(message) {
   if (requoting) return
   requoting = true
   try {
     await loadDeposit()
-    if (main.dataset["view"] === "deposit") showDeposit()
+    if (main.dataset["view"] === "deposit") showDeposit(message, "info")
   } catch (error) {
     if (main.dataset["view"] === "deposit") handleError(error, "deposit")
   } finally {
@@ -678,19 +683,11 @@ async function reloadDeposit() {
   }
 }
 
-/** Asks for the deposit options again once the shown amount's rate ran out (same address, new amount). */
+/** Asks for a new quote once the shown amount's rate ran out (same address, new amount). */
 async function requoteDeposit() {
   const option = chosenDeposit()
-  if (requoting || option === undefined || option.expiresAt === null || option.expiresAt > nowSeconds()) return
-  requoting = true
-  try {
-    await loadDeposit()
-    if (main.dataset["view"] === "deposit") showDeposit("The amount was updated to the current rate. Send exactly the amount shown now.", "info")
-  } catch (error) {
-    if (main.dataset["view"] === "deposit") handleError(error, "deposit")
-  } finally {
-    requoting = false
-  }
+  if (option === undefined || option.expiresAt === null || option.expiresAt > nowSeconds()) return
+  await reloadDeposit("The amount was updated to the current rate. Send exactly the amount shown now.")
 }
 
 /**
