@@ -44,6 +44,19 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("a POST's change com
     }
   }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  /** Resolves once `count` sessions of the database wait for a lock (the held table's inserts). */
+  const lockWaiters = async (count: number) => {
+    for (let tries = 0; tries < 200; tries++) {
+      const waiting = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return (yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n
+      }))
+      if (waiting >= count) return
+      await sleep(50)
+    }
+    throw new Error(`${count} requests never waited at the held insert`)
+  }
   /**
    * Sends `send` twice with the inserts into `table` held: the first request claims its key and
    * waits at its insert past its lease, the second takes the key over and waits too; then both go.
@@ -52,9 +65,10 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("a POST's change com
   const overlapPastLease = async <A>(table: string, send: () => Promise<A>) => {
     const unlock = await lockTable(table)
     const first = send()
-    await sleep(600)
+    await lockWaiters(1)
+    await sleep(400) // past the first request's 300 ms lease
     const retry = send()
-    await sleep(300)
+    await lockWaiters(2)
     await unlock()
     return Promise.all([first, retry])
   }
