@@ -1,19 +1,15 @@
 import { createHash } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTestServer, pglite, type TestPartner, type TestServer, unique } from "../../../test/support/TestServer.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { pglite, type TestPartner, unique, useTestServer } from "../../../test/support/TestServer.ts"
 
 // What the checkout page is handed for its receipt and test-mode badge (the browser side is in
 // test/portal): the payment's mode and order reference in the page, its transaction from
 // /checkout/{id}/receipt, without an explorer link on a chain whose configuration names none.
 describe("GET /checkout/{id} and /checkout/{id}/receipt", () => {
-  let server: TestServer
+  const server = useTestServer(pglite)
   let partner: TestPartner
   beforeAll(async () => {
-    server = await makeTestServer(pglite)
     partner = await server.partner()
-  })
-  afterAll(async () => {
-    await server?.close()
   })
 
   const pageConfig = async (paymentId: string) => {
