@@ -14,6 +14,7 @@ const get = (port: number) =>
     req.end()
   })
 
+// Not the shared test server: the bare Node server of start-up, before any app (routes, database) is attached.
 describe("requests during start-up", () => {
   it("a request that arrives before the app's handler is attached is answered by it once attached", async () => {
     const server = createServer()

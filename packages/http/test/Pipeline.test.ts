@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import { pipeline } from "../src/server/Pipeline.ts"
 import { RateLimiter } from "../src/server/RateLimiter.ts"
 
+// Not the shared test server: the pipeline alone around a fake endpoint, whose handler dies or is interrupted on demand.
 const request = HttpServerRequest.fromWeb(new Request("http://paygate.test/v1/things/thing_1"))
 const endpoint: HttpApiEndpoint.Top = HttpApiEndpoint.get("thing", "/v1/things/:id") as never
 const services = {

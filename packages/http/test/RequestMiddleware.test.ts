@@ -20,6 +20,7 @@ let port = 0
 let started: () => void
 const handlerStarted = new Promise<void>((resolve) => (started = resolve))
 
+// Not the shared test server: a real socket (a client that goes away) and routes that fail or hang on demand.
 const routes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   yield* router.add("GET", "/slow", Effect.andThen(Effect.sync(() => started()), Effect.never))
   yield* router.add("GET", "/fails", Effect.die(new Error("boom")))
