@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, References } from "effect"
 import * as Tracing from "../src/observability/Tracing.ts"
 
@@ -10,12 +10,12 @@ const tracerEnabledWith = (env: Record<string, string>) =>
 describe("Tracing.layer", () => {
   it.effect("turns spans off when no collector is configured", () =>
     Effect.gen(function*() {
-      assert.isFalse(yield* tracerEnabledWith({}))
-      assert.isFalse(yield* tracerEnabledWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_SDK_DISABLED: "true" }))
+      expect(yield* tracerEnabledWith({})).toBe(false)
+      expect(yield* tracerEnabledWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_SDK_DISABLED: "true" })).toBe(false)
     }))
 
   it.effect("keeps spans on with a collector", () =>
     Effect.gen(function*() {
-      assert.isTrue(yield* tracerEnabledWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" }))
+      expect(yield* tracerEnabledWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).toBe(true)
     }).pipe(Effect.scoped))
 })

@@ -1,6 +1,6 @@
 import { CredentialAdmin, Database, Migrations } from "@paygate/adapters"
 import { IdGenerator } from "@paygate/domain"
-import { assert, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { PortalApps } from "../../src/portal/PortalApps.ts"
@@ -20,11 +20,11 @@ layer(database, { excludeTestServices: true })("PortalApps", (it) => {
   it.effect("finds its apps again on the next start, and replaces one the operator revoked", () =>
     Effect.gen(function*() {
       const first = yield* portalApp
-      assert.strictEqual(yield* portalApp, first)
-      assert.isTrue(yield* (yield* CredentialAdmin).revokeApp(first))
+      expect(yield* portalApp).toBe(first)
+      expect(yield* (yield* CredentialAdmin).revokeApp(first)).toBe(true)
       const next = yield* portalApp
-      assert.notStrictEqual(next, first)
+      expect(next).not.toBe(first)
       const apps = yield* (yield* CredentialAdmin).listApps
-      assert.deepStrictEqual(apps.filter((app) => app.mode === "sandbox").map((app) => [app.appId, app.revoked]), [[first, true], [next, false]])
+      expect(apps.filter((app) => app.mode === "sandbox").map((app) => [app.appId, app.revoked])).toStrictEqual([[first, true], [next, false]])
     }))
 })
