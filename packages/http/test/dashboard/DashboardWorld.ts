@@ -3,7 +3,8 @@
  * the worker in process) on PGlite or PostgreSQL, a browser per suite, and what a test needs
  * around the page: partners and their keys, payments created through the partner API, paid on
  * chain as a wallet pays (the gateway API, anvil's account #1 signing the EIP-3009 option), and
- * a sign-in through the form.
+ * a sign-in through the form. Not the in-process `TestServer`: Chromium needs a real port, and
+ * paying needs the chain and the worker.
  */
 import { Chain, CredentialAdmin } from "@paygate/adapters"
 import type { PartnerId } from "@paygate/domain"
