@@ -60,7 +60,7 @@ forEachDatabase("typed client", (database) => {
     expect(result.cancelled).toMatchObject({ paymentId: result.payment.paymentId, status: "cancelled", cancelledReason: "cancelled_by_merchant" })
   })
 
-  it("decodes contract errors into the domain's error classes", async () => {
+  it("decodes contract errors into their error classes", async () => {
     const notFound = await withClient({}, (client) => Effect.flip(client.payments.get({ params: { id: "pay_00000000000000000000000000" } })))
     expect(notFound._tag).toBe("PaymentNotFound")
     expect(notFound.message).toContain("pay_00000000000000000000000000")

@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import type { CollectDataField, CollectDataFieldType } from "../wire/CollectData.ts"
-import type { CollectedDataField } from "../wire/Confirm.ts"
+import type { CollectedDataField } from "./CollectedData.ts"
 
 /** A JSON Schema document, passed through to wallets untouched. */
 export type JsonSchema = { readonly [keyword: string]: unknown }

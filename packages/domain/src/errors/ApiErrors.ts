@@ -6,7 +6,7 @@ import { type ErrorCode, type ErrorTag, codeOfTag, statusOf, tagOf } from "./Err
  * code and whose `httpApiStatus` comes from the code's row in {@link statusOf}'s table.
  * Only `message` is carried: it is shown to API users, so it never holds secrets or internals.
  * The codes are the domain's; a host defines with it the errors of its own transport (the HTTP
- * API's header, authentication and rate-limit errors live in `@paygate/http`).
+ * API's header, version, authentication and rate-limit errors live in `@paygate/http`).
  */
 export const contractError = <Self>() => <C extends ErrorCode>(code: C) =>
   Schema.TaggedError<Self>()(tagOf(code), { message: Schema.String }, { httpApiStatus: statusOf(code) })
@@ -17,12 +17,6 @@ const ApiError = contractError
 export class InvalidParams extends ApiError<InvalidParams>()("invalid_params") {}
 /** `params_validation` */
 export class ParamsValidation extends ApiError<ParamsValidation>()("params_validation") {}
-/** `invalid_api_version` */
-export class InvalidApiVersion extends ApiError<InvalidApiVersion>()("invalid_api_version") {}
-/** `unknown_api_version` */
-export class UnknownApiVersion extends ApiError<UnknownApiVersion>()("unknown_api_version") {}
-/** `api_version_downgrade` */
-export class ApiVersionDowngrade extends ApiError<ApiVersionDowngrade>()("api_version_downgrade") {}
 /** `forbidden` */
 export class Forbidden extends ApiError<Forbidden>()("forbidden") {}
 /** `sanctioned_user` */
@@ -60,9 +54,6 @@ export class AlreadyRefunded extends ApiError<AlreadyRefunded>()("already_refund
 export const apiErrors = [
   InvalidParams,
   ParamsValidation,
-  InvalidApiVersion,
-  UnknownApiVersion,
-  ApiVersionDowngrade,
   Forbidden,
   SanctionedUser,
   PaymentNotFound,

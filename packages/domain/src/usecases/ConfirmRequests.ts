@@ -9,12 +9,12 @@ import {
   type QuoteExpired,
   type SanctionedUser
 } from "../errors/ApiErrors.ts"
+import type { Confirmation } from "../gateway/Confirmation.ts"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import type { PaymentProof } from "../ports/ChainGateway.ts"
 import type { Amount } from "../wire/Amount.ts"
-import type { ConfirmRequest } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
 import { Confirmations } from "./Confirmations.ts"
 import { tokenAmount } from "./TokenAmount.ts"
@@ -32,16 +32,16 @@ const depositOption = () =>
 const hex = (bytes: Uint8Array) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
 
 /** Digest of (option id, results): an identical repeat of a confirm has the same one. */
-const fingerprintOf = (request: ConfirmRequest) =>
-  hex(keccak256(new TextEncoder().encode(JSON.stringify([request.optionId, request.results]))))
+const fingerprintOf = (confirmation: Confirmation) =>
+  hex(keccak256(new TextEncoder().encode(JSON.stringify([confirmation.optionId, confirmation.results]))))
 
 /**
  * The wallet's answer to the option's single action: a signature (pull) or a transaction hash (push).
  * Options carry exactly one action, so `results` must hold exactly one `walletRpc` result with one value.
  */
-const walletAnswer = (request: ConfirmRequest, kind: OptionClaims["kind"]) => {
+const walletAnswer = (confirmation: Confirmation, kind: OptionClaims["kind"]) => {
   const what = kind === "pull" ? "the eth_signTypedData_v4 signature" : "the eth_sendTransaction transaction hash"
-  const [first, ...rest] = request.results
+  const [first, ...rest] = confirmation.results
   const value = first?.data[0]
   if (first === undefined || rest.length > 0 || first.data.length !== 1 || value === undefined) {
     return Effect.fail(new ParamsValidation({ message: `results must hold one walletRpc result with ${what}.` }))
@@ -63,7 +63,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
   readonly confirm: (
     access: Access,
     paymentId: string,
-    request: ConfirmRequest,
+    confirmation: Confirmation,
     /** The confirming wallet's name (`Sdk-Name`), shown as the buyer's account provider. */
     walletName: string
   ) => Effect.Effect<
@@ -88,17 +88,17 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
       const confirm = Effect.fn("ConfirmRequests.confirm")(function*(
         access: Access,
         paymentId: string,
-        request: ConfirmRequest,
+        confirmation: Confirmation,
         walletName: string
       ) {
-        const claims = yield* ids.read(request.optionId)
+        const claims = yield* ids.read(confirmation.optionId)
         if (claims.paymentId !== paymentId) return yield* foreign()
         if (claims.kind === "deposit") return yield* depositOption()
         const asset = catalog.asset(claims.asset)
         if (asset === undefined || asset.kind !== claims.kind) {
           return yield* new ParamsValidation({ message: "This option is no longer offered; ask for options again." })
         }
-        const answer = yield* walletAnswer(request, claims.kind)
+        const answer = yield* walletAnswer(confirmation, claims.kind)
         const value = BigInt(claims.value)
         const proof = (payment: Payment): PaymentProof =>
           claims.kind === "pull"
@@ -124,8 +124,8 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         const confirmed = yield* confirmations.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
-          fingerprint: fingerprintOf(request),
-          collectedData: request.collectedData,
+          fingerprint: fingerprintOf(confirmation),
+          collectedData: confirmation.collectedData,
           walletName
         })
         return { payment: confirmed, optionAmount: tokenAmount(asset, claims.value) }

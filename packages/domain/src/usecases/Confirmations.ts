@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
+import type { CollectedData } from "../datacollection/CollectedData.ts"
 import {
   InvalidState,
   ParamsValidation,
@@ -13,7 +14,6 @@ import { statusAt } from "../payment/StatusMachine.ts"
 import { ChainGateway, type PaymentProof } from "../ports/ChainGateway.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
-import type { CollectedData } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
 import { type Decision, makePaymentChanges, notWaiting, nowSeconds, withStatusNow } from "./PaymentChanges.ts"

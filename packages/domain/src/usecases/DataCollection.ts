@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Result } from "effect"
 import { parseAccountId } from "../caip/AccountId.ts"
 import { buyerDataForm, type BuyerData, buyerDataFromFields } from "../datacollection/BuyerDataForm.ts"
+import type { CollectedData } from "../datacollection/CollectedData.ts"
 import { defaultDataCollectionThreshold, reachesThreshold } from "../datacollection/DataCollectionThreshold.ts"
 import {
   type InvalidState,
@@ -17,7 +18,6 @@ import { BuyerDataValidator } from "../ports/BuyerDataValidator.ts"
 import { DataCollectionThresholds } from "../ports/DataCollectionThresholds.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import type { CollectData } from "../wire/CollectData.ts"
-import type { CollectedData } from "../wire/Confirm.ts"
 import type { Access } from "./Access.ts"
 import { DataCollectionPage } from "./DataCollectionPage.ts"
 import { notWaiting, nowSeconds } from "./PaymentChanges.ts"

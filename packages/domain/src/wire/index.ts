@@ -9,7 +9,6 @@
 export * from "./Action.ts"
 export * from "./Amount.ts"
 export * from "./CollectData.ts"
-export * from "./Confirm.ts"
 export * from "./DepositOption.ts"
 export * from "./NonNegativeInt.ts"
 export * from "./nullableKey.ts"

@@ -35,8 +35,8 @@ describe("error codes", () => {
   })
 
   it("the domain's error classes have a code each, whose tag, code and HTTP status agree", () => {
-    // The other 14 codes (headers, credentials, rate limit, internal error) are raised by the HTTP API only: @paygate/http.
-    expect(apiErrors).toHaveLength(21)
+    // The other 17 codes (headers, version, credentials, rate limit, internal error) are raised by the HTTP API only: @paygate/http.
+    expect(apiErrors).toHaveLength(18)
     const seen = new Set<string>()
     for (const ErrorClass of apiErrors) {
       const error = new ErrorClass({ message: "m" })
@@ -46,7 +46,7 @@ describe("error codes", () => {
       // HttpApi answers with the class's `httpApiStatus` annotation.
       expect(ErrorClass.ast.annotations?.["httpApiStatus"], code).toBe(statusOf(code))
     }
-    expect(seen.size).toBe(21)
+    expect(seen.size).toBe(18)
   })
 
   it("render on the wire as exactly {code, message}", () => {

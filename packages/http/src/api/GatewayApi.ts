@@ -62,8 +62,8 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions").annotate(AnswerStorage, "afterWork"),
     HttpApiEndpoint.post("confirm", "/v1/gateway/payment/:id/confirm", {
       params,
-      payload: Wire.ConfirmRequest,
-      success: Wire.ConfirmResponse,
+      payload: ApiWire.ConfirmRequest,
+      success: ApiWire.ConfirmResponse,
       error: [
         notFound,
         expired,

@@ -1,7 +1,8 @@
 /**
- * The contract errors only the HTTP API raises (contract §2, §3): malformed headers, missing or
- * invalid credentials, rate limiting and the internal error. Their codes are the domain's
- * (`ErrorCode`); the classes live here because nothing below the API can raise them.
+ * The contract errors only the HTTP API raises (contract §2, §3, §4): malformed headers, a
+ * `Svc-Version` it cannot serve, missing or invalid credentials, rate limiting and the internal
+ * error. Their codes are the domain's (`ErrorCode`); the classes live here because nothing below
+ * the API can raise them.
  *
  * @module
  */
@@ -9,6 +10,12 @@ import { contractError } from "@paygate/domain"
 
 /** `header_not_ascii` */
 export class HeaderNotAscii extends contractError<HeaderNotAscii>()("header_not_ascii") {}
+/** `invalid_api_version` */
+export class InvalidApiVersion extends contractError<InvalidApiVersion>()("invalid_api_version") {}
+/** `unknown_api_version` */
+export class UnknownApiVersion extends contractError<UnknownApiVersion>()("unknown_api_version") {}
+/** `api_version_downgrade` */
+export class ApiVersionDowngrade extends contractError<ApiVersionDowngrade>()("api_version_downgrade") {}
 /** `conflicting_auth_headers` */
 export class ConflictingAuthHeaders extends contractError<ConflictingAuthHeaders>()("conflicting_auth_headers") {}
 /** `missing_merchant_id` */
@@ -39,6 +46,9 @@ export class InternalError extends contractError<InternalError>()("internal_erro
 /** Every HTTP-only contract error class, one per code. */
 export const httpErrors = [
   HeaderNotAscii,
+  InvalidApiVersion,
+  UnknownApiVersion,
+  ApiVersionDowngrade,
   ConflictingAuthHeaders,
   MissingMerchantId,
   MissingApiKey,

@@ -1,18 +1,12 @@
 import type { ApiVersion, Mode, Partner } from "@paygate/domain"
+import { Forbidden, IdempotencyConflict, InvalidParams, ParamsValidation } from "@paygate/domain"
 import {
   ApiVersionDowngrade,
-  Forbidden,
-  IdempotencyConflict,
-  InvalidApiVersion,
-  InvalidParams,
-  ParamsValidation,
-  UnknownApiVersion
-} from "@paygate/domain"
-import {
   ConflictingAuthHeaders,
   HeaderNotAscii,
   InternalError,
   InvalidApiKey,
+  InvalidApiVersion,
   InvalidAppId,
   MissingApiKey,
   MissingAppId,
@@ -22,7 +16,8 @@ import {
   MissingMerchantId,
   NotSandboxApiKey,
   RateLimited,
-  Unauthorized
+  Unauthorized,
+  UnknownApiVersion
 } from "./HttpErrors.ts"
 import { Context } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"

@@ -96,6 +96,7 @@ export const GatewayHandlers = HttpApiBuilder.group(
       .handle("confirm", ({ params, payload }) =>
         Effect.gen(function*() {
           const caller = yield* CurrentGatewayCaller
+          // The decoded body is the domain's Confirmation as it stands.
           const { optionAmount, payment } = yield* confirmations.confirm(
             { mode: caller.mode },
             params.id,

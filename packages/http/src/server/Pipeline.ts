@@ -4,8 +4,7 @@ import {
   type IdempotencyStore,
   InvalidParams,
   isApiError,
-  latestStableVersion,
-  resolveVersion
+  latestStableVersion
 } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { AnswerStorage } from "../api/AnswerStorage.ts"
@@ -17,6 +16,7 @@ import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { idempotencyKey, withIdempotency } from "./Idempotency.ts"
 import type { RateLimiter } from "./RateLimiter.ts"
 import { RequestId } from "./RequestId.ts"
+import { resolveVersion } from "./ResolveVersion.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
 
 /** What an authentication step establishes about a request. */

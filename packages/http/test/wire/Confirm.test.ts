@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfirmRequest, ConfirmResponse } from "../../src/wire/Confirm.ts"
+import { ConfirmRequest, ConfirmResponse } from "../../src/api/wire/Confirm.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

@@ -1,9 +1,5 @@
+import { PaymentStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
-import { Amount } from "./Amount.ts"
-import { nullableKey } from "./nullableKey.ts"
-import { OptionId } from "./PaymentOption.ts"
-import { PaymentStatus } from "../payment/PaymentStatus.ts"
-import { PollInMs } from "./PollInMs.ts"
 
 /** Result of one `walletRpc` action (e.g. a signature or a transaction hash), in `confirm.results`. */
 export const WalletRpcResult = Schema.Struct({
@@ -33,9 +29,9 @@ export type CollectedData = typeof CollectedData.Type
 
 /** Body of `POST /v1/gateway/payment/{id}/confirm`; `results` follow the option's actions in order. */
 export const ConfirmRequest = Schema.Struct({
-  optionId: OptionId,
+  optionId: Wire.OptionId,
   results: Schema.Array(WalletRpcResult),
-  collectedData: nullableKey(CollectedData)
+  collectedData: Wire.nullableKey(CollectedData)
 }).annotate({ identifier: "ConfirmRequest" })
 
 /** Decoded {@link ConfirmRequest}. */
@@ -48,7 +44,7 @@ export type ConfirmRequest = typeof ConfirmRequest.Type
  */
 export const ConfirmInfo = Schema.Struct({
   txId: Schema.String,
-  optionAmount: Amount
+  optionAmount: Wire.Amount
 }).annotate({ identifier: "ConfirmInfo" })
 
 /** Decoded {@link ConfirmInfo}. */
@@ -62,8 +58,8 @@ export type ConfirmInfo = typeof ConfirmInfo.Type
 export const ConfirmResponse = Schema.Struct({
   status: PaymentStatus,
   isFinal: Schema.Boolean,
-  pollInMs: PollInMs,
-  info: nullableKey(ConfirmInfo)
+  pollInMs: Wire.PollInMs,
+  info: Wire.nullableKey(ConfirmInfo)
 }).annotate({ identifier: "ConfirmResponse" })
 
 /** Decoded {@link ConfirmResponse}. */

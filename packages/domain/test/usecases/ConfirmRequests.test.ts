@@ -1,0 +1,103 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Mac } from "effect/crypto"
+import { TestClock } from "effect/testing"
+import { errorCode } from "../../src/errors/ApiErrors.ts"
+import type { Confirmation } from "../../src/gateway/Confirmation.ts"
+import { type OptionClaims, OptionIds } from "../../src/gateway/OptionId.ts"
+import { IdGenerator } from "../../src/ids/IdGenerator.ts"
+import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
+import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
+import { catalogOf } from "../../src/testing/GatewayPorts.ts"
+import { layerMemory } from "../../src/testing/MemoryStore.ts"
+import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
+import type { Access } from "../../src/usecases/Access.ts"
+import { ConfirmRequests } from "../../src/usecases/ConfirmRequests.ts"
+import { Confirmations } from "../../src/usecases/Confirmations.ts"
+import { Payments } from "../../src/usecases/Payments.ts"
+import { usdcOnBase as usdc } from "./GatewayFixtures.ts"
+
+const partnerId = "ptn_confirm" as PartnerId
+const merchantId = "mer_confirm" as MerchantId
+const access: Access = { mode: "sandbox" }
+const buyer = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+const signature = `0x${"ab".repeat(65)}`
+
+const layer = () =>
+  ConfirmRequests.layer.pipe(
+    Layer.provideMerge(OptionIds.layer(new Uint8Array(32).fill(5)).pipe(Layer.provide(Mac.layerWebCrypto))),
+    Layer.provide(Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()))),
+    Layer.provideMerge(Payments.layer),
+    Layer.provide([catalogOf([usdc]), scriptedChain(), screeningList([])]),
+    Layer.provide(IdGenerator.layer),
+    Layer.provide([layerMemory(), oneMerchant(partnerId, merchantId)]),
+    Layer.provideMerge(seededSecureRandom(7))
+  )
+
+const newPayment = Payments.use((p) =>
+  p.create({ partnerId, merchantId, mode: "sandbox", amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "c" })
+)
+
+/** An option id issued for `paymentId`: USDC pulled from the buyer, no rate. */
+const optionFor = (paymentId: string, kind: OptionClaims["kind"] = "pull") =>
+  OptionIds.use((ids) =>
+    ids.issue({
+      paymentId,
+      account: buyer,
+      asset: usdc.assetId,
+      value: "10500000",
+      expiresAt: null,
+      kind,
+      nonce: `0x${"01".repeat(32)}`,
+      quotedAt: 1_800_000_000
+    })
+  )
+
+const confirmation = (optionId: string, data: ReadonlyArray<string> = [signature]): Confirmation => ({
+  optionId,
+  results: [{ type: "walletRpc", data }],
+  collectedData: null
+})
+
+const confirm = (paymentId: string, value: Confirmation) =>
+  ConfirmRequests.use((c) => c.confirm(access, paymentId, value, "Test Wallet"))
+
+const codeOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.map(() => "ok"), Effect.catch((e) => Effect.succeed(errorCode(e as never))))
+
+describe("ConfirmRequests", () => {
+  it.effect("confirms a pull option with the wallet's signature; an identical repeat is the same confirm", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const payment = yield* newPayment
+      const optionId = yield* optionFor(payment.id)
+      const first = yield* confirm(payment.id, confirmation(optionId))
+      assert.strictEqual(first.payment.status, "processing")
+      assert.strictEqual(first.payment.commitment?.walletName, "Test Wallet")
+      assert.strictEqual(first.optionAmount.value, "10500000")
+      const again = yield* confirm(payment.id, confirmation(optionId))
+      assert.strictEqual(again.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(optionId, [`0x${"cd".repeat(65)}`]))), "invalid_state")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("refuses another payment's option and a deposit option (invalid_params)", () =>
+    Effect.gen(function*() {
+      const payment = yield* newPayment
+      const other = yield* newPayment
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(yield* optionFor(other.id)))), "invalid_params")
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(yield* optionFor(payment.id, "deposit")))), "invalid_params")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("needs exactly one walletRpc result with one 0x value (params_validation)", () =>
+    Effect.gen(function*() {
+      const payment = yield* newPayment
+      const optionId = yield* optionFor(payment.id)
+      const refused = [
+        { ...confirmation(optionId), results: [] },
+        { ...confirmation(optionId), results: [...confirmation(optionId).results, ...confirmation(optionId).results] },
+        confirmation(optionId, [signature, signature]),
+        confirmation(optionId, ["not hex"])
+      ]
+      for (const value of refused) assert.strictEqual(yield* codeOf(confirm(payment.id, value)), "params_validation")
+    }).pipe(Effect.provide(layer())))
+})
