@@ -5,7 +5,7 @@
  *   worker in this process unless `WORKER_IN_PROCESS=false`, the API on `PORT`).
  * - {@link ApiLive}: the same without the worker (API processes next to `npm run worker` ones).
  *
- * The worker alone (`worker.ts`, composed in `WorkerLive.ts`) and the operator CLI (`packages/http/src/cli/admin.ts`) need
+ * The worker alone (`worker.ts`, composed in `WorkerLive.ts`) and the operator CLI (`admin.ts`) need
  * no HTTP and take their layers from `@paygate/adapters` `Application`.
  *
  * @module

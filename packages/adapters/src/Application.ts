@@ -19,6 +19,7 @@ import {
   Webhooks
 } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
@@ -114,4 +115,14 @@ export const migrated = Layer.effectDiscard(
 export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
   Layer.provideMerge(Chain.ChainSource.layerOrEmpty),
   Layer.provide(Chain.SignatureRecovery.layerInline)
+)
+
+/**
+ * What the operator CLI runs on: credentials admin over the operator's database (`DATABASE_URL`, else
+ * the embedded PGlite, through the running service's socket when it runs: `Database.layerForOperator`).
+ */
+export const operator = CredentialAdmin.layer.pipe(
+  Layer.provide(IdGenerator.layer),
+  Layer.provide(SecureRandom.layerWebCrypto),
+  Layer.provideMerge(Database.layerForOperator)
 )
