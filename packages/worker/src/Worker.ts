@@ -274,7 +274,7 @@ export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments> = 
   return yield* forever("expiry", round, settings.expiryIntervalMs)
 }) as Effect.Effect<never, never, ExpiringPayments | Payments>
 
-/** Every job, forked into the layer's scope (interrupted, gracefully, when it closes). */
+/** The webhook jobs and expiry, forked into the layer's scope (interrupted, gracefully, when it closes); every job: `Jobs.ts`. */
 export const WorkerJobs: Layer.Layer<
   never,
   never,
