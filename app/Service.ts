@@ -5,18 +5,18 @@
  *   worker in this process unless `WORKER_IN_PROCESS=false`, the API on `PORT`).
  * - {@link ApiLive}: the same without the worker (API processes next to `npm run worker` ones).
  *
- * The worker alone (`packages/worker/src/main.ts`) and the operator CLI (`packages/http/src/cli/admin.ts`)
- * need no HTTP and compose their few layers themselves, from `@paygate/adapters` `Application`.
+ * The worker alone (`worker.ts`, composed in `WorkerLive.ts`) and the operator CLI (`admin.ts`) need
+ * no HTTP and take their layers from `@paygate/adapters` `Application`.
  *
  * @module
  */
 import { Application, Chain, Configuration, Database, GatewayServices, JsonLogger } from "@paygate/adapters"
 import { ApiServer, Tracing } from "@paygate/http"
-import { WorkerLive } from "@paygate/worker"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { join } from "node:path"
 import { bootstrapSandbox } from "./Bootstrap.ts"
 import { welcome } from "./Welcome.ts"
+import { WorkerLive } from "./WorkerLive.ts"
 
 // PAYGATE_NETWORKS or PAYGATE_CHAINS when set; otherwise a local anvil chain with the EIP-3009 test token, so a newcomer can pay.
 type ChainsLayer = Layer.Layer<

@@ -4,10 +4,13 @@
 //   (never each other). A port's SQL adapter (`Sql*.ts`) never imports another: what they share
 //   lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
 //   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
-// - package tests may import their own package, any package by its name (`@paygate/x`, the public
-//   entries), and the shared harness in `test/support`; never another package's `src` (internals
-//   included) or `test/` by path.
-// - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only.
+// - package tests may import their own package, the packages its sources may import (by name: the
+//   public entries), and the shared harness in `test/support`; never another package's `src`
+//   (internals included) or `test/` by path or by name (`@paygate/x/src/…`). A test that needs http
+//   and the worker together is a cross-package test (`test/`). Each `@paygate/*` a package's tests
+//   import is declared in its package.json too.
+// - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only;
+//   the root package.json declares each `@paygate/*` the composition root imports.
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 
@@ -68,13 +71,17 @@ export const checkImport = (root, file, specifier) => {
     return []
   }
   const pkg = packageOf(specifier)
-  if (from.kind === "src") {
-    if (from.pkg === "domain" && !(specifier === "effect" || specifier.startsWith("effect/"))) {
-      return [`${where} (the domain may import only effect)`]
-    }
-    if (pkg !== undefined && pkg !== from.pkg && !(allowedDependencies[from.pkg] ?? []).includes(pkg)) {
-      return [`${where} (${from.pkg} may import ${(allowedDependencies[from.pkg] ?? []).map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`]
-    }
+  if (pkg !== undefined && /^@paygate\/[^/]+\/(src|test)(\/|$)/.test(specifier)) {
+    return [`${where} (a package's files by name: import its public entry, or share through test/support)`]
+  }
+  if (from.kind === "src" && from.pkg === "domain" && !(specifier === "effect" || specifier.startsWith("effect/"))) {
+    return [`${where} (the domain may import only effect)`]
+  }
+  if ((from.kind === "src" || from.kind === "test") && pkg !== undefined && pkg !== from.pkg && !(allowedDependencies[from.pkg] ?? []).includes(pkg)) {
+    const allowed = (allowedDependencies[from.pkg] ?? []).map((p) => `@paygate/${p}`).join(", ") || "no workspace"
+    return [from.kind === "src"
+      ? `${where} (${from.pkg} may import ${allowed})`
+      : `${where} (${from.pkg}'s tests may import it and ${allowed}; tests of several packages together go in test/)`]
   }
   return []
 }
@@ -89,22 +96,38 @@ const sourceFiles = (dir) =>
 
 const workspaces = (root) => existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []
 
-// Declared `@paygate/*` dependencies against the rule and against what the sources import.
+const declaredIn = (manifest) => {
+  const json = JSON.parse(readFileSync(manifest, "utf8"))
+  return Object.keys({ ...json.dependencies, ...json.peerDependencies }).map(packageOf).filter(Boolean)
+}
+
+const workspacesImportedBy = (files, self) =>
+  new Set(files.flatMap((file) => importsOf(readFileSync(file, "utf8")).map(packageOf).filter((dep) => dep !== undefined && dep !== self)))
+
+// The composition root has no manifest of its own: the root package declares what it imports.
+const checkRootManifest = (root) => {
+  const manifest = join(root, "package.json")
+  if (!existsSync(manifest) || !existsSync(join(root, "app"))) return []
+  const declared = declaredIn(manifest)
+  return [...workspacesImportedBy(sourceFiles(join(root, "app")))].filter((dep) => !declared.includes(dep)).map((dep) =>
+    `package.json: the composition root (app/) imports @paygate/${dep} but the root package does not declare it`
+  )
+}
+
+// Declared `@paygate/*` dependencies against the rule and against what the sources and tests import.
 const checkManifests = (root) =>
   workspaces(root).flatMap((pkg) => {
     const manifest = join(root, "packages", pkg, "package.json")
     if (!existsSync(manifest)) return []
-    const json = JSON.parse(readFileSync(manifest, "utf8"))
-    const declared = Object.keys({ ...json.dependencies, ...json.peerDependencies }).map(packageOf).filter(Boolean)
+    const declared = declaredIn(manifest)
     const allowed = allowedDependencies[pkg] ?? []
     const wrong = declared.filter((dep) => !allowed.includes(dep)).map((dep) =>
       `packages/${pkg}/package.json: declares @paygate/${dep} (${pkg} may depend on ${allowed.map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`
     )
-    const used = new Set(sourceFiles(join(root, "packages", pkg, "src")).flatMap((file) =>
-      importsOf(readFileSync(file, "utf8")).map(packageOf).filter((dep) => dep !== undefined && dep !== pkg)
-    ))
-    const undeclared = [...used].filter((dep) => !declared.includes(dep)).map((dep) =>
-      `packages/${pkg}/package.json: its sources import @paygate/${dep} but do not declare it`
+    const undeclared = ["src", "test"].flatMap((kind) =>
+      [...workspacesImportedBy(sourceFiles(join(root, "packages", pkg, kind)), pkg)].filter((dep) => !declared.includes(dep)).map((dep) =>
+        `packages/${pkg}/package.json: its ${kind === "src" ? "sources" : "tests"} import @paygate/${dep} but do not declare it`
+      )
     )
     return [...wrong, ...undeclared]
   })
@@ -118,6 +141,7 @@ export const checkBoundaries = (root) => {
   ]
   return [
     ...files.flatMap((file) => importsOf(readFileSync(file, "utf8")).flatMap((specifier) => checkImport(root, file, specifier))),
-    ...checkManifests(root)
+    ...checkManifests(root),
+    ...checkRootManifest(root)
   ]
 }

@@ -25,7 +25,7 @@ const fixture = (extra: Record<string, string> = {}, deps: Record<string, Readon
     "packages/adapters/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { x } from "./internal/Row.ts"`,
     "packages/adapters/src/internal/Row.ts": `export const x = 1`,
     "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { Sql } from "@paygate/adapters"`,
-    "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { W } from "@paygate/worker"`,
+    "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { Sql } from "@paygate/adapters"`,
     "packages/worker/src/index.ts": `import { Sql } from "@paygate/adapters"\nimport { Payment } from "@paygate/domain"`,
     "test/support/Harness.ts": `import { AppRoutes } from "@paygate/http"`,
     "test/embedding.test.ts": `import { Payments } from "@paygate/domain"\nimport { h } from "./support/Harness.ts"`,
@@ -72,8 +72,23 @@ describe("the dependency rule between packages (npm run lint)", () => {
     ])
   })
 
+  it("fails on a seeded wrong-way import in a test: an http test importing the worker (cross-package tests go in test/)", () => {
+    expect(fixture({ "packages/http/test/Checkout.test.ts": `import { Jobs } from "@paygate/worker"` })).toEqual([
+      `packages/http/test/Checkout.test.ts: imports "@paygate/worker" (http's tests may import it and @paygate/domain, @paygate/adapters; tests of several packages together go in test/)`,
+      `packages/http/package.json: its tests import @paygate/worker but do not declare it`
+    ])
+  })
+
+  it("fails on a composition root importing a package the root package.json does not declare", () => {
+    const violations = fixture({ "package.json": JSON.stringify({ name: "root", dependencies: { "@paygate/http": "0.1.0" } }) })
+    expect(violations).toEqual([`package.json: the composition root (app/) imports @paygate/worker but the root package does not declare it`])
+  })
+
   it.each([
     ["the worker importing http", "packages/worker/src/Api.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["a worker test importing http", "packages/worker/test/Api.test.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["a test importing another package's internals by name", "packages/worker/test/Row.test.ts", `import { x } from "@paygate/adapters/src/internal/Row.ts"`],
+    ["a test importing another package's tests by name", "packages/worker/test/A.test.ts", `import { x } from "@paygate/http/test/Api.test.ts"`],
     ["the domain importing an adapter", "packages/domain/src/Sql.ts", `import { Database } from "@paygate/adapters"`],
     ["the domain importing anything but effect", "packages/domain/src/Pg.ts", `import { Pool } from "pg"`],
     ["adapters importing http", "packages/adapters/src/Routes.ts", `export { AppRoutes } from "@paygate/http"`],

@@ -2,7 +2,7 @@
  * A PostgreSQL world for multi-process worker tests: a fresh database on the `TEST_DATABASE_URL`
  * server (dropped at the end), the production SQL adapters over it, bulk seeding of payments with
  * their outbox events, webhook endpoints with known secrets, and worker child processes
- * (`node packages/worker/src/main.ts`) with their own environment.
+ * (`node app/worker.ts`) with their own environment.
  */
 import { CredentialAdmin, Database, Migrations, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
@@ -169,7 +169,7 @@ export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorl
     }))
 
   const spawnWorker = (env: Record<string, string> = {}): WorkerProcess => {
-    const child = spawn(process.execPath, ["packages/worker/src/main.ts"], {
+    const child = spawn(process.execPath, ["app/worker.ts"], {
       cwd: repoRoot,
       env: {
         ...process.env,

@@ -2,7 +2,7 @@
  * Service processes for the cross-package fault tests: API processes (`app/main.ts`
  * with the heap flags of `npm start`) on a port of their own, worker processes (any spawner, e.g.
  * `PostgresWorld.spawnWorker`), each restartable after a `kill -9` (an API on the same port), the
- * operator CLI (`packages/http/src/cli/admin.ts`), and free ports.
+ * operator CLI (`app/admin.ts`), and free ports.
  *
  * `PAYGATE_SERVICE_ROOT` runs the service's code from another checkout (with its own
  * `node_modules`), e.g. an older commit to show what a test catches there; default: this checkout.
@@ -139,7 +139,7 @@ export const managedWorker = (name: string, make: () => WorkerProcess): Managed 
 
 /** Runs the operator CLI (`npm run admin -- …`) on `databaseUrl`; answers its JSON. */
 export const admin = async (databaseUrl: string, ...args: Array<string>): Promise<any> => {
-  const { stdout } = await run(process.execPath, ["packages/http/src/cli/admin.ts", ...args], {
+  const { stdout } = await run(process.execPath, ["app/admin.ts", ...args], {
     cwd: serviceRoot,
     env: { ...process.env, DATABASE_URL: databaseUrl }
   })

@@ -5,8 +5,21 @@
  *
  * @module
  */
-import { IdGenerator, Merchants, Payments, ReceiptRefunds, Receipts, Refunds, Settlements, Webhooks } from "@paygate/domain"
+import {
+  Executions,
+  IdGenerator,
+  Merchants,
+  Payments,
+  ReceiptRefunds,
+  Receipts,
+  Reconciliation,
+  Refunds,
+  Settlements,
+  WebhookDispatch,
+  Webhooks
+} from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
@@ -17,7 +30,9 @@ import * as Database from "./Database.ts"
 import * as GatewayServices from "./GatewayServices.ts"
 import * as Migrations from "./Migrations.ts"
 import * as PooledRandom from "./PooledRandom.ts"
+import * as SqlChainWork from "./SqlChainWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
+import * as SqlQuoteStore from "./SqlQuoteStore.ts"
 import * as WebhookAdapters from "./webhooks/index.ts"
 
 /** The use cases the HTTP API serves. */
@@ -61,6 +76,22 @@ export const layerWith = <E, R, GE, GR>(
   )
 
 /**
+ * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
+ * payments, executions, reconciliation), the SQL ports, the webhook adapters and settings from
+ * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
+ * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
+ * per process: it holds each executor account's nonce sequence) and the chain configuration.
+ */
+export const workerServices = Layer.mergeAll(Executions.layer, Reconciliation.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
+  Layer.provideMerge(WebhookAdapters.layerFromConfig),
+  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
+  Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
+  Layer.provide(PooledRandom.layer),
+  Layer.provideMerge(Chain.ChainExplorers.layer)
+)
+
+/**
  * The database of a worker process of its own: `DATABASE_URL`
  * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR`, through the running service's socket
  * when it runs (the embedded directory has one owner), else opened here.
@@ -84,4 +115,14 @@ export const migrated = Layer.effectDiscard(
 export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
   Layer.provideMerge(Chain.ChainSource.layerOrEmpty),
   Layer.provide(Chain.SignatureRecovery.layerInline)
+)
+
+/**
+ * What the operator CLI runs on: credentials admin over the operator's database (`DATABASE_URL`, else
+ * the embedded PGlite, through the running service's socket when it runs: `Database.layerForOperator`).
+ */
+export const operator = CredentialAdmin.layer.pipe(
+  Layer.provide(IdGenerator.layer),
+  Layer.provide(SecureRandom.layerWebCrypto),
+  Layer.provideMerge(Database.layerForOperator)
 )

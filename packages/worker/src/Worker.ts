@@ -21,29 +21,19 @@
  *
  * @module
  */
-import { Chain, PooledRandom, ProcessMetrics, SqlChainWork, SqlPersistence, SqlQuoteStore, WebhookAdapters } from "@paygate/adapters"
+import { Configuration, ProcessMetrics } from "@paygate/adapters"
 import {
   type AttemptRecord,
-  type ChainGateway,
   type ClaimedDelivery,
   DeliveryQueue,
   EventOutbox,
-  Executions,
   ExpiringPayments,
-  IdGenerator,
   Payments,
-  Reconciliation,
   WebhookDispatch,
   type WebhookEndpointId
 } from "@paygate/domain"
 import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
-import type { SqlClient } from "effect/sql"
-import { WatcherJob, watcherSettingsLayer } from "./ChainWatcher.ts"
-import { DepositSweepJob } from "./DepositSweeps.ts"
-import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
 import { failurePauseMs, forever } from "./Forever.ts"
-import { payoutSettingsLayer, PayoutsLive } from "./Payouts.ts"
-import { Configuration } from "@paygate/adapters"
 
 /** Tunables of the worker. */
 export interface WorkerSettingsShape {
@@ -284,7 +274,7 @@ export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments> = 
   return yield* forever("expiry", round, settings.expiryIntervalMs)
 }) as Effect.Effect<never, never, ExpiringPayments | Payments>
 
-/** Every job, forked into the layer's scope (interrupted, gracefully, when it closes). */
+/** The webhook jobs and expiry, forked into the layer's scope (interrupted, gracefully, when it closes); every job: `Jobs.ts`. */
 export const WorkerJobs: Layer.Layer<
   never,
   never,
@@ -297,44 +287,4 @@ export const WorkerJobs: Layer.Layer<
     yield* Effect.forkScoped(expiry)
     yield* Effect.logInfo("worker started: dispatcher, deliverer, expiry")
   })
-)
-
-/**
- * The worker over a database and the chains: the jobs with everything they need (use cases, SQL
- * ports, webhook adapters and settings from configuration), given the `SqlClient` (migrated), the
- * `ChainGateway` (one per process: it holds each executor account's nonce sequence) and the chain
- * configuration (the payout jobs, `Payouts.ts`, send from the collection addresses; the chain
- * watcher, `ChainWatcher.ts`, reads what arrives at them and at deposit addresses; the deposit
- * sweeps, `DepositSweeps.ts`, move what reached deposit addresses to them). Run it in its
- * own process (`npm run worker`) or inside the HTTP service:
- *
- * ```ts
- * yield* Layer.build(WorkerLive) // within a scope, with the SqlClient, ChainGateway and ChainsConfig provided
- * ```
- *
- * Configuration: `WEBHOOK_SECRET_KEY`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_RETRY_SCHEDULE_MS`,
- * `WEBHOOK_TIMEOUT_MS`, `PAYGATE_DATA_DIR` (local key), the `WORKER_*`, `EXECUTOR_*`, `PAYOUT_*` and
- * `WATCHER_*` settings.
- */
-export const WorkerLive: Layer.Layer<
-  never,
-  Config.ConfigError | WebhookAdapters.SecretCipher.InvalidSecretKey | WebhookAdapters.WebhookConfig.InvalidWebhookConfig,
-  SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
-> = Layer.mergeAll(
-  WorkerJobs,
-  ExecutorJob,
-  PayoutsLive,
-  WatcherJob,
-  // Sweeps are tuned like the payouts (`PAYOUT_*`).
-  DepositSweepJob.pipe(Layer.provide(payoutSettingsLayer))
-).pipe(
-  Layer.provide(Layer.mergeAll(Executions.layer, Reconciliation.layer)),
-  Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
-  Layer.provide(WebhookAdapters.layerFromConfig),
-  Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
-  Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
-  Layer.provide(PooledRandom.layer),
-  // The explorer links of the payment records webhooks carry.
-  Layer.provide(Chain.ChainExplorers.layer),
-  Layer.provide(Layer.mergeAll(workerSettingsLayer, executorSettingsLayer, watcherSettingsLayer))
 )

@@ -16,8 +16,8 @@ import { join } from "node:path"
 import { createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { executorJob } from "./support/ChainJobs.ts"
-import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
+import { executorJob } from "../support/ChainJobs.ts"
+import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, ChainSource, LocalChain, NetworkPresets } = Chain
 

@@ -11,9 +11,9 @@
 import { Chain } from "@paygate/adapters"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Receiver, startReceiver } from "../../../../test/support/Receiver.ts"
-import { testDatabases } from "../../../../test/support/TestServer.ts"
-import { shoot } from "../portal/PortalBrowser.ts"
+import { type Receiver, startReceiver } from "../support/Receiver.ts"
+import { testDatabases } from "../support/TestServer.ts"
+import { shoot } from "../checkout/PortalBrowser.ts"
 import { chainTimeoutMs, dashboardSuite, view } from "./DashboardWorld.ts"
 
 const mainText = (page: Page) => page.locator("main").innerText()

@@ -9,8 +9,8 @@ import { Chain } from "@paygate/adapters"
 import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { describe, expect, it } from "vitest"
-import { testDatabases } from "../../../../test/support/TestServer.ts"
-import { shoot } from "../portal/PortalBrowser.ts"
+import { testDatabases } from "../support/TestServer.ts"
+import { shoot } from "../checkout/PortalBrowser.ts"
 import { chainTimeoutMs, dashboardSuite, view } from "./DashboardWorld.ts"
 
 const erc20 = parseAbi(["function balanceOf(address) view returns (uint256)"])

@@ -10,8 +10,8 @@ import { Chain, CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { testDatabases } from "../../../../test/support/TestServer.ts"
-import { type ProbedPage, shoot } from "../portal/PortalBrowser.ts"
+import { testDatabases } from "../support/TestServer.ts"
+import { type ProbedPage, shoot } from "../checkout/PortalBrowser.ts"
 import { chainTimeoutMs, dashboardSuite, explorerUrl, view } from "./DashboardWorld.ts"
 
 const mainText = (page: Page) => page.locator("main").innerText()

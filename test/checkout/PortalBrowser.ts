@@ -8,7 +8,7 @@ import { resolve } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 
 /** Where screenshots go (git-ignored). */
-export const screenshotDir = resolve(import.meta.dirname, "../../../../artifacts/screenshots")
+export const screenshotDir = resolve(import.meta.dirname, "../../artifacts/screenshots")
 
 /** Generous: the machine is small and shared. */
 export const uiTimeoutMs = 30_000

@@ -13,11 +13,11 @@ import { randomBytes } from "node:crypto"
 import { createWalletClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { expectError } from "./ExpectError.ts"
-import { executorJob } from "./support/ChainJobs.ts"
-import type { CuttableProxy } from "../../../test/support/CuttableProxy.ts"
-import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
-import { forEachDatabase, type TestPartner, type TestServer, useTestServer } from "../../../test/support/TestServer.ts"
+import { expectError } from "../support/ExpectError.ts"
+import { executorJob } from "../support/ChainJobs.ts"
+import type { CuttableProxy } from "../support/CuttableProxy.ts"
+import { localChainForFile } from "../support/LocalChainWorld.ts"
+import { forEachDatabase, type TestPartner, type TestServer, useTestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 

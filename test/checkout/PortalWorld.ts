@@ -8,15 +8,15 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Application, Chain, CheckoutSettings, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
-import { WorkerLive } from "@paygate/worker"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { createWalletClient, defineChain, http as viemHttp, publicActions } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
-import { freePort } from "../../../../test/support/FreePort.ts"
-import { pglite, type TestDatabase } from "../../../../test/support/TestServer.ts"
+import { WorkerLive } from "../../app/WorkerLive.ts"
+import { freePort } from "../support/FreePort.ts"
+import { pglite, type TestDatabase } from "../support/TestServer.ts"
 import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */

@@ -11,15 +11,15 @@ import { Chain } from "@paygate/adapters"
 import jsqr from "jsqr"
 import type { Page } from "playwright-core"
 import { PNG } from "pngjs"
+import QRCode from "qrcode"
 import { type Address, createWalletClient, defineChain, erc20Abi, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { beforeAll, describe, expect, it } from "vitest"
-import { qrSvg } from "../../src/portal/QrSvg.ts"
-import { testDatabases } from "../../../../test/support/TestServer.ts"
+import { testDatabases } from "../support/TestServer.ts"
 import { type ProbedPage, shoot, storedState, uiTimeoutMs } from "./PortalBrowser.ts"
 import { portalSuite } from "./PortalSuite.ts"
 import { type CreatedPayment, eurUsd, type PortalWorld } from "./PortalWorld.ts"
-import { parseTransferUri, type TransferRequest } from "./TransferUri.ts"
+import { parseTransferUri, type TransferRequest } from "../support/TransferUri.ts"
 
 /** Payment to final status, on a small shared machine. */
 const settleTimeoutMs = 120_000
@@ -292,7 +292,8 @@ for (const database of testDatabases) {
         const other = { ...local, network: base.network, asset: baseAsset, address: base.address, uri: baseUri, amount: { ...local.amount, unit: `caip19/${baseAsset}`, display: { ...local.amount.display, networkName: base.name } } }
         await route.fulfill({ json: { options: [local, other] } })
       })
-      await page.route("**/deposit-qr.svg?asset=eip155%3A8453*", (route) => route.fulfill({ contentType: "image/svg+xml", body: qrSvg(baseUri) }))
+      const baseQr = await QRCode.toString(baseUri, { type: "svg", errorCorrectionLevel: "M" })
+      await page.route("**/deposit-qr.svg?asset=eip155%3A8453*", (route) => route.fulfill({ contentType: "image/svg+xml", body: baseQr }))
       await page.goto(payment.gatewayUrl)
       await view(page, "connect")
       await page.getByRole("button", { name: "Pay from an exchange or another wallet" }).click()

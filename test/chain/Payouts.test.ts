@@ -24,10 +24,10 @@ import { randomBytes } from "node:crypto"
 import { encodeFunctionData, keccak256, parseAbi } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { expectError } from "./ExpectError.ts"
-import { executorJob, payoutJobs } from "./support/ChainJobs.ts"
-import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
-import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
+import { expectError } from "../support/ExpectError.ts"
+import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
+import { localChainForFile } from "../support/LocalChainWorld.ts"
+import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 

@@ -1,0 +1,44 @@
+/**
+ * The operator CLI as its process runs it (`npm run admin`, `app/admin.ts`): one command from the
+ * arguments, run over `services` (credentials admin over the operator's database, `@paygate/adapters`
+ * `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an object,
+ * or an array for lists); everything else goes to stderr. Exit code 0, 1 when the command failed,
+ * 2 on a usage error.
+ *
+ * @module
+ */
+import type { CredentialAdmin } from "@paygate/adapters"
+import { Migrations } from "@paygate/adapters"
+import { Cause, Effect, Exit, type Layer, References } from "effect"
+import type { SqlClient } from "effect/sql"
+import { parseAdminCommand, usage } from "./AdminCommand.ts"
+import { AdminFailure, runAdmin } from "./RunAdmin.ts"
+
+/** Runs the command of `argv` and exits; see the module documentation. */
+export const adminCli = async (
+  argv: ReadonlyArray<string>,
+  services: Layer.Layer<CredentialAdmin | SqlClient.SqlClient, unknown>
+): Promise<never> => {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.error(usage)
+    return process.exit(0)
+  }
+  const command = parseAdminCommand(argv)
+  if (command._tag === "Invalid") {
+    console.error(`${command.message}\n\n${usage}`)
+    return process.exit(2)
+  }
+  const program = Migrations.run.pipe(
+    Effect.andThen(runAdmin(command)),
+    Effect.provide(services),
+    Effect.provideService(References.MinimumLogLevel, "None")
+  )
+  const exit = await Effect.runPromiseExit(program)
+  if (Exit.isSuccess(exit)) {
+    process.stdout.write(`${JSON.stringify(exit.value)}\n`)
+    return process.exit(0)
+  }
+  const failure = exit.cause.reasons.find(Cause.isFailReason)?.error
+  console.error(failure instanceof AdminFailure ? failure.message : `admin failed: ${Cause.pretty(exit.cause)}`)
+  return process.exit(1)
+}
