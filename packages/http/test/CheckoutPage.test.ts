@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { pglite, type TestPartner, unique, useTestServer } from "../../../test/support/TestServer.ts"
 
 // What the checkout page is handed for its receipt and test-mode badge (the browser side is in
-// test/portal): the payment's mode and order reference in the page, its transaction from
+// test/checkout): the payment's mode and order reference in the page, its transaction from
 // /checkout/{id}/receipt, without an explorer link on a chain whose configuration names none.
 describe("GET /checkout/{id} and /checkout/{id}/receipt", () => {
   const server = useTestServer(pglite)

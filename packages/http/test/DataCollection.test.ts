@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
 import { runAdmin } from "../src/cli/RunAdmin.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain } = Chain

@@ -2,7 +2,7 @@ import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 // The gateway operations that need no chain (read, status with long poll, cancel) and every
 // code of the gateway's authentication (contract §3, §5).

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 import { pglite, type TestPartner, type TestServer, useTestServer } from "../../../test/support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, LocalChain, SignatureRecovery, ViemChainGateway } = Chain

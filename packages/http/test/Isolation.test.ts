@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const wallet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

@@ -2,7 +2,7 @@ import { Payment, PaymentRepository } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { checkoutUrl, forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 // The Merchant API (`/v1/merchant/…`): what a merchant backend calls to create a checkout payment
 // and to verify its status before fulfilling an order.

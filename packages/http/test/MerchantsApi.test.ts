@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 const usdcEthereum = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const usdcBase = "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

@@ -2,7 +2,7 @@ import { CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 /** One request per partner operation, as [method, path, body]. */
 const operations = (merchantId: string, paymentId: string): ReadonlyArray<readonly [string, string, unknown?]> => [

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { beforeAll, describe, expect, it } from "vitest"
 import { checkoutUrl, forEachDatabase, useTestServer, type TestPartner, unique } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 const usd = (value = "1250") => ({ unit: "iso4217/USD", value })
 

@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from "vitest"
 import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
-import { expectError } from "./ExpectError.ts"
+import { expectError } from "../../../test/support/ExpectError.ts"
 
 forEachDatabase("Partner API: refunds", (database) => {
   const server = useTestServer(database)
