@@ -1,9 +1,9 @@
 /**
  * The worker's chain jobs for tests over a test server's services, checking often: the executor
- * (`Executor.ts`) and the payout jobs (`Payouts.ts`, with their own `ViemPayouts`, as in a worker
- * process of their own).
+ * (`Executor.ts`) and the payout jobs (`Payouts.ts`, over `Application.payoutPorts` of their own:
+ * their own `ViemPayouts`, as in a worker process of their own).
  */
-import { SqlChainWork } from "@paygate/adapters"
+import { Application, SqlChainWork } from "@paygate/adapters"
 import { Executions, PayoutPolicy } from "@paygate/domain"
 import {
   defaultExecutorSettings,
@@ -39,4 +39,4 @@ export const payoutJobs = (options: { readonly maxAttempts?: number; readonly se
       ...options.settings
     }),
     Layer.succeed(PayoutPolicy, { maxAttempts: options.maxAttempts ?? 3 })
-  ))
+  )).pipe(Layer.provide(Application.payoutPorts))

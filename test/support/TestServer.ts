@@ -24,6 +24,7 @@ import {
   PaymentRepository,
   Payments,
   type PayoutRepository,
+  type ReceiptStore,
   type RefundRepository,
   Refunds,
   type SettlementRepository,
@@ -88,6 +89,7 @@ export type Services =
   | SettlementRepository
   | RefundRepository
   | PayoutRepository
+  | ReceiptStore
   | IdempotencyStore
   | CredentialStore
   | Payments

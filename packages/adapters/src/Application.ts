@@ -31,6 +31,7 @@ import * as GatewayServices from "./GatewayServices.ts"
 import * as Migrations from "./Migrations.ts"
 import * as PooledRandom from "./PooledRandom.ts"
 import * as SqlChainWork from "./SqlChainWork.ts"
+import * as SqlPayoutWork from "./SqlPayoutWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
 import * as SqlQuoteStore from "./SqlQuoteStore.ts"
 import * as WebhookAdapters from "./webhooks/index.ts"
@@ -76,16 +77,23 @@ export const layerWith = <E, R, GE, GR>(
   )
 
 /**
+ * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
+ * queue and the viem `Payouts` over the configured chains (one instance per worker: it holds each
+ * collection key's nonce sequence); given the `SqlClient` and the chain configuration.
+ */
+export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)
+
+/**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
- * payments, executions, reconciliation), the SQL ports, the webhook adapters and settings from
- * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
- * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
+ * payments, executions, reconciliation), the SQL ports, the payout ports ({@link payoutPorts}), the
+ * webhook adapters and settings from configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local
+ * key) and the chains' explorer links of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
 export const workerServices = Layer.mergeAll(Executions.layer, Reconciliation.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
-  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer)),
+  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)

@@ -12,11 +12,11 @@
  * - **receipt refunds**: the same for refunds of receipts (what a payment did not keep, sent back to
  *   the transfer's sender: `ReceiptRefundExecutions`), with the same settings.
  *
- * Transfers of one collection address are sent with one nonce sequence (`ViemPayouts`).
+ * The chain side is the domain's `Payouts` port (`@paygate/adapters` `Application.payoutPorts`):
+ * transfers of one collection address are sent with one nonce sequence.
  *
  * @module
  */
-import { Chain, SqlPayoutWork, SqlReceiptStore } from "@paygate/adapters"
 import {
   type IdGenerator,
   type PaymentRepository,
@@ -24,6 +24,7 @@ import {
   PayoutPolicy,
   type PayoutKey,
   type PayoutRepository,
+  type Payouts,
   type PayoutStep,
   PayoutWork,
   ReceiptRefundExecutions,
@@ -34,7 +35,6 @@ import {
   type SettlementRepository
 } from "@paygate/domain"
 import { Config, Context, Effect, Layer } from "effect"
-import type { SqlClient } from "effect/sql"
 import { forever } from "./Forever.ts"
 import {
   defaultLeasedWorkSettings,
@@ -134,28 +134,26 @@ export const PayoutJobs: Layer.Layer<
   })
 )
 
-/** What the payout jobs need from the worker: persistence, ids and the chain configuration. */
+/** The ports the payout jobs and their use cases run on: persistence, ids, the payout queue and the chain's `Payouts`. */
 export type PayoutsRequirements =
-  | SqlClient.SqlClient
   | PaymentRepository
   | PayoutRepository
   | RefundRepository
   | SettlementRepository
+  | ReceiptStore
+  | PayoutWork
+  | Payouts
   | IdGenerator
-  | Chain.ChainConfig.ChainsConfig
 
 /**
- * The payout jobs with their use cases, the SQL payout queue and the viem `Payouts` over the
- * configured chains (one sender per collection key), tuned by `settings` (a layer setting the
- * references `PayoutSettings` and the domain's `PayoutPolicy`).
+ * The payout jobs with their use cases, tuned by `settings` (a layer setting the references
+ * `PayoutSettings` and the domain's `PayoutPolicy`).
  */
 export const payoutsWith = <E>(
   settings: Layer.Layer<never, E>
 ): Layer.Layer<never, E, PayoutsRequirements> =>
   PayoutJobs.pipe(
     Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer)),
-    Layer.provideMerge(SqlReceiptStore.layer),
-    Layer.provide(Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)),
     Layer.provide(settings)
   )
 

@@ -7,7 +7,7 @@
  * reference → unmatched. Plus a worker killed mid-scan (another resumes from the cursor, nothing
  * twice) and a reorganisation within the confirmation depth (the orphaned transfer never counts).
  */
-import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
 import {
   Executions,
   IdGenerator,
@@ -390,7 +390,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   })
 
   it("POST /v1/receipts/{id}/refund: what a payment did not keep goes back to the sender, once", async () => {
-    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts))))))
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts)).pipe(Layer.provide(Application.payoutPorts))))))
     const over = await pushPayment()
     const cancelled = await pushPayment()
     const exact = await pushPayment()

@@ -6,7 +6,7 @@
  * never sharing an address, a worker killed between sending a sweep and recording its outcome
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
-import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
 import { DepositSweeper, Executions, IdGenerator, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -43,7 +43,7 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast))
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
 const watcherJob = (chains: Chain.ChainConfig.Chains) =>
   Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
     Layer.provide(Reconciliation.layer),
