@@ -86,14 +86,15 @@ export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts
 /**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
  * payments, executions, reconciliation), the SQL ports, the payout ports ({@link payoutPorts}), the
- * webhook adapters and settings from configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local
- * key) and the chains' explorer links of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
+ * deposit sweeper (through the process's executor senders), the webhook adapters and settings from
+ * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
+ * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
 export const workerServices = Layer.mergeAll(Executions.layer, Reconciliation.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
-  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts)),
+  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts, Chain.ViemDepositSweeper.layer)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)

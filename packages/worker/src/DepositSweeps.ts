@@ -6,7 +6,8 @@
  * (a transfer noticed since keeps it due), after `pendingRecheckMs` while a sweep is on its way,
  * after `unknownRecheckMs` when the chain could not be asked, after `retryMs` after a failed
  * sweep. Tuned like the payouts (`PayoutSettings`). A killed worker's deposits come back when
- * their lease ends; what it recorded is followed, never signed again.
+ * their lease ends; what it recorded is followed, never signed again. The chain side is the
+ * domain's `DepositSweeper` port (`@paygate/adapters` `Application.workerServices`).
  *
  * @module
  */
@@ -37,19 +38,13 @@ export const depositSweeper: Effect.Effect<never, never, DepositStore | DepositS
   return yield* forever("deposit sweeps", round, settings.pollIntervalMs)
 })
 
-/** The sweep job with `sweeper` for the chain side (tests wrap it to play a crash). */
-export const depositSweepJobWith = <E, R>(
-  sweeper: Layer.Layer<DepositSweeper, E, R>
-): Layer.Layer<never, E, R | DepositStore> =>
-  Layer.effectDiscard(Effect.forkScoped(depositSweeper).pipe(Effect.andThen(Effect.logInfo("worker started: deposit sweeps")))).pipe(
-    Layer.provide(DepositSweeps.layer),
-    Layer.provide(sweeper)
-  )
+/** The sweep job over the domain's `DepositSweeper` for the chain side (tests wrap it to play a crash). */
+export const depositSweepJob: Layer.Layer<never, never, DepositStore | DepositSweeper> = Layer.effectDiscard(
+  Effect.forkScoped(depositSweeper).pipe(Effect.andThen(Effect.logInfo("worker started: deposit sweeps")))
+).pipe(Layer.provide(DepositSweeps.layer))
 
-/** The sweep job over the configured chains' deposit factories (nothing to do without one). */
-export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore> = Layer.unwrap(
+/** The sweep job when a configured chain has a deposit factory (nothing to do without one). */
+export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore | DepositSweeper> = Layer.unwrap(
   Effect.map(Chain.ChainConfig.ChainsConfig, (chains) =>
-    chains.settings.chains.some((chain) => chain.depositFactory !== undefined)
-      ? depositSweepJobWith(Chain.ViemDepositSweeper.layer)
-      : Layer.empty)
+    chains.settings.chains.some((chain) => chain.depositFactory !== undefined) ? depositSweepJob : Layer.empty)
 )

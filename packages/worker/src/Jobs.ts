@@ -1,8 +1,9 @@
 /**
  * Every job of the worker, tuned from configuration: the webhook jobs and expiry (`Worker.ts`), the
  * executor (`Executor.ts`), the payout jobs (`Payouts.ts`), the chain watcher (`ChainWatcher.ts`)
- * and the deposit sweeps (`DepositSweeps.ts`). The use cases and ports they run on come from
- * `@paygate/adapters` `Application.workerServices`; the composition root puts the two together.
+ * and the deposit sweeps (`DepositSweeps.ts`). The use cases and ports they run on (chain ports
+ * included) come from `@paygate/adapters` `Application.workerServices`; the composition root puts
+ * the two together.
  *
  * Configuration: the `WORKER_*`, `EXECUTOR_*`, `PAYOUT_*` and `WATCHER_*` settings.
  *

@@ -23,7 +23,7 @@ import {
   defaultExecutorSettings,
   defaultPayoutSettings,
   defaultWatcherSettings,
-  depositSweepJobWith,
+  depositSweepJob,
   ExecutorJob,
   ExecutorSettings,
   PayoutSettings,
@@ -52,7 +52,7 @@ const watcherJob = (chains: Chain.ChainConfig.Chains) =>
     Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
   )
 const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
-  depositSweepJobWith(sweeper).pipe(Layer.provide(SqlPersistence.layer), Layer.provide(Layer.succeed(PayoutSettings, fast)))
+  depositSweepJob.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
 
 /** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
 const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000): Promise<A> => {
