@@ -16,7 +16,8 @@ import {
   type Mode,
   Partner,
   type PartnerId,
-  publishedVersions
+  publishedVersions,
+  traced
 } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -244,7 +245,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         GROUP BY p.id ORDER BY p.created_at, p.id`.pipe(
         Effect.map((rows) => rows.map(partnerFromRow)),
         Effect.orDie,
-        Effect.withSpan("CredentialAdmin.listPartners")
+        traced("CredentialAdmin.listPartners")
       )
 
       const listMerchants = Effect.fn("CredentialAdmin.listMerchants")(function*(filter: MerchantFilter) {
@@ -262,7 +263,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
       const listApps = sql`SELECT id, name, mode, created_at, revoked_at FROM apps ORDER BY created_at, id`.pipe(
         Effect.map((rows) => rows.map(appFromRow)),
         Effect.orDie,
-        Effect.withSpan("CredentialAdmin.listApps")
+        traced("CredentialAdmin.listApps")
       )
 
       // Never selects secret_sha256.

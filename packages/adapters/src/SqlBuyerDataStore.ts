@@ -6,16 +6,16 @@
  *
  * @module
  */
-import { type BuyerData, BuyerDataStore } from "@paygate/domain"
+import { type BuyerData, BuyerDataStore, traced } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { AtRestCipher } from "./webhooks/SecretCipher.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  providedBy: Effect.withSpan("SqlBuyerDataStore.providedBy"),
-  find: Effect.withSpan("SqlBuyerDataStore.find"),
-  save: Effect.withSpan("SqlBuyerDataStore.save")
+  providedBy: traced("SqlBuyerDataStore.providedBy"),
+  find: traced("SqlBuyerDataStore.find"),
+  save: traced("SqlBuyerDataStore.save")
 }
 
 // The cipher's context: what the ciphertext is bound to.

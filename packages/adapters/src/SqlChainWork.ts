@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { ChainWork, type PaymentId } from "@paygate/domain"
+import { ChainWork, type PaymentId, traced } from "@paygate/domain"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  claim: Effect.withSpan("SqlChainWork.claim"),
-  release: Effect.withSpan("SqlChainWork.release")
+  claim: traced("SqlChainWork.claim"),
+  release: traced("SqlChainWork.release")
 }
 
 /** Builds the queue over the `SqlClient` in context. */

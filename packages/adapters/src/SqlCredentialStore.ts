@@ -6,18 +6,18 @@
  *
  * @module
  */
-import { type AppId, CredentialStore, type PartnerId } from "@paygate/domain"
+import { type AppId, CredentialStore, type PartnerId, traced } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { CredentialCache } from "./CredentialCache.ts"
 import { decodeApp, keyWithPartnerColumns, keyWithPartnerFromRow, partnerColumns, partnerFromRow } from "./internal/CredentialRows.ts"
 import * as TtlCache from "./internal/TtlCache.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  findKeyWithPartner: Effect.withSpan("SqlCredentialStore.findKeyWithPartner"),
-  findApp: Effect.withSpan("SqlCredentialStore.findApp"),
-  findPartner: Effect.withSpan("SqlCredentialStore.findPartner")
+  findKeyWithPartner: traced("SqlCredentialStore.findKeyWithPartner"),
+  findApp: traced("SqlCredentialStore.findApp"),
+  findPartner: traced("SqlCredentialStore.findPartner")
 }
 
 /** Builds the store over the `SqlClient` in context. */

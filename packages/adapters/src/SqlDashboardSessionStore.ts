@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type DashboardSession, DashboardSessionStore } from "@paygate/domain"
+import { type DashboardSession, DashboardSessionStore, traced } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { toInt } from "./internal/Rows.ts"
@@ -22,7 +22,7 @@ export const make = Effect.gen(function*() {
       yield* sql`DELETE FROM dashboard_sessions WHERE expires_at <= ${session.createdAt}::bigint OR idle_expires_at <= ${session.createdAt}::bigint`
       yield* sql`INSERT INTO dashboard_sessions (token_sha256, key_id, created_at, idle_expires_at, expires_at)
         VALUES (${session.tokenSha256}, ${session.keyId}, ${session.createdAt}::bigint, ${session.idleExpiresAt}::bigint, ${session.expiresAt}::bigint)`
-    }).pipe(Effect.orDie, Effect.withSpan("SqlDashboardSessionStore.create"))
+    }).pipe(Effect.orDie, traced("SqlDashboardSessionStore.create"))
 
   const find = (tokenSha256: string, now: number) =>
     sql`SELECT s.token_sha256, s.key_id AS session_key_id, s.created_at, s.idle_expires_at, s.expires_at, ${keySelect}
@@ -45,7 +45,7 @@ export const make = Effect.gen(function*() {
         })
       ),
       Effect.orDie,
-      Effect.withSpan("SqlDashboardSessionStore.find")
+      traced("SqlDashboardSessionStore.find")
     )
 
   const touch = (tokenSha256: string, idleExpiresAt: number) =>

@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { DataCollectionThresholds, isDataCollectionThreshold, type PartnerId } from "@paygate/domain"
+import { DataCollectionThresholds, isDataCollectionThreshold, type PartnerId, traced } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  thresholdOf: Effect.withSpan("SqlDataCollectionThresholds.thresholdOf")
+  thresholdOf: traced("SqlDataCollectionThresholds.thresholdOf")
 }
 
 /** The threshold is not a plain unsigned decimal. */

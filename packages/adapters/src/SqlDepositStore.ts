@@ -6,21 +6,21 @@
  *
  * @module
  */
-import { type DepositAddress, type DepositKey, DepositStore, DepositSweep, type PaymentId, SignedTransfer } from "@paygate/domain"
+import { type DepositAddress, type DepositKey, DepositStore, DepositSweep, type PaymentId, SignedTransfer, traced } from "@paygate/domain"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
 const spans = {
-  ensure: Effect.withSpan("SqlDepositStore.ensure"),
-  watched: Effect.withSpan("SqlDepositStore.watched"),
-  markDue: Effect.withSpan("SqlDepositStore.markDue"),
-  claim: Effect.withSpan("SqlDepositStore.claim"),
-  recordSweep: Effect.withSpan("SqlDepositStore.recordSweep"),
-  swept: Effect.withSpan("SqlDepositStore.swept"),
-  nothingLeft: Effect.withSpan("SqlDepositStore.nothingLeft"),
-  abandon: Effect.withSpan("SqlDepositStore.abandon"),
-  release: Effect.withSpan("SqlDepositStore.release")
+  ensure: traced("SqlDepositStore.ensure"),
+  watched: traced("SqlDepositStore.watched"),
+  markDue: traced("SqlDepositStore.markDue"),
+  claim: traced("SqlDepositStore.claim"),
+  recordSweep: traced("SqlDepositStore.recordSweep"),
+  swept: traced("SqlDepositStore.swept"),
+  nothingLeft: traced("SqlDepositStore.nothingLeft"),
+  abandon: traced("SqlDepositStore.abandon"),
+  release: traced("SqlDepositStore.release")
 }
 
 // Rolls back a batch's recording when one of its deposits got a sweep meanwhile.

@@ -11,15 +11,15 @@
  *
  * @module
  */
-import { type EventId, EventOutbox } from "@paygate/domain"
+import { type EventId, EventOutbox, traced } from "@paygate/domain"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventFromPayload } from "./internal/PaymentRow.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  claim: Effect.withSpan("SqlEventOutbox.claim"),
-  complete: Effect.withSpan("SqlEventOutbox.complete")
+  claim: traced("SqlEventOutbox.claim"),
+  complete: traced("SqlEventOutbox.complete")
 }
 
 /** Builds the outbox reader over the `SqlClient` in context. */

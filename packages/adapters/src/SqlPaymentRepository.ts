@@ -13,7 +13,8 @@ import {
   type OutboxEvent,
   type Payment,
   PaymentRepository,
-  type PaymentQuery
+  type PaymentQuery,
+  traced
 } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -24,12 +25,12 @@ import { compareAndSet, eventsInsert, insertEvents } from "./internal/PaymentWri
 import { isUniqueViolation, sqlState } from "./internal/UniqueViolation.ts"
 import { leaseLostState } from "./migrations/0007_idempotency_lease.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  insert: Effect.withSpan("SqlPaymentRepository.insert"),
-  findById: Effect.withSpan("SqlPaymentRepository.findById"),
-  update: Effect.withSpan("SqlPaymentRepository.update"),
-  list: Effect.withSpan("SqlPaymentRepository.list")
+  insert: traced("SqlPaymentRepository.insert"),
+  findById: traced("SqlPaymentRepository.findById"),
+  update: traced("SqlPaymentRepository.update"),
+  list: traced("SqlPaymentRepository.list")
 }
 
 // Migration 0004's indexes: one payment per authorization, one per transaction.

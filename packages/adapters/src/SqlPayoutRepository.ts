@@ -7,20 +7,20 @@
  *
  * @module
  */
-import { type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository } from "@paygate/domain"
+import { type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  find: Effect.withSpan("SqlPayoutRepository.find"),
-  listByPayment: Effect.withSpan("SqlPayoutRepository.listByPayment"),
-  undecided: Effect.withSpan("SqlPayoutRepository.undecided"),
-  decide: Effect.withSpan("SqlPayoutRepository.decide"),
-  update: Effect.withSpan("SqlPayoutRepository.update")
+  find: traced("SqlPayoutRepository.find"),
+  listByPayment: traced("SqlPayoutRepository.listByPayment"),
+  undecided: traced("SqlPayoutRepository.undecided"),
+  decide: traced("SqlPayoutRepository.decide"),
+  update: traced("SqlPayoutRepository.update")
 }
 
 // Aborts (rolls back) an update whose payment changed meanwhile.

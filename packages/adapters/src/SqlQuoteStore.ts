@@ -5,16 +5,16 @@
  *
  * @module
  */
-import { OptionClaims, QuoteStore } from "@paygate/domain"
+import { OptionClaims, QuoteStore, traced } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  latest: Effect.withSpan("SqlQuoteStore.latest"),
-  history: Effect.withSpan("SqlQuoteStore.history"),
-  save: Effect.withSpan("SqlQuoteStore.save"),
-  byNonce: Effect.withSpan("SqlQuoteStore.byNonce")
+  latest: traced("SqlQuoteStore.latest"),
+  history: traced("SqlQuoteStore.history"),
+  save: traced("SqlQuoteStore.save"),
+  byNonce: traced("SqlQuoteStore.byNonce")
 }
 
 const ClaimsJson = Schema.fromJsonString(OptionClaims)

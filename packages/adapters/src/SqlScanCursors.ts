@@ -6,15 +6,15 @@
  *
  * @module
  */
-import { type ScanCursor, ScanCursors } from "@paygate/domain"
+import { type ScanCursor, ScanCursors, traced } from "@paygate/domain"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { toIntOrNull } from "./internal/Rows.ts"
 
 const spans = {
-  claim: Effect.withSpan("SqlScanCursors.claim"),
-  advance: Effect.withSpan("SqlScanCursors.advance"),
-  release: Effect.withSpan("SqlScanCursors.release")
+  claim: traced("SqlScanCursors.claim"),
+  advance: traced("SqlScanCursors.advance"),
+  release: traced("SqlScanCursors.release")
 }
 
 /** Builds the cursors over the `SqlClient` in context. */

@@ -12,16 +12,16 @@
  *
  * @module
  */
-import { Money, type Pricing, PriceOracle } from "@paygate/domain"
+import { Money, type Pricing, PriceOracle, traced } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import type { Address, PublicClient } from "viem"
 import { ChainsConfig, lookupAsset } from "../chain/ChainConfig.ts"
 import { makeClient } from "../chain/RpcCall.ts"
 import { defaultMaxAgeSeconds, type FeedAnswer, type FeedReader, makeReader } from "./PriceFeed.ts"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  pricing: Effect.withSpan("PriceOracle.pricing")
+  pricing: traced("PriceOracle.pricing")
 }
 
 const peg: Pricing = { _tag: "Peg" }

@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { ExpiringPayments, type PaymentId } from "@paygate/domain"
+import { ExpiringPayments, type PaymentId, traced } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
-// Built once: each `Effect.withSpan(name)` call captures a stack trace for its spans.
+// Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  due: Effect.withSpan("SqlExpiringPayments.due")
+  due: traced("SqlExpiringPayments.due")
 }
 
 /** Builds the finder over the `SqlClient` in context. */

@@ -18,6 +18,7 @@ import type { Amount } from "../wire/Amount.ts"
 import type { Access } from "./Access.ts"
 import { Confirmations } from "./Confirmations.ts"
 import { tokenAmount } from "./TokenAmount.ts"
+import { traced } from "./Traced.ts"
 
 /** An accepted (or repeated) confirm: the payment as it stands and the chosen option's amount. */
 export interface ConfirmedPayment {
@@ -85,7 +86,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
       const catalog = yield* AssetCatalog
       const confirmations = yield* Confirmations
 
-      const confirm = Effect.fn("ConfirmRequests.confirm")(function*(
+      const confirm = Effect.fnUntraced(function*(
         access: Access,
         paymentId: string,
         confirmation: Confirmation,
@@ -129,7 +130,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
           walletName
         })
         return { payment: confirmed, optionAmount: tokenAmount(asset, claims.value) }
-      })
+      }, traced("ConfirmRequests.confirm"))
 
       return ConfirmRequests.of({ confirm })
     })

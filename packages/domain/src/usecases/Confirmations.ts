@@ -17,6 +17,7 @@ import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
 import { type Decision, makePaymentChanges, notWaiting, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
+import { traced } from "./Traced.ts"
 
 /** A confirm: the option the buyer chose (already authenticated by the caller) and its proof. */
 export interface ConfirmInput {
@@ -65,7 +66,7 @@ export class Confirmations extends Context.Service<Confirmations, {
       const dataCollection = yield* DataCollection
       const { change, load } = makePaymentChanges(repo, yield* IdGenerator)
 
-      const confirm = Effect.fn("Confirmations.confirm")(function*(access: Access, id: string, input: ConfirmInput) {
+      const confirm = Effect.fnUntraced(function*(access: Access, id: string, input: ConfirmInput) {
         const current = yield* load(access, id)
         const now = yield* nowSeconds
         // A repeat of the accepted confirm answers the current state; any other confirm is refused.
@@ -119,7 +120,7 @@ export class Confirmations extends Context.Service<Confirmations, {
           new ParamsValidation({
             message: "This authorization or transaction already paid for another payment; it cannot be used again."
           }))
-      })
+      }, traced("Confirmations.confirm"))
 
       return Confirmations.of({ confirm })
     })

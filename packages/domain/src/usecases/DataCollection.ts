@@ -22,6 +22,7 @@ import type { Access } from "./Access.ts"
 import { DataCollectionPage } from "./DataCollectionPage.ts"
 import { notWaiting, nowSeconds } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
+import { traced } from "./Traced.ts"
 
 const notCollected = () => new ParamsValidation({ message: "This payment does not collect buyer data." })
 
@@ -93,11 +94,11 @@ export class DataCollection extends Context.Service<DataCollection, {
         yield* store.save(payment.id, account, Redacted.make(data))
       })
 
-      const pendingForms = Effect.fn("DataCollection.pendingForms")(function*(payment: Payment, accounts: ReadonlyArray<string>) {
+      const pendingForms = Effect.fnUntraced(function*(payment: Payment, accounts: ReadonlyArray<string>) {
         if (!(yield* needsData(payment))) return new Map<string, CollectData>()
         const provided = yield* store.providedBy(payment.id)
         return new Map(accounts.filter((account) => !provided.has(account)).map((account) => [account, formFor(payment, account)]))
-      })
+      }, traced("DataCollection.pendingForms"))
 
       const submit = Effect.fn("DataCollection.submit")(function*(
         access: Access,
@@ -117,7 +118,7 @@ export class DataCollection extends Context.Service<DataCollection, {
         yield* validateAndSave(payment, normalized, data)
       })
 
-      const ensureProvided = Effect.fn("DataCollection.ensureProvided")(function*(
+      const ensureProvided = Effect.fnUntraced(function*(
         payment: Payment,
         account: string,
         collectedData: CollectedData | null
@@ -133,7 +134,7 @@ export class DataCollection extends Context.Service<DataCollection, {
         const data = buyerDataFromFields(form.schema, collectedData.fields)
         if (Result.isFailure(data)) return yield* new ParamsValidation({ message: data.failure })
         yield* validateAndSave(payment, account, data.success)
-      })
+      }, traced("DataCollection.ensureProvided"))
 
       return DataCollection.of({ needsData, pendingForms, submit, ensureProvided })
     })

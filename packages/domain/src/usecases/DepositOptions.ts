@@ -14,6 +14,7 @@ import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
 import { creditable, underpaidReceipts, valueOf } from "./Reconciliation.ts"
 import { tokenAmount } from "./TokenAmount.ts"
+import { traced } from "./Traced.ts"
 
 /**
  * Whether a payment can be paid into a deposit address: `offered`; `needsData` when it reaches
@@ -85,7 +86,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
           })))
       })
 
-      const deposit = Effect.fn("DepositOptions.deposit")(function*(access: Access, paymentId: string) {
+      const deposit = Effect.fnUntraced(function*(access: Access, paymentId: string) {
         const payment = yield* payments.find(access, paymentId)
         const millis = yield* Clock.currentTimeMillis
         if (payment.status !== "requires_action") return yield* notWaiting(payment, Math.floor(millis / 1000))
@@ -96,7 +97,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
           return address === undefined ? Effect.succeed([]) : onChain(payment, received, chainId, address, millis)
         })
         return found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
-      })
+      }, traced("DepositOptions.deposit"))
 
       return DepositOptions.of({ availability, deposit })
     })

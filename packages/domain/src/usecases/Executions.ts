@@ -4,6 +4,7 @@ import { Commitment, Payment, type SignedAuthorization } from "../payment/Paymen
 import { ChainGateway } from "../ports/ChainGateway.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { Payments } from "./Payments.ts"
+import { traced } from "./Traced.ts"
 
 /**
  * Where one round of chain work left a payment: `final` (succeeded or failed, or no longer
@@ -67,7 +68,7 @@ export class Executions extends Context.Service<Executions, {
           return Option.getOrElse(recorded, () => txHash)
         })
 
-      const advance = Effect.fn("Executions.advance")(function*(id: PaymentId) {
+      const advance = Effect.fnUntraced(function*(id: PaymentId) {
         const found = yield* repo.findById(id)
         if (Option.isNone(found)) return "final" as const
         const payment = found.value
@@ -91,7 +92,7 @@ export class Executions extends Context.Service<Executions, {
         if (outcome === "failed" && commitment.authorization !== null) return yield* reverted(payment, commitment.authorization, txHash)
         if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
         return outcome
-      })
+      }, traced("Executions.advance"))
 
       // The recorded transaction failed. If another one used the same authorization (two workers
       // sent it before either was mined), the payment follows that one: it is the one that paid.

@@ -20,6 +20,7 @@ import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
 import { tokenAmount } from "./TokenAmount.ts"
+import { traced } from "./Traced.ts"
 
 /** Contract §11: at most 20 accounts per options request. */
 export const maxAccounts = 20
@@ -76,7 +77,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
         return Option.some(option)
       })
 
-      const options = Effect.fn("PaymentOptions.options")(function*(
+      const options = Effect.fnUntraced(function*(
         access: Access,
         paymentId: string,
         accounts: ReadonlyArray<string>,
@@ -101,7 +102,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
         const forms = yield* dataCollection.pendingForms(payment, parsed.map(({ address, chainId }) => `${chainId}:${address}`))
         const options = found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
         return { payment, options: options.map((o) => ({ ...o, collectData: forms.get(o.account) ?? null })) }
-      })
+      }, traced("PaymentOptions.options"))
 
       return PaymentOptions.of({ options })
     })

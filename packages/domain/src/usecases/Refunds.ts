@@ -8,6 +8,7 @@ import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { RefundRepository } from "../ports/RefundRepository.ts"
 import { Refund } from "../refund/Refund.ts"
 import { type Access, canSee } from "./Access.ts"
+import { traced } from "./Traced.ts"
 
 const isPaymentId = Schema.is(PaymentId)
 
@@ -41,7 +42,7 @@ export class Refunds extends Context.Service<Refunds, {
       const refunds = yield* RefundRepository
       const ids = yield* IdGenerator
 
-      const request = Effect.fn("Refunds.request")(function*(access: Access, paymentId: string) {
+      const request = Effect.fnUntraced(function*(access: Access, paymentId: string) {
         const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
         if (Option.isNone(found) || !canSee(access, found.value)) {
           return yield* new PaymentNotFound({ message: `No payment ${paymentId}.` })
@@ -80,7 +81,7 @@ export class Refunds extends Context.Service<Refunds, {
         }, millis)
         yield* refunds.insert(refund, payout)
         return refund
-      })
+      }, traced("Refunds.request"))
 
       return Refunds.of({ request })
     })

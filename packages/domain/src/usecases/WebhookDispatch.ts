@@ -10,6 +10,7 @@ import { retryDelay } from "../webhooks/RetrySchedule.ts"
 import { sendSigned } from "./SignedWebhook.ts"
 import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
+import { traced } from "./Traced.ts"
 
 /** How an answer (or its absence) counts (contract §10). */
 export type AttemptVerdict =
@@ -65,7 +66,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
       const settings = yield* WebhookSettings
       const explorer = yield* ExplorerLinks
 
-      const dispatch = Effect.fn("WebhookDispatch.dispatch")(function*(events: ReadonlyArray<OutboxEvent>) {
+      const dispatch = Effect.fnUntraced(function*(events: ReadonlyArray<OutboxEvent>) {
         if (events.length === 0) return 0
         const byOwner = new Map<string, ReadonlyArray<WebhookEndpoint>>()
         const items: Array<FanOut> = []
@@ -79,11 +80,11 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
           items.push({ event, endpoints: candidates.filter((e) => shouldReceive(e, event)).map((e) => e.id) })
         }
         return yield* queue.fanOut(items)
-      })
+      }, traced("WebhookDispatch.dispatch"))
 
       const sendRequest = sendSigned(transport, settings, mac)
 
-      const send = Effect.fn("WebhookDispatch.send")(function*({ delivery, endpoint, event }: ClaimedDelivery) {
+      const send = Effect.fnUntraced(function*({ delivery, endpoint, event }: ClaimedDelivery) {
         const startedAt = yield* Clock.currentTimeMillis
         const body = envelopeBody(event, endpoint.apiVersion, explorer)
         const { requestHeaders, response, result } = yield* sendRequest(endpoint, event.id, Math.floor(startedAt / 1000), body)
@@ -106,7 +107,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
           disableEndpoint: verdict._tag === "Gone"
         }
         return record
-      })
+      }, traced("WebhookDispatch.send"))
 
       const attempt = (claimed: ClaimedDelivery) => Effect.tap(send(claimed), queue.record)
 
