@@ -2,6 +2,7 @@ import {
   ExplorerLinks,
   isFinal,
   type Payment,
+  PaymentRepository,
   Payments,
   PayoutRepository,
   pollInMs,
@@ -27,19 +28,35 @@ export const partnerAccess = Effect.gen(function*() {
   return { partnerId: caller.partner.id, mode: caller.mode }
 })
 
+// Reads of a record's stages that met a newer version of its payment before giving up on a stable one.
+const maxStageReads = 3
+
 /**
  * Builds the function that answers payment records with their refund and settlement stages (over
  * the repositories in context). Only a succeeded payment can have either, so only those are looked up.
+ * A stage that ends (a settlement completed, say) bumps the payment's version in the same
+ * transaction, and the stages are read after the payment: so the payment is read again after its
+ * stages, and the stages again when its version moved meanwhile, else a record could show the new
+ * stage under the old version.
  */
 export const paymentRecords = Effect.gen(function*() {
+  const repository = yield* PaymentRepository
   const refunds = yield* RefundRepository
   const payouts = yield* PayoutRepository
   const explorer = yield* ExplorerLinks
-  const withStages = (payment: Payment) =>
+  const withStages = (read: Payment) =>
     Effect.gen(function*() {
-      const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
-      const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
-      return Wire.toPaymentRecord(payment, { refund, settlement: settlement === undefined ? null : settlementStage(settlement) }, explorer)
+      let payment = read
+      for (let attempt = 1; ; attempt++) {
+        const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
+        const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
+        const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement) }
+        const again = yield* repository.findById(payment.id)
+        if (Option.isNone(again) || again.value.stateVersion === payment.stateVersion || attempt >= maxStageReads) {
+          return Wire.toPaymentRecord(payment, stages, explorer)
+        }
+        payment = again.value
+      }
     })
   return (payments: ReadonlyArray<Payment>) =>
     Effect.forEach(payments, (payment) =>
