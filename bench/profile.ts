@@ -151,6 +151,40 @@ export const render = (summary: Summary, top = 25) => {
   return lines.join("\n")
 }
 
+/** A profile with the number of requests its process answered while profiled. */
+export interface Profiled {
+  readonly summary: Summary
+  readonly requests: number
+}
+
+/**
+ * The service against the floor in CPU microseconds per request: request work in all, then each
+ * category, origin and function by how much more it costs the service (what the pipeline adds).
+ */
+export const renderComparison = (service: Profiled, floor: Profiled, top = 25) => {
+  const perRequest = (ms: number, of: Profiled) => (1000 * ms) / of.requests
+  const us = (value: number) => value.toFixed(1).padStart(7)
+  const table = (key: "byCategory" | "byOrigin" | "byFunction", title: string) => {
+    const rows = new Map<string, [number, number]>()
+    for (const [name, ms] of service.summary[key]) rows.set(name, [perRequest(ms, service), 0])
+    for (const [name, ms] of floor.summary[key]) rows.set(name, [rows.get(name)?.[0] ?? 0, perRequest(ms, floor)])
+    const sorted = [...rows].sort((a, b) => b[1][0] - b[1][1] - (a[1][0] - a[1][1]))
+    return [
+      ``,
+      `${title} (µs per request: service, floor, difference)`,
+      ...sorted.slice(0, top).map(([name, [s, f]]) => `  ${us(s)} ${us(f)} ${us(s - f)}  ${name}`)
+    ]
+  }
+  const work = [perRequest(service.summary.workMs, service), perRequest(floor.summary.workMs, floor)] as const
+  return [
+    `request work, CPU µs per request: service ${work[0].toFixed(1)} (${service.requests} requests), ` +
+      `floor ${work[1].toFixed(1)} (${floor.requests} requests): ${(work[0] / work[1]).toFixed(1)}×`,
+    ...table("byCategory", "by category (inclusive)"),
+    ...table("byOrigin", "by origin (self time)"),
+    ...table("byFunction", "by function (self time)")
+  ].join("\n")
+}
+
 if (import.meta.filename === process.argv[1]) {
   const file = process.argv[2]
   if (file === undefined) {

@@ -23,7 +23,7 @@
  * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
  */
 import { randomBytes } from "node:crypto"
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { join } from "node:path"
 import type { LoadSettings, Sample } from "./lib/load.ts"
@@ -44,7 +44,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
-import { render, summarise } from "./profile.ts"
+import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
   type CanaryFigures,
   type CanaryRun,
@@ -202,7 +202,7 @@ const runScenario = async (
   const databaseUrl = await copyDatabase(postgres.url, `bench_${scenario.id}`)
   const systems = new Set(loads.map((load) => load.system))
   const checks = canariesOf(loads)
-  const profileDir = profile ? join(out, "profile", scenario.id) : undefined
+  const profileDir = (system: System) => (profile ? join(out, "profile", scenario.id, system) : undefined)
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
   const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
   log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of the seeded database`)
@@ -210,8 +210,8 @@ const runScenario = async (
   let sampler: NodeJS.Timeout | undefined
   try {
     const [service, floor, baseline] = await Promise.all([
-      systems.has("service") ? startService({ databaseUrl, logFile: logFile("service"), cpuProfileDir: profileDir }) : undefined,
-      systems.has("floor") ? startApp("bench/floor.ts", { ...app, logFile: logFile("floor") }) : undefined,
+      systems.has("service") ? startService({ databaseUrl, logFile: logFile("service"), cpuProfileDir: profileDir("service") }) : undefined,
+      systems.has("floor") ? startApp("bench/floor.ts", { ...app, logFile: logFile("floor"), cpuProfileDir: profileDir("floor") }) : undefined,
       systems.has("raw") ? startApp("bench/baseline.ts", { ...app, logFile: logFile("raw") }) : undefined
     ])
     if (service !== undefined) servers.service = service
@@ -245,6 +245,8 @@ const runScenario = async (
     const createsBefore = service === undefined ? 0 : await scrapeCount(service, createsLabel)
     let createsSent = 0
     const cpu = new Map<string, Array<CpuPerRequest>>()
+    // Requests each system answered in this scenario, for the profiles' time per request.
+    const answered: Record<System, number> = { service: 0, floor: 0, raw: 0 }
     const pgCpu = () => (postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(postgres.postmasterPid))
     const runLoad = async (load: Load, duration: number, record: boolean): Promise<Sample> => {
       const serverPid = pidOf(load.system)
@@ -252,6 +254,7 @@ const runScenario = async (
       current = load
       const sample = await load.run(context, settings, duration)
       current = undefined
+      answered[load.system] += sample.ok + sample.non2xx
       if (record && sample.ok > 0) {
         const loadgen = process.cpuUsage(before.loadgen)
         const perRequest = (seconds: number) => (1000 * seconds) / sample.ok
@@ -325,14 +328,27 @@ const runScenario = async (
       delete servers.service
       if (exit.signal !== null) notes.push(`The service did not exit by itself on SIGTERM (${exit.signal}).`)
     }
-    let profileText: string | undefined
-    if (profileDir !== undefined) {
-      const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
-      if (file !== undefined) {
-        profileText = render(summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8"))))
-        writeFileSync(join(out, `profile-${scenario.id}.txt`), `${profileText}\n`)
-        notes.push(`CPU profile of the service in \`${scenario.id}\`: \`bench/.out/profile/${scenario.id}/${file}\`, summary in \`bench/.out/profile-${scenario.id}.txt\`.`)
-      }
+    if (profile && floor !== undefined) {
+      await floor.stop()
+      delete servers.floor
+    }
+    // The profiles of the service and of the floor (each written when its process exits), side by side.
+    const summaries: Partial<Record<System, Summary>> = {}
+    for (const system of ["service", "floor"] as const) {
+      const dir = profileDir(system)
+      if (dir === undefined || !existsSync(dir)) continue
+      const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+      if (file === undefined) continue
+      const summary = summarise(JSON.parse(readFileSync(join(dir, file), "utf8")))
+      summaries[system] = summary
+      writeFileSync(join(out, `profile-${scenario.id}-${system}.txt`), `${render(summary)}\n`)
+      notes.push(`CPU profile of the ${system} in \`${scenario.id}\`: \`bench/.out/profile/${scenario.id}/${system}/${file}\`, summary in \`bench/.out/profile-${scenario.id}-${system}.txt\`.`)
+    }
+    let profileText = summaries.service === undefined ? undefined : render(summaries.service)
+    if (summaries.service !== undefined && summaries.floor !== undefined && answered.service > 0 && answered.floor > 0) {
+      profileText = renderComparison({ summary: summaries.service, requests: answered.service }, { summary: summaries.floor, requests: answered.floor })
+      writeFileSync(join(out, `profile-${scenario.id}.txt`), `${profileText}\n`)
+      notes.push(`The service's CPU per request against the floor's, by category, origin and function: \`bench/.out/profile-${scenario.id}.txt\`.`)
     }
     return {
       samples,

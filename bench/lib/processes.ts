@@ -144,6 +144,8 @@ const startFlags = () => {
   return /node ((?:--\S+ )*)app\/main\.ts/.exec(scripts.start ?? "")?.[1]?.trim().split(" ").filter((f) => f !== "") ?? []
 }
 
+const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
+
 /**
  * Starts the service the production way, `node app/main.ts` with `DATABASE_URL` and
  * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
@@ -153,7 +155,7 @@ const startFlags = () => {
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
   const out = openSync(options.logFile, "w")
-  const flags = [...startFlags(), ...(options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`])]
+  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir)]
   const child = spawn(process.execPath, [...flags, "app/main.ts"], {
     cwd: root,
     env: {
@@ -185,6 +187,8 @@ export interface AppOptions {
   readonly partnerId: string
   readonly merchantId: string
   readonly logFile: string
+  /** Directory for a V8 CPU profile (`--cpu-prof`), written when the app exits. */
+  readonly cpuProfileDir?: string | undefined
 }
 
 /**
@@ -194,7 +198,7 @@ export interface AppOptions {
  */
 export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", options: AppOptions): Promise<Server> => {
   const out = openSync(options.logFile, "w")
-  const child = spawn(process.execPath, [...startFlags(), script], {
+  const child = spawn(process.execPath, [...startFlags(), ...profileFlags(options.cpuProfileDir), script], {
     cwd: root,
     env: {
       ...process.env,

@@ -7,7 +7,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Configuration } from "@paygate/adapters"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
@@ -19,13 +19,29 @@ import { SqlReadiness } from "./server/SqlReadiness.ts"
 /** The port the API listens on: `PORT`, default 3000. */
 export const port = Configuration.port
 
+const withoutApplication = (context: Context.Context<never>) => {
+  const kept = new Map<string, unknown>()
+  for (const [key, service] of context.mapUnsafe) if (!key.startsWith("@paygate/")) kept.set(key, service)
+  return Context.makeUnsafe<Scope.Scope>(kept)
+}
+
+/** What the routes are built from: their requirements but the router's and the Node server's. */
+type Application = Exclude<
+  HttpRouter.Request.Without<Layer.Services<typeof AppRoutes>>,
+  HttpRouter.HttpRouter | Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
+>
+
 /** The API listening on {@link port}; on shutdown it drains (responses close their connections) before it stops. */
 export const layer = Layer.effectDiscard(
   Effect.gen(function*() {
-    const server = HttpRouter.serve(AppRoutes, { routerConfig, disableLogger: true }).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: yield* port }))
-    )
-    yield* Layer.build(server)
+    // The routes are built from the application's services; requests start from effect's own
+    // (loggers, tracer, scope), since each route took what it needs when it was built.
+    const application = yield* Effect.context<Application>()
+    const server = HttpRouter.serve(AppRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
+      routerConfig,
+      disableLogger: true
+    }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: yield* port })))
+    yield* Layer.build(server).pipe(Effect.updateContext(withoutApplication))
     // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
     yield* Effect.addFinalizer(() => beginDraining)
   })

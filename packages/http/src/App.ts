@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
@@ -59,3 +60,13 @@ export const AppRoutes = Layer.mergeAll(
  * matched no route.
  */
 export const routerConfig = { maxParamLength: maxPathIdLength, caseSensitive: true } as const
+
+/**
+ * What the routes read at request time from the context they are served in: nothing, since every
+ * route took its services when it was built (a handler reading one per request would add it here).
+ * The API process relies on it: its requests run without the application's services
+ * (`ApiServer.ts`, `server/HandlerGroup.ts`); `test/RequestContext.test.ts` checks it is `never`.
+ */
+export type RequestRequirements =
+  | HttpRouter.Request.Only<"Requires", Layer.Services<typeof AppRoutes>>
+  | HttpRouter.Request.Only<"GlobalRequires", Layer.Services<typeof AppRoutes>>

@@ -1,7 +1,7 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { CredentialAdmin, type KeyListing } from "@paygate/adapters"
 import { ApiKeyId, ApiKeyNotFound, isAfterCursor, type PartnerAccess, pageRequest, toPage } from "@paygate/domain"
 import { Effect, Schema } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
 
@@ -17,7 +17,7 @@ const toRecord = (key: KeyListing) => ({
 })
 
 /** Partner API key handlers over the operator's `CredentialAdmin` (the same use cases the CLI runs). */
-export const ApiKeysHandlers = HttpApiBuilder.group(
+export const ApiKeysHandlers = HandlerGroup.group(
   PaygateApi,
   "apiKeys",
   Effect.fn(function*(handlers) {

@@ -1,8 +1,8 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { type ApiError, InvalidParams, isApiError } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { DashboardGuard } from "../api/DashboardApi.ts"
 import { errorResponse } from "./ErrorResponses.ts"
@@ -39,7 +39,7 @@ export const DashboardGuardLive = Layer.succeed(DashboardGuard, (httpEffect, { e
   }))
 
 /** `POST`, `GET` and `DELETE /dashboard/session` (server/DashboardSessions.ts). */
-export const DashboardHandlers = HttpApiBuilder.group(
+export const DashboardHandlers = HandlerGroup.group(
   PaygateApi,
   "dashboard",
   Effect.fn(function*(handlers) {

@@ -1,3 +1,4 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import {
   ConfirmRequests,
   DataCollection,
@@ -10,7 +11,6 @@ import {
   pollInMs
 } from "@paygate/domain"
 import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentGatewayCaller } from "../api/Security.ts"
 import * as GatewayOptions from "./GatewayOptions.ts"
@@ -38,7 +38,7 @@ const statusBody = (payment: Payment) => ({
 })
 
 /** Gateway handlers: the caller's mode must match the payment's, else it does not exist for them. */
-export const GatewayHandlers = HttpApiBuilder.group(
+export const GatewayHandlers = HandlerGroup.group(
   PaygateApi,
   "gateway",
   Effect.fn(function*(handlers) {

@@ -1,7 +1,7 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
 import { Effect } from "effect"
 import { CheckoutSettings } from "@paygate/adapters"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
 import { createdAnswer } from "./CreatedAnswer.ts"
@@ -14,7 +14,7 @@ const createAnswer = jsonOf(ApiWire.CreatePaymentResponse)
  * Merchant API handlers: statuses in the merchant vocabulary (contract §6). They only read the
  * merchant their `Merchant-Id` names, so a `recent` read of it will do (the credential cache's).
  */
-export const MerchantPaymentHandlers = HttpApiBuilder.group(
+export const MerchantPaymentHandlers = HandlerGroup.group(
   PaygateApi,
   "merchantPayment",
   Effect.fn(function*(handlers) {

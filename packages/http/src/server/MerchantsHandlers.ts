@@ -1,3 +1,4 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import {
   type CryptoSettlement,
   type Merchant,
@@ -8,7 +9,7 @@ import {
 } from "@paygate/domain"
 import { MissingMerchantId } from "../api/HttpErrors.ts"
 import { Effect } from "effect"
-import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { HttpApiSchema } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import type { PaymentListFilters } from "../api/PaymentsApi.ts"
 import { decodePaymentListQuery } from "./PaymentListQuery.ts"
@@ -44,7 +45,7 @@ type PaymentFilters = { readonly [K in keyof typeof PaymentListFilters]?: (typeo
 const successor = "</v1/merchants/payments>; rel=\"successor-version\""
 
 /** Partner API merchant handlers: profiles, settlement destinations and a merchant's payments. */
-export const MerchantsHandlers = HttpApiBuilder.group(
+export const MerchantsHandlers = HandlerGroup.group(
   PaygateApi,
   "merchants",
   Effect.fn(function*(handlers) {

@@ -1,3 +1,4 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import {
   ExplorerLinks,
   isFinal,
@@ -12,7 +13,6 @@ import {
 } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { CheckoutSettings } from "@paygate/adapters"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
@@ -64,7 +64,7 @@ export const paymentRecords = Effect.gen(function*() {
 })
 
 /** Partner API payment handlers: statuses in the gateway vocabulary (contract §6). */
-export const PaymentsHandlers = HttpApiBuilder.group(
+export const PaymentsHandlers = HandlerGroup.group(
   PaygateApi,
   "payments",
   Effect.fn(function*(handlers) {

@@ -1,13 +1,13 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { InvalidParams, pageRequest, ReceiptOutcome, ReceiptRefunds, Receipts, receiptView } from "@paygate/domain"
 import { Effect, Schema } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
 
 const isOutcome = Schema.is(ReceiptOutcome)
 
 /** Partner API receipt handlers: the list query decoded (bad values are `invalid_params`), then `Receipts.list`; refunds through `ReceiptRefunds`. */
-export const ReceiptsHandlers = HttpApiBuilder.group(
+export const ReceiptsHandlers = HandlerGroup.group(
   PaygateApi,
   "receipts",
   Effect.fn(function*(handlers) {

@@ -1,11 +1,11 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { Refunds } from "@paygate/domain"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
 
 /** Partner API refund handlers: the refund is recorded here and executed on chain by the worker. */
-export const RefundsHandlers = HttpApiBuilder.group(
+export const RefundsHandlers = HandlerGroup.group(
   PaygateApi,
   "refunds",
   Effect.fn(function*(handlers) {

@@ -1,10 +1,10 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { Readiness } from "./Readiness.ts"
 
 /** Liveness answers while the process runs; readiness asks the database. */
-export const SystemHandlers = HttpApiBuilder.group(
+export const SystemHandlers = HandlerGroup.group(
   PaygateApi,
   "system",
   Effect.fn(function*(handlers) {

@@ -1,6 +1,6 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { type Delivery, type DeliveryResponse, effectiveEvents, envelopeOf, ExplorerLinks, Payments, revealSecret, type WebhookEndpoint, Webhooks } from "@paygate/domain"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/Security.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -48,7 +48,7 @@ export const toDeliveryRecord = (delivery: Delivery) => ({
 })
 
 /** Partner API webhook handlers (contract §10). */
-export const WebhooksHandlers = HttpApiBuilder.group(
+export const WebhooksHandlers = HandlerGroup.group(
   PaygateApi,
   "webhooks",
   Effect.fn(function*(handlers) {
