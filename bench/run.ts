@@ -17,7 +17,8 @@
  * Environment (all optional): `BENCH_CONNECTIONS` (32), `BENCH_ROUNDS` (5), `BENCH_SECONDS` per
  * run (5), `BENCH_WARMUP_SECONDS` (3), `BENCH_CANARY_SECONDS` (3), `BENCH_LOADS` (comma-separated
  * load ids, default every load but the diagnostics), `BENCH_DIAGNOSTICS=1` (the diagnostics too),
- * `BENCH_PROFILE=1` (the service under `--cpu-prof`; summaries in `bench/.out/`),
+ * `BENCH_PROFILE=1` (the service and the floor under `--cpu-prof`; summaries and their CPU per
+ * request side by side in `bench/.out/`),
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is
  * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
