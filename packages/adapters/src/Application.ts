@@ -30,6 +30,7 @@ import * as Database from "./Database.ts"
 import * as GatewayServices from "./GatewayServices.ts"
 import * as Migrations from "./Migrations.ts"
 import * as PooledRandom from "./PooledRandom.ts"
+import * as Pricing from "./pricing/index.ts"
 import * as SqlChainWork from "./SqlChainWork.ts"
 import * as SqlPayoutWork from "./SqlPayoutWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
@@ -65,6 +66,9 @@ export const layerWith = <E, R, GE, GR>(
     Layer.provideMerge(gateway),
     Layer.provideMerge(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
+        // Which currencies a payment can be created in, read when Payments is built; from the same
+        // (memoized) gateway settings, built after the database (its lock refuses a second start first).
+        Layer.provide(Pricing.ConfiguredCurrencies.layer.pipe(Layer.provide(gateway))),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).

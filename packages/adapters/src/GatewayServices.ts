@@ -214,7 +214,6 @@ export const layer: Layer.Layer<
     PooledRandom.layer
   )),
   Layer.provideMerge(Eip155WalletActions.layer),
-  // Which currencies a payment can be created in (Payments.prepare reads it per request), and the
-  // chains' explorer links of payment records.
-  Layer.provideMerge(Layer.merge(Pricing.ConfiguredCurrencies.layer, Chain.ChainExplorers.layer))
+  // The chains' explorer links of payment records.
+  Layer.provideMerge(Chain.ChainExplorers.layer)
 )

@@ -19,6 +19,10 @@ import { SqlReadiness } from "./server/SqlReadiness.ts"
 /** The port the API listens on: `PORT`, default 3000. */
 export const port = Configuration.port
 
+// The context requests start from: effect's own services and references (loggers, tracer, clock,
+// scope), not paygate's. Each route took its services when it was built (the types say requests
+// need none: App.ts RequestRequirements), and paygate's settings references are read when the use
+// cases are built too (a reference read per request would silently see its default here).
 const withoutApplication = (context: Context.Context<never>) => {
   const kept = new Map<string, unknown>()
   for (const [key, service] of context.mapUnsafe) if (!key.startsWith("@paygate/")) kept.set(key, service)
@@ -34,8 +38,8 @@ type Application = Exclude<
 /** The API listening on {@link port}; on shutdown it drains (responses close their connections) before it stops. */
 export const layer = Layer.effectDiscard(
   Effect.gen(function*() {
-    // The routes are built from the application's services; requests start from effect's own
-    // (loggers, tracer, scope), since each route took what it needs when it was built.
+    // The routes are built from the application's services; requests start without them (a copy of
+    // 60-odd services per request otherwise: server/HandlerGroup.ts).
     const application = yield* Effect.context<Application>()
     const server = HttpRouter.serve(AppRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
       routerConfig,

@@ -13,7 +13,7 @@ export interface PayableCurrenciesShape {
 /**
  * Which currencies `Payments.prepare` accepts: a payment in any other currency could never be
  * offered to a buyer, so it is refused at creation (`params_validation`) instead of waiting for
- * an option that never comes. Default: no limit.
+ * an option that never comes. Default: no limit. Read when `Payments` is built, like its ports.
  */
 export const PayableCurrencies = Context.Reference<PayableCurrenciesShape>("@paygate/domain/PayableCurrencies", {
   defaultValue: () => ({ currencies: undefined })

@@ -8,7 +8,7 @@ export interface PaymentSettingsShape {
   readonly quoteTtlSeconds: number
 }
 
-/** Payment tunables, overridable per host. */
+/** Payment tunables, overridable per host; read when `Payments` and the quoting are built, like their ports. */
 export const PaymentSettings = Context.Reference<PaymentSettingsShape>("@paygate/domain/PaymentSettings", {
   defaultValue: () => ({ lifetimeSeconds: 15 * 60, quoteTtlSeconds: 5 * 60 })
 })

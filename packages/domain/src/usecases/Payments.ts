@@ -106,12 +106,14 @@ export class Payments extends Context.Service<Payments, {
       const repo = yield* PaymentRepository
       const merchants = yield* MerchantRepository
       const ids = yield* IdGenerator
+      // Settings are taken when the use case is built, like its ports (requests run without them).
+      const settings = yield* PaymentSettings
+      const { currencies } = yield* PayableCurrencies
 
       const { change, eventFor, load } = makePaymentChanges(repo, ids)
 
       const prepare = Effect.fnUntraced(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
-        const { currencies } = yield* PayableCurrencies
         if (currencies !== undefined && !currencies.has(currency)) {
           return yield* new ParamsValidation({
             message: `No token this service accepts can be priced in ${currency}, so a buyer could not pay it; create payments in ${[...currencies].sort().join(", ")}.`
@@ -126,7 +128,6 @@ export class Payments extends Context.Service<Payments, {
         if (Option.isNone(merchant) || merchant.value.deleted) {
           return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
         }
-        const settings = yield* PaymentSettings
         const millis = yield* Clock.currentTimeMillis
         // Every field is validated above or made here: the constructor's checks would only repeat them.
         const payment = new Payment({

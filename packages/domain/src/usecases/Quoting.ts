@@ -21,6 +21,8 @@ export const makeQuoting = Effect.gen(function*() {
   const quotes = yield* QuoteStore
   const ids = yield* OptionIds
   const random = yield* SecureRandom.SecureRandom
+  // Settings are taken when the use case is built, like its ports (requests run without them).
+  const { quoteTtlSeconds } = yield* PaymentSettings
 
   const fresh = Effect.fnUntraced(function*(
     payment: Payment,
@@ -31,7 +33,6 @@ export const makeQuoting = Effect.gen(function*() {
   ) {
     const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
     if (Option.isNone(pricing)) return Option.none<StoredQuote>()
-    const { quoteTtlSeconds } = yield* PaymentSettings
     const priced = quote({
       fiatMinor: payment.value,
       fiatExponent: currencyExponent(payment.currency as CurrencyCode),

@@ -9,6 +9,7 @@ import { PayableCurrencies } from "../../src/ports/PayableCurrencies.ts"
 import { idempotencyLeaseMillis, layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
 import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
+import { PaymentSettings } from "../../src/usecases/PaymentSettings.ts"
 import { type CreatePaymentInput, Payments } from "../../src/usecases/Payments.ts"
 
 const store = makeMemoryStore()
@@ -106,6 +107,25 @@ describe("Payments.create", () => {
       assert.strictEqual(refused.message, "No token this service accepts can be priced in EUR, so a buyer could not pay it; create payments in GBP, USD.")
       assert.strictEqual(yield* createCode({}), "ok")
     }).pipe(Effect.provide(layer), Effect.provideService(PayableCurrencies, { currencies: new Set(["USD", "GBP"]) })))
+
+  it.effect("takes its settings when built: a call under other settings (an API request runs without the application's) keeps them", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const created = yield* payments.create({ ...base, referenceId: "built-settings" }).pipe(
+        Effect.provideService(PaymentSettings, { lifetimeSeconds: 60, quoteTtlSeconds: 60 }),
+        Effect.provideService(PayableCurrencies, { currencies: undefined })
+      )
+      assert.strictEqual(created.expiresAt - Math.floor(created.createdAt / 1000), 600)
+      const euros = yield* payments.create({ ...base, amount: { unit: "iso4217/EUR", value: "1050" } }).pipe(
+        Effect.provideService(PayableCurrencies, { currencies: undefined }),
+        Effect.flip
+      )
+      assert.strictEqual(errorCode(euros), "params_validation")
+    }).pipe(
+      Effect.provide(layer),
+      Effect.provideService(PaymentSettings, { lifetimeSeconds: 600, quoteTtlSeconds: 60 }),
+      Effect.provideService(PayableCurrencies, { currencies: new Set(["USD"]) })
+    ))
 
   it.effect("a checkout without two HTTPS URLs creates the payment without redirects and says why in a warning", () =>
     Effect.gen(function*() {
