@@ -240,10 +240,19 @@ export const memoryOf = (pid: number) => {
 
 const clockTicks = 100 // USER_HZ: the unit of utime/stime in /proc/<pid>/stat on Linux
 
+// Fields after the command (which may contain spaces) start at ") ": state is field 3.
+const statFields = (stat: string) => stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+
+// utime and stime (fields 14 and 15).
 const cpuOfStat = (stat: string) => {
-  // Fields after the command (which may contain spaces) start at ") ": state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const fields = statFields(stat)
   return (Number(fields[11]) + Number(fields[12])) / clockTicks
+}
+
+// cutime and cstime (fields 16 and 17): the CPU of the process's children it has waited for.
+const reapedCpuOfStat = (stat: string) => {
+  const fields = statFields(stat)
+  return (Number(fields[13]) + Number(fields[14])) / clockTicks
 }
 
 /** CPU seconds (user + system) a process has used so far. */
@@ -256,8 +265,8 @@ export const cpuSecondsOf = (pid: number) => {
 }
 
 /**
- * CPU seconds used so far by one PostgreSQL server: its postmaster and every live child (backends,
- * background workers). Other servers on the machine are not counted.
+ * CPU seconds used so far by one PostgreSQL server: its postmaster, every live child (backends,
+ * background workers) and the children that have exited. Other servers on the machine are not counted.
  */
 export const postgresCpuSeconds = (postmasterPid: number) => {
   let total = 0
@@ -265,8 +274,11 @@ export const postgresCpuSeconds = (postmasterPid: number) => {
     if (!/^\d+$/.test(entry)) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      if (Number(entry) === postmasterPid || parent === postmasterPid) total += cpuOfStat(stat)
+      const parent = Number(statFields(stat)[1])
+      if (parent === postmasterPid) total += cpuOfStat(stat)
+      // The postmaster's own CPU and that of the backends it has reaped (cutime, cstime): a backend
+      // whose connection closed during a load would otherwise take its CPU out of the sum.
+      if (Number(entry) === postmasterPid) total += cpuOfStat(stat) + reapedCpuOfStat(stat)
     } catch {
       // Gone meanwhile.
     }
