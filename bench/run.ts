@@ -18,7 +18,8 @@
  * run (5), `BENCH_WARMUP_SECONDS` (3), `BENCH_CANARY_SECONDS` (3), `BENCH_LOADS` (comma-separated
  * load ids, default every load but the diagnostics), `BENCH_DIAGNOSTICS=1` (the diagnostics too),
  * `BENCH_PROFILE=1` (the service and the floor under `--cpu-prof`; summaries and their CPU per
- * request side by side in `bench/.out/`),
+ * request side by side in `bench/.out/`), `BENCH_ALLOC=1` (the bytes they allocate per request, side
+ * by side: `bench/.out/alloc-<scenario>.txt`),
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is
  * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
@@ -45,6 +46,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
+import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
   type CanaryFigures,
@@ -73,6 +75,7 @@ const canarySeconds = int("BENCH_CANARY_SECONDS", 3)
 const only = process.env.BENCH_LOADS?.split(",").map((s) => s.trim()).filter((s) => s !== "")
 const diagnostics = process.env.BENCH_DIAGNOSTICS === "1"
 const profile = process.env.BENCH_PROFILE === "1"
+const allocations = process.env.BENCH_ALLOC === "1"
 const out = join(root, "bench/.out")
 /** Seconds between two runs (lets connections close and the servers settle). */
 const pause = 0.5
@@ -204,6 +207,8 @@ const runScenario = async (
   const systems = new Set(loads.map((load) => load.system))
   const checks = canariesOf(loads)
   const profileDir = (system: System) => (profile ? join(out, "profile", scenario.id, system) : undefined)
+  const allocationProfile = (system: System) => (allocations ? join(out, "alloc", `${scenario.id}-${system}.json`) : undefined)
+  if (allocations) mkdirSync(join(out, "alloc"), { recursive: true })
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
   const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
   log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of the seeded database`)
@@ -211,8 +216,18 @@ const runScenario = async (
   let sampler: NodeJS.Timeout | undefined
   try {
     const [service, floor, baseline] = await Promise.all([
-      systems.has("service") ? startService({ databaseUrl, logFile: logFile("service"), cpuProfileDir: profileDir("service") }) : undefined,
-      systems.has("floor") ? startApp("bench/floor.ts", { ...app, logFile: logFile("floor"), cpuProfileDir: profileDir("floor") }) : undefined,
+      systems.has("service") ? startService({
+          databaseUrl,
+          logFile: logFile("service"),
+          cpuProfileDir: profileDir("service"),
+          allocationProfile: allocationProfile("service")
+        }) : undefined,
+      systems.has("floor") ? startApp("bench/floor.ts", {
+          ...app,
+          logFile: logFile("floor"),
+          cpuProfileDir: profileDir("floor"),
+          allocationProfile: allocationProfile("floor")
+        }) : undefined,
       systems.has("raw") ? startApp("bench/baseline.ts", { ...app, logFile: logFile("raw") }) : undefined
     ])
     if (service !== undefined) servers.service = service
@@ -329,7 +344,7 @@ const runScenario = async (
       delete servers.service
       if (exit.signal !== null) notes.push(`The service did not exit by itself on SIGTERM (${exit.signal}).`)
     }
-    if (profile && floor !== undefined) {
+    if ((profile || allocations) && floor !== undefined) {
       await floor.stop()
       delete servers.floor
     }
@@ -345,11 +360,21 @@ const runScenario = async (
       writeFileSync(join(out, `profile-${scenario.id}-${system}.txt`), `${render(summary)}\n`)
       notes.push(`CPU profile of the ${system} in \`${scenario.id}\`: \`bench/.out/profile/${scenario.id}/${system}/${file}\`, summary in \`bench/.out/profile-${scenario.id}-${system}.txt\`.`)
     }
-    let profileText = summaries.service === undefined ? undefined : render(summaries.service)
+    let profileText: string | undefined = summaries.service === undefined ? undefined : render(summaries.service)
     if (summaries.service !== undefined && summaries.floor !== undefined && answered.service > 0 && answered.floor > 0) {
       profileText = renderComparison({ summary: summaries.service, requests: answered.service }, { summary: summaries.floor, requests: answered.floor })
       writeFileSync(join(out, `profile-${scenario.id}.txt`), `${profileText}\n`)
       notes.push(`The service's CPU per request against the floor's, by category, origin and function: \`bench/.out/profile-${scenario.id}.txt\`.`)
+    }
+    const allocationFiles = { service: allocationProfile("service"), floor: allocationProfile("floor") }
+    if (allocationFiles.service !== undefined && allocationFiles.floor !== undefined && existsSync(allocationFiles.service) && existsSync(allocationFiles.floor)) {
+      const text = renderAllocations(
+        { allocations: readAllocations(allocationFiles.service), requests: answered.service },
+        { allocations: readAllocations(allocationFiles.floor), requests: answered.floor }
+      )
+      writeFileSync(join(out, `alloc-${scenario.id}.txt`), `${text}\n`)
+      profileText = profileText === undefined ? text : `${profileText}\n\n${text}`
+      notes.push(`Allocations per request of the service and the floor in \`${scenario.id}\`: \`bench/.out/alloc-${scenario.id}.txt\`.`)
     }
     return {
       samples,

@@ -136,6 +136,8 @@ export interface ServiceOptions {
   readonly logFile: string
   /** Directory for a V8 CPU profile (`--cpu-prof`), written when the service exits. */
   readonly cpuProfileDir?: string | undefined
+  /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
+  readonly allocationProfile?: string | undefined
 }
 
 // The Node flags `npm start` passes (its heap settings), so the bench runs the service as deployed.
@@ -145,6 +147,9 @@ const startFlags = () => {
 }
 
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
+// With an allocation profile to write: the sampling module (`AllocationSampling.ts`) and where it writes.
+const allocationFlags = (file: string | undefined) => (file === undefined ? [] : ["--import", join(root, "bench/lib/AllocationSampling.ts")])
+const allocationEnv = (file: string | undefined) => (file === undefined ? {} : { ALLOCATION_PROFILE: file })
 
 /**
  * Starts the service the production way, `node app/main.ts` with `DATABASE_URL` and
@@ -155,7 +160,7 @@ const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
   const out = openSync(options.logFile, "w")
-  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir)]
+  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
   const child = spawn(process.execPath, [...flags, "app/main.ts"], {
     cwd: root,
     env: {
@@ -163,7 +168,8 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: "1000000000",
-      RATE_LIMIT_BURST: "1000000000"
+      RATE_LIMIT_BURST: "1000000000",
+      ...allocationEnv(options.allocationProfile)
     },
     stdio: ["ignore", out, out]
   })
@@ -189,6 +195,8 @@ export interface AppOptions {
   readonly logFile: string
   /** Directory for a V8 CPU profile (`--cpu-prof`), written when the app exits. */
   readonly cpuProfileDir?: string | undefined
+  /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
+  readonly allocationProfile?: string | undefined
 }
 
 /**
@@ -198,14 +206,16 @@ export interface AppOptions {
  */
 export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", options: AppOptions): Promise<Server> => {
   const out = openSync(options.logFile, "w")
-  const child = spawn(process.execPath, [...startFlags(), ...profileFlags(options.cpuProfileDir), script], {
+  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
+  const child = spawn(process.execPath, [...flags, script], {
     cwd: root,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,
       PORT: "0",
       PARTNER_ID: options.partnerId,
-      MERCHANT_ID: options.merchantId
+      MERCHANT_ID: options.merchantId,
+      ...allocationEnv(options.allocationProfile)
     },
     stdio: ["ignore", "pipe", out]
   })
