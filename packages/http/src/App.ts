@@ -65,7 +65,8 @@ export const routerConfig = { maxParamLength: maxPathIdLength, caseSensitive: tr
  * What the routes read at request time from the context they are served in: nothing, since every
  * route took its services when it was built (a handler reading one per request would add it here).
  * The API process relies on it: its requests run without the application's services
- * (`ApiServer.ts`, `server/HandlerGroup.ts`); `test/RequestContext.test.ts` checks it is `never`.
+ * (`ApiServer.ts`, `server/HandlerGroup.ts`); `packages/http/test/RequestContext.test.ts` checks it
+ * is `never`. References with defaults (settings) do not show here: the use cases read them when built.
  */
 export type RequestRequirements =
   | HttpRouter.Request.Only<"Requires", Layer.Services<typeof AppRoutes>>
