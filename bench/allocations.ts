@@ -3,6 +3,7 @@
  * allocated per request by the service and by the floor, in all and by allocating function.
  */
 import { readFileSync } from "node:fs"
+import { sideBySide } from "./profile.ts"
 
 interface AllocationNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
@@ -38,16 +39,13 @@ export const renderAllocations = (
   top = 20
 ) => {
   const kb = (bytes: number, requests: number) => bytes / requests / 1024
-  const rows = new Map<string, [number, number]>()
-  for (const [name, bytes] of service.allocations.byFunction) rows.set(name, [kb(bytes, service.requests), 0])
-  for (const [name, bytes] of floor.allocations.byFunction) rows.set(name, [rows.get(name)?.[0] ?? 0, kb(bytes, floor.requests)])
-  const sorted = [...rows].sort((a, b) => b[1][0] - b[1][1] - (a[1][0] - a[1][1]))
-  const cell = (value: number) => value.toFixed(2).padStart(7)
+  const perRequest = (of: { readonly allocations: Allocations; readonly requests: number }) =>
+    [...of.allocations.byFunction].map(([name, bytes]) => [name, kb(bytes, of.requests)] as const)
   return [
     `allocated per request: service ${kb(service.allocations.totalBytes, service.requests).toFixed(1)} KiB, ` +
       `floor ${kb(floor.allocations.totalBytes, floor.requests).toFixed(1)} KiB (freed objects included)`,
     ``,
     `by function (KiB per request: service, floor, difference; "set" and "next" are Map copies)`,
-    ...sorted.slice(0, top).map(([name, [s, f]]) => `  ${cell(s)} ${cell(f)} ${cell(s - f)}  ${name}`)
+    ...sideBySide(perRequest(service), perRequest(floor), top, 2)
   ].join("\n")
 }

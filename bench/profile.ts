@@ -151,6 +151,26 @@ export const render = (summary: Summary, top = 25) => {
   return lines.join("\n")
 }
 
+/**
+ * Named per-request figures of the service and of the floor as table rows (service, floor,
+ * difference, name), the largest difference first.
+ */
+export const sideBySide = (
+  service: Iterable<readonly [string, number]>,
+  floor: Iterable<readonly [string, number]>,
+  top: number,
+  digits: number
+) => {
+  const rows = new Map<string, [number, number]>()
+  for (const [name, value] of service) rows.set(name, [value, 0])
+  for (const [name, value] of floor) rows.set(name, [rows.get(name)?.[0] ?? 0, value])
+  const cell = (value: number) => value.toFixed(digits).padStart(7)
+  return [...rows]
+    .sort((a, b) => b[1][0] - b[1][1] - (a[1][0] - a[1][1]))
+    .slice(0, top)
+    .map(([name, [s, f]]) => `  ${cell(s)} ${cell(f)} ${cell(s - f)}  ${name}`)
+}
+
 /** A profile with the number of requests its process answered while profiled. */
 export interface Profiled {
   readonly summary: Summary
@@ -163,18 +183,16 @@ export interface Profiled {
  */
 export const renderComparison = (service: Profiled, floor: Profiled, top = 25) => {
   const perRequest = (ms: number, of: Profiled) => (1000 * ms) / of.requests
-  const us = (value: number) => value.toFixed(1).padStart(7)
-  const table = (key: "byCategory" | "byOrigin" | "byFunction", title: string) => {
-    const rows = new Map<string, [number, number]>()
-    for (const [name, ms] of service.summary[key]) rows.set(name, [perRequest(ms, service), 0])
-    for (const [name, ms] of floor.summary[key]) rows.set(name, [rows.get(name)?.[0] ?? 0, perRequest(ms, floor)])
-    const sorted = [...rows].sort((a, b) => b[1][0] - b[1][1] - (a[1][0] - a[1][1]))
-    return [
-      ``,
-      `${title} (µs per request: service, floor, difference)`,
-      ...sorted.slice(0, top).map(([name, [s, f]]) => `  ${us(s)} ${us(f)} ${us(s - f)}  ${name}`)
-    ]
-  }
+  const table = (key: "byCategory" | "byOrigin" | "byFunction", title: string) => [
+    ``,
+    `${title} (µs per request: service, floor, difference)`,
+    ...sideBySide(
+      service.summary[key].map(([name, ms]) => [name, perRequest(ms, service)] as const),
+      floor.summary[key].map(([name, ms]) => [name, perRequest(ms, floor)] as const),
+      top,
+      1
+    )
+  ]
   const work = [perRequest(service.summary.workMs, service), perRequest(floor.summary.workMs, floor)] as const
   return [
     `request work, CPU µs per request: service ${work[0].toFixed(1)} (${service.requests} requests), ` +
