@@ -16,8 +16,8 @@ import {
   type PaymentQuery,
   traced
 } from "@paygate/domain"
-import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer, Option, RequestResolver, Schema } from "effect"
+import { SqlClient, SqlResolver } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { completeStatement } from "./internal/IdempotencyRows.ts"
 import { paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
@@ -32,6 +32,8 @@ const spans = {
   update: traced("SqlPaymentRepository.update"),
   list: traced("SqlPaymentRepository.list")
 }
+
+const maxBatch = 500
 
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
@@ -70,9 +72,20 @@ export const make = Effect.gen(function*() {
       spans.insert
     )
 
+  // Reads started together (the same scheduler turn) share one statement, so concurrent status
+  // reads cost the database one query and the pool one connection. A read inside a transaction
+  // runs on its connection, batched only with reads of the same transaction (`SqlResolver` keys
+  // batches by it). At most `maxBatch` ids per statement, far below PostgreSQL's bind limit.
+  const byId = SqlResolver.findById({
+    Id: Schema.String,
+    Result: Schema.Record(Schema.String, Schema.Unknown),
+    ResultId: (row) => row.id as string,
+    execute: (ids) => sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE ${sql.in("id", ids)}`
+  }).pipe(RequestResolver.batchN(maxBatch))
   const findById = (id: string) =>
-    sql`SELECT ${select} FROM payments WHERE id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), paymentFromRow)),
+    SqlResolver.request(id, byId).pipe(
+      Effect.map((row) => Option.some(paymentFromRow(row))),
+      Effect.catchTag("NoSuchElementError", () => Effect.succeedNone),
       Effect.orDie,
       spans.findById
     )

@@ -12,7 +12,7 @@ import {
 import { SqlIdempotencyStore } from "@paygate/adapters"
 import { assert } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, Statement } from "effect/sql"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
 
@@ -77,6 +77,47 @@ adapterSuite("SqlPaymentRepository", (it) => {
       yield* repo.insert(payment, [])
       assert.strictEqual(paymentJson(Option.getOrThrow(yield* repo.findById(payment.id))), paymentJson(payment))
       assert.isTrue(Option.isNone(yield* repo.findById("pay_UNKNOWN" as Payment["id"])))
+    }))
+
+  it.effect("reads outside a transaction share one statement; each gets its own payment, or none", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const first = yield* newPayment(merchant, { referenceId: "first" })
+      const second = yield* newPayment(merchant, { referenceId: "second" })
+      yield* repo.insert(first, [])
+      yield* repo.insert(second, [])
+      const reads: Array<string> = []
+      const counted: Statement.Transformer = (statement) => {
+        const [text] = statement.compile()
+        if (text.includes("FROM payments")) reads.push(text)
+        return Effect.succeed(statement)
+      }
+      const found = yield* Effect.all(
+        [first.id, "pay_UNKNOWN" as Payment["id"], second.id, first.id].map((id) => repo.findById(id)),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.provideService(Statement.CurrentTransformer, counted))
+      assert.deepStrictEqual(found.map(Option.map((payment) => payment.referenceId)), [
+        Option.some("first"),
+        Option.none(),
+        Option.some("second"),
+        Option.some("first")
+      ])
+      assert.strictEqual(reads.length, 1)
+    }))
+
+  it.effect("a read inside a transaction runs on its connection: it sees the transaction's own writes", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* PaymentRepository
+      const payment = yield* newPayment(yield* newMerchant(yield* newPartner()))
+      const rolledBack = yield* Effect.gen(function*() {
+        yield* repo.insert(payment, [])
+        const inside = yield* repo.findById(payment.id)
+        return yield* Effect.fail(inside)
+      }).pipe(sql.withTransaction, Effect.flip)
+      assert.isTrue(Option.isSome(rolledBack))
+      assert.isTrue(Option.isNone(yield* repo.findById(payment.id)))
     }))
 
   it.effect("update is a compare-and-set: a stale version writes nothing and no event", () =>
