@@ -9,7 +9,6 @@
 import {
   DuplicateCommitment,
   type IdempotencyCompletion,
-  idempotencyLeaseLost,
   type OutboxEvent,
   type Payment,
   PaymentRepository,
@@ -19,11 +18,10 @@ import {
 import { Effect, Layer, Option, RequestResolver, Schema } from "effect"
 import { SqlClient, SqlResolver } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { completeStatement } from "./internal/IdempotencyRows.ts"
-import { paymentColumns, paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
-import { compareAndSet, eventsInsert, insertEvents } from "./internal/PaymentWrites.ts"
-import { isUniqueViolation, sqlState } from "./internal/UniqueViolation.ts"
-import { leaseLostState } from "./migrations/0007_idempotency_lease.ts"
+import * as GroupCommit from "./internal/GroupCommit.ts"
+import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
+import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -43,34 +41,10 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(paymentSelect)
 
-  // One statement (the events' INSERT with the payment's, and the idempotency completion, as
-  // data-modifying WITHs): atomic on its own, so one round trip instead of BEGIN, the writes and COMMIT.
-  // With a completion, the statement ends in `idempotency_fence`, which fails it (so nothing of
-  // it commits) when the key's lease was lost to a retry.
+  // One statement per insert, shared by inserts started together (internal/GroupCommit.ts).
+  const insertGrouped = GroupCommit.make(sql)
   const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>, completion?: IdempotencyCompletion) =>
-    Effect.suspend(() => {
-      const c = paymentColumns(payment)
-      const paymentInsert = sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
-          state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at)
-        VALUES (${c.id}, ${c.partner_id}, ${c.merchant_id}, ${c.mode}, ${c.reference_id}, ${c.currency}, ${c.value}::numeric,
-          ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
-          ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at})`
-      const outbox = eventsInsert(sql, events)
-      const writes = [paymentInsert, ...(outbox === undefined ? [] : [outbox])]
-      if (completion !== undefined) {
-        return sql`WITH ${sql.csv(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))},
-          held AS (${completeStatement(sql, completion)})
-          SELECT idempotency_fence(EXISTS (SELECT 1 FROM held))`
-      }
-      const last = writes.pop()!
-      if (writes.length === 0) return last
-      return sql`WITH ${sql.csv(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))} ${last}`
-    }).pipe(
-      Effect.asVoid,
-      Effect.catchIf((error) => sqlState(error) === leaseLostState, () => Effect.fail(idempotencyLeaseLost())),
-      Effect.catchTag("SqlError", Effect.die),
-      spans.insert
-    )
+    insertGrouped({ payment, events, completion }).pipe(spans.insert)
 
   // Reads started together (the same scheduler turn) share one statement, so concurrent status
   // reads cost the database one query and the pool one connection. A read inside a transaction
@@ -82,8 +56,10 @@ export const make = Effect.gen(function*() {
     ResultId: (row) => row.id as string,
     execute: (ids) => sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE ${sql.in("id", ids)}`
   }).pipe(RequestResolver.batchN(maxBatch))
+  // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id finds nothing
+  // without a query, so it cannot fail the statement it would share with other reads.
   const findById = (id: string) =>
-    SqlResolver.request(id, byId).pipe(
+    !id.isWellFormed() || id.includes("\0") ? Effect.succeedNone : SqlResolver.request(id, byId).pipe(
       Effect.map((row) => Option.some(paymentFromRow(row))),
       Effect.catchTag("NoSuchElementError", () => Effect.succeedNone),
       Effect.orDie,

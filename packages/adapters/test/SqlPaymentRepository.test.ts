@@ -25,6 +25,13 @@ const storedEvents = (paymentId: string) =>
       SELECT id, type FROM outbox_events WHERE payment_id = ${paymentId} ORDER BY created_at, id`
   })
 
+// Records the statements whose text includes `text` (a transformer sees every statement before it runs).
+const counting = (text: string, into: Array<string>): Statement.Transformer => (statement) => {
+  const [compiled] = statement.compile()
+  if (compiled.includes(text)) into.push(compiled)
+  return Effect.succeed(statement)
+}
+
 adapterSuite("SqlPaymentRepository", (it) => {
   it.effect("round-trips a payment exactly, with its event written alongside", () =>
     Effect.gen(function*() {
@@ -88,15 +95,10 @@ adapterSuite("SqlPaymentRepository", (it) => {
       yield* repo.insert(first, [])
       yield* repo.insert(second, [])
       const reads: Array<string> = []
-      const counted: Statement.Transformer = (statement) => {
-        const [text] = statement.compile()
-        if (text.includes("FROM payments")) reads.push(text)
-        return Effect.succeed(statement)
-      }
       const found = yield* Effect.all(
         [first.id, "pay_UNKNOWN" as Payment["id"], second.id, first.id].map((id) => repo.findById(id)),
         { concurrency: "unbounded" }
-      ).pipe(Effect.provideService(Statement.CurrentTransformer, counted))
+      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("FROM payments", reads)))
       assert.deepStrictEqual(found.map(Option.map((payment) => payment.referenceId)), [
         Option.some("first"),
         Option.none(),
@@ -111,13 +113,25 @@ adapterSuite("SqlPaymentRepository", (it) => {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* PaymentRepository
       const payment = yield* newPayment(yield* newMerchant(yield* newPartner()))
+      let inside = Option.none<Payment>()
       const rolledBack = yield* Effect.gen(function*() {
         yield* repo.insert(payment, [])
-        const inside = yield* repo.findById(payment.id)
-        return yield* Effect.fail(inside)
-      }).pipe(sql.withTransaction, Effect.flip)
-      assert.isTrue(Option.isSome(rolledBack))
+        inside = yield* repo.findById(payment.id)
+        return yield* Effect.fail("roll back" as const)
+      }).pipe(sql.withTransaction, Effect.exit)
+      assert.isTrue(Exit.isFailure(rolledBack))
+      assert.isTrue(Option.isSome(inside))
       assert.isTrue(Option.isNone(yield* repo.findById(payment.id)))
+    }))
+
+  it.effect("an id no row can hold (NUL, a lone surrogate) finds nothing, and the reads it started with still find theirs", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const payment = yield* newPayment(yield* newMerchant(yield* newPartner()))
+      yield* repo.insert(payment, [])
+      const ids = [`${payment.id}\0`, payment.id, "pay_\uD800", payment.id] as Array<Payment["id"]>
+      const found = yield* Effect.all(ids.map((id) => repo.findById(id)), { concurrency: "unbounded" })
+      assert.deepStrictEqual(found.map(Option.isSome), [false, true, false, true])
     }))
 
   it.effect("update is a compare-and-set: a stale version writes nothing and no event", () =>
@@ -218,6 +232,76 @@ adapterSuite("SqlPaymentRepository", (it) => {
         _tag: "Replay",
         response: { status: 201, body: `{"id":"${won.id}"}` }
       })
+    }))
+
+  it.effect("inserts started together commit in one statement, each payment with its events and its answer", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const keys = yield* IdempotencyStore
+      const merchant = yield* newMerchant(yield* newPartner())
+      const claimed = yield* keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key: "group-1" }, "hash", Date.now())
+      assert.strictEqual(claimed._tag, "Claimed")
+      const lease = (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
+      const payments = [yield* newPayment(merchant), yield* newPayment(merchant), yield* newPayment(merchant)]
+      const events = yield* Effect.forEach(payments, (payment) => eventFor(payment, "payment.created"))
+      const inserts: Array<string> = []
+      yield* Effect.all(
+        payments.map((payment, i) =>
+          repo.insert(payment, [events[i]!], i === 1 ? { lease, response: { status: 201, body: `{"id":"${payment.id}"}` } } : undefined)
+        ),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("INSERT INTO payments", inserts)))
+      assert.strictEqual(inserts.length, 1)
+      for (const [i, payment] of payments.entries()) {
+        assert.strictEqual(paymentJson(Option.getOrThrow(yield* repo.findById(payment.id))), paymentJson(payment))
+        assert.deepStrictEqual((yield* storedEvents(payment.id)).map((e) => e.id), [events[i]!.id])
+      }
+      assert.deepStrictEqual(
+        yield* keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key: "group-1" }, "hash", Date.now()),
+        { _tag: "Replay", response: { status: 201, body: `{"id":"${payments[1]!.id}"}` } }
+      )
+    }))
+
+  it.effect("a group whose statement fails writes nothing: each insert runs again alone, and only the failing one fails", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const keys = yield* IdempotencyStore
+      const merchant = yield* newMerchant(yield* newPartner())
+      const t0 = Date.now()
+      const claim = (key: string, now: number) =>
+        Effect.map(keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", now), (claimed) => {
+          assert.strictEqual(claimed._tag, "Claimed")
+          return (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
+        })
+      const held = yield* claim("group-held", t0)
+      const late = yield* claim("group-lost", t0)
+      yield* claim("group-lost", t0 + SqlIdempotencyStore.defaultLeaseMillis) // a retry takes the key over
+      const [kept, lost, plain, duplicate] = [
+        yield* newPayment(merchant),
+        yield* newPayment(merchant),
+        yield* newPayment(merchant),
+        yield* newPayment(merchant)
+      ]
+      const reused = yield* eventFor(kept, "payment.created")
+      const inserts: Array<string> = []
+      const exits = yield* Effect.all(
+        [
+          repo.insert(kept, [reused], { lease: held, response: { status: 201, body: "{}" } }),
+          repo.insert(lost, [], { lease: late, response: { status: 201, body: "{}" } }),
+          repo.insert(plain, []),
+          repo.insert(duplicate, [reused]) // the same event id as `kept`'s: a unique violation
+        ].map(Effect.exit),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("INSERT INTO payments", inserts)))
+      assert.strictEqual(inserts.length, 5) // the group's, then each alone
+      assert.isTrue(Exit.isSuccess(exits[0]!))
+      assert.deepStrictEqual(Option.map(Exit.findErrorOption(exits[1]!), (error) => error._tag as string), Option.some("IdempotencyConflict"))
+      assert.isTrue(Exit.isSuccess(exits[2]!))
+      assert.isTrue(Exit.hasDies(exits[3]!))
+      assert.deepStrictEqual(
+        yield* Effect.forEach([kept, lost, plain, duplicate], (payment) => Effect.map(repo.findById(payment.id), Option.isSome)),
+        [true, false, true, false]
+      )
     }))
 
   it.effect("lists with every filter", () =>
