@@ -28,11 +28,12 @@ import {
   type StoredResponse,
   traced
 } from "@paygate/domain"
-import { Config, Data, Effect, Layer } from "effect"
+import { Config, Data, Effect, Exit, Layer, Request } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
+import * as SharedStatement from "./internal/SharedStatement.ts"
 import * as Configuration from "./Configuration.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -60,26 +61,46 @@ class Undo extends Data.TaggedError("Undo")<{ readonly outcome: "undone" | "leas
 // A claim whose row vanished (released) between the write and the read is tried again.
 const maxAttempts = 5
 
+// Claims per shared statement at most.
+const maxGroup = 50
+
+interface ClaimInput {
+  readonly scope: IdempotencyScope
+  readonly bodyHash: string
+  readonly nowMillis: number
+}
+
+class ClaimRequest extends Request.Class<ClaimInput, IdempotencyClaim> {}
+
 /** Builds the store over the `SqlClient` in context, holding unanswered keys for `leaseMillis`. */
 export const make = (leaseMillis: number) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const claim = (scope: IdempotencyScope, bodyHash: string, nowMillis: number) =>
+  // Claims `requests`' keys, each with its token: the tokens of the keys it claimed. A key held by
+  // another request (in flight, answered, or still within its retention) is left as it is.
+  const insertClaims = (requests: ReadonlyArray<ClaimInput>, tokens: ReadonlyArray<string>) =>
+    sql<{ readonly lease_token: string }>`
+      INSERT INTO idempotency_keys AS k (partner_id, route, key, body_sha256, status_code, response_body, created_at,
+        expires_at, lease_token, lease_until)
+      VALUES ${
+      sql.csv(requests.map(({ bodyHash, nowMillis, scope }, i) =>
+        sql`(${scope.partnerId}, ${scope.route}, ${scope.key}, ${bodyHash}, NULL, NULL, ${nowMillis}::bigint,
+          ${nowMillis + retentionMillis}::bigint, ${tokens[i]!}, ${nowMillis + leaseMillis}::bigint)`
+      ))
+    }
+      ON CONFLICT (partner_id, route, key) DO UPDATE SET
+        body_sha256 = EXCLUDED.body_sha256, status_code = NULL, response_body = NULL,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+        lease_token = EXCLUDED.lease_token, lease_until = EXCLUDED.lease_until
+      WHERE k.expires_at <= EXCLUDED.created_at
+        OR (k.status_code IS NULL AND COALESCE(k.lease_until, 0) <= EXCLUDED.created_at)
+      RETURNING lease_token`
+
+  const claimAlone = ({ bodyHash, nowMillis, scope }: ClaimInput) =>
     Effect.gen(function*() {
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const token = randomUUID()
-        const written = yield* sql`
-          INSERT INTO idempotency_keys AS k (partner_id, route, key, body_sha256, status_code, response_body, created_at,
-            expires_at, lease_token, lease_until)
-          VALUES (${scope.partnerId}, ${scope.route}, ${scope.key}, ${bodyHash}, NULL, NULL, ${nowMillis}::bigint,
-            ${nowMillis + retentionMillis}::bigint, ${token}, ${nowMillis + leaseMillis}::bigint)
-          ON CONFLICT (partner_id, route, key) DO UPDATE SET
-            body_sha256 = EXCLUDED.body_sha256, status_code = NULL, response_body = NULL,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
-            lease_token = EXCLUDED.lease_token, lease_until = EXCLUDED.lease_until
-          WHERE k.expires_at <= EXCLUDED.created_at
-            OR (k.status_code IS NULL AND COALESCE(k.lease_until, 0) <= EXCLUDED.created_at)
-          RETURNING 1 AS claimed`
+        const written = yield* insertClaims([{ scope, bodyHash, nowMillis }], [token])
         if (written.length > 0) return claimed({ scope, token })
         const rows = yield* sql<{
           readonly body_sha256: string
@@ -98,7 +119,24 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
         return replay({ status, body: row.response_body })
       }
       return yield* Effect.die(new Error(`idempotency key ${scope.key} kept changing under us`))
-    }).pipe(Effect.orDie, spans.claim)
+    }).pipe(Effect.orDie)
+
+  // Claims started together share one INSERT (internal/SharedStatement.ts); a key it did not
+  // claim (held by another request) is claimed alone, which reads why.
+  const claimShared = SharedStatement.make<ClaimRequest>(sql, {
+    alone: claimAlone,
+    together: (requests) => {
+      const tokens = requests.map(() => randomUUID())
+      return Effect.map(insertClaims(requests, tokens), (rows) => {
+        const written = new Set(rows.map((row) => row.lease_token))
+        return requests.map(({ scope }, i) => written.has(tokens[i]!) ? Exit.succeed(claimed({ scope, token: tokens[i]! })) : undefined)
+      })
+    },
+    max: maxGroup
+  })
+
+  const claim = (scope: IdempotencyScope, bodyHash: string, nowMillis: number) =>
+    claimShared(new ClaimRequest({ scope, bodyHash, nowMillis })).pipe(spans.claim)
 
   const release = (lease: IdempotencyLease) =>
     sql`DELETE FROM idempotency_keys WHERE ${heldWhere(sql, lease)}`.pipe(Effect.asVoid, Effect.orDie, spans.release)

@@ -2,7 +2,7 @@ import { SqlIdempotencyStore } from "@paygate/adapters"
 import { type IdempotencyClaim, type IdempotencyLease, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, Statement } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 
@@ -156,5 +156,25 @@ adapterSuite("SqlIdempotencyStore", (it) => {
           assert.strictEqual(claims.filter((c) => c._tag === "Conflict" && c.reason === "in_flight").length, 5)
         }
       }
+    }))
+
+  it.effect("claims started together share one INSERT; a key another request holds gets its own answer", () =>
+    Effect.gen(function*() {
+      const store = yield* IdempotencyStore
+      const held = scope()
+      leaseOf(yield* store.claim(held, "h", t0))
+      const fresh = [scope(), scope(), scope()]
+      const inserts: Array<string> = []
+      const counting: Statement.Transformer = (statement) => {
+        const [text] = statement.compile()
+        if (text.includes("INSERT INTO idempotency_keys")) inserts.push(text)
+        return Effect.succeed(statement)
+      }
+      const claims = yield* Effect.all([...fresh, held].map((s) => store.claim(s, "h", t0 + 1)), { concurrency: "unbounded" })
+        .pipe(Effect.provideService(Statement.CurrentTransformer, counting))
+      assert.deepStrictEqual(claims.slice(0, 3).map((claim) => leaseOf(claim).scope), fresh)
+      assert.deepStrictEqual(claims[3], inFlight)
+      assert.strictEqual(inserts.length, 2) // the group's, then the held key's alone
+      assert.strictEqual(new Set(claims.slice(0, 3).map((claim) => leaseOf(claim).token)).size, 3)
     }))
 })

@@ -1,24 +1,19 @@
 /**
- * Group commit of payment inserts: inserts started together (the same scheduler turn, outside a
- * transaction) are written by one statement, so concurrent creates cost PostgreSQL one statement
- * and one commit, and the pool one connection.
- *
- * Nothing is weakened: a statement is atomic, so each payment still commits with its events and
- * its stored answer, or not at all. When the shared statement fails (one key's lease lost, a
- * unique index, anything), it wrote nothing, and every insert of it runs again on its own
- * statement, each getting its own outcome. An insert inside a transaction runs on its own
- * statement, in that transaction (a failed statement would abort it).
+ * Group commit of payment inserts (internal/SharedStatement.ts): inserts started together are
+ * written by one statement, each payment still with its events and its stored answer, or not at
+ * all.
  *
  * @module
  */
 import { type IdempotencyCompletion, idempotencyLeaseLost, type OutboxEvent, type Payment } from "@paygate/domain"
-import { Effect, Exit, Option, Request, RequestResolver } from "effect"
+import { Effect, Exit, Request } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
 import { leaseLostState } from "../migrations/0007_idempotency_lease.ts"
 import { completeStatement } from "./IdempotencyRows.ts"
 import { paymentColumns } from "./PaymentRow.ts"
 import { eventsInsert } from "./PaymentWrites.ts"
+import * as SharedStatement from "./SharedStatement.ts"
 import { sqlState } from "./UniqueViolation.ts"
 
 /** One payment insert: the payment, its events and, when given, its request's stored answer. */
@@ -78,20 +73,10 @@ export const make = (sql: SqlClient.SqlClient) => {
       Effect.catchTag("SqlError", Effect.die)
     )
 
-  const grouped = RequestResolver.make<InsertRequest>((entries) => {
-    if (entries.length === 1) return Effect.map(Effect.exit(alone([entries[0].request])), (exit) => entries[0].completeUnsafe(exit))
-    return Effect.matchCauseEffect(Effect.suspend(() => statement(entries.map((entry) => entry.request))), {
-      onSuccess: () => Effect.sync(() => entries.forEach((entry) => entry.completeUnsafe(Exit.void))),
-      // The shared statement wrote nothing: each insert runs again alone, for its own outcome.
-      onFailure: () =>
-        Effect.forEach(entries, (entry) => Effect.map(Effect.exit(alone([entry.request])), (exit) => entry.completeUnsafe(exit)), {
-          concurrency: "unbounded",
-          discard: true
-        })
-    })
-  }).pipe(RequestResolver.batchN(maxGroup))
-
-  return (insert: PaymentInsert) =>
-    Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
-      Option.isSome(transaction) ? alone([insert]) : Effect.request(new InsertRequest(insert), grouped))
+  const insert = SharedStatement.make<InsertRequest>(sql, {
+    alone: (request) => alone([request]),
+    together: (requests) => Effect.as(statement(requests), requests.map(() => Exit.void)),
+    max: maxGroup
+  })
+  return (payment: PaymentInsert) => insert(new InsertRequest(payment))
 }
