@@ -31,6 +31,7 @@ const spans = {
   list: traced("SqlPaymentRepository.list")
 }
 
+// Ids per statement at most: a bound on one statement's work, not a PostgreSQL limit (the ids are one parameter).
 const maxBatch = 500
 
 // Migration 0004's indexes: one payment per authorization, one per transaction.
@@ -49,12 +50,12 @@ export const make = Effect.gen(function*() {
   // Reads started together (the same scheduler turn) share one statement, so concurrent status
   // reads cost the database one query and the pool one connection. A read inside a transaction
   // runs on its connection, batched only with reads of the same transaction (`SqlResolver` keys
-  // batches by it). At most `maxBatch` ids per statement, far below PostgreSQL's bind limit.
+  // batches by it). The ids are one array parameter, so every batch is the same prepared statement.
   const byId = SqlResolver.findById({
     Id: Schema.String,
     Result: Schema.Record(Schema.String, Schema.Unknown),
     ResultId: (row) => row.id as string,
-    execute: (ids) => sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE ${sql.in("id", ids)}`
+    execute: (ids) => sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE id = ANY(${ids}::text[])`
   }).pipe(RequestResolver.batchN(maxBatch))
   // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id finds nothing
   // without a query, so it cannot fail the statement it would share with other reads.
