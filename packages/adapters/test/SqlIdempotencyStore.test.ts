@@ -1,10 +1,11 @@
 import { SqlIdempotencyStore } from "@paygate/adapters"
-import { type IdempotencyClaim, type IdempotencyLease, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
+import { type IdempotencyClaim, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { SqlClient, Statement } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { adapterSuite } from "./support/AdapterSuite.ts"
+import { leaseOf, loggingStatements } from "./support/StatementLog.ts"
 
 const day = SqlIdempotencyStore.retentionMillis
 const lease = SqlIdempotencyStore.defaultLeaseMillis
@@ -16,10 +17,6 @@ const scope = (overrides: Partial<IdempotencyScope> = {}): IdempotencyScope => (
   ...overrides
 })
 
-const leaseOf = (claim: IdempotencyClaim): IdempotencyLease => {
-  assert.strictEqual(claim._tag, "Claimed")
-  return (claim as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
-}
 const inFlight: IdempotencyClaim = { _tag: "Conflict", reason: "in_flight" }
 
 adapterSuite("SqlIdempotencyStore", (it) => {
@@ -164,14 +161,10 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       const held = scope()
       leaseOf(yield* store.claim(held, "h", t0))
       const fresh = [scope(), scope(), scope()]
-      const inserts: Array<string> = []
-      const counting: Statement.Transformer = (statement) => {
-        const [text] = statement.compile()
-        if (text.includes("INSERT INTO idempotency_keys")) inserts.push(text)
-        return Effect.succeed(statement)
-      }
-      const claims = yield* Effect.all([...fresh, held].map((s) => store.claim(s, "h", t0 + 1)), { concurrency: "unbounded" })
-        .pipe(Effect.provideService(Statement.CurrentTransformer, counting))
+      const [claims, inserts] = yield* loggingStatements(
+        "INSERT INTO idempotency_keys",
+        Effect.all([...fresh, held].map((s) => store.claim(s, "h", t0 + 1)), { concurrency: "unbounded" })
+      )
       assert.deepStrictEqual(claims.slice(0, 3).map((claim) => leaseOf(claim).scope), fresh)
       assert.deepStrictEqual(claims[3], inFlight)
       assert.strictEqual(inserts.length, 2) // the group's, then the held key's alone

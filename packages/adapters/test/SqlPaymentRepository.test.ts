@@ -2,7 +2,6 @@ import {
   Commitment,
   compareCreation,
   type Cursor,
-  type IdempotencyClaim,
   type IdempotencyLease,
   IdempotencyStore,
   Payment,
@@ -12,9 +11,10 @@ import {
 import { SqlIdempotencyStore } from "@paygate/adapters"
 import { assert } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
-import { SqlClient, Statement } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+import { leaseOf, loggingStatements } from "./support/StatementLog.ts"
 
 const paymentJson = (payment: Payment) => JSON.stringify(Schema.encodeSync(Schema.toCodecJson(Payment))(payment))
 
@@ -24,13 +24,6 @@ const storedEvents = (paymentId: string) =>
     return yield* sql<{ readonly id: string; readonly type: string }>`
       SELECT id, type FROM outbox_events WHERE payment_id = ${paymentId} ORDER BY created_at, id`
   })
-
-// Records the statements whose text includes `text` (a transformer sees every statement before it runs).
-const counting = (text: string, into: Array<string>): Statement.Transformer => (statement) => {
-  const [compiled] = statement.compile()
-  if (compiled.includes(text)) into.push(compiled)
-  return Effect.succeed(statement)
-}
 
 adapterSuite("SqlPaymentRepository", (it) => {
   it.effect("round-trips a payment exactly, with its event written alongside", () =>
@@ -94,11 +87,10 @@ adapterSuite("SqlPaymentRepository", (it) => {
       const second = yield* newPayment(merchant, { referenceId: "second" })
       yield* repo.insert(first, [])
       yield* repo.insert(second, [])
-      const reads: Array<string> = []
-      const found = yield* Effect.all(
-        [first.id, "pay_UNKNOWN" as Payment["id"], second.id, first.id].map((id) => repo.findById(id)),
-        { concurrency: "unbounded" }
-      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("FROM payments", reads)))
+      const [found, reads] = yield* loggingStatements(
+        "FROM payments",
+        Effect.all([first.id, "pay_UNKNOWN" as Payment["id"], second.id, first.id].map((id) => repo.findById(id)), { concurrency: "unbounded" })
+      )
       assert.deepStrictEqual(found.map(Option.map((payment) => payment.referenceId)), [
         Option.some("first"),
         Option.none(),
@@ -108,19 +100,25 @@ adapterSuite("SqlPaymentRepository", (it) => {
       assert.strictEqual(reads.length, 1)
     }))
 
-  it.effect("a read inside a transaction runs on its connection: it sees the transaction's own writes", () =>
+  it.effect("inside a transaction, reads and inserts run on its connection, one statement each: they see its own writes", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* PaymentRepository
       const payment = yield* newPayment(yield* newMerchant(yield* newPartner()))
-      let inside = Option.none<Payment>()
-      const rolledBack = yield* Effect.gen(function*() {
-        yield* repo.insert(payment, [])
-        inside = yield* repo.findById(payment.id)
-        return yield* Effect.fail("roll back" as const)
-      }).pipe(sql.withTransaction, Effect.exit)
+      const other = yield* newPayment(yield* newMerchant(yield* newPartner()))
+      let inside: ReadonlyArray<Option.Option<Payment>> = []
+      const [rolledBack, inserts] = yield* loggingStatements(
+        "INSERT INTO payments",
+        Effect.gen(function*() {
+          // Inside a transaction nothing is shared (a failed shared statement would abort it): one statement each.
+          yield* Effect.all([repo.insert(payment, []), repo.insert(other, [])], { concurrency: "unbounded" })
+          inside = yield* Effect.all([repo.findById(payment.id), repo.findById(other.id)], { concurrency: "unbounded" })
+          return yield* Effect.fail("roll back" as const)
+        }).pipe(sql.withTransaction, Effect.exit)
+      )
       assert.isTrue(Exit.isFailure(rolledBack))
-      assert.isTrue(Option.isSome(inside))
+      assert.strictEqual(inserts.length, 2)
+      assert.deepStrictEqual(inside.map(Option.isSome), [true, true])
       assert.isTrue(Option.isNone(yield* repo.findById(payment.id)))
     }))
 
@@ -196,10 +194,6 @@ adapterSuite("SqlPaymentRepository", (it) => {
       const merchant = yield* newMerchant(yield* newPartner())
       const t0 = Date.now()
       const claim = (key: string, now = t0) => keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", now)
-      const leaseOf = (claimed: IdempotencyClaim) => {
-        assert.strictEqual(claimed._tag, "Claimed")
-        return (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
-      }
       const completionOf = (lease: IdempotencyLease, body: string) => ({ lease, response: { status: 201, body } })
 
       const first = leaseOf(yield* claim("k-1"))
@@ -239,18 +233,18 @@ adapterSuite("SqlPaymentRepository", (it) => {
       const repo = yield* PaymentRepository
       const keys = yield* IdempotencyStore
       const merchant = yield* newMerchant(yield* newPartner())
-      const claimed = yield* keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key: "group-1" }, "hash", Date.now())
-      assert.strictEqual(claimed._tag, "Claimed")
-      const lease = (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
+      const lease = leaseOf(yield* keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key: "group-1" }, "hash", Date.now()))
       const payments = [yield* newPayment(merchant), yield* newPayment(merchant), yield* newPayment(merchant)]
       const events = yield* Effect.forEach(payments, (payment) => eventFor(payment, "payment.created"))
-      const inserts: Array<string> = []
-      yield* Effect.all(
-        payments.map((payment, i) =>
-          repo.insert(payment, [events[i]!], i === 1 ? { lease, response: { status: 201, body: `{"id":"${payment.id}"}` } } : undefined)
-        ),
-        { concurrency: "unbounded" }
-      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("INSERT INTO payments", inserts)))
+      const [, inserts] = yield* loggingStatements(
+        "INSERT INTO payments",
+        Effect.all(
+          payments.map((payment, i) =>
+            repo.insert(payment, [events[i]!], i === 1 ? { lease, response: { status: 201, body: `{"id":"${payment.id}"}` } } : undefined)
+          ),
+          { concurrency: "unbounded" }
+        )
+      )
       assert.strictEqual(inserts.length, 1)
       for (const [i, payment] of payments.entries()) {
         assert.strictEqual(paymentJson(Option.getOrThrow(yield* repo.findById(payment.id))), paymentJson(payment))
@@ -268,11 +262,7 @@ adapterSuite("SqlPaymentRepository", (it) => {
       const keys = yield* IdempotencyStore
       const merchant = yield* newMerchant(yield* newPartner())
       const t0 = Date.now()
-      const claim = (key: string, now: number) =>
-        Effect.map(keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", now), (claimed) => {
-          assert.strictEqual(claimed._tag, "Claimed")
-          return (claimed as Extract<IdempotencyClaim, { _tag: "Claimed" }>).lease
-        })
+      const claim = (key: string, now: number) => Effect.map(keys.claim({ partnerId: merchant.partnerId, route: "POST /v1/payments", key }, "hash", now), leaseOf)
       const held = yield* claim("group-held", t0)
       const late = yield* claim("group-lost", t0)
       yield* claim("group-lost", t0 + SqlIdempotencyStore.defaultLeaseMillis) // a retry takes the key over
@@ -283,16 +273,18 @@ adapterSuite("SqlPaymentRepository", (it) => {
         yield* newPayment(merchant)
       ]
       const reused = yield* eventFor(kept, "payment.created")
-      const inserts: Array<string> = []
-      const exits = yield* Effect.all(
-        [
-          repo.insert(kept, [reused], { lease: held, response: { status: 201, body: "{}" } }),
-          repo.insert(lost, [], { lease: late, response: { status: 201, body: "{}" } }),
-          repo.insert(plain, []),
-          repo.insert(duplicate, [reused]) // the same event id as `kept`'s: a unique violation
-        ].map(Effect.exit),
-        { concurrency: "unbounded" }
-      ).pipe(Effect.provideService(Statement.CurrentTransformer, counting("INSERT INTO payments", inserts)))
+      const [exits, inserts] = yield* loggingStatements(
+        "INSERT INTO payments",
+        Effect.all(
+          [
+            repo.insert(kept, [reused], { lease: held, response: { status: 201, body: "{}" } }),
+            repo.insert(lost, [], { lease: late, response: { status: 201, body: "{}" } }),
+            repo.insert(plain, []),
+            repo.insert(duplicate, [reused]) // the same event id as `kept`'s: a unique violation
+          ].map(Effect.exit),
+          { concurrency: "unbounded" }
+        )
+      )
       assert.strictEqual(inserts.length, 5) // the group's, then each alone
       assert.isTrue(Exit.isSuccess(exits[0]!))
       assert.deepStrictEqual(Option.map(Exit.findErrorOption(exits[1]!), (error) => error._tag as string), Option.some("IdempotencyConflict"))
