@@ -140,10 +140,17 @@ export interface ServiceOptions {
   readonly allocationProfile?: string | undefined
 }
 
-// The Node flags `npm start` passes (its heap settings), so the bench runs the service as deployed.
-const startFlags = () => {
+/**
+ * How `npm start` runs the service: the environment it sets (`NAME=value` before `node`: glibc's
+ * malloc arenas) and the Node flags it passes (the heap settings), so the bench runs the service,
+ * and the bench apps beside it, as deployed.
+ */
+const startCommand = (): { readonly env: Record<string, string>; readonly flags: ReadonlyArray<string> } => {
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
-  return /node ((?:--\S+ )*)app\/main\.ts/.exec(scripts.start ?? "")?.[1]?.trim().split(" ").filter((f) => f !== "") ?? []
+  const match = /((?:[A-Z_]+=\S+ )*)node ((?:--\S+ )*)app\/main\.ts/.exec(scripts.start ?? "")
+  const words = (text: string | undefined) => text?.trim().split(" ").filter((word) => word !== "") ?? []
+  const env = Object.fromEntries(words(match?.[1]).map((assignment) => assignment.split("=", 2) as [string, string]))
+  return { env, flags: words(match?.[2]) }
 }
 
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
@@ -153,18 +160,20 @@ const allocationEnv = (file: string | undefined) => (file === undefined ? {} : {
 
 /**
  * Starts the service the production way, `node app/main.ts` with `DATABASE_URL` and
- * the Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
+ * the environment and Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
  * (the bench drives one credential far past the contract's 50 requests per second); the limiter
  * still runs on every request.
  */
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
   const out = openSync(options.logFile, "w")
-  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
+  const start = startCommand()
+  const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
   const child = spawn(process.execPath, [...flags, "app/main.ts"], {
     cwd: root,
     env: {
       ...process.env,
+      ...start.env,
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: "1000000000",
@@ -201,16 +210,18 @@ export interface AppOptions {
 
 /**
  * Starts a bench app, the raw baseline (`bench/baseline.ts`) or the framework floor
- * (`bench/floor.ts`), with the Node flags of `npm start` like the service, and waits for its
+ * (`bench/floor.ts`), with the environment and Node flags of `npm start` like the service, and waits for its
  * `listening <port>` line.
  */
 export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", options: AppOptions): Promise<Server> => {
   const out = openSync(options.logFile, "w")
-  const flags = [...startFlags(), ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
+  const start = startCommand()
+  const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
   const child = spawn(process.execPath, [...flags, script], {
     cwd: root,
     env: {
       ...process.env,
+      ...start.env,
       DATABASE_URL: options.databaseUrl,
       PORT: "0",
       PARTNER_ID: options.partnerId,

@@ -43,7 +43,7 @@ export const spawnNode = (args: ReadonlyArray<string>, env: Record<string, strin
 
 /** An API process on `port` (the service as `npm start` runs it). */
 export const spawnApi = (port: number, env: Record<string, string>): WorkerProcess =>
-  spawnNode(["--max-semi-space-size=8", "--max-old-space-size=512", "app/main.ts"], { ...env, PORT: String(port) })
+  spawnNode(["--max-semi-space-size=8", "--max-old-space-size=512", "app/main.ts"], { MALLOC_ARENA_MAX: "2", ...env, PORT: String(port) })
 
 const apiReady = "paygate is listening"
 const workerReady = "worker started: dispatcher"
