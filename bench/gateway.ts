@@ -11,7 +11,7 @@
 import { anvilAccount } from "../packages/adapters/src/chain/AnvilAccounts.ts"
 import { signOption } from "../packages/adapters/src/chain/LocalWallet.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample } from "./lib/load.ts"
-import { admin, log } from "./lib/processes.ts"
+import { admin, log, machineCpuSeconds, mainThreadCpuSecondsOf } from "./lib/processes.ts"
 import type { BenchContext } from "./scenarios.ts"
 
 /** The local chain's CAIP-2 id (anvil's default chain id). */
@@ -117,6 +117,10 @@ export interface ConfirmRun {
   readonly ranOutAfter: number | undefined
   /** Seconds after the run until the executor had settled the last accepted payments (`undefined`: not within 60 s). */
   readonly settledAfter: number | undefined
+  /** While the status load ran: the cores' worth of CPU the service's main thread (its event loop) used. */
+  readonly mainThreadBusy: number
+  /** While the status load ran: the share of the machine's CPU time that was busy (every process, every core). */
+  readonly machineBusy: number
 }
 
 /** Every confirm run of this bench process (rounds and warm-up), in order. */
@@ -141,7 +145,7 @@ const settled = async (context: BenchContext, paymentIds: ReadonlyArray<string>)
 }
 
 /** Posts prepared confirms, `confirmConcurrency` at a time, until `stop` is set or none are left. */
-const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Promise<Omit<ConfirmRun, "settledAfter"> & { readonly last: ReadonlyArray<string> }> => {
+const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Promise<Omit<ConfirmRun, "settledAfter" | "mainThreadBusy" | "machineBusy"> & { readonly last: ReadonlyArray<string> }> => {
   const fixture = await fixtureOf(context)
   const pool = await confirmsOf(context)
   const started = Date.now()
@@ -187,11 +191,16 @@ const statusLoad = (context: BenchContext): HttpLoad => {
 /** Merchant status (as `status.service`) while confirms are posted flat out. */
 export const statusUnderConfirms = async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
   const stop = { done: false }
+  const pid = context.service.child.pid!
+  const before = { main: mainThreadCpuSecondsOf(pid), machine: machineCpuSeconds(), at: performance.now() }
   const confirms = driveConfirms(context, stop)
   const sample = await runHttp(statusLoad(context), settings, seconds)
+  const mainThreadBusy = (mainThreadCpuSecondsOf(pid) - before.main) / ((performance.now() - before.at) / 1000)
+  const machine = machineCpuSeconds()
+  const machineBusy = (machine.busy - before.machine.busy) / (machine.total - before.machine.total)
   stop.done = true
   const { last, ...driven } = await confirms
-  const run: ConfirmRun = { ...driven, settledAfter: await settled(context, last) }
+  const run: ConfirmRun = { ...driven, settledAfter: await settled(context, last), mainThreadBusy, machineBusy }
   confirmRuns.push(run)
   log(`  confirms alongside: ${run.accepted} accepted, ${run.failed} refused ${JSON.stringify(run.refusals)} in ${run.seconds.toFixed(1)} s` +
     (run.ranOutAfter === undefined ? "" : `; the prepared confirms ran out after ${run.ranOutAfter.toFixed(1)} s`) +
@@ -220,8 +229,13 @@ export const confirmNote = (): string | undefined => {
   for (const run of confirmRuns) for (const [why, count] of Object.entries(run.refusals)) refusals[why] = (refusals[why] ?? 0) + count
   const ranOut = confirmRuns.filter((run) => run.ranOutAfter !== undefined).length
   const settle = confirmRuns.map((run) => run.settledAfter)
+  const range = (values: ReadonlyArray<number>, format: (value: number) => string) =>
+    `${format(Math.min(...values))}–${format(Math.max(...values))}`
   return `Confirms alongside \`status.confirms\` (${confirmConcurrency} in flight, prepared beforehand): accepted per second in each run ` +
     `(warm-up first): ${perSecond}; refused: ${Object.keys(refusals).length === 0 ? "none" : JSON.stringify(refusals)}` +
     `${ranOut === 0 ? "" : `; the prepared confirms ran out in ${ranOut} run(s) (raise BENCH_CONFIRMS)`}; the executor had settled ` +
-    `the last accepted payments ${settle.includes(undefined) ? "not within 60 s after some runs" : `at most ${Math.max(...settle.map(Number)).toFixed(1)} s after each run`}.`
+    `the last accepted payments ${settle.includes(undefined) ? "not within 60 s after some runs" : `at most ${Math.max(...settle.map(Number)).toFixed(1)} s after each run`}. ` +
+    `While the status load ran, the service's main thread (its event loop) was busy ` +
+    `${range(confirmRuns.map((run) => run.mainThreadBusy), (v) => v.toFixed(2))} of a core, and the machine's CPU ` +
+    `${range(confirmRuns.map((run) => run.machineBusy), (v) => `${(100 * v).toFixed(0)}`)} % busy (every process, every core).`
 }

@@ -285,6 +285,23 @@ export const cpuSecondsOf = (pid: number) => {
   }
 }
 
+/** CPU seconds (user + system) a process's main thread (the event loop of a Node process) has used so far. */
+export const mainThreadCpuSecondsOf = (pid: number) => {
+  try {
+    return cpuOfStat(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8"))
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** The machine's CPU time so far (`/proc/stat`, all cores), busy and in all, in seconds. */
+export const machineCpuSeconds = () => {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  const total = fields.reduce((sum, value) => sum + value, 0)
+  return { busy: (total - fields[3]! - fields[4]!) / clockTicks, total: total / clockTicks }
+}
+
 /**
  * CPU seconds used so far by one PostgreSQL server: its postmaster, every live child (backends,
  * background workers) and the children that have exited. Other servers on the machine are not counted.
