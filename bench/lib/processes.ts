@@ -276,23 +276,20 @@ const reapedCpuOfStat = (stat: string) => {
   return (Number(fields[13]) + Number(fields[14])) / clockTicks
 }
 
-/** CPU seconds (user + system) a process has used so far. */
-export const cpuSecondsOf = (pid: number) => {
+// CPU seconds of a `stat` file; NaN once its process is gone.
+const cpuOfStatFile = (path: string) => {
   try {
-    return cpuOfStat(readFileSync(`/proc/${pid}/stat`, "utf8"))
+    return cpuOfStat(readFileSync(path, "utf8"))
   } catch {
     return Number.NaN
   }
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+export const cpuSecondsOf = (pid: number) => cpuOfStatFile(`/proc/${pid}/stat`)
+
 /** CPU seconds (user + system) a process's main thread (the event loop of a Node process) has used so far. */
-export const mainThreadCpuSecondsOf = (pid: number) => {
-  try {
-    return cpuOfStat(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8"))
-  } catch {
-    return Number.NaN
-  }
-}
+export const mainThreadCpuSecondsOf = (pid: number) => cpuOfStatFile(`/proc/${pid}/task/${pid}/stat`)
 
 /** The machine's CPU time so far (`/proc/stat`, all cores), busy and in all, in seconds. */
 export const machineCpuSeconds = () => {
