@@ -34,8 +34,20 @@ export interface NpmStartProcess {
   readonly output: () => string
   /** The exit code once it ended. */
   readonly exited: Promise<number | null>
-  /** SIGTERM to its process group (npm, the service, its anvil), SIGKILL after 15 s; resolves once it ended. */
+  /** SIGTERM to its process group (npm, the service, its anvil), SIGKILL after 15 s; resolves once every process of it ended. */
   readonly stop: () => Promise<void>
+}
+
+// Resolves once process group `pgid` has no process left (signal 0 only checks).
+const groupEnded = async (pgid: number) => {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 /** Runs `npm start` in `cwd` (the repository by default) with `env` added, in its own process group. */
@@ -56,6 +68,9 @@ export const spawnNpmStart = (env: Record<string, string>, cwd: string = repoRoo
       }
     }, 15_000)
     await exited
+    // npm exits when its script's shell does, which may be before the service has closed its
+    // embedded database: wait until no process of the group is left.
+    await groupEnded(child.pid)
     clearTimeout(timer)
   }
   return { child, output: () => output, exited, stop }
@@ -93,8 +108,7 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
   const started = spawnNpmStart({ ...serviceEnv, PORT: String(port) })
   const stop = async () => {
     await started.stop()
-    // npm exits before the service has closed its embedded database: retry while its files still go.
-    await rm(join(dataDir, ".."), { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+    await rm(join(dataDir, ".."), { recursive: true, force: true })
   }
   try {
     await waitForOutput(started, "paygate is listening")
