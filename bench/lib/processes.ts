@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 import pg from "pg"
+import { startCommand } from "../../scripts/StartCommand.ts"
 
 const run = promisify(execFile)
 export const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "")
@@ -140,19 +141,6 @@ export interface ServiceOptions {
   readonly allocationProfile?: string | undefined
 }
 
-/**
- * How `npm start` runs the service: the environment it sets (`NAME=value` before `node`: glibc's
- * malloc arenas) and the Node flags it passes (the heap settings), so the bench runs the service,
- * and the bench apps beside it, as deployed.
- */
-const startCommand = (): { readonly env: Record<string, string>; readonly flags: ReadonlyArray<string> } => {
-  const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
-  const match = /((?:[A-Z_]+=\S+ )*)node ((?:--\S+ )*)app\/main\.ts/.exec(scripts.start ?? "")
-  const words = (text: string | undefined) => text?.trim().split(" ").filter((word) => word !== "") ?? []
-  const env = Object.fromEntries(words(match?.[1]).map((assignment) => assignment.split("=", 2) as [string, string]))
-  return { env, flags: words(match?.[2]) }
-}
-
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
 // With an allocation profile to write: the sampling module (`AllocationSampling.ts`) and where it writes.
 const allocationFlags = (file: string | undefined) => (file === undefined ? [] : ["--import", join(root, "bench/lib/AllocationSampling.ts")])
@@ -167,7 +155,7 @@ const allocationEnv = (file: string | undefined) => (file === undefined ? {} : {
 export const startService = async (options: ServiceOptions): Promise<Server> => {
   const port = await freePort()
   const out = openSync(options.logFile, "w")
-  const start = startCommand()
+  const start = startCommand(root)
   const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
   const child = spawn(process.execPath, [...flags, "app/main.ts"], {
     cwd: root,
@@ -215,7 +203,7 @@ export interface AppOptions {
  */
 export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", options: AppOptions): Promise<Server> => {
   const out = openSync(options.logFile, "w")
-  const start = startCommand()
+  const start = startCommand(root)
   const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
   const child = spawn(process.execPath, [...flags, script], {
     cwd: root,

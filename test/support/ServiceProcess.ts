@@ -1,6 +1,6 @@
 /**
  * Service processes for the cross-package fault tests: API processes (`app/main.ts`
- * with the heap flags of `npm start`) on a port of their own, worker processes (any spawner, e.g.
+ * with the environment and Node flags of `npm start`) on a port of their own, worker processes (any spawner, e.g.
  * `PostgresWorld.spawnWorker`), each restartable after a `kill -9` (an API on the same port), the
  * operator CLI (`app/admin.ts`), and free ports.
  *
@@ -10,6 +10,7 @@
 import { execFile, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { startCommand } from "../../scripts/StartCommand.ts"
 import type { WorkerProcess } from "./PostgresWorld.ts"
 
 const run = promisify(execFile)
@@ -41,9 +42,11 @@ export const spawnNode = (args: ReadonlyArray<string>, env: Record<string, strin
   return { child, output: () => output, exited }
 }
 
-/** An API process on `port` (the service as `npm start` runs it). */
-export const spawnApi = (port: number, env: Record<string, string>): WorkerProcess =>
-  spawnNode(["--max-semi-space-size=8", "--max-old-space-size=512", "app/main.ts"], { MALLOC_ARENA_MAX: "2", ...env, PORT: String(port) })
+/** An API process on `port` (the service as `npm start` runs it: its environment and Node flags). */
+export const spawnApi = (port: number, env: Record<string, string>): WorkerProcess => {
+  const start = startCommand(serviceRoot)
+  return spawnNode([...start.flags, "app/main.ts"], { ...start.env, ...env, PORT: String(port) })
+}
 
 const apiReady = "paygate is listening"
 const workerReady = "worker started: dispatcher"
