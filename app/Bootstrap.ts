@@ -46,13 +46,14 @@ const existingSandbox = Effect.gen(function*() {
   }))
 })
 
-/**
- * On the first start (no partner yet), creates a sandbox partner with a key, a merchant and a
- * wallet app, so a newcomer can call the API at once. Later starts create nothing and find that
- * sandbox again (none when it was removed).
- */
-export const bootstrapSandbox: Effect.Effect<Option.Option<Sandbox>, unknown, SqlClient.SqlClient | CredentialAdmin | Merchants> = Effect.gen(function*() {
+// Held while a start decides whether it is the first one: of several processes starting together
+// on an empty database, one creates the sandbox and the others then find partners. A transaction
+// lock, so a start that dies lets go of it with its connection.
+const firstStartLock = 0x7061_7967 // "payg"
+
+const firstStart = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  yield* sql`SELECT pg_advisory_xact_lock(${firstStartLock})`
   const [row] = yield* sql<{ readonly partners: string | number }>`SELECT count(*) AS partners FROM partners`
   if (Number(row?.partners ?? 0) > 0) return Option.map(yield* existingSandbox, (ids): Sandbox => ({ ids, secrets: Option.none() }))
   const admin = yield* CredentialAdmin
@@ -64,4 +65,15 @@ export const bootstrapSandbox: Effect.Effect<Option.Option<Sandbox>, unknown, Sq
     ids: { partnerId: partner.id, merchantId: merchant.id, appId: app.appId },
     secrets: Option.some({ apiKey: key.apiKey, walletApiKey: app.walletApiKey })
   })
+})
+
+/**
+ * On the first start (no partner yet), creates a sandbox partner with a key, a merchant and a
+ * wallet app, so a newcomer can call the API at once. Later starts create nothing and find that
+ * sandbox again (none when it was removed). One transaction: processes that start together create
+ * one sandbox between them, and a start that dies half-way leaves none.
+ */
+export const bootstrapSandbox: Effect.Effect<Option.Option<Sandbox>, unknown, SqlClient.SqlClient | CredentialAdmin | Merchants> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(firstStart)
 })
