@@ -250,11 +250,30 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")(
             if (answer.status !== 200) fail(o, "status", answer)
             if (answer.body.status === "succeeded") return
             if (answer.body.isFinal) fail(o, "status (final, not succeeded)", answer)
-            if (Date.now() > deadline) {
-              const mentions = processes.flatMap((p) => p.instances.flatMap((x) => x.output().split("\n").filter((l) => l.includes(o.paymentId!))))
-              throw new Error(`order ${o.i}: payment ${o.paymentId} still ${answer.body.status}; log lines naming it:\n${mentions.join("\n")}`)
-            }
+            if (Date.now() > deadline) throw new Error(`order ${o.i}: payment ${o.paymentId} still ${answer.body.status}\n${await stuckReport(o)}`)
           }
+        }
+        // What a payment that never settled left behind: its row, its transaction on chain, the kills, the logs.
+        const stuckReport = async (o: Order) => {
+          const [row] = await sql<Array<Record<string, unknown>>>`
+            SELECT status, commitment ->> 'txHash' AS tx_hash, chain_due_at::text, chain_lease_until::text, updated_at::text
+            FROM payments WHERE id = ${o.paymentId!}`
+          const txHash = row?.tx_hash as Hex | null | undefined
+          const onChain = txHash
+            ? await Promise.all([
+              client.getTransaction({ hash: txHash }).then((t) => `nonce ${t.nonce}, block ${t.blockNumber}`, (e) => `no transaction (${e.shortMessage ?? e})`),
+              client.getTransactionReceipt({ hash: txHash }).then((r) => `receipt ${r.status}`, (e) => `no receipt (${e.shortMessage ?? e})`)
+            ]).then((parts) => parts.join("; "))
+            : "no transaction recorded"
+          const mentions = processes.flatMap((p) => p.instances.flatMap((x) => x.output().split("\n").filter((l) => l.includes(o.paymentId!))))
+          const workerLogs = workers.flatMap((p) =>
+            p.instances.map((x, n) => `--- ${p.name} #${n + 1}:\n${x.output().split("\n").filter((l) => !l.includes(`"level":"INFO"`)).join("\n").slice(-6_000)}`))
+          return [
+            `now ${Date.now()}, confirmed at ${o.confirmedAt}; kills ${JSON.stringify(kills)}`,
+            `row ${JSON.stringify(row)}; on chain: ${onChain}`,
+            `log lines naming it:\n${mentions.join("\n")}`,
+            `worker warnings and errors:\n${workerLogs.join("\n")}`
+          ].join("\n")
         }
         const refunds: Array<Promise<void>> = []
         const refund = async (o: Order) => {

@@ -2,8 +2,11 @@
  * Where a transaction stands as a transfer to a recipient ({@link transferStanding}, shared with
  * payouts), and a payment's transaction as the domain's `ChainOutcome`:
  *
- * - `pending`: not mined yet, or mined with fewer than the chain's `requiredConfirmations` (the
- *   including block counts as one), or its block has just been reorganised away.
+ * - `pending`: not mined yet (and in the node's pool), or mined with fewer than the chain's
+ *   `requiredConfirmations` (the including block counts as one), or its block has just been
+ *   reorganised away.
+ * - `dropped`: not mined, and the node does not have it: another transaction of its sender took its
+ *   nonce, or the node's pool let it go.
  * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
  *   collection address (or the payment's deposit address).
  * - `failed`: final and reverted, or final but paying nothing to the collection address.
@@ -20,6 +23,7 @@ import {
   type Hex,
   parseEventLogs,
   parseTransaction,
+  TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError
 } from "viem"
@@ -96,18 +100,31 @@ export const nonceTaken = (chain: ObservedChain, sender: Address, raw: Hex): Eff
     return used > nonce
   })
 
+/** Whether the node has the transaction `hash`, mined or in its pool. */
+const isKnown = (chain: ObservedChain, hash: Hash): Effect.Effect<boolean, ChainRpcError> =>
+  rpc(chain.chainId, "eth_getTransactionByHash", () =>
+    chain.client.getTransaction({ hash }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof TransactionNotFoundError) return false
+        throw error
+      }
+    ))
+
 /** A payment's outcome: a transfer to the chain's collection address (or to `recipient`, a deposit address). */
 const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: string): Effect.Effect<ChainOutcome, ChainRpcError> =>
-  Effect.map(transferStanding(runtime, token, recipient, hash), (standing) => {
+  Effect.flatMap(transferStanding(runtime, token, recipient, hash), (standing) => {
     switch (standing) {
       case "unmined":
+        // No receipt: on its way while the node has it; dropped once it does not.
+        return Effect.map(isKnown(runtime, hash), (known) => (known ? "pending" : "dropped"))
       case "confirming":
-        return "pending"
+        return Effect.succeed("pending")
       case "succeeded":
-        return "succeeded"
+        return Effect.succeed("succeeded")
       case "reverted":
       case "unpaid":
-        return "failed"
+        return Effect.succeed("failed")
     }
   })
 

@@ -6,7 +6,7 @@ import { ChainGateway, ParamsValidation } from "@paygate/domain"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:net"
-import { encodeDeployData, encodeFunctionData } from "viem"
+import { encodeDeployData, encodeFunctionData, type Hash } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ChainConfig from "../../src/chain/ChainConfig.ts"
@@ -250,11 +250,45 @@ layer(chainTestLayer(), { excludeTestServices: true, timeout: "60 seconds" })("V
       assert.strictEqual(yield* settledOutcome(chain.usdcAssetId, hash), "failed")
     }))
 
-  it.effect("observe: an unknown transaction is pending; confirmations are counted before success", () =>
+  it.effect("observe: a transaction the node does not have is dropped; one in its pool is pending, until another of the executor takes its nonce", () =>
     Effect.gen(function*() {
       const gateway = yield* ChainGateway
       const chain = yield* LocalChain
-      assert.strictEqual(yield* gateway.observe(chain.usdcAssetId, `0x${"12".repeat(32)}`), "pending")
+      const client = yield* localClient
+      const anvil = yield* testClient
+      assert.strictEqual(yield* gateway.observe(chain.usdcAssetId, `0x${"12".repeat(32)}`), "dropped")
+      yield* Effect.acquireRelease(
+        Effect.promise(() => anvil.setAutomine(false)),
+        () => Effect.promise(() => anvil.setAutomine(true))
+      )
+      const proof = yield* signAuthorization({ payer: wallet(6), value: usdc(1) })
+      const hash = yield* gateway.submit(proof)
+      assert.strictEqual(yield* gateway.observe(chain.usdcAssetId, hash), "pending", "in the pool, not mined yet")
+      // Another process with the executor's key sends its own transaction with that nonce, at higher
+      // fees: it replaces ours in the pool (what two workers sharing the executor can do).
+      const ours = yield* Effect.promise(() => client.getTransaction({ hash: hash as Hash }))
+      const executor = privateKeyToAccount(anvilAccount(0).privateKey)
+      const replacing = yield* Effect.promise(() =>
+        executor.signTransaction({
+          type: "eip1559",
+          chainId: ours.chainId!,
+          nonce: ours.nonce,
+          to: executor.address,
+          value: 0n,
+          gas: 21_000n,
+          maxFeePerGas: ours.maxFeePerGas! * 2n,
+          maxPriorityFeePerGas: ours.maxPriorityFeePerGas! * 2n
+        })
+      )
+      yield* Effect.promise(() => client.sendRawTransaction({ serializedTransaction: replacing }))
+      yield* mineBlocks(1)
+      assert.strictEqual(yield* gateway.observe(chain.usdcAssetId, hash), "dropped")
+      assert.isTrue(Option.isNone(yield* gateway.usedBy(proof)), "it moved nothing: the authorization may be sent again")
+    }).pipe(Effect.scoped))
+
+  it.effect("observe: confirmations are counted before success", () =>
+    Effect.gen(function*() {
+      const chain = yield* LocalChain
 
       const strict = yield* gatewayWith((settings) => ({
         ...settings,

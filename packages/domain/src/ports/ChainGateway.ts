@@ -32,8 +32,12 @@ export type PaymentProof =
     readonly txHash: string
   }
 
-/** Outcome of a submitted transfer as the chain reports it. `unknown` (RPC down) never means failed. */
-export type ChainOutcome = "pending" | "succeeded" | "failed" | "unknown"
+/**
+ * Outcome of a submitted transfer as the chain reports it. `unknown` (RPC down) never means failed.
+ * `dropped`: not included, and the node no longer has the transaction (another transaction of its
+ * sender took its nonce, or the node's pool evicted it), so it will not be included from there.
+ */
+export type ChainOutcome = "pending" | "succeeded" | "failed" | "unknown" | "dropped"
 
 /** Access to the chains the service collects on. */
 export class ChainGateway extends Context.Service<ChainGateway, {

@@ -24,7 +24,7 @@ export interface PayoutTransfer {
  * - `failed`: included without reverting, yet paying nothing to the recipient. Never retried:
  *   tokens may have moved elsewhere.
  */
-export type PayoutOutcome = ChainOutcome | "reverted" | "dropped"
+export type PayoutOutcome = ChainOutcome | "reverted"
 
 /** The transfer would revert (e.g. the collection address lacks the tokens): nothing was signed. */
 export class PayoutReverted extends Schema.TaggedError<PayoutReverted>()("PayoutReverted", {

@@ -26,11 +26,18 @@ const authorizationProof = (commitment: Commitment, authorization: SignedAuthori
 })
 
 /**
+ * How long a recorded transaction may be unknown to the node before its authorization is sent again
+ * (see `Executions`): well past the time a broadcast takes to reach every node of a provider.
+ */
+export const droppedResendAfterMs = 30_000
+
+/**
  * The executor's use case (contract §6, `processing` → `succeeded | failed`): submits a pull
  * payment's signed authorization once (the transaction hash is recorded with a compare-and-set,
  * so of two workers one hash wins), then watches the transaction until the chain reports an
  * outcome with its required confirmations. A pull payment whose authorization expired before it
- * could be submitted fails. An unknown outcome (RPC down) leaves the payment `processing`.
+ * could be submitted fails. An unknown outcome (RPC down) leaves the payment `processing`. A
+ * transaction the chain dropped is replaced by a new one carrying the same authorization.
  */
 export class Executions extends Context.Service<Executions, {
   readonly advance: (id: PaymentId) => Effect.Effect<ExecutionStep>
@@ -68,6 +75,21 @@ export class Executions extends Context.Service<Executions, {
           return Option.getOrElse(recorded, () => txHash)
         })
 
+      // Sends the authorization (unless the chain shows it used: then follows that transaction) and
+      // records the hash; `expired` once it can no longer be used, `unknown` when the chain is down.
+      const submit = (payment: Payment, authorization: SignedAuthorization) =>
+        Effect.gen(function*() {
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          if (now >= authorization.validBefore) return "expired" as const
+          const submitted = yield* chain.submit(authorizationProof(payment.commitment!, authorization)).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("ChainUnavailable", (error) =>
+              Effect.as(Effect.logWarning(`executor: submitting ${payment.id} failed; retrying later`, error.message), Option.none()))
+          )
+          if (Option.isNone(submitted)) return "unknown" as const
+          return yield* recordSubmission(payment, submitted.value)
+        })
+
       const advance = Effect.fnUntraced(function*(id: PaymentId) {
         const found = yield* repo.findById(id)
         if (Option.isNone(found)) return "final" as const
@@ -78,24 +100,40 @@ export class Executions extends Context.Service<Executions, {
         if (txHash === null) {
           const authorization = commitment.authorization
           if (authorization === null) return yield* Effect.die(new Error(`payment ${id} has neither transaction nor authorization`))
-          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-          if (now >= authorization.validBefore) return yield* settle(id, "failed", null)
-          const submitted = yield* chain.submit(authorizationProof(commitment, authorization)).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("ChainUnavailable", (error) =>
-              Effect.as(Effect.logWarning(`executor: submitting ${id} failed; retrying later`, error.message), Option.none()))
-          )
-          if (Option.isNone(submitted)) return "unknown" as const
-          txHash = yield* recordSubmission(payment, submitted.value)
+          const submitted = yield* submit(payment, authorization)
+          if (submitted === "expired") return yield* settle(id, "failed", null)
+          if (submitted === "unknown") return submitted
+          txHash = submitted
         }
         const outcome = yield* chain.observe(commitment.asset, txHash, commitment.recipient)
         if (outcome === "failed" && commitment.authorization !== null) return yield* reverted(payment, commitment.authorization, txHash)
         if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
+        if (outcome === "dropped") return yield* dropped(payment, txHash)
         return outcome
       }, traced("Executions.advance"))
 
-      // The recorded transaction failed. If another one used the same authorization (two workers
-      // sent it before either was mined), the payment follows that one: it is the one that paid.
+      // The recorded transaction is gone from the node: another transaction of the executor took its
+      // nonce (two workers share the executor's account), or the node's pool evicted it. A pull
+      // payment's authorization is sent again, in a new transaction, once the recorded one has had
+      // `droppedResendAfterMs` to reach the node (one behind a load balancer may not see a fresh
+      // broadcast at once). Sending it again is safe: an authorization pays once, so should the first
+      // transaction still be included, the second reverts and the payment follows the first. A push
+      // payment's transaction is the payer's to send: it is waited for.
+      const dropped = (payment: Payment, txHash: string) =>
+        Effect.gen(function*() {
+          const authorization = payment.commitment!.authorization
+          const now = yield* Clock.currentTimeMillis
+          if (authorization === null || now - payment.updatedAt < droppedResendAfterMs) return "pending" as const
+          yield* Effect.logWarning(`executor: ${txHash} of ${payment.id} is no longer known to the chain; sending its authorization again`)
+          const submitted = yield* submit(payment, authorization)
+          // Too late to send: it paid only if some transaction used it before it expired.
+          if (submitted === "expired") return yield* reverted(payment, authorization, txHash)
+          return submitted === "unknown" ? submitted : "pending" as const
+        })
+
+      // The recorded transaction failed (or was dropped, and its authorization expired). If another one
+      // used the same authorization (two workers sent it before either was mined), the payment follows
+      // that one: it is the one that paid.
       const reverted = (payment: Payment, authorization: SignedAuthorization, txHash: string) =>
         Effect.gen(function*() {
           const used = yield* chain.usedBy(authorizationProof(payment.commitment!, authorization)).pipe(

@@ -8,7 +8,7 @@ import type { ChainOutcome } from "../../src/ports/ChainGateway.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
-import { Executions } from "../../src/usecases/Executions.ts"
+import { droppedResendAfterMs, Executions } from "../../src/usecases/Executions.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 
 const partnerId = "ptn_exec" as PartnerId
@@ -27,6 +27,8 @@ interface Script {
   outcomes?: Map<string, ChainOutcome>
   /** What `usedBy` answers: the transaction that used the authorization, none, or the chain is down. */
   usedBy?: string | "none" | "down"
+  /** The hash of submissions after the first (a new transaction); default: the first's. */
+  resubmitted?: string
 }
 
 const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effect<A, E, Payments | Executions>) => {
@@ -37,7 +39,7 @@ const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effe
         script.submits++
         return script.submit === "down"
           ? Effect.fail(new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" }))
-          : Effect.succeed(`0x${proof.nonce.slice(2)}`)
+          : Effect.succeed(script.submits > 1 && script.resubmitted !== undefined ? script.resubmitted : `0x${proof.nonce.slice(2)}`)
       }),
     outcome: (txHash) => script.outcomes?.get(txHash) ?? script.outcome,
     usedBy: () =>
@@ -152,6 +154,67 @@ describe("Executions.advance", () => {
         const second = yield* confirmedPull(store)
         assert.strictEqual(yield* advance(second), "final")
         assert.strictEqual(store.payments.get(second)!.status, "failed")
+      }))
+  })
+
+  it.effect("a transaction the chain dropped is replaced: the authorization is sent again after the grace period", () => {
+    // E.g. another worker's transaction took its nonce: the node no longer has it, it will never be mined.
+    const replacement = `0x${"33".repeat(32)}`
+    const script: Script = { submits: 0, submit: "ok", outcome: "pending", outcomes: new Map([[submittedHash, "dropped"]]), resubmitted: replacement }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        // A fresh broadcast may not have reached the node yet: waited for.
+        assert.strictEqual(yield* advance(id), "pending")
+        yield* TestClock.adjust(droppedResendAfterMs - 1)
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(script.submits, 1)
+        yield* TestClock.adjust(1)
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(script.submits, 2)
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, replacement)
+        script.outcomes!.set(replacement, "succeeded")
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "succeeded")
+        assert.deepStrictEqual(eventTypes(store, id), ["payment.created", "payment.succeeded"])
+      }))
+  })
+
+  it.effect("a dropped transaction whose authorization expired: the payment follows a transaction that used it, else fails", () => {
+    const paidHash = `0x${"22".repeat(32)}`
+    const script: Script = { submits: 0, submit: "ok", outcome: "dropped", usedBy: paidHash }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const first = yield* confirmedPull(store, start / 1000 + 60)
+        assert.strictEqual(yield* advance(first), "pending")
+        yield* TestClock.adjust("61 seconds")
+        // Too late to send again; another transaction used the authorization in time.
+        assert.strictEqual(yield* advance(first), "pending")
+        assert.strictEqual(store.payments.get(first)!.commitment!.txHash, paidHash)
+        assert.strictEqual(script.submits, 1)
+        script.usedBy = "none"
+        store.payments.delete(first)
+        const second = yield* confirmedPull(store, start / 1000 + 120)
+        assert.strictEqual(yield* advance(second), "pending")
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* advance(second), "final")
+        assert.strictEqual(store.payments.get(second)!.status, "failed")
+        assert.strictEqual(script.submits, 2)
+      }))
+  })
+
+  it.effect("a push payment's dropped transaction is the payer's: waited for, never sent by the executor", () => {
+    const script: Script = { submits: 0, submit: "ok", outcome: "dropped" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        const pull = store.payments.get(id)!
+        const push = new Payment({ ...pull, commitment: new Commitment({ ...pull.commitment!, kind: "push", authorization: null, txHash: submittedHash }) })
+        store.payments.set(id, push)
+        yield* TestClock.adjust(droppedResendAfterMs * 10)
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(script.submits, 0)
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
       }))
   })
 
