@@ -123,6 +123,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")(
         PAYOUT_LEASE_MS: "15000",
         EXECUTOR_PENDING_RECHECK_MS: "200",
         EXECUTOR_UNKNOWN_RECHECK_MS: "500",
+        EXECUTOR_DROPPED_RESEND_MS: "2000",
         PAYOUT_POLL_MS: "100",
         PAYOUT_PENDING_RECHECK_MS: "200",
         PAYOUT_UNKNOWN_RECHECK_MS: "500",

@@ -10,7 +10,7 @@ import { type ErrorCode, OptionIds, statusOf } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 import { randomBytes } from "node:crypto"
-import { createWalletClient, type Hex, http } from "viem"
+import { createTestClient, createWalletClient, type Hex, http } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { expectError } from "../support/ExpectError.ts"
@@ -246,6 +246,48 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     expect(confirmed.map((r) => r.body.status)).toEqual(ids.map(() => "processing"))
     for (const id of ids) await waitFor(id, "succeeded")
     expect(await sent()).toBe(before + 12)
+  })
+
+  it("a transaction another sender of the executor's key replaced in the pool: the authorization is sent again, the payment succeeds", async () => {
+    const { client } = world()
+    const anvil = createTestClient({ mode: "anvil", transport: http(chain.node.rpcUrl) })
+    const paymentId = await newPayment()
+    const option = await optionFor(paymentId, 6)
+    const signature = await signOption(option, anvilAccount(6).privateKey)
+    const nonce = await client.getTransactionCount({ address: chain.executorAddress })
+    await anvil.setAutomine(false)
+    try {
+      expect((await confirm(paymentId, option.id, signature)).body.status).toBe("processing")
+      // The executor's transaction waits in the pool, then another process with the executor's key
+      // sends its own transaction with that nonce at higher fees: the node keeps that one.
+      const deadline = Date.now() + 10_000
+      while (await client.getTransactionCount({ address: chain.executorAddress, blockTag: "pending" }) === nonce) {
+        if (Date.now() > deadline) throw new Error("the executor sent nothing")
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      const executor = privateKeyToAccount(anvilAccount(0).privateKey)
+      const fees = await client.estimateFeesPerGas()
+      await client.sendRawTransaction({
+        serializedTransaction: await executor.signTransaction({
+          type: "eip1559",
+          chainId: Number(chain.chainId.split(":")[1]),
+          nonce,
+          to: executor.address,
+          value: 0n,
+          gas: 21_000n,
+          maxFeePerGas: fees.maxFeePerGas * 3n,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 3n
+        })
+      })
+      await anvil.mine({ blocks: 1 })
+      expect(await client.getTransactionCount({ address: chain.executorAddress }), "the replacement took the nonce").toBe(nonce + 1)
+    } finally {
+      await anvil.setAutomine(true)
+      await anvil.mine({ blocks: 1 }) // whatever the executor sent meanwhile
+    }
+    const payerBefore = await balanceOf(anvilAccount(6).address)
+    await waitFor(paymentId, "succeeded")
+    expect(await balanceOf(anvilAccount(6).address)).toBe(payerBefore - BigInt(option.amount.value))
   })
 
   it("RPC outage while processing: the payment stays processing, then succeeds when the chain is back", async () => {

@@ -4,7 +4,7 @@
  * their own `ViemPayouts`, as in a worker process of their own).
  */
 import { Application, SqlChainWork } from "@paygate/adapters"
-import { Executions, PayoutPolicy } from "@paygate/domain"
+import { ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
 import {
   defaultExecutorSettings,
   defaultPayoutSettings,
@@ -16,9 +16,15 @@ import {
 } from "@paygate/worker"
 import { Layer } from "effect"
 
-/** The executor, checking every 50 ms, pending transactions every 100 ms, after an RPC failure every 300 ms. */
+/**
+ * The executor, checking every 50 ms, pending transactions every 100 ms, after an RPC failure every
+ * 300 ms; a dropped transaction is replaced after 500 ms.
+ */
 export const executorJob = ExecutorJob.pipe(
-  Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
+  Layer.provide(Layer.mergeAll(
+    Executions.layer.pipe(Layer.provide(Layer.succeed(ExecutionPolicy, { droppedResendAfterMs: 500 }))),
+    SqlChainWork.layer
+  )),
   Layer.provide(Layer.succeed(ExecutorSettings, {
     ...defaultExecutorSettings,
     pollIntervalMs: 50,

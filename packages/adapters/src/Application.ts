@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  ExecutionPolicy,
   Executions,
   IdGenerator,
   Merchants,
@@ -87,6 +88,15 @@ export const layerWith = <E, R, GE, GR>(
  */
 export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)
 
+// `EXECUTOR_DROPPED_RESEND_MS` when set; else the domain's default.
+const executionPolicy = Layer.unwrap(
+  Effect.map(Configuration.executorDroppedResendMs, (configured) =>
+    Option.match(configured, {
+      onNone: () => Layer.empty,
+      onSome: (droppedResendAfterMs) => Layer.succeed(ExecutionPolicy, { droppedResendAfterMs })
+    }))
+)
+
 /**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
  * payments, executions, reconciliation), the SQL ports, the payout ports ({@link payoutPorts}), the
@@ -95,7 +105,7 @@ export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts
  * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
-export const workerServices = Layer.mergeAll(Executions.layer, Reconciliation.layer).pipe(
+export const workerServices = Layer.mergeAll(Executions.layer.pipe(Layer.provide(executionPolicy)), Reconciliation.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
   Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts, Chain.ViemDepositSweeper.layer)),

@@ -181,6 +181,12 @@ const leasedWork = (prefix: string) =>
 /** `EXECUTOR_POLL_MS`, `EXECUTOR_LEASE_MS`, `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`. */
 export const executor = leasedWork("EXECUTOR")
 
+/**
+ * `EXECUTOR_DROPPED_RESEND_MS`: how long a payment's transaction may be unknown to the node before
+ * its authorization is sent again; unset, the domain's `ExecutionPolicy` default (30 s).
+ */
+export const executorDroppedResendMs = Config.option(Config.Int(name("EXECUTOR_DROPPED_RESEND_MS")).pipe(atLeast(0)))
+
 /** `WATCHER_*`: the chain watcher's pause, lease, blocks per read and first-scan look-back; unset, its defaults. */
 export const watcher = Config.all({
   pollIntervalMs: optionalInt("WATCHER_POLL_MS"),

@@ -25,11 +25,19 @@ const authorizationProof = (commitment: Commitment, authorization: SignedAuthori
   signature: authorization.signature
 })
 
-/**
- * How long a recorded transaction may be unknown to the node before its authorization is sent again
- * (see `Executions`): well past the time a broadcast takes to reach every node of a provider.
- */
-export const droppedResendAfterMs = 30_000
+/** How the executor treats transactions the chain dropped. */
+export interface ExecutionPolicyShape {
+  /**
+   * How long a recorded transaction may be unknown to the node before its authorization is sent
+   * again: well past the time a broadcast takes to reach every node of a provider.
+   */
+  readonly droppedResendAfterMs: number
+}
+
+/** The execution policy; by default a dropped transaction is replaced after 30 s. */
+export const ExecutionPolicy = Context.Reference<ExecutionPolicyShape>("@paygate/domain/ExecutionPolicy", {
+  defaultValue: () => ({ droppedResendAfterMs: 30_000 })
+})
 
 /**
  * The executor's use case (contract §6, `processing` → `succeeded | failed`): submits a pull
@@ -49,6 +57,7 @@ export class Executions extends Context.Service<Executions, {
       const repo = yield* PaymentRepository
       const chain = yield* ChainGateway
       const payments = yield* Payments
+      const { droppedResendAfterMs } = yield* ExecutionPolicy
 
       const settle = (id: PaymentId, outcome: "succeeded" | "failed", txHash: string | null) =>
         payments.settleOutcome(id, outcome, txHash).pipe(
@@ -115,7 +124,7 @@ export class Executions extends Context.Service<Executions, {
       // The recorded transaction is gone from the node: another transaction of the executor took its
       // nonce (two workers share the executor's account), or the node's pool evicted it. A pull
       // payment's authorization is sent again, in a new transaction, once the recorded one has had
-      // `droppedResendAfterMs` to reach the node (one behind a load balancer may not see a fresh
+      // `ExecutionPolicy.droppedResendAfterMs` to reach the node (one behind a load balancer may not see a fresh
       // broadcast at once). Sending it again is safe: an authorization pays once, so should the first
       // transaction still be included, the second reverts and the payment follows the first. A push
       // payment's transaction is the payer's to send: it is waited for.

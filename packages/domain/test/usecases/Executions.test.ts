@@ -8,7 +8,7 @@ import type { ChainOutcome } from "../../src/ports/ChainGateway.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
-import { droppedResendAfterMs, Executions } from "../../src/usecases/Executions.ts"
+import { ExecutionPolicy, Executions } from "../../src/usecases/Executions.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 
 const partnerId = "ptn_exec" as PartnerId
@@ -166,6 +166,7 @@ describe("Executions.advance", () => {
         const id = yield* confirmedPull(store)
         // A fresh broadcast may not have reached the node yet: waited for.
         assert.strictEqual(yield* advance(id), "pending")
+        const { droppedResendAfterMs } = yield* ExecutionPolicy
         yield* TestClock.adjust(droppedResendAfterMs - 1)
         assert.strictEqual(yield* advance(id), "pending")
         assert.strictEqual(script.submits, 1)
@@ -211,7 +212,7 @@ describe("Executions.advance", () => {
         const pull = store.payments.get(id)!
         const push = new Payment({ ...pull, commitment: new Commitment({ ...pull.commitment!, kind: "push", authorization: null, txHash: submittedHash }) })
         store.payments.set(id, push)
-        yield* TestClock.adjust(droppedResendAfterMs * 10)
+        yield* TestClock.adjust((yield* ExecutionPolicy).droppedResendAfterMs * 10)
         assert.strictEqual(yield* advance(id), "pending")
         assert.strictEqual(script.submits, 0)
         assert.strictEqual(store.payments.get(id)!.status, "processing")
