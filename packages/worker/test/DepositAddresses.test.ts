@@ -12,7 +12,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { type Address, createWalletClient, encodeFunctionData, http, parseAbi, parseEventLogs } from "viem"
+import { type Address, createWalletClient, encodeFunctionData, http, parseAbi, parseAbiItem, parseEventLogs } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
@@ -259,7 +259,22 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     // anvil mines only when a transaction comes; a block after it, as a live chain would have. (Once,
     // under load, this transfer was read only when the next test's transactions made new blocks.)
     await world().client.request({ method: "anvil_mine" as never, params: ["0x1"] as never })
-    expect(await receiptOf(under, rest)).toMatchObject({ outcome: "paid", expectedValue: "10000000" })
+    // Once more, under load, this transfer was never read: what the chain and the watcher held then.
+    const restReceipt = await receiptOf(under, rest).catch(async (error) => {
+      const mined = await world().client.getTransactionReceipt({ hash: rest })
+      const [cursors, addresses] = await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all([sql`SELECT * FROM chain_cursors`, sql`SELECT address, created_at FROM deposit_addresses WHERE payment_id = ${under}`])))
+      const logs = await world().client.getLogs({
+        address: token(),
+        event: parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)"),
+        args: { to: toUnder },
+        fromBlock: mined.blockNumber,
+        toBlock: mined.blockNumber
+      })
+      const json = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))
+      throw new Error(`${error.message}\nthe transfer: ${mined.status} in block ${mined.blockNumber} with ${mined.logs.length} log(s), ${logs.length} found by eth_getLogs now; head ${await world().client.getBlockNumber({ cacheTime: 0 })}; cursors ${json(cursors)}; address ${json(addresses)}`)
+    })
+    expect(restReceipt).toMatchObject({ outcome: "paid", expectedValue: "10000000" })
     await statusBecomes(under, "succeeded")
     expect(await receiptOf(under, underHash)).toMatchObject({ outcome: "paid", refundableValue: "0" })
 

@@ -14,7 +14,7 @@ import { type Chains } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { decodeTransferWithReference } from "./PushTransfer.ts"
-import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
+import { ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
 
 /** One chain as the watcher reads it. */
 export interface WatchedChain {
@@ -111,7 +111,16 @@ const transfersTo = (
     const transactions = new Map<string, { readonly input: Hex; readonly to: string | null }>()
     const found: Array<ObservedTransfer> = []
     for (const log of logs) {
-      if (log.blockNumber === null || log.transactionHash === null || log.logIndex === null || log.blockHash === null) continue
+      // A log without its place in a block (a block the node was still building) must not be passed
+      // over: the caller reads the range again instead of moving past it.
+      if (log.blockNumber === null || log.transactionHash === null || log.logIndex === null || log.blockHash === null) {
+        return yield* new ChainRpcError({
+          chainId,
+          operation: "eth_getLogs",
+          failure: "unavailable",
+          message: `the node answered a log of blocks ${from}..${to} without its block; reading them again`
+        })
+      }
       const blockNumber = log.blockNumber
       if (!blockTimes.has(blockNumber)) {
         const block = yield* rpc(chainId, "eth_getBlockByNumber", () => client.getBlock({ blockNumber }))
