@@ -20,6 +20,7 @@
 import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import { isKnown } from "./ObserveTransfer.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
 
 /** A transaction to send: a call (`to`) or a contract creation (no `to`). Value is always 0. */
@@ -104,12 +105,8 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         )
       )
 
-    /** Whether the node knows `hash` (then a "nonce too low" was our own earlier, lost broadcast). */
-    const isKnown = (hash: Hash) =>
-      rpc(chainId, "eth_getTransactionByHash", () => client.getTransaction({ hash })).pipe(
-        Effect.as(true),
-        Effect.catch(() => Effect.succeed(false))
-      )
+    /** Whether the node knows `hash` (then a "nonce too low" was our own earlier, lost broadcast); not when it cannot say. */
+    const ownBroadcast = (hash: Hash) => isKnown({ chainId, client }, hash).pipe(Effect.catch(() => Effect.succeed(false)))
 
     type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
 
@@ -150,7 +147,7 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
           nextNonce = undefined
           const error = sent.failure
           if (error.failure !== "rejected" || !NONCE_USED.test(error.message)) return yield* error
-          if (yield* isKnown(hash)) {
+          if (yield* ownBroadcast(hash)) {
             nextNonce = nonce + 1
             return hash
           }

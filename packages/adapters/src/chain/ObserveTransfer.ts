@@ -101,7 +101,7 @@ export const nonceTaken = (chain: ObservedChain, sender: Address, raw: Hex): Eff
   })
 
 /** Whether the node has the transaction `hash`, mined or in its pool. */
-const isKnown = (chain: ObservedChain, hash: Hash): Effect.Effect<boolean, ChainRpcError> =>
+export const isKnown = (chain: Pick<ObservedChain, "chainId" | "client">, hash: Hash): Effect.Effect<boolean, ChainRpcError> =>
   rpc(chain.chainId, "eth_getTransactionByHash", () =>
     chain.client.getTransaction({ hash }).then(
       () => true,
