@@ -88,8 +88,8 @@ export const layerWith = <E, R, GE, GR>(
  */
 export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)
 
-// `EXECUTOR_DROPPED_RESEND_MS` when set; else the domain's default.
-const executionPolicy = Layer.unwrap(
+/** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
+export const executionPolicy = Layer.unwrap(
   Effect.map(Configuration.executorDroppedResendMs, (configured) =>
     Option.match(configured, {
       onNone: () => Layer.empty,
