@@ -15,8 +15,8 @@ import {
   type PaymentQuery,
   traced
 } from "@paygate/domain"
-import { Effect, Layer, Option, RequestResolver, Schema } from "effect"
-import { SqlClient, SqlResolver } from "effect/sql"
+import { Context, Effect, Exit, Layer, Option, Request, RequestResolver } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import * as GroupCommit from "./internal/GroupCommit.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
@@ -34,6 +34,12 @@ const spans = {
 // Ids per statement at most: a bound on one statement's work, not a PostgreSQL limit (the ids are one parameter).
 const maxBatch = 500
 
+/** A read of one payment row by id: the row, or `undefined` when no payment has the id. */
+interface PaymentRead extends Request.Request<Record<string, unknown> | undefined, SqlError.SqlError> {
+  readonly id: string
+}
+const PaymentRead = Request.of<PaymentRead>()
+
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
 
@@ -48,21 +54,30 @@ export const make = Effect.gen(function*() {
     insertGrouped({ payment, events, completion }).pipe(spans.insert)
 
   // Reads started together (the same scheduler turn) share one statement, so concurrent status
-  // reads cost the database one query and the pool one connection. A read inside a transaction
-  // runs on its connection, batched only with reads of the same transaction (`SqlResolver` keys
-  // batches by it). The ids are one array parameter, so every batch is the same prepared statement.
-  const byId = SqlResolver.findById({
-    Id: Schema.String,
-    Result: Schema.Record(Schema.String, Schema.Unknown),
-    ResultId: (row) => row.id as string,
-    execute: (ids) => sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE id = ANY(${ids}::text[])`
-  }).pipe(RequestResolver.batchN(maxBatch))
+  // reads cost the database one query and the pool one connection. Batches are keyed by the
+  // transaction connection of the reader's context (none outside one), and a batch runs in the
+  // context of the read that opened it: a read inside a transaction runs on its connection,
+  // batched only with reads of the same transaction. The ids are one array parameter, so every
+  // batch is the same prepared statement. Rows are matched to reads by id as they come: no schema
+  // runs over them here (`paymentFromRow` decodes each), and no request context is copied
+  // (effect's `SqlResolver.findById` did both, per read, on every status request).
+  const byId = RequestResolver.makeWith<PaymentRead>({
+    batchKey: (entry) => Context.getOrUndefined(entry.context, sql.transactionService),
+    delay: Effect.yieldNow,
+    collectWhile: (reads) => reads.size < maxBatch,
+    runAll: (entries) => {
+      const ids = [...new Set(entries.map((entry) => entry.request.id))]
+      return Effect.map(sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE id = ANY(${ids}::text[])`, (rows) => {
+        const found = new Map(rows.map((row) => [row.id, row]))
+        for (const entry of entries) entry.completeUnsafe(Exit.succeed(found.get(entry.request.id)))
+      })
+    }
+  })
   // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id finds nothing
   // without a query, so it cannot fail the statement it would share with other reads.
   const findById = (id: string) =>
-    !id.isWellFormed() || id.includes("\0") ? Effect.succeedNone : SqlResolver.request(id, byId).pipe(
-      Effect.map((row) => Option.some(paymentFromRow(row))),
-      Effect.catchTag("NoSuchElementError", () => Effect.succeedNone),
+    !id.isWellFormed() || id.includes("\0") ? Effect.succeedNone : Effect.request(PaymentRead({ id }), byId).pipe(
+      Effect.map((row) => (row === undefined ? Option.none() : Option.some(paymentFromRow(row)))),
       Effect.orDie,
       spans.findById
     )

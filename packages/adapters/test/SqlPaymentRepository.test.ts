@@ -10,7 +10,7 @@ import {
 } from "@paygate/domain"
 import { SqlIdempotencyStore } from "@paygate/adapters"
 import { assert } from "@effect/vitest"
-import { Effect, Exit, Option, Schema } from "effect"
+import { Context, Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
@@ -25,7 +25,7 @@ const storedEvents = (paymentId: string) =>
       SELECT id, type FROM outbox_events WHERE payment_id = ${paymentId} ORDER BY created_at, id`
   })
 
-adapterSuite("SqlPaymentRepository", (it) => {
+adapterSuite("SqlPaymentRepository", (it, db) => {
   it.effect("round-trips a payment exactly, with its event written alongside", () =>
     Effect.gen(function*() {
       const repo = yield* PaymentRepository
@@ -121,6 +121,30 @@ adapterSuite("SqlPaymentRepository", (it) => {
       assert.deepStrictEqual(inside.map(Option.isSome), [true, true])
       assert.isTrue(Option.isNone(yield* repo.findById(payment.id)))
     }))
+
+  // PGlite is one connection: a read outside an open transaction waits for it to end.
+  if (db.concurrentTransactions) {
+    it.effect("reads started together inside and outside a transaction are batched apart: each runs on its own connection", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const repo = yield* PaymentRepository
+        const payment = yield* newPayment(yield* newMerchant(yield* newPartner()))
+        const outsideRead = Effect.updateContext(repo.findById(payment.id), (context: Context.Context<never>) => Context.omit(sql.transactionService)(context))
+        let found: Array<ReadonlyArray<Option.Option<Payment>>> = []
+        const rolledBack = yield* Effect.gen(function*() {
+          yield* repo.insert(payment, [])
+          // Both orders: the batch a read opens runs in that read's context.
+          found = [
+            yield* Effect.all([outsideRead, repo.findById(payment.id)], { concurrency: "unbounded" }),
+            yield* Effect.all([repo.findById(payment.id), outsideRead], { concurrency: "unbounded" })
+          ]
+          return yield* Effect.fail("roll back" as const)
+        }).pipe(sql.withTransaction, Effect.exit)
+        assert.deepStrictEqual(Exit.findErrorOption(rolledBack), Option.some("roll back" as const))
+        // Only the transaction sees its own insert.
+        assert.deepStrictEqual(found.map((reads) => reads.map(Option.isSome)), [[false, true], [true, false]])
+      }))
+  }
 
   it.effect("an id no row can hold (NUL, a lone surrogate) finds nothing, and the reads it started with still find theirs", () =>
     Effect.gen(function*() {
