@@ -43,7 +43,8 @@ export const renderAllocations = (
     [...of.allocations.byFunction].map(([name, bytes]) => [name, kb(bytes, of.requests)] as const)
   return [
     `allocated per request: service ${kb(service.allocations.totalBytes, service.requests).toFixed(1)} KiB, ` +
-      `floor ${kb(floor.allocations.totalBytes, floor.requests).toFixed(1)} KiB (freed objects included)`,
+      `floor ${kb(floor.allocations.totalBytes, floor.requests).toFixed(1)} KiB ` +
+      (process.env.BENCH_ALLOC === "survivors" ? `(objects that outlived a young-generation collection)` : `(freed objects included)`),
     ``,
     `by function (KiB per request: service, floor, difference; "set" and "next" are Map copies)`,
     ...sideBySide(perRequest(service), perRequest(floor), top, 2)

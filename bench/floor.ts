@@ -9,6 +9,10 @@
  * - `POST /floor/payments` (`Idempotency-Key` header): the service's create statements: the
  *   idempotency claim, then the payment, its stored answer and its outbox event in one statement
  *   (two round trips).
+ * - `GET /floor/pipeline/payments/:id`: the status read again, behind the contract's pipeline
+ *   written plainly (`lib/PlainPipeline.ts`): what the service's pipeline would cost at best. Its
+ *   requests are served by the same process, so a CPU profile of the floor (`BENCH_PROFILE=1`)
+ *   counts them too when the `status.pipeline` load runs.
  *
  * Environment: `DATABASE_URL`, `PORT` (0 = any), `PARTNER_ID`, `MERCHANT_ID` (as `baseline.ts`).
  * Prints `listening <port>` when ready.
@@ -31,10 +35,12 @@ import {
   insertPaymentAnswerEvent,
   newId,
   paymentRow,
+  type PaymentRow,
   paymentValues,
   statusAnswer,
   statusSelect
 } from "./lib/rows.ts"
+import * as PlainPipeline from "./lib/PlainPipeline.ts"
 
 const { merchantId, partnerId, url } = appEnvironment("floor")
 
@@ -65,7 +71,19 @@ class FloorGroup extends HttpApiGroup.make("floor")
   )
 {}
 
-class FloorApi extends HttpApi.make("floor").add(FloorGroup) {}
+/** The status read again, behind the contract's pipeline written plainly (`lib/PlainPipeline.ts`). */
+class PipelineGroup extends HttpApiGroup.make("pipeline")
+  .add(
+    HttpApiEndpoint.get("status", "/floor/pipeline/payments/:id", {
+      params: { id: Schema.String },
+      success: Status,
+      error: HttpApiError.NotFound
+    })
+  )
+  .middleware(PlainPipeline.PlainPipeline)
+{}
+
+class FloorApi extends HttpApi.make("floor").add(FloorGroup).add(PipelineGroup) {}
 
 const route = "POST /floor/payments"
 
@@ -98,8 +116,30 @@ const FloorHandlers = HttpApiBuilder.group(
   })
 )
 
+const PipelineHandlers = HttpApiBuilder.group(
+  FloorApi,
+  "pipeline",
+  Effect.fnUntraced(function*(handlers) {
+    const sql = yield* SqlClient.SqlClient
+    return handlers.handle("status", ({ params }) =>
+      Effect.flatMap(Effect.service(PlainPipeline.CurrentCaller), (caller) =>
+        // An id that is not well-formed text finds nothing, without a query.
+        !params.id.isWellFormed() || params.id.includes("\0")
+          ? Effect.fail(new HttpApiError.NotFound())
+          : sql.unsafe<PaymentRow>(statusSelect, [params.id]).pipe(
+            Effect.orDie,
+            Effect.flatMap(([row]) =>
+              row === undefined || row.partner_id !== caller.partnerId || row.merchant_id !== caller.merchantId || row.mode !== caller.mode
+                ? Effect.fail(new HttpApiError.NotFound())
+                : Effect.succeed(statusAnswer(row))
+            )
+          )))
+  })
+)
+
 const Serve = HttpRouter.serve(HttpApiBuilder.layer(FloorApi), { disableLogger: true }).pipe(
-  Layer.provide(FloorHandlers),
+  Layer.provide([FloorHandlers, PipelineHandlers]),
+  Layer.provide(PlainPipeline.layer),
   Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 10 }))
 )
 

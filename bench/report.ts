@@ -189,6 +189,7 @@ const shortNames: Record<string, string> = {
   "create.floor": "floor",
   "create.b2": "B2",
   "status.floor": "floor",
+  "status.pipeline": "plain pipeline",
   "status.baseline": "raw SELECT",
   "status.service": "idle"
 }
@@ -264,15 +265,25 @@ export const markdown = (report: Report) => {
     lines.push(
       `### Merchant status`,
       ``,
-      ...loadTable(report, ["status.service", "status.floor", "status.baseline", "status.same"], ["status.floor", "status.baseline"]),
+      ...loadTable(report, ["status.service", "status.floor", "status.pipeline", "status.baseline", "status.same"], ["status.floor", "status.pipeline", "status.baseline"]),
       ``
     )
     const compare = (id: string, name: string) => {
       const other = report.loads.get(id)
       return other === undefined ? [] : [`service vs ${name}: ${x(status.rps / other.rps)} req/s, p99 ${x(status.p99 / other.p99)}`]
     }
-    const said = [...compare("status.floor", "the floor"), ...compare("status.baseline", "the raw SELECT")]
+    const said = [...compare("status.floor", "the floor"), ...compare("status.pipeline", "the plain pipeline"), ...compare("status.baseline", "the raw SELECT")]
     if (said.length > 0) lines.push(`${said.join("; ")}.`, ``)
+    const floor = report.loads.get("status.floor")
+    const plain = report.loads.get("status.pipeline")
+    if (floor !== undefined && plain !== undefined) {
+      lines.push(
+        `The contract's pipeline written plainly (\`bench/lib/PlainPipeline.ts\`, in the floor's process) runs at ${x(plain.rps / floor.rps)} ` +
+          `the floor's req/s: what the status goal's "at most a tenth over the bare framework" allows for the pipeline, at best. ` +
+          `The service runs at ${x(status.rps / plain.rps)} of it.`,
+        ``
+      )
+    }
   }
   const busy = report.loads.get("status.confirms")
   if (busy !== undefined) {

@@ -19,7 +19,8 @@
  * load ids, default every load but the diagnostics), `BENCH_DIAGNOSTICS=1` (the diagnostics too),
  * `BENCH_PROFILE=1` (the service and the floor under `--cpu-prof`; summaries and their CPU per
  * request side by side in `bench/.out/`), `BENCH_ALLOC=1` (the bytes they allocate per request, side
- * by side: `bench/.out/alloc-<scenario>.txt`),
+ * by side: `bench/.out/alloc-<scenario>.txt`; `BENCH_ALLOC=survivors`: only the bytes that outlived a
+ * young-generation collection),
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is
  * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
@@ -75,7 +76,7 @@ const canarySeconds = int("BENCH_CANARY_SECONDS", 3)
 const only = process.env.BENCH_LOADS?.split(",").map((s) => s.trim()).filter((s) => s !== "")
 const diagnostics = process.env.BENCH_DIAGNOSTICS === "1"
 const profile = process.env.BENCH_PROFILE === "1"
-const allocations = process.env.BENCH_ALLOC === "1"
+const allocations = process.env.BENCH_ALLOC === "1" || process.env.BENCH_ALLOC === "survivors"
 const out = join(root, "bench/.out")
 /** Seconds between two runs (lets connections close and the servers settle). */
 const pause = 0.5

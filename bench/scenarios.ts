@@ -202,6 +202,25 @@ const statusFloor: Load = {
   })
 }
 
+/**
+ * The floor's status read behind the contract's pipeline written plainly (`lib/PlainPipeline.ts`),
+ * same headers: what the service's pipeline would cost at best.
+ */
+const statusPipeline: Load = {
+  id: "status.pipeline",
+  label: "floor + the contract's pipeline written plainly, one SELECT by id",
+  system: "floor",
+  run: http((context) => {
+    const next = rotating(context.paymentIds)
+    return {
+      url: context.floor.url,
+      method: "GET",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+      next: () => ({ path: `/floor/pipeline/payments/${next()}` })
+    }
+  })
+}
+
 const statusBaseline: Load = {
   id: "status.baseline",
   label: "raw: node:http + pg, one SELECT by id",
@@ -263,7 +282,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     id: "status",
     title: "Merchant status vs the floor and the raw SELECT, and while confirms run flat out",
     unavailable: () => undefined,
-    loads: [statusService, statusFloor, statusBaseline, statusSame, statusConfirms]
+    loads: [statusService, statusFloor, statusPipeline, statusBaseline, statusSame, statusConfirms]
   },
   {
     id: "options",

@@ -1,5 +1,5 @@
 /**
- * Loaded with `node --import` into a bench system when `BENCH_ALLOC=1`: samples every allocation
+ * Loaded with `node --import` into a bench system when `BENCH_ALLOC=1` (or `survivors`): samples every allocation
  * (V8's sampling heap profiler, one sample per 8 KiB allocated on average, objects the garbage
  * collector has already freed included) and writes the profile to `ALLOCATION_PROFILE` when the
  * process exits. What a request allocates is what the garbage collector then has to clear.
@@ -15,7 +15,9 @@ if (file !== undefined && file !== "") {
   session.post("HeapProfiler.startSampling", {
     samplingInterval: 8192,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true
+    // `BENCH_ALLOC=survivors`: only objects that outlived a young-generation collection (what the
+    // scavenger copies and what ends up promoted), the garbage collector's costlier share.
+    includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC !== "survivors"
   })
   // The inspector answers a session of the same thread synchronously, so this completes on exit.
   process.on("exit", () => {
