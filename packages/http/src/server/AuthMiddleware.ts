@@ -1,4 +1,4 @@
-import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore, type Mode, type Partner } from "@paygate/domain"
+import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore } from "@paygate/domain"
 import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -7,7 +7,7 @@ import { CurrentCaller, CurrentGatewayCaller, CurrentMerchantId, GatewayAuth, Me
 import { csrfHeader, DashboardSessions, sessionCookie } from "./DashboardSessions.ts"
 import { authenticateGateway } from "./GatewayCredential.ts"
 import { headerValue } from "./HeaderChecks.ts"
-import { authenticatePartnerKey, Environment } from "./PartnerCredential.ts"
+import { authenticatePartnerKey, Environment, type PartnerAuthentication } from "./PartnerCredential.ts"
 import { type Authenticated, pipeline, type PipelineServices } from "./Pipeline.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
@@ -51,7 +51,7 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
 const partnerCaller = (store: CredentialStore["Service"], apiKey: string, environment: "production" | "staging") =>
   Effect.map(authenticatePartnerKey(store, apiKey, environment), callerOf)
 
-const callerOf = ({ auth, partner }: { readonly auth: Authenticated & { readonly mode: Mode }; readonly partner: Partner }) => ({
+const callerOf = ({ auth, partner }: PartnerAuthentication) => ({
   auth,
   caller: { partner, mode: auth.mode, keyId: auth.keyId }
 })

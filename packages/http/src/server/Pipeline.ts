@@ -81,24 +81,30 @@ export const pipeline = <R>(
   ) => (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 ) => {
   let version: ApiVersion = latestStableVersion
-  const answered = Effect.gen(function*() {
-    yield* requireAsciiHeaders(request.headers, checkedHeaders)
-    const auth = yield* authenticate
-    version = auth.pinnedVersion
-    version = yield* resolveVersion(request.headers["svc-version"], auth.pinnedVersion)
-    const retryAfter = yield* services.rateLimiter.take(auth.keyId)
+  // Combinators, not a generator: this runs on every request, and each step answers at once when it can.
+  const handle = (auth: Authenticated, retryAfter: number | undefined) => {
     if (retryAfter !== undefined) {
-      return errorResponse(new RateLimited({ message: `Too many requests; retry after ${retryAfter} s.` }), {
+      return Effect.succeed(errorResponse(new RateLimited({ message: `Too many requests; retry after ${retryAfter} s.` }), {
         "retry-after": String(retryAfter)
-      })
+      }))
     }
     const handled = renderFailures(request, Effect.andThen(requireWellFormedText(endpoint), provide(version)(inner)))
-    const key = endpoint.method === "POST" ? yield* idempotencyKey(request) : undefined
-    if (key === undefined) return yield* handled
-    const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
-    const inTransaction = Context.getOrElse(endpoint.annotations, AnswerStorage, () => "transaction" as const) === "transaction"
-    return yield* withIdempotency(services.idempotency, request, scope, handled, inTransaction)
-  })
+    if (endpoint.method !== "POST") return handled
+    return Effect.flatMap(idempotencyKey(request), (key) => {
+      if (key === undefined) return handled
+      const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
+      const inTransaction = Context.getOrElse(endpoint.annotations, AnswerStorage, () => "transaction" as const) === "transaction"
+      return withIdempotency(services.idempotency, request, scope, handled, inTransaction)
+    })
+  }
+  const authorised = (auth: Authenticated) => {
+    version = auth.pinnedVersion
+    return Effect.flatMap(resolveVersion(request.headers["svc-version"], auth.pinnedVersion), (resolved) => {
+      version = resolved
+      return Effect.flatMap(services.rateLimiter.take(auth.keyId), (retryAfter) => handle(auth, retryAfter))
+    })
+  }
+  const answered = Effect.andThen(requireAsciiHeaders(request.headers, checkedHeaders), Effect.flatMap(authenticate, authorised))
   return Effect.map(
     Effect.catch(answered, (error) => Effect.succeed(errorResponse(error))),
     (response) => HttpServerResponse.setHeader(response, "svc-version", version)

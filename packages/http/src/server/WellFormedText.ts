@@ -1,5 +1,5 @@
 import { InvalidParams, ParamsValidation } from "@paygate/domain"
-import { Effect, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { HttpMethod, HttpRouter, HttpServerRequest } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { pathIdNotFound } from "./PathIds.ts"
@@ -36,18 +36,18 @@ const decoded = (component: string): string | undefined => {
 
 // The raw query (where the router takes it from: after the first `?`, `;` or `#`), pair by pair,
 // so that an escape the router keeps undecoded because it is not UTF-8 (`%FF`) is seen too.
-const checkQuery = (url: string) => {
+const checkQuery = (url: string): ParamsValidation | undefined => {
   const start = url.search(/[?;#]/)
-  if (start === -1) return Effect.void
+  if (start === -1) return undefined
   for (const pair of url.slice(start + 1).split("&")) {
     const text = decoded(pair)
     if (text === undefined || !isWellFormedText(text)) {
       const name = decoded(pair.split("=")[0]!)
       const which = name !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(name) ? `The query parameter ${name}` : "Each query parameter"
-      return Effect.fail(new ParamsValidation({ message: `${which} ${notText}.` }))
+      return new ParamsValidation({ message: `${which} ${notText}.` })
     }
   }
-  return Effect.void
+  return undefined
 }
 
 // The JSON path of the first string (value or key) of `value` that is not well-formed, if any.
@@ -104,17 +104,22 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
  * Fails when a string of the request is not well-formed text: query values and JSON body strings
  * with `params_validation` (400, or `invalid_params` for a body that is not UTF-8), then path ids
  * with the route's not-found code (404), as the lookup that would have found nothing answers after
- * the body and query checks (contract §2).
+ * the body and query checks (contract §2). Only a JSON body is read (an effect); the rest is
+ * checked at once, on every request of the authenticated APIs.
  */
-export const requireWellFormedText = (endpoint: HttpApiEndpoint.Top) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    yield* checkQuery(request.url)
-    if (endpoint.payload.size > 0 && HttpMethod.hasBody(request.method) && isJson(request.headers["content-type"])) {
-      yield* checkBody(request)
+export const requireWellFormedText = (endpoint: HttpApiEndpoint.Top): Effect.Effect<void, ParamsValidation | InvalidParams | ReturnType<typeof pathIdNotFound>> =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const query = checkQuery(request.url)
+    if (query !== undefined) return Effect.fail(query)
+    const { params } = Context.getUnsafe(fiber.context, HttpRouter.RouteContext)
+    const paths = () => {
+      for (const value of Object.values(params)) {
+        if (value !== undefined && !isWellFormedText(value)) return Effect.fail(pathIdNotFound(endpoint.path))
+      }
+      return Effect.void
     }
-    const { params } = yield* HttpRouter.RouteContext
-    for (const value of Object.values(params)) {
-      if (value !== undefined && !isWellFormedText(value)) return yield* Effect.fail(pathIdNotFound(endpoint.path))
-    }
+    return endpoint.payload.size > 0 && HttpMethod.hasBody(request.method) && isJson(request.headers["content-type"])
+      ? Effect.andThen(checkBody(request), Effect.suspend(paths))
+      : paths()
   })
