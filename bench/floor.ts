@@ -54,14 +54,12 @@ const Created = Schema.Struct({
   pollInMs: Schema.Number
 })
 const Status = Schema.Struct({ status: Schema.String, isFinal: Schema.Boolean })
+const statusAt = <const Path extends HttpRouter.PathInput>(path: Path) =>
+  HttpApiEndpoint.get("status", path, { params: { id: Schema.String }, success: Status, error: HttpApiError.NotFound })
 
 class FloorGroup extends HttpApiGroup.make("floor")
   .add(
-    HttpApiEndpoint.get("status", "/floor/payments/:id", {
-      params: { id: Schema.String },
-      success: Status,
-      error: HttpApiError.NotFound
-    }),
+    statusAt("/floor/payments/:id"),
     HttpApiEndpoint.post("create", "/floor/payments", {
       headers: { "idempotency-key": Schema.String },
       payload: CreateRequest,
@@ -74,11 +72,7 @@ class FloorGroup extends HttpApiGroup.make("floor")
 /** The status read again, behind the contract's pipeline written plainly (`lib/PlainPipeline.ts`). */
 class PipelineGroup extends HttpApiGroup.make("pipeline")
   .add(
-    HttpApiEndpoint.get("status", "/floor/pipeline/payments/:id", {
-      params: { id: Schema.String },
-      success: Status,
-      error: HttpApiError.NotFound
-    })
+    statusAt("/floor/pipeline/payments/:id")
   )
   .middleware(PlainPipeline.PlainPipeline)
 {}

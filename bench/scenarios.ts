@@ -171,19 +171,23 @@ const createSame: Load = {
   })
 }
 
+/** Status reads rotating over the seeded payments, with the service's credentials (every system gets the same headers). */
+const statusReads = (server: (context: BenchContext) => Server, path: (paymentId: string) => string) =>
+  http((context) => {
+    const next = rotating(context.paymentIds)
+    return {
+      url: server(context).url,
+      method: "GET",
+      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+      next: () => ({ path: path(next()) })
+    }
+  })
+
 const statusService: Load = {
   id: "status.service",
   label: "service: GET /v1/merchant/payment/:id/status",
   system: "service",
-  run: http((context) => {
-    const next = rotating(context.paymentIds)
-    return {
-      url: context.service.url,
-      method: "GET",
-      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-      next: () => ({ path: `/v1/merchant/payment/${next()}/status` })
-    }
-  })
+  run: statusReads((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
 }
 
 /** The framework floor's status: the same SELECT (`floor.ts`), same headers. */
@@ -191,15 +195,7 @@ const statusFloor: Load = {
   id: "status.floor",
   label: "floor: Effect HttpApi + @effect/sql-pg, one SELECT by id",
   system: "floor",
-  run: http((context) => {
-    const next = rotating(context.paymentIds)
-    return {
-      url: context.floor.url,
-      method: "GET",
-      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-      next: () => ({ path: `/floor/payments/${next()}` })
-    }
-  })
+  run: statusReads((context) => context.floor, (id) => `/floor/payments/${id}`)
 }
 
 /**
@@ -210,15 +206,7 @@ const statusPipeline: Load = {
   id: "status.pipeline",
   label: "floor + the contract's pipeline written plainly, one SELECT by id",
   system: "floor",
-  run: http((context) => {
-    const next = rotating(context.paymentIds)
-    return {
-      url: context.floor.url,
-      method: "GET",
-      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-      next: () => ({ path: `/floor/pipeline/payments/${next()}` })
-    }
-  })
+  run: statusReads((context) => context.floor, (id) => `/floor/pipeline/payments/${id}`)
 }
 
 const statusBaseline: Load = {
@@ -237,15 +225,7 @@ const statusSame: Load = {
   label: "diagnostic: the service's status statement by hand",
   system: "raw",
   diagnostic: true,
-  run: http((context) => {
-    const next = rotating(context.paymentIds)
-    return {
-      url: context.baseline.url,
-      method: "GET",
-      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-      next: () => ({ path: `/bs/payments/${next()}` })
-    }
-  })
+  run: statusReads((context) => context.baseline, (id) => `/bs/payments/${id}`)
 }
 
 /** Payment options for 3 accounts on the service's local chain (`bench/gateway.ts`). */
