@@ -279,7 +279,7 @@ export const markdown = (report: Report) => {
     if (floor !== undefined && plain !== undefined) {
       lines.push(
         `The contract's pipeline written plainly (\`bench/lib/PlainPipeline.ts\`, in the floor's process) runs at ${x(plain.rps / floor.rps)} ` +
-          `the floor's req/s: what the status goal's "at most a tenth over the bare framework" allows for the pipeline, at best. ` +
+          `the floor's req/s: the least the status pipeline can cost on this framework, in this run, against the goal's 0.9×. ` +
           `The service runs at ${x(status.rps / plain.rps)} of it.`,
         ``
       )
