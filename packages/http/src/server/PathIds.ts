@@ -14,6 +14,8 @@ export const maxPathIdLength = 4096
 const unreadable = "%00"
 
 const readable = (segment: string): boolean => {
+  // Without an escape, decoding changes nothing (checked on every request's path: skip the work).
+  if (!segment.includes("%")) return segment.length <= maxPathIdLength
   try {
     return decodeURIComponent(segment).length <= maxPathIdLength
   } catch {
