@@ -66,10 +66,11 @@ export const partnerAuthentication = (
   environment: "production" | "staging"
 ): Effect.Effect<PartnerAuthentication, InvalidApiKey | NotSandboxApiKey> => {
   const { key, partner } = found
-  if (key.kind !== "partner" || key.partnerId === null || partner === null) return Effect.fail(invalidKey())
+  if (key.kind !== "partner" || key.partnerId === null) return Effect.fail(invalidKey())
   if (environment === "staging" && key.mode === "live") {
     return Effect.fail(new NotSandboxApiKey({ message: "This deployment accepts sandbox keys (sk_test_…) only." }))
   }
+  if (partner === null) return Effect.fail(invalidKey())
   const auth: Authenticated & { readonly mode: typeof key.mode } = {
     partnerId: partner.id,
     keyId: key.id,
