@@ -27,8 +27,7 @@ import {
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { MissingApiKey, Unauthorized } from "../api/HttpErrors.ts"
-import { authenticatePartnerKey, partnerAuthentication } from "./PartnerCredential.ts"
-import type { Authenticated } from "./Pipeline.ts"
+import { authenticatePartnerKey, partnerAuthentication, type PartnerAuthentication } from "./PartnerCredential.ts"
 
 /** The session cookie's name. */
 export const sessionCookie = "paygate_session"
@@ -117,7 +116,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
     token: string,
     request: { readonly method: string; readonly csrfToken: string | undefined },
     environment: "production" | "staging"
-  ) => Effect.Effect<{ readonly auth: Authenticated & { readonly mode: Mode }; readonly partner: Partner }, ApiError>
+  ) => Effect.Effect<PartnerAuthentication, ApiError>
   /** Ends the session of a token (nothing when there is none). */
   readonly signOut: (token: string) => Effect.Effect<void>
 }>()("@paygate/http/DashboardSessions") {
