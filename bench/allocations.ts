@@ -36,6 +36,7 @@ export const readAllocations = (file: string): Allocations => {
 export const renderAllocations = (
   service: { readonly allocations: Allocations; readonly requests: number },
   floor: { readonly allocations: Allocations; readonly requests: number },
+  survivorsOnly: boolean,
   top = 20
 ) => {
   const kb = (bytes: number, requests: number) => bytes / requests / 1024
@@ -44,7 +45,7 @@ export const renderAllocations = (
   return [
     `allocated per request: service ${kb(service.allocations.totalBytes, service.requests).toFixed(1)} KiB, ` +
       `floor ${kb(floor.allocations.totalBytes, floor.requests).toFixed(1)} KiB ` +
-      (process.env.BENCH_ALLOC === "survivors" ? `(objects that outlived a young-generation collection)` : `(freed objects included)`),
+      (survivorsOnly ? `(objects that outlived a young-generation collection)` : `(freed objects included)`),
     ``,
     `by function (KiB per request: service, floor, difference; "set" and "next" are Map copies)`,
     ...sideBySide(perRequest(service), perRequest(floor), top, 2)

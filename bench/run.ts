@@ -76,7 +76,9 @@ const canarySeconds = int("BENCH_CANARY_SECONDS", 3)
 const only = process.env.BENCH_LOADS?.split(",").map((s) => s.trim()).filter((s) => s !== "")
 const diagnostics = process.env.BENCH_DIAGNOSTICS === "1"
 const profile = process.env.BENCH_PROFILE === "1"
-const allocations = process.env.BENCH_ALLOC === "1" || process.env.BENCH_ALLOC === "survivors"
+// `survivors`: the sampling (lib/AllocationSampling.ts, in each system) keeps only objects that outlived a young collection.
+const survivorsOnly = process.env.BENCH_ALLOC === "survivors"
+const allocations = process.env.BENCH_ALLOC === "1" || survivorsOnly
 const out = join(root, "bench/.out")
 /** Seconds between two runs (lets connections close and the servers settle). */
 const pause = 0.5
@@ -371,7 +373,8 @@ const runScenario = async (
     if (allocationFiles.service !== undefined && allocationFiles.floor !== undefined && existsSync(allocationFiles.service) && existsSync(allocationFiles.floor)) {
       const text = renderAllocations(
         { allocations: readAllocations(allocationFiles.service), requests: answered.service },
-        { allocations: readAllocations(allocationFiles.floor), requests: answered.floor }
+        { allocations: readAllocations(allocationFiles.floor), requests: answered.floor },
+        survivorsOnly
       )
       writeFileSync(join(out, `alloc-${scenario.id}.txt`), `${text}\n`)
       profileText = profileText === undefined ? text : `${profileText}\n\n${text}`
