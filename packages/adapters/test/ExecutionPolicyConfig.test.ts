@@ -4,7 +4,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { executionPolicy } from "../src/Application.ts"
 
 const policyWith = (env: Record<string, string>) =>
-  Effect.provide(Effect.map(ExecutionPolicy, (policy) => policy), executionPolicy.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
+  Effect.provide(Effect.service(ExecutionPolicy), executionPolicy.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
 
 describe("ExecutionPolicy from configuration", () => {
   it.effect("EXECUTOR_DROPPED_RESEND_MS sets how long a dropped transaction waits; unset, 30 s; below 0, 0", () =>
