@@ -60,10 +60,10 @@ interface Merchant {
   readonly mode: string
 }
 interface Cached<V> {
-  readonly value: V | undefined
+  readonly value: V
   readonly expiresAt: number
 }
-/** The cached entry while it is fresh (what it holds may be "none": absent keys are cached too). */
+/** The cached entry while it is fresh. Only found rows are cached, as the service's cache does: a key created elsewhere works at once. */
 const fresh = <V>(cached: Cached<V> | undefined, now: number) => (cached !== undefined && cached.expiresAt > now ? cached : undefined)
 
 /** Counters and a log-2 duration histogram per route and status, and the access log lines of one event-loop turn. */
@@ -131,14 +131,16 @@ export const layer = Layer.effect(
           [digest]
         )),
         ([row]) => {
-          const value = row && { id: row.id, digest: Buffer.from(row.secret_sha256, "hex"), partnerId: row.partner_id, mode: row.mode, pinnedVersion: row.pinned_version }
+          if (row === undefined) return undefined
+          const value = { id: row.id, digest: Buffer.from(row.secret_sha256, "hex"), partnerId: row.partner_id, mode: row.mode, pinnedVersion: row.pinned_version }
           keys.set(digest, { value, expiresAt: now + ttlMillis })
           return value
         }
       )
     const readMerchant = (id: string, now: number) =>
       Effect.map(Effect.orDie(sql.unsafe<Merchant & { partner_id: string }>(`SELECT partner_id, mode FROM merchants WHERE id = $1 AND NOT deleted`, [id])), ([row]) => {
-        const value = row && { partnerId: row.partner_id, mode: row.mode }
+        if (row === undefined) return undefined
+        const value = { partnerId: row.partner_id, mode: row.mode }
         merchants.set(id, { value, expiresAt: now + ttlMillis })
         return value
       })
