@@ -59,6 +59,19 @@ describe("TtlCache", () => {
       assert.strictEqual(cache.size(), 2)
     }))
 
+  it.effect("when every entry was used since it was set, the oldest goes and the new one stays", () =>
+    Effect.gen(function*() {
+      const cache = TtlCache.make<string, string>({ ttlMillis: 10_000, maxEntries: 2 })
+      const source = counting(() => "v")
+      for (const key of ["a", "b", "a", "b", "c"]) yield* TtlCache.through(cache, key, source.lookup)
+      assert.strictEqual(source.reads(), 3)
+      for (const key of ["c", "b"]) yield* TtlCache.through(cache, key, source.lookup)
+      assert.strictEqual(source.reads(), 3, "c and b were kept")
+      yield* TtlCache.through(cache, "a", source.lookup)
+      assert.strictEqual(source.reads(), 4, "a, used least recently, was dropped")
+      assert.strictEqual(cache.size(), 2)
+    }))
+
   it.effect("invalidate drops matching entries, and a read in flight during it keeps nothing", () =>
     Effect.gen(function*() {
       const cache = TtlCache.make<string, string>({ ttlMillis: 10_000, maxEntries: 10 })

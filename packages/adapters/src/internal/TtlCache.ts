@@ -3,6 +3,11 @@
  * `maxEntries` of them (the least recently used go first). Time is passed in, so callers read it
  * from `Clock` and tests drive it with `TestClock`.
  *
+ * Recency is kept the "second chance" way: a hit only marks its entry as used, and an eviction
+ * moves used entries from the front of the map to its back (clearing the mark) until it finds an
+ * unused one. A hit is read on every authenticated request; moving the entry there (a delete and
+ * a set of a freshly hashed key) cost more than the rest of the lookup.
+ *
  * Invalidation races: a read that started before an invalidation must not put what it read back
  * into the cache. Every invalidation bumps an epoch; a fill carries the epoch its read started in
  * and is dropped when that epoch is over.
@@ -28,23 +33,36 @@ export interface TtlCache<K, V> {
 /** A cache of at most `maxEntries` entries living `ttlMillis`; a TTL of 0 disables it (nothing is kept). */
 export const make = <K, V>(options: { readonly ttlMillis: number; readonly maxEntries: number }): TtlCache<K, V> => {
   const { ttlMillis, maxEntries } = options
-  const entries = new Map<K, { readonly value: V; readonly expiresAt: number }>()
+  const entries = new Map<K, { readonly value: V; readonly expiresAt: number; used: boolean }>()
   let epoch = 0
 
   const get = (key: K, now: number) => {
     const entry = entries.get(key)
     if (entry === undefined) return undefined
-    entries.delete(key)
-    if (entry.expiresAt <= now) return undefined
-    entries.set(key, entry) // most recently used last: the map's order is the eviction order
+    if (entry.expiresAt <= now) {
+      entries.delete(key)
+      return undefined
+    }
+    entry.used = true
     return entry.value
+  }
+
+  // The map's order is the eviction order: the front entry goes, unless it was used since it got there.
+  const evict = () => {
+    for (const [key, entry] of entries) {
+      entries.delete(key)
+      if (!entry.used) return
+      entry.used = false
+      entries.set(key, entry)
+    }
   }
 
   const set = (key: K, value: V, readAt: number, readEpoch: number) => {
     if (ttlMillis <= 0 || maxEntries <= 0 || readEpoch !== epoch) return
     entries.delete(key)
-    entries.set(key, { value, expiresAt: readAt + ttlMillis })
-    while (entries.size > maxEntries) entries.delete(entries.keys().next().value as K)
+    // Room first: an entry set before evicting would be the first unused one an eviction finds.
+    while (entries.size >= maxEntries) evict()
+    entries.set(key, { value, expiresAt: readAt + ttlMillis, used: false })
   }
 
   const invalidate = (matches?: (key: K, value: V) => boolean) => {
