@@ -72,15 +72,15 @@ export class Merchants extends Context.Service<Merchants, {
 
       const notFound = (id: string) => new MerchantNotFound({ message: `No merchant ${id}.` })
 
-      const load = Effect.fnUntraced(function*(access: PartnerAccess, id: string, read: MerchantRead = "current") {
-        if (!isMerchantId(id)) return yield* notFound(id)
-        const found = yield* repo.findById(access.partnerId, access.mode, id, read)
-        // The repository scopes by partner and mode; checked again so a foreign row can never leak.
-        if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode) {
-          return yield* notFound(id)
-        }
-        return found.value
-      })
+      // Combinators, not a generator: every merchant API request (the status poll among them) reads its merchant here.
+      const load = (access: PartnerAccess, id: string, read: MerchantRead = "current"): Effect.Effect<Merchant, MerchantNotFound> =>
+        isMerchantId(id)
+          ? Effect.flatMap(repo.findById(access.partnerId, access.mode, id, read), (found) =>
+            // The repository scopes by partner and mode; checked again so a foreign row can never leak.
+            Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode
+              ? Effect.fail(notFound(id))
+              : Effect.succeed(found.value))
+          : Effect.fail(notFound(id))
 
       const loadActive = Effect.fnUntraced(function*(access: PartnerAccess, id: string) {
         const merchant = yield* load(access, id)

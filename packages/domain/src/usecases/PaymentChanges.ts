@@ -56,14 +56,12 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
         createdAt: Math.floor(payment.updatedAt / 1000)
       }, { disableChecks: true }))
 
-  const load = (access: Access, id: string) =>
-    Effect.gen(function*() {
-      const found = yield* repo.findById(id as PaymentId)
-      if (Option.isNone(found) || !canSee(access, found.value)) {
-        return yield* new PaymentNotFound({ message: `No payment ${id}.` })
-      }
-      return found.value
-    })
+  // Combinators, not a generator: every payment read (the status poll among them) goes through here.
+  const load = (access: Access, id: string): Effect.Effect<Payment, PaymentNotFound> =>
+    Effect.flatMap(repo.findById(id as PaymentId), (found) =>
+      Option.isNone(found) || !canSee(access, found.value)
+        ? Effect.fail(new PaymentNotFound({ message: `No payment ${id}.` }))
+        : Effect.succeed(found.value))
 
   /**
    * Applies `decide`'s change with compare-and-set, retried on a lost race. A commitment another

@@ -163,10 +163,10 @@ export class Payments extends Context.Service<Payments, {
           Effect.catchTag("IdempotencyConflict", Effect.die)
         )
 
-      const find = Effect.fnUntraced(function*(access: Access, id: string) {
-        const payment = yield* load(access, id)
-        return withStatusNow(payment, yield* nowSeconds)
-      }, traced("Payments.find"))
+      // Combinators, not a generator: the status poll reads through here.
+      const spanFind = traced("Payments.find")
+      const find = (access: Access, id: string) =>
+        spanFind(Effect.flatMap(load(access, id), (payment) => Effect.map(nowSeconds, (now) => withStatusNow(payment, now))))
 
       const list = Effect.fn("Payments.list")(function*(access: PartnerAccess, input: ListPaymentsInput) {
         const rows = yield* repo.list({

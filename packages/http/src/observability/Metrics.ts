@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { Effect, Metric } from "effect"
+import { type Context, Metric } from "effect"
 
 /** Histogram boundaries of request durations, in seconds. */
 export const durationBoundaries: ReadonlyArray<number> = [
@@ -73,10 +73,15 @@ export const requestSeriesFor = (method: string, route: string, status: number):
   return series
 }
 
-/** Records one answered request. */
-export const recordRequest = (method: string, route: string, status: number, seconds: number) => {
+/**
+ * Records one answered request in the registry `context` names (the request's). Synchronous: it
+ * runs once per request, where two `Metric.update` effects cost several fiber steps and context
+ * lookups for two additions.
+ */
+export const recordRequest = (method: string, route: string, status: number, seconds: number, context: Context.Context<never>) => {
   const series = requestSeriesFor(method, route, status)
-  return Effect.andThen(Metric.update(series.count, 1), Metric.update(series.duration, seconds))
+  series.count.updateUnsafe(1, context)
+  series.duration.updateUnsafe(seconds, context)
 }
 
 const gauges = new Map<string, Metric.Gauge<number>>()

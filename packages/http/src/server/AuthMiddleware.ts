@@ -85,23 +85,21 @@ export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
 /** Merchant API: `Api-Key` (partner secret key) and `Merchant-Id` on every request. */
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
-  authMiddleware<CurrentCaller | CurrentMerchantId>((store, request, environment) =>
-    Effect.gen(function*() {
-      const apiKey = headerValue(request.headers, "api-key")
-      if (apiKey === undefined) return yield* new MissingMerchantApiKey({ message: "The Api-Key header is required." })
-      const merchantId = headerValue(request.headers, "merchant-id")
-      if (merchantId === undefined) return yield* new MissingMerchantId({ message: "The Merchant-Id header is required." })
-      const { auth, caller } = yield* partnerCaller(store, apiKey, environment)
-      return {
-        auth,
-        // Both added in one step (Context.add is an overlay; providing a built Context would copy the request's).
-        provide: (version) =>
-          Effect.updateContext((context: Context.Context<never>) =>
-            context.pipe(Context.add(CurrentMerchantId, merchantId), Context.add(CurrentCaller, { ...caller, version }))
-          )
-      }
-    })
-  )
+  // Combinators, not a generator: this runs on every merchant API request.
+  authMiddleware<CurrentCaller | CurrentMerchantId>((store, request, environment) => {
+    const apiKey = headerValue(request.headers, "api-key")
+    if (apiKey === undefined) return Effect.fail(new MissingMerchantApiKey({ message: "The Api-Key header is required." }))
+    const merchantId = headerValue(request.headers, "merchant-id")
+    if (merchantId === undefined) return Effect.fail(new MissingMerchantId({ message: "The Merchant-Id header is required." }))
+    return Effect.map(partnerCaller(store, apiKey, environment), ({ auth, caller }) => ({
+      auth,
+      // Both added in one step (Context.add is an overlay; providing a built Context would copy the request's).
+      provide: (version: ApiVersion) =>
+        Effect.updateContext((context: Context.Context<never>) =>
+          context.pipe(Context.add(CurrentMerchantId, merchantId), Context.add(CurrentCaller, { ...caller, version }))
+        )
+    }))
+  })
 )
 
 /** Gateway: a wallet `Api-Key`, or `App-Id` + `Client-Id`. */

@@ -1,6 +1,6 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { CheckoutSettings } from "@paygate/adapters"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
@@ -38,13 +38,15 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
           })
           return yield* createdAnswer(payments, draft, 200, body)
         }))
+      // Combinators, not a generator: merchants poll this.
       .handle("status", ({ params }) =>
-        Effect.gen(function*() {
-          const caller = yield* CurrentCaller
+        Effect.flatMap(Effect.context<CurrentCaller | CurrentMerchantId>(), (context) => {
+          const caller = Context.get(context, CurrentCaller)
           const access = { partnerId: caller.partner.id, mode: caller.mode }
-          const merchant = yield* merchants.get(access, yield* CurrentMerchantId, "recent")
-          const payment = yield* payments.find({ ...access, merchantId: merchant.id }, params.id)
-          return { status: merchantStatus(payment.status), isFinal: isFinal(payment.status) }
+          return merchants.get(access, Context.get(context, CurrentMerchantId), "recent").pipe(
+            Effect.flatMap((merchant) => payments.find({ ...access, merchantId: merchant.id }, params.id)),
+            Effect.map((payment) => ({ status: merchantStatus(payment.status), isFinal: isFinal(payment.status) }))
+          )
         }))
   })
 )

@@ -76,17 +76,15 @@ export const RequestMiddleware = HttpRouter.middleware(
         if (isDraining()) headers.connection = "close"
         const final = HttpServerResponse.setHeaders(contractual, headers)
         const seconds = (performance.now() - started) / 1000
-        return Effect.andThen(
-          Metrics.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds),
-          Effect.as(
-            Effect.logInfo("request", {
-              method: request.method,
-              path: request.url.split("?")[0],
-              status: final.status,
-              durationMs: Math.round(seconds * 1000)
-            }),
-            final
-          )
+        Metrics.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds, fiber.context)
+        return Effect.as(
+          Effect.logInfo("request", {
+            method: request.method,
+            path: request.url.split("?")[0],
+            status: final.status,
+            durationMs: Math.round(seconds * 1000)
+          }),
+          final
         )
       })
       return Effect.updateContext(finished, provide)
