@@ -25,9 +25,9 @@ export const port = Configuration.port
 // cases are built too (a reference read per request would silently see its default here).
 //
 // Up to 16 services are added on top of it before it is copied flat (effect's default is 8): a
-// request adds about ten (the Node server and HttpEffect 3, RequestMiddleware 3, the router 2, the
-// authentication 2) before HttpApiBuilder merges the route's context into it, which makes a flat copy
-// anyway. At 8 the router's second addition copied the request's context once more: 3 of the 52 KiB
+// request adds about a dozen (the Node server and HttpEffect 4, RequestMiddleware 4, the router 2,
+// the authentication 2) before HttpApiBuilder merges the route's context into it, which makes a flat
+// copy anyway. At 8 the router's second addition copied the request's context once more: 3 of the 52 KiB
 // a status request allocated (bench, BENCH_ALLOC=1).
 const withoutApplication = (context: Context.Context<never>) => {
   const kept = new Map<string, unknown>()
