@@ -21,7 +21,7 @@ import { type HttpApiEndpoint, HttpApiMiddleware } from "effect/http-api"
 import { SqlClient } from "effect/sql"
 import type { unhandled } from "effect/Types"
 import { publishedVersions } from "@paygate/domain"
-import { createHash, randomFillSync, timingSafeEqual } from "node:crypto"
+import { hash, randomFillSync, timingSafeEqual } from "node:crypto"
 
 /** Who a request authenticated as, for the handler's ownership check. */
 export interface Caller {
@@ -179,7 +179,7 @@ export const layer = Layer.effect(
           const apiKey = headers["api-key"]
           const merchantId = headers["merchant-id"]
           if (apiKey === undefined || merchantId === undefined) return refuse(new Unauthorized({ code: "missing_api_key", message: "Api-Key and Merchant-Id are required." }))
-          const digestHex = createHash("sha256").update(apiKey, "utf8").digest("hex")
+          const digestHex = hash("sha256", apiKey, "hex")
           const digest = Buffer.from(digestHex, "hex")
           const key = fresh(keys.get(digestHex), now)
           const merchant = fresh(merchants.get(merchantId), now)
