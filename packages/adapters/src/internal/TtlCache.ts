@@ -1,12 +1,14 @@
 /**
  * A small in-process cache: entries live `ttlMillis` from when their read started, at most
- * `maxEntries` of them (the least recently used go first). Time is passed in, so callers read it
- * from `Clock` and tests drive it with `TestClock`.
+ * `maxEntries` of them (about the least recently used go first: see below). Time is passed in, so
+ * callers read it from `Clock` and tests drive it with `TestClock`.
  *
  * Recency is kept the "second chance" way: a hit only marks its entry as used, and an eviction
  * moves used entries from the front of the map to its back (clearing the mark) until it finds an
- * unused one. A hit is read on every authenticated request; moving the entry there (a delete and
- * a set of a freshly hashed key) cost more than the rest of the lookup.
+ * unused one. So an entry read since an eviction last passed it is passed over once more before it
+ * can go; among entries not read, the oldest goes. A hit is read on every authenticated request;
+ * moving the entry to the back there (a delete and a set of a freshly hashed key) cost more than
+ * the rest of the lookup.
  *
  * Invalidation races: a read that started before an invalidation must not put what it read back
  * into the cache. Every invalidation bumps an epoch; a fill carries the epoch its read started in
