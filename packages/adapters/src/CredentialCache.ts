@@ -5,7 +5,8 @@
  *
  * What a cache costs, and what bounds it:
  * - Entries live `CREDENTIAL_CACHE_SECONDS` (default 10; 0 turns the cache off), at most
- *   `CREDENTIAL_CACHE_MAX_ENTRIES` of each kind (default 10,000; least recently used go first).
+ *   `CREDENTIAL_CACHE_MAX_ENTRIES` of each kind (default 10,000; about the least recently used go
+ *   first: the second-chance eviction of internal/TtlCache.ts).
  * - A key revoked by `CredentialAdmin.revokeKey` in the same process stops working at once; one
  *   revoked elsewhere (the operator CLI, another API process) within the TTL. The same holds for a
  *   merchant deleted through another process: it may take new payments for up to the TTL.

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Configuration } from "@paygate/adapters"
+import { Configuration, hashSecret } from "@paygate/adapters"
 import {
   type ApiError,
   type ApiKeyId,
@@ -25,7 +25,7 @@ import {
   type Partner
 } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { MissingApiKey, Unauthorized } from "../api/HttpErrors.ts"
 import { authenticatePartnerKey, partnerAuthentication, type PartnerAuthentication } from "./PartnerCredential.ts"
 
@@ -49,8 +49,6 @@ const sessionEnded = () => new Unauthorized({ message: "Your dashboard session h
 
 /** The CSRF token of a session: HMAC-SHA256 keyed by the session's token, base64url. */
 export const csrfTokenOf = (token: string): string => createHmac("sha256", token).update("paygate dashboard csrf").digest("base64url")
-
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
 const sameText = (a: string, b: string) => {
   const left = Buffer.from(a, "utf8")
@@ -166,7 +164,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
         )
         const token = randomBytes(32).toString("base64url")
         const session: DashboardSession = {
-          tokenSha256: sha256(token),
+          tokenSha256: hashSecret(token),
           // The key authentication just found (Authenticated carries ids as plain strings).
           keyId: auth.keyId as ApiKeyId,
           createdAt: now,
@@ -180,7 +178,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       const resumeOpen = Effect.fnUntraced(function*(token: string | undefined) {
         if (token === undefined || token === "") return yield* sessionEnded()
         const now = yield* Clock.currentTimeMillis
-        const digest = sha256(token)
+        const digest = hashSecret(token)
         const found = yield* store.find(digest, now)
         if (Option.isNone(found)) return yield* sessionEnded()
         let open = found.value
@@ -211,7 +209,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
         return yield* partnerAuthentication(open.credential, environment)
       })
 
-      const signOut = (token: string) => store.remove(sha256(token))
+      const signOut = (token: string) => store.remove(hashSecret(token))
 
       return DashboardSessions.of({ settings, signInDelay, signIn, resume, authenticate, signOut })
     })
