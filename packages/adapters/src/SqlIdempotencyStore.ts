@@ -28,7 +28,7 @@ import {
   type StoredResponse,
   traced
 } from "@paygate/domain"
-import { Config, Data, Effect, Exit, Layer, Request } from "effect"
+import { Config, Data, Effect, Exit, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
@@ -69,8 +69,6 @@ interface ClaimInput {
   readonly bodyHash: string
   readonly nowMillis: number
 }
-
-class ClaimRequest extends Request.Class<ClaimInput, IdempotencyClaim> {}
 
 /** Builds the store over the `SqlClient` in context, holding unanswered keys for `leaseMillis`. */
 export const make = (leaseMillis: number) => Effect.gen(function*() {
@@ -123,7 +121,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
 
   // Claims started together share one INSERT (internal/SharedStatement.ts); a key it did not
   // claim (held by another request) is claimed alone, which reads why.
-  const claimShared = SharedStatement.make<ClaimRequest>(sql, {
+  const claimShared = SharedStatement.make<ClaimInput, IdempotencyClaim, never>(sql, {
     alone: claimAlone,
     together: (requests) => {
       const tokens = requests.map(() => randomUUID())
@@ -136,7 +134,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
   })
 
   const claim = (scope: IdempotencyScope, bodyHash: string, nowMillis: number) =>
-    claimShared(new ClaimRequest({ scope, bodyHash, nowMillis })).pipe(spans.claim)
+    claimShared({ scope, bodyHash, nowMillis }).pipe(spans.claim)
 
   const release = (lease: IdempotencyLease) =>
     sql`DELETE FROM idempotency_keys WHERE ${heldWhere(sql, lease)}`.pipe(Effect.asVoid, Effect.orDie, spans.release)

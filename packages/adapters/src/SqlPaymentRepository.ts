@@ -15,12 +15,13 @@ import {
   type PaymentQuery,
   traced
 } from "@paygate/domain"
-import { Context, Effect, Exit, Layer, Option, Request, RequestResolver } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { Effect, Exit, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import * as GroupCommit from "./internal/GroupCommit.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import * as SharedStatement from "./internal/SharedStatement.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -33,12 +34,6 @@ const spans = {
 
 // Ids per statement at most: a bound on one statement's work, not a PostgreSQL limit (the ids are one parameter).
 const maxBatch = 500
-
-/** A read of one payment row by id: the row, or `undefined` when no payment has the id. */
-interface PaymentRead extends Request.Request<Record<string, unknown> | undefined, SqlError.SqlError> {
-  readonly id: string
-}
-const PaymentRead = Request.of<PaymentRead>()
 
 // Migration 0004's indexes: one payment per authorization, one per transaction.
 const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
@@ -53,32 +48,28 @@ export const make = Effect.gen(function*() {
   const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>, completion?: IdempotencyCompletion) =>
     insertGrouped({ payment, events, completion }).pipe(spans.insert)
 
-  // Reads started together (the same scheduler turn) share one statement, so concurrent status
-  // reads cost the database one query and the pool one connection. Batches are keyed by the
-  // transaction connection of the reader's context (none outside one), and a batch runs in the
-  // context of the read that opened it: a read inside a transaction runs on its connection,
-  // batched only with reads of the same transaction. The ids are one array parameter, so every
-  // batch is the same prepared statement. Rows are matched to reads by id as they come: no schema
-  // runs over them here (`paymentFromRow` decodes each), and no request context is copied
-  // (effect's `SqlResolver.findById` did both, per read, on every status request).
-  const byId = RequestResolver.makeWith<PaymentRead>({
-    batchKey: (entry) => Context.getOrUndefined(entry.context, sql.transactionService),
-    delay: Effect.yieldNow,
-    collectWhile: (reads) => reads.size < maxBatch,
-    runAll: (entries) => {
-      const ids = [...new Set(entries.map((entry) => entry.request.id))]
-      return Effect.map(sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE id = ANY(${ids}::text[])`, (rows) => {
-        const found = new Map(rows.map((row) => [row.id, row]))
-        for (const entry of entries) entry.completeUnsafe(Exit.succeed(found.get(entry.request.id)))
-      })
-    }
+  // Reads started together (the same scheduler turn, outside a transaction) share one statement
+  // (internal/SharedStatement.ts), so concurrent status reads cost the database one query and the
+  // pool one connection. The ids are one array parameter, so every read is the same prepared
+  // statement, alone or together. Rows are matched to reads by id: no schema runs over them here
+  // (`paymentFromRow` decodes each), and no request context is copied (effect's
+  // `SqlResolver.findById` did both, per read, on every status request).
+  const rowsById = (ids: ReadonlyArray<string>) =>
+    Effect.map(sql<Record<string, unknown>>`SELECT ${select} FROM payments WHERE id = ANY(${ids.length === 1 ? ids : [...new Set(ids)]}::text[])`, (rows) => {
+      const found = new Map<unknown, Record<string, unknown>>()
+      for (const row of rows) found.set(row.id, row)
+      return ids.map((id) => found.get(id))
+    })
+  const readRow = SharedStatement.make<string, Record<string, unknown> | undefined, never>(sql, {
+    alone: (id) => Effect.orDie(Effect.map(rowsById([id]), ([row]) => row)),
+    together: (ids) => Effect.map(rowsById(ids), (rows) => rows.map((row) => Exit.succeed(row))),
+    max: maxBatch
   })
   // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id finds nothing
   // without a query, so it cannot fail the statement it would share with other reads.
   const findById = (id: string) =>
-    !id.isWellFormed() || id.includes("\0") ? Effect.succeedNone : Effect.request(PaymentRead({ id }), byId).pipe(
+    !id.isWellFormed() || id.includes("\0") ? Effect.succeedNone : readRow(id).pipe(
       Effect.map((row) => (row === undefined ? Option.none() : Option.some(paymentFromRow(row)))),
-      Effect.orDie,
       spans.findById
     )
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { type IdempotencyCompletion, idempotencyLeaseLost, type OutboxEvent, type Payment } from "@paygate/domain"
-import { Effect, Exit, Request } from "effect"
+import { Effect, Exit } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
 import { leaseLostState } from "../migrations/0007_idempotency_lease.ts"
@@ -22,8 +22,6 @@ export interface PaymentInsert {
   readonly events: ReadonlyArray<OutboxEvent>
   readonly completion: IdempotencyCompletion | undefined
 }
-
-class InsertRequest extends Request.Class<PaymentInsert, void, ReturnType<typeof idempotencyLeaseLost>> {}
 
 // Inserts per shared statement: about 30 bound values each, far below PostgreSQL's limit.
 const maxGroup = 50
@@ -73,10 +71,10 @@ export const make = (sql: SqlClient.SqlClient) => {
       Effect.catchTag("SqlError", Effect.die)
     )
 
-  const insert = SharedStatement.make<InsertRequest>(sql, {
+  const insert = SharedStatement.make<PaymentInsert, void, ReturnType<typeof idempotencyLeaseLost>>(sql, {
     alone: (request) => alone([request]),
     together: (requests) => Effect.as(statement(requests), requests.map(() => Exit.void)),
     max: maxGroup
   })
-  return (payment: PaymentInsert) => insert(new InsertRequest(payment))
+  return insert
 }
