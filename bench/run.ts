@@ -82,6 +82,10 @@ const allocations = process.env.BENCH_ALLOC === "1" || survivorsOnly
 const out = join(root, "bench/.out")
 /** Seconds between two runs (lets connections close and the servers settle). */
 const pause = 0.5
+/** Idle, before each run: the systems and PostgreSQL together under this many cores over a window, waited for at most the limit. */
+const quietCores = 0.15
+const quietWindowSeconds = 0.5
+const quietLimitSeconds = 30
 /** What starting a scenario's systems on a fresh database costs, about (the service starts anvil). */
 const startSeconds = 10
 /** Seeding (a service start, a partner, a merchant, 1,000 payments), about. */
@@ -267,7 +271,23 @@ const runScenario = async (
     // Requests each system answered in this scenario, for the profiles' time per request.
     const answered: Record<System, number> = { service: 0, floor: 0, raw: 0 }
     const pgCpu = () => (postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(postgres.postmasterPid))
+    // Each run starts once every system and PostgreSQL are idle: work a load leaves behind (the
+    // executor settling confirmed payments, their webhooks and payouts) must not run during the next
+    // load, which rounds rotate (the load after the confirms' is most often the service's status).
+    let longestQuiet = 0
+    const quiet = async () => {
+      const started = Date.now()
+      const busy = () => Object.values(servers).reduce((sum, server) => sum + (server === undefined ? 0 : cpuSecondsOf(server.child.pid!)), pgCpu() || 0)
+      for (let last = busy(); Date.now() - started < quietLimitSeconds * 1000;) {
+        await sleep(quietWindowSeconds * 1000)
+        const now = busy()
+        if ((now - last) / quietWindowSeconds < quietCores) break
+        last = now
+      }
+      longestQuiet = Math.max(longestQuiet, (Date.now() - started) / 1000)
+    }
     const runLoad = async (load: Load, duration: number, record: boolean): Promise<Sample> => {
+      await quiet()
       const serverPid = pidOf(load.system)
       const before = { server: cpuSecondsOf(serverPid), postgres: pgCpu(), loadgen: process.cpuUsage() }
       current = load
@@ -327,7 +347,10 @@ const runScenario = async (
     clearInterval(sampler)
     sampler = undefined
 
-    const notes: Array<string> = []
+    const notes: Array<string> = [
+      `Each run (warm-up, canaries, rounds) started once the systems and PostgreSQL were idle (together under ${quietCores} of a core ` +
+        `for ${quietWindowSeconds} s, waited for at most ${quietLimitSeconds} s): in \`${scenario.id}\` the longest wait was ${longestQuiet.toFixed(1)} s.`
+    ]
     if (loads.some((load) => load.id === "create.service") && service !== undefined) {
       notes.push(
         `\`GET /metrics\` counted ${createsAfter - createsCounted} successful creates during the rounds; autocannon counted ${createsSent} ` +
