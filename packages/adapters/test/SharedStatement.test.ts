@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
@@ -82,6 +82,32 @@ describe("SharedStatement", () => {
       assert.deepStrictEqual(yield* Fiber.join(kept), 2)
       assert.deepStrictEqual(yield* Fiber.join(other), 6)
       assert.deepStrictEqual(statements, [[1, 3]])
+    }))
+
+  it.effect("a request interrupted while its shared statement runs does not run again alone when it fails", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const statements: Array<ReadonlyArray<number> | number> = []
+      const run = SharedStatement.make<number, number, string>(sql, {
+        alone: (input) => Effect.sync(() => (statements.push(input), input * 2)),
+        together: (inputs) =>
+          Effect.sync(() => statements.push(inputs)).pipe(
+            Effect.andThen(Deferred.succeed(started, undefined)),
+            Effect.andThen(Deferred.await(gate)),
+            Effect.andThen(Effect.fail(new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause: "shared statement failed" }) })))
+          ),
+        max: 10
+      })
+      const kept = yield* Effect.forkChild(run(1), { startImmediately: true })
+      const dropped = yield* Effect.forkChild(run(2), { startImmediately: true })
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(dropped)
+      yield* Deferred.succeed(gate, undefined)
+      assert.strictEqual(yield* Fiber.join(kept), 2)
+      // The requests run alone concurrently: let the whole batch finish before reading what ran.
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      assert.deepStrictEqual(statements, [[1, 2], 1])
     }))
 
   it.effect("inside a transaction each request runs alone", () =>

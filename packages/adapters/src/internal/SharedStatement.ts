@@ -47,7 +47,6 @@ interface Batch<A, B, E> {
   readonly waiting: Array<Waiting<A, B, E>>
   /** The context of the request that opened the batch: the batch runs in it. */
   readonly context: Context.Context<never>
-  dispatched: boolean
 }
 
 /** Runs each request through `shared`: together with the requests started with it, or alone in a transaction. */
@@ -74,12 +73,12 @@ export const make = <A, B, E>(sql: SqlClient.SqlClient, shared: Shared<A, B, E>)
     })
   }
 
-  // The batch requests join until it runs: at the end of the scheduler turn it was opened in, or once full.
+  // The batch requests join until it runs: at the end of the scheduler turn it was opened in, or once
+  // full, whichever comes first (a batch no longer open has run).
   let open: Batch<A, B, E> | undefined
   const dispatch = (batch: Batch<A, B, E>) => {
-    if (batch.dispatched) return
-    batch.dispatched = true
-    if (open === batch) open = undefined
+    if (open !== batch) return
+    open = undefined
     Effect.runForkWith(batch.context)(run(batch.waiting))
   }
 
@@ -89,7 +88,7 @@ export const make = <A, B, E>(sql: SqlClient.SqlClient, shared: Shared<A, B, E>)
         const waiting: Waiting<A, B, E> = { input, resume }
         let batch = open
         if (batch === undefined) {
-          batch = open = { waiting: [], context: fiber.context, dispatched: false }
+          batch = open = { waiting: [], context: fiber.context }
           const opened = batch
           // Priority 0, as `Effect.yieldNow`: after the fibers already scheduled in this turn.
           fiber.currentDispatcher.scheduleTask(() => dispatch(opened), 0)
