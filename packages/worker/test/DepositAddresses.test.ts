@@ -124,15 +124,22 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     expect(answer.status).toBe(200)
     return answer.body.options[0].address as Address
   }
-  /** A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined. */
+  /**
+   * A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined and
+   * succeeded. Its gas is fixed: an estimate made while the address holds an earlier deposit is too
+   * low once the sweeper has emptied it (a zero balance costs more to write), and the transfer then
+   * reverts out of gas, as it once did here.
+   */
   const pay = async (to: Address, value: bigint, index = 3) => {
     const wallet = createWalletClient({ account: privateKeyToAccount(anvilAccount(index).privateKey), transport: http(world().chain.node.rpcUrl) })
     const hash = await wallet.sendTransaction({
       chain: null,
       to: token(),
+      gas: 100_000n,
       data: encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [to, value] })
     })
-    await world().client.waitForTransactionReceipt({ hash })
+    const mined = await world().client.waitForTransactionReceipt({ hash })
+    expect(mined.status).toBe("success")
     return hash
   }
   const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
