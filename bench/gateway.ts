@@ -1,6 +1,6 @@
 /**
- * The gateway loads: payment options for 3 accounts, and merchant status while confirms run flat
- * out. Both use the chain the service starts when `PAYGATE_CHAINS` is unset (`LocalChain`: anvil,
+ * The gateway loads: payment options for 3 accounts, and status reads (the service's or the
+ * floor's) while confirms are posted to the service flat out. Both use the chain the service starts when `PAYGATE_CHAINS` is unset (`LocalChain`: anvil,
  * TUSDC pegged to USD, 1,000,000 minted to each default anvil account), and a wallet app minted
  * with `npm run admin -- app create`.
  *
@@ -24,8 +24,8 @@ const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
-/** Confirms prepared per bench run (`BENCH_CONFIRMS`); the driver stops early when they run out. */
-const confirmCount = int("BENCH_CONFIRMS", 3000)
+/** Confirms prepared per bench run (`BENCH_CONFIRMS`, for both confirm loads); the driver stops early when they run out. */
+const confirmCount = int("BENCH_CONFIRMS", 6000)
 /** Confirms in flight at once while "flat out". */
 const confirmConcurrency = 16
 
@@ -178,23 +178,14 @@ const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Pr
   return { seconds: (Date.now() - started) / 1000, accepted, failed, refusals, ranOutAfter, last }
 }
 
-const statusLoad = (context: BenchContext): HttpLoad => {
-  let n = 0
-  return {
-    url: context.service.url,
-    method: "GET",
-    headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-    next: () => ({ path: `/v1/merchant/payment/${context.paymentIds[n++ % context.paymentIds.length]!}/status` })
-  }
-}
-
-/** Merchant status (as `status.service`) while confirms are posted flat out. */
-export const statusUnderConfirms = async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
+/** Status reads (`reads`: the service's or the floor's) while confirms are posted to the service flat out. */
+export const underConfirms = (reads: (context: BenchContext) => HttpLoad) =>
+async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
   const stop = { done: false }
   const pid = context.service.child.pid!
   const before = { main: mainThreadCpuSecondsOf(pid), machine: machineCpuSeconds(), at: performance.now() }
   const confirms = driveConfirms(context, stop)
-  const sample = await runHttp(statusLoad(context), settings, seconds)
+  const sample = await runHttp(reads(context), settings, seconds)
   const mainThreadBusy = (mainThreadCpuSecondsOf(pid) - before.main) / ((performance.now() - before.at) / 1000)
   const machine = machineCpuSeconds()
   const machineBusy = (machine.busy - before.machine.busy) / (machine.total - before.machine.total)
@@ -231,11 +222,11 @@ export const confirmNote = (): string | undefined => {
   const settle = confirmRuns.map((run) => run.settledAfter)
   const range = (values: ReadonlyArray<number>, format: (value: number) => string) =>
     `${format(Math.min(...values))}–${format(Math.max(...values))}`
-  return `Confirms alongside \`status.confirms\` (${confirmConcurrency} in flight, prepared beforehand): accepted per second in each run ` +
-    `(warm-up first): ${perSecond}; refused: ${Object.keys(refusals).length === 0 ? "none" : JSON.stringify(refusals)}` +
+  return `Confirms alongside \`status.confirms\` and \`status.confirms.floor\` (${confirmConcurrency} in flight, prepared beforehand): ` +
+    `accepted per second in each run (warm-ups first, in the order run): ${perSecond}; refused: ${Object.keys(refusals).length === 0 ? "none" : JSON.stringify(refusals)}` +
     `${ranOut === 0 ? "" : `; the prepared confirms ran out in ${ranOut} run(s) (raise BENCH_CONFIRMS)`}; the executor had settled ` +
     `the last accepted payments ${settle.includes(undefined) ? "not within 60 s after some runs" : `at most ${Math.max(...settle.map(Number)).toFixed(1)} s after each run`}. ` +
-    `While the status load ran, the service's main thread (its event loop) was busy ` +
+    `While the status loads ran, the service's main thread (its event loop) was busy ` +
     `${range(confirmRuns.map((run) => run.mainThreadBusy), (v) => v.toFixed(2))} of a core, and the machine's CPU ` +
     `${range(confirmRuns.map((run) => run.machineBusy), (v) => `${(100 * v).toFixed(0)}`)} % busy (every process, every core).`
 }

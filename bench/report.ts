@@ -140,20 +140,27 @@ const ratioGoal = (
   }
 }
 
-// Merchant status p99 while confirms run flat out vs without them (`status.service`), same rounds.
+/** A system's status p99 while confirms run flat out against its idle p99 in the same rounds, if both ran. */
+const underConfirms = (report: Report, busyId: string, idleId: string) => {
+  const idle = report.loads.get(idleId)
+  const busy = report.loads.get(busyId)
+  return idle === undefined || busy === undefined ? undefined : { idle, busy, p50: busy.p50 / idle.p50, p99: busy.p99 / idle.p99 }
+}
+
+// Merchant status p99 while confirms run flat out vs without them, same rounds; the floor's beside it.
 const underConfirmsGoal = (report: Report): Goal => {
   const goal = { name: "status p99 while confirms run flat out ≤ 1.5× idle", target: "≤ 1.5×" }
   const unavailable = report.scenarios.find((s) => s.unavailable?.startsWith("status.confirms") === true)?.unavailable
   if (unavailable !== undefined) return { ...goal, measured: `not yet measurable: ${unavailable}`, met: undefined }
-  const idle = report.loads.get("status.service")
-  const busy = report.loads.get("status.confirms")
-  if (idle === undefined || busy === undefined) return { ...goal, measured: "not measured in this run", met: undefined }
-  const ratio = busy.p99 / idle.p99
+  const service = underConfirms(report, "status.confirms", "confirms.idle.service")
+  if (service === undefined) return { ...goal, measured: "not measured in this run", met: undefined }
+  const floor = underConfirms(report, "status.confirms.floor", "confirms.idle.floor")
   return {
     ...goal,
-    measured: `${x(ratio)} (p99 ${ms(busy.p99)} vs ${ms(idle.p99)})`,
-    met: ratio <= 1.5,
-    drifted: driftOfReference(report, "status", "service")
+    measured: `${x(service.p99)} (p99 ${ms(service.busy.p99)} vs ${ms(service.idle.p99)})` +
+      (floor === undefined ? "" : `; the floor's under the same confirms: ${x(floor.p99)} (p99 ${ms(floor.busy.p99)} vs ${ms(floor.idle.p99)})`),
+    met: service.p99 <= 1.5,
+    drifted: driftOfReference(report, "confirms", "service")
   }
 }
 
@@ -191,7 +198,7 @@ const shortNames: Record<string, string> = {
   "status.floor": "floor",
   "status.pipeline": "plain pipeline",
   "status.baseline": "raw SELECT",
-  "status.service": "idle"
+  "confirms.idle.service": "idle"
 }
 
 const loadTable = (report: Report, ids: ReadonlyArray<string>, references: ReadonlyArray<string>) => {
@@ -285,10 +292,23 @@ export const markdown = (report: Report) => {
       )
     }
   }
-  const busy = report.loads.get("status.confirms")
-  if (busy !== undefined) {
-    lines.push(`### Merchant status while confirms run flat out`, ``, ...loadTable(report, ["status.service", "status.confirms"], ["status.service"]), ``)
-    if (status !== undefined) lines.push(`Under confirm load vs idle: p50 ${x(busy.p50 / status.p50)}, p99 ${x(busy.p99 / status.p99)}.`, ``)
+  if (report.loads.has("status.confirms")) {
+    lines.push(
+      `### Merchant status while confirms run flat out`,
+      ``,
+      ...loadTable(report, ["confirms.idle.service", "status.confirms", "confirms.idle.floor", "status.confirms.floor"], []),
+      ``
+    )
+    const said = ([["status.confirms", "confirms.idle.service", "the service"], ["status.confirms.floor", "confirms.idle.floor", "the floor"]] as const)
+      .flatMap(([busy, idle, name]) => {
+        const ratios = underConfirms(report, busy, idle)
+        return ratios === undefined ? [] : [`${name}: p50 ${x(ratios.p50)}, p99 ${x(ratios.p99)}`]
+      })
+    lines.push(
+      `Under confirm load vs idle, same rounds: ${said.join("; ")}. The confirms go to the service either way; the floor's ` +
+        `figure is what the least an Effect app would see of them through the shared cores and PostgreSQL.`,
+      ``
+    )
   }
   if (report.loads.has("options.service")) {
     lines.push(`### Payment options (3 accounts)`, ``, ...loadTable(report, ["options.service"], []), ``)

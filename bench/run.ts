@@ -36,6 +36,7 @@ import {
   cpuSecondsOf,
   dropDatabase,
   log,
+  machineCpuSeconds,
   memoryOf,
   type Postgres,
   postgresCpuSeconds,
@@ -82,7 +83,7 @@ const allocations = process.env.BENCH_ALLOC === "1" || survivorsOnly
 const out = join(root, "bench/.out")
 /** Seconds between two runs (lets connections close and the servers settle). */
 const pause = 0.5
-/** Idle, before each run: the systems and PostgreSQL together under this many cores over a window, waited for at most the limit. */
+/** Idle, before each run: the whole machine under this many busy cores over a window, waited for at most the limit. */
 const quietCores = 0.15
 const quietWindowSeconds = 0.5
 const quietLimitSeconds = 30
@@ -271,16 +272,17 @@ const runScenario = async (
     // Requests each system answered in this scenario, for the profiles' time per request.
     const answered: Record<System, number> = { service: 0, floor: 0, raw: 0 }
     const pgCpu = () => (postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(postgres.postmasterPid))
-    // Each run starts once every system and PostgreSQL are idle: work a load leaves behind (the
-    // executor settling confirmed payments, their webhooks and payouts) must not run during the next
-    // load, which rounds rotate (the load after the confirms' is most often the service's status).
+    // Each run starts once the machine is idle: work a load leaves behind (the executor settling
+    // confirmed payments, the chain watcher reading their blocks from anvil and recording each
+    // transfer, webhooks, PostgreSQL's autovacuum) must not run during the next load, which rounds
+    // rotate. The whole machine, not only the systems and PostgreSQL: anvil, a child of the service,
+    // answering the watcher's reads counts nowhere else, and the watcher's burst came right after.
     let longestQuiet = 0
     const quiet = async () => {
       const started = Date.now()
-      const busy = () => Object.values(servers).reduce((sum, server) => sum + (server === undefined ? 0 : cpuSecondsOf(server.child.pid!)), pgCpu() || 0)
-      for (let last = busy(); Date.now() - started < quietLimitSeconds * 1000;) {
+      for (let last = machineCpuSeconds().busy; Date.now() - started < quietLimitSeconds * 1000;) {
         await sleep(quietWindowSeconds * 1000)
-        const now = busy()
+        const now = machineCpuSeconds().busy
         if ((now - last) / quietWindowSeconds < quietCores) break
         last = now
       }
@@ -348,7 +350,7 @@ const runScenario = async (
     sampler = undefined
 
     const notes: Array<string> = [
-      `Each run (warm-up, canaries, rounds) started once the systems and PostgreSQL were idle (together under ${quietCores} of a core ` +
+      `Each run (warm-up, canaries, rounds) started once the machine was idle (every process together under ${quietCores} of a core ` +
         `for ${quietWindowSeconds} s, waited for at most ${quietLimitSeconds} s): in \`${scenario.id}\` the longest wait was ${longestQuiet.toFixed(1)} s.`
     ]
     if (loads.some((load) => load.id === "create.service") && service !== undefined) {

@@ -4,7 +4,7 @@
  * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
  * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
  */
-import { options, prepareConfirms, statusUnderConfirms } from "./gateway.ts"
+import { options, prepareConfirms, underConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { Server } from "./lib/processes.ts"
 
@@ -172,22 +172,23 @@ const createSame: Load = {
 }
 
 /** Status reads rotating over the seeded payments, with the service's credentials (every system gets the same headers). */
-const statusReads = (server: (context: BenchContext) => Server, path: (paymentId: string) => string) =>
-  http((context) => {
-    const next = rotating(context.paymentIds)
-    return {
-      url: server(context).url,
-      method: "GET",
-      headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
-      next: () => ({ path: path(next()) })
-    }
-  })
+const statusReadsOf = (server: (context: BenchContext) => Server, path: (paymentId: string) => string) => (context: BenchContext): HttpLoad => {
+  const next = rotating(context.paymentIds)
+  return {
+    url: server(context).url,
+    method: "GET",
+    headers: { "api-key": context.apiKey, "merchant-id": context.merchantId },
+    next: () => ({ path: path(next()) })
+  }
+}
+const serviceStatusReads = statusReadsOf((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
+const floorStatusReads = statusReadsOf((context) => context.floor, (id) => `/floor/payments/${id}`)
 
 const statusService: Load = {
   id: "status.service",
   label: "service: GET /v1/merchant/payment/:id/status",
   system: "service",
-  run: statusReads((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
+  run: http(serviceStatusReads)
 }
 
 /** The framework floor's status: the same SELECT (`floor.ts`), same headers. */
@@ -195,7 +196,7 @@ const statusFloor: Load = {
   id: "status.floor",
   label: "floor: Effect HttpApi + @effect/sql-pg, one SELECT by id",
   system: "floor",
-  run: statusReads((context) => context.floor, (id) => `/floor/payments/${id}`)
+  run: http(floorStatusReads)
 }
 
 /**
@@ -206,7 +207,7 @@ const statusPipeline: Load = {
   id: "status.pipeline",
   label: "floor + the contract's pipeline written plainly, one SELECT by id",
   system: "floor",
-  run: statusReads((context) => context.floor, (id) => `/floor/pipeline/payments/${id}`)
+  run: http(statusReadsOf((context) => context.floor, (id) => `/floor/pipeline/payments/${id}`))
 }
 
 const statusBaseline: Load = {
@@ -225,7 +226,7 @@ const statusSame: Load = {
   label: "diagnostic: the service's status statement by hand",
   system: "raw",
   diagnostic: true,
-  run: statusReads((context) => context.baseline, (id) => `/bs/payments/${id}`)
+  run: http(statusReadsOf((context) => context.baseline, (id) => `/bs/payments/${id}`))
 }
 
 /** Payment options for 3 accounts on the service's local chain (`bench/gateway.ts`). */
@@ -236,14 +237,45 @@ const optionsService: Load = {
   run: options
 }
 
-/** Merchant status while prepared confirms are posted flat out (`bench/gateway.ts`); idle is `status.service`. */
+const confirmable = (served: ReadonlySet<string>) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
+
+/** The service's status with nothing else running, in the confirms' scenario: their p99's reference. */
+const confirmsIdleService: Load = {
+  id: "confirms.idle.service",
+  label: "service: GET /v1/merchant/payment/:id/status, idle",
+  system: "service",
+  run: http(serviceStatusReads)
+}
+
+/** Merchant status while prepared confirms are posted to the service flat out (`bench/gateway.ts`). */
 const statusConfirms: Load = {
   id: "status.confirms",
   label: "service: GET /v1/merchant/payment/:id/status while confirms run flat out",
   system: "service",
-  run: statusUnderConfirms,
+  run: underConfirms(serviceStatusReads),
   prepare: prepareConfirms,
-  unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
+  unavailable: confirmable
+}
+
+/** The floor's status with nothing else running, in the confirms' scenario. */
+const confirmsIdleFloor: Load = {
+  id: "confirms.idle.floor",
+  label: "floor: one SELECT by id, idle",
+  system: "floor",
+  run: http(floorStatusReads)
+}
+
+/**
+ * The floor's status read while the same confirms are posted to the service flat out: what the
+ * least an Effect app pays for a status read when the machine and PostgreSQL carry the confirms.
+ */
+const statusConfirmsFloor: Load = {
+  id: "status.confirms.floor",
+  label: "floor: one SELECT by id while confirms run flat out (through the service)",
+  system: "floor",
+  run: underConfirms(floorStatusReads),
+  prepare: prepareConfirms,
+  unavailable: confirmable
 }
 
 const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
@@ -258,11 +290,19 @@ export const scenarios: ReadonlyArray<Scenario> = [
     loads: [createService, createFloor, createB2, createB1, createSame]
   },
   {
-    // The status p99 under confirms is compared with the idle status of the same rounds.
     id: "status",
-    title: "Merchant status vs the floor and the raw SELECT, and while confirms run flat out",
+    title: "Merchant status vs the floor and the raw SELECT",
     unavailable: () => undefined,
-    loads: [statusService, statusFloor, statusPipeline, statusBaseline, statusSame, statusConfirms]
+    loads: [statusService, statusFloor, statusPipeline, statusBaseline, statusSame]
+  },
+  {
+    // A scenario of its own, so that the service and the floor meet the confirms alike: each idle
+    // load follows a confirm load in the rotation, each p99 under confirms is compared with its own
+    // system's idle p99 of the same rounds, and the status scenario runs no confirms at all.
+    id: "confirms",
+    title: "Merchant status while confirms run flat out, the service's and the floor's",
+    unavailable: () => undefined,
+    loads: [confirmsIdleService, statusConfirms, confirmsIdleFloor, statusConfirmsFloor]
   },
   {
     id: "options",
