@@ -183,21 +183,17 @@ const statusReadsOf = (server: (context: BenchContext) => Server, path: (payment
 }
 const serviceStatusReads = statusReadsOf((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
 const floorStatusReads = statusReadsOf((context) => context.floor, (id) => `/floor/payments/${id}`)
+const statusLoad = (id: string, label: string, system: System, reads: (context: BenchContext) => HttpLoad): Load => ({
+  id,
+  label,
+  system,
+  run: http(reads)
+})
 
-const statusService: Load = {
-  id: "status.service",
-  label: "service: GET /v1/merchant/payment/:id/status",
-  system: "service",
-  run: http(serviceStatusReads)
-}
+const statusService = statusLoad("status.service", "service: GET /v1/merchant/payment/:id/status", "service", serviceStatusReads)
 
 /** The framework floor's status: the same SELECT (`floor.ts`), same headers. */
-const statusFloor: Load = {
-  id: "status.floor",
-  label: "floor: Effect HttpApi + @effect/sql-pg, one SELECT by id",
-  system: "floor",
-  run: http(floorStatusReads)
-}
+const statusFloor = statusLoad("status.floor", "floor: Effect HttpApi + @effect/sql-pg, one SELECT by id", "floor", floorStatusReads)
 
 /**
  * The floor's status read behind the contract's pipeline written plainly (`lib/PlainPipeline.ts`),
@@ -237,46 +233,30 @@ const optionsService: Load = {
   run: options
 }
 
-const confirmable = (served: ReadonlySet<string>) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
+/** `reads` while prepared confirms are posted to the service flat out (`bench/gateway.ts`). */
+const underConfirmsLoad = (id: string, label: string, system: System, reads: (context: BenchContext) => HttpLoad): Load => ({
+  id,
+  label,
+  system,
+  run: underConfirms(reads),
+  prepare: prepareConfirms,
+  unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
+})
 
 /** The service's status with nothing else running, in the confirms' scenario: their p99's reference. */
-const confirmsIdleService: Load = {
-  id: "confirms.idle.service",
-  label: "service: GET /v1/merchant/payment/:id/status, idle",
-  system: "service",
-  run: http(serviceStatusReads)
-}
+const confirmsIdleService = statusLoad("confirms.idle.service", "service: GET /v1/merchant/payment/:id/status, idle", "service", serviceStatusReads)
 
-/** Merchant status while prepared confirms are posted to the service flat out (`bench/gateway.ts`). */
-const statusConfirms: Load = {
-  id: "status.confirms",
-  label: "service: GET /v1/merchant/payment/:id/status while confirms run flat out",
-  system: "service",
-  run: underConfirms(serviceStatusReads),
-  prepare: prepareConfirms,
-  unavailable: confirmable
-}
+/** Merchant status while the confirms run. */
+const statusConfirms = underConfirmsLoad("status.confirms", "service: GET /v1/merchant/payment/:id/status while confirms run flat out", "service", serviceStatusReads)
 
 /** The floor's status with nothing else running, in the confirms' scenario. */
-const confirmsIdleFloor: Load = {
-  id: "confirms.idle.floor",
-  label: "floor: one SELECT by id, idle",
-  system: "floor",
-  run: http(floorStatusReads)
-}
+const confirmsIdleFloor = statusLoad("confirms.idle.floor", "floor: one SELECT by id, idle", "floor", floorStatusReads)
 
 /**
  * The floor's status read while the same confirms are posted to the service flat out: what the
  * least an Effect app pays for a status read when the machine and PostgreSQL carry the confirms.
  */
-const statusConfirmsFloor: Load = {
-  id: "status.confirms.floor",
-  label: "floor: one SELECT by id while confirms run flat out (through the service)",
-  system: "floor",
-  run: underConfirms(floorStatusReads),
-  prepare: prepareConfirms,
-  unavailable: confirmable
-}
+const statusConfirmsFloor = underConfirmsLoad("status.confirms.floor", "floor: one SELECT by id while confirms run flat out (through the service)", "floor", floorStatusReads)
 
 const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
   servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
