@@ -25,7 +25,7 @@ const int = (name: string, fallback: number) => {
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
 /** Confirms prepared per bench run (`BENCH_CONFIRMS`, for both confirm loads); the driver stops early when they run out. */
-const confirmCount = int("BENCH_CONFIRMS", 6000)
+const confirmCount = int("BENCH_CONFIRMS", 7500)
 /** Confirms in flight at once while "flat out". */
 const confirmConcurrency = 16
 
