@@ -12,13 +12,13 @@ import jsqr from "jsqr"
 import type { Page } from "playwright-core"
 import { PNG } from "pngjs"
 import QRCode from "qrcode"
-import { type Address, createWalletClient, defineChain, erc20Abi, http, publicActions } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
+import type { Address } from "viem"
 import { beforeAll, describe, expect, it } from "vitest"
 import { testDatabases } from "../support/TestServer.ts"
 import { type ProbedPage, shoot, storedState, uiTimeoutMs } from "./PortalBrowser.ts"
 import { portalSuite } from "./PortalSuite.ts"
 import { type CreatedPayment, eurUsd, type PortalWorld } from "./PortalWorld.ts"
+import { sendTokenTransfer } from "../support/TokenTransfer.ts"
 import { parseTransferUri, type TransferRequest } from "../support/TransferUri.ts"
 
 /** Payment to final status, on a small shared machine. */
@@ -79,30 +79,16 @@ for (const database of testDatabases) {
       return parseTransferUri(decoded!.data)
     }
 
-    /**
-     * A plain ERC-20 transfer from anvil account `index` (never known to the service), mined and
-     * succeeded. Fixed gas: an estimate made while the deposit address holds a first part is too low
-     * once the sweeper has emptied it, and the rest would revert out of gas.
-     */
-    const send = async (transfer: TransferRequest, index: number) => {
-      const chain = defineChain({
-        id: transfer.chainId,
-        name: "anvil",
-        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-        rpcUrls: { default: { http: [world.chain.node.rpcUrl] } }
+    /** A plain ERC-20 transfer from anvil account `index` (never known to the service), mined and succeeded. */
+    const send = (transfer: TransferRequest, index: number) =>
+      sendTokenTransfer({
+        rpcUrl: world.chain.node.rpcUrl,
+        privateKey: Chain.anvilAccount(index).privateKey,
+        token: transfer.token as Address,
+        to: transfer.to as Address,
+        value: transfer.value,
+        chainId: transfer.chainId
       })
-      const client = createWalletClient({ account: privateKeyToAccount(Chain.anvilAccount(index).privateKey), chain, transport: http() })
-        .extend(publicActions)
-      const hash = await client.writeContract({
-        address: transfer.token as Address,
-        abi: erc20Abi,
-        functionName: "transfer",
-        args: [transfer.to as Address, transfer.value],
-        gas: 100_000n
-      })
-      expect((await client.waitForTransactionReceipt({ hash })).status).toBe("success")
-      return hash
-    }
 
     /** The expected transfer of a payment of 12.50 USD: TUSDC on the local chain to its deposit address. */
     const expected = (paymentId: string): TransferRequest => ({

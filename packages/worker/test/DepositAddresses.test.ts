@@ -12,11 +12,12 @@ import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { type Address, createWalletClient, encodeFunctionData, http, parseAbi, parseAbiItem, parseEventLogs } from "viem"
+import { type Address, parseAbiItem, parseEventLogs } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
+import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import {
   chainWatcher,
@@ -34,7 +35,6 @@ import {
 const { anvilAccount, ChainConfig, Contracts, DepositAddresses, TransferLogs, ViemDepositSweeper } = Chain
 
 const world = localChainForFile()
-const transferAbi = parseAbi(["function transfer(address to, uint256 value) returns (bool)"])
 /** 12.50 USD in TUSDC base units (6 decimals, pegged 1:1). */
 const amount = 12_500_000n
 
@@ -124,24 +124,9 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     expect(answer.status).toBe(200)
     return answer.body.options[0].address as Address
   }
-  /**
-   * A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined and
-   * succeeded. Its gas is fixed: an estimate made while the address holds an earlier deposit is too
-   * low once the sweeper has emptied it (a zero balance costs more to write), and the transfer then
-   * reverts out of gas, as it once did here.
-   */
-  const pay = async (to: Address, value: bigint, index = 3) => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(anvilAccount(index).privateKey), transport: http(world().chain.node.rpcUrl) })
-    const hash = await wallet.sendTransaction({
-      chain: null,
-      to: token(),
-      gas: 100_000n,
-      data: encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [to, value] })
-    })
-    const mined = await world().client.waitForTransactionReceipt({ hash })
-    expect(mined.status).toBe("success")
-    return hash
-  }
+  /** A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined and succeeded. */
+  const pay = (to: Address, value: bigint, index = 3) =>
+    sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(index).privateKey, token: token(), to, value })
   const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
   const statusBecomes = (paymentId: string, status: string) => eventually(() => record(paymentId), (r) => r.status === status)
   const receipts = async (paymentId: string) => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data as Array<any>
