@@ -1,8 +1,8 @@
 /**
  * The gateway loads: payment options for 3 accounts, and status reads (the service's or the
- * floor's) while confirms are posted to the service flat out. Both use the chain the service starts when `PAYGATE_CHAINS` is unset (`LocalChain`: anvil,
- * TUSDC pegged to USD, 1,000,000 minted to each default anvil account), and a wallet app minted
- * with `npm run admin -- app create`.
+ * floor's) while confirms are posted to the service flat out. Both use the chain the service
+ * starts when `PAYGATE_CHAINS` is unset (`LocalChain`: anvil, TUSDC pegged to USD, 1,000,000
+ * minted to each default anvil account), and a wallet app minted with `npm run admin -- app create`.
  *
  * Confirms are prepared before they are needed (a payment, its options for one account, the
  * EIP-3009 authorization signed by that account), so the load generator only posts them; each

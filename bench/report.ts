@@ -141,7 +141,7 @@ const ratioGoal = (
 }
 
 /** A system's status p99 while confirms run flat out against its idle p99 in the same rounds, if both ran. */
-const underConfirms = (report: Report, busyId: string, idleId: string) => {
+const confirmRatios = (report: Report, busyId: string, idleId: string) => {
   const idle = report.loads.get(idleId)
   const busy = report.loads.get(busyId)
   return idle === undefined || busy === undefined ? undefined : { idle, busy, p50: busy.p50 / idle.p50, p99: busy.p99 / idle.p99 }
@@ -152,9 +152,9 @@ const underConfirmsGoal = (report: Report): Goal => {
   const goal = { name: "status p99 while confirms run flat out ≤ 1.5× idle", target: "≤ 1.5×" }
   const unavailable = report.scenarios.find((s) => s.unavailable?.startsWith("status.confirms") === true)?.unavailable
   if (unavailable !== undefined) return { ...goal, measured: `not yet measurable: ${unavailable}`, met: undefined }
-  const service = underConfirms(report, "status.confirms", "confirms.idle.service")
+  const service = confirmRatios(report, "status.confirms", "confirms.idle.service")
   if (service === undefined) return { ...goal, measured: "not measured in this run", met: undefined }
-  const floor = underConfirms(report, "status.confirms.floor", "confirms.idle.floor")
+  const floor = confirmRatios(report, "status.confirms.floor", "confirms.idle.floor")
   return {
     ...goal,
     measured: `${x(service.p99)} (p99 ${ms(service.busy.p99)} vs ${ms(service.idle.p99)})` +
@@ -301,14 +301,16 @@ export const markdown = (report: Report) => {
     )
     const said = ([["status.confirms", "confirms.idle.service", "the service"], ["status.confirms.floor", "confirms.idle.floor", "the floor"]] as const)
       .flatMap(([busy, idle, name]) => {
-        const ratios = underConfirms(report, busy, idle)
+        const ratios = confirmRatios(report, busy, idle)
         return ratios === undefined ? [] : [`${name}: p50 ${x(ratios.p50)}, p99 ${x(ratios.p99)}`]
       })
-    lines.push(
-      `Under confirm load vs idle, same rounds: ${said.join("; ")}. The confirms go to the service either way; the floor's ` +
-        `figure is what the least an Effect app would see of them through the shared cores and PostgreSQL.`,
-      ``
-    )
+    if (said.length > 0) {
+      lines.push(
+        `Under confirm load vs idle, same rounds: ${said.join("; ")}. The confirms go to the service either way; the floor's ` +
+          `figure is what the least an Effect app would see of them through the shared cores and PostgreSQL.`,
+        ``
+      )
+    }
   }
   if (report.loads.has("options.service")) {
     lines.push(`### Payment options (3 accounts)`, ``, ...loadTable(report, ["options.service"], []), ``)

@@ -275,8 +275,9 @@ const runScenario = async (
     // Each run starts once the machine is idle: work a load leaves behind (the executor settling
     // confirmed payments, the chain watcher reading their blocks from anvil and recording each
     // transfer, webhooks, PostgreSQL's autovacuum) must not run during the next load, which rounds
-    // rotate. The whole machine, not only the systems and PostgreSQL: anvil, a child of the service,
-    // answering the watcher's reads counts nowhere else, and the watcher's burst came right after.
+    // rotate. The whole machine, not only the systems and PostgreSQL: a wait that read only those
+    // once ended during quiet seconds of theirs (most likely anvil, a child of the service, answering
+    // the watcher's log reads), and the watcher's burst came right after.
     let longestQuiet = 0
     const quiet = async () => {
       const started = Date.now()
