@@ -24,6 +24,8 @@ import {
   PaymentRepository,
   Payments,
   type PayoutRepository,
+  type PayoutRetries,
+  type ReceiptRefunds,
   type ReceiptStore,
   type RefundRepository,
   Refunds,
@@ -96,6 +98,8 @@ export type Services =
   | Merchants
   | Settlements
   | Refunds
+  | PayoutRetries
+  | ReceiptRefunds
   | IdGenerator
   | CredentialAdmin
   | GatewayServices.GatewaySettings

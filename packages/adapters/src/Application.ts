@@ -11,6 +11,7 @@ import {
   IdGenerator,
   Merchants,
   Payments,
+  PayoutRetries,
   ReceiptRefunds,
   Receipts,
   Reconciliation,
@@ -33,13 +34,25 @@ import * as Migrations from "./Migrations.ts"
 import * as PooledRandom from "./PooledRandom.ts"
 import * as Pricing from "./pricing/index.ts"
 import * as SqlChainWork from "./SqlChainWork.ts"
+import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
+import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
 import * as SqlPayoutWork from "./SqlPayoutWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
+import * as SqlReceiptStore from "./SqlReceiptStore.ts"
+import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlQuoteStore from "./SqlQuoteStore.ts"
 import * as WebhookAdapters from "./webhooks/index.ts"
 
 /** The use cases the HTTP API serves. */
-export const UseCases = Layer.mergeAll(Payments.layer, Merchants.layer, Settlements.layer, Refunds.layer, Receipts.layer, ReceiptRefunds.layer)
+export const UseCases = Layer.mergeAll(
+  Payments.layer,
+  Merchants.layer,
+  Settlements.layer,
+  Refunds.layer,
+  PayoutRetries.layer,
+  Receipts.layer,
+  ReceiptRefunds.layer
+)
 
 /** Webhook endpoints, deliveries and redelivery (contract §10), their adapters and settings from configuration. */
 export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
@@ -141,11 +154,25 @@ export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
 )
 
 /**
- * What the operator CLI runs on: credentials admin over the operator's database (`DATABASE_URL`, else
- * the embedded PGlite, through the running service's socket when it runs: `Database.layerForOperator`).
+ * The operator's retries of failed settlements, refunds and receipt refunds (`PayoutRetries`,
+ * `ReceiptRefunds`) over the SQL stores; given the `SqlClient`.
  */
-export const operator = CredentialAdmin.layer.pipe(
-  Layer.provide(IdGenerator.layer),
+export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, ReceiptRefunds.layer).pipe(
+  Layer.provide(Layer.mergeAll(
+    SqlPaymentRepository.layer,
+    SqlPayoutRepository.layer,
+    SqlRefundRepository.layer,
+    SqlReceiptStore.layer,
+    IdGenerator.layer
+  ))
+)
+
+/**
+ * What the operator CLI runs on: credentials admin and retries over the operator's database
+ * (`DATABASE_URL`, else the embedded PGlite, through the running service's socket when it runs:
+ * `Database.layerForOperator`).
+ */
+export const operator = Layer.mergeAll(CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer)), operatorRetries).pipe(
   Layer.provide(SecureRandom.layerWebCrypto),
   Layer.provideMerge(Database.layerForOperator)
 )

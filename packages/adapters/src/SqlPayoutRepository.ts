@@ -13,6 +13,10 @@ import { SqlClient } from "effect/sql"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import { isUniqueViolation } from "./internal/UniqueViolation.ts"
+
+/** The unique index keeping a payment's funds with one live payout. */
+const oneLivePerPayment = "payouts_one_live_per_payment"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -20,7 +24,8 @@ const spans = {
   listByPayment: traced("SqlPayoutRepository.listByPayment"),
   undecided: traced("SqlPayoutRepository.undecided"),
   decide: traced("SqlPayoutRepository.decide"),
-  update: traced("SqlPayoutRepository.update")
+  update: traced("SqlPayoutRepository.update"),
+  reopen: traced("SqlPayoutRepository.reopen")
 }
 
 // Aborts (rolls back) an update whose payment changed meanwhile.
@@ -72,14 +77,19 @@ export const make = Effect.gen(function*() {
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.decide)
 
-  const update = (p: Payout, effects: PayoutEffects = {}) =>
+  // Compare-and-set of each payout, then the effects, all or nothing. A payout leaving a final
+  // status (a retry) is due at once, its worker's lease long gone.
+  const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) =>
     Effect.gen(function*() {
-      const rows = yield* sql`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
-          signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
-          updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint
-        WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND version = ${p.version - 1}
-        RETURNING version`
-      if (rows.length === 0) return false
+      for (const p of next) {
+        const rows = yield* sql`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
+            signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
+            updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint,
+            due_at = CASE WHEN status = 'pending' THEN due_at END, lease_until = CASE WHEN status = 'pending' THEN lease_until END
+          WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND version = ${p.version - 1}
+          RETURNING version`
+        if (rows.length === 0) return yield* new LostRace()
+      }
       if (effects.payment !== undefined && !(yield* compareAndSet(sql, effects.payment))) return yield* new LostRace()
       yield* insertEvents(sql, effects.events ?? [])
       const refund = effects.refund
@@ -91,11 +101,16 @@ export const make = Effect.gen(function*() {
     }).pipe(
       sql.withTransaction,
       Effect.catchTag("LostRace", () => Effect.succeed(false)),
-      Effect.orDie,
-      spans.update
+      // Another live payout of the payment holds its funds (a retry racing a refund request).
+      Effect.catchIf((error) => error._tag === "SqlError" && isUniqueViolation(error, oneLivePerPayment), () => Effect.succeed(false)),
+      Effect.orDie
     )
 
-  return PayoutRepository.of({ find, listByPayment, undecided, decide, update })
+  const update = (p: Payout, effects: PayoutEffects = {}) => updateAll([p], effects).pipe(spans.update)
+
+  const reopen = (next: ReadonlyArray<Payout>, effects: PayoutEffects) => updateAll(next, effects).pipe(spans.reopen)
+
+  return PayoutRepository.of({ find, listByPayment, undecided, decide, update, reopen })
 })
 
 /** `PayoutRepository` over the `SqlClient` in context. */

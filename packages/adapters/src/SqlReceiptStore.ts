@@ -158,7 +158,9 @@ export const make = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const due = refund.status === "pending" ? now : null
       const rows = yield* sql`UPDATE chain_receipts
-        SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint
+        SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint,
+          -- A retried (failed) refund is due at once: the lease of the worker that failed it is long gone.
+          refund_lease_until = CASE WHEN refund ->> 'status' = 'pending' THEN refund_lease_until END
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
           AND NOT (refund IS NULL AND outcome = 'paid')
         RETURNING id`

@@ -43,4 +43,10 @@ export class PayoutRepository extends Context.Service<PayoutRepository, {
    * another writer got there first.
    */
   readonly update: (next: Payout, effects?: PayoutEffects) => Effect.Effect<boolean>
+  /**
+   * A retry: stores every payout of `next` (failed payouts of one payment and kind, now pending) as
+   * `update` does, all or nothing, due at once. Answers `false`, writing nothing, when another
+   * writer got there first, or when another live payout of the payment holds its funds.
+   */
+  readonly reopen: (next: ReadonlyArray<Payout>, effects: PayoutEffects) => Effect.Effect<boolean>
 }>()("@paygate/domain/PayoutRepository") {}

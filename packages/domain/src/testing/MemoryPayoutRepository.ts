@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { Payout, PayoutKind } from "../payout/Payout.ts"
-import { PayoutRepository } from "../ports/PayoutRepository.ts"
+import { type PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
 import type { MemoryRefunds } from "./MemoryRefundRepository.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
 
@@ -34,6 +34,21 @@ export const layerMemoryPayouts = (stores: {
 }): Layer.Layer<PayoutRepository> => {
   const { payments, refunds } = stores
   const store = refunds.payouts
+  // Each payout of `next` at its stored version + 1, no other live payout of the payment, and the payment's compare-and-set.
+  const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) => {
+    const fits = next.every((p) => store.payouts.get(payoutKey(p.paymentId, p.kind))?.version === p.version - 1)
+    const held = next.some((p) =>
+      p.status !== "failed" &&
+      payoutsOf(store, p.paymentId).some((other) => other.kind !== p.kind && other.status !== "failed")
+    )
+    const payment = effects.payment
+    if (!fits || held || (payment !== undefined && payments.payments.get(payment.id)?.stateVersion !== payment.stateVersion - 1)) return false
+    for (const p of next) store.payouts.set(payoutKey(p.paymentId, p.kind), p)
+    if (payment !== undefined) payments.payments.set(payment.id, payment)
+    payments.events.push(...(effects.events ?? []))
+    if (effects.refund !== undefined) refunds.refunds.set(effects.refund.paymentId, effects.refund)
+    return true
+  }
   return Layer.succeed(PayoutRepository, PayoutRepository.of({
     find: (key) => Effect.sync(() => Option.fromNullishOr(store.payouts.get(payoutKey(key.paymentId, key.kind)))),
     listByPayment: (paymentId) => Effect.sync(() => payoutsOf(store, paymentId)),
@@ -52,18 +67,7 @@ export const layerMemoryPayouts = (stores: {
         store.payouts.set(payoutKey(paymentId, settlement.kind), settlement)
         return true
       }),
-    update: (next, effects = {}) =>
-      Effect.sync(() => {
-        const key = payoutKey(next.paymentId, next.kind)
-        const stored = store.payouts.get(key)
-        if (stored === undefined || stored.version !== next.version - 1) return false
-        const payment = effects.payment
-        if (payment !== undefined && payments.payments.get(payment.id)?.stateVersion !== payment.stateVersion - 1) return false
-        store.payouts.set(key, next)
-        if (payment !== undefined) payments.payments.set(payment.id, payment)
-        payments.events.push(...(effects.events ?? []))
-        if (effects.refund !== undefined) refunds.refunds.set(effects.refund.paymentId, effects.refund)
-        return true
-      })
+    update: (next, effects = {}) => Effect.sync(() => updateAll([next], effects)),
+    reopen: (next, effects) => Effect.sync(() => updateAll(next, effects))
   }))
 }

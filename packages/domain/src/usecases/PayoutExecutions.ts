@@ -1,13 +1,11 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { IdGenerator } from "../ids/IdGenerator.ts"
-import { OutboxEvent } from "../payment/OutboxEvent.ts"
-import { Payment } from "../payment/Payment.ts"
-import { Payout, type PayoutStatus, settlementStage, type SignedTransfer } from "../payout/Payout.ts"
+import { Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
-import { type PayoutEffects, type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
+import { type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
 import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
 import { RefundRepository } from "../ports/RefundRepository.ts"
-import { Refund } from "../refund/Refund.ts"
+import { makePayoutWrites } from "./PayoutWrites.ts"
 
 /**
  * Where one round left a payout: `final` (completed or failed, or gone), `pending` (on its way:
@@ -65,53 +63,13 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         value: payout.value
       })
 
-      // The refund record as the payout now stands (a settlement has none).
-      const refundEffect = Effect.fnUntraced(function*(next: Payout) {
-        if (next.kind !== "refund") return undefined
-        const refund = yield* Effect.flatMap(refunds.findByPayment(next.paymentId), Option.match({
-          onNone: () => Effect.die(new Error(`refund payout of ${next.paymentId} has no refund`)),
-          onSome: Effect.succeed
-        }))
-        return new Refund({
-          ...refund,
-          status: next.status,
-          txHash: next.transfer?.txHash ?? null,
-          updatedAt: Math.max(next.updatedAt, refund.updatedAt)
-        })
-      })
-
-      // A final status changes the payment's record: its next version, and `payment.settled`.
-      const paymentEffects = Effect.fnUntraced(function*(next: Payout) {
-        const found = yield* payments.findById(next.paymentId)
-        if (Option.isNone(found)) return yield* Effect.die(new Error(`payout of unknown payment ${next.paymentId}`))
-        const payment = new Payment({
-          ...found.value,
-          stateVersion: found.value.stateVersion + 1,
-          updatedAt: Math.max(next.updatedAt, found.value.updatedAt)
-        })
-        if (next.kind !== "settlement" || next.status !== "completed") return { payment }
-        const event = new OutboxEvent({
-          id: yield* ids.make("event"),
-          type: "payment.settled",
-          partnerId: payment.partnerId,
-          paymentId: payment.id,
-          payment,
-          stage: settlementStage(next),
-          createdAt: Math.floor(payment.updatedAt / 1000)
-        })
-        return { payment, events: [event] }
-      })
+      const writes = makePayoutWrites({ payments, refunds, payouts: repo, ids })
 
       // The payout's next version from `patch`, stored with what it implies; `false` on a lost race.
       const write = (payout: Payout, patch: Partial<Payout>) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
-          const next = new Payout({ ...payout, ...patch, version: payout.version + 1, updatedAt: Math.max(millis, payout.updatedAt) })
-          const effects: PayoutEffects = {
-            refund: yield* refundEffect(next),
-            ...(next.status === payout.status ? {} : yield* paymentEffects(next))
-          }
-          return yield* repo.update(next, effects)
+          return yield* writes.write(payout, new Payout({ ...payout, ...patch, version: payout.version + 1, updatedAt: Math.max(millis, payout.updatedAt) }))
         })
 
       // Applies `patch` to the pending payout, reloading after a lost race; `false` once it is no longer pending.

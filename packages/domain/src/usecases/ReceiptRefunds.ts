@@ -19,6 +19,15 @@ const canSee = (access: PartnerAccess, receipt: Receipt) =>
  */
 export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
   readonly request: (access: PartnerAccess, id: string) => Effect.Effect<Receipt, PaymentNotFound | InvalidState | AlreadyRefunded>
+  /**
+   * Makes a failed refund pending again (`POST /v1/receipts/{id}/refund/retry`, or the operator
+   * with `"operator"`): its value is still owed to the sender, since a failed refund moved nothing.
+   * It keeps its last transfer, which the worker reads from the chain before signing a new one (a
+   * transfer that went through after all completes it: never paid twice). An unmatched receipt's
+   * refund is retried only by the partner that asked for it. Not refunded, or not failed (two
+   * retries at once: one of them) → `invalid_state`.
+   */
+  readonly retry: (access: PartnerAccess | "operator", id: string) => Effect.Effect<Receipt, PaymentNotFound | InvalidState>
 }>()("@paygate/domain/ReceiptRefunds") {
   /** Receipt refunds over the store in context. */
   static readonly layer = Layer.effect(
@@ -56,7 +65,28 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         return new Receipt({ ...receipt, refund }, { disableChecks: true })
       })
 
-      return ReceiptRefunds.of({ request })
+      const retry = Effect.fn("ReceiptRefunds.retry")(function*(access: PartnerAccess | "operator", id: string) {
+        const found = isReceiptId(id) ? yield* store.find(id) : Option.none()
+        const mayRetry = (receipt: Receipt) =>
+          access === "operator" ||
+          (canSee(access, receipt) && (receipt.paymentId !== null || receipt.refund?.requestedBy === access.partnerId))
+        if (Option.isNone(found) || !mayRetry(found.value)) return yield* new PaymentNotFound({ message: "No receipt with this id." })
+        const receipt = found.value
+        const refund = receipt.refund
+        if (refund === null) return yield* new InvalidState({ message: `Receipt ${id} has no refund to retry; ask for one first.` })
+        if (refund.status !== "failed") {
+          return yield* new InvalidState({ message: `The refund of receipt ${id} is ${refund.status}; only a failed one can be retried.` })
+        }
+        const millis = yield* Clock.currentTimeMillis
+        const next = new ReceiptRefund({ ...refund, status: "pending", attempts: 0, version: refund.version + 1, updatedAt: Math.max(millis, refund.updatedAt) })
+        if (!(yield* store.saveRefund(receipt.id, next))) {
+          return yield* new InvalidState({ message: `The refund of receipt ${id} changed meanwhile (retried already?); look again.` })
+        }
+        yield* Effect.logInfo(`receipt refund: ${receipt.id} is retried`)
+        return new Receipt({ ...receipt, refund: next }, { disableChecks: true })
+      })
+
+      return ReceiptRefunds.of({ request, retry })
     })
   )
 }

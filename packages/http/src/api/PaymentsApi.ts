@@ -54,6 +54,12 @@ export const PaymentListFilters = {
 
 const paymentId = { id: Schema.String }
 
+const retryDescription = (stage: string, owner: string) =>
+  `A failed ${stage} moved nothing: its amount is still owed to the ${owner}. This makes it pending again with fresh ` +
+  `attempts, and the worker pays it. Its last transaction is read from the chain first, so one that went through ` +
+  `after all completes the ${stage} and nothing is sent twice. A ${stage} that is not failed (or a second retry at ` +
+  "the same time) is `invalid_state`" + (stage === "settlement" ? "; so is a settlement of a payment refunded instead." : ".")
+
 /** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (contract §6, §8). */
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
@@ -76,6 +82,17 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       success: ApiWire.CancelResponse,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Cancel a payment that still waits for the buyer"),
+    HttpApiEndpoint.post("retryRefund", "/v1/payments/:id/refund/retry", {
+      params: paymentId,
+      success: Wire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Retry the payment's failed refund").annotate(OpenApi.Description, retryDescription("refund", "payer")),
+    HttpApiEndpoint.post("retrySettlement", "/v1/payments/:id/settlement/retry", {
+      params: paymentId,
+      success: Wire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Retry the payment's failed settlement")
+      .annotate(OpenApi.Description, retryDescription("settlement", "merchant's settlement destination")),
     HttpApiEndpoint.get("status", "/v1/payments/:id/status", {
       params: paymentId,
       success: ApiWire.GatewayStatusResponse,

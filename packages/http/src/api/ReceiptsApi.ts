@@ -88,6 +88,20 @@ export class ReceiptsApi extends HttpApiGroup.make("receipts")
           "`invalid_state` (refund the payment with `POST /v1/refunds`); a second request is `already_refunded`. An " +
           "unmatched receipt may be refunded by any partner, once."
       )
+,
+    HttpApiEndpoint.post("retryRefund", "/v1/receipts/:id/refund/retry", {
+      params: { id: Schema.String },
+      success: ReceiptRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Retry a receipt's failed refund")
+      .annotate(
+        OpenApi.Description,
+        "A failed refund moved nothing: its value is still owed to the sender. This makes it pending again with fresh " +
+          "attempts, and the worker sends it. Its last transaction is read from the chain first, so one that went " +
+          "through after all completes the refund and nothing is sent twice. A receipt without a refund, or whose " +
+          "refund is not failed (or a second retry at the same time), is `invalid_state`; an unmatched receipt's " +
+          "refund is retried only by the partner that asked for it."
+      )
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Receipts")

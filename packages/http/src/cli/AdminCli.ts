@@ -1,13 +1,14 @@
 /**
  * The operator CLI as its process runs it (`npm run admin`, `app/admin.ts`): one command from the
- * arguments, run over `services` (credentials admin over the operator's database, `@paygate/adapters`
- * `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an object,
+ * arguments, run over `services` (credentials admin and payout retries over the operator's database,
+ * `@paygate/adapters` `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an object,
  * or an array for lists); everything else goes to stderr. Exit code 0, 1 when the command failed,
  * 2 on a usage error.
  *
  * @module
  */
 import type { CredentialAdmin } from "@paygate/adapters"
+import type { PayoutRetries, ReceiptRefunds } from "@paygate/domain"
 import { Migrations } from "@paygate/adapters"
 import { Cause, Effect, Exit, type Layer, References } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -17,7 +18,7 @@ import { AdminFailure, runAdmin } from "./RunAdmin.ts"
 /** Runs the command of `argv` and exits; see the module documentation. */
 export const adminCli = async (
   argv: ReadonlyArray<string>,
-  services: Layer.Layer<CredentialAdmin | SqlClient.SqlClient, unknown>
+  services: Layer.Layer<CredentialAdmin | PayoutRetries | ReceiptRefunds | SqlClient.SqlClient, unknown>
 ): Promise<never> => {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.error(usage)

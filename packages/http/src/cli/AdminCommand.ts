@@ -15,6 +15,8 @@ export type AdminCommand =
   | { readonly _tag: "AppRevoke"; readonly appId: string }
   /** `threshold`: a decimal in major units of the payment's currency, or `null` for the default (1000.00). */
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
+  | { readonly _tag: "PayoutRetry"; readonly kind: "refund" | "settlement"; readonly paymentId: string }
+  | { readonly _tag: "ReceiptRefundRetry"; readonly receiptId: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -35,6 +37,12 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   app revoke --app ID                                 → {"appId", "revoked": true}
       its App-Id and wallet keys stop working
   app list                                            → [{"appId", "name", "mode", "revoked", "createdAt", "revokedAt"}]
+  refund retry --payment ID                           → {"paymentId", "kind": "refund", "status": "pending"}
+  settlement retry --payment ID                       → {"paymentId", "kind": "settlement", "status": "pending"}
+      a failed refund (settlement) is pending again and the worker pays it: still owed to the
+      payer (merchant); its last transaction is read from the chain first, so nothing is sent twice
+  receipt retry-refund --receipt ID                   → {"receiptId", "status": "pending", "value"}
+      the same for a receipt's failed refund
 
 Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
@@ -48,7 +56,9 @@ const options = {
   partner: { type: "string" },
   key: { type: "string" },
   app: { type: "string" },
-  threshold: { type: "string" }
+  threshold: { type: "string" },
+  payment: { type: "string" },
+  receipt: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -65,7 +75,10 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "key list": ["partner"],
   "app create": ["name", "sandbox", "live"],
   "app revoke": ["app"],
-  "app list": []
+  "app list": [],
+  "refund retry": ["payment"],
+  "settlement retry": ["payment"],
+  "receipt retry-refund": ["receipt"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -88,7 +101,7 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
   const blank = (Object.keys(values) as Array<Flag>).find((flag) => typeof values[flag] === "string" && values[flag].trim() === "")
   if (blank !== undefined) return { _tag: "Invalid", message: `--${blank} needs a value.` }
   const sandbox = values.sandbox === true
-  const given = (flag: "name" | "partner" | "key" | "app" | "threshold" | "version") => values[flag]?.trim()
+  const given = (flag: Exclude<Flag, "sandbox" | "live">) => values[flag]?.trim()
   const needs = (message: string): Invalid => ({ _tag: "Invalid", message })
   switch (command) {
     case "partner create": {
@@ -135,6 +148,16 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "app list":
       return { _tag: "AppList" }
+    case "refund retry":
+    case "settlement retry": {
+      const paymentId = given("payment")
+      const kind = command === "refund retry" ? "refund" : "settlement"
+      return paymentId === undefined ? needs(`${command} needs --payment.`) : { _tag: "PayoutRetry", kind, paymentId }
+    }
+    case "receipt retry-refund": {
+      const receiptId = given("receipt")
+      return receiptId === undefined ? needs("receipt retry-refund needs --receipt.") : { _tag: "ReceiptRefundRetry", receiptId }
+    }
     default:
       return needs(`Unknown command "${command}".`)
   }

@@ -1,5 +1,5 @@
 import { CredentialAdmin, SqlDataCollectionThresholds } from "@paygate/adapters"
-import type { Mode, PartnerId } from "@paygate/domain"
+import { type Mode, type PartnerId, PayoutRetries, ReceiptRefunds, systemAccess } from "@paygate/domain"
 import { Effect } from "effect"
 import type { AdminCommand } from "./AdminCommand.ts"
 
@@ -64,8 +64,20 @@ export const runAdmin = (command: AdminCommand) =>
         }
         return { partnerId: command.partnerId, dataCollectionThreshold: command.threshold }
       }
+      case "PayoutRetry": {
+        yield* (yield* PayoutRetries).retry(systemAccess, command.paymentId, command.kind)
+        return { paymentId: command.paymentId, kind: command.kind, status: "pending" }
+      }
+      case "ReceiptRefundRetry": {
+        const receipt = yield* (yield* ReceiptRefunds).retry("operator", command.receiptId)
+        return { receiptId: receipt.id, status: "pending", value: String(receipt.refund?.value) }
+      }
     }
   }).pipe(
     Effect.catchTag("CredentialAdminError", (error) => Effect.fail(new AdminFailure(error.message))),
-    Effect.catchTag("InvalidThreshold", (error) => Effect.fail(new AdminFailure(error.message)))
+    Effect.catchTag("InvalidThreshold", (error) => Effect.fail(new AdminFailure(error.message))),
+    Effect.catchTags({
+      PaymentNotFound: (error) => Effect.fail(new AdminFailure(error.message)),
+      InvalidState: (error) => Effect.fail(new AdminFailure(error.message))
+    })
   )

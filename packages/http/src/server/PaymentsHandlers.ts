@@ -6,6 +6,7 @@ import {
   PaymentRepository,
   Payments,
   PayoutRepository,
+  PayoutRetries,
   pollInMs,
   RefundRepository,
   settlementStage,
@@ -71,6 +72,8 @@ export const PaymentsHandlers = HandlerGroup.group(
     const payments = yield* Payments
     const { checkoutUrl } = yield* CheckoutSettings
     const records = yield* paymentRecords
+    const retries = yield* PayoutRetries
+    const recordOf = (payment: Payment) => Effect.map(records([payment]), ([record]) => record!)
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -92,9 +95,7 @@ export const PaymentsHandlers = HandlerGroup.group(
         }))
       .handle("get", ({ params }) =>
         Effect.gen(function*() {
-          const payment = yield* payments.find(yield* partnerAccess, params.id)
-          const [record] = yield* records([payment])
-          return record!
+          return yield* recordOf(yield* payments.find(yield* partnerAccess, params.id))
         }))
       .handle("cancel", ({ params }) =>
         Effect.gen(function*() {
@@ -106,6 +107,10 @@ export const PaymentsHandlers = HandlerGroup.group(
             cancelledReason: payment.cancelledReason ?? "cancelled_by_merchant"
           }
         }))
+      .handle("retryRefund", ({ params }) =>
+        Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "refund")), recordOf))
+      .handle("retrySettlement", ({ params }) =>
+        Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "settlement")), recordOf))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {
           const payment = yield* payments.find(yield* partnerAccess, params.id)

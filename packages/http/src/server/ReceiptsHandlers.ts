@@ -27,5 +27,9 @@ export const ReceiptsHandlers = HandlerGroup.group(
         Effect.gen(function*() {
           return receiptView(yield* refunds.request(yield* partnerAccess, params.id))
         }))
+      .handle("retryRefund", ({ params }) =>
+        Effect.gen(function*() {
+          return receiptView(yield* refunds.retry(yield* partnerAccess, params.id))
+        }))
   })
 )

@@ -1,0 +1,87 @@
+import { Effect, Option } from "effect"
+import type { IdGenerator } from "../ids/IdGenerator.ts"
+import { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { Payment } from "../payment/Payment.ts"
+import { type Payout, type PayoutStatus, settlementStage } from "../payout/Payout.ts"
+import type { PaymentRepository } from "../ports/PaymentRepository.ts"
+import type { PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
+import type { RefundRepository } from "../ports/RefundRepository.ts"
+import { Refund } from "../refund/Refund.ts"
+
+const samePayout = (a: Payout, b: Payout) => a.paymentId === b.paymentId && a.kind === b.kind
+
+/** A refund's status from its payouts': pending while one is, else failed if one failed, else completed. */
+export const refundStatus = (legs: ReadonlyArray<Payout>): PayoutStatus =>
+  legs.some((p) => p.status === "pending") ? "pending" : legs.some((p) => p.status === "failed") ? "failed" : "completed"
+
+/**
+ * What a payout change implies beyond the payout itself, for the worker's steps and for retries
+ * alike: a refund payout keeps its refund record in step, and a changed status moves the payment
+ * to its next version (with `payment.settled` once a settlement completes).
+ */
+export const makePayoutWrites = (ports: {
+  readonly payments: PaymentRepository["Service"]
+  readonly refunds: RefundRepository["Service"]
+  readonly payouts: PayoutRepository["Service"]
+  readonly ids: IdGenerator["Service"]
+}) => {
+  const { ids, payments, payouts, refunds } = ports
+
+  // The refund record as its payouts now stand (`changed` among them); a settlement has none.
+  const refundEffect = Effect.fnUntraced(function*(changed: ReadonlyArray<Payout>) {
+    const first = changed[0]!
+    if (first.kind !== "refund") return undefined
+    const refund = yield* Effect.flatMap(refunds.findByPayment(first.paymentId), Option.match({
+      onNone: () => Effect.die(new Error(`refund payout of ${first.paymentId} has no refund`)),
+      onSome: Effect.succeed
+    }))
+    const stored = (yield* payouts.listByPayment(first.paymentId)).filter((p) => p.kind === "refund")
+    const legs = stored.map((p) => changed.find((c) => samePayout(c, p)) ?? p)
+    return new Refund({
+      ...refund,
+      status: refundStatus(legs.length === 0 ? changed : legs),
+      txHash: first.transfer?.txHash ?? null,
+      updatedAt: Math.max(first.updatedAt, refund.updatedAt)
+    })
+  })
+
+  // A changed status changes the payment's record: its next version, and `payment.settled`.
+  const paymentEffects = Effect.fnUntraced(function*(next: Payout) {
+    const found = yield* payments.findById(next.paymentId)
+    if (Option.isNone(found)) return yield* Effect.die(new Error(`payout of unknown payment ${next.paymentId}`))
+    const payment = new Payment({
+      ...found.value,
+      stateVersion: found.value.stateVersion + 1,
+      updatedAt: Math.max(next.updatedAt, found.value.updatedAt)
+    })
+    if (next.kind !== "settlement" || next.status !== "completed") return { payment }
+    const event = new OutboxEvent({
+      id: yield* ids.make("event"),
+      type: "payment.settled",
+      partnerId: payment.partnerId,
+      paymentId: payment.id,
+      payment,
+      stage: settlementStage(next),
+      createdAt: Math.floor(payment.updatedAt / 1000)
+    })
+    return { payment, events: [event] }
+  })
+
+  /**
+   * What storing `next` (payouts of one payment and kind, each the version after its `previous`)
+   * implies. The payment is read before the refund's other payouts: two payouts of a refund
+   * ending at once both move the payment, so the later of them loses its compare-and-set and is
+   * written again with the other's outcome in view.
+   */
+  const effectsOf = Effect.fnUntraced(function*(previous: ReadonlyArray<Payout>, next: ReadonlyArray<Payout>) {
+    const moved = next.some((p, i) => p.status !== previous[i]!.status) ? yield* paymentEffects(next[0]!) : {}
+    const effects: PayoutEffects = { refund: yield* refundEffect(next), ...moved }
+    return effects
+  })
+
+  /** Stores `next` (the version after `previous`) with what it implies; `false` on a lost race. */
+  const write = (previous: Payout, next: Payout) =>
+    Effect.flatMap(effectsOf([previous], [next]), (effects) => payouts.update(next, effects))
+
+  return { effectsOf, write }
+}
