@@ -338,6 +338,38 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     })
   }
 
+  it("a sweep included without moving the funds to the collection address is not counted: the deposit is swept again, then settled", async () => {
+    await stopSweeper()
+    const { destination, merchantId } = await settlingMerchant()
+    const { paymentId, address } = await paidAndMarked(merchantId)
+    // Its first sweep, recorded for this deposit, sweeps another (empty) deposit address: mined, moving nothing.
+    let misdirected = false
+    const misdirecting = Layer.effect(
+      DepositSweeper,
+      Effect.map(ViemDepositSweeper.make, (real) => ({
+        ...real,
+        send: (asset, paymentIds, record) => {
+          const ids = misdirected ? paymentIds : [`pay_${randomBytes(10).toString("hex")}`]
+          misdirected = true
+          return real.send(asset, ids, record)
+        }
+      }))
+    )
+    await startSweeper(sweepJob(misdirecting))
+    try {
+      await sweptEmpty(address)
+      await eventually(() => sweepsOf(paymentId), (rows) => rows[0]!.swept_version === rows[0]!.marked_version && rows[0]!.tx_hash === null)
+      expect(misdirected).toBe(true)
+      // Two sweeps: the first moved nothing, the second all of it.
+      expect((await sweptEvents(address)).map((log) => log.args.amount)).toEqual([amount])
+      await eventually(() => record(paymentId), (r) => r.settlement?.status === "completed")
+      expect(await world().balanceOf(destination)).toBe(amount)
+    } finally {
+      await stopSweeper()
+      await startSweeper()
+    }
+  })
+
   it("a watcher killed between recording a deposit's transfer and marking its sweep: the payment succeeds, its settlement waits for the rescan's mark and sweep", async () => {
     await Effect.runPromise(Fiber.interrupt(watcher!))
     const { destination, merchantId } = await settlingMerchant()

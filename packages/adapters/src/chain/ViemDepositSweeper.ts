@@ -6,9 +6,9 @@
  * - `send` estimates first: a revert (e.g. the factory is not owned by the executor) is
  *   `PayoutReverted` and nothing is signed. The sweep is signed, recorded by the caller, and only
  *   then broadcast.
- * - `observe`: included and confirmed without reverting is `succeeded` (it moved whatever was
- *   there, possibly nothing); without a receipt once the executor's confirmed nonce passed the
- *   sweep's, `dropped`.
+ * - `observe`: included and confirmed without reverting, with a transfer to the collection address,
+ *   is `succeeded`; without one (it moved nothing there) `failed`; without a receipt once the
+ *   executor's confirmed nonce passed the sweep's, `dropped`.
  *
  * @module
  */
@@ -79,15 +79,17 @@ export const make = Effect.gen(function*() {
   const resend = (asset: string, signed: SignedTransfer) =>
     Effect.flatMap(target(asset), ({ sender }) => sender.resend(signed.raw as Hex).pipe(Effect.mapError(unavailable)))
 
-  // Whatever a successful sweep moved (possibly nothing), it is done; `transferStanding` reads it to the confirmations.
+  // `transferStanding` reads it to the confirmations; only funds that reached the collection address make it a sweep.
   const standing = (t: SweepTarget, signed: SignedTransfer): Effect.Effect<PayoutOutcome, ChainRpcError> =>
     Effect.gen(function*() {
       const hash = signed.txHash as Hash
       const read = yield* transferStanding(t.chain, t.token, t.chain.settings.collectionAddress, hash)
       switch (read) {
         case "succeeded":
-        case "unpaid":
           return "succeeded"
+        case "unpaid":
+          // Included, yet nothing reached the collection address: not a sweep that counts.
+          return "failed"
         case "reverted":
           return "reverted"
         case "confirming":

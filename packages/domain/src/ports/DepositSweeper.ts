@@ -26,8 +26,9 @@ export class DepositSweeper extends Context.Service<DepositSweeper, {
   /** Broadcasts a recorded sweep again, byte for byte. */
   readonly resend: (asset: string, signed: SignedTransfer) => Effect.Effect<void, ChainUnavailable>
   /**
-   * Where a recorded sweep stands: `succeeded` once included without reverting and confirmed
-   * (whatever it moved), `reverted`, `dropped` (its nonce went to another transaction), `pending`, `unknown`.
+   * Where a recorded sweep stands: `succeeded` once included without reverting and confirmed, with
+   * funds reaching the collection address; `failed` when included without moving any there;
+   * `reverted`, `dropped` (its nonce went to another transaction), `pending`, `unknown`.
    */
   readonly observe: (asset: string, signed: SignedTransfer) => Effect.Effect<PayoutOutcome>
 }>()("@paygate/domain/DepositSweeper") {}

@@ -22,9 +22,10 @@ const chunks = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<Readonl
  * address moves to the collection address, from where settlements and refunds are paid as for any
  * payment. Per round, over deposits the worker leased:
  *
- * - a recorded sweep is followed: `succeeded` marks every deposit it covered swept (up to the
- *   version it covered; a transfer noticed since keeps its deposit due); `reverted` or `dropped`
- *   frees them for a new sweep; `pending` broadcasts the same bytes again (perhaps never sent:
+ * - a recorded sweep is followed: `succeeded` (funds reached the collection address) marks every
+ *   deposit it covered swept (up to the version it covered; a transfer noticed since keeps its
+ *   deposit due); `failed` (included, moving nothing there), `reverted` or `dropped` frees them
+ *   for a new sweep, which first reads what each still holds; `pending` broadcasts the same bytes again (perhaps never sent:
  *   a crash right after recording).
  * - the others are swept per token in batches of up to {@link maxSweepBatch}: a deposit holding
  *   nothing is swept already; the rest get one transaction, recorded on each of them before its
@@ -49,15 +50,18 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
         const outcome = yield* sweeper.observe(asset, signed)
         switch (outcome) {
           case "succeeded":
-          case "failed":
             yield* store.swept(signed.txHash)
             yield* Effect.logInfo(`sweep: ${signed.txHash} swept ${sweeps.length} deposit(s) in ${asset}`)
             return "final" as const
+          case "failed":
           case "reverted":
-          case "dropped":
-            yield* Effect.logWarning(`sweep: ${signed.txHash} ${outcome}; sweeping its deposits again`)
-            yield* store.abandon(signed.txHash, `transaction ${signed.txHash} ${outcome}`)
-            return outcome === "reverted" ? "retry" as const : "pending" as const
+          case "dropped": {
+            // Nothing reached the collection address: the deposits are due again (those found empty then are done).
+            const why = outcome === "failed" ? "moved nothing to the collection address" : outcome
+            yield* Effect.logWarning(`sweep: ${signed.txHash} ${why}; sweeping its deposits again`)
+            yield* store.abandon(signed.txHash, `transaction ${signed.txHash} ${why}`)
+            return outcome === "dropped" ? "pending" as const : "retry" as const
+          }
           case "pending":
             yield* sweeper.resend(asset, signed).pipe(
               Effect.catchTag("ChainUnavailable", (error) => Effect.logWarning(`sweep: broadcasting ${signed.txHash} again failed: ${error.message}`))

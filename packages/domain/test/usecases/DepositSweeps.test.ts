@@ -90,10 +90,11 @@ describe("DepositSweeps", () => {
       assert.deepStrictEqual(calls.sent, [])
     }))
 
-  it.effect("a recorded sweep is followed, never signed again: succeeded swept, reverted or dropped freed, pending broadcast again", () =>
+  it.effect("a recorded sweep is followed, never signed again: succeeded swept, failed (moved nothing), reverted or dropped freed, pending broadcast again", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [PayoutOutcome, string, keyof ReturnType<typeof world>["calls"] | null]> = [
         ["succeeded", "final", "swept"],
+        ["failed", "retry", "abandoned"],
         ["reverted", "retry", "abandoned"],
         ["dropped", "pending", "abandoned"],
         ["pending", "pending", "resent"],
