@@ -224,7 +224,7 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         recipient: caip10(payer),
         value: 700_000n
       }, millis)
-      yield* (yield* RefundRepository).insert(refund, new Payout({ ...payout, status: "failed", attempts: 5, transfer: signed }))
+      yield* (yield* RefundRepository).insert(refund, [new Payout({ ...payout, status: "failed", attempts: 5, transfer: signed })])
     }).pipe(Effect.orDie))
     expect((await record(paymentId)).refund.status).toBe("failed")
 

@@ -219,7 +219,7 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         recipient: caip10(payer),
         value: 1_500_000n
       }, millis)
-      yield* (yield* RefundRepository).insert(refund, new Payout({ ...payout, transfer: signed }))
+      yield* (yield* RefundRepository).insert(refund, [new Payout({ ...payout, transfer: signed })])
     }).pipe(Effect.orDie))
     const refunded = await eventually(() => record(paymentId), (r) => r.refund?.status === "completed")
     expect(await world().balanceOf(payer)).toBe(1_500_000n)

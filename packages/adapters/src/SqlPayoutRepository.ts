@@ -37,14 +37,14 @@ export const make = Effect.gen(function*() {
   const select = sql.literal(payoutSelect)
 
   const find = (key: PayoutKey) =>
-    sql`SELECT ${select} FROM payouts WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`.pipe(
+    sql`SELECT ${select} FROM payouts WHERE payment_id = ${key.paymentId} AND kind = ${key.kind} AND leg = ${key.leg ?? 0}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), payoutFromRow)),
       Effect.orDie,
       spans.find
     )
 
   const listByPayment = (paymentId: PaymentId) =>
-    sql`SELECT ${select} FROM payouts WHERE payment_id = ${paymentId} ORDER BY kind`.pipe(
+    sql`SELECT ${select} FROM payouts WHERE payment_id = ${paymentId} ORDER BY kind, leg`.pipe(
       Effect.map((rows) => rows.map(payoutFromRow)),
       Effect.orDie,
       spans.listByPayment
@@ -86,7 +86,7 @@ export const make = Effect.gen(function*() {
             signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
             updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint,
             due_at = CASE WHEN status = 'pending' THEN due_at END, lease_until = CASE WHEN status = 'pending' THEN lease_until END
-          WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND version = ${p.version - 1}
+          WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND leg = ${p.leg} AND version = ${p.version - 1}
           RETURNING version`
         if (rows.length === 0) return yield* new LostRace()
       }

@@ -24,24 +24,24 @@ export const make = Effect.gen(function*() {
   const claim = (limit: number, leaseMillis: number) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* sql<{ readonly payment_id: PaymentId; readonly kind: PayoutKind }>`UPDATE payouts
+      const rows = yield* sql<{ readonly payment_id: PaymentId; readonly kind: PayoutKind; readonly leg: number }>`UPDATE payouts
         SET lease_until = ${now + leaseMillis}::bigint
-        WHERE (payment_id, kind) IN (
-          SELECT payment_id, kind FROM payouts
+        WHERE (payment_id, kind, leg) IN (
+          SELECT payment_id, kind, leg FROM payouts
           WHERE status = 'pending' AND coalesce(due_at, 0) <= ${now}::bigint AND coalesce(lease_until, 0) <= ${now}::bigint
           ORDER BY due_at NULLS FIRST
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         )
-        RETURNING payment_id, kind`
-      return rows.map((row): PayoutKey => ({ paymentId: row.payment_id, kind: row.kind }))
+        RETURNING payment_id, kind, leg`
+      return rows.map((row): PayoutKey => ({ paymentId: row.payment_id, kind: row.kind, leg: Number(row.leg) }))
     }).pipe(Effect.orDie, spans.claim)
 
   const release = (key: PayoutKey, afterMillis: number) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* sql`UPDATE payouts SET lease_until = NULL, due_at = ${now + afterMillis}::bigint
-        WHERE payment_id = ${key.paymentId} AND kind = ${key.kind}`
+        WHERE payment_id = ${key.paymentId} AND kind = ${key.kind} AND leg = ${key.leg ?? 0}`
     }).pipe(Effect.orDie, spans.release)
 
   return PayoutWork.of({ claim, release })

@@ -1,5 +1,5 @@
 /**
- * `RefundRepository` on SQL (`refunds`, and the refund's payout in `payouts`). `payment_id` is
+ * `RefundRepository` on SQL (`refunds`, and the refund's payouts in `payouts`, one per sender). `payment_id` is
  * unique (constraint `refunds_one_per_payment`): of two concurrent inserts for a payment exactly
  * one succeeds, the other answers `AlreadyRefunded`. An insert locks the payment row first, like a
  * settlement decision (`SqlPayoutRepository.decide`), then withdraws an unsigned settlement or
@@ -63,12 +63,12 @@ export const make = Effect.gen(function*() {
       yield* sql`DELETE FROM payouts WHERE payment_id = ${paymentId} AND kind = 'settlement'`
     })
 
-  const insert = (r: Refund, payout: Payout) =>
+  const insert = (r: Refund, payouts: ReadonlyArray<Payout>) =>
     Effect.gen(function*() {
       yield* withdrawSettlement(r.paymentId)
       yield* sql`INSERT INTO refunds (id, payment_id, partner_id, status, tx_hash, created_at, updated_at)
         VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.status}, ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
-      yield* insertPayout(sql, payout)
+      for (const payout of payouts) yield* insertPayout(sql, payout)
     }).pipe(
       sql.withTransaction,
       Effect.catchIf(

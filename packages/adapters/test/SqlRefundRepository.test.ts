@@ -20,7 +20,7 @@ const refundOf = (payment: Payment) =>
 
 /** Inserts `refund` with the payout that executes it. */
 const insert = (refund: Refund, payment: Payment) =>
-  RefundRepository.use((repo) => repo.insert(refund, payoutOf(payment, "refund", refund)))
+  RefundRepository.use((repo) => repo.insert(refund, [payoutOf(payment, "refund", refund)]))
 
 adapterSuite("SqlRefundRepository", (it) => {
   it.effect("stores and finds a refund; a second one for the payment is already_refunded", () =>

@@ -22,6 +22,7 @@ describe("payment records with stages", () => {
       const completed = new Payout({
         paymentId: read.id,
         kind: "settlement",
+        leg: 0,
         refundId: null,
         asset: read.commitment!.asset,
         recipient: read.commitment!.account,

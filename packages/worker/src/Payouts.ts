@@ -99,7 +99,7 @@ export const payoutExecutor: Effect.Effect<never, never, PayoutWork | PayoutExec
     advance: executions.advance,
     recheckAfter: (step) =>
       step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs,
-    describe: (key) => `the ${key.kind} of ${key.paymentId}`
+    describe: (key) => `the ${key.kind}${(key.leg ?? 0) === 0 ? "" : ` ${key.leg}`} of ${key.paymentId}`
   })
 })
 

@@ -7,7 +7,7 @@
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
 import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, Reconciliation } from "@paygate/domain"
+import { DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -287,6 +287,30 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
     const before = await world().balanceOf(sender)
     expect((await api("POST", `/v1/receipts/${lateReceipt.receiptId}/refund`)).status).toBe(200)
     await eventually(() => world().balanceOf(sender), (balance) => balance === before + amount)
+  })
+
+  it("a payment paid in parts by two senders is refunded part by part: each sender gets back what they sent", async () => {
+    // A merchant without a settlement destination: the funds wait at the collection address.
+    const paymentId = await newPayment(await server.merchant(partner.sandbox))
+    const address = await addressOf(paymentId)
+    const [first, second] = [anvilAccount(7).address, anvilAccount(8).address]
+    const before = [await world().balanceOf(first), await world().balanceOf(second)]
+    await pay(address, 5_000_000n, 7)
+    await eventually(() => receipts(paymentId), (list) => list.some((r) => r.outcome === "underpaid"))
+    await pay(address, amount - 5_000_000n, 8)
+    await statusBecomes(paymentId, "succeeded")
+    expect((await receipts(paymentId)).map((r) => r.outcome)).toEqual(["paid", "paid"])
+
+    const requested = await api("POST", "/v1/refunds", { paymentId })
+    expect(requested.status).toBe(201)
+    const refunded = await eventually(() => record(paymentId), (r) => r.refund?.status === "completed")
+    expect(refunded.refund.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect([await world().balanceOf(first), await world().balanceOf(second)]).toEqual(before)
+    const legs = await server.run(PayoutRepository.use((repo) => repo.listByPayment(paymentId as PaymentId)))
+    expect(legs.map((p) => [p.kind, p.leg, p.recipient, p.value, p.status])).toEqual([
+      ["refund", 0, `${chainId()}:${first}`, 5_000_000n, "completed"],
+      ["refund", 1, `${chainId()}:${second}`, amount - 5_000_000n, "completed"]
+    ])
   })
 
   /** A sweeper whose `send` dies, as a killed process would, at `when`. */

@@ -42,6 +42,7 @@ export const payoutOf = (payment: Payment, kind: PayoutKind, refund?: Refund): P
   new Payout({
     paymentId: payment.id,
     kind,
+    leg: 0,
     refundId: refund?.id ?? null,
     asset: usdc,
     recipient: kind === "refund" ? payer : "eip155:8453:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",

@@ -27,12 +27,15 @@ export class SignedTransfer extends Schema.Class<SignedTransfer>("paygate/Signed
 
 /**
  * One payout of a succeeded payment: `value` of `asset` from the collection address to `recipient`.
- * A payment's funds leave once: at most one payout of a payment is live (not `failed`) at a time.
- * Changes are compare-and-set on `version`.
+ * A payment's funds leave once: its live (not `failed`) payouts are all of one kind. A settlement
+ * is one payout; a refund is one per sender of the payment's parts (`leg` 0, 1, …), each part's
+ * amount back to its sender. Changes are compare-and-set on `version`.
  */
 export class Payout extends Schema.Class<Payout>("paygate/Payout")({
   paymentId: PaymentId,
   kind: PayoutKind,
+  /** Which of the refund's transfers (0 for a settlement, and for a refund of one sender). */
+  leg: Schema.Int,
   /** The refund this payout executes; `null` for a settlement. */
   refundId: Schema.NullOr(RefundId),
   /** CAIP-19 token. */
@@ -60,11 +63,12 @@ export class Payout extends Schema.Class<Payout>("paygate/Payout")({
 
 /** A new payout, pending with no transfer yet, created at `millis` (Unix ms). */
 export const pendingPayout = (
-  fields: Pick<Payout, "paymentId" | "kind" | "refundId" | "asset" | "recipient" | "value">,
+  fields: Pick<Payout, "paymentId" | "kind" | "refundId" | "asset" | "recipient" | "value"> & { readonly leg?: number },
   millis: number
 ): Payout =>
   new Payout({
     ...fields,
+    leg: fields.leg ?? 0,
     status: "pending",
     transfer: null,
     attempts: 0,

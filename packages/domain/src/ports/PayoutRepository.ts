@@ -5,10 +5,12 @@ import type { Payment } from "../payment/Payment.ts"
 import type { Payout, PayoutKind } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"
 
-/** A payout is identified by its payment and kind. */
+/** A payout is identified by its payment, kind and leg (a refund has one per sender of the payment's parts). */
 export interface PayoutKey {
   readonly paymentId: PaymentId
   readonly kind: PayoutKind
+  /** Unset: 0. */
+  readonly leg?: number | undefined
 }
 
 /** What commits together with a payout change, all or nothing. */
@@ -23,11 +25,11 @@ export interface PayoutEffects {
 
 /**
  * Payout persistence. Each method is atomic; infrastructure failures are defects. A payment's
- * funds leave once: the store keeps at most one live (not `failed`) payout per payment.
+ * funds leave once: the store keeps its live (not `failed`) payouts to one kind.
  */
 export class PayoutRepository extends Context.Service<PayoutRepository, {
   readonly find: (key: PayoutKey) => Effect.Effect<Option.Option<Payout>>
-  /** A payment's payouts (at most one of each kind). */
+  /** A payment's payouts, by kind and leg. */
   readonly listByPayment: (paymentId: PaymentId) => Effect.Effect<ReadonlyArray<Payout>>
   /** Up to `limit` succeeded payments whose settlement is yet to be decided, oldest first. */
   readonly undecided: (limit: number) => Effect.Effect<ReadonlyArray<Payment>>

@@ -7,10 +7,10 @@ import type { Refund } from "../refund/Refund.ts"
 /** Refund persistence; one refund per payment, enforced by the store (`AlreadyRefunded`). */
 export class RefundRepository extends Context.Service<RefundRepository, {
   /**
-   * Stores the refund with the payout that executes it, atomically. A pending settlement of the
+   * Stores the refund with the payouts that execute it (one per sender), atomically. A pending settlement of the
    * payment whose transfer is not signed yet is withdrawn (a refunded payment is not settled); a
    * settlement signed, sent or completed fails it with `InvalidState` (the funds have left).
    */
-  readonly insert: (refund: Refund, payout: Payout) => Effect.Effect<void, AlreadyRefunded | InvalidState>
+  readonly insert: (refund: Refund, payouts: ReadonlyArray<Payout>) => Effect.Effect<void, AlreadyRefunded | InvalidState>
   readonly findByPayment: (paymentId: PaymentId) => Effect.Effect<Option.Option<Refund>>
 }>()("@paygate/domain/RefundRepository") {}

@@ -17,7 +17,7 @@ export interface MemoryPayouts {
 export const makeMemoryPayouts = (): MemoryPayouts => ({ payouts: new Map(), decided: new Set() })
 
 /** The key of a payout in {@link MemoryPayouts.payouts}. */
-export const payoutKey = (paymentId: PaymentId, kind: PayoutKind): string => `${paymentId}/${kind}`
+export const payoutKey = (paymentId: PaymentId, kind: PayoutKind, leg = 0): string => `${paymentId}/${kind}/${leg}`
 
 /** A payment's payouts. */
 export const payoutsOf = (store: MemoryPayouts, paymentId: PaymentId): ReadonlyArray<Payout> =>
@@ -36,21 +36,21 @@ export const layerMemoryPayouts = (stores: {
   const store = refunds.payouts
   // Each payout of `next` at its stored version + 1, no other live payout of the payment, and the payment's compare-and-set.
   const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) => {
-    const fits = next.every((p) => store.payouts.get(payoutKey(p.paymentId, p.kind))?.version === p.version - 1)
+    const fits = next.every((p) => store.payouts.get(payoutKey(p.paymentId, p.kind, p.leg))?.version === p.version - 1)
     const held = next.some((p) =>
       p.status !== "failed" &&
       payoutsOf(store, p.paymentId).some((other) => other.kind !== p.kind && other.status !== "failed")
     )
     const payment = effects.payment
     if (!fits || held || (payment !== undefined && payments.payments.get(payment.id)?.stateVersion !== payment.stateVersion - 1)) return false
-    for (const p of next) store.payouts.set(payoutKey(p.paymentId, p.kind), p)
+    for (const p of next) store.payouts.set(payoutKey(p.paymentId, p.kind, p.leg), p)
     if (payment !== undefined) payments.payments.set(payment.id, payment)
     payments.events.push(...(effects.events ?? []))
     if (effects.refund !== undefined) refunds.refunds.set(effects.refund.paymentId, effects.refund)
     return true
   }
   return Layer.succeed(PayoutRepository, PayoutRepository.of({
-    find: (key) => Effect.sync(() => Option.fromNullishOr(store.payouts.get(payoutKey(key.paymentId, key.kind)))),
+    find: (key) => Effect.sync(() => Option.fromNullishOr(store.payouts.get(payoutKey(key.paymentId, key.kind, key.leg)))),
     listByPayment: (paymentId) => Effect.sync(() => payoutsOf(store, paymentId)),
     undecided: (limit) =>
       Effect.sync(() =>

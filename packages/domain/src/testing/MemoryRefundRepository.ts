@@ -23,7 +23,7 @@ export const makeMemoryRefunds = (payouts: MemoryPayouts = makeMemoryPayouts()):
  */
 export const layerMemoryRefunds = (store: MemoryRefunds = makeMemoryRefunds()): Layer.Layer<RefundRepository> =>
   Layer.succeed(RefundRepository, RefundRepository.of({
-    insert: (refund, payout) =>
+    insert: (refund, payouts) =>
       Effect.suspend((): Effect.Effect<void, AlreadyRefunded | InvalidState> => {
         const existing = store.refunds.get(refund.paymentId)
         if (existing !== undefined) {
@@ -35,7 +35,7 @@ export const layerMemoryRefunds = (store: MemoryRefunds = makeMemoryRefunds()): 
         }
         if (settlement !== undefined) store.payouts.payouts.delete(payoutKey(refund.paymentId, "settlement"))
         store.refunds.set(refund.paymentId, refund)
-        store.payouts.payouts.set(payoutKey(payout.paymentId, payout.kind), payout)
+        for (const payout of payouts) store.payouts.payouts.set(payoutKey(payout.paymentId, payout.kind, payout.leg), payout)
         return Effect.void
       }),
     findByPayment: (paymentId) => Effect.sync(() => Option.fromNullishOr(store.refunds.get(paymentId)))

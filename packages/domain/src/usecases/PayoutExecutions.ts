@@ -56,7 +56,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const ids = yield* IdGenerator
       const { maxAttempts } = yield* PayoutPolicy
 
-      const describe = (payout: Payout) => `${payout.kind} of ${payout.paymentId}`
+      const describe = (payout: Payout) => `${payout.kind}${payout.leg === 0 ? "" : ` ${payout.leg}`} of ${payout.paymentId}`
       const transferOf = (payout: Payout): PayoutTransfer => ({
         asset: payout.asset,
         recipient: payout.recipient,

@@ -8,7 +8,7 @@ import type { PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.
 import type { RefundRepository } from "../ports/RefundRepository.ts"
 import { Refund } from "../refund/Refund.ts"
 
-const samePayout = (a: Payout, b: Payout) => a.paymentId === b.paymentId && a.kind === b.kind
+const samePayout = (a: Payout, b: Payout) => a.paymentId === b.paymentId && a.kind === b.kind && a.leg === b.leg
 
 /** A refund's status from its payouts': pending while one is, else failed if one failed, else completed. */
 export const refundStatus = (legs: ReadonlyArray<Payout>): PayoutStatus =>
@@ -40,7 +40,8 @@ export const makePayoutWrites = (ports: {
     return new Refund({
       ...refund,
       status: refundStatus(legs.length === 0 ? changed : legs),
-      txHash: first.transfer?.txHash ?? null,
+      // A refund of several senders shows its first transfer's.
+      txHash: (legs.length === 0 ? changed : legs).find((p) => p.leg === 0)?.transfer?.txHash ?? null,
       updatedAt: Math.max(first.updatedAt, refund.updatedAt)
     })
   })

@@ -5,8 +5,10 @@ import { PaymentId } from "../ids/Ids.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import { pendingPayout } from "../payout/Payout.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { RefundRepository } from "../ports/RefundRepository.ts"
 import { Refund } from "../refund/Refund.ts"
+import { refundLegs } from "../refund/RefundLegs.ts"
 import { type Access, canSee } from "./Access.ts"
 import { traced } from "./Traced.ts"
 
@@ -14,7 +16,9 @@ const isPaymentId = Schema.is(PaymentId)
 
 /**
  * Full refunds of succeeded payments (contract §8): the worker sends the token amount the payer
- * paid back to the payer's account, from the collection address (a refund payout).
+ * paid back to the payer's account, from the collection address (a refund payout). A payment paid
+ * in parts is refunded part by part: each sender gets back what their parts counted towards it
+ * (one payout per sender, `refundLegs`).
  *
  * A payment's funds leave the collection address once. A refund requested before the payment's
  * settlement transfer was signed withdraws that settlement; once it was signed (or completed) the
@@ -41,6 +45,8 @@ export class Refunds extends Context.Service<Refunds, {
       const payments = yield* PaymentRepository
       const refunds = yield* RefundRepository
       const ids = yield* IdGenerator
+      // Without a receipt store (a host keeping no receipts), a refund goes back whole to the committed account.
+      const receipts = yield* Effect.serviceOption(ReceiptStore)
 
       const request = Effect.fnUntraced(function*(access: Access, paymentId: string) {
         const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
@@ -70,16 +76,28 @@ export class Refunds extends Context.Service<Refunds, {
           createdAt: millis,
           updatedAt: millis
         })
-        // The token amount the payer paid, back to the paying account.
-        const payout = pendingPayout({
-          paymentId: payment.id,
-          kind: "refund",
-          refundId: refund.id,
-          asset: commitment.asset,
-          recipient: commitment.account,
-          value: commitment.tokenAmount
-        }, millis)
-        yield* refunds.insert(refund, payout)
+        // The token amount paid, back to the paying account: to each sender its parts' amount.
+        const parts = Option.isSome(receipts)
+          ? yield* receipts.value.list({
+            owner: { partnerId: payment.partnerId, mode: payment.mode },
+            paymentId: payment.id,
+            outcomes: ["paid", "overpaid"],
+            after: null,
+            limit: 1000
+          })
+          : []
+        const payouts = refundLegs(commitment, parts).map((leg, index) =>
+          pendingPayout({
+            paymentId: payment.id,
+            kind: "refund",
+            leg: index,
+            refundId: refund.id,
+            asset: commitment.asset,
+            recipient: leg.recipient,
+            value: leg.value
+          }, millis)
+        )
+        yield* refunds.insert(refund, payouts)
         return refund
       }, traced("Refunds.request"))
 

@@ -38,9 +38,9 @@ const racyRefunds = (store: MemoryRefunds, probe: Probe) =>
     Effect.gen(function*() {
       const inner = yield* RefundRepository
       return RefundRepository.of({
-        insert: (refund, payout) => Effect.suspend(() => {
+        insert: (refund, payouts) => Effect.suspend(() => {
           probe.inserts++
-          return inner.insert(refund, payout)
+          return inner.insert(refund, payouts)
         }),
         findByPayment: (id) => inner.findByPayment(id).pipe(Effect.tap(() => Effect.yieldNow))
       })

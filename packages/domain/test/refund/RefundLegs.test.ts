@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { PaymentId, ReceiptId } from "../../src/ids/Ids.ts"
+import { Commitment } from "../../src/payment/Payment.ts"
+import { Receipt, type ReceiptOutcome } from "../../src/receipt/Receipt.ts"
+import { refundLegs } from "../../src/refund/RefundLegs.ts"
+
+const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+const account = (n: number) => `eip155:1:0x${n.toString(16).padStart(40, "0")}`
+
+const commitment = new Commitment({
+  kind: "push",
+  account: account(9),
+  asset: usdc,
+  tokenAmount: 100n,
+  fingerprint: "f",
+  txHash: null,
+  authorization: null,
+  reference: null,
+  walletName: "w",
+  confirmedAt: 0
+})
+
+let n = 0
+const receipt = (from: number, value: bigint, outcome: ReceiptOutcome = "paid", expectedValue: bigint | null = null, asset = usdc) =>
+  new Receipt({
+    id: `rcp_${++n}` as ReceiptId,
+    chainId: "eip155:1",
+    asset,
+    txHash: `0x${n.toString(16).padStart(64, "0")}`,
+    logIndex: 0,
+    blockNumber: n,
+    blockHash: "0x00",
+    blockTime: 0,
+    from: account(from),
+    value,
+    reference: null,
+    outcome,
+    paymentId: "pay_1" as PaymentId,
+    partnerId: null,
+    mode: null,
+    expectedValue,
+    paymentStatus: "requires_action",
+    recordedAt: 0,
+    refund: null
+  })
+
+describe("refundLegs", () => {
+  it("one transfer, or none recorded: the whole amount back to the committed account", () => {
+    assert.deepStrictEqual(refundLegs(commitment, []), [{ recipient: account(9), value: 100n }])
+    assert.deepStrictEqual(refundLegs(commitment, [receipt(1, 100n)]), [{ recipient: account(9), value: 100n }])
+  })
+
+  it("parts: each sender gets back what their parts counted, in the order they paid; an overpayment's excess is not in it", () => {
+    const parts = [receipt(2, 30n, "paid", 100n), receipt(1, 20n, "paid", 70n), receipt(2, 10n, "paid", 50n), receipt(3, 60n, "overpaid", 40n)]
+    assert.deepStrictEqual(refundLegs(commitment, parts.toReversed()), [
+      { recipient: account(2), value: 40n },
+      { recipient: account(1), value: 20n },
+      { recipient: account(3), value: 40n }
+    ])
+  })
+
+  it("receipts that do not add up to the committed amount, or of another token or outcome, leave the refund whole", () => {
+    assert.deepStrictEqual(refundLegs(commitment, [receipt(1, 30n), receipt(2, 60n)]), [{ recipient: account(9), value: 100n }])
+    const other = "eip155:1/erc20:0xdAC17F958D2ee523a2206206994597C13D831ec7"
+    assert.deepStrictEqual(
+      refundLegs(commitment, [receipt(1, 50n), receipt(2, 50n, "late"), receipt(3, 50n, "paid", null, other)]),
+      [{ recipient: account(9), value: 100n }]
+    )
+  })
+})
