@@ -43,3 +43,6 @@ export const adminCli = async (
   console.error(failure instanceof AdminFailure ? failure.message : `admin failed: ${Cause.pretty(exit.cause)}`)
   return process.exit(1)
 }
+
+/** The parts of {@link adminCli}, for running a command in process (tests, embedding hosts). */
+export { parseAdminCommand, runAdmin }
