@@ -11,7 +11,7 @@ import { Refund } from "../refund/Refund.ts"
 const samePayout = (a: Payout, b: Payout) => a.paymentId === b.paymentId && a.kind === b.kind && a.leg === b.leg
 
 /** A refund's status from its payouts': pending while one is, else failed if one failed, else completed. */
-export const refundStatus = (legs: ReadonlyArray<Payout>): PayoutStatus =>
+const refundStatus = (legs: ReadonlyArray<Payout>): PayoutStatus =>
   legs.some((p) => p.status === "pending") ? "pending" : legs.some((p) => p.status === "failed") ? "failed" : "completed"
 
 /**
