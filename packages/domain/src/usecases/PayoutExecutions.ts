@@ -38,7 +38,8 @@ const maxRaces = 5
  * two workers on one payout, one records; the other broadcasts nothing.
  *
  * A reverted transfer (on chain, or already when estimated) is an attempt: after
- * `PayoutPolicy.maxAttempts` the payout is `failed`. A transfer included without paying the
+ * `PayoutPolicy.maxAttempts` the payout is `failed`, until the partner or the operator retries it
+ * (`PayoutRetries`; it keeps its last transfer, followed here before any new one is signed). A transfer included without paying the
  * recipient fails it at once. Completion and failure commit with the payment's next version and,
  * for a settlement's completion, `payment.settled`; a refund payout keeps its refund record in step.
  */
