@@ -156,9 +156,14 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     expect(record.body.status).toBe("succeeded")
     expect(record.body.transaction).toEqual({ chainId: chain.chainId, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), explorerUrl: null })
     // Repeating the accepted confirm answers the current state; the executor sent one transaction.
-    const repeat = await confirm(paymentId, option.id, await signOption(option, buyer.privateKey))
+    const signature = await signOption(option, buyer.privateKey)
+    const repeat = await confirm(paymentId, option.id, signature)
     expect(repeat.status).toBe(200)
     expect(repeat.body).toMatchObject({ status: "succeeded", isFinal: true, pollInMs: null, info: { txId: record.body.transaction.hash } })
+    // The same signature resent in capital hex digits is the same confirm, not another one.
+    const shouted = await confirm(paymentId, option.id, `0x${signature.slice(2).toUpperCase()}`)
+    expect(shouted.status).toBe(200)
+    expect(shouted.body).toEqual(repeat.body)
     expect(await balanceOf(buyer.address)).toBe(before.buyer - 12_500_000n)
   })
 

@@ -32,9 +32,23 @@ const depositOption = () =>
 
 const hex = (bytes: Uint8Array) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
 
-/** Digest of (option id, results): an identical repeat of a confirm has the same one. */
-const fingerprintOf = (confirmation: Confirmation) =>
-  hex(keccak256(new TextEncoder().encode(JSON.stringify([confirmation.optionId, confirmation.results]))))
+/**
+ * Digest of what a confirm means, not how it was written: the option's decoded claims and the
+ * wallet's answer as a number (hex digits in either case are the same signature or hash). A
+ * repeat of a confirm that a wallet re-encoded has the same one.
+ */
+const fingerprintOf = (claims: OptionClaims, answer: string) =>
+  hex(keccak256(new TextEncoder().encode(JSON.stringify([
+    claims.paymentId,
+    claims.account.toLowerCase(),
+    claims.asset.toLowerCase(),
+    claims.value,
+    claims.expiresAt,
+    claims.kind,
+    claims.nonce.toLowerCase(),
+    claims.quotedAt,
+    answer.toLowerCase()
+  ]))))
 
 /**
  * The wallet's answer to the option's single action: a signature (pull) or a transaction hash (push).
@@ -125,7 +139,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         const confirmed = yield* confirmations.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
-          fingerprint: fingerprintOf(confirmation),
+          fingerprint: fingerprintOf(claims, answer),
           collectedData: confirmation.collectedData,
           walletName
         })

@@ -33,7 +33,7 @@ export interface ConfirmInput {
    * expiry or else the payment's, which the caller need not read first.
    */
   readonly proof: (payment: Payment) => PaymentProof
-  /** Digest of (option id, results): identical repeats of an accepted confirm are idempotent. */
+  /** Digest of the decoded (option, wallet answer): repeats of an accepted confirm, however encoded, are idempotent. */
   readonly fingerprint: string
   /** Buyer data sent along (contract §5 data collection), if any. */
   readonly collectedData: CollectedData | null

@@ -59,6 +59,10 @@ const confirmation = (optionId: string, data: ReadonlyArray<string> = [signature
   collectedData: null
 })
 
+// The same option id with the unused low bits of its tag's last base64url digit set: other text, the same bytes.
+const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+const reencodedTag = (optionId: string) => optionId.slice(0, -1) + base64url[base64url.indexOf(optionId.slice(-1)) ^ 1]
+
 const confirm = (paymentId: string, value: Confirmation) =>
   ConfirmRequests.use((c) => c.confirm(access, paymentId, value, "Test Wallet"))
 
@@ -77,6 +81,11 @@ describe("ConfirmRequests", () => {
       assert.strictEqual(first.optionAmount.value, "10500000")
       const again = yield* confirm(payment.id, confirmation(optionId))
       assert.strictEqual(again.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
+      // The same signature in capitals, and the same option id with its tag re-encoded, are the same confirm.
+      const shouted = yield* confirm(payment.id, confirmation(optionId, [`0x${"AB".repeat(65)}`]))
+      assert.strictEqual(shouted.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
+      const reencoded = yield* confirm(payment.id, confirmation(reencodedTag(optionId)))
+      assert.strictEqual(reencoded.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
       assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(optionId, [`0x${"cd".repeat(65)}`]))), "invalid_state")
     }).pipe(Effect.provide(layer())))
 
