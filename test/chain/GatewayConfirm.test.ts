@@ -228,6 +228,17 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     expectCode(await confirm(fresh, theirs, signature), "sanctioned_user")
   })
 
+  it("a refreshed option replaces the old one: the old is quote_expired, the new one confirms", async () => {
+    const paymentId = await newPayment()
+    const old = await optionFor(paymentId, 7)
+    const response = await call(server, "POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [account(7)], refresh: [old.id] })
+    const renewed = response.body.options[0]
+    expect(renewed.id).not.toBe(old.id)
+    expectCode(await confirm(paymentId, old.id, await signOption(old, anvilAccount(7).privateKey)), "quote_expired")
+    expect((await confirm(paymentId, renewed.id, await signOption(renewed, anvilAccount(7).privateKey))).body.status).toBe("processing")
+    await waitFor(paymentId, "succeeded")
+  })
+
   it("a transfer that reverts (payer without funds) fails the payment", async () => {
     const paymentId = await newPayment()
     const key = generatePrivateKey()

@@ -14,6 +14,8 @@ export interface StoredQuote {
 export class QuoteStore extends Context.Service<QuoteStore, {
   /** The latest quote for (payment, account, asset), if any. */
   readonly latest: (paymentId: string, account: string, asset: string) => Effect.Effect<Option.Option<StoredQuote>>
+  /** The latest quote of `asset` for the payment, whatever its account, if any. */
+  readonly newest: (paymentId: string, asset: string) => Effect.Effect<Option.Option<StoredQuote>>
   /** Records a new quote; it becomes the latest for its (payment, account, asset). */
   readonly save: (quote: StoredQuote) => Effect.Effect<void>
   /** Every quote of (payment, account, asset), oldest first (a deposit's transfer is judged by the one that held when it was mined). */

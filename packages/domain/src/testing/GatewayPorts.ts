@@ -24,6 +24,8 @@ export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()):
   const keyOf = (paymentId: string, account: string, asset: string) => `${paymentId} ${account} ${asset}`
   return Layer.succeed(QuoteStore, QuoteStore.of({
     latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(keyOf(paymentId, account, asset)))),
+    newest: (paymentId, asset) =>
+      Effect.sync(() => Option.fromNullishOr(saved.findLast(({ claims }) => claims.paymentId === paymentId && claims.asset === asset))),
     history: (paymentId, account, asset) =>
       Effect.sync(() => saved.filter(({ claims }) => keyOf(claims.paymentId, claims.account, claims.asset) === keyOf(paymentId, account, asset))),
     save: (quote) =>

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { keccak256 } from "../caip/Keccak256.ts"
 import {
   InvalidParams,
@@ -6,13 +6,14 @@ import {
   ParamsValidation,
   type PaymentExpired,
   type PaymentNotFound,
-  type QuoteExpired,
+  QuoteExpired,
   type SanctionedUser
 } from "../errors/ApiErrors.ts"
 import type { Confirmation } from "../gateway/Confirmation.ts"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
+import { QuoteStore } from "../ports/QuoteStore.ts"
 import type { PaymentProof } from "../ports/ChainGateway.ts"
 import type { Amount } from "../wire/Amount.ts"
 import type { Access } from "./Access.ts"
@@ -66,6 +67,24 @@ const walletAnswer = (confirmation: Confirmation, kind: OptionClaims["kind"]) =>
   return Effect.succeed(value)
 }
 
+const superseded = () =>
+  new QuoteExpired({ message: "A newer quote replaced this option's; fetch the options again and confirm the latest." })
+
+/**
+ * Which options can be confirmed: only the latest quote of its (payment, account, asset), and never
+ * for fewer tokens than the latest quote of that asset for the payment under any account. Older
+ * quotes (refreshed, or made for another account earlier) stay valid on their own terms until they
+ * expire, so without this a buyer could collect quotes while the rate moves and confirm the
+ * cheapest.
+ */
+const onOffer = (quotes: QuoteStore["Service"], claims: OptionClaims) =>
+  Effect.gen(function*() {
+    const latest = yield* quotes.latest(claims.paymentId, claims.account, claims.asset)
+    if (Option.isNone(latest) || latest.value.claims.nonce !== claims.nonce) return yield* superseded()
+    const newest = yield* quotes.newest(claims.paymentId, claims.asset)
+    if (Option.isSome(newest) && BigInt(newest.value.claims.value) > BigInt(claims.value)) return yield* superseded()
+  })
+
 /**
  * `POST /v1/gateway/payment/{id}/confirm` (contract §5): reads the option id (tamper-proof, issued
  * for this payment, else `invalid_params`), turns the wallet's results into the proof the option
@@ -99,6 +118,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
       const ids = yield* OptionIds
       const catalog = yield* AssetCatalog
       const confirmations = yield* Confirmations
+      const quotes = yield* QuoteStore
 
       const confirm = Effect.fnUntraced(function*(
         access: Access,
@@ -140,6 +160,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
           fingerprint: fingerprintOf(claims, answer),
+          onOffer: onOffer(quotes, claims),
           collectedData: confirmation.collectedData,
           walletName
         })
