@@ -15,6 +15,7 @@ const spans = {
   newest: traced("SqlQuoteStore.newest"),
   history: traced("SqlQuoteStore.history"),
   save: traced("SqlQuoteStore.save"),
+  prune: traced("SqlQuoteStore.prune"),
   byNonce: traced("SqlQuoteStore.byNonce")
 }
 
@@ -74,6 +75,19 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (option_id) DO NOTHING`
     }).pipe(Effect.orDie, spans.save)
 
+  const prune = (paymentId: string, expiredBefore: number) =>
+    Effect.gen(function*() {
+      yield* sql`DELETE FROM quotes q
+        WHERE q.payment_id = ${paymentId}
+          AND q.claims ->> 'kind' <> 'deposit'
+          AND (q.claims ->> 'expiresAt')::bigint < ${expiredBefore}
+          AND EXISTS (SELECT 1 FROM quotes later
+            WHERE later.payment_id = q.payment_id AND later.account = q.account AND later.asset = q.asset
+              AND (later.created_at, later.seq) > (q.created_at, q.seq))`
+      const rows = yield* sql<{ readonly held: number | string }>`SELECT count(*) AS held FROM quotes WHERE payment_id = ${paymentId}`
+      return Number(rows[0]?.held ?? 0)
+    }).pipe(Effect.orDie, spans.prune)
+
   const byNonce = (nonce: string) =>
     sql<QuoteRow>`SELECT option_id, claims FROM quotes WHERE claims ->> 'nonce' = ${nonce} ORDER BY seq LIMIT 1`.pipe(
       Effect.map(firstQuote),
@@ -81,7 +95,7 @@ export const make = Effect.gen(function*() {
       spans.byNonce
     )
 
-  return QuoteStore.of({ latest, newest, history, save, byNonce })
+  return QuoteStore.of({ latest, newest, history, save, prune, byNonce })
 })
 
 /** The quote store over the `SqlClient` in context. */

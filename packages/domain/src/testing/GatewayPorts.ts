@@ -33,6 +33,15 @@ export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()):
         saved.push(quote)
         quotes.set(keyOf(quote.claims.paymentId, quote.claims.account, quote.claims.asset), quote)
       }),
+    prune: (paymentId, expiredBefore) =>
+      Effect.sync(() => {
+        const replaced = (quote: StoredQuote) =>
+          quotes.get(keyOf(quote.claims.paymentId, quote.claims.account, quote.claims.asset)) !== quote &&
+          quote.claims.kind !== "deposit" && quote.claims.expiresAt !== null && quote.claims.expiresAt < expiredBefore
+        const kept = saved.filter((quote) => quote.claims.paymentId !== paymentId || !replaced(quote))
+        saved.splice(0, saved.length, ...kept)
+        return kept.filter((quote) => quote.claims.paymentId === paymentId).length
+      }),
     byNonce: (nonce) =>
       Effect.sync(() => Option.fromNullishOr([...quotes.values()].find((quote) => quote.claims.nonce.toLowerCase() === nonce)))
   }))
