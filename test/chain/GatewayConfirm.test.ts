@@ -156,9 +156,14 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     expect(record.body.status).toBe("succeeded")
     expect(record.body.transaction).toEqual({ chainId: chain.chainId, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), explorerUrl: null })
     // Repeating the accepted confirm answers the current state; the executor sent one transaction.
-    const repeat = await confirm(paymentId, option.id, await signOption(option, buyer.privateKey))
+    const signature = await signOption(option, buyer.privateKey)
+    const repeat = await confirm(paymentId, option.id, signature)
     expect(repeat.status).toBe(200)
     expect(repeat.body).toMatchObject({ status: "succeeded", isFinal: true, pollInMs: null, info: { txId: record.body.transaction.hash } })
+    // The same signature resent in capital hex digits is the same confirm, not another one.
+    const shouted = await confirm(paymentId, option.id, `0x${signature.slice(2).toUpperCase()}`)
+    expect(shouted.status).toBe(200)
+    expect(shouted.body).toEqual(repeat.body)
     expect(await balanceOf(buyer.address)).toBe(before.buyer - 12_500_000n)
   })
 
@@ -221,6 +226,17 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     const mine = await optionFor(fresh, 6)
     const theirs = await forge(mine.id, (claims) => ({ ...claims, account: `${chain.chainId}:${sanctioned.address}` }))
     expectCode(await confirm(fresh, theirs, signature), "sanctioned_user")
+  })
+
+  it("a refreshed option replaces the old one: the old is quote_expired, the new one confirms", async () => {
+    const paymentId = await newPayment()
+    const old = await optionFor(paymentId, 7)
+    const response = await call(server, "POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [account(7)], refresh: [old.id] })
+    const renewed = response.body.options[0]
+    expect(renewed.id).not.toBe(old.id)
+    expectCode(await confirm(paymentId, old.id, await signOption(old, anvilAccount(7).privateKey)), "quote_expired")
+    expect((await confirm(paymentId, renewed.id, await signOption(renewed, anvilAccount(7).privateKey))).body.status).toBe("processing")
+    await waitFor(paymentId, "succeeded")
   })
 
   it("a transfer that reverts (payer without funds) fails the payment", async () => {

@@ -127,6 +127,8 @@ export interface HandlerOptions {
   readonly environment?: "production" | "staging"
   /** Default: generous enough never to limit a test. */
   readonly rateLimit?: RateLimitSettings
+  /** A limiter the test holds (to read its size); instead of `rateLimit`. */
+  readonly rateLimiter?: RateLimiter["Service"]
   /** Other configuration variables of the handler (e.g. `DASHBOARD_SESSION_IDLE_SECONDS`). */
   readonly config?: Record<string, string>
 }
@@ -248,7 +250,9 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     const { dispose, handler } = HttpRouter.toWebHandler(
       AppRoutes.pipe(
         Layer.provide([
-          RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }),
+          options.rateLimiter === undefined
+            ? RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 })
+            : Layer.succeed(RateLimiter, options.rateLimiter),
           SqlReadiness,
           Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),

@@ -52,10 +52,11 @@ export const defaultIdempotencyLeaseMs = 30_000
 /** `IDEMPOTENCY_LEASE_MS`: how long an unanswered idempotency key is held by its request (at least 1). */
 export const idempotencyLeaseMs = Config.Int(name("IDEMPOTENCY_LEASE_MS")).pipe(Config.withDefault(defaultIdempotencyLeaseMs), atLeast(1))
 
-/** `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`: the per-credential token bucket. */
+/** `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`: the per-credential token bucket; `RATE_LIMIT_MAX_BUCKETS`: how many are held at most. */
 export const rateLimit = Config.all({
   perSecond: Config.Number(name("RATE_LIMIT_PER_SECOND")).pipe(Config.withDefault(50)),
-  burst: Config.Number(name("RATE_LIMIT_BURST")).pipe(Config.withDefault(100))
+  burst: Config.Number(name("RATE_LIMIT_BURST")).pipe(Config.withDefault(100)),
+  maxBuckets: Config.Int(name("RATE_LIMIT_MAX_BUCKETS")).pipe(Config.withDefault(100_000), atLeast(1))
 })
 
 /** `CREDENTIAL_CACHE_SECONDS` (0 turns the cache off), `CREDENTIAL_CACHE_MAX_ENTRIES`. */

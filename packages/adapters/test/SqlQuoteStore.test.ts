@@ -76,4 +76,40 @@ adapterSuite("SqlQuoteStore", (it) => {
       const exit = yield* Effect.exit(store.save({ optionId: "opt-orphan", claims: claimsFor("pay_doesNotExist") }))
       assert.isTrue(exit._tag === "Failure")
     })))
+
+  it.effect("prunes a payment's replaced quotes once expired, keeping the latest, pegged and deposit ones; answers what it holds", () =>
+    withStore(Effect.gen(function*() {
+      const store = yield* QuoteStore
+      const payment = yield* storedPayment
+      const otherPayment = yield* storedPayment
+      let n = 0
+      const save = (paymentId: string, claims: Partial<OptionClaims>) =>
+        Effect.gen(function*() {
+          const quote = { optionId: `opt-${paymentId}-${++n}`, claims: claimsFor(paymentId, { nonce: `0x${n.toString(16).padStart(64, "0")}`, ...claims }) }
+          yield* store.save(quote)
+          yield* TestClock.adjust("1 second")
+          return quote
+        })
+      const replacedExpired = yield* save(payment.id, { expiresAt: 1_000 })
+      const replacedLive = yield* save(payment.id, { expiresAt: 5_000 })
+      const latestExpired = yield* save(payment.id, { expiresAt: 1_000 })
+      const pegged = yield* save(payment.id, { account: other })
+      const peggedLatest = yield* save(payment.id, { account: other })
+      const deposit = yield* save(payment.id, { account: other, asset: `${asset.slice(0, -1)}9`, kind: "deposit", expiresAt: 1_000 })
+      yield* save(payment.id, { account: other, asset: `${asset.slice(0, -1)}9`, kind: "deposit", expiresAt: 5_000 })
+      const elsewhere = yield* save(otherPayment.id, { expiresAt: 1_000 })
+      yield* save(otherPayment.id, { expiresAt: 1_000 })
+
+      assert.strictEqual(yield* store.prune(payment.id, 2_000), 6)
+      const history = yield* store.history(payment.id, account, asset)
+      assert.deepStrictEqual(history.map((q) => q.optionId), [replacedLive.optionId, latestExpired.optionId])
+      assert.isFalse(history.some((q) => q.optionId === replacedExpired.optionId))
+      assert.strictEqual((yield* store.history(payment.id, other, asset))[0]?.optionId, pegged.optionId)
+      assert.strictEqual((yield* store.history(payment.id, other, `${asset.slice(0, -1)}9`))[0]?.optionId, deposit.optionId)
+      assert.strictEqual((yield* store.history(otherPayment.id, account, asset))[0]?.optionId, elsewhere.optionId, "another payment's quotes are left")
+      // Once the replaced one has expired too, it goes.
+      assert.strictEqual(yield* store.prune(payment.id, 6_000), 5)
+      // The newest of the asset under any account.
+      assert.deepStrictEqual(yield* store.newest(payment.id, asset), Option.some(peggedLatest))
+    }).pipe(Effect.provide(TestClock.layer()))))
 })

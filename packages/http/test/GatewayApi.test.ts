@@ -102,14 +102,27 @@ forEachDatabase("Gateway API", (database) => {
       expectError(await staging("GET", path, { apiKey: liveApp.walletApiKey }), 403, "not_sandbox_api_key")
     })
 
-    it("limits each client of an app separately", async () => {
-      const limited = server.handler({ rateLimit: { perSecond: 0.001, burst: 1 } })
+    it("limits an app's callers per payment: a new Client-Id per request gets no new allowance", async () => {
+      const limited = server.handler({ rateLimit: { perSecond: 0.001, burst: 2 } })
       const paymentId = await newPayment()
-      expect((await limited("GET", `/v1/gateway/payment/${paymentId}`, { headers: asApp(sandboxApp, "buyer-a") })).status).toBe(200)
-      const refused = await limited("GET", `/v1/gateway/payment/${paymentId}`, { headers: asApp(sandboxApp, "buyer-a") })
+      const read = (clientId: string, id = paymentId) => limited("GET", `/v1/gateway/payment/${id}`, { headers: asApp(sandboxApp, clientId) })
+      expect((await read("buyer-a")).status).toBe(200)
+      expect((await read("buyer-b")).status).toBe(200)
+      const refused = await read("buyer-c")
       expectError(refused, 429, "rate_limited")
       expect(refused.headers.get("retry-after")).not.toBeNull()
-      expect((await limited("GET", `/v1/gateway/payment/${paymentId}`, { headers: asApp(sandboxApp, "buyer-b") })).status).toBe(200)
+      expectError(await limited("POST", `/v1/gateway/payment/${paymentId}/cancel`, { headers: asApp(sandboxApp, "buyer-d") }), 429, "rate_limited")
+      // Another payment has its own allowance; so has another app.
+      expect((await read("buyer-a", await newPayment())).status).toBe(200)
+      expect((await limited("GET", `/v1/gateway/payment/${paymentId}`, { headers: asApp(liveApp, "buyer-a") })).body.code).toBe("payment_not_found")
+    })
+
+    it("limits a wallet key as one caller, whatever Client-Id it sends", async () => {
+      const limited = server.handler({ rateLimit: { perSecond: 0.001, burst: 1 } })
+      const read = async (clientId: string) =>
+        limited("GET", `/v1/gateway/payment/${await newPayment()}`, { apiKey: sandboxApp.walletApiKey, headers: { "client-id": clientId } })
+      expect((await read("one")).status).toBe(200)
+      expectError(await read("two"), 429, "rate_limited")
     })
   })
 

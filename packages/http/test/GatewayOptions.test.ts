@@ -9,6 +9,7 @@ import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
 import { ChainGateway, type ErrorCode, OptionIds, type PaymentProof, statusOf } from "@paygate/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -141,6 +142,31 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     // The new quote is the one reused from now on.
     const later = await options(paymentId, { accounts: [account(1)] })
     expect(later.body.options[0].id).toBe(newOne.id)
+  })
+
+  it("bounds the quotes a payment holds: 60 calls for 20 new accounts each stop at the bound, quoted accounts still answered", async () => {
+    const paymentId = await newPayment()
+    const someone = () => `${chain.chainId}:0x${randomBytes(20).toString("hex")}`
+    const statuses: Array<number> = []
+    let quoted: Array<string> = []
+    for (let call = 0; call < 60; call++) {
+      const accounts = Array.from({ length: 20 }, someone)
+      const response = await options(paymentId, { accounts })
+      statuses.push(response.status)
+      if (response.status === 200) quoted = accounts
+      else expectCode(response, "params_validation")
+    }
+    // One token on the chain: one quote per account, 200 of them in 10 calls.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10)
+    const held = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quotes WHERE payment_id = ${paymentId}`)[0]!.n
+    }))
+    expect(held).toBe(200)
+    // Accounts already quoted are answered from their quotes; refreshing one is a new quote, refused at the bound.
+    const again = await options(paymentId, { accounts: quoted })
+    expect(again.status).toBe(200)
+    expectCode(await options(paymentId, { accounts: quoted, refresh: [again.body.options[0].id] }), "params_validation")
   })
 
   it("includes the payment's information only with includePaymentInfo=true", async () => {

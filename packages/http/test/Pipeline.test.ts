@@ -10,7 +10,7 @@ import { RateLimiter } from "../src/server/RateLimiter.ts"
 const request = HttpServerRequest.fromWeb(new Request("http://paygate.test/v1/things/thing_1"))
 const endpoint: HttpApiEndpoint.Top = HttpApiEndpoint.get("thing", "/v1/things/:id") as never
 const services = {
-  rateLimiter: RateLimiter.of({ take: () => Effect.succeed(undefined) }),
+  rateLimiter: RateLimiter.of({ take: () => Effect.succeed(undefined), size: Effect.succeed(0) }),
   // GET requests never reach the idempotency store.
   idempotency: {} as IdempotencyStore["Service"]
 }

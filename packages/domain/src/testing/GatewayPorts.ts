@@ -24,12 +24,23 @@ export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()):
   const keyOf = (paymentId: string, account: string, asset: string) => `${paymentId} ${account} ${asset}`
   return Layer.succeed(QuoteStore, QuoteStore.of({
     latest: (paymentId, account, asset) => Effect.sync(() => Option.fromNullishOr(quotes.get(keyOf(paymentId, account, asset)))),
+    newest: (paymentId, asset) =>
+      Effect.sync(() => Option.fromNullishOr(saved.findLast(({ claims }) => claims.paymentId === paymentId && claims.asset === asset))),
     history: (paymentId, account, asset) =>
       Effect.sync(() => saved.filter(({ claims }) => keyOf(claims.paymentId, claims.account, claims.asset) === keyOf(paymentId, account, asset))),
     save: (quote) =>
       Effect.sync(() => {
         saved.push(quote)
         quotes.set(keyOf(quote.claims.paymentId, quote.claims.account, quote.claims.asset), quote)
+      }),
+    prune: (paymentId, expiredBefore) =>
+      Effect.sync(() => {
+        const replaced = (quote: StoredQuote) =>
+          quotes.get(keyOf(quote.claims.paymentId, quote.claims.account, quote.claims.asset)) !== quote &&
+          quote.claims.kind !== "deposit" && quote.claims.expiresAt !== null && quote.claims.expiresAt < expiredBefore
+        const kept = saved.filter((quote) => quote.claims.paymentId !== paymentId || !replaced(quote))
+        saved.splice(0, saved.length, ...kept)
+        return kept.filter((quote) => quote.claims.paymentId === paymentId).length
       }),
     byNonce: (nonce) =>
       Effect.sync(() => Option.fromNullishOr([...quotes.values()].find((quote) => quote.claims.nonce.toLowerCase() === nonce)))

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { keccak256 } from "../caip/Keccak256.ts"
 import {
   InvalidParams,
@@ -6,13 +6,14 @@ import {
   ParamsValidation,
   type PaymentExpired,
   type PaymentNotFound,
-  type QuoteExpired,
+  QuoteExpired,
   type SanctionedUser
 } from "../errors/ApiErrors.ts"
 import type { Confirmation } from "../gateway/Confirmation.ts"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
+import { QuoteStore } from "../ports/QuoteStore.ts"
 import type { PaymentProof } from "../ports/ChainGateway.ts"
 import type { Amount } from "../wire/Amount.ts"
 import type { Access } from "./Access.ts"
@@ -32,9 +33,23 @@ const depositOption = () =>
 
 const hex = (bytes: Uint8Array) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
 
-/** Digest of (option id, results): an identical repeat of a confirm has the same one. */
-const fingerprintOf = (confirmation: Confirmation) =>
-  hex(keccak256(new TextEncoder().encode(JSON.stringify([confirmation.optionId, confirmation.results]))))
+/**
+ * Digest of what a confirm means, not how it was written: the option's decoded claims and the
+ * wallet's answer as a number (hex digits in either case are the same signature or hash). A
+ * repeat of a confirm that a wallet re-encoded has the same one.
+ */
+const fingerprintOf = (claims: OptionClaims, answer: string) =>
+  hex(keccak256(new TextEncoder().encode(JSON.stringify([
+    claims.paymentId,
+    claims.account.toLowerCase(),
+    claims.asset.toLowerCase(),
+    claims.value,
+    claims.expiresAt,
+    claims.kind,
+    claims.nonce.toLowerCase(),
+    claims.quotedAt,
+    answer.toLowerCase()
+  ]))))
 
 /**
  * The wallet's answer to the option's single action: a signature (pull) or a transaction hash (push).
@@ -51,6 +66,24 @@ const walletAnswer = (confirmation: Confirmation, kind: OptionClaims["kind"]) =>
   if (!shape.test(value)) return Effect.fail(new ParamsValidation({ message: `results[0].data[0] must be ${what} (0x hex).` }))
   return Effect.succeed(value)
 }
+
+const superseded = () =>
+  new QuoteExpired({ message: "A newer quote replaced this option's; fetch the options again and confirm the latest." })
+
+/**
+ * Which options can be confirmed: only the latest quote of its (payment, account, asset), and never
+ * for fewer tokens than the latest quote of that asset for the payment under any account. Older
+ * quotes (refreshed, or made for another account earlier) stay valid on their own terms until they
+ * expire, so without this a buyer could collect quotes while the rate moves and confirm the
+ * cheapest.
+ */
+const onOffer = (quotes: QuoteStore["Service"], claims: OptionClaims) =>
+  Effect.gen(function*() {
+    const latest = yield* quotes.latest(claims.paymentId, claims.account, claims.asset)
+    if (Option.isNone(latest) || latest.value.claims.nonce !== claims.nonce) return yield* superseded()
+    const newest = yield* quotes.newest(claims.paymentId, claims.asset)
+    if (Option.isSome(newest) && BigInt(newest.value.claims.value) > BigInt(claims.value)) return yield* superseded()
+  })
 
 /**
  * `POST /v1/gateway/payment/{id}/confirm` (contract §5): reads the option id (tamper-proof, issued
@@ -85,6 +118,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
       const ids = yield* OptionIds
       const catalog = yield* AssetCatalog
       const confirmations = yield* Confirmations
+      const quotes = yield* QuoteStore
 
       const confirm = Effect.fnUntraced(function*(
         access: Access,
@@ -125,7 +159,8 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         const confirmed = yield* confirmations.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
-          fingerprint: fingerprintOf(confirmation),
+          fingerprint: fingerprintOf(claims, answer),
+          onOffer: onOffer(quotes, claims),
           collectedData: confirmation.collectedData,
           walletName
         })

@@ -33,8 +33,13 @@ export interface ConfirmInput {
    * expiry or else the payment's, which the caller need not read first.
    */
   readonly proof: (payment: Payment) => PaymentProof
-  /** Digest of (option id, results): identical repeats of an accepted confirm are idempotent. */
+  /** Digest of the decoded (option, wallet answer): repeats of an accepted confirm, however encoded, are idempotent. */
   readonly fingerprint: string
+  /**
+   * Whether the option is still on offer (the gateway's: its quote is the payment's current one),
+   * checked once a confirm is known to be no repeat; none: it is.
+   */
+  readonly onOffer?: Effect.Effect<void, QuoteExpired>
   /** Buyer data sent along (contract §5 data collection), if any. */
   readonly collectedData: CollectedData | null
   /** The confirming wallet's name, recorded as the buyer's account provider. */
@@ -82,6 +87,8 @@ export class Confirmations extends Context.Service<Confirmations, {
           return yield* new SanctionedUser({ message: "This account cannot make payments." })
         }
         yield* dataCollection.ensureProvided(current, input.option.account, input.collectedData)
+        // Before the proof: verifying it may cost a chain call.
+        if (input.onOffer !== undefined) yield* input.onOffer
         const proof = input.proof(current)
         yield* chain.verify(proof)
         const commitment = new Commitment({

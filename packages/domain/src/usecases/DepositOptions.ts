@@ -70,7 +70,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         const now = Math.floor(millis / 1000)
         const chainNumber = chainId.slice(chainId.indexOf(":") + 1)
         return yield* Effect.forEach(catalog.assetsOn(chainId), (asset) =>
-          Effect.map(quoting.current(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
+          Effect.map(quoting.deposit(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
             const asked = BigInt(claims.value)
             const missing = (asked - valueOf(creditable(received, asset.assetId, asked))).toString()
             return {

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
+import { ParamsValidation } from "../errors/ApiErrors.ts"
 import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { PayableAsset } from "../ports/AssetCatalog.ts"
@@ -9,12 +10,21 @@ import { QuoteStore, type StoredQuote } from "../ports/QuoteStore.ts"
 import { quote } from "../quote/Quote.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 
+/**
+ * The most quotes a payment holds: 20 accounts times a chain's few tokens, refreshed now and then.
+ * Replaced quotes are pruned once expired; a payment still at the bound gets no new quote.
+ */
+export const maxQuotesPerPayment = 200
+
+// How long after its expiry a replaced quote is kept: a confirm that checked it just before then has committed.
+const pruneAfterSeconds = 60
+
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
  * Quotes handed out as options (the options and deposit operations): the same (payment, account,
  * asset, kind) gets the same quote while it is valid, unless its option id is to be refreshed; a
- * new quote is priced now, stored and signed into its option id.
+ * new quote is priced now, stored and signed into its option id, within {@link maxQuotesPerPayment}.
  */
 export const makeQuoting = Effect.gen(function*() {
   const oracle = yield* PriceOracle
@@ -59,21 +69,41 @@ export const makeQuoting = Effect.gen(function*() {
     return Option.some<StoredQuote>({ optionId, claims })
   })
 
-  /** The valid quote of (payment, account, asset, kind) unless listed in `refresh`, else a fresh one; none when unpriced. */
-  const current = Effect.fnUntraced(function*(
-    payment: Payment,
-    account: string,
-    asset: PayableAsset,
-    kind: OptionClaims["kind"],
-    now: number,
-    refresh: ReadonlySet<string> = new Set()
-  ) {
-    const latest = yield* quotes.latest(payment.id, account, asset.assetId)
-    const reusable = Option.filter(latest, ({ claims, optionId }) =>
-      !refresh.has(optionId) && claims.kind === kind && (claims.expiresAt === null || now < claims.expiresAt)
-    )
-    return Option.isSome(reusable) ? reusable : yield* fresh(payment, account, asset, kind, now)
-  })
+  // The reused quote, else `admit` and a fresh one.
+  const choose = <E>(admit: (payment: Payment, now: number) => Effect.Effect<void, E>) =>
+    Effect.fnUntraced(function*(
+      payment: Payment,
+      account: string,
+      asset: PayableAsset,
+      kind: OptionClaims["kind"],
+      now: number,
+      refresh: ReadonlySet<string> = new Set()
+    ) {
+      const latest = yield* quotes.latest(payment.id, account, asset.assetId)
+      const reusable = Option.filter(latest, ({ claims, optionId }) =>
+        !refresh.has(optionId) && claims.kind === kind && (claims.expiresAt === null || now < claims.expiresAt)
+      )
+      if (Option.isSome(reusable)) return reusable
+      yield* admit(payment, now)
+      return yield* fresh(payment, account, asset, kind, now)
+    })
 
-  return { current }
+  // Room for one more quote of the payment: its replaced, expired quotes go first.
+  const withinBound = (payment: Payment, now: number) =>
+    Effect.flatMap(quotes.prune(payment.id, now - pruneAfterSeconds), (held) =>
+      held < maxQuotesPerPayment ? Effect.void : Effect.fail(
+        new ParamsValidation({
+          message: `This payment already holds ${maxQuotesPerPayment} quotes; ask again for the accounts already quoted, without refresh.`
+        })
+      ))
+
+  return {
+    /**
+     * The valid quote of (payment, account, asset, kind) unless listed in `refresh`, else a fresh
+     * one within the payment's bound (`params_validation` past it); none when unpriced.
+     */
+    current: choose(withinBound),
+    /** The same for a deposit address: a new one only when the last has expired, a few per payment, so unbounded. */
+    deposit: choose(() => Effect.void)
+  }
 })

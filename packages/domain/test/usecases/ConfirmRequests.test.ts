@@ -8,7 +8,8 @@ import { type OptionClaims, OptionIds } from "../../src/gateway/OptionId.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
-import { catalogOf } from "../../src/testing/GatewayPorts.ts"
+import { QuoteStore } from "../../src/ports/QuoteStore.ts"
+import { catalogOf, layerMemoryQuotes } from "../../src/testing/GatewayPorts.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
@@ -28,6 +29,7 @@ const layer = () =>
     Layer.provideMerge(OptionIds.layer(new Uint8Array(32).fill(5)).pipe(Layer.provide(Mac.layerWebCrypto))),
     Layer.provide(Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()))),
     Layer.provideMerge(Payments.layer),
+    Layer.provideMerge(layerMemoryQuotes()),
     Layer.provide([catalogOf([usdc]), scriptedChain(), screeningList([])]),
     Layer.provide(IdGenerator.layer),
     Layer.provide([layerMemory(), oneMerchant(partnerId, merchantId)]),
@@ -38,10 +40,10 @@ const newPayment = Payments.use((p) =>
   p.create({ partnerId, merchantId, mode: "sandbox", amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "c" })
 )
 
-/** An option id issued for `paymentId`: USDC pulled from the buyer, no rate. */
-const optionFor = (paymentId: string, kind: OptionClaims["kind"] = "pull") =>
-  OptionIds.use((ids) =>
-    ids.issue({
+/** An option issued (and quoted) for `paymentId`: USDC pulled from `account`, no rate unless `expiresAt`. */
+const optionFor = (paymentId: string, kind: OptionClaims["kind"] = "pull", quote: Partial<OptionClaims> = {}) =>
+  Effect.gen(function*() {
+    const claims: OptionClaims = {
       paymentId,
       account: buyer,
       asset: usdc.assetId,
@@ -49,15 +51,23 @@ const optionFor = (paymentId: string, kind: OptionClaims["kind"] = "pull") =>
       expiresAt: null,
       kind,
       nonce: `0x${"01".repeat(32)}`,
-      quotedAt: 1_800_000_000
-    })
-  )
+      quotedAt: 1_800_000_000,
+      ...quote
+    }
+    const optionId = yield* OptionIds.use((ids) => ids.issue(claims))
+    yield* QuoteStore.use((quotes) => quotes.save({ optionId, claims }))
+    return optionId
+  })
 
 const confirmation = (optionId: string, data: ReadonlyArray<string> = [signature]): Confirmation => ({
   optionId,
   results: [{ type: "walletRpc", data }],
   collectedData: null
 })
+
+// The same option id with the unused low bits of its tag's last base64url digit set: other text, the same bytes.
+const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+const reencodedTag = (optionId: string) => optionId.slice(0, -1) + base64url[base64url.indexOf(optionId.slice(-1)) ^ 1]
 
 const confirm = (paymentId: string, value: Confirmation) =>
   ConfirmRequests.use((c) => c.confirm(access, paymentId, value, "Test Wallet"))
@@ -77,7 +87,34 @@ describe("ConfirmRequests", () => {
       assert.strictEqual(first.optionAmount.value, "10500000")
       const again = yield* confirm(payment.id, confirmation(optionId))
       assert.strictEqual(again.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
+      // The same signature in capitals, and the same option id with its tag re-encoded, are the same confirm.
+      const shouted = yield* confirm(payment.id, confirmation(optionId, [`0x${"AB".repeat(65)}`]))
+      assert.strictEqual(shouted.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
+      const reencoded = yield* confirm(payment.id, confirmation(reencodedTag(optionId)))
+      assert.strictEqual(reencoded.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
       assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(optionId, [`0x${"cd".repeat(65)}`]))), "invalid_state")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("only the latest quote is confirmable: a refreshed one, or a cheaper one made before another account's, is quote_expired", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const rated = { expiresAt: 1_800_000_300 }
+      // Refreshed: the first quote is cheaper than the second, both unexpired.
+      const payment = yield* newPayment
+      const cheap = yield* optionFor(payment.id, "pull", { ...rated, value: "10400000", nonce: `0x${"02".repeat(32)}` })
+      const dear = yield* optionFor(payment.id, "pull", { ...rated, value: "10600000", nonce: `0x${"03".repeat(32)}` })
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(cheap))), "quote_expired")
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(dear))), "ok")
+      // Another account quoted later at more tokens: this account's older, cheaper quote is no longer on offer.
+      const other = yield* newPayment
+      const mine = yield* optionFor(other.id, "pull", { ...rated, value: "10400000", nonce: `0x${"04".repeat(32)}` })
+      yield* optionFor(other.id, "pull", { ...rated, value: "10600000", nonce: `0x${"05".repeat(32)}`, account: `${buyer.slice(0, -1)}0` })
+      assert.strictEqual(yield* codeOf(confirm(other.id, confirmation(mine))), "quote_expired")
+      // Without a rate every quote asks the same: any account's latest stays confirmable.
+      const pegged = yield* newPayment
+      const first = yield* optionFor(pegged.id, "pull", { nonce: `0x${"06".repeat(32)}` })
+      yield* optionFor(pegged.id, "pull", { nonce: `0x${"07".repeat(32)}`, account: `${buyer.slice(0, -1)}0` })
+      assert.strictEqual(yield* codeOf(confirm(pegged.id, confirmation(first))), "ok")
     }).pipe(Effect.provide(layer())))
 
   it.effect("refuses another payment's option and a deposit option (invalid_params)", () =>

@@ -106,7 +106,7 @@ export const MerchantAuthLive = Layer.effect(
 export const GatewayAuthLive = Layer.effect(
   GatewayAuth,
   authMiddleware<CurrentGatewayCaller>((store, request, environment) =>
-    Effect.map(authenticateGateway(store, request.headers, environment), ({ auth, caller }) => ({
+    Effect.map(authenticateGateway(store, request.headers, request.url, environment), ({ auth, caller }) => ({
       auth,
       provide: (version) => Effect.provideService(CurrentGatewayCaller, { ...caller, version })
     }))

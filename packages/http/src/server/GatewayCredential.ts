@@ -22,13 +22,26 @@ import { headerValue } from "./HeaderChecks.ts"
 import { findKey } from "./PartnerCredential.ts"
 import type { Authenticated } from "./Pipeline.ts"
 
+// Every gateway path is `/v1/gateway/payment/{id}…`; an id of the accepted form names the payment.
+const gatewayPayment = /^\/v1\/gateway\/payment\/(pay_[A-Za-z0-9]{1,64})(?:[/?]|$)/
+
+/**
+ * What an app's caller is rate limited by: the app and the payment the request is about. The
+ * `Client-Id` is the caller's own choice (the hosted checkout makes a new one per page load), so
+ * counting by it would let anyone take a fresh allowance per request. A payment id is an
+ * unguessable capability; ids that are not of its form share one allowance per app.
+ */
+export const appRateLimitKey = (appId: string, url: string) => `${appId}:${gatewayPayment.exec(url)?.[1] ?? "-"}`
+
 /**
  * Gateway authentication (contract §3): a wallet `Api-Key`, or a public `App-Id` with any
- * `Client-Id`. `Api-Key` + `App-Id` conflict; `Api-Key` + `Client-Id` is fine.
+ * `Client-Id`. `Api-Key` + `App-Id` conflict; `Api-Key` + `Client-Id` is fine. `url` is the
+ * request's path and query.
  */
 export const authenticateGateway = Effect.fnUntraced(function*(
   store: CredentialStore["Service"],
   headers: Headers.Headers,
+  url: string,
   environment: "production" | "staging"
 ) {
   const apiKey = headerValue(headers, "api-key")
@@ -63,9 +76,11 @@ export const authenticateGateway = Effect.fnUntraced(function*(
   if (environment === "staging" && mode === "live") {
     return yield* new NotSandboxApiKey({ message: "This deployment accepts sandbox credentials only." })
   }
-  // Per credential: a wallet key, or one client of an app (the hosted portal's buyers share its App-Id).
-  const id = credential._tag === "WalletKey" ? credential.keyId : `${credential.appId}:${credential.clientId}`
-  const auth: Authenticated = { partnerId: `gateway:${id}`, keyId: id, pinnedVersion: latestStableVersion }
+  // Idempotency keys are scoped to the wallet key, or to one client of an app (the hosted portal's
+  // buyers share its App-Id); the rate limit counts per wallet key, or per app and payment.
+  const scope = credential._tag === "WalletKey" ? credential.keyId : `${credential.appId}:${credential.clientId}`
+  const keyId = credential._tag === "WalletKey" ? credential.keyId : appRateLimitKey(credential.appId, url)
+  const auth: Authenticated = { partnerId: `gateway:${scope}`, keyId, pinnedVersion: latestStableVersion }
   const sdk = {
     name: headerValue(headers, "sdk-name") ?? null,
     version: headerValue(headers, "sdk-version") ?? null,

@@ -21,8 +21,9 @@ import { requireWellFormedText } from "./WellFormedText.ts"
 
 /** What an authentication step establishes about a request. */
 export interface Authenticated {
-  /** Rate limit and idempotency are per credential's partner. */
+  /** Idempotency is per credential's partner. */
   readonly partnerId: string
+  /** What the rate limit counts against: the key (for a wallet app's public callers, the app and payment). */
   readonly keyId: string
   readonly pinnedVersion: ApiVersion
 }
