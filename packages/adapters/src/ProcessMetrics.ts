@@ -11,6 +11,7 @@
  * |---|---|---|---|
  * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
  * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
+ * | `paygate_chain_quarantined_transfers_total` | counter | `chain_id` | transfer logs the chain watcher could not record |
  * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
  * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
  *
@@ -72,6 +73,22 @@ export const chainRpcErrors = (chainId: string, operation: string, failure: stri
 /** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
+
+const quarantineCounters = new Map<string, Metric.Counter<number>>()
+
+/** The counter of transfer logs of one chain that the watcher quarantined (could not record). */
+export const quarantinedTransfers = (chainId: string) => {
+  let counter = quarantineCounters.get(chainId)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_chain_quarantined_transfers_total", {
+      description: "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id.",
+      incremental: true,
+      attributes: { chain_id: chainId }
+    })
+    quarantineCounters.set(chainId, counter)
+  }
+  return counter
+}
 
 /** Resident set size of this process (set at scrape time). */
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })

@@ -62,8 +62,12 @@ export const make = Effect.gen(function*() {
       ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, Effect.orDie, spans.ensure)
 
   const watched = (chainId: string, sinceMillis: number) =>
-    sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT address, payment_id, created_at
-      FROM deposit_addresses WHERE chain_id = ${chainId} AND created_at >= ${sinceMillis}::bigint ORDER BY created_at`.pipe(
+    sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT a.address, a.payment_id, a.created_at
+      FROM deposit_addresses a WHERE a.chain_id = ${chainId} AND (a.created_at >= ${sinceMillis}::bigint
+        OR NOT EXISTS (SELECT 1 FROM deposit_sweeps s WHERE s.chain_id = a.chain_id AND s.address = a.address)
+        OR EXISTS (SELECT 1 FROM deposit_sweeps s WHERE s.chain_id = a.chain_id AND s.address = a.address
+          AND (s.marked_version > s.swept_version OR s.updated_at >= ${sinceMillis}::bigint)))
+      ORDER BY a.created_at`.pipe(
       Effect.map((rows) =>
         rows.map((row): DepositAddress => ({
           chainId,

@@ -154,7 +154,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     })))
   const unmatched = () =>
     server.run(withStores(Effect.gen(function*() {
-      return yield* (yield* ReceiptStore).list({ owner: "unmatched", after: null, limit: 100 })
+      return yield* (yield* ReceiptStore).list({ owner: "operator", after: null, limit: 100 })
     })))
   const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const status = async (paymentId: string) => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body.status

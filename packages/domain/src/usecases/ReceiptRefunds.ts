@@ -7,9 +7,12 @@ import type { PartnerAccess } from "./Merchants.ts"
 
 const isReceiptId = Schema.is(ReceiptId)
 
-/** Whether `access` may see (and refund) the receipt: its payment's partner and mode, or anyone for an unmatched one. */
-const canSee = (access: PartnerAccess, receipt: Receipt) =>
-  receipt.paymentId === null || (receipt.partnerId === access.partnerId && receipt.mode === access.mode)
+/**
+ * Whether `access` may see (and refund) the receipt: its owner's partner and mode (its payment's, or
+ * for an unmatched one at a deposit address, the address's payment's). Other unmatched receipts
+ * are the operator's.
+ */
+const canSee = (access: PartnerAccess, receipt: Receipt) => receipt.partnerId === access.partnerId && receipt.mode === access.mode
 
 /**
  * Refunds of receipts: what a payment did not keep (an overpayment's excess, an underpaid, late or

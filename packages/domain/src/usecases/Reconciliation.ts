@@ -18,12 +18,17 @@ const maxAttempts = 5
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
-/** Whether the transfer is the payment's own committed one (a confirmed push, or the executor's submission). */
+/**
+ * Whether the transfer is the payment's own committed one: a confirmed push, or the transfer its
+ * committed authorization made (by its nonce, from the committed account, of the committed amount),
+ * whoever submitted it.
+ */
 const isOwnTransfer = (payment: Payment, transfer: ObservedTransfer) => {
   const commitment = payment.commitment
   if (commitment === null) return false
   if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) return true
-  return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference)
+  return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference) &&
+    same(commitment.account, transfer.from) && commitment.tokenAmount === transfer.value
 }
 
 /**
@@ -89,7 +94,8 @@ export const underpaidReceipts = (store: ReceiptStore["Service"], payment: Payme
  * `succeeded`), and the underpaid receipts it completes become `paid`; `underpaid` and `late` ones
  * leave its status as it is and emit `payment.transfer_received` (an underpaid one also bumps the
  * payment's state version, so that two transfers arriving together are judged one after the other);
- * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
+ * unmatched ones are kept: the operator's, or, at a deposit address, its payment's partner's (in its
+ * mode). Receipt, payment change and event are written in one transaction, and a
  * log already recorded (a rescan after a restart or by another worker) changes nothing.
  */
 export class Reconciliation extends Context.Service<Reconciliation, {
@@ -130,12 +136,14 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
           const base = { ...transfer, id, recordedAt: millis, refund: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
+            // What reached a deposit address unquoted (another token) belongs to the address's payment's owner.
+            const owner = transfer.deposit === undefined ? Option.none() : yield* repo.findById(transfer.deposit.paymentId as Payment["id"])
             const receipt = new Receipt({
               ...base,
               outcome: "unmatched",
               paymentId: null,
-              partnerId: null,
-              mode: null,
+              partnerId: Option.isSome(owner) ? owner.value.partnerId : null,
+              mode: Option.isSome(owner) ? owner.value.mode : null,
               expectedValue: null,
               paymentStatus: null
             })
