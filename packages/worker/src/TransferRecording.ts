@@ -16,7 +16,7 @@ import { DepositStore, type ObservedTransfer, ReceiptStore, Reconciliation } fro
 import { Cause, Effect, Metric } from "effect"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
-const { blockHash, isConfigured } = Chain.TransferLogs
+const { blockHash } = Chain.TransferLogs
 
 /** Quarantined logs tried again per round and chain. */
 const retriesPerRound = 50
@@ -33,16 +33,21 @@ const record = (chain: WatchedChain, transfer: ObservedTransfer) =>
     }
     // Whatever its outcome (marked again on a rescan: that costs at most a sweep that finds nothing).
     const deposit = transfer.deposit
-    if (deposit !== undefined && isConfigured(chain, transfer.asset)) {
+    if (deposit !== undefined && transfer.unlisted !== true) {
       const address = deposit.account.slice(deposit.account.lastIndexOf(":") + 1)
       yield* (yield* DepositStore).markDue({ chainId: chain.chainId, address, asset: transfer.asset })
     }
   })
 
-/** What went wrong, in one line for the quarantine record. */
+/** What went wrong, in one line for the quarantine record: the error and the causes under it. */
 const reasonOf = (cause: Cause.Cause<unknown>) => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
+  const messages: Array<string> = []
+  for (let error: unknown = Cause.squash(cause); error !== undefined && messages.length < 5;) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (messages.at(-1) !== message) messages.push(message)
+    error = error instanceof Error ? error.cause : undefined
+  }
+  return messages.join(": ")
 }
 
 /**

@@ -4,13 +4,13 @@
  * payment's own transfer, credited once, nothing refundable), and one transaction paying two
  * deposit addresses (both credited, and the watcher goes on to later deposits).
  */
-import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, Reconciliation } from "@paygate/domain"
-import { Effect, Fiber, Layer } from "effect"
+import { Application, Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { DepositSweeper, Executions, IdGenerator, ReceiptRefunds, ReceiptStore, Reconciliation } from "@paygate/domain"
+import { Effect, Fiber, Layer, Metric } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { type Address, createWalletClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem"
+import { type Address, createWalletClient, encodeFunctionData, erc20Abi, getAddress, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
@@ -208,5 +208,125 @@ forEachDatabase("Wrapped and batched transfers (anvil)", (database) => {
     } finally {
       await Effect.runPromise(Fiber.interrupt(executor))
     }
+  })
+
+  /** Every open quarantined log of transaction `hash`, and every resolved one. */
+  const quarantineOf = (hash: string) =>
+    server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ readonly reason: string; readonly resolution: string | null }>`
+        SELECT reason, resolution FROM chain_quarantine WHERE tx_hash = ${hash.toLowerCase()}`
+    }).pipe(Effect.orDie))
+  const quarantinedCount = () =>
+    Effect.runPromise(Effect.map(Metric.value(ProcessMetrics.quarantinedTransfers(world().chain.chainId)), (state) => state.count))
+
+  it("a log the store refuses is quarantined with an alert, the watcher goes on, and it is recorded once the store takes it", async () => {
+    const executor = await launch(executorJob)
+    try {
+      // The store refuses one amount: the log that carries it cannot be recorded.
+      await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`CREATE FUNCTION refuse_4242() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN IF NEW.value = 4242 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
+        yield* sql.unsafe(`CREATE TRIGGER refuse_4242 BEFORE INSERT ON chain_receipts FOR EACH ROW EXECUTE FUNCTION refuse_4242()`)
+      }).pipe(Effect.orDie))
+      const before = await quarantinedCount()
+      const [refused, paid] = await Promise.all([1, 2].map(async () => (await server.payment(partner.sandbox, merchantId)).paymentId as string))
+      const [toRefused, toPaid] = await Promise.all([refused!, paid!].map(depositAddress))
+      // Both in one transaction: the second log is credited though the first cannot be recorded.
+      await sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(3).privateKey, token: token(), to: batcher, value: amount + 4242n })
+      const batch = await sendCall(4, batcher, multicall([{ target: token(), data: transferCall(toRefused!, 4242n) }, { target: token(), data: transferCall(toPaid!, amount) }]))
+      await statusBecomes(paid!, "succeeded")
+      expect(await eventually(() => quarantineOf(batch), (rows) => rows.length === 1)).toEqual([{ reason: expect.stringContaining("refused for the test"), resolution: null }])
+      expect(await quarantinedCount()).toBe(before + 1)
+      // Later transfers are still credited while it waits.
+      const later = (await server.payment(partner.sandbox, merchantId)).paymentId as string
+      await sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(3).privateKey, token: token(), to: await depositAddress(later), value: amount })
+      await statusBecomes(later, "succeeded")
+      await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`DROP TRIGGER refuse_4242 ON chain_receipts`)
+      }).pipe(Effect.orDie))
+      // Tried again on a later round: recorded once, as what it is (a part of the amount).
+      await eventually(() => quarantineOf(batch), (rows) => rows[0]?.resolution === "recorded")
+      expect((await receiptsOfTx(batch)).map((r) => [r.outcome, r.payment_id, r.value]).sort()).toEqual([
+        ["paid", paid, amount.toString()],
+        ["underpaid", refused, "4242"]
+      ].sort())
+      expect(await status(refused!)).toBe("requires_action")
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(executor))
+    }
+  })
+
+  it("unmatched transfers into the collection address are the operator's: no partner sees or refunds them; the operator does", async () => {
+    const stray = await sendTokenTransfer({
+      rpcUrl: world().chain.node.rpcUrl,
+      privateKey: anvilAccount(7).privateKey,
+      token: token(),
+      to: world().chain.collectionAddress,
+      value: 777n
+    })
+    const receipt = await eventually(
+      () => server.run(ReceiptStore.use((store) => store.list({ owner: "operator", after: null, limit: 100 }))),
+      (list) => list.some((r) => r.txHash === stray.toLowerCase())
+    ).then((list) => list.find((r) => r.txHash === stray.toLowerCase())!)
+    const other = await server.partner()
+    for (const key of [partner.sandbox, partner.live, other.sandbox, other.live]) {
+      const listed = await api("GET", "/v1/receipts?outcome=unmatched&limit=100", undefined, key)
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.filter((r: any) => r.txHash === stray.toLowerCase())).toEqual([])
+      expect((await api("POST", `/v1/receipts/${receipt.id}/refund`, undefined, key)).body.code).toBe("payment_not_found")
+    }
+    // The operator's refund (`paygate-admin receipt refund`): once.
+    const asOperator = () =>
+      server.run(Effect.flip(ReceiptRefunds.use((r) => r.requestAsOperator(receipt.id)).pipe(Effect.provide(ReceiptRefunds.layer))))
+    const refunded = await server.run(ReceiptRefunds.use((r) => r.requestAsOperator(receipt.id)).pipe(Effect.provide(ReceiptRefunds.layer)))
+    expect(refunded.refund).toMatchObject({ status: "pending", value: 777n, requestedBy: null })
+    expect((await asOperator())._tag).toBe("AlreadyRefunded")
+  })
+
+  it("a deposit arriving more than 30 days after its address was handed out is still recorded and swept", async () => {
+    const executor = await launch(executorJob)
+    try {
+      const paymentId = (await server.payment(partner.sandbox, merchantId)).paymentId as string
+      const address = await depositAddress(paymentId)
+      await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE deposit_addresses SET created_at = created_at - ${31 * 86_400_000}::bigint WHERE payment_id = ${paymentId}`
+      }).pipe(Effect.orDie))
+      await sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: amount })
+      await statusBecomes(paymentId, "succeeded")
+      await eventually(() => world().balanceOf(address), (balance) => balance === 0n)
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(executor))
+    }
+  })
+
+  it("a token the service does not accept, at a deposit address: recorded as the operator's, swept when the operator asks", async () => {
+    const other = await deploy(Contracts.TestUsdc.bytecode)
+    await sendCall(0, other, encodeFunctionData({ abi: Contracts.TestUsdc.abi, functionName: "mint", args: [anvilAccount(4).address, 5_000n] }))
+    const paymentId = (await server.payment(partner.sandbox, merchantId)).paymentId as string
+    const address = await depositAddress(paymentId)
+    const hash = await sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(4).privateKey, token: other, to: address, value: 5_000n })
+    const asset = `${world().chain.chainId}/erc20:${getAddress(other)}`
+    const recorded = await eventually(() => receiptsOfTx(hash), (rows) => rows.length === 1)
+    expect(recorded).toEqual([{ id: expect.any(String), outcome: "unmatched", payment_id: null, value: "5000" }])
+    // Not the partner's: nothing it can refund in a token nobody configured.
+    expect((await api("GET", "/v1/receipts?outcome=unmatched&limit=100")).body.data.filter((r: any) => r.txHash === hash.toLowerCase())).toEqual([])
+    expect(await status(paymentId)).toBe("requires_action")
+    const balanceOf = (holder: Address) =>
+      world().client.readContract({ address: other, abi: erc20Abi, functionName: "balanceOf", args: [holder] })
+    const collected = await balanceOf(world().chain.collectionAddress)
+    const executor = await launch(executorJob)
+    try {
+      // What `paygate-admin deposit sweep` asks for.
+      expect(await server.run(SqlDepositStore.sweepOnRequest({ chainId: world().chain.chainId, address, asset }))).toBe(true)
+      await eventually(() => balanceOf(address), (balance) => balance === 0n)
+      expect(await balanceOf(world().chain.collectionAddress)).toBe(collected + 5_000n)
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(executor))
+    }
+    expect(await server.run(SqlDepositStore.sweepOnRequest({ chainId: world().chain.chainId, address: `0x${"12".repeat(20)}`, asset }))).toBe(false)
   })
 })

@@ -151,6 +151,7 @@ const transfersTo = (
       found.push({
         chainId,
         asset: assetOf(chain, token),
+        ...(chain.tokens.has(token) ? {} : { unlisted: true as const }),
         txHash: hash.toLowerCase(),
         logIndex: log.logIndex,
         blockNumber: Number(blockNumber),
@@ -223,7 +224,8 @@ const depositsPerRead = 200
 /**
  * The transfers of any token into the deposit addresses `deposits` (of this chain) in blocks
  * `from`..`to`, in chain order per read, each naming its payment and address (`deposit`); no
- * reference. A token the chain does not configure gets an ERC-20 asset id of its address.
+ * reference. A token the chain does not configure gets an ERC-20 asset id of its address and is
+ * `unlisted`.
  */
 export const depositTransfersIn = (
   chain: WatchedChain,
@@ -244,7 +246,3 @@ export const depositTransfersIn = (
     }
     return found
   })
-
-/** Whether `asset` is one of the chain's configured tokens. */
-export const isConfigured = (chain: WatchedChain, asset: string): boolean =>
-  chain.tokens.has(asset.slice(asset.lastIndexOf(":") + 1).toLowerCase())

@@ -94,8 +94,8 @@ export const underpaidReceipts = (store: ReceiptStore["Service"], payment: Payme
  * `succeeded`), and the underpaid receipts it completes become `paid`; `underpaid` and `late` ones
  * leave its status as it is and emit `payment.transfer_received` (an underpaid one also bumps the
  * payment's state version, so that two transfers arriving together are judged one after the other);
- * unmatched ones are kept: the operator's, or, at a deposit address, its payment's partner's (in its
- * mode). Receipt, payment change and event are written in one transaction, and a
+ * unmatched ones are kept: the operator's, or, at a deposit address in an accepted token, its
+ * payment's partner's (in its mode). Receipt, payment change and event are written in one transaction, and a
  * log already recorded (a rescan after a restart or by another worker) changes nothing.
  */
 export class Reconciliation extends Context.Service<Reconciliation, {
@@ -113,6 +113,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
 
       // A deposit's transfer: the latest deposit quote of its address; any other: the quote of its reference.
       const quoteOf = (transfer: ObservedTransfer): Effect.Effect<Option.Option<StoredQuote>> => {
+        if (transfer.unlisted === true) return Effect.succeed(Option.none())
         const deposit = transfer.deposit
         if (deposit !== undefined) {
           return Effect.map(
@@ -136,8 +137,10 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
           const base = { ...transfer, id, recordedAt: millis, refund: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
-            // What reached a deposit address unquoted (another token) belongs to the address's payment's owner.
-            const owner = transfer.deposit === undefined ? Option.none() : yield* repo.findById(transfer.deposit.paymentId as Payment["id"])
+            // What reached a deposit address unquoted in an accepted token belongs to the address's payment's owner.
+            const owner = transfer.deposit === undefined || transfer.unlisted === true
+              ? Option.none()
+              : yield* repo.findById(transfer.deposit.paymentId as Payment["id"])
             const receipt = new Receipt({
               ...base,
               outcome: "unmatched",

@@ -15,6 +15,9 @@ export type AdminCommand =
   | { readonly _tag: "AppRevoke"; readonly appId: string }
   /** `threshold`: a decimal in major units of the payment's currency, or `null` for the default (1000.00). */
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
+  | { readonly _tag: "ReceiptList" }
+  | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
+  | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -35,6 +38,11 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   app revoke --app ID                                 → {"appId", "revoked": true}
       its App-Id and wallet keys stop working
   app list                                            → [{"appId", "name", "mode", "revoked", "createdAt", "revokedAt"}]
+  receipt list                                        → the newest 100 unmatched receipts no partner owns (as GET /v1/receipts)
+  receipt refund --receipt ID                         → that receipt, its refund pending: sent back to its sender
+  deposit sweep --chain C --address A --asset X       → {"chainId", "address", "asset", "due": true}
+      sweeps token X (CAIP-19, any ERC-20, one the service does not accept included) from
+      deposit address A on chain C (CAIP-2) to the collection address
 
 Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
@@ -48,7 +56,11 @@ const options = {
   partner: { type: "string" },
   key: { type: "string" },
   app: { type: "string" },
-  threshold: { type: "string" }
+  threshold: { type: "string" },
+  receipt: { type: "string" },
+  chain: { type: "string" },
+  address: { type: "string" },
+  asset: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -65,7 +77,10 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "key list": ["partner"],
   "app create": ["name", "sandbox", "live"],
   "app revoke": ["app"],
-  "app list": []
+  "app list": [],
+  "receipt list": [],
+  "receipt refund": ["receipt"],
+  "deposit sweep": ["chain", "address", "asset"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -88,7 +103,7 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
   const blank = (Object.keys(values) as Array<Flag>).find((flag) => typeof values[flag] === "string" && values[flag].trim() === "")
   if (blank !== undefined) return { _tag: "Invalid", message: `--${blank} needs a value.` }
   const sandbox = values.sandbox === true
-  const given = (flag: "name" | "partner" | "key" | "app" | "threshold" | "version") => values[flag]?.trim()
+  const given = (flag: Exclude<Flag, "sandbox" | "live">) => values[flag]?.trim()
   const needs = (message: string): Invalid => ({ _tag: "Invalid", message })
   switch (command) {
     case "partner create": {
@@ -135,6 +150,18 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "app list":
       return { _tag: "AppList" }
+    case "receipt list":
+      return { _tag: "ReceiptList" }
+    case "receipt refund": {
+      const receiptId = given("receipt")
+      return receiptId === undefined ? needs("receipt refund needs --receipt.") : { _tag: "ReceiptRefund", receiptId }
+    }
+    case "deposit sweep": {
+      const [chainId, address, asset] = [given("chain"), given("address"), given("asset")]
+      return chainId === undefined || address === undefined || asset === undefined
+        ? needs("deposit sweep needs --chain, --address and --asset.")
+        : { _tag: "DepositSweep", chainId, address, asset }
+    }
     default:
       return needs(`Unknown command "${command}".`)
   }
