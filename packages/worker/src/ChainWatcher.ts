@@ -137,8 +137,9 @@ export const chainWatcher = (
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
+    const recording = yield* Effect.context<Reconciliation | DepositStore | ReceiptStore>()
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, deposits)),
+      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits), recording)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
