@@ -118,7 +118,7 @@ const scanChain = (
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
     yield* retryQuarantined(chain)
-    yield* recordTransfers(chain, [...transfers, ...toDeposits])
+    yield* recordTransfers([...transfers, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe
   }).pipe(

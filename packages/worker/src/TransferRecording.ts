@@ -22,20 +22,20 @@ const { blockHash } = Chain.TransferLogs
 const retriesPerRound = 50
 
 /** Records one transfer (a rescanned one changes nothing), and marks a deposit's sweep due. */
-const record = (chain: WatchedChain, transfer: ObservedTransfer) =>
+const record = (transfer: ObservedTransfer) =>
   Effect.gen(function*() {
     const { receipt, result } = yield* (yield* Reconciliation).reconcile(transfer)
     if (result === "stale") return yield* Effect.die(new Error(`payment ${receipt.paymentId} kept changing`))
     if (result === "recorded") {
       yield* Effect.logInfo(`watcher: ${receipt.outcome} transfer ${receipt.txHash}#${receipt.logIndex}`).pipe(
-        Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none" })
+        Effect.annotateLogs({ chainId: transfer.chainId, paymentId: receipt.paymentId ?? "none" })
       )
     }
     // Whatever its outcome (marked again on a rescan: that costs at most a sweep that finds nothing).
     const deposit = transfer.deposit
     if (deposit !== undefined && transfer.unlisted !== true) {
       const address = deposit.account.slice(deposit.account.lastIndexOf(":") + 1)
-      yield* (yield* DepositStore).markDue({ chainId: chain.chainId, address, asset: transfer.asset })
+      yield* (yield* DepositStore).markDue({ chainId: transfer.chainId, address, asset: transfer.asset })
     }
   })
 
@@ -54,10 +54,10 @@ const reasonOf = (cause: Cause.Cause<unknown>) => {
  * Records `transfer`; when that fails (anything but an interruption), quarantines it instead.
  * `retry`: it comes from the quarantine (logged as a warning, not counted again).
  */
-const recordOrQuarantine = (chain: WatchedChain, transfer: ObservedTransfer, retry: boolean) =>
+const recordOrQuarantine = (transfer: ObservedTransfer, retry: boolean) =>
   Effect.gen(function*() {
     const receipts = yield* ReceiptStore
-    const recorded = yield* record(chain, transfer).pipe(
+    const recorded = yield* record(transfer).pipe(
       Effect.as(true),
       Effect.catchCause((cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
@@ -66,7 +66,7 @@ const recordOrQuarantine = (chain: WatchedChain, transfer: ObservedTransfer, ret
           const fresh = yield* receipts.quarantine(transfer, reason)
           const where = `${transfer.txHash}#${transfer.logIndex}`
           if (fresh || !retry) {
-            yield* Metric.update(ProcessMetrics.quarantinedTransfers(chain.chainId), 1)
+            yield* Metric.update(ProcessMetrics.quarantinedTransfers(transfer.chainId), 1)
             yield* Effect.logError(`watcher: transfer ${where} could not be recorded and is quarantined: ${reason}`, cause)
           } else {
             yield* Effect.logWarning(`watcher: quarantined transfer ${where} still cannot be recorded: ${reason}`)
@@ -74,14 +74,14 @@ const recordOrQuarantine = (chain: WatchedChain, transfer: ObservedTransfer, ret
           return false
         })
       }),
-      Effect.annotateLogs({ chainId: chain.chainId })
+      Effect.annotateLogs({ chainId: transfer.chainId })
     )
     if (recorded && retry) yield* receipts.resolveQuarantine(transfer, "recorded")
   })
 
 /** Records every transfer of a range on its own; see the module documentation. */
-export const recordTransfers = (chain: WatchedChain, transfers: ReadonlyArray<ObservedTransfer>) =>
-  Effect.forEach(transfers, (transfer) => recordOrQuarantine(chain, transfer, false), { discard: true })
+export const recordTransfers = (transfers: ReadonlyArray<ObservedTransfer>) =>
+  Effect.forEach(transfers, (transfer) => recordOrQuarantine(transfer, false), { discard: true })
 
 /**
  * Tries the chain's quarantined transfers again; one whose block is no longer on the chain (a
@@ -97,6 +97,6 @@ export const retryQuarantined = (chain: WatchedChain) =>
         yield* Effect.logWarning(`watcher: quarantined transfer ${transfer.txHash}#${transfer.logIndex} left the chain; dropped`)
         continue
       }
-      yield* recordOrQuarantine(chain, transfer, true)
+      yield* recordOrQuarantine(transfer, true)
     }
   })

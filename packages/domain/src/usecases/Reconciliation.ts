@@ -18,6 +18,12 @@ const maxAttempts = 5
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
+const receiptFingerprintPrefix = "receipt:"
+
+/** The fingerprint of the commitment the watcher makes for a transfer: its log. */
+const receiptFingerprint = (transfer: ObservedTransfer) =>
+  `${receiptFingerprintPrefix}${transfer.chainId}:${transfer.txHash.toLowerCase()}:${transfer.logIndex}`
+
 /**
  * Whether the transfer is the payment's own committed one: a confirmed push, or the transfer its
  * committed authorization made (by its nonce, from the committed account, of the committed amount),
@@ -26,7 +32,10 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 const isOwnTransfer = (payment: Payment, transfer: ObservedTransfer) => {
   const commitment = payment.commitment
   if (commitment === null) return false
-  if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) return true
+  // One the watcher committed is that one log: another transfer of its transaction (a batch) is not it.
+  if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) {
+    return !commitment.fingerprint.startsWith(receiptFingerprintPrefix) || commitment.fingerprint === receiptFingerprint(transfer)
+  }
   return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference) &&
     same(commitment.account, transfer.from) && commitment.tokenAmount === transfer.value
 }
@@ -178,7 +187,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               account: transfer.from,
               asset: claims.asset,
               tokenAmount: BigInt(claims.value),
-              fingerprint: `receipt:${transfer.chainId}:${transfer.txHash.toLowerCase()}:${transfer.logIndex}`,
+              fingerprint: receiptFingerprint(transfer),
               txHash: transfer.txHash.toLowerCase(),
               authorization: null,
               reference: transfer.reference,
