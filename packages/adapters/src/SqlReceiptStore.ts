@@ -143,7 +143,7 @@ export const make = Effect.gen(function*() {
 
   const list = (query: ReceiptQuery) => {
     const where: Array<Fragment> = query.owner === "operator"
-      ? [sql`payment_id IS NULL`]
+      ? [sql`payment_id IS NULL`, sql`partner_id IS NULL`]
       : [sql`partner_id = ${query.owner.partnerId}`, sql`mode = ${query.owner.mode}`]
     if (query.paymentId !== undefined) where.push(sql`payment_id = ${query.paymentId}`)
     if (query.outcomes !== undefined && query.outcomes.length > 0) where.push(sql.in("outcome", query.outcomes))

@@ -10,7 +10,7 @@ export type RecordResult = "recorded" | "duplicate" | "stale"
 
 /**
  * Which receipts a list covers: a partner's (in one mode: its payments' and the unmatched ones of its
- * payments' deposit addresses), or, for the operator, every unmatched one.
+ * payments' deposit addresses), or the operator's (the unmatched ones no partner owns).
  */
 export interface ReceiptQuery {
   readonly owner: { readonly partnerId: PartnerId; readonly mode: Mode } | "operator"
