@@ -21,7 +21,9 @@ const contracts = [
   ["TestPriceFeed", "TestPriceFeed.sol"],
   ["TestSmartWallet", "TestSmartWallet.sol"],
   ["DepositFactory", "DepositFactory.sol"],
-  ["DepositForwarder", "DepositFactory.sol"]
+  ["DepositForwarder", "DepositFactory.sol"],
+  ["TestForwarder", "TestCallers.sol"],
+  ["TestMulticall", "TestCallers.sol"]
 ]
 
 /** Compiler settings; part of the header, since they change the bytecode. */

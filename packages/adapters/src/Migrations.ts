@@ -28,6 +28,7 @@ import * as ReceiptRefunds from "./migrations/0011_receipt_refunds.ts"
 import * as DashboardSessions from "./migrations/0012_dashboard_sessions.ts"
 import * as DepositAddresses from "./migrations/0013_deposit_addresses.ts"
 import * as DeliveryResponses from "./migrations/0014_delivery_responses.ts"
+import * as TransfersOnce from "./migrations/0015_transfers_once.ts"
 import * as RefundLegs from "./migrations/0016_refund_legs.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
@@ -53,6 +54,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0012_dashboard_sessions": runStatements(DashboardSessions.statements),
   "0013_deposit_addresses": runStatements(DepositAddresses.statements),
   "0014_delivery_responses": runStatements(DeliveryResponses.statements),
+  "0015_transfers_once": runStatements(TransfersOnce.statements),
   "0016_refund_legs": runStatements(RefundLegs.statements)
 }
 

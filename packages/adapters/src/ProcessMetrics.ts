@@ -11,6 +11,7 @@
  * |---|---|---|---|
  * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
  * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
+ * | `paygate_chain_quarantined_transfers_total` | counter | `chain_id` | transfer logs the chain watcher could not record |
  * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
  * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
  *
@@ -29,21 +30,21 @@ export type WebhookOutcome = "delivered" | "failed" | "abandoned"
 /** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
 export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
 
-const webhookCounters = new Map<WebhookOutcome, Metric.Counter<number>>()
-
-/** The counter of one webhook delivery outcome. */
-export const webhookDeliveries = (outcome: WebhookOutcome) => {
-  let counter = webhookCounters.get(outcome)
+// One counter per name and labels, made on first use.
+const counters = new Map<string, Metric.Counter<number>>()
+const counterOf = (name: string, description: string, attributes: Record<string, string>) => {
+  const key = `${name} ${JSON.stringify(attributes)}`
+  let counter = counters.get(key)
   if (counter === undefined) {
-    counter = Metric.counter("paygate_webhook_deliveries_total", {
-      description: "Webhook delivery attempts by outcome.",
-      incremental: true,
-      attributes: { outcome }
-    })
-    webhookCounters.set(outcome, counter)
+    counter = Metric.counter(name, { description, incremental: true, attributes })
+    counters.set(key, counter)
   }
   return counter
 }
+
+/** The counter of one webhook delivery outcome. */
+export const webhookDeliveries = (outcome: WebhookOutcome) =>
+  counterOf("paygate_webhook_deliveries_total", "Webhook delivery attempts by outcome.", { outcome })
 
 /** Counts one webhook delivery attempt. */
 export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
@@ -52,26 +53,25 @@ export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(
 export const outcomeOf = (attempt: AttemptRecord): WebhookOutcome =>
   attempt.status === "succeeded" ? "delivered" : attempt.status === "pending" ? "failed" : "abandoned"
 
-const chainCounters = new Map<string, Metric.Counter<number>>()
-
 /** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
-export const chainRpcErrors = (chainId: string, operation: string, failure: string) => {
-  const key = `${chainId} ${operation} ${failure}`
-  let counter = chainCounters.get(key)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_chain_rpc_errors_total", {
-      description: "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
-      incremental: true,
-      attributes: { chain_id: chainId, operation, failure }
-    })
-    chainCounters.set(key, counter)
-  }
-  return counter
-}
+export const chainRpcErrors = (chainId: string, operation: string, failure: string) =>
+  counterOf(
+    "paygate_chain_rpc_errors_total",
+    "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
+    { chain_id: chainId, operation, failure }
+  )
 
 /** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
+
+/** The counter of transfer logs of one chain that the watcher quarantined (could not record). */
+export const quarantinedTransfers = (chainId: string) =>
+  counterOf(
+    "paygate_chain_quarantined_transfers_total",
+    "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id.",
+    { chain_id: chainId }
+  )
 
 /** Resident set size of this process (set at scrape time). */
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })

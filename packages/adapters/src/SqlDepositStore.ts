@@ -52,6 +52,26 @@ const sweepFromRow = (row: SweepRow) =>
     attempts: toInt(row.attempts)
   }, { disableChecks: true })
 
+// Marks the deposit's sweep due; answers whether the deposit address exists.
+const markDueIn = (sql: SqlClient.SqlClient, key: DepositKey) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* sql`INSERT INTO deposit_sweeps (chain_id, address, asset, payment_id, marked_version, swept_version, due_at, updated_at)
+      SELECT chain_id, address, ${key.asset}, payment_id, 1, 0, ${now}::bigint, ${now}::bigint FROM deposit_addresses
+      WHERE chain_id = ${key.chainId} AND address = ${key.address.toLowerCase()}
+      ON CONFLICT (chain_id, address, asset) DO UPDATE SET
+        marked_version = deposit_sweeps.marked_version + 1, due_at = ${now}::bigint, updated_at = ${now}::bigint
+      RETURNING address`
+    return rows.length > 0
+  })
+
+/**
+ * The operator's sweep of `key` (any token, one the service does not accept included): due now;
+ * answers whether the deposit address exists.
+ */
+export const sweepOnRequest = (key: DepositKey): Effect.Effect<boolean, never, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => markDueIn(sql, key)).pipe(Effect.orDie)
+
 /** Builds the store over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -62,8 +82,12 @@ export const make = Effect.gen(function*() {
       ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, Effect.orDie, spans.ensure)
 
   const watched = (chainId: string, sinceMillis: number) =>
-    sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT address, payment_id, created_at
-      FROM deposit_addresses WHERE chain_id = ${chainId} AND created_at >= ${sinceMillis}::bigint ORDER BY created_at`.pipe(
+    sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT a.address, a.payment_id, a.created_at
+      FROM deposit_addresses a WHERE a.chain_id = ${chainId} AND (a.created_at >= ${sinceMillis}::bigint
+        OR NOT EXISTS (SELECT 1 FROM deposit_sweeps s WHERE s.chain_id = a.chain_id AND s.address = a.address)
+        OR EXISTS (SELECT 1 FROM deposit_sweeps s WHERE s.chain_id = a.chain_id AND s.address = a.address
+          AND (s.marked_version > s.swept_version OR s.updated_at >= ${sinceMillis}::bigint)))
+      ORDER BY a.created_at`.pipe(
       Effect.map((rows) =>
         rows.map((row): DepositAddress => ({
           chainId,
@@ -76,15 +100,7 @@ export const make = Effect.gen(function*() {
       spans.watched
     )
 
-  const markDue = (key: DepositKey) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      yield* sql`INSERT INTO deposit_sweeps (chain_id, address, asset, payment_id, marked_version, swept_version, due_at, updated_at)
-        SELECT chain_id, address, ${key.asset}, payment_id, 1, 0, ${now}::bigint, ${now}::bigint FROM deposit_addresses
-        WHERE chain_id = ${key.chainId} AND address = ${key.address.toLowerCase()}
-        ON CONFLICT (chain_id, address, asset) DO UPDATE SET
-          marked_version = deposit_sweeps.marked_version + 1, due_at = ${now}::bigint, updated_at = ${now}::bigint`
-    }).pipe(Effect.orDie, spans.markDue)
+  const markDue = (key: DepositKey) => Effect.asVoid(markDueIn(sql, key)).pipe(Effect.orDie, spans.markDue)
 
   const claim = (limit: number, leaseMillis: number) =>
     Effect.gen(function*() {

@@ -35,8 +35,8 @@ const spans = {
 // Ids per statement at most: a bound on one statement's work, not a PostgreSQL limit (the ids are one parameter).
 const maxBatch = 500
 
-// Migration 0004's indexes: one payment per authorization, one per transaction.
-const onceIndexes = ["payments_authorization_once", "payments_transaction_once"]
+// One payment per authorization (migration 0004), one per transfer (0015).
+const onceIndexes = ["payments_authorization_once", "payments_transfer_once"]
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {

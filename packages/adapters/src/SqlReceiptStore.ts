@@ -1,11 +1,13 @@
 /**
- * `ReceiptStore` on SQL (`chain_receipts`, migration 0010). `record` is one transaction: the receipt
- * (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
- * payment's compare-and-set and the outbox events, all or nothing. Database failures are defects.
+ * `ReceiptStore` on SQL (`chain_receipts`, migration 0010; `chain_quarantine`, 0015). `record` is
+ * one transaction: the receipt (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned
+ * log writes nothing), the payment's compare-and-set and the outbox events, all or nothing.
+ * Database failures are defects.
  *
  * @module
  */
 import {
+  type ObservedTransfer,
   type OutboxEvent,
   type Payment,
   type PaymentStatus,
@@ -30,7 +32,10 @@ const spans = {
   find: traced("SqlReceiptStore.find"),
   saveRefund: traced("SqlReceiptStore.saveRefund"),
   claimRefunds: traced("SqlReceiptStore.claimRefunds"),
-  releaseRefund: traced("SqlReceiptStore.releaseRefund")
+  releaseRefund: traced("SqlReceiptStore.releaseRefund"),
+  quarantine: traced("SqlReceiptStore.quarantine"),
+  quarantined: traced("SqlReceiptStore.quarantined"),
+  resolveQuarantine: traced("SqlReceiptStore.resolveQuarantine")
 }
 
 // The refund column: the domain's JSON encoding, read back without repeating its checks.
@@ -87,6 +92,13 @@ const fromRow = (row: ReceiptRow): Receipt =>
     refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund))
   }, { disableChecks: true })
 
+// A quarantined transfer as stored: the value as a decimal string.
+const encodeTransfer = (transfer: ObservedTransfer) => ({ ...transfer, value: transfer.value.toString() })
+const decodeTransfer = (stored: unknown): ObservedTransfer => {
+  const row = stored as Omit<ObservedTransfer, "value"> & { readonly value: string }
+  return { ...row, value: BigInt(row.value) }
+}
+
 /** The payment changed between reading and writing: roll the receipt back. */
 class Stale extends Data.TaggedError("Stale")<{}> {}
 
@@ -130,8 +142,8 @@ export const make = Effect.gen(function*() {
     )
 
   const list = (query: ReceiptQuery) => {
-    const where: Array<Fragment> = query.owner === "unmatched"
-      ? [sql`payment_id IS NULL`]
+    const where: Array<Fragment> = query.owner === "operator"
+      ? [sql`payment_id IS NULL`, sql`partner_id IS NULL`]
       : [sql`partner_id = ${query.owner.partnerId}`, sql`mode = ${query.owner.mode}`]
     if (query.paymentId !== undefined) where.push(sql`payment_id = ${query.paymentId}`)
     if (query.outcomes !== undefined && query.outcomes.length > 0) where.push(sql.in("outcome", query.outcomes))
@@ -190,7 +202,35 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND refund ->> 'status' = 'pending'`
     }).pipe(Effect.orDie, spans.releaseRefund)
 
-  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund })
+  const quarantine = (transfer: ObservedTransfer, reason: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql<{ readonly attempts: unknown }>`INSERT INTO chain_quarantine
+          (chain_id, tx_hash, log_index, transfer, reason, quarantined_at, updated_at)
+        VALUES (${transfer.chainId}, ${transfer.txHash.toLowerCase()}, ${transfer.logIndex}, ${JSON.stringify(encodeTransfer(transfer))}::jsonb,
+          ${reason}, ${now}::bigint, ${now}::bigint)
+        ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET transfer = EXCLUDED.transfer, reason = EXCLUDED.reason,
+          attempts = chain_quarantine.attempts + 1, updated_at = EXCLUDED.updated_at, resolved_at = NULL, resolution = NULL
+        RETURNING attempts`
+      return rows.length > 0 && toInt(rows[0]!.attempts) === 1
+    }).pipe(Effect.orDie, spans.quarantine)
+
+  const quarantined = (chainId: string, limit: number) =>
+    sql<{ readonly transfer: unknown }>`SELECT transfer FROM chain_quarantine WHERE chain_id = ${chainId} AND resolved_at IS NULL
+      ORDER BY quarantined_at, tx_hash, log_index LIMIT ${limit}`.pipe(
+      Effect.map((rows) => rows.map((row) => decodeTransfer(fromJsonColumn(row.transfer)))),
+      Effect.orDie,
+      spans.quarantined
+    )
+
+  const resolveQuarantine = (transfer: ObservedTransfer, outcome: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE chain_quarantine SET resolved_at = ${now}::bigint, resolution = ${outcome}, updated_at = ${now}::bigint
+        WHERE chain_id = ${transfer.chainId} AND tx_hash = ${transfer.txHash.toLowerCase()} AND log_index = ${transfer.logIndex}`
+    }).pipe(Effect.orDie, spans.resolveQuarantine)
+
+  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, quarantine, quarantined, resolveQuarantine })
 })
 
 /** `ReceiptStore` over the `SqlClient` in context. */

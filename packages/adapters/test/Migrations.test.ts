@@ -9,6 +9,7 @@ const tables = [
   "apps",
   "buyer_data",
   "chain_cursors",
+  "chain_quarantine",
   "chain_receipts",
   "crypto_settlements",
   "dashboard_sessions",

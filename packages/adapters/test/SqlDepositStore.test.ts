@@ -1,6 +1,6 @@
 import { type DepositKey, DepositStore, PaymentRepository, SignedTransfer } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { adapterSuite } from "./support/AdapterSuite.ts"
@@ -23,7 +23,7 @@ const deposit = (createdAt = 1_000) =>
 const signed = (n: number) => new SignedTransfer({ txHash: `0x${n.toString(16).padStart(64, "0")}`, raw: `0x0${n}` })
 
 adapterSuite("SqlDepositStore", (it) => {
-  it.effect("an address is recorded once per payment and chain; the watcher follows those handed out since a time", () =>
+  it.effect("an address is recorded once per payment and chain; the watcher follows those handed out since a time or not swept", () =>
     Effect.gen(function*() {
       const store = yield* DepositStore
       const old = yield* deposit(1_000)
@@ -34,8 +34,19 @@ adapterSuite("SqlDepositStore", (it) => {
       const clash = yield* Effect.exit(sql`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
         VALUES (${chainId}, ${"0x" + "f".repeat(40)}, ${old.paymentId}, 1)`)
       assert.strictEqual(clash._tag, "Failure")
-      const watched = yield* store.watched(chainId, 2_000)
-      assert.deepStrictEqual(watched.map((d) => [d.address, d.paymentId]), [[recent.key.address, recent.paymentId]])
+      const watched = (since = 2_000) => Effect.map(store.watched(chainId, since), (all) => all.map((d) => [d.address, d.paymentId]))
+      // Nothing arrived at the old one yet: followed however late.
+      assert.deepStrictEqual(yield* watched(), [[old.key.address, old.paymentId], [recent.key.address, recent.paymentId]])
+      // Swept before the time: no longer followed (the recent one, never swept, still is).
+      yield* store.markDue(old.key)
+      const [sweep] = yield* store.claim(10, 1_000)
+      yield* store.nothingLeft(sweep!)
+      assert.deepStrictEqual(yield* watched(), [[old.key.address, old.paymentId], [recent.key.address, recent.paymentId]])
+      const later = (yield* Clock.currentTimeMillis) + 1
+      assert.deepStrictEqual(yield* watched(later), [[recent.key.address, recent.paymentId]])
+      // Another token arrived there and is not swept yet: followed again.
+      yield* store.markDue({ ...old.key, asset: `${chainId}/erc20:0x${"12".repeat(20)}` })
+      assert.deepStrictEqual(yield* watched(later), [[old.key.address, old.paymentId], [recent.key.address, recent.paymentId]])
     }))
 
   it.effect("marks, claims with a lease, records a batch all or nothing, and sweeps up to the version the sweep covered", () =>

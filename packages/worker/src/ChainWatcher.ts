@@ -1,9 +1,11 @@
 /**
  * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
- * token into its chain's collection address, and into the deposit addresses handed out in the last
- * `depositWatchMs` (issue #17), and hands every one to `Reconciliation`, so that a payment whose
- * wallet never confirmed is still found, and nothing that arrives is lost. What reaches a deposit
- * address is marked for its sweep to the collection address (`DepositStore.markDue`).
+ * token into its chain's collection address, and those of any token into the deposit addresses not
+ * swept yet or handed out in the last `depositWatchMs`, and hands every one to `Reconciliation`
+ * (`TransferRecording`: each log on its own, one that cannot be recorded quarantined), so that a
+ * payment whose wallet never confirmed is still found, and nothing that arrives is lost. What
+ * reaches a deposit address in a configured token is marked for its sweep to the collection
+ * address (`DepositStore.markDue`).
  *
  * - Only blocks with the chain's required confirmations are read (up to head − confirmations + 1):
  *   a reorganisation within that depth never reaches a receipt.
@@ -18,10 +20,11 @@
  * @module
  */
 import { Chain, Configuration } from "@paygate/adapters"
-import { DepositStore, ScanCursors, Reconciliation } from "@paygate/domain"
+import { DepositStore, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
+import { recordTransfers, retryQuarantined } from "./TransferRecording.ts"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
 const { blockHash, depositTransfersIn, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
@@ -38,11 +41,14 @@ export interface WatcherSettingsShape {
   readonly lookbackBlocks: number
   /** Blocks read again when a stored block hash no longer matches. */
   readonly reorgRewindBlocks: number
-  /** How long after it was handed out a deposit address is still followed (late transfers included). */
+  /**
+   * How long after it was handed out a deposit address is still followed once swept (late transfers
+   * included); one never swept (nothing arrived yet, or not swept yet) is followed however late.
+   */
   readonly depositWatchMs: number
 }
 
-/** The defaults: every 2 s, 1000 blocks per read, the last 1000 blocks on a chain's first scan, deposit addresses for 30 days. */
+/** The defaults: every 2 s, 1000 blocks per read, the last 1000 blocks on a chain's first scan, swept deposit addresses for 30 days. */
 export const defaultWatcherSettings: WatcherSettingsShape = {
   pollIntervalMs: 2_000,
   leaseMs: 60_000,
@@ -83,7 +89,6 @@ const scanChain = (
   holder: string,
   settings: WatcherSettingsShape,
   cursors: ScanCursors["Service"],
-  reconciliation: Reconciliation["Service"],
   deposits: DepositStore["Service"]
 ) =>
   Effect.gen(function*() {
@@ -112,22 +117,8 @@ const scanChain = (
       ? []
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
-    for (const transfer of [...transfers, ...toDeposits]) {
-      const { receipt, result } = yield* reconciliation.reconcile(transfer)
-      if (result === "stale") return yield* Effect.die(new Error(`watcher: payment ${receipt.paymentId} kept changing; range read again`))
-      if (result === "recorded") {
-        yield* Effect.logInfo(`watcher: ${receipt.outcome} transfer ${receipt.txHash}#${receipt.logIndex}`).pipe(
-          Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none" })
-        )
-      }
-      // Whatever its outcome, what reached a deposit address is swept to the collection address
-      // (marked again on a rescan: that costs at most a sweep that finds nothing).
-      const deposit = transfer.deposit
-      if (deposit !== undefined) {
-        const address = deposit.account.slice(deposit.account.lastIndexOf(":") + 1)
-        yield* deposits.markDue({ chainId: chain.chainId, address, asset: transfer.asset })
-      }
-    }
+    yield* retryQuarantined(chain)
+    yield* recordTransfers([...transfers, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe
   }).pipe(
@@ -138,24 +129,28 @@ const scanChain = (
 /** The watcher loop over `chains`; see the module documentation. */
 export const chainWatcher = (
   chains: ReadonlyArray<WatchedChain>
-): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore> =>
+): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore | ReceiptStore> =>
   Effect.gen(function*() {
     const settings = yield* WatcherSettings
     const cursors = yield* ScanCursors
-    const reconciliation = yield* Reconciliation
     const deposits = yield* DepositStore
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
+    const recording = yield* Effect.context<Reconciliation | DepositStore | ReceiptStore>()
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation, deposits)),
+      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits), recording)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
   }).pipe(Effect.scoped)
 
 /** The watcher over the configured chains, forked into the layer's scope (nothing to do without chains). */
-export const WatcherJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore> = Layer
+export const WatcherJob: Layer.Layer<
+  never,
+  never,
+  Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore | ReceiptStore
+> = Layer
   .effectDiscard(
     Effect.gen(function*() {
       const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)

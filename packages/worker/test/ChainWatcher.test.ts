@@ -11,8 +11,10 @@ import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQ
 import {
   Executions,
   IdGenerator,
+  InvalidState,
   type PaymentId,
   type Receipt,
+  ReceiptRefunds,
   Reconciliation,
   ReceiptStore,
   ScanCursors
@@ -154,8 +156,12 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     })))
   const unmatched = () =>
     server.run(withStores(Effect.gen(function*() {
-      return yield* (yield* ReceiptStore).list({ owner: "unmatched", after: null, limit: 100 })
+      return yield* (yield* ReceiptStore).list({ owner: "operator", after: null, limit: 100 })
     })))
+  /** The operator's refund of a receipt no partner owns (`paygate-admin receipt refund`), and why it is refused. */
+  const asOperator = (id: string) => ReceiptRefunds.use((r) => r.requestAsOperator(id)).pipe(Effect.provide(ReceiptRefunds.layer))
+  const operatorRefund = (id: string) => server.run(asOperator(id))
+  const operatorRefused = (id: string) => server.run(Effect.flip(asOperator(id)))
   const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const status = async (paymentId: string) => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body.status
   const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
@@ -337,7 +343,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     }
   })
 
-  it("GET /v1/receipts: the partner's receipts by payment and outcome, the unmatched ones, nobody else's", async () => {
+  it("GET /v1/receipts: the partner's receipts by payment and outcome, nobody else's, and not the operator's unmatched ones", async () => {
     const p = await pushPayment()
     const hash = await send(withValue(p, 2_000_000n))
     await mine(confirmations - 1)
@@ -374,14 +380,14 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     const paged = await list("?limit=1")
     expect(paged.body.data).toHaveLength(1)
     expect((await list(`?limit=1&cursor=${paged.body.nextCursor}`)).body.data[0].receiptId).not.toBe(paged.body.data[0].receiptId)
-    const unmatched = await list("?outcome=unmatched&limit=100")
-    expect(unmatched.body.data.length).toBeGreaterThanOrEqual(2)
-    expect(unmatched.body.data.every((r: any) => r.outcome === "unmatched" && r.paymentId === null)).toBe(true)
-    // Another partner sees none of this partner's receipts, the live key none of sandbox's; both see the unmatched ones.
+    // Unmatched transfers into the collection address are the operator's: no partner lists them.
+    expect((await unmatched()).length).toBeGreaterThanOrEqual(2)
+    expect((await list("?outcome=unmatched&limit=100")).body.data).toEqual([])
+    // Another partner sees none of this partner's receipts, the live key none of sandbox's.
     const other = await server.partner()
     expect((await list("", other.sandbox)).body.data).toEqual([])
     expect((await list("", partner.live)).body.data).toEqual([])
-    expect((await list("?outcome=unmatched", other.live)).body.data.length).toBeGreaterThan(0)
+    expect((await list("?outcome=unmatched", other.live)).body.data).toEqual([])
     for (const query of ["?outcome=lost", "?outcome=unmatched&outcome=late", `?outcome=unmatched&paymentId=${p.paymentId}`, "?limit=0", "?cursor=nope"]) {
       const refused = await list(query)
       expect(refused.status).toBe(400)
@@ -407,23 +413,28 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     const refund = (id: string, apiKey = partner.sandbox) => server.request("POST", `/v1/receipts/${id}/refund`, { apiKey })
     const before = await world().balanceOf(payer.address)
     const other = await server.partner()
-    // Another partner cannot touch this partner's receipts, but may refund an unmatched one (once).
+    // Another partner cannot touch this partner's receipts; no partner an unmatched one (the operator's).
     expect((await refund(overReceipt.id, other.sandbox)).body.code).toBe("payment_not_found")
+    expect((await refund(stray.id, other.sandbox)).body.code).toBe("payment_not_found")
+    expect((await refund(stray.id)).body.code).toBe("payment_not_found")
     expect((await refund("rcp_nope")).status).toBe(404)
     expect((await refund(exactReceipt.id)).body.code).toBe("invalid_state")
     // The test token minted to the collection address at deployment: no sender to send it back to.
     const minted = (await unmatched()).find((r) => /:0x0{40}$/.test(r.from))!
-    expect((await refund(minted.id)).body).toEqual({ code: "invalid_state", message: `Receipt ${minted.id} was minted: it has no sender to refund.` })
+    expect(await operatorRefused(minted.id)).toEqual(new InvalidState({ message: `Receipt ${minted.id} was minted: it has no sender to refund.` }))
     const asked = await refund(overReceipt.id)
     expect(asked.status).toBe(200)
     expect(asked.body.refund).toEqual({ status: "pending", value: "500000", txHash: null })
     expect((await refund(overReceipt.id)).body.code).toBe("already_refunded")
     expect((await refund(lateReceipt.id)).body.refund.value).toBe("12500000")
-    expect((await refund(stray.id, other.sandbox)).body.refund.value).toBe("777")
-    expect((await refund(stray.id)).body.code).toBe("already_refunded")
+    expect((await operatorRefund(stray.id)).refund?.value).toBe(777n)
+    expect((await operatorRefused(stray.id))._tag).toBe("AlreadyRefunded")
     const completed = async (paymentId: string | null, id: string) => {
-      const query = paymentId === null ? "?outcome=unmatched&limit=100" : `?paymentId=${paymentId}`
-      const listed = await server.request("GET", `/v1/receipts${query}`, { apiKey: partner.sandbox })
+      if (paymentId === null) {
+        const found = (await unmatched()).find((r) => r.id === id)
+        return found?.refund?.status === "completed" ? { txHash: found.refund.transfer?.txHash } : undefined
+      }
+      const listed = await server.request("GET", `/v1/receipts?paymentId=${paymentId}`, { apiKey: partner.sandbox })
       const found = listed.body.data.find((r: any) => r.receiptId === id)
       return found?.refund?.status === "completed" ? found.refund : undefined
     }

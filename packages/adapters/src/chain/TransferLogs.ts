@@ -1,15 +1,16 @@
 /**
  * Reading a chain for reconciliation: the ERC-20 `Transfer` logs of the configured tokens into the
- * chain's collection address (and into payments' deposit addresses), in a block range, each with the reference its transaction carried
- * (the 16 bytes after a push payment's `transfer`, or the nonce of an EIP-3009
- * `transferWithAuthorization`). Only blocks with the chain's required confirmations are read
+ * chain's collection address, in a block range, each with the reference it carried: the nonce of
+ * the EIP-3009 authorization that made it (the token's `AuthorizationUsed` next to it, whatever
+ * contract submitted it), or the 16 bytes after a push payment's `transfer`; and those of any token
+ * into payments' deposit addresses. Only blocks with the chain's required confirmations are read
  * ({@link safeHead}); the watcher compares block hashes to notice a deeper reorganisation.
  *
  * @module
  */
 import type { ObservedTransfer } from "@paygate/domain"
 import { Effect, Option } from "effect"
-import { type Address, decodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
+import { type Address, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { type Chains } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -62,51 +63,61 @@ export const blockHash = (chain: WatchedChain, n: number): Effect.Effect<string,
     (block) => block.hash.toLowerCase()
   )
 
-const isHex32 = (text: string) => /^0x[0-9a-f]{64}$/.test(text)
 
-/** The reference a transaction carried for a transfer of `value` from `from`; see the module documentation. */
-const referenceOf = (input: Hex, token: string, to: string | null, from: string, value: bigint, collection: string): string | null => {
+/** The 16-byte reference a push transfer of `value` to `collection` appended to its call to the token. */
+const pushReference = (input: Hex, token: string, to: string | null, value: bigint, collection: string): string | null => {
   if (to === null || !sameAddress(to, token)) return null
   const push = decodeTransferWithReference(input)
-  if (Option.isSome(push)) {
-    return sameAddress(push.value.to, collection) && push.value.value === value ? push.value.reference : null
-  }
-  try {
-    const call = decodeFunctionData({ abi: eip3009TokenAbi, data: input })
-    if (call.functionName !== "transferWithAuthorization") return null
-    const [payer, recipient, amount, , , nonce] = call.args
-    const matches = sameAddress(payer, from) && sameAddress(recipient, collection) && amount === value
-    return matches && isHex32(nonce.toLowerCase()) ? nonce.toLowerCase() : null
-  } catch {
-    return null
-  }
+  return Option.isSome(push) && sameAddress(push.value.to, collection) && push.value.value === value ? push.value.reference : null
+}
+
+/** A `Transfer` log as an {@link Annotate} sees it. */
+interface TransferLog {
+  readonly from: string
+  readonly to: string
+  readonly value: bigint
+  /** The token contract, lower-case. */
+  readonly token: string
+  /** Lower-case. */
+  readonly txHash: string
+  readonly logIndex: number
 }
 
 /** What a log's transfer carries besides the log: a reference, the deposit it paid; `null` leaves it out. */
-type Annotate = (
-  log: { readonly from: string; readonly to: string; readonly value: bigint; readonly token: string },
-  tx: { readonly input: Hex; readonly to: string | null }
-) => Pick<ObservedTransfer, "reference" | "deposit"> | null
+type Annotate = (log: TransferLog, tx: { readonly input: Hex; readonly to: string | null }) => Pick<ObservedTransfer, "reference" | "deposit"> | null
 
-/** The `Transfer` logs of the chain's tokens to any of `recipients` in blocks `from`..`to`, in chain order. */
+/** Which tokens' logs a read covers: the configured ones, or any contract's (what reached a deposit address). */
+type Tokens = "configured" | "any"
+
+const transferEvent = eip3009TokenAbi.find((item) => item.type === "event" && item.name === "Transfer")!
+const authorizationUsedEvent = eip3009TokenAbi.find((item) => item.type === "event" && item.name === "AuthorizationUsed")!
+
+/** The CAIP-19 id of `token` on the chain: the configured one, else an ERC-20 id of its EIP-55 address. */
+const assetOf = (chain: WatchedChain, token: string) => chain.tokens.get(token.toLowerCase()) ?? `${chain.chainId}/erc20:${getAddress(token)}`
+
+/** The `Transfer` logs to any of `recipients` in blocks `from`..`to`, in chain order, annotated by `annotator`'s answer. */
 const transfersTo = (
   chain: WatchedChain,
   recipients: ReadonlyArray<Address>,
   from: number,
   to: number,
-  annotate: Annotate
+  tokens: Tokens,
+  annotator: (logs: ReadonlyArray<unknown>) => Effect.Effect<Annotate, ChainRpcError>
 ): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
   Effect.gen(function*() {
     const { chainId, client } = chain
     const logs = yield* rpc(chainId, "eth_getLogs", () =>
       client.getLogs({
-        address: [...chain.tokens.keys()] as Array<Address>,
-        event: eip3009TokenAbi.find((item) => item.type === "event" && item.name === "Transfer")!,
+        ...(tokens === "configured" ? { address: [...chain.tokens.keys()] as Array<Address> } : {}),
+        event: transferEvent,
         args: { to: [...recipients] },
         fromBlock: BigInt(from),
         toBlock: BigInt(to),
+        // Logs that do not decode as an ERC-20 transfer (an ERC-721 one has the same topic) are left out.
         strict: true
       }))
+    if (logs.length === 0) return []
+    const annotate = yield* annotator(logs)
     const blockTimes = new Map<bigint, number>()
     const transactions = new Map<string, { readonly input: Hex; readonly to: string | null }>()
     const found: Array<ObservedTransfer> = []
@@ -134,11 +145,13 @@ const transfersTo = (
         transactions.set(hash, tx)
       }
       const { from: sender, to: recipient, value } = log.args
-      const annotation = annotate({ from: sender, to: recipient, value, token: log.address }, tx)
+      const token = log.address.toLowerCase()
+      const annotation = annotate({ from: sender, to: recipient, value, token, txHash: hash.toLowerCase(), logIndex: log.logIndex }, tx)
       if (annotation === null) continue
       found.push({
         chainId,
-        asset: chain.tokens.get(log.address.toLowerCase())!,
+        asset: assetOf(chain, token),
+        ...(chain.tokens.has(token) ? {} : { unlisted: true as const }),
         txHash: hash.toLowerCase(),
         logIndex: log.logIndex,
         blockNumber: Number(blockNumber),
@@ -153,23 +166,66 @@ const transfersTo = (
   })
 
 /**
+ * The EIP-3009 authorizations used in blocks `from`..`to` (the tokens' `AuthorizationUsed` logs):
+ * `txHash:logIndex` → token, authorizer and nonce, all lower-case.
+ */
+const authorizationsUsed = (chain: WatchedChain, from: number, to: number) =>
+  Effect.map(
+    rpc(chain.chainId, "eth_getLogs", () =>
+      chain.client.getLogs({
+        address: [...chain.tokens.keys()] as Array<Address>,
+        event: authorizationUsedEvent,
+        fromBlock: BigInt(from),
+        toBlock: BigInt(to),
+        strict: true
+      })),
+    (logs) =>
+      new Map(logs.flatMap((log) =>
+        log.transactionHash === null || log.logIndex === null ? [] : [[
+          `${log.transactionHash.toLowerCase()}:${log.logIndex}`,
+          { token: log.address.toLowerCase(), authorizer: log.args.authorizer.toLowerCase(), nonce: log.args.nonce.toLowerCase() }
+        ] as const]
+      ))
+  )
+
+/**
+ * The nonce of the EIP-3009 authorization that made the transfer `log`: the token's
+ * `AuthorizationUsed` by the transfer's sender right before its `Transfer` (as USDC emits them),
+ * or right after it. Whoever submitted it (the token itself, a forwarder, a multicall, a smart
+ * wallet), the transfer is the authorization's.
+ */
+const authorizationNonce = (
+  used: ReadonlyMap<string, { readonly token: string; readonly authorizer: string; readonly nonce: string }>,
+  log: TransferLog
+): string | null => {
+  for (const index of [log.logIndex - 1, log.logIndex + 1]) {
+    const found = used.get(`${log.txHash}:${index}`)
+    if (found !== undefined && found.token === log.token && found.authorizer === log.from.toLowerCase()) return found.nonce
+  }
+  return null
+}
+
+/**
  * The transfers into the collection address in blocks `from`..`to` (inclusive), in chain order.
  * Every log is kept, a reference or not: nothing that arrived is dropped. Sweeps of deposit
  * addresses (transactions to the chain's deposit factory) are left out: what they move was
  * recorded when it reached the deposit address.
  */
 export const transfersIn = (chain: WatchedChain, from: number, to: number): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
-  transfersTo(chain, [chain.collectionAddress], from, to, (log, tx) => {
-    if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
-    return { reference: referenceOf(tx.input, log.token, tx.to, log.from, log.value, chain.collectionAddress) }
-  })
+  transfersTo(chain, [chain.collectionAddress], from, to, "configured", () =>
+    Effect.map(authorizationsUsed(chain, from, to), (used): Annotate => (log, tx) => {
+      if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
+      return { reference: authorizationNonce(used, log) ?? pushReference(tx.input, log.token, tx.to, log.value, chain.collectionAddress) }
+    }))
 
 /** Deposit addresses per `eth_getLogs` (providers cap the size of a request). */
 const depositsPerRead = 200
 
 /**
- * The transfers into the deposit addresses `deposits` (of this chain) in blocks `from`..`to`, in
- * chain order per read, each naming its payment and address (`deposit`); no reference.
+ * The transfers of any token into the deposit addresses `deposits` (of this chain) in blocks
+ * `from`..`to`, in chain order per read, each naming its payment and address (`deposit`); no
+ * reference. A token the chain does not configure gets an ERC-20 asset id of its address and is
+ * `unlisted`.
  */
 export const depositTransfersIn = (
   chain: WatchedChain,
@@ -179,13 +235,14 @@ export const depositTransfersIn = (
 ): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
   Effect.gen(function*() {
     const payments = new Map(deposits.map((d) => [d.address.toLowerCase(), d.paymentId]))
+    const annotate: Annotate = (log) => {
+      const paymentId = payments.get(log.to.toLowerCase())
+      return paymentId === undefined ? null : { reference: null, deposit: { paymentId, account: `${chain.chainId}:${getAddress(log.to)}` } }
+    }
     const found: Array<ObservedTransfer> = []
     for (let i = 0; i < deposits.length; i += depositsPerRead) {
       const addresses = deposits.slice(i, i + depositsPerRead).map((d) => getAddress(d.address))
-      found.push(...yield* transfersTo(chain, addresses, from, to, (log) => {
-        const paymentId = payments.get(log.to.toLowerCase())
-        return paymentId === undefined ? null : { reference: null, deposit: { paymentId, account: `${chain.chainId}:${getAddress(log.to)}` } }
-      }))
+      found.push(...yield* transfersTo(chain, addresses, from, to, "any", () => Effect.succeed(annotate)))
     }
     return found
   })

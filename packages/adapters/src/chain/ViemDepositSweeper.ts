@@ -12,9 +12,9 @@
  *
  * @module
  */
-import { ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
-import { Duration, Effect, Layer } from "effect"
-import type { Address, Hash, Hex } from "viem"
+import { Caip, ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
+import { Duration, Effect, Layer, Result } from "effect"
+import { type Address, getAddress, type Hash, type Hex, isAddress } from "viem"
 import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
@@ -53,11 +53,16 @@ export const make = Effect.gen(function*() {
     })
   }
 
+  // A configured token, or any ERC-20 token that reached a deposit address (the operator sweeps those).
   const target = (asset: string): Effect.Effect<SweepTarget, ChainUnavailable> => {
-    const found = lookupAsset(chains, asset)
-    const runtime = found === undefined ? undefined : runtimes.get(found.chain.chainId)
+    const parsed = Caip.validateAssetId(asset)
+    const erc20 = Result.isSuccess(parsed) && parsed.success.assetNamespace === "erc20" && isAddress(parsed.success.assetReference)
+      ? { chainId: parsed.success.chainId, token: getAddress(parsed.success.assetReference) }
+      : undefined
+    const found = lookupAsset(chains, asset) ?? erc20
+    const chainId = found === undefined ? asset.slice(0, asset.indexOf("/")) : "chain" in found ? found.chain.chainId : found.chainId
+    const runtime = found === undefined ? undefined : runtimes.get(chainId)
     if (found === undefined || runtime === undefined) {
-      const chainId = asset.slice(0, asset.indexOf("/"))
       return Effect.fail(new ChainUnavailable({ chainId, message: `Asset ${asset} has no deposit factory configured: its sweeps wait.` }))
     }
     return Effect.succeed({ ...runtime, token: found.token })

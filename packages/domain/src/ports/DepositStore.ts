@@ -21,7 +21,10 @@ export interface DepositAddress {
 export class DepositStore extends Context.Service<DepositStore, {
   /** Records the address (once: a repeated hand-out keeps the first record). */
   readonly ensure: (deposit: DepositAddress) => Effect.Effect<void>
-  /** The addresses of `chainId` handed out at or after `sinceMillis` (what the watcher follows). */
+  /**
+   * The addresses of `chainId` the watcher follows: those not swept yet (nothing arrived, or not all
+   * of it swept), and those handed out or last swept at or after `sinceMillis`.
+   */
   readonly watched: (chainId: string, sinceMillis: number) => Effect.Effect<ReadonlyArray<DepositAddress>>
   /** A transfer of `asset` arrived at the deposit: its sweep is due (again; marking twice costs at most a sweep that moves nothing). */
   readonly markDue: (key: DepositKey) => Effect.Effect<void>

@@ -3,14 +3,17 @@ import type { PartnerId, PaymentId, ReceiptId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"
-import type { Receipt, ReceiptOutcome, ReceiptRefund } from "../receipt/Receipt.ts"
+import type { ObservedTransfer, Receipt, ReceiptOutcome, ReceiptRefund } from "../receipt/Receipt.ts"
 
 /** What recording a receipt did: wrote it, found it recorded already, or lost the payment's compare-and-set. */
 export type RecordResult = "recorded" | "duplicate" | "stale"
 
-/** Which receipts a list covers: a partner's (in one mode), or the unmatched ones nobody owns. */
+/**
+ * Which receipts a list covers: a partner's (in one mode: its payments' and the unmatched ones of its
+ * payments' deposit addresses), or the operator's (the unmatched ones no partner owns).
+ */
 export interface ReceiptQuery {
-  readonly owner: { readonly partnerId: PartnerId; readonly mode: Mode } | "unmatched"
+  readonly owner: { readonly partnerId: PartnerId; readonly mode: Mode } | "operator"
   readonly paymentId?: PaymentId | undefined
   /** Outcomes to include; empty or unset means all. */
   readonly outcomes?: ReadonlyArray<ReceiptOutcome> | undefined
@@ -49,4 +52,13 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   readonly claimRefunds: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<ReceiptId>>
   /** Ends the lease; the refund is due again after `afterMillis`. */
   readonly releaseRefund: (id: ReceiptId, afterMillis: number) => Effect.Effect<void>
+  /**
+   * Keeps a transfer that could not be recorded, with why, until {@link resolveQuarantine}; answers
+   * whether it is new (not already waiting: then its attempts go up).
+   */
+  readonly quarantine: (transfer: ObservedTransfer, reason: string) => Effect.Effect<boolean>
+  /** Up to `limit` quarantined transfers of `chainId` not resolved yet, oldest first. */
+  readonly quarantined: (chainId: string, limit: number) => Effect.Effect<ReadonlyArray<ObservedTransfer>>
+  /** The quarantined transfer was recorded after all, or its block is no longer on the chain. */
+  readonly resolveQuarantine: (transfer: ObservedTransfer, outcome: string) => Effect.Effect<void>
 }>()("@paygate/domain/ReceiptStore") {}

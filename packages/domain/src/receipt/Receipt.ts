@@ -49,6 +49,11 @@ export interface ObservedTransfer {
    * address: that payment, and the address as CAIP-10 (EIP-55), as its deposit quotes name it.
    */
   readonly deposit?: { readonly paymentId: string; readonly account: string } | undefined
+  /**
+   * Set when the token is none the service accepts (it reached a deposit address): recorded as
+   * unmatched and left to the operator, who may sweep it.
+   */
+  readonly unlisted?: true | undefined
 }
 
 /**
@@ -59,8 +64,8 @@ export class ReceiptRefund extends Schema.Class<ReceiptRefund>("paygate/ReceiptR
   status: PayoutStatus,
   /** Token base units sent back: the receipt's refundable value when it was asked for. */
   value: Schema.BigInt,
-  /** The partner that asked for it. */
-  requestedBy: PartnerId,
+  /** The partner that asked for it; `null`: the operator (an unmatched receipt of its own). */
+  requestedBy: Schema.NullOr(PartnerId),
   /** The current attempt's transaction, recorded before its broadcast; `null` between attempts. */
   transfer: Schema.NullOr(SignedTransfer),
   /** Attempts that failed (reverted or dropped) so far. */

@@ -17,13 +17,15 @@ export interface MemoryStore {
   readonly idempotency: MemoryIdempotency
 }
 
-// What the SQL adapter's unique indexes cover: (asset, payer, nonce) of an authorization, (asset, transaction).
+// What the SQL adapter's unique indexes cover: (asset, payer, nonce) of an authorization, and a transfer:
+// (asset, transaction, deposit address, reference or authorization nonce).
 const commitmentKeys = (payment: Payment): ReadonlyArray<string> => {
   const c = payment.commitment
   if (c === null) return []
+  const transfer = [c.asset, c.txHash?.toLowerCase(), c.recipient?.toLowerCase() ?? "", (c.reference ?? c.authorization?.nonce ?? "").toLowerCase()]
   return [
     ...(c.authorization === null ? [] : [`auth ${c.asset} ${c.account} ${c.authorization.nonce}`]),
-    ...(c.txHash === null ? [] : [`tx ${c.asset} ${c.txHash.toLowerCase()}`])
+    ...(c.txHash === null ? [] : [`tx ${transfer.join(" ")}`])
   ]
 }
 

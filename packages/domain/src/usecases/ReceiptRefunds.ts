@@ -1,21 +1,25 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { AlreadyRefunded, InvalidState, PaymentNotFound } from "../errors/ApiErrors.ts"
-import { ReceiptId } from "../ids/Ids.ts"
+import { type PartnerId, ReceiptId } from "../ids/Ids.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { Receipt, ReceiptRefund, refundableValue } from "../receipt/Receipt.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 
 const isReceiptId = Schema.is(ReceiptId)
 
-/** Whether `access` may see (and refund) the receipt: its payment's partner and mode, or anyone for an unmatched one. */
-const canSee = (access: PartnerAccess, receipt: Receipt) =>
-  receipt.paymentId === null || (receipt.partnerId === access.partnerId && receipt.mode === access.mode)
+/**
+ * Whether `access` may see (and refund) the receipt: its owner's partner and mode (its payment's, or
+ * for an unmatched one at a deposit address, the address's payment's). Other unmatched receipts
+ * are the operator's.
+ */
+const canSee = (access: PartnerAccess, receipt: Receipt) => receipt.partnerId === access.partnerId && receipt.mode === access.mode
 
 /**
  * Refunds of receipts: what a payment did not keep (an overpayment's excess, an underpaid, late or
  * unmatched transfer) goes back to its sender, from the collection address, like a payment's refund.
- * `request` (`POST /v1/receipts/{id}/refund`) records it; the worker sends it
- * (`ReceiptRefundExecutions`).
+ * `request` (`POST /v1/receipts/{id}/refund`) records it for the receipt's partner;
+ * `requestAsOperator` (`paygate-admin receipt refund`) for an unmatched receipt no partner owns. The
+ * worker sends it (`ReceiptRefundExecutions`).
  */
 export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
   readonly request: (access: PartnerAccess, id: string) => Effect.Effect<Receipt, PaymentNotFound | InvalidState | AlreadyRefunded>
@@ -28,6 +32,7 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
    * retries at once: one of them) → `invalid_state`.
    */
   readonly retry: (access: PartnerAccess | "operator", id: string) => Effect.Effect<Receipt, PaymentNotFound | InvalidState>
+  readonly requestAsOperator: (id: string) => Effect.Effect<Receipt, PaymentNotFound | InvalidState | AlreadyRefunded>
 }>()("@paygate/domain/ReceiptRefunds") {
   /** Receipt refunds over the store in context. */
   static readonly layer = Layer.effect(
@@ -35,9 +40,10 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
     Effect.gen(function*() {
       const store = yield* ReceiptStore
 
-      const request = Effect.fn("ReceiptRefunds.request")(function*(access: PartnerAccess, id: string) {
+      // Records the refund of receipt `id` if `owns` it, asked for by `requestedBy`.
+      const requestFor = Effect.fnUntraced(function*(id: string, owns: (receipt: Receipt) => boolean, requestedBy: PartnerId | null) {
         const found = isReceiptId(id) ? yield* store.find(id) : Option.none()
-        if (Option.isNone(found) || !canSee(access, found.value)) return yield* new PaymentNotFound({ message: "No receipt with this id." })
+        if (Option.isNone(found) || !owns(found.value)) return yield* new PaymentNotFound({ message: "No receipt with this id." })
         const receipt = found.value
         if (receipt.refund !== null) return yield* new AlreadyRefunded({ message: `Receipt ${id} is already refunded.` })
         // Tokens minted to the collection address come from the zero address: nobody to send them back to.
@@ -48,7 +54,7 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         const refund = new ReceiptRefund({
           status: "pending",
           value,
-          requestedBy: access.partnerId,
+          requestedBy,
           transfer: null,
           attempts: 0,
           version: 1,
@@ -86,7 +92,15 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         return new Receipt({ ...receipt, refund: next }, { disableChecks: true })
       })
 
-      return ReceiptRefunds.of({ request, retry })
+      const request = Effect.fn("ReceiptRefunds.request")(function*(access: PartnerAccess, id: string) {
+        return yield* requestFor(id, (receipt) => canSee(access, receipt), access.partnerId)
+      })
+
+      const requestAsOperator = Effect.fn("ReceiptRefunds.requestAsOperator")(function*(id: string) {
+        return yield* requestFor(id, (receipt) => receipt.partnerId === null, null)
+      })
+
+      return ReceiptRefunds.of({ request, requestAsOperator, retry })
     })
   )
 }

@@ -18,9 +18,9 @@ const isPaymentId = Schema.is(PaymentId)
 /**
  * The partner's view of what the chain watcher recorded (`GET /v1/receipts`), newest first: the
  * receipts matched to its payments in the key's mode, or, asked with the single outcome
- * `unmatched`, the transfers no payment claims. Those arrived at the deployment's shared collection
- * addresses with no reference the service handed out, so they belong to no partner: every partner
- * sees them (their sender, amount and transaction are public on the chain anyway).
+ * `unmatched`, the transfers no payment claims that reached its payments' deposit addresses (a
+ * token the payment was not quoted in). Unmatched transfers into the shared collection addresses
+ * carry no reference the service handed out: they are the operator's, and no partner sees them.
  */
 export class Receipts extends Context.Service<Receipts, {
   readonly list: (access: PartnerAccess, input: ListReceiptsInput) => Effect.Effect<Page<Receipt>, InvalidParams>
@@ -40,7 +40,7 @@ export class Receipts extends Context.Service<Receipts, {
         }
         if (input.paymentId !== undefined && !isPaymentId(input.paymentId)) return { data: [], nextCursor: null }
         const rows = yield* store.list({
-          owner: unmatched ? "unmatched" : { partnerId: access.partnerId, mode: access.mode },
+          owner: { partnerId: access.partnerId, mode: access.mode },
           paymentId: input.paymentId as PaymentId | undefined,
           outcomes: input.outcomes,
           after: input.page.after,

@@ -18,12 +18,26 @@ const maxAttempts = 5
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
-/** Whether the transfer is the payment's own committed one (a confirmed push, or the executor's submission). */
+const receiptFingerprintPrefix = "receipt:"
+
+/** The fingerprint of the commitment the watcher makes for a transfer: its log. */
+const receiptFingerprint = (transfer: ObservedTransfer) =>
+  `${receiptFingerprintPrefix}${transfer.chainId}:${transfer.txHash.toLowerCase()}:${transfer.logIndex}`
+
+/**
+ * Whether the transfer is the payment's own committed one: a confirmed push, or the transfer its
+ * committed authorization made (by its nonce, from the committed account, of the committed amount),
+ * whoever submitted it.
+ */
 const isOwnTransfer = (payment: Payment, transfer: ObservedTransfer) => {
   const commitment = payment.commitment
   if (commitment === null) return false
-  if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) return true
-  return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference)
+  // One the watcher committed is that one log: another transfer of its transaction (a batch) is not it.
+  if (commitment.txHash !== null && same(commitment.txHash, transfer.txHash)) {
+    return !commitment.fingerprint.startsWith(receiptFingerprintPrefix) || commitment.fingerprint === receiptFingerprint(transfer)
+  }
+  return commitment.authorization !== null && transfer.reference !== null && same(commitment.authorization.nonce, transfer.reference) &&
+    same(commitment.account, transfer.from) && commitment.tokenAmount === transfer.value
 }
 
 /**
@@ -89,7 +103,8 @@ export const underpaidReceipts = (store: ReceiptStore["Service"], payment: Payme
  * `succeeded`), and the underpaid receipts it completes become `paid`; `underpaid` and `late` ones
  * leave its status as it is and emit `payment.transfer_received` (an underpaid one also bumps the
  * payment's state version, so that two transfers arriving together are judged one after the other);
- * unmatched ones are kept. Receipt, payment change and event are written in one transaction, and a
+ * unmatched ones are kept: the operator's, or, at a deposit address in an accepted token, its
+ * payment's partner's (in its mode). Receipt, payment change and event are written in one transaction, and a
  * log already recorded (a rescan after a restart or by another worker) changes nothing.
  */
 export class Reconciliation extends Context.Service<Reconciliation, {
@@ -107,6 +122,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
 
       // A deposit's transfer: the latest deposit quote of its address; any other: the quote of its reference.
       const quoteOf = (transfer: ObservedTransfer): Effect.Effect<Option.Option<StoredQuote>> => {
+        if (transfer.unlisted === true) return Effect.succeed(Option.none())
         const deposit = transfer.deposit
         if (deposit !== undefined) {
           return Effect.map(
@@ -130,12 +146,16 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
           const base = { ...transfer, id, recordedAt: millis, refund: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
+            // What reached a deposit address unquoted in an accepted token belongs to the address's payment's owner.
+            const owner = transfer.deposit === undefined || transfer.unlisted === true
+              ? Option.none()
+              : yield* repo.findById(transfer.deposit.paymentId as Payment["id"])
             const receipt = new Receipt({
               ...base,
               outcome: "unmatched",
               paymentId: null,
-              partnerId: null,
-              mode: null,
+              partnerId: Option.isSome(owner) ? owner.value.partnerId : null,
+              mode: Option.isSome(owner) ? owner.value.mode : null,
               expectedValue: null,
               paymentStatus: null
             })
@@ -167,7 +187,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               account: transfer.from,
               asset: claims.asset,
               tokenAmount: BigInt(claims.value),
-              fingerprint: `receipt:${transfer.chainId}:${transfer.txHash.toLowerCase()}:${transfer.logIndex}`,
+              fingerprint: receiptFingerprint(transfer),
               txHash: transfer.txHash.toLowerCase(),
               authorization: null,
               reference: transfer.reference,

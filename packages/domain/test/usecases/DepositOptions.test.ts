@@ -62,7 +62,10 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
         find: () => Effect.succeed(Option.none()),
         saveRefund: () => Effect.succeed(false),
         claimRefunds: () => Effect.succeed([]),
-        releaseRefund: () => Effect.void
+        releaseRefund: () => Effect.void,
+        quarantine: () => Effect.succeed(false),
+        quarantined: () => Effect.succeed([]),
+        resolveQuarantine: () => Effect.void
       }))
     ]),
     Layer.provideMerge(layerTestDataCollection({ thresholds: { [lowPartnerId]: "10.00" } })),

@@ -124,6 +124,22 @@ describe("Reconciliation.judge", () => {
       })
     })
     assert.strictEqual(judge(pulled, claims({ kind: "pull", nonce }), transfer(asked, expiresAt + 60, { reference: nonce })), "paid")
+    // The nonce alone is not enough: another amount or another sender (the buyer signing the same nonce again) is late.
+    assert.strictEqual(judge(pulled, claims({ kind: "pull", nonce }), transfer(asked - 1n, expiresAt - 60, { reference: nonce })), "late")
+    assert.strictEqual(
+      judge(pulled, claims({ kind: "pull", nonce }), transfer(asked, expiresAt - 60, { reference: nonce, from: "eip155:1:0x0000000000000000000000000000000000000001" })),
+      "late"
+    )
+  })
+
+  it("a transfer the watcher committed is that one log: another log of its transaction (a batch) is late", () => {
+    const hash = `0x${"44".repeat(32)}`
+    const watched = payment({
+      status: "processing",
+      commitment: commitment({ txHash: hash, fingerprint: `receipt:eip155:1:${hash}:3` })
+    })
+    assert.strictEqual(judge(watched, claims(), transfer(asked, expiresAt - 10, { txHash: hash, logIndex: 3 })), "paid")
+    assert.strictEqual(judge(watched, claims(), transfer(asked, expiresAt - 10, { txHash: hash, logIndex: 4 })), "late")
   })
 })
 

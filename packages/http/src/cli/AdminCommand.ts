@@ -17,6 +17,9 @@ export type AdminCommand =
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
   | { readonly _tag: "PayoutRetry"; readonly kind: "refund" | "settlement"; readonly paymentId: string }
   | { readonly _tag: "ReceiptRefundRetry"; readonly receiptId: string }
+  | { readonly _tag: "ReceiptList" }
+  | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
+  | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -43,6 +46,11 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       payer (merchant); its last transaction is read from the chain first, so nothing is sent twice
   receipt retry-refund --receipt ID                   → {"receiptId", "status": "pending", "value"}
       the same for a receipt's failed refund
+  receipt list                                        → the newest 100 unmatched receipts no partner owns (as GET /v1/receipts)
+  receipt refund --receipt ID                         → that receipt, its refund pending: sent back to its sender
+  deposit sweep --chain C --address A --asset X       → {"chainId", "address", "asset", "due": true}
+      sweeps token X (CAIP-19, any ERC-20, one the service does not accept included) from
+      deposit address A on chain C (CAIP-2) to the collection address
 
 Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
@@ -58,7 +66,10 @@ const options = {
   app: { type: "string" },
   threshold: { type: "string" },
   payment: { type: "string" },
-  receipt: { type: "string" }
+  receipt: { type: "string" },
+  chain: { type: "string" },
+  address: { type: "string" },
+  asset: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -78,7 +89,10 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "app list": [],
   "refund retry": ["payment"],
   "settlement retry": ["payment"],
-  "receipt retry-refund": ["receipt"]
+  "receipt retry-refund": ["receipt"],
+  "receipt list": [],
+  "receipt refund": ["receipt"],
+  "deposit sweep": ["chain", "address", "asset"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -157,6 +171,17 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     case "receipt retry-refund": {
       const receiptId = given("receipt")
       return receiptId === undefined ? needs("receipt retry-refund needs --receipt.") : { _tag: "ReceiptRefundRetry", receiptId }
+    case "receipt list":
+      return { _tag: "ReceiptList" }
+    case "receipt refund": {
+      const receiptId = given("receipt")
+      return receiptId === undefined ? needs("receipt refund needs --receipt.") : { _tag: "ReceiptRefund", receiptId }
+    }
+    case "deposit sweep": {
+      const [chainId, address, asset] = [given("chain"), given("address"), given("asset")]
+      return chainId === undefined || address === undefined || asset === undefined
+        ? needs("deposit sweep needs --chain, --address and --asset.")
+        : { _tag: "DepositSweep", chainId, address, asset }
     }
     default:
       return needs(`Unknown command "${command}".`)

@@ -1,6 +1,6 @@
-import { CredentialAdmin, SqlDataCollectionThresholds } from "@paygate/adapters"
-import { type Mode, type PartnerId, PayoutRetries, ReceiptRefunds, systemAccess } from "@paygate/domain"
-import { Effect } from "effect"
+import { CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlReceiptStore } from "@paygate/adapters"
+import { Caip, type Mode, type PartnerId, PayoutRetries, ReceiptRefunds, ReceiptStore, receiptView, systemAccess } from "@paygate/domain"
+import { Effect, Layer, Result } from "effect"
 import type { AdminCommand } from "./AdminCommand.ts"
 
 /** Why an operator command failed, in words for the operator. */
@@ -11,6 +11,11 @@ const mode = (sandbox: boolean): Mode => (sandbox ? "sandbox" : "live")
 // Times are stored in Unix milliseconds; an operator reads ISO 8601.
 const iso = (millis: number) => new Date(millis).toISOString()
 const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
+
+// Receipts and their refunds over the operator's database.
+const receipts = ReceiptRefunds.layer.pipe(Layer.provideMerge(SqlReceiptStore.layer))
+
+const isEvmAddress = (text: string) => /^0x[0-9a-fA-F]{40}$/.test(text)
 
 /** Runs one command and answers the JSON value to print. */
 export const runAdmin = (command: AdminCommand) =>
@@ -58,6 +63,28 @@ export const runAdmin = (command: AdminCommand) =>
         if (!(yield* admin.revokeApp(command.appId))) return yield* Effect.fail(new AdminFailure(`No app ${command.appId}.`))
         return { appId: command.appId, revoked: true }
       }
+      case "ReceiptList": {
+        const unmatched = yield* Effect.provide(
+          ReceiptStore.use((store) => store.list({ owner: "operator", after: null, limit: 100 })),
+          receipts
+        )
+        return unmatched.map(receiptView)
+      }
+      case "ReceiptRefund": {
+        const refunded = yield* Effect.provide(ReceiptRefunds.use((r) => r.requestAsOperator(command.receiptId)), receipts)
+        return receiptView(refunded)
+      }
+      case "DepositSweep": {
+        const asset = Caip.validateAssetId(command.asset)
+        if (Result.isFailure(asset) || asset.success.chainId !== command.chainId || !isEvmAddress(command.address)) {
+          return yield* Effect.fail(new AdminFailure("--asset must be a CAIP-19 token of the chain --chain, and --address an EVM address."))
+        }
+        const key = { chainId: command.chainId, address: command.address.toLowerCase(), asset: command.asset }
+        if (!(yield* SqlDepositStore.sweepOnRequest(key))) {
+          return yield* Effect.fail(new AdminFailure(`No deposit address ${command.address} on ${command.chainId}.`))
+        }
+        return { ...key, due: true }
+      }
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {
           return yield* Effect.fail(new AdminFailure(`No partner ${command.partnerId}.`))
@@ -78,6 +105,7 @@ export const runAdmin = (command: AdminCommand) =>
     Effect.catchTag("InvalidThreshold", (error) => Effect.fail(new AdminFailure(error.message))),
     Effect.catchTags({
       PaymentNotFound: (error) => Effect.fail(new AdminFailure(error.message)),
-      InvalidState: (error) => Effect.fail(new AdminFailure(error.message))
+      InvalidState: (error) => Effect.fail(new AdminFailure(error.message)),
+      AlreadyRefunded: (error) => Effect.fail(new AdminFailure(error.message))
     })
   )
