@@ -3,6 +3,7 @@ import { errorCodes, statusOf } from "@paygate/domain"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { unknownFieldMessage } from "../packages/http/src/server/UnknownFields.ts"
 import { forEachDatabase, makeTestServer, type TestDatabase, type TestServer } from "./support/TestServer.ts"
 
 // Bad input never crashes the service and never answers 500, on every operation of /openapi.json:
@@ -32,6 +33,8 @@ interface Operation {
   readonly schemes: ReadonlyArray<string>
   /** The codes its 404 answer documents. */
   readonly notFound: ReadonlySet<string>
+  /** The fields the body's object at `path` takes, when its schema takes no others (`additionalProperties: false`). */
+  readonly fieldsAt: (path: JsonPath) => ReadonlySet<string> | undefined
 }
 
 const methods = ["get", "post", "put", "patch", "delete"]
@@ -71,6 +74,15 @@ const operationsOf = (spec: any): ReadonlyArray<Operation> => {
     if (schema.anyOf !== undefined) return schema.anyOf.flatMap((s: any) => codesOf({ content: { "application/json": { schema: s } } }))
     return resolve(schema.properties?.code)?.enum ?? []
   }
+  // The schema of the value at `path` in a body of `schema` (the first alternative that has one).
+  const schemaAt = (raw: any, path: JsonPath): any => {
+    const schema = resolve(raw)
+    if (path.length === 0 || schema === undefined) return schema
+    const alternatives = schema.anyOf ?? schema.oneOf
+    if (alternatives !== undefined) return alternatives.map((s: any) => schemaAt(s, path)).find((s: any) => s !== undefined)
+    const [head, ...rest] = path
+    return schemaAt(typeof head === "number" ? schema.items : schema.properties?.[head!], rest)
+  }
   return Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([template, operations]) =>
     Object.entries(operations)
       .filter(([method]) => methods.includes(method))
@@ -86,7 +98,11 @@ const operationsOf = (spec: any): ReadonlyArray<Operation> => {
           headerParams: named("header"),
           body: bodySchema === undefined ? undefined : sample(bodySchema),
           schemes: Object.keys(operation.security?.[0] ?? {}),
-          notFound: new Set(codesOf(operation.responses?.["404"]))
+          notFound: new Set(codesOf(operation.responses?.["404"])),
+          fieldsAt: (path) => {
+            const schema = schemaAt(bodySchema, path)
+            return schema?.additionalProperties === false ? new Set(Object.keys(schema.properties ?? {})) : undefined
+          }
         }
       })
   )
@@ -475,6 +491,64 @@ const randomProperty = (world: World, operations: ReadonlyArray<Operation>) =>
     if (routable && response.status === 400) expect(JSON.parse(text).message, `${method} ${path.slice(0, 100)}`).not.toMatch(/^No operation/)
   })
 
+/** The paths of the objects in `value`, itself included. */
+const objectsOf = (value: unknown, at: JsonPath = []): Array<JsonPath> => {
+  if (Array.isArray(value)) return value.flatMap((element, index) => objectsOf(element, [...at, index]))
+  if (typeof value !== "object" || value === null) return []
+  return [at, ...Object.entries(value).flatMap(([key, element]) => objectsOf(element, [...at, key]))]
+}
+
+/** `value` with the field `name` added to its object at `at` (an own field even for `__proto__`). */
+const addField = (value: unknown, at: JsonPath, name: string, field: unknown): unknown => {
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
+  if (at.length === 0) {
+    Object.defineProperty(copy, name, { value: field, enumerable: true, writable: true, configurable: true })
+    return copy
+  }
+  copy[at[0]!] = addField(copy[at[0]!], at.slice(1), name, field)
+  return copy
+}
+
+// Field names: plausible ones (what a client might misspell or guess) and any well-formed text.
+const fieldName = fc.oneof(
+  fc.constantFrom("url", "mode", "id", "status", "amount", "partnerId", "__proto__", "constructor", "toString", ""),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 80 })
+)
+
+/**
+ * A field no schema documents, added to an object of a valid body (or as the only field of an
+ * operation that takes no body): `params_validation` naming it, never 500 nor an accepted request.
+ */
+const unknownFieldProperty = (world: World, operations: ReadonlyArray<Operation>) =>
+  fc.asyncProperty(
+    fc.constantFrom(...operations.filter((o) => o.method !== "GET")),
+    fc.nat(),
+    fieldName,
+    fc.jsonValue({ maxDepth: 2 }),
+    async (operation, pick, name, field) => {
+      const valid = validBody(world, operation) ?? {}
+      const closed = operation.body === undefined
+        ? [[] as JsonPath]
+        : objectsOf(valid).filter((at) => operation.fieldsAt(at) !== undefined)
+      const at = closed[pick % closed.length]!
+      fc.pre(!(operation.fieldsAt(at)?.has(name) ?? false))
+      const headers = { ...credentials(world, operation), "content-type": "application/json" }
+      const response = await world.server.fetch(`http://paygate.test${pathOf(world, operation)}`, {
+        method: operation.method,
+        headers,
+        body: JSON.stringify(addField(valid, at, name, field))
+      })
+      const text = await response.text()
+      const label = `${operation.method} ${operation.template} with ${JSON.stringify(name)} at ${JSON.stringify(at)}`
+      expect(contractViolation(response, text), label).toBeUndefined()
+      expect({ status: response.status, ...JSON.parse(text) }, label).toEqual({
+        status: 400,
+        code: "params_validation",
+        message: unknownFieldMessage([...at, name])
+      })
+    }
+  )
+
 // ---------------------------------------------------------------------------------------------
 
 forEachDatabase("HTTP fuzz", (database) => {
@@ -517,6 +591,10 @@ forEachDatabase("HTTP fuzz", (database) => {
 
   it("never answers 500 to random malformed requests, and every error is a contract {code, message} with its status", async () => {
     await fc.assert(randomProperty(world, operations), { numRuns: 1000 })
+  })
+
+  it("refuses an unknown body field on every operation with params_validation naming it", async () => {
+    await fc.assert(unknownFieldProperty(world, operations), { numRuns: 400 })
   })
 })
 
