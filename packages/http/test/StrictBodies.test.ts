@@ -9,7 +9,7 @@ const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const wallet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 forEachDatabase("Strict request bodies", (database) => {
-  const server = useTestServer(database, { config: { WEBHOOK_ALLOW_PRIVATE: "false" } })
+  const server = useTestServer(database)
 
   const refusedNaming = (answer: { status: number; body: any }, field: string) => {
     expect(answer.status).toBe(400)
