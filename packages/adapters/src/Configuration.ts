@@ -223,6 +223,9 @@ export const payouts = Config.all({
   maxAttempts: Config.Int(name("PAYOUT_MAX_ATTEMPTS")).pipe(Config.withDefault(5), atLeast(1))
 })
 
+/** `METRICS_TOKEN`: the API's `GET /metrics` asks for `Authorization: Bearer <it>`; unset or blank, no credential. */
+export const metricsToken = optionalSecret("METRICS_TOKEN")
+
 /** `WORKER_METRICS_PORT`: `npm run worker` serves `GET /metrics` on it; unset, no listener. */
 export const workerMetricsPort = Config.option(Config.Port(name("WORKER_METRICS_PORT")))
 
