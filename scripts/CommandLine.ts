@@ -21,3 +21,38 @@ export const parseCommandLine = <const Options extends NonNullable<ParseArgsConf
     return fail(`${(error as Error).message} (${helpHint})`, 2)
   }
 }
+
+/**
+ * Asks for a secret on the terminal without echoing it (what is typed is never on screen, in the
+ * shell's history or in `ps`); answers `undefined` when stdin is no terminal. Ctrl-C ends the process.
+ */
+export const askSecret = (question: string): Promise<string | undefined> => {
+  const input = process.stdin
+  if (!input.isTTY) return Promise.resolve(undefined)
+  process.stderr.write(question)
+  input.setRawMode(true)
+  input.resume()
+  input.setEncoding("utf8")
+  let typed = ""
+  return new Promise((resolve) => {
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === "\u0003") {
+          process.stderr.write("\n")
+          process.exit(130)
+        } else if (char === "\r" || char === "\n") {
+          input.setRawMode(false)
+          input.pause()
+          input.off("data", onData)
+          process.stderr.write("\n")
+          return resolve(typed)
+        } else if (char === "\u007f" || char === "\b") {
+          typed = typed.slice(0, -1)
+        } else {
+          typed += char
+        }
+      }
+    }
+    input.on("data", onData)
+  })
+}

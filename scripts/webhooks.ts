@@ -12,7 +12,7 @@
 import { createHmac } from "node:crypto"
 import { PaymentEventType } from "@paygate/domain"
 import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
-import { fail, parseCommandLine } from "./CommandLine.ts"
+import { askSecret, fail, parseCommandLine } from "./CommandLine.ts"
 
 const usage = `Usage:
   npm run webhooks -- listen --forward-to <url> [options]   (or: npm run listen -- --forward-to <url>)
@@ -22,8 +22,10 @@ listen: forwards the partner's new events (of the API key's mode) to a local URL
 signed like real deliveries with the secret it prints; prints each one and the receiver's answer.
 test: the service sends a signed webhook.test event to a registered endpoint and reports the answer.
 
+The partner's secret key is read from $PAYGATE_API_KEY, else asked for on the terminal; never
+from the command line, where every user of the machine could read it (ps).
+
 Options:
-  --api-key sk_…         the partner's secret key (default: $PAYGATE_API_KEY)
   --url URL              the service (default: $PAYGATE_URL, else http://localhost:3000)
   --forward-to URL       listen: where to POST each event
   --events a,b           listen: only these types (e.g. payment.succeeded,payment.failed)
@@ -33,6 +35,7 @@ Options:
   -h, --help             this text`
 
 const parsed = parseCommandLine({
+  // Refused with its own message (a key in argv is readable by every user): see below.
   "api-key": { type: "string" },
   url: { type: "string" },
   "forward-to": { type: "string" },
@@ -61,7 +64,11 @@ const [command, ...rest] = positionals
 if (command !== "listen" && command !== "test") {
   fail(command === undefined ? `Missing the command: listen or test\n\n${usage}` : `Unknown command ${JSON.stringify(command)}: listen or test (--help)`, 2)
 }
-const apiKey = values["api-key"] ?? process.env.PAYGATE_API_KEY ?? fail("Missing the partner's API key: --api-key sk_… or PAYGATE_API_KEY", 2)
+if (values["api-key"] !== undefined) {
+  fail("--api-key is refused: a key on the command line is visible to every user of this machine (ps); set PAYGATE_API_KEY or type the key when asked", 2)
+}
+const apiKey = process.env.PAYGATE_API_KEY?.trim() || (await askSecret("Partner secret key (sk_…, not shown): "))?.trim() ||
+  fail("Missing the partner's API key: set PAYGATE_API_KEY (or run in a terminal to be asked for it)", 2)
 const baseUrl = validUrl("--url", values.url ?? process.env.PAYGATE_URL ?? "http://localhost:3000")
 const paygate = createPaygateClient({ baseUrl, apiKey })
 

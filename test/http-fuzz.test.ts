@@ -32,6 +32,8 @@ interface Operation {
   readonly schemes: ReadonlyArray<string>
   /** The codes its 404 answer documents. */
   readonly notFound: ReadonlySet<string>
+  /** The fields the body's object at `path` takes, when its schema takes no others (`additionalProperties: false`). */
+  readonly fieldsAt: (path: JsonPath) => ReadonlySet<string> | undefined
 }
 
 const methods = ["get", "post", "put", "patch", "delete"]
@@ -71,6 +73,15 @@ const operationsOf = (spec: any): ReadonlyArray<Operation> => {
     if (schema.anyOf !== undefined) return schema.anyOf.flatMap((s: any) => codesOf({ content: { "application/json": { schema: s } } }))
     return resolve(schema.properties?.code)?.enum ?? []
   }
+  // The schema of the value at `path` in a body of `schema` (the first alternative that has one).
+  const schemaAt = (raw: any, path: JsonPath): any => {
+    const schema = resolve(raw)
+    if (path.length === 0 || schema === undefined) return schema
+    const alternatives = schema.anyOf ?? schema.oneOf
+    if (alternatives !== undefined) return alternatives.map((s: any) => schemaAt(s, path)).find((s: any) => s !== undefined)
+    const [head, ...rest] = path
+    return schemaAt(typeof head === "number" ? schema.items : schema.properties?.[head!], rest)
+  }
   return Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([template, operations]) =>
     Object.entries(operations)
       .filter(([method]) => methods.includes(method))
@@ -86,7 +97,11 @@ const operationsOf = (spec: any): ReadonlyArray<Operation> => {
           headerParams: named("header"),
           body: bodySchema === undefined ? undefined : sample(bodySchema),
           schemes: Object.keys(operation.security?.[0] ?? {}),
-          notFound: new Set(codesOf(operation.responses?.["404"]))
+          notFound: new Set(codesOf(operation.responses?.["404"])),
+          fieldsAt: (path) => {
+            const schema = schemaAt(bodySchema, path)
+            return schema?.additionalProperties === false ? new Set(Object.keys(schema.properties ?? {})) : undefined
+          }
         }
       })
   )
@@ -273,6 +288,8 @@ const send = async (world: World, c: Case): Promise<string | undefined> => {
   if (violation !== undefined) return `${label}: ${violation}`
   if (c.expect === undefined) return undefined
   const code = response.status >= 400 ? JSON.parse(text).code : undefined
+  // Every case is of an operation that exists, whatever its strings hold (contract §1).
+  if (response.status >= 400 && /^No operation/.test(JSON.parse(text).message)) return `${label}: answered no such operation: ${text.slice(0, 160)}`
   if (!c.expect.has(code)) return `${label}: expected ${[...c.expect].join(" or ")}, answered ${response.status} ${text.slice(0, 160)}`
   return undefined
 }
@@ -472,8 +489,67 @@ const randomProperty = (world: World, operations: ReadonlyArray<Operation>) =>
     // An operation that exists is never "no such operation", whatever its path ids hold (contract §1).
     const dotOrEmpty = path.split("/").slice(1).some((s) => s === "" || s === "." || s === "..")
     const routable = r.unknownPath === undefined && r.otherMethod === undefined && !dotOrEmpty
-    if (routable && response.status === 400) expect(JSON.parse(text).message, `${method} ${path.slice(0, 100)}`).not.toMatch(/^No operation/)
+    if (routable && response.status >= 400) expect(JSON.parse(text).message, `${method} ${path.slice(0, 100)}`).not.toMatch(/^No operation/)
   })
+
+/** The paths of the objects in `value`, itself included. */
+const objectsOf = (value: unknown, at: JsonPath = []): Array<JsonPath> => {
+  if (Array.isArray(value)) return value.flatMap((element, index) => objectsOf(element, [...at, index]))
+  if (typeof value !== "object" || value === null) return []
+  return [at, ...Object.entries(value).flatMap(([key, element]) => objectsOf(element, [...at, key]))]
+}
+
+/** `value` with the field `name` added to its object at `at` (an own field even for `__proto__`). */
+const addField = (value: unknown, at: JsonPath, name: string, field: unknown): unknown => {
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
+  if (at.length === 0) {
+    Object.defineProperty(copy, name, { value: field, enumerable: true, writable: true, configurable: true })
+    return copy
+  }
+  copy[at[0]!] = addField(copy[at[0]!], at.slice(1), name, field)
+  return copy
+}
+
+// Field names: plausible ones (what a client might misspell or guess) and any well-formed text.
+const fieldName = fc.oneof(
+  fc.constantFrom("url", "mode", "id", "status", "amount", "partnerId", "__proto__", "constructor", "toString", ""),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 80 })
+)
+
+/**
+ * A field no schema documents, added to an object of a valid body (or as the only field of an
+ * operation that takes no body): `params_validation` naming it, never 500 nor an accepted request.
+ */
+const unknownFieldProperty = (world: World, operations: ReadonlyArray<Operation>) =>
+  fc.asyncProperty(
+    fc.constantFrom(...operations.filter((o) => o.method !== "GET")),
+    fc.nat(),
+    fieldName,
+    fc.jsonValue({ maxDepth: 2 }),
+    async (operation, pick, name, field) => {
+      const valid = validBody(world, operation) ?? {}
+      const closed = operation.body === undefined
+        ? [[] as JsonPath]
+        : objectsOf(valid).filter((at) => operation.fieldsAt(at) !== undefined)
+      const at = closed[pick % closed.length]!
+      fc.pre(!(operation.fieldsAt(at)?.has(name) ?? false))
+      const headers = { ...credentials(world, operation), "content-type": "application/json" }
+      const response = await world.server.fetch(`http://paygate.test${pathOf(world, operation)}`, {
+        method: operation.method,
+        headers,
+        body: JSON.stringify(addField(valid, at, name, field))
+      })
+      const text = await response.text()
+      const label = `${operation.method} ${operation.template} with ${JSON.stringify(name)} at ${JSON.stringify(at)}`
+      expect(contractViolation(response, text), label).toBeUndefined()
+      const answer = JSON.parse(text)
+      expect({ status: response.status, code: answer.code }, label).toEqual({ status: 400, code: "params_validation" })
+      // Named as written: a plain name as it is, any other quoted (its first 64 characters).
+      const shown = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(name) ? name : JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name)
+      expect(answer.message, label).toMatch(/^Unknown field /)
+      expect(answer.message, label).toContain(shown)
+    }
+  )
 
 // ---------------------------------------------------------------------------------------------
 
@@ -517,6 +593,10 @@ forEachDatabase("HTTP fuzz", (database) => {
 
   it("never answers 500 to random malformed requests, and every error is a contract {code, message} with its status", async () => {
     await fc.assert(randomProperty(world, operations), { numRuns: 1000 })
+  })
+
+  it("refuses an unknown body field on every operation with params_validation naming it", async () => {
+    await fc.assert(unknownFieldProperty(world, operations), { numRuns: 400 })
   })
 })
 

@@ -41,8 +41,13 @@ const waitFor = async <A>(what: string, probe: () => A | undefined, timeoutMs = 
 }
 
 /** A running `npm run listen -- …`, its output kept. */
-const listen = (args: ReadonlyArray<string>) => {
-  const child: ChildProcess = spawn("npm", ["run", "listen", "--", ...args], { cwd: repoRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+const listen = (args: ReadonlyArray<string>, apiKey: string) => {
+  const child: ChildProcess = spawn("npm", ["run", "listen", "--", ...args], {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PAYGATE_API_KEY: apiKey }
+  })
   let output = ""
   child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr?.on("data", (chunk) => (output += chunk))
@@ -83,9 +88,9 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
 
   it("npm run listen forwards the partner's new events to a local URL, signed with the secret it prints", async () => {
     const before = await createPayment(service, "1050", "before-listen")
-    const common = ["--api-key", service.apiKey, "--url", service.url, "--interval-ms", "200"]
-    const all = listen(["--forward-to", `${receiver.url}/all`, ...common])
-    const succeededOnly = listen(["--forward-to", `${receiver.url}/succeeded`, "--events", "payment.succeeded", ...common])
+    const common = ["--url", service.url, "--interval-ms", "200"]
+    const all = listen(["--forward-to", `${receiver.url}/all`, ...common], service.apiKey)
+    const succeededOnly = listen(["--forward-to", `${receiver.url}/succeeded`, "--events", "payment.succeeded", ...common], service.apiKey)
     listeners.push(all, succeededOnly)
     const secret = await waitFor("the signing secret", () => /Webhook signing secret: (whsec_\S+)/.exec(all.output())?.[1])
     await waitFor("the second listener", () => (succeededOnly.output().includes("Ready:") ? true : undefined))
@@ -119,17 +124,22 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
     const help = await npm(["run", "webhooks", "--", "--help"])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain("npm run webhooks -- listen --forward-to <url> [options]")
-    const cases: Array<[Array<string>, string]> = [
-      [["run", "webhooks", "--", "send"], "Unknown command \"send\""],
-      [["run", "listen", "--", "--api-key", service.apiKey], "Missing --forward-to <url>"],
-      [["run", "listen", "--", "--forward-to", "nowhere", "--api-key", "k"], "--forward-to \"nowhere\" is not an http(s) URL"],
-      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", "k", "--events", "payment.succeded"], "--events: \"payment.succeded\" is not an event type"],
-      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", "sk_test_nobody", "--url", service.url], "401 invalid_api_key"],
-      [["run", "webhooks", "--", "test", "whe_nobody", "--api-key", service.apiKey, "--url", service.url], "404 partner_not_found: No webhook endpoint whe_nobody."],
-      [["run", "webhooks", "--", "test", "whe_x", "--api-key", service.apiKey, "--url", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9"]
+    const cases: Array<[Array<string>, string, string]> = [
+      [["run", "webhooks", "--", "send"], service.apiKey, "Unknown command \"send\""],
+      [["run", "listen", "--"], service.apiKey, "Missing --forward-to <url>"],
+      [["run", "listen", "--", "--forward-to", "nowhere"], "k", "--forward-to \"nowhere\" is not an http(s) URL"],
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--events", "payment.succeded"], "k", "--events: \"payment.succeded\" is not an event type"],
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--url", service.url], "sk_test_nobody", "401 invalid_api_key"],
+      [["run", "webhooks", "--", "test", "whe_nobody", "--url", service.url], service.apiKey, "404 partner_not_found: No webhook endpoint whe_nobody."],
+      [["run", "webhooks", "--", "test", "whe_x", "--url", "http://127.0.0.1:9"], service.apiKey, "cannot reach http://127.0.0.1:9"],
+      // A key on the command line is readable by every user of the machine (ps): refused, whatever else is given.
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--api-key", service.apiKey, "--url", service.url], service.apiKey, "--api-key is refused"],
+      [["run", "webhooks", "--", "test", "whe_x", "--api-key", service.apiKey], "", "--api-key is refused"],
+      // No key in the environment and no terminal to ask on (stdin is not one here).
+      [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--url", service.url], "", "Missing the partner's API key: set PAYGATE_API_KEY"]
     ]
-    for (const [args, message] of cases) {
-      const result = await npm(args, { PAYGATE_API_KEY: "" })
+    for (const [args, apiKey, message] of cases) {
+      const result = await npm(args, { PAYGATE_API_KEY: apiKey })
       expect(result.code, args.join(" ")).not.toBe(0)
       const lines = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith(">") && !line.startsWith("npm warn"))
       expect(lines, args.join(" ")).toHaveLength(1)
@@ -162,7 +172,7 @@ describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local serv
     expect(event).toMatchObject({ id: answered.json.eventId, type: "webhook.test", data: { endpointId: endpoint.id } })
     expect(first.headers["webhook-id"]).toBe(answered.json.eventId)
 
-    const viaCli = await npm(["run", "-s", "webhooks", "--", "test", endpoint.id, "--api-key", service.apiKey, "--url", service.url])
+    const viaCli = await npm(["run", "-s", "webhooks", "--", "test", endpoint.id, "--url", service.url], { PAYGATE_API_KEY: service.apiKey })
     expect(viaCli.code).toBe(0)
     expect(JSON.parse(viaCli.stdout)).toMatchObject({ endpointId: endpoint.id, delivered: true, statusCode: 204 })
     expect(receiver.received).toHaveLength(2)

@@ -110,7 +110,8 @@ describe("Data collection page in Chromium (anvil, PGlite, worker)", () => {
     const { popup, received, problems } = await openFromOpener(payment.paymentId, "connect", collectUrl(payment.paymentId, account))
     await view(popup, "form")
     const headers = await (await popup.request.get(collectUrl(payment.paymentId, account))).headers()
-    expect(headers["content-security-policy"]).toContain("frame-ancestors 'self' https:")
+    // Framed by this service's pages only (WALLET_ORIGINS is unset): test/checkout/PageIsolation.test.ts.
+    expect(headers["content-security-policy"]).toContain(`frame-ancestors 'self' ${world.baseUrl};`)
     expect(headers["content-security-policy"]).not.toContain("unsafe")
     await popup.setViewportSize({ width: 375, height: 812 })
     await shoot(popup, "collect-form")

@@ -44,6 +44,8 @@ export interface WorldOptions {
   readonly database?: TestDatabase
   /** `WEBHOOK_ALLOW_PRIVATE`: webhook endpoints on 127.0.0.1 (a test receiver); default no. */
   readonly allowPrivateWebhooks?: boolean
+  /** More configuration variables of the service (e.g. `WALLET_ORIGINS`). */
+  readonly config?: Record<string, string>
 }
 
 /** The running service. */
@@ -121,7 +123,8 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       ENVIRONMENT: "production",
       PUBLIC_URL: baseUrl,
       WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
-      WEBHOOK_ALLOW_PRIVATE: String(options.allowPrivateWebhooks ?? false)
+      WEBHOOK_ALLOW_PRIVATE: String(options.allowPrivateWebhooks ?? false),
+      ...options.config
     }))
     const services = Application.layerWith(
       Migrations.layer.pipe(Layer.provideMerge((options.database ?? pglite).layer())),

@@ -43,6 +43,27 @@ export const publicUrl = Config.option(Config.String(name("PUBLIC_URL")))
 export const checkoutUrl = Config.option(Config.String(name("CHECKOUT_URL")))
 export const dataCollectionUrl = Config.option(Config.String(name("DATA_COLLECTION_URL")))
 
+const originsOf = (text: string) => text.split(",").map((part) => part.trim().replace(/\/$/, "")).filter((part) => part !== "")
+
+// An origin as a browser sends it: http(s), host and port only.
+const badOrigin = (text: string) =>
+  originsOf(text).find((origin) => {
+    const url = URL.parse(origin)
+    return url === null || (url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== origin
+  })
+
+/**
+ * `WALLET_ORIGINS`: comma-separated origins (`https://wallet.example`) of wallet pages that may embed
+ * the data collection page and receive its completion message; unset or blank, none (only this service's own pages).
+ */
+export const walletOrigins = Config.schema(
+  Schema.String.check(Schema.makeFilter((text: string) => {
+    const bad = badOrigin(text)
+    return bad === undefined || `${JSON.stringify(bad)} is not an origin: scheme, host and optional port, e.g. https://wallet.example`
+  })),
+  name("WALLET_ORIGINS")
+).pipe(Config.map(originsOf), Config.withDefault([] as ReadonlyArray<string>))
+
 /** `ENVIRONMENT`: `staging` deployments refuse live keys (contract §3). */
 export const environment = Config.Literals(["production", "staging"], name("ENVIRONMENT")).pipe(Config.withDefault("production"))
 
@@ -202,6 +223,9 @@ export const payouts = Config.all({
   retryMs: optionalInt("PAYOUT_RETRY_MS"),
   maxAttempts: Config.Int(name("PAYOUT_MAX_ATTEMPTS")).pipe(Config.withDefault(5), atLeast(1))
 })
+
+/** `METRICS_TOKEN`: the API's `GET /metrics` asks for `Authorization: Bearer <it>`; unset or blank, no credential. */
+export const metricsToken = optionalSecret("METRICS_TOKEN")
 
 /** `WORKER_METRICS_PORT`: `npm run worker` serves `GET /metrics` on it; unset, no listener. */
 export const workerMetricsPort = Config.option(Config.Port(name("WORKER_METRICS_PORT")))

@@ -111,7 +111,7 @@ forEachDatabase("GET /metrics", (database) => {
       expect(status.status).toBe(200)
     }
     expect((await server.request("GET", "/v1/merchant/payment/pay_unknown/status", { headers: { "merchant-id": merchantId } })).status).toBe(401)
-    expect((await server.request("GET", "/no/such/route")).status).toBe(400)
+    expect((await server.request("GET", "/no/such/route")).status).toBe(404)
     const after = (await scrape()).exposition
 
     const delta = (labels: Record<string, string>) =>
@@ -119,7 +119,7 @@ forEachDatabase("GET /metrics", (database) => {
     expect(delta({ method: "POST", route: "/v1/merchant/payment", status: "200" })).toBe(1)
     expect(delta({ method: "GET", route: "/v1/merchant/payment/:id/status", status: "200" })).toBe(2)
     expect(delta({ method: "GET", route: "/v1/merchant/payment/:id/status", status: "401" })).toBe(1)
-    expect(delta({ method: "GET", route: "unmatched", status: "400" })).toBe(1)
+    expect(delta({ method: "GET", route: "unmatched", status: "404" })).toBe(1)
     // The scrape before this one counted itself too.
     expect(delta({ method: "GET", route: "/metrics", status: "200" })).toBe(1)
     // Raw paths never become labels.

@@ -27,4 +27,6 @@ export class PaygateApi extends HttpApi.make("paygate")
   .annotate(OpenApi.Version, "2026-02-18")
   .annotate(OpenApi.Description, "Crypto payment gateway and merchant checkout service.")
   .annotate(OpenApi.Transform, documentSecurity)
+  // Bodies are strict, as their schemas say (additionalProperties: false): server/UnknownFields.ts.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
 {}

@@ -106,6 +106,8 @@ export interface CollectConfig {
   readonly paymentId: string
   readonly account: string
   readonly appId: string
+  /** The origins besides its own that may embed the page and receive its `IC_COMPLETE` / `IC_ERROR`. */
+  readonly messageOrigins: ReadonlyArray<string>
 }
 
 /** The data collection page of one payment and account. */

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { Chain, CheckoutSettings } from "@paygate/adapters"
+import { Chain, CheckoutSettings, Configuration } from "@paygate/adapters"
 import { Caip, DepositOptions, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -66,6 +66,16 @@ const collectFrameSource = (dataCollectionUrl: string) => {
   return origin !== undefined && /^https?:\/\//.test(origin) ? `'self' ${origin}` : "'self'"
 }
 
+/**
+ * Who may embed the data collection page and hear its outcome, besides its own origin: the
+ * checkout's origin (when `CHECKOUT_URL` names another host) and `WALLET_ORIGINS`.
+ */
+const collectParents = (checkoutUrl: string, walletOrigins: ReadonlyArray<string>) => {
+  const checkout = URL.parse(checkoutUrl)?.origin
+  const origins = checkout !== undefined && /^https?:\/\//.test(checkout) ? [checkout, ...walletOrigins] : walletOrigins
+  return [...new Set(origins)]
+}
+
 /** The checkout and data collection pages and their assets. */
 export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const payments = yield* PaymentRepository
@@ -75,9 +85,12 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const transfersOf = yield* makeCheckoutTransfers
   const depositQr = yield* makeDepositQr
   const assets = yield* loadAssets
-  const checkoutCsp = contentSecurityPolicy(collectFrameSource((yield* CheckoutSettings).dataCollectionUrl), "'none'")
-  // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
-  const collectCsp = contentSecurityPolicy("'none'", "'self' https:")
+  const settings = yield* CheckoutSettings
+  const checkoutCsp = contentSecurityPolicy(collectFrameSource(settings.dataCollectionUrl), "'none'")
+  // Shown inside the checkout's dialog, in a wallet's web view, or in a window a page opened: only
+  // the checkout and the configured wallets may embed it, and only they hear how it ended.
+  const messageOrigins = collectParents(settings.checkoutUrl, yield* Configuration.walletOrigins)
+  const collectCsp = contentSecurityPolicy("'none'", ["'self'", ...messageOrigins].join(" "))
   const chainIds = [...chains.chains.keys()]
   const deposits = yield* DepositOptions
 
@@ -149,7 +162,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       const account = query.get("account") ?? ""
       const found = yield* findPayment(query.get("paymentId") ?? undefined)
       if (Option.isNone(found) || Result.isFailure(Caip.validateAccountId(account))) return notFound(collectCsp)
-      const page = collectPage({ paymentId: found.value.id, account, appId: apps.appIdFor(found.value.mode) })
+      const page = collectPage({ paymentId: found.value.id, account, appId: apps.appIdFor(found.value.mode), messageOrigins })
       return html(page, 200, pageHeaders(collectCsp))
     })
   )

@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { type ApiError, InvalidParams, isApiError } from "@paygate/domain"
+import { type ApiError, InvalidParams, isApiError, ParamsValidation } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -10,11 +10,13 @@ import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { Environment } from "./PartnerCredential.ts"
 import { csrfHeader, DashboardSessions, sessionCookie, sessionCookieHeader } from "./DashboardSessions.ts"
 import { renderFailures } from "./Pipeline.ts"
+import { refuseUnknownBodyFields, unknownFieldMessage, unknownFieldOf } from "./UnknownFields.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
 
 // `null` and absent alike: no key (missing_api_key); anything but a string or an object is invalid_params.
 const decodeSignIn = Schema.decodeUnknownEffect(
-  Schema.fromJsonString(Schema.Struct({ apiKey: Schema.optionalKey(Schema.NullOr(Schema.String)) }))
+  Schema.fromJsonString(Schema.Struct({ apiKey: Schema.optionalKey(Schema.NullOr(Schema.String)) })),
+  { onExcessProperty: "error" }
 )
 
 const apiKeyOf = (text: string) =>
@@ -22,7 +24,12 @@ const apiKeyOf = (text: string) =>
     ? Effect.succeed(undefined)
     : decodeSignIn(text).pipe(
       Effect.map((body) => body.apiKey ?? undefined),
-      Effect.mapError(() => new InvalidParams({ message: 'The body must be JSON {"apiKey": "sk_…"} with the key as a string.' }))
+      Effect.mapError((error) => {
+        const unknownField = unknownFieldOf(error.issue)
+        return unknownField !== undefined
+          ? new ParamsValidation({ message: unknownFieldMessage(unknownField) })
+          : new InvalidParams({ message: 'The body must be JSON {"apiKey": "sk_…"} with the key as a string.' })
+      })
     )
 
 const unreadable = new InvalidParams({ message: "The request body could not be read; it must be JSON of at most 64 KiB." })
@@ -30,11 +37,17 @@ const unreadable = new InvalidParams({ message: "The request body could not be r
 // Session answers carry the CSRF token: never cached.
 const noStore = { "cache-control": "no-store" }
 
-/** The dashboard guard: ASCII headers and well-formed strings (server/WellFormedText.ts), contract errors for every failure. */
+/**
+ * The dashboard guard: ASCII headers, well-formed strings (server/WellFormedText.ts), no unknown
+ * body fields (server/UnknownFields.ts), contract errors for every failure.
+ */
 export const DashboardGuardLive = Layer.succeed(DashboardGuard, (httpEffect, { endpoint }) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const checked = Effect.andThen(requireAsciiHeaders(request.headers, [csrfHeader]), requireWellFormedText(endpoint))
+    const checked = requireAsciiHeaders(request.headers, [csrfHeader]).pipe(
+      Effect.andThen(requireWellFormedText(endpoint)),
+      Effect.andThen(refuseUnknownBodyFields(endpoint))
+    )
     return yield* renderFailures(request, Effect.andThen(checked, httpEffect))
   }))
 

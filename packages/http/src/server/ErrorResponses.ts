@@ -1,6 +1,7 @@
 import { type ApiError, errorCode, InvalidParams, statusOf } from "@paygate/domain"
 import { Cause, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
+import { pathIdNotFound } from "./PathIds.ts"
 
 /** The contract's error answer: `{"code", "message"}` with the code's HTTP status (contract §2). */
 export const errorResponse = (error: ApiError, headers: Record<string, string> = {}): HttpServerResponse.HttpServerResponse => {
@@ -16,15 +17,23 @@ export const internalErrorResponse = (requestId: string, headers: Record<string,
   )
 
 /**
+ * No route for the method and path: 404 with the not-found code of the route family the path is
+ * in (the contract has no other 404 code; `payment_not_found` outside every family).
+ */
+const noOperation = (request: { readonly method: string; readonly url: string }): ApiError => {
+  const path = request.url.split(/[?#]/)[0]!
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path
+  return pathIdNotFound(path.endsWith("/") ? path : `${path}/`, `No operation ${request.method} ${shown}; see /docs.`)
+}
+
+/**
  * The contract error for a failure of the HTTP machinery itself (no route, unreadable or
  * oversized body), or `undefined` when the failure is something else.
  */
 export const requestFailureAsContract = (failure: unknown, request: { readonly method: string; readonly url: string }): ApiError | undefined => {
   // Router and body failures arrive as HttpServerError with the specific reason inside.
   const reason = Predicate.isTagged(failure, "HttpServerError") && Predicate.hasProperty(failure, "reason") ? failure.reason : failure
-  if (Predicate.isTagged(reason, "RouteNotFound")) {
-    return new InvalidParams({ message: `No operation ${request.method} ${request.url.split("?")[0]}; see /docs.` })
-  }
+  if (Predicate.isTagged(reason, "RouteNotFound")) return noOperation(request)
   if (Predicate.isTagged(reason, "RequestParseError")) {
     return new InvalidParams({ message: "The request body could not be read; it must be JSON of at most 64 KiB." })
   }

@@ -14,17 +14,22 @@
  *   the webhook outcomes of the worker, when it runs in this process, and the chain RPC errors:
  *   `@paygate/adapters` `ProcessMetrics`).
  *
- * The endpoint needs no credential (as Prometheus scrapers expect): keep it off the public
- * interface (a reverse proxy that does not forward `/metrics`, or a network policy).
+ * With `METRICS_TOKEN` set, the endpoint asks for `Authorization: Bearer <token>` (Prometheus'
+ * `authorization` setting sends it) and answers anything else `401 unauthorized`; unset, it needs
+ * no credential: keep it off the public interface (a reverse proxy that does not forward
+ * `/metrics`, or a network policy).
  *
  * @module
  */
-import { ProcessMetrics } from "@paygate/adapters"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { Configuration, ProcessMetrics } from "@paygate/adapters"
 import { PaymentStatus, traced } from "@paygate/domain"
-import { Context, Effect, Layer, Metric } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
+import { Unauthorized } from "../api/HttpErrors.ts"
 import * as Metrics from "../observability/Metrics.ts"
+import { errorResponse } from "./ErrorResponses.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -88,14 +93,30 @@ export const scrape = Effect.andThen(refreshDatabaseGauges, ProcessMetrics.rende
 /** Prometheus text exposition format, version 0.0.4. */
 export const contentType = ProcessMetrics.contentType
 
+const digest = (text: string) => createHash("sha256").update(text).digest()
+
+const refused = errorResponse(new Unauthorized({ message: "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>." }), {
+  "www-authenticate": "Bearer"
+})
+
 /** `GET /metrics`; the database it reads is the one of the layer's context. */
 export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const sql = yield* SqlClient.SqlClient
+  const token = Option.map(yield* Configuration.metricsToken, (secret) => digest(`Bearer ${Redacted.value(secret)}`))
   const handler = scrape.pipe(
     Effect.provideService(SqlClient.SqlClient, sql),
     Effect.map((body) => HttpServerResponse.text(body, { contentType, headers: { "cache-control": "no-store" } }))
   )
-  yield* router.add("GET", "/metrics", handler)
+  // Compared as digests: in constant time, whatever the length of what was sent.
+  const allowed = (request: HttpServerRequest.HttpServerRequest) =>
+    Option.isNone(token) || timingSafeEqual(digest(request.headers.authorization ?? ""), token.value)
+  yield* router.add(
+    "GET",
+    "/metrics",
+    Effect.gen(function*() {
+      return allowed(yield* HttpServerRequest.HttpServerRequest) ? yield* handler : refused
+    })
+  )
 })).pipe(Layer.provide(RouteMetrics))
 
 /**

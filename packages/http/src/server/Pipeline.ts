@@ -4,7 +4,8 @@ import {
   type IdempotencyStore,
   InvalidParams,
   isApiError,
-  latestStableVersion
+  latestStableVersion,
+  ParamsValidation
 } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { AnswerStorage } from "../api/AnswerStorage.ts"
@@ -17,6 +18,7 @@ import { idempotencyKey, withIdempotency } from "./Idempotency.ts"
 import type { RateLimiter } from "./RateLimiter.ts"
 import { RequestId } from "./RequestId.ts"
 import { resolveVersion } from "./ResolveVersion.ts"
+import { refuseUnknownBodyFields, unknownFieldMessage, unknownFieldOf } from "./UnknownFields.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
 
 /** What an authentication step establishes about a request. */
@@ -32,6 +34,8 @@ export interface Authenticated {
 const checkedHeaders = ["api-key", "merchant-id", "app-id", "client-id", "svc-version", "idempotency-key", "csrf-token"]
 
 const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
+  const unknownField = error.kind === "Payload" ? unknownFieldOf(error.cause.issue) : undefined
+  if (unknownField !== undefined) return new ParamsValidation({ message: unknownFieldMessage(unknownField) })
   const where = { Params: "path", Headers: "headers", Query: "query string", Payload: "request body", Body: "response", ResponseHeaders: "response" }[error.kind]
   const detail = error.cause.message.replace(/\s+/g, " ").trim()
   return new InvalidParams({ message: `Invalid ${where}: ${detail}` })
@@ -89,7 +93,7 @@ export const pipeline = <R>(
         "retry-after": String(retryAfter)
       }))
     }
-    const handled = renderFailures(request, Effect.andThen(requireWellFormedText(endpoint), provide(version)(inner)))
+    const handled = renderFailures(request, Effect.andThen(Effect.andThen(requireWellFormedText(endpoint), refuseUnknownBodyFields(endpoint)), provide(version)(inner)))
     if (endpoint.method !== "POST") return handled
     return Effect.flatMap(idempotencyKey(request), (key) => {
       if (key === undefined) return handled

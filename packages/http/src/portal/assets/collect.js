@@ -13,18 +13,21 @@ import { buildForm } from "./schema-form.js"
 
 /** @typedef {import("./schema-form.js").CollectData} CollectData */
 
-const config = /** @type {{ paymentId: string, account: string, appId: string }} */ (pageConfig())
+const config = /** @type {{ paymentId: string, account: string, appId: string, messageOrigins: string[] }} */ (pageConfig())
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
 
 /**
- * Tells the opener (a window that opened this page) or the parent (a page that embeds it). The
- * message carries no buyer data, so any origin may receive it.
+ * Tells the opener (a window that opened this page) or the parent (a page that embeds it), when it
+ * is of this origin or one the service names (the checkout's, the configured wallets'): addressed
+ * to each, the browser delivers it only to the one the window is at, so no other page learns how
+ * the buyer's data collection ended.
  *
  * @param {{ type: "IC_COMPLETE" } | { type: "IC_ERROR", message: string }} message
  */
 function notify(message) {
   const target = window.opener ?? (window.parent !== window ? window.parent : null)
-  if (target !== null) target.postMessage(message, "*")
+  if (target === null) return
+  for (const origin of new Set([window.location.origin, ...config.messageOrigins])) target.postMessage(message, origin)
 }
 
 /** @param {unknown} error */
