@@ -70,7 +70,7 @@ forEachDatabase("Dashboard sessions", (database) => {
       }
     })
 
-    it("refuses in the contract's order: missing, unknown or revoked, wallet key, live key on staging; malformed bodies are invalid_params", async () => {
+    it("refuses in the contract's order: missing, unknown, revoked or wallet key (alike), live key on staging; malformed bodies are invalid_params", async () => {
       const partner = await server.partner()
       const refusal = async (options: Parameters<Send>[2], status: number, code: string, sender: Send = send) => {
         const response = await sender("POST", "/dashboard/session", options)
@@ -82,7 +82,16 @@ forEachDatabase("Dashboard sessions", (database) => {
       await refusal({ body: { apiKey: null } }, 401, "missing_api_key")
       await refusal({ body: { apiKey: "sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }, 401, "invalid_api_key")
       await refusal({ body: { apiKey: "nonsense" } }, 401, "invalid_api_key")
-      await refusal({ body: { apiKey: await server.walletKey("sandbox") } }, 403, "forbidden")
+      // A valid wallet key is answered as a made-up one: the answer tells nothing about it.
+      const wallet = await server.walletKey("sandbox")
+      const forged = `wk_test_${"A".repeat(wallet.length - 8)}`
+      const answers = []
+      for (const apiKey of [wallet, forged]) {
+        const response = await send("POST", "/dashboard/session", { body: { apiKey } })
+        answers.push([response.status, response.body])
+      }
+      expect(answers[0]).toEqual([401, { code: "invalid_api_key", message: "The API key is not valid." }])
+      expect(answers[1]).toEqual(answers[0])
       const staging: Send = server.handler({ environment: "staging" })
       await refusal({ body: { apiKey: partner.live } }, 403, "not_sandbox_api_key", staging)
       expect((await staging("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)

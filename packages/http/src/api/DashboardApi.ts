@@ -53,8 +53,8 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
     }).annotate(OpenApi.Summary, "Sign in to the dashboard with a partner secret key; sets the session cookie")
       .annotate(
         OpenApi.Description,
-        "Checks the key as the partner API does (missing → `missing_api_key`, unknown or revoked → `invalid_api_key`, " +
-          "wallet key → `forbidden`, live key on staging → `not_sandbox_api_key`) and answers the session with " +
+        "Checks the key as the partner API does (missing → `missing_api_key`, unknown, revoked or wallet key → " +
+          "`invalid_api_key`, live key on staging → `not_sandbox_api_key`) and answers the session with " +
           "`Set-Cookie: paygate_session=…; HttpOnly; SameSite=Strict; Path=/` (`Secure` when PUBLIC_URL is https). " +
           "Failed attempts are limited per client (`429 rate_limited` with `Retry-After`). The session ends after " +
           "DASHBOARD_SESSION_IDLE_SECONDS unused (default 1 h), DASHBOARD_SESSION_MAX_SECONDS after sign-in (default 12 h), " +
