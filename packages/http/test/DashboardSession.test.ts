@@ -77,7 +77,7 @@ forEachDatabase("Dashboard sessions", (database) => {
         expect([response.status, response.body?.code], JSON.stringify(options)).toEqual([status, code])
         expect(response.headers.get("set-cookie")).toBeNull()
       }
-      await refusal({}, 401, "missing_api_key")
+      await refusal({ headers: { "content-type": "application/json" } }, 401, "missing_api_key")
       await refusal({ body: {} }, 401, "missing_api_key")
       await refusal({ body: { apiKey: null } }, 401, "missing_api_key")
       await refusal({ body: { apiKey: "sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }, 401, "invalid_api_key")
