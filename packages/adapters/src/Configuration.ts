@@ -79,6 +79,9 @@ export const dashboardSessions = Config.all({
   maxSeconds: Config.Int(name("DASHBOARD_SESSION_MAX_SECONDS")).pipe(Config.withDefault(12 * 3600), atLeast(1))
 })
 
+/** `DASHBOARD_SIGN_IN_CEILING_PER_MINUTE`: failed dashboard sign-ins allowed per minute from all clients together (also its burst; at least 1). */
+export const dashboardSignInCeilingPerMinute = Config.Int(name("DASHBOARD_SIGN_IN_CEILING_PER_MINUTE")).pipe(Config.withDefault(120), atLeast(1))
+
 /** Name of the variable holding the chains (JSON, see `ChainConfig`). */
 export const chainsVariable = name("PAYGATE_CHAINS")
 

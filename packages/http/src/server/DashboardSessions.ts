@@ -57,8 +57,8 @@ export interface DashboardSettings {
 /** Failed sign-ins allowed at once per client, and how fast that allowance comes back. */
 export const signInThrottle = { burst: 10, perSecond: 0.2 } as const
 
-/** Failed sign-ins allowed at once from all clients together, and how fast that allowance comes back. */
-export const signInCeiling = { burst: 200, perSecond: 2 } as const
+/** Failed sign-ins allowed at once from all clients together, and how fast that allowance comes back: `DASHBOARD_SIGN_IN_CEILING_PER_MINUTE`. */
+const ceilingOf = (perMinute: number) => ({ burst: perMinute, perSecond: perMinute / 60 })
 
 /** The key of the allowance every client shares. */
 const everyone = "*"
@@ -133,7 +133,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   /**
    * Takes an attempt: `undefined` when the client may try to sign in now, else the seconds until it
    * may (`Retry-After`). Each attempt takes one of {@link signInThrottle}'s allowance of its client
-   * and of {@link signInCeiling}'s; a successful sign-in gives it back.
+   * and one of the allowance all clients share; a successful sign-in gives it back.
    */
   readonly takeAttempt: (client: Client) => Effect.Effect<number | undefined>
   /**
@@ -172,6 +172,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       const attempts = yield* SignInThrottleStore
       const credentials = yield* CredentialStore
       const lifetimes = yield* Configuration.dashboardSessions
+      const ceiling = ceilingOf(yield* Configuration.dashboardSignInCeilingPerMinute)
       const publicUrl = yield* Configuration.publicUrl
       const settings: DashboardSettings = {
         idleMillis: lifetimes.idleSeconds * 1000,
@@ -183,7 +184,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       const touchEvery = Math.min(60_000, settings.idleMillis / 10)
       const allowancesOf = (client: Client) => [
         { key: throttleKey(client.address), ...signInThrottle },
-        { key: everyone, ...signInCeiling }
+        { key: everyone, ...ceiling }
       ]
 
       const admit = (request: SignInRequest) =>
