@@ -1,19 +1,11 @@
 import { Database, DataDirLock, GatewayServices, WebhookAdapters } from "@paygate/adapters"
 import { ConfigProvider, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
+import { chmod, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { widerThanOwner } from "../../../test/support/FileModes.ts"
 
-// Every entry under `path` (itself included) whose mode is not owner-only: `path mode`.
-const widerThanOwner = async (path: string): Promise<Array<string>> => {
-  const stats = await lstat(path)
-  const mode = stats.mode & 0o777
-  const wide = (stats.isDirectory() ? mode !== 0o700 : mode !== 0o600) ? [`${path} ${mode.toString(8)}`] : []
-  if (!stats.isDirectory()) return wide
-  for (const entry of await readdir(path)) wide.push(...await widerThanOwner(join(path, entry)))
-  return wide
-}
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777
 
