@@ -20,9 +20,13 @@ const fullAt = (allowance: AttemptAllowance, tokens: number, at: number) =>
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
+  // Rows another attempt holds are skipped: waiting on them in no set order could deadlock with it.
+  const forgetFull = (now: number) =>
+    sql`DELETE FROM sign_in_attempts WHERE client IN (
+      SELECT client FROM sign_in_attempts WHERE full_at < ${now}::bigint FOR UPDATE SKIP LOCKED)`
+
   const take = (allowances: ReadonlyArray<AttemptAllowance>, now: number) =>
-    sql.withTransaction(Effect.gen(function*() {
-      yield* sql`DELETE FROM sign_in_attempts WHERE full_at < ${now}::bigint`
+    forgetFull(now).pipe(Effect.andThen(sql.withTransaction(Effect.gen(function*() {
       const buckets: Array<{ readonly allowance: AttemptAllowance; readonly tokens: number; readonly at: number }> = []
       for (const allowance of [...allowances].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
         yield* sql`INSERT INTO sign_in_attempts (client, tokens, updated_at, full_at)
@@ -42,7 +46,7 @@ export const make = Effect.gen(function*() {
           full_at = ${fullAt(allowance, tokens - 1, at)}::bigint WHERE client = ${allowance.key}`
       }
       return undefined
-    })).pipe(Effect.orDie, traced("SqlSignInThrottleStore.take"))
+    })))).pipe(Effect.orDie, traced("SqlSignInThrottleStore.take"))
 
   const giveBack = (allowances: ReadonlyArray<AttemptAllowance>) =>
     Effect.forEach(allowances, (allowance) =>
