@@ -64,9 +64,10 @@ export const DashboardHandlers = HandlerGroup.group(
       .handleRaw("signIn", ({ request }) =>
         Effect.gen(function*() {
           const client = clients.of(request)
-          yield* sessions.admit({ client, headers: request.headers })
+          yield* sessions.admit(request.headers)
           if (!isJson(request.headers["content-type"])) return yield* notJson
-          // The body is the credential: read first (a malformed one is no attempt), then the client's allowance.
+          // The body is the credential: read first (a malformed one, one without a key or a live key over
+          // plain HTTP is no attempt), then the client's allowance.
           const apiKey = yield* sessions.checkKey(yield* apiKeyOf(yield* request.text.pipe(Effect.mapError(() => unreadable))), client)
           const retryAfter = yield* sessions.takeAttempt(client)
           if (retryAfter !== undefined) {

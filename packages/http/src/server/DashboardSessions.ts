@@ -116,12 +116,6 @@ const isLocal = (client: Client) => {
   return !client.viaTrustedProxy && address !== undefined && NetAddress.isLoopback(address)
 }
 
-/** A sign-in request, as the session service needs it. */
-export interface SignInRequest {
-  readonly client: Client
-  readonly headers: { readonly [name: string]: string | undefined }
-}
-
 /** Dashboard sign-in, resumption and sign-out. */
 export class DashboardSessions extends Context.Service<DashboardSessions, {
   readonly settings: DashboardSettings
@@ -129,7 +123,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
    * What a sign-in is refused before its body is read: a request a browser says comes from
    * another origin (`forbidden`).
    */
-  readonly admit: (request: SignInRequest) => Effect.Effect<void, ApiError>
+  readonly admit: (headers: { readonly [name: string]: string | undefined }) => Effect.Effect<void, ApiError>
   /**
    * Takes an attempt: `undefined` when the client may try to sign in now, else the seconds until it
    * may (`Retry-After`). Each attempt takes one of {@link signInThrottle}'s allowance of its client
@@ -187,8 +181,8 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
         { key: everyone, ...ceiling }
       ]
 
-      const admit = (request: SignInRequest) =>
-        isCrossSite(request.headers, settings.publicOrigin) ? Effect.fail(crossSiteRefusal()) : Effect.void
+      const admit = (headers: { readonly [name: string]: string | undefined }) =>
+        isCrossSite(headers, settings.publicOrigin) ? Effect.fail(crossSiteRefusal()) : Effect.void
 
       const checkKey = (apiKey: string | undefined, client: Client) => {
         if (apiKey === undefined || apiKey.trim() === "") return Effect.fail(new MissingApiKey({ message: "An API key is required to sign in." }))
