@@ -10,17 +10,30 @@
  * - amounts in major units, a currency no token is priced in, and a plain-HTTP return URL each
  *   say what is wrong (items 7 and 8).
  */
-import { mkdtemp, rm } from "node:fs/promises"
-import { createServer, type Server } from "node:net"
-import { tmpdir } from "node:os"
+import { mkdtemp, rm, stat } from "node:fs/promises"
+import { connect, createServer, type Server } from "node:net"
+import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "./support/ServiceProcess.ts"
 import { npm, type NpmStartProcess, spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
+import { widerThanOwner } from "./support/FileModes.ts"
 
 const start = (env: Record<string, string>) => spawnNpmStart(env)
 const listening = (s: NpmStartProcess) => waitForOutput(s, "paygate is listening")
 const stop = (s: NpmStartProcess) => s.stop()
+
+/** This machine's addresses other than loopback. */
+const externalAddresses = () =>
+  Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).filter((entry) => !entry.internal && entry.family === "IPv4").map((entry) => entry.address))
+
+const reachable = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port })
+    socket.once("connect", () => (socket.destroy(), resolve(true)))
+    socket.once("error", () => resolve(false))
+  })
+
 
 /** The lines a person reads: not the JSON log lines. */
 const humanLines = (output: string) => output.split("\n").filter((line) => !line.startsWith("{") && !line.startsWith(" ") && line.trim() !== "")
@@ -109,6 +122,13 @@ describe("npm start, as a newcomer meets it", () => {
 
     // Creating payments as the README shows, and the three mistakes a newcomer makes (items 7, 8).
     const url = `http://127.0.0.1:${port}`
+
+    // The local set-up listens on loopback only, and keeps its files to its owner.
+    for (const address of externalAddresses()) expect(await reachable(address, port), address).toBe(false)
+    expect(await reachable("127.0.0.1", port)).toBe(true)
+    expect(await widerThanOwner(env.PAYGATE_DATA_DIR!)).toEqual([])
+    // The option id secret is written at start (the webhook key with the first webhook secret).
+    expect((await stat(`${env.PAYGATE_DATA_DIR}.option-id-secret`)).mode & 0o777).toBe(0o600)
     const create = (body: unknown) =>
       fetch(`${url}/v1/merchant/payment`, {
         method: "POST",

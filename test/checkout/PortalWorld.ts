@@ -17,7 +17,7 @@ import { privateKeyToAccount } from "viem/accounts"
 import { WorkerLive } from "../../app/WorkerLive.ts"
 import { freePort } from "../support/FreePort.ts"
 import { pglite, type TestDatabase } from "../support/TestServer.ts"
-import { AppRoutes, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
+import { AppRoutes, ClientAddress, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
 export interface CreatedPayment {
@@ -134,7 +134,8 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       AppRoutes.pipe(Layer.provide([
         Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect` })),
         RateLimiter.layer,
-        SqlReadiness
+        SqlReadiness,
+        ClientAddress.ClientAddress.layer
       ])),
       { routerConfig, disableLogger: true }
     ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })))

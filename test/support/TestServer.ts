@@ -33,11 +33,12 @@ import {
   Settlements
 } from "@paygate/domain"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, Scope } from "effect"
-import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
+import { FetchHttpClient, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
-import { AppRoutes, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
+import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
+import { freePort } from "./FreePort.ts"
 
 /** The database a suite runs on. */
 export interface TestDatabase {
@@ -131,6 +132,18 @@ export interface HandlerOptions {
   readonly rateLimiter?: RateLimiter["Service"]
   /** Other configuration variables of the handler (e.g. `DASHBOARD_SESSION_IDLE_SECONDS`). */
   readonly config?: Record<string, string>
+  /**
+   * The socket peer its requests seem to come from (an in-process request has none); default a
+   * loopback address of its own (127.x.y.z), so handlers never share per-client limits.
+   */
+  readonly peer?: string
+}
+
+/** A real HTTP server over the test server's services (`ApiServer.layer`), on 127.0.0.1. */
+export interface Listening {
+  readonly url: string
+  readonly port: number
+  readonly close: () => Promise<void>
 }
 
 /** An answer, its body parsed as JSON when it is JSON. */
@@ -165,6 +178,8 @@ export interface TestServer {
   readonly request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>
   /** A handler with other settings over the same services and database. */
   readonly handler: (options: HandlerOptions) => (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>
+  /** `ApiServer.layer` over the same services and database, on a free port; `config`: its variables. */
+  readonly listen: (config?: Record<string, string>) => Promise<Listening>
   /** `fetch` answered by the default handler, for `FetchHttpClient` (typed client tests). */
   readonly fetch: typeof globalThis.fetch
   /** Runs an effect with the server's services. */
@@ -247,13 +262,19 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
   const disposers: Array<() => Promise<void>> = []
 
   const makeHandler = (options: HandlerOptions): WebHandler => {
+    const peer = Option.some(options.peer ?? `127.${randomBytes(3).join(".")}`)
+    const withPeer = HttpRouter.middleware(
+      (httpEffect) => Effect.updateService(httpEffect, HttpServerRequest.HttpServerRequest, (request) => request.modify({ remoteAddress: peer })),
+      { global: true }
+    )
     const { dispose, handler } = HttpRouter.toWebHandler(
-      AppRoutes.pipe(
+      Layer.merge(AppRoutes, withPeer).pipe(
         Layer.provide([
           options.rateLimiter === undefined
             ? RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 })
             : Layer.succeed(RateLimiter, options.rateLimiter),
           SqlReadiness,
+          ClientAddress.ClientAddress.layer,
           Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),
         Layer.provide(Layer.succeedContext(context)),
@@ -278,6 +299,19 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     let parsed: unknown = undefined
     if ((response.headers.get("content-type") ?? "").includes("json") && text !== "") parsed = JSON.parse(text)
     return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+
+  const listen = async (config: Record<string, string> = {}): Promise<Listening> => {
+    const port = await freePort()
+    const listenScope = Effect.runSync(Scope.make())
+    await Effect.runPromise(Layer.buildWithScope(
+      ApiServer.layer.pipe(
+        Layer.provide(Layer.succeedContext(context)),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ HOST: "127.0.0.1", ...config, PORT: String(port) })))
+      ),
+      listenScope
+    ))
+    return { url: `http://127.0.0.1:${port}`, port, close: () => Effect.runPromise(Scope.close(listenScope, Exit.void)) }
   }
 
   const main = makeHandler({})
@@ -319,6 +353,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
   return {
     request,
     handler: (options) => send(makeHandler(options)),
+    listen,
     fetch: ((input: string | URL | Request, init?: RequestInit) => main(new Request(input, init))) as typeof globalThis.fetch,
     run,
     partner,

@@ -38,6 +38,15 @@ export const dataDir = Config.String(name("PAYGATE_DATA_DIR")).pipe(Config.withD
 /** `PORT`: the API's HTTP port. */
 export const port = Config.Port(name("PORT")).pipe(Config.withDefault(3000))
 
+/** `HOST`: the address the API listens on; unset, all interfaces, or 127.0.0.1 for the embedded local set-up. */
+export const host = optionalString("HOST")
+
+/** `TRUSTED_PROXIES`: comma-separated addresses and CIDR blocks of the proxies in front of the API; unset, none. */
+export const trustedProxies = optionalString("TRUSTED_PROXIES")
+
+/** `MAX_CONNECTIONS_PER_CLIENT`: open connections one client address may hold (trusted proxies are not held to it). */
+export const maxConnectionsPerClient = Config.Int(name("MAX_CONNECTIONS_PER_CLIENT")).pipe(Config.withDefault(128), atLeast(1))
+
 /** `PUBLIC_URL`, `CHECKOUT_URL`, `DATA_COLLECTION_URL`: the addresses the API hands out (see `CheckoutSettings`). */
 export const publicUrl = Config.option(Config.String(name("PUBLIC_URL")))
 export const checkoutUrl = Config.option(Config.String(name("CHECKOUT_URL")))
@@ -91,6 +100,9 @@ export const dashboardSessions = Config.all({
   idleSeconds: Config.Int(name("DASHBOARD_SESSION_IDLE_SECONDS")).pipe(Config.withDefault(3600), atLeast(1)),
   maxSeconds: Config.Int(name("DASHBOARD_SESSION_MAX_SECONDS")).pipe(Config.withDefault(12 * 3600), atLeast(1))
 })
+
+/** `DASHBOARD_SIGN_IN_CEILING_PER_MINUTE`: failed dashboard sign-ins allowed per minute from all clients together (also its burst; at least 1). */
+export const dashboardSignInCeilingPerMinute = Config.Int(name("DASHBOARD_SIGN_IN_CEILING_PER_MINUTE")).pipe(Config.withDefault(120), atLeast(1))
 
 /** Name of the variable holding the chains (JSON, see `ChainConfig`). */
 export const chainsVariable = name("PAYGATE_CHAINS")

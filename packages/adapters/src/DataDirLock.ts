@@ -13,6 +13,7 @@
  */
 import { readFile, rm, writeFile } from "node:fs/promises"
 import { resolve } from "node:path"
+import { fileMode } from "./PrivateFiles.ts"
 
 // Locks this process holds, by absolute path: a second open in the same process is refused too.
 const held = new Set<string>()
@@ -76,7 +77,7 @@ export const acquireDataDirLock = async (dataDir: string): Promise<DataDirLock> 
   if (held.has(path)) throw new DataDirInUse(dataDir, process.pid)
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      await writeFile(path, `${process.pid}\n`, { flag: "wx" })
+      await writeFile(path, `${process.pid}\n`, { flag: "wx", mode: fileMode })
       held.add(path)
       return {
         publishPort: (port) => writeFile(path, `${process.pid}\n${port}\n`),

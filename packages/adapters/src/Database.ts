@@ -14,10 +14,10 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { mkdir } from "node:fs/promises"
 import * as DataDirLock from "./DataDirLock.ts"
 import { exclusiveSequences } from "./ExclusiveSequences.ts"
 import * as Configuration from "./Configuration.ts"
+import * as PrivateFiles from "./PrivateFiles.ts"
 
 /** Default directory of the embedded database when `PAYGATE_DATA_DIR` is unset. */
 export const defaultDataDir = Configuration.defaultDataDir
@@ -63,7 +63,9 @@ export interface EmbeddedOptions {
 /**
  * Starts PGlite and serves it with pglite-socket on 127.0.0.1 on a port the OS picks; stops the
  * server and closes the database when the scope closes. A data directory is locked while open
- * (see `DataDirLock.ts`): a second opener, in this process or another, fails.
+ * (see `DataDirLock.ts`): a second opener, in this process or another, fails. The directory and
+ * everything in it are made owner-only (`PrivateFiles.ts`) when it opens, once PGlite has unpacked
+ * its files, and when it closes.
  *
  * The server has no authentication: any local process that finds the port can connect, as with a
  * PostgreSQL configured for local trust. Use `DATABASE_URL` on shared machines.
@@ -74,8 +76,9 @@ export const startEmbedded = (options: EmbeddedOptions) =>
       try: async () => {
         let lock: DataDirLock.DataDirLock | undefined
         if (options.dataDir !== undefined) {
-          await mkdir(options.dataDir, { recursive: true })
+          await PrivateFiles.makePrivateDirectory(options.dataDir)
           lock = await DataDirLock.acquireDataDirLock(options.dataDir)
+          await PrivateFiles.restrictTree(options.dataDir)
         }
         let db: PGlite | undefined
         try {
@@ -85,6 +88,7 @@ export const startEmbedded = (options: EmbeddedOptions) =>
             import("@electric-sql/pglite-socket")
           ])
           db = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir)
+          if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
           const server = new PGLiteSocketServer({
             db: exclusiveSequences(db),
             host: "127.0.0.1",
@@ -114,6 +118,7 @@ export const startEmbedded = (options: EmbeddedOptions) =>
         try {
           await server.stop()
           if (!db.closed) await db.close()
+          if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
         } finally {
           await lock?.release()
         }

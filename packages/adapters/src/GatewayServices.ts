@@ -39,12 +39,13 @@ import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Mac } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
 import * as PooledRandom from "./PooledRandom.ts"
+import * as PrivateFiles from "./PrivateFiles.ts"
 import * as Pricing from "./pricing/index.ts"
 import * as SanctionsList from "./SanctionsList.ts"
 import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
@@ -103,7 +104,8 @@ export const decodeSecret = (text: string, what: string): Effect.Effect<Uint8Arr
 const persistedSecret = (file: string) =>
   Effect.gen(function*() {
     const existing = yield* Effect.tryPromise({
-      try: () => readFile(file, "utf8"),
+      // An existing file is made owner-only again (copied or restored with a wider mode).
+      try: () => readFile(file, "utf8").then(async (text) => (await PrivateFiles.restrictFile(file), text)),
       catch: (error) => error
     }).pipe(
       Effect.map(Option.some),
@@ -117,9 +119,9 @@ const persistedSecret = (file: string) =>
     const secret = new Uint8Array(randomBytes(minSecretBytes))
     yield* Effect.tryPromise({
       try: async () => {
-        await mkdir(dirname(file), { recursive: true })
+        await PrivateFiles.makePrivateDirectory(dirname(file))
         // `wx`: never overwrite a secret another process wrote meanwhile.
-        await writeFile(file, `${Buffer.from(secret).toString("base64")}\n`, { mode: 0o600, flag: "wx" })
+        await writeFile(file, `${Buffer.from(secret).toString("base64")}\n`, { mode: PrivateFiles.fileMode, flag: "wx" })
       },
       catch: (error) => new OptionIdSecretError({ message: `Cannot write the option id secret ${file}: ${String(error)}` })
     })

@@ -1,6 +1,6 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
- * destinations, refunds, payouts, idempotency keys, credentials, dashboard sessions, and the chain watcher's receipts and
+ * destinations, refunds, payouts, idempotency keys, credentials, dashboard sessions and sign-in attempts, and the chain watcher's receipts and
  * cursors, and deposit addresses with their sweeps.
  *
  * @module
@@ -17,7 +17,8 @@ import type {
   ReceiptStore,
   RefundRepository,
   ScanCursors,
-  SettlementRepository
+  SettlementRepository,
+  SignInThrottleStore
 } from "@paygate/domain"
 import type { PgClient } from "@effect/sql-pg"
 import { type Config, Layer } from "effect"
@@ -37,6 +38,7 @@ import * as SqlReceiptStore from "./SqlReceiptStore.ts"
 import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
+import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
 
 /** Every persistence port the SQL adapters implement. */
 export type Ports =
@@ -49,6 +51,7 @@ export type Ports =
   | IdempotencyStore
   | CredentialStore
   | DashboardSessionStore
+  | SignInThrottleStore
   | ReceiptStore
   | ScanCursors
   | DepositStore
@@ -64,6 +67,7 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlIdempotencyStore.layer,
   SqlCredentialStore.layer,
   SqlDashboardSessionStore.layer,
+  SqlSignInThrottleStore.layer,
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
   SqlDepositStore.layer

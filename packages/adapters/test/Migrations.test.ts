@@ -24,6 +24,7 @@ const tables = [
   "payouts",
   "quotes",
   "refunds",
+  "sign_in_attempts",
   "webhook_deliveries",
   "webhook_endpoints"
 ]

@@ -1,23 +1,34 @@
 /**
  * The API as a process serves it: every route ({@link AppRoutes}) on Node's HTTP server at `PORT`
- * (default 3000), with the rate limiter, SQL readiness and route-labelled request metrics. Needs the
+ * (default 3000) on `HOST` (default: every interface, or 127.0.0.1 for the embedded local set-up,
+ * whose sandbox nobody else should reach), hardened (server/Transport.ts), with the rate limiter,
+ * the client address resolution, SQL readiness and route-labelled request metrics. Needs the
  * application's services (`@paygate/adapters` `Application`); the composition root launches it.
  *
  * @module
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Configuration } from "@paygate/adapters"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
+import { ClientAddress } from "./server/ClientAddress.ts"
 import { createServer } from "./server/EarlyRequests.ts"
 import { RouteMetrics } from "./server/Metrics.ts"
 import { RateLimiter } from "./server/RateLimiter.ts"
 import { SqlReadiness } from "./server/SqlReadiness.ts"
+import { harden } from "./server/Transport.ts"
 
 /** The port the API listens on: `PORT`, default 3000. */
 export const port = Configuration.port
+
+/** The address the API listens on: `HOST`; unset, 127.0.0.1 on the embedded database, else every interface. */
+export const host = Effect.gen(function*() {
+  const configured = yield* Configuration.host
+  if (Option.isSome(configured)) return configured.value.trim()
+  return Option.isNone(yield* Configuration.databaseUrl) ? "127.0.0.1" : undefined
+})
 
 // The context requests start from: effect's own services and references (loggers, tracer, clock,
 // scope), not paygate's. Each route took its services when it was built (the types say requests
@@ -47,10 +58,16 @@ export const layer = Layer.effectDiscard(
     // The routes are built from the application's services; requests start without them (a copy of
     // 60-odd services per request otherwise: server/HandlerGroup.ts).
     const application = yield* Effect.context<Application>()
+    const { trusted } = yield* ClientAddress
+    const maxConnectionsPerClient = yield* Configuration.maxConnectionsPerClient
+    const listenOn = yield* host
     const server = HttpRouter.serve(AppRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
       routerConfig,
       disableLogger: true
-    }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: yield* port })))
+    }).pipe(Layer.provide(NodeHttpServer.layer(() => createServer((node) => harden(node, { trusted, maxConnectionsPerClient })), {
+      port: yield* port,
+      ...(listenOn === undefined ? {} : { host: listenOn })
+    })))
     yield* Layer.build(server).pipe(Effect.updateContext(withoutApplication))
     // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
     yield* Effect.addFinalizer(() => beginDraining)
@@ -58,5 +75,5 @@ export const layer = Layer.effectDiscard(
 ).pipe(
   // Every route of the app labels its request metrics with its template (server/Metrics.ts).
   Layer.provide(RouteMetrics),
-  Layer.provide(Layer.mergeAll(RateLimiter.layer, SqlReadiness))
+  Layer.provide(Layer.mergeAll(RateLimiter.layer, SqlReadiness, ClientAddress.layer))
 )

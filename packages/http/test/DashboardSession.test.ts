@@ -70,19 +70,28 @@ forEachDatabase("Dashboard sessions", (database) => {
       }
     })
 
-    it("refuses in the contract's order: missing, unknown or revoked, wallet key, live key on staging; malformed bodies are invalid_params", async () => {
+    it("refuses in the contract's order: missing, unknown, revoked or wallet key (alike), live key on staging; malformed bodies are invalid_params", async () => {
       const partner = await server.partner()
       const refusal = async (options: Parameters<Send>[2], status: number, code: string, sender: Send = send) => {
         const response = await sender("POST", "/dashboard/session", options)
         expect([response.status, response.body?.code], JSON.stringify(options)).toEqual([status, code])
         expect(response.headers.get("set-cookie")).toBeNull()
       }
-      await refusal({}, 401, "missing_api_key")
+      await refusal({ headers: { "content-type": "application/json" } }, 401, "missing_api_key")
       await refusal({ body: {} }, 401, "missing_api_key")
       await refusal({ body: { apiKey: null } }, 401, "missing_api_key")
       await refusal({ body: { apiKey: "sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }, 401, "invalid_api_key")
       await refusal({ body: { apiKey: "nonsense" } }, 401, "invalid_api_key")
-      await refusal({ body: { apiKey: await server.walletKey("sandbox") } }, 403, "forbidden")
+      // A valid wallet key is answered as a made-up one: the answer tells nothing about it.
+      const wallet = await server.walletKey("sandbox")
+      const forged = `wk_test_${"A".repeat(wallet.length - 8)}`
+      const answers = []
+      for (const apiKey of [wallet, forged]) {
+        const response = await send("POST", "/dashboard/session", { body: { apiKey } })
+        answers.push([response.status, response.body])
+      }
+      expect(answers[0]).toEqual([401, { code: "invalid_api_key", message: "The API key is not valid." }])
+      expect(answers[1]).toEqual(answers[0])
       const staging: Send = server.handler({ environment: "staging" })
       await refusal({ body: { apiKey: partner.live } }, 403, "not_sandbox_api_key", staging)
       expect((await staging("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
@@ -110,6 +119,143 @@ forEachDatabase("Dashboard sessions", (database) => {
       // Successful sign-ins take nothing from the allowance (another handler: a fresh one).
       const fresh: Send = server.handler({})
       for (let attempt = 0; attempt < 12; attempt++) expect((await fresh("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+    })
+  })
+
+  describe("against other sites and guessers", () => {
+    it("signs in with Content-Type: application/json only: a form's text/plain body that reads as JSON opens nothing", async () => {
+      const partner = await server.partner()
+      const body = `{"apiKey":"${partner.sandbox}","x":"="}`
+      for (const contentType of ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"]) {
+        const response = await send("POST", "/dashboard/session", { rawBody: body, headers: { "content-type": contentType } })
+        expect([response.status, response.body.code], contentType).toEqual([400, "invalid_params"])
+        expect(response.headers.get("set-cookie")).toBeNull()
+      }
+      const json = await send("POST", "/dashboard/session", { rawBody: body, headers: { "content-type": "Application/JSON; charset=utf-8" } })
+      expect(json.status).toBe(201)
+    })
+
+    it("refuses a request a browser says comes from another origin: sign-in, changes with the cookie (CSRF token and all), sign-out", async () => {
+      const partner = await server.partner()
+      const crossSite = [
+        { origin: "https://evil.example" },
+        { origin: "null" },
+        { origin: "http://paygate.test:8080" },
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+        { origin: "http://paygate.test", "sec-fetch-site": "same-site" }
+      ]
+      for (const headers of crossSite) {
+        const response = await send("POST", "/dashboard/session", { body: { apiKey: partner.sandbox }, headers })
+        expect([response.status, response.body.code], JSON.stringify(headers)).toEqual([403, "forbidden"])
+        expect(response.headers.get("set-cookie")).toBeNull()
+      }
+      const { cookie, csrfToken } = await signIn(send, partner.sandbox)
+      for (const headers of crossSite) {
+        const change = await send("POST", "/v1/merchants", {
+          headers: { cookie, "csrf-token": csrfToken, "idempotency-key": `x-${Math.random()}`, ...headers },
+          body: { merchantName: "Planted" }
+        })
+        expect([change.status, change.body.code], JSON.stringify(headers)).toEqual([403, "forbidden"])
+        expect((await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": csrfToken, ...headers } })).status).toBe(403)
+      }
+      // Reads are not changes (and SameSite keeps the cookie from other sites' reads).
+      expect((await send("GET", "/v1/merchants", { headers: { cookie, origin: "https://evil.example" } })).status).toBe(200)
+      // The page's own origin, PUBLIC_URL's, and clients that are no browser pass.
+      const own = { host: "paygate.test", origin: "http://paygate.test", "sec-fetch-site": "same-origin" }
+      expect((await send("POST", "/v1/merchants", { headers: { cookie, "csrf-token": csrfToken, "idempotency-key": `o-${Math.random()}`, ...own }, body: { merchantName: "Own" } })).status).toBe(201)
+      const published: Send = server.handler({ config: { PUBLIC_URL: "https://pay.example/" } })
+      expect((await published("POST", "/dashboard/session", { body: { apiKey: partner.sandbox }, headers: { origin: "https://pay.example" } })).status).toBe(201)
+      expect((await send("DELETE", "/dashboard/session", { headers: { cookie, "csrf-token": csrfToken, ...own } })).status).toBe(204)
+    })
+
+    it("counts failed sign-ins where every API process sees them", async () => {
+      const partner = await server.partner()
+      const fail = (sender: Send) => sender("POST", "/dashboard/session", { body: { apiKey: `sk_test_guess${Math.random().toString(36).slice(2)}AAAAAAAA` } })
+      // Two handlers over one database stand for two API processes; one client reaches both.
+      const first: Send = server.handler({ peer: "198.51.100.20" })
+      const second: Send = server.handler({ peer: "198.51.100.20" })
+      for (let attempt = 0; attempt < 5; attempt++) expect((await fail(first)).status).toBe(401)
+      for (let attempt = 0; attempt < 5; attempt++) expect((await fail(second)).status).toBe(401)
+      for (const sender of [first, second]) {
+        const limited = await sender("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })
+        expect([limited.status, limited.body.code]).toEqual([429, "rate_limited"])
+      }
+      // Another client is not limited.
+      expect((await server.handler({ peer: "198.51.100.21" })("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+    })
+
+    it("keys the limit on the client behind TRUSTED_PROXIES (never on the proxy, never on what the client forwards itself), IPv6 clients by /64", async () => {
+      const partner = await server.partner()
+      const proxy: Send = server.handler({ peer: "10.0.0.2", config: { TRUSTED_PROXIES: "10.0.0.0/8" } })
+      const from = (forwardedFor: string) => (apiKey: string) =>
+        proxy("POST", "/dashboard/session", { body: { apiKey }, headers: { "x-forwarded-for": forwardedFor } })
+      const guess = () => `sk_test_guess${Math.random().toString(36).slice(2)}AAAAAAAA`
+      // One client spends its allowance, inventing a new left-hand address each time.
+      for (let attempt = 0; attempt < 10; attempt++) expect((await from(`6.6.6.${attempt}, 198.51.100.30`)(guess())).status).toBe(401)
+      expect((await from("198.51.100.30")(partner.sandbox)).status).toBe(429)
+      // Everyone else behind the same proxy still signs in.
+      expect((await from("198.51.100.31")(partner.sandbox)).status).toBe(201)
+      expect((await from("203.0.113.5, 10.1.1.1")(partner.sandbox)).status).toBe(201)
+
+      const v6 = (peer: string): Send => server.handler({ peer })
+      for (let attempt = 0; attempt < 10; attempt++) {
+        expect((await v6(`2001:db8:40:1::${(attempt + 1).toString(16)}`)("POST", "/dashboard/session", { body: { apiKey: guess() } })).status).toBe(401)
+      }
+      expect((await v6("2001:db8:40:1:ffff::1")("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(429)
+      expect((await v6("2001:db8:40:2::1")("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+    })
+
+    it("has a ceiling for all clients together (DASHBOARD_SIGN_IN_CEILING_PER_MINUTE): rotating addresses does not buy more guesses", async () => {
+      const partner = await server.partner()
+      const config = { DASHBOARD_SIGN_IN_CEILING_PER_MINUTE: "20" }
+      let limited = 0
+      try {
+        for (let client = 1; client <= 40 && limited === 0; client++) {
+          const response = await server.handler({ peer: `198.18.0.${client}`, config })("POST", "/dashboard/session", {
+            body: { apiKey: `sk_test_guess${client}AAAAAAAAAAAAAAAA` }
+          })
+          if (response.status === 429) limited = client
+          else expect(response.status).toBe(401)
+        }
+        // 20 at once, and a third of one more each second the loop took.
+        expect(limited).toBeGreaterThan(20)
+        expect(limited).toBeLessThan(40)
+        const fresh = await server.handler({ peer: "198.19.0.1", config })("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })
+        expect([fresh.status, fresh.body.code]).toEqual([429, "rate_limited"])
+      } finally {
+        // The ceiling is shared by every handler of the suite.
+        await server.run(Effect.gen(function*() {
+          yield* (yield* SqlClient.SqlClient)`DELETE FROM sign_in_attempts WHERE client = '*'`
+        }))
+      }
+    })
+
+    it("signs a live key in over TLS only (a trusted proxy's X-Forwarded-Proto) or straight from this machine, and marks the cookie Secure over TLS", async () => {
+      const partner = await server.partner()
+      const remote: Send = server.handler({ peer: "198.51.100.40" })
+      const refused = await remote("POST", "/dashboard/session", { body: { apiKey: partner.live } })
+      expect([refused.status, refused.body]).toEqual([403, { code: "forbidden", message: "Live keys sign in over HTTPS only." }])
+      // A forged live key is refused the same way: the answer says nothing about the key.
+      const forged = await remote("POST", "/dashboard/session", { body: { apiKey: `sk_live_${"A".repeat(43)}` } })
+      expect([forged.status, forged.body]).toEqual([refused.status, refused.body])
+      expect((await remote("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)
+      // A client's own X-Forwarded-Proto is not believed.
+      expect((await remote("POST", "/dashboard/session", { body: { apiKey: partner.live }, headers: { "x-forwarded-proto": "https" } })).status).toBe(403)
+
+      const proxy: Send = server.handler({ peer: "10.0.0.2", config: { TRUSTED_PROXIES: "10.0.0.0/8" } })
+      const plain = await proxy("POST", "/dashboard/session", { body: { apiKey: partner.live }, headers: { "x-forwarded-for": "198.51.100.41", "x-forwarded-proto": "http" } })
+      expect(plain.status).toBe(403)
+      const tls = await proxy("POST", "/dashboard/session", { body: { apiKey: partner.live }, headers: { "x-forwarded-for": "198.51.100.41", "x-forwarded-proto": "https" } })
+      expect(tls.status).toBe(201)
+      expect(tls.headers.get("set-cookie")).toMatch(/; Secure$/)
+      // Loopback straight to the socket: the local set-up.
+      const local = await server.handler({ peer: "127.0.0.1" })("POST", "/dashboard/session", { body: { apiKey: partner.live } })
+      expect(local.status).toBe(201)
+      expect(local.headers.get("set-cookie")).not.toContain("Secure")
+      // Loopback as a trusted proxy forwards someone else's plain HTTP.
+      const loopProxy: Send = server.handler({ peer: "127.0.0.1", config: { TRUSTED_PROXIES: "127.0.0.1" } })
+      expect((await loopProxy("POST", "/dashboard/session", { body: { apiKey: partner.live }, headers: { "x-forwarded-for": "198.51.100.42" } })).status).toBe(403)
     })
   })
 

@@ -14,9 +14,10 @@
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import * as Configuration from "../Configuration.ts"
+import * as PrivateFiles from "../PrivateFiles.ts"
 
 /** A stored secret could not be decrypted (wrong key, or tampered). */
 export class SecretDecryptionError extends Schema.TaggedError<SecretDecryptionError>()("SecretDecryptionError", {
@@ -96,11 +97,13 @@ const loadLocalKey = (path: string): Promise<Uint8Array> => {
   let pending = localKeys.get(path)
   if (pending === undefined) {
     pending = (async () => {
-      await mkdir(dirname(path), { recursive: true })
+      await PrivateFiles.makePrivateDirectory(dirname(path))
       try {
-        await writeFile(path, `${generateKey()}\n`, { flag: "wx", mode: 0o600 })
+        await writeFile(path, `${generateKey()}\n`, { flag: "wx", mode: PrivateFiles.fileMode })
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        // An existing key is made owner-only again (copied or restored with a wider mode).
+        await PrivateFiles.restrictFile(path)
       }
       const bytes = Buffer.from((await readFile(path, "utf8")).trim(), "base64")
       if (bytes.length !== 32) throw new Error(`${path} does not hold the base64 of 32 bytes`)

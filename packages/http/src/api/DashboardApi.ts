@@ -53,12 +53,14 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
     }).annotate(OpenApi.Summary, "Sign in to the dashboard with a partner secret key; sets the session cookie")
       .annotate(
         OpenApi.Description,
-        "Checks the key as the partner API does (missing → `missing_api_key`, unknown or revoked → `invalid_api_key`, " +
-          "wallet key → `forbidden`, live key on staging → `not_sandbox_api_key`) and answers the session with " +
-          "`Set-Cookie: paygate_session=…; HttpOnly; SameSite=Strict; Path=/` (`Secure` when PUBLIC_URL is https). " +
-          "Failed attempts are limited per client (`429 rate_limited` with `Retry-After`). The session ends after " +
-          "DASHBOARD_SESSION_IDLE_SECONDS unused (default 1 h), DASHBOARD_SESSION_MAX_SECONDS after sign-in (default 12 h), " +
-          "on sign-out, or when its key is revoked."
+        "Takes `Content-Type: application/json` only, and refuses a request a browser marks as coming from another " +
+          "origin (`Origin`, `Sec-Fetch-Site`: `forbidden`); a live key signs in over TLS only (`forbidden`). Checks the " +
+          "key as the partner API does (missing → `missing_api_key`, unknown, revoked or wallet key → " +
+          "`invalid_api_key`, live key on staging → `not_sandbox_api_key`) and answers the session with " +
+          "`Set-Cookie: paygate_session=…; HttpOnly; SameSite=Strict; Path=/` (`Secure` when PUBLIC_URL is https or the " +
+          "request came over TLS). Failed attempts are limited per client and for all clients together (`429 rate_limited` " +
+          "with `Retry-After`). The session ends after DASHBOARD_SESSION_IDLE_SECONDS unused (default 1 h), " +
+          "DASHBOARD_SESSION_MAX_SECONDS after sign-in (default 12 h), on sign-out, or when its key is revoked."
       ),
     HttpApiEndpoint.get("session", "/dashboard/session", {
       success: DashboardSessionRecord,

@@ -171,6 +171,7 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     case "receipt retry-refund": {
       const receiptId = given("receipt")
       return receiptId === undefined ? needs("receipt retry-refund needs --receipt.") : { _tag: "ReceiptRefundRetry", receiptId }
+    }
     case "receipt list":
       return { _tag: "ReceiptList" }
     case "receipt refund": {

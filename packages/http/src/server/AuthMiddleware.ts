@@ -73,7 +73,7 @@ export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
         if (apiKey !== undefined) found = yield* partnerCaller(store, apiKey, environment)
         else if (session !== undefined && session !== "") {
           const csrfToken = request.headers[csrfHeader]
-          found = callerOf(yield* sessions.authenticate(session, { method: request.method, csrfToken }, environment))
+          found = callerOf(yield* sessions.authenticate(session, { method: request.method, csrfToken, headers: request.headers }, environment))
         } else return yield* new MissingApiKey({ message: "The Api-Key header is required." })
         const { auth, caller } = found
         return { auth, provide: (version) => Effect.provideService(CurrentCaller, { ...caller, version }) }

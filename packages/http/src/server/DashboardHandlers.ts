@@ -1,14 +1,15 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import { type ApiError, InvalidParams, isApiError, ParamsValidation } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PaygateApi } from "../api/Api.ts"
 import { DashboardGuard } from "../api/DashboardApi.ts"
 import { errorResponse } from "./ErrorResponses.ts"
+import { ClientAddress } from "./ClientAddress.ts"
 import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { Environment } from "./PartnerCredential.ts"
-import { csrfHeader, DashboardSessions, sessionCookie, sessionCookieHeader } from "./DashboardSessions.ts"
+import { csrfHeader, DashboardSessions, secureCookieFor, sessionCookie, sessionCookieHeader } from "./DashboardSessions.ts"
 import { renderFailures } from "./Pipeline.ts"
 import { refuseUnknownBodyFields, unknownFieldMessage, unknownFieldOf } from "./UnknownFields.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
@@ -34,6 +35,10 @@ const apiKeyOf = (text: string) =>
 
 const unreadable = new InvalidParams({ message: "The request body could not be read; it must be JSON of at most 64 KiB." })
 
+// A form can post any body, but only with a form's content types: JSON alone cannot come from one.
+const notJson = new InvalidParams({ message: 'Sign in with Content-Type: application/json and the body {"apiKey": "sk_…"}.' })
+const isJson = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase() === "application/json"
+
 // Session answers carry the CSRF token: never cached.
 const noStore = { "cache-control": "no-store" }
 
@@ -57,39 +62,47 @@ export const DashboardHandlers = HandlerGroup.group(
   "dashboard",
   Effect.fn(function*(handlers) {
     const sessions = yield* DashboardSessions
+    const clients = yield* ClientAddress
     const environment = yield* Environment
     const { settings } = sessions
-    const cleared = { ...noStore, "set-cookie": sessionCookieHeader(settings) }
+    const clearedFor = (request: HttpServerRequest.HttpServerRequest) => ({
+      ...noStore,
+      "set-cookie": sessionCookieHeader(secureCookieFor(settings, clients.of(request)))
+    })
     // Refusals are answered here (the session service speaks every contract code); an ended
     // session's answer also clears its cookie.
-    const refused = (error: ApiError) => Effect.succeed(errorResponse(error, error._tag === "Unauthorized" ? cleared : noStore))
+    const refused = (request: HttpServerRequest.HttpServerRequest) => (error: ApiError) =>
+      Effect.succeed(errorResponse(error, error._tag === "Unauthorized" ? clearedFor(request) : noStore))
     return handlers
       .handleRaw("signIn", ({ request }) =>
         Effect.gen(function*() {
-          // The body is the credential: read first (a malformed one is no attempt), then the client's allowance.
-          const apiKey = yield* apiKeyOf(yield* request.text.pipe(Effect.mapError(() => unreadable)))
-          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const retryAfter = yield* sessions.signInDelay(client)
+          const client = clients.of(request)
+          yield* sessions.admit(request.headers)
+          if (!isJson(request.headers["content-type"])) return yield* notJson
+          // The body is the credential: read first (a malformed one, one without a key or a live key over
+          // plain HTTP is no attempt), then the client's allowance.
+          const apiKey = yield* sessions.checkKey(yield* apiKeyOf(yield* request.text.pipe(Effect.mapError(() => unreadable))), client)
+          const retryAfter = yield* sessions.takeAttempt(client)
           if (retryAfter !== undefined) {
             return errorResponse(new RateLimited({ message: `Too many failed sign-ins; retry after ${retryAfter} s.` }), {
               "retry-after": String(retryAfter)
             })
           }
           const { token, view } = yield* sessions.signIn(apiKey, client, environment)
-          const cookie = sessionCookieHeader(settings, { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
+          const cookie = sessionCookieHeader(secureCookieFor(settings, client), { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
           return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
-        }).pipe(Effect.catchIf(isApiError, refused)))
+        }).pipe(Effect.catchIf(isApiError, refused(request))))
       .handle("session", ({ request }) =>
         sessions.resume(request.cookies[sessionCookie], environment).pipe(
           Effect.map(({ view }) => HttpServerResponse.jsonUnsafe(view, { headers: noStore })),
-          Effect.catch(refused)
+          Effect.catch(refused(request))
         ))
       .handle("signOut", ({ request }) =>
         Effect.gen(function*() {
           const token = request.cookies[sessionCookie] ?? ""
-          yield* sessions.authenticate(token, { method: "DELETE", csrfToken: request.headers[csrfHeader] }, environment)
+          yield* sessions.authenticate(token, { method: "DELETE", csrfToken: request.headers[csrfHeader], headers: request.headers }, environment)
           yield* sessions.signOut(token)
-          return HttpServerResponse.empty({ status: 204, headers: cleared })
-        }).pipe(Effect.catch(refused)))
+          return HttpServerResponse.empty({ status: 204, headers: clearedFor(request) })
+        }).pipe(Effect.catch(refused(request))))
   })
 )

@@ -5,6 +5,13 @@
  * derived from the session token (HMAC-SHA256 keyed by it): bound to the session, nothing more
  * stored, and only a holder of the cookie's token can have it.
  *
+ * Sign-in and every change made with the cookie refuse requests a browser says come from another
+ * origin (server/CrossSite.ts), beside the CSRF token. Attempts are limited per client (its address
+ * behind the trusted proxies, an IPv6 client's /64: server/ClientAddress.ts) and for everyone at
+ * once, counted in the database so every API process sees them; a successful sign-in gives its
+ * attempt back. A live key signs in only over TLS (or from this machine, straight to the socket).
+ * The cookie is `Secure` when PUBLIC_URL is https or the request came over TLS.
+ *
  * A session acts exactly as its key: the partner API's authentication (server/AuthMiddleware.ts)
  * takes the cookie when no `Api-Key` is sent and goes on as the key would. It ends when unused for
  * `DASHBOARD_SESSION_IDLE_SECONDS`, `DASHBOARD_SESSION_MAX_SECONDS` after sign-in, on sign-out,
@@ -22,11 +29,15 @@ import {
   Forbidden,
   type Mode,
   type OpenDashboardSession,
-  type Partner
+  type Partner,
+  SignInThrottleStore
 } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { NetAddress } from "effect/net"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { MissingApiKey, Unauthorized } from "../api/HttpErrors.ts"
+import { type Client, parseAddress, throttleKey } from "./ClientAddress.ts"
+import { isCrossSite, originOf } from "./CrossSite.ts"
 import { authenticatePartnerKey, partnerAuthentication, type PartnerAuthentication } from "./PartnerCredential.ts"
 
 /** The session cookie's name. */
@@ -35,15 +46,24 @@ export const sessionCookie = "paygate_session"
 /** The header a cookie-authenticated change must carry (its value: the session's CSRF token). */
 export const csrfHeader = "csrf-token"
 
-/** Lifetimes (milliseconds) and whether cookies are `Secure` (PUBLIC_URL is https). */
+/** Lifetimes (milliseconds), whether every cookie is `Secure` (PUBLIC_URL is https), and PUBLIC_URL's origin. */
 export interface DashboardSettings {
   readonly idleMillis: number
   readonly maxMillis: number
   readonly secureCookie: boolean
+  readonly publicOrigin: string | undefined
 }
 
 /** Failed sign-ins allowed at once per client, and how fast that allowance comes back. */
 export const signInThrottle = { burst: 10, perSecond: 0.2 } as const
+
+/** Failed sign-ins allowed at once from all clients together, and how fast that allowance comes back: `DASHBOARD_SIGN_IN_CEILING_PER_MINUTE`. */
+const ceilingOf = (perMinute: number) => ({ burst: perMinute, perSecond: perMinute / 60 })
+
+/** The key of the allowance every client shares. */
+const everyone = "*"
+
+const crossSiteRefusal = () => new Forbidden({ message: "The dashboard session cannot be used or opened from another site." })
 
 const sessionEnded = () => new Unauthorized({ message: "Your dashboard session has ended; sign in again." })
 
@@ -87,20 +107,40 @@ const viewOf = (token: string, partner: Partner, session: DashboardSession, mode
   expiresAt: Math.floor(Math.min(session.idleExpiresAt, session.expiresAt) / 1000)
 })
 
+/** Whether the session cookie of a request from `client` is `Secure`. */
+export const secureCookieFor = (settings: DashboardSettings, client: Client) => ({ secureCookie: settings.secureCookie || client.overTls })
+
+// Straight to the socket from this machine: no network to be read on.
+const isLocal = (client: Client) => {
+  const address = parseAddress(client.address)
+  return !client.viaTrustedProxy && address !== undefined && NetAddress.isLoopback(address)
+}
+
 /** Dashboard sign-in, resumption and sign-out. */
 export class DashboardSessions extends Context.Service<DashboardSessions, {
   readonly settings: DashboardSettings
   /**
-   * `undefined` when `client` (the peer address) may try to sign in now, else the seconds until it
-   * may (`Retry-After`): each failed sign-in takes one of {@link signInThrottle}'s allowance.
+   * What a sign-in is refused before its body is read: a request a browser says comes from
+   * another origin (`forbidden`).
    */
-  readonly signInDelay: (client: string) => Effect.Effect<number | undefined>
-  /** Exchanges a partner secret key for a new session, with the partner API's checks and codes; a refusal counts against `client`. */
+  readonly admit: (headers: { readonly [name: string]: string | undefined }) => Effect.Effect<void, ApiError>
+  /**
+   * Takes an attempt: `undefined` when the client may try to sign in now, else the seconds until it
+   * may (`Retry-After`). Each attempt takes one of {@link signInThrottle}'s allowance of its client
+   * and one of the allowance all clients share; a successful sign-in gives it back.
+   */
+  readonly takeAttempt: (client: Client) => Effect.Effect<number | undefined>
+  /**
+   * Exchanges a partner secret key for a new session, with the partner API's checks and codes,
+   * after the attempt was taken ({@link takeAttempt}); success gives the attempt back.
+   */
   readonly signIn: (
-    apiKey: string | undefined,
-    client: string,
+    apiKey: string,
+    client: Client,
     environment: "production" | "staging"
   ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  /** What a sign-in is refused before any attempt is taken: no key (`missing_api_key`), a live key over plain HTTP (`forbidden`). */
+  readonly checkKey: (apiKey: string | undefined, client: Client) => Effect.Effect<string, ApiError>
   /** The open session of a cookie's token (its idle expiry moved on), else `unauthorized`. */
   readonly resume: (
     token: string | undefined,
@@ -108,11 +148,11 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   ) => Effect.Effect<{ readonly open: OpenDashboardSession; readonly view: SessionView }, ApiError>
   /**
    * The partner API's cookie authentication: the session's key, as the key would authenticate,
-   * after the CSRF rule (a change must carry `Csrf-Token`).
+   * after the CSRF rules (a change must come from this origin and carry `Csrf-Token`).
    */
   readonly authenticate: (
     token: string,
-    request: { readonly method: string; readonly csrfToken: string | undefined },
+    request: { readonly method: string; readonly csrfToken: string | undefined; readonly headers: { readonly [name: string]: string | undefined } },
     environment: "production" | "staging"
   ) => Effect.Effect<PartnerAuthentication, ApiError>
   /** Ends the session of a token (nothing when there is none). */
@@ -123,45 +163,42 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
     DashboardSessions,
     Effect.gen(function*() {
       const store = yield* DashboardSessionStore
+      const attempts = yield* SignInThrottleStore
       const credentials = yield* CredentialStore
       const lifetimes = yield* Configuration.dashboardSessions
+      const ceiling = ceilingOf(yield* Configuration.dashboardSignInCeilingPerMinute)
       const publicUrl = yield* Configuration.publicUrl
       const settings: DashboardSettings = {
         idleMillis: lifetimes.idleSeconds * 1000,
         maxMillis: lifetimes.maxSeconds * 1000,
-        secureCookie: Option.exists(publicUrl, (url) => url.trim().toLowerCase().startsWith("https:"))
+        secureCookie: Option.exists(publicUrl, (url) => url.trim().toLowerCase().startsWith("https:")),
+        publicOrigin: Option.getOrUndefined(Option.flatMapNullishOr(publicUrl, originOf))
       }
       // Each use moves the idle expiry on, written at most every minute (or tenth of the idle time).
       const touchEvery = Math.min(60_000, settings.idleMillis / 10)
-      // Failed sign-ins per client: a token bucket each, the oldest forgotten beyond 10,000 clients.
-      const failures = new Map<string, { tokens: number; at: number }>()
-      const refilled = (client: string, now: number) => {
-        const bucket = failures.get(client) ?? { tokens: signInThrottle.burst, at: now }
-        bucket.tokens = Math.min(signInThrottle.burst, bucket.tokens + ((now - bucket.at) / 1000) * signInThrottle.perSecond)
-        bucket.at = now
-        return bucket
-      }
-      const throttled = (client: string, now: number) => {
-        if (!failures.has(client)) return undefined
-        const { tokens } = refilled(client, now)
-        return tokens >= 1 ? undefined : Math.max(1, Math.ceil((1 - tokens) / signInThrottle.perSecond))
-      }
-      const failed = (client: string, now: number) => {
-        const bucket = refilled(client, now)
-        bucket.tokens -= 1
-        failures.delete(client)
-        failures.set(client, bucket)
-        if (failures.size > 10_000) failures.delete(failures.keys().next().value!)
+      const allowancesOf = (client: Client) => [
+        { key: throttleKey(client.address), ...signInThrottle },
+        { key: everyone, ...ceiling }
+      ]
+
+      const admit = (headers: { readonly [name: string]: string | undefined }) =>
+        isCrossSite(headers, settings.publicOrigin) ? Effect.fail(crossSiteRefusal()) : Effect.void
+
+      const checkKey = (apiKey: string | undefined, client: Client) => {
+        if (apiKey === undefined || apiKey.trim() === "") return Effect.fail(new MissingApiKey({ message: "An API key is required to sign in." }))
+        // Refused before any lookup: the answer says nothing about the key.
+        if (apiKey.startsWith("sk_live_") && !client.overTls && !isLocal(client)) {
+          return Effect.fail(new Forbidden({ message: "Live keys sign in over HTTPS only." }))
+        }
+        return Effect.succeed(apiKey)
       }
 
-      const signInDelay = (client: string) => Effect.map(Clock.currentTimeMillis, (now) => throttled(client, now))
+      const takeAttempt = (client: Client) => Effect.flatMap(Clock.currentTimeMillis, (now) => attempts.take(allowancesOf(client), now))
 
-      const signIn = Effect.fnUntraced(function*(apiKey: string | undefined, client: string, environment: "production" | "staging") {
+      const signIn = Effect.fnUntraced(function*(apiKey: string, client: Client, environment: "production" | "staging") {
         const now = yield* Clock.currentTimeMillis
-        if (apiKey === undefined || apiKey.trim() === "") return yield* new MissingApiKey({ message: "An API key is required to sign in." })
-        const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment).pipe(
-          Effect.tapError(() => Effect.sync(() => failed(client, now)))
-        )
+        const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment)
+        yield* attempts.giveBack(allowancesOf(client))
         const token = randomBytes(32).toString("base64url")
         const session: DashboardSession = {
           tokenSha256: hashSecret(token),
@@ -198,11 +235,12 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const authenticate = Effect.fnUntraced(function*(
         token: string,
-        request: { readonly method: string; readonly csrfToken: string | undefined },
+        request: { readonly method: string; readonly csrfToken: string | undefined; readonly headers: { readonly [name: string]: string | undefined } },
         environment: "production" | "staging"
       ) {
         const { open } = yield* resumeOpen(token)
         const safe = request.method === "GET" || request.method === "HEAD"
+        if (!safe && isCrossSite(request.headers, settings.publicOrigin)) return yield* crossSiteRefusal()
         if (!safe && (request.csrfToken === undefined || !sameText(request.csrfToken, csrfTokenOf(token)))) {
           return yield* new Forbidden({ message: "Missing or wrong Csrf-Token header." })
         }
@@ -211,7 +249,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const signOut = (token: string) => store.remove(hashSecret(token))
 
-      return DashboardSessions.of({ settings, signInDelay, signIn, resume, authenticate, signOut })
+      return DashboardSessions.of({ settings, admit, checkKey, takeAttempt, signIn, resume, authenticate, signOut })
     })
   )
 }

@@ -8,14 +8,19 @@
  */
 import { createServer as createNodeServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 
-/** A Node HTTP server that keeps requests arriving before any handler for the first one attached. */
-export const createServer = (): Server => {
+/**
+ * A Node HTTP server that keeps requests arriving before any handler for the first one attached;
+ * `prepare` runs first (its `request` listeners run before the app's).
+ */
+export const createServer = (prepare: (server: Server) => void = () => {}): Server => {
   const server = createNodeServer()
+  prepare(server)
   const held: Array<readonly [IncomingMessage, ServerResponse]> = []
-  // Registered first, so it runs before the app's handler; it only acts while it is alone.
+  // Registered before the app's handler; it only acts while no handler but the ones before it is attached.
   server.on("request", (request, response) => {
-    if (server.listenerCount("request") === 1) held.push([request, response])
+    if (server.listenerCount("request") === own) held.push([request, response])
   })
+  const own = server.listenerCount("request")
   server.on("newListener", (event) => {
     // `newListener` fires before the listener is added: replay once it is in place.
     if (event === "request" && held.length > 0) {

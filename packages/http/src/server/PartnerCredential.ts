@@ -1,7 +1,6 @@
 import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
 import {
   type CredentialStore,
-  Forbidden,
   isPinnableVersion,
   type KeyWithPartner,
   latestStableVersion,
@@ -31,20 +30,17 @@ export const findKey = (store: CredentialStore["Service"], secret: string) => {
 
 /**
  * Authenticates a partner secret key: looked up by its SHA-256 (the only form stored), the
- * digests compared in constant time, revoked and wallet keys refused alike. Combinators, not
- * generators: this runs on every partner and merchant API request.
+ * digests compared in constant time. Unknown, revoked and wallet keys are refused alike
+ * (`invalid_api_key`), a wallet key without a lookup: an answer that told a valid wallet key from
+ * a made-up one would let anyone test guesses here. Combinators, not generators: this runs on
+ * every partner and merchant API request.
  */
 export const authenticatePartnerKey = (
   store: CredentialStore["Service"],
   apiKey: string,
   environment: "production" | "staging"
-): Effect.Effect<PartnerAuthentication, InvalidApiKey | NotSandboxApiKey | Forbidden> => {
-  const kind = kindOfSecret(apiKey)
-  if (kind === "wallet") {
-    return Effect.flatMap(findKey(store, apiKey), (found) =>
-      Effect.fail(found === undefined ? invalidKey() : new Forbidden({ message: "This is a wallet key; this API needs a partner secret key (sk_…)." })))
-  }
-  if (kind !== "partner") return Effect.fail(invalidKey())
+): Effect.Effect<PartnerAuthentication, InvalidApiKey | NotSandboxApiKey> => {
+  if (kindOfSecret(apiKey) !== "partner") return Effect.fail(invalidKey())
   return Effect.flatMap(findKey(store, apiKey), (found) => (found === undefined ? Effect.fail(invalidKey()) : partnerAuthentication(found, environment)))
 }
 
