@@ -28,6 +28,7 @@ import * as ReceiptRefunds from "./migrations/0011_receipt_refunds.ts"
 import * as DashboardSessions from "./migrations/0012_dashboard_sessions.ts"
 import * as DepositAddresses from "./migrations/0013_deposit_addresses.ts"
 import * as DeliveryResponses from "./migrations/0014_delivery_responses.ts"
+import * as ReceiptReversals from "./migrations/0022_receipt_reversals.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -51,7 +52,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0011_receipt_refunds": runStatements(ReceiptRefunds.statements),
   "0012_dashboard_sessions": runStatements(DashboardSessions.statements),
   "0013_deposit_addresses": runStatements(DepositAddresses.statements),
-  "0014_delivery_responses": runStatements(DeliveryResponses.statements)
+  "0014_delivery_responses": runStatements(DeliveryResponses.statements),
+  "0022_receipt_reversals": runStatements(ReceiptReversals.statements)
 }
 
 /** The table recording applied migrations. */

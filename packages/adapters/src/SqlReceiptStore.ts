@@ -1,7 +1,9 @@
 /**
- * `ReceiptStore` on SQL (`chain_receipts`, migration 0010). `record` is one transaction: the receipt
- * (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
- * payment's compare-and-set and the outbox events, all or nothing. Database failures are defects.
+ * `ReceiptStore` on SQL (`chain_receipts`, migrations 0010 and 0022). `record` is one transaction: the
+ * receipt (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
+ * payment's compare-and-set and the outbox events, all or nothing; `reverse` likewise marks a receipt
+ * a reorganisation removed (`reversed_at`; only receipts not reversed are unique, so the transfer
+ * mined again is recorded again). Database failures are defects.
  *
  * @module
  */
@@ -20,7 +22,7 @@ import {
 import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { fromJsonColumn, toInt } from "./internal/Rows.ts"
+import { fromJsonColumn, toInt, toIntOrNull } from "./internal/Rows.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -30,7 +32,9 @@ const spans = {
   find: traced("SqlReceiptStore.find"),
   saveRefund: traced("SqlReceiptStore.saveRefund"),
   claimRefunds: traced("SqlReceiptStore.claimRefunds"),
-  releaseRefund: traced("SqlReceiptStore.releaseRefund")
+  releaseRefund: traced("SqlReceiptStore.releaseRefund"),
+  onChainFrom: traced("SqlReceiptStore.onChainFrom"),
+  reverse: traced("SqlReceiptStore.reverse")
 }
 
 // The refund column: the domain's JSON encoding, read back without repeating its checks.
@@ -39,7 +43,8 @@ const encodeRefund = Schema.encodeSync(RefundJson)
 const decodeRefund = Schema.decodeUnknownSync(RefundJson, { disableChecks: true })
 
 const columns = `id, chain_id, tx_hash, log_index, asset, block_number, block_hash, block_time, sender, value::text AS value,
-  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at, refund`
+  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at, refund,
+  reversed_at`
 
 interface ReceiptRow {
   readonly id: string
@@ -61,6 +66,7 @@ interface ReceiptRow {
   readonly payment_status: string | null
   readonly recorded_at: unknown
   readonly refund: unknown
+  readonly reversed_at: unknown
 }
 
 // Rows are our own, written from valid receipts: read back without repeating the checks.
@@ -84,7 +90,8 @@ const fromRow = (row: ReceiptRow): Receipt =>
     expectedValue: row.expected_value === null ? null : BigInt(row.expected_value),
     paymentStatus: row.payment_status as PaymentStatus | null,
     recordedAt: toInt(row.recorded_at),
-    refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund))
+    refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund)),
+    reversedAt: toIntOrNull(row.reversed_at)
   }, { disableChecks: true })
 
 /** The payment changed between reading and writing: roll the receipt back. */
@@ -109,7 +116,7 @@ export const make = Effect.gen(function*() {
           ${r.blockTime}::bigint, ${r.from}, ${r.value.toString()}::numeric, ${r.reference}, ${r.outcome}, ${r.paymentId},
           ${r.partnerId}, ${r.mode}, ${r.expectedValue === null ? null : r.expectedValue.toString()}::numeric, ${r.paymentStatus},
           ${r.recordedAt}::bigint)
-        ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING
+        ON CONFLICT (chain_id, tx_hash, log_index) WHERE reversed_at IS NULL DO NOTHING
         RETURNING id`
       if (inserted.length === 0) return "duplicate" as const
       if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
@@ -160,7 +167,7 @@ export const make = Effect.gen(function*() {
       const rows = yield* sql`UPDATE chain_receipts
         SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
-          AND NOT (refund IS NULL AND outcome = 'paid')
+          AND NOT (refund IS NULL AND outcome = 'paid') AND reversed_at IS NULL
         RETURNING id`
       return rows.length > 0
     }).pipe(Effect.orDie, spans.saveRefund)
@@ -172,7 +179,7 @@ export const make = Effect.gen(function*() {
         WHERE id IN (
           SELECT id FROM chain_receipts
           WHERE refund ->> 'status' = 'pending' AND refund_due_at <= ${now}::bigint
-            AND coalesce(refund_lease_until, 0) <= ${now}::bigint
+            AND coalesce(refund_lease_until, 0) <= ${now}::bigint AND reversed_at IS NULL
           ORDER BY refund_due_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -188,7 +195,32 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND refund ->> 'status' = 'pending'`
     }).pipe(Effect.orDie, spans.releaseRefund)
 
-  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund })
+  const onChainFrom = (chainId: string, fromBlock: number) =>
+    sql<ReceiptRow>`SELECT ${select} FROM chain_receipts
+      WHERE chain_id = ${chainId} AND block_number >= ${fromBlock}::bigint AND reversed_at IS NULL
+      ORDER BY block_number, log_index`.pipe(
+      Effect.map((rows) => rows.map(fromRow)),
+      Effect.orDie,
+      spans.onChainFrom
+    )
+
+  const reverse = (id: ReceiptId, reversedAt: number, next: Payment | null, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.gen(function*() {
+      const marked = yield* sql`UPDATE chain_receipts SET reversed_at = ${reversedAt}::bigint
+        WHERE id = ${id} AND reversed_at IS NULL
+        RETURNING id`
+      if (marked.length === 0) return "duplicate" as const
+      if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
+      yield* insertEvents(sql, events)
+      return "recorded" as const
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
+      Effect.orDie,
+      spans.reverse
+    )
+
+  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, onChainFrom, reverse })
 })
 
 /** `ReceiptStore` over the `SqlClient` in context. */

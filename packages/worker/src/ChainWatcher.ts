@@ -12,13 +12,15 @@
  *   ends and another resumes from the stored cursor. The cursor moves only after the range's
  *   receipts are written, and a rescanned log is recorded once (unique per chain, transaction, log).
  * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
- *   is logged as an error and the last `reorgRewindBlocks` are read again.
+ *   is logged as an error and the last `reorgRewindBlocks` are read again. First, each receipt of
+ *   those blocks whose block the chain no longer has is reversed (`ReceiptReversals`: a payment that
+ *   succeeded with it goes back to `processing`); a transfer mined again is recorded again.
  * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
  *
  * @module
  */
 import { Chain, Configuration } from "@paygate/adapters"
-import { DepositStore, ScanCursors, Reconciliation } from "@paygate/domain"
+import { DepositStore, type Receipt, ReceiptReversals, ScanCursors, Reconciliation } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
@@ -75,6 +77,30 @@ export const watcherSettingsLayer = Layer.effect(
 )
 
 /**
+ * Reverses the receipts of `chain` from block `from` on whose block the chain no longer has (its
+ * hash changed): their transfers may be gone, and the range read again records those mined again.
+ */
+const reverseRemoved = (chain: WatchedChain, from: number, reversals: ReceiptReversals["Service"]) =>
+  Effect.gen(function*() {
+    const hashes = new Map<number, string>()
+    const onChain = (receipt: Receipt) =>
+      Effect.gen(function*() {
+        let hash = hashes.get(receipt.blockNumber)
+        if (hash === undefined) {
+          hash = yield* blockHash(chain, receipt.blockNumber)
+          hashes.set(receipt.blockNumber, hash)
+        }
+        return hash === receipt.blockHash.toLowerCase()
+      })
+    const reversed = yield* reversals.reverseRemoved(chain.chainId, from, onChain)
+    for (const receipt of reversed) {
+      yield* Effect.logError(`watcher: transfer ${receipt.txHash}#${receipt.logIndex} of block ${receipt.blockNumber} is no longer on chain; its receipt is reversed`).pipe(
+        Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none", receiptId: receipt.id })
+      )
+    }
+  })
+
+/**
  * Reads the next confirmed range of one chain if this worker holds (or gets) its cursor; answers
  * whether more is left to read right away.
  */
@@ -84,7 +110,8 @@ const scanChain = (
   settings: WatcherSettingsShape,
   cursors: ScanCursors["Service"],
   reconciliation: Reconciliation["Service"],
-  deposits: DepositStore["Service"]
+  deposits: DepositStore["Service"],
+  reversals: ReceiptReversals["Service"]
 ) =>
   Effect.gen(function*() {
     const claimed = yield* cursors.claim(chain.chainId, holder, settings.leaseMs)
@@ -97,6 +124,7 @@ const scanChain = (
       yield* Effect.logError(
         `watcher: ${chain.chainId} block ${next - 1} changed after ${chain.requiredConfirmations} confirmation(s); reading again from ${from}`
       )
+      yield* reverseRemoved(chain, from, reversals)
       next = from
     }
     const to = Math.min(safe, next + settings.batchBlocks - 1)
@@ -138,24 +166,29 @@ const scanChain = (
 /** The watcher loop over `chains`; see the module documentation. */
 export const chainWatcher = (
   chains: ReadonlyArray<WatchedChain>
-): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore> =>
+): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore | ReceiptReversals> =>
   Effect.gen(function*() {
     const settings = yield* WatcherSettings
     const cursors = yield* ScanCursors
     const reconciliation = yield* Reconciliation
     const deposits = yield* DepositStore
+    const reversals = yield* ReceiptReversals
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation, deposits)),
+      Effect.forEach(chains, (chain) => scanChain(chain, holder, settings, cursors, reconciliation, deposits, reversals)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
   }).pipe(Effect.scoped)
 
 /** The watcher over the configured chains, forked into the layer's scope (nothing to do without chains). */
-export const WatcherJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore> = Layer
+export const WatcherJob: Layer.Layer<
+  never,
+  never,
+  Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore | ReceiptReversals
+> = Layer
   .effectDiscard(
     Effect.gen(function*() {
       const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)

@@ -13,6 +13,7 @@ import {
   IdGenerator,
   type PaymentId,
   type Receipt,
+  ReceiptReversals,
   Reconciliation,
   ReceiptStore,
   ScanCursors
@@ -78,7 +79,7 @@ const fastWatcher = { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_
 
 const watcherLayer = (chains: Chain.ChainConfig.Chains) =>
   Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Reconciliation.layer),
+    Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
     Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WatcherSettings, fastWatcher))

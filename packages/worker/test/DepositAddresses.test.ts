@@ -7,7 +7,7 @@
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
 import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, Reconciliation } from "@paygate/domain"
+import { DepositSweeper, Executions, IdGenerator, ReceiptReversals, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -46,7 +46,7 @@ const executorJob = ExecutorJob.pipe(
 const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
 const watcherJob = (chains: Chain.ChainConfig.Chains) =>
   Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Reconciliation.layer),
+    Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
     Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))

@@ -116,8 +116,9 @@ const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: 
   Effect.flatMap(transferStanding(runtime, token, recipient, hash), (standing) => {
     switch (standing) {
       case "unmined":
-        // No receipt: on its way while the node has it; dropped once it does not.
-        return Effect.map(isKnown(runtime, hash), (known) => (known ? "pending" : "dropped"))
+        // No receipt: on its way while the node has it; dropped once it does not. The executor's nonce
+        // is read again then: a dropped transaction of its own left a gap in its sequence.
+        return Effect.flatMap(isKnown(runtime, hash), (known) => (known ? Effect.succeed("pending" as const) : Effect.as(runtime.executor.resync, "dropped" as const)))
       case "confirming":
         return Effect.succeed("pending")
       case "succeeded":

@@ -62,7 +62,9 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
         find: () => Effect.succeed(Option.none()),
         saveRefund: () => Effect.succeed(false),
         claimRefunds: () => Effect.succeed([]),
-        releaseRefund: () => Effect.void
+        releaseRefund: () => Effect.void,
+        onChainFrom: () => Effect.succeed([]),
+        reverse: () => Effect.succeed("duplicate")
       }))
     ]),
     Layer.provideMerge(layerTestDataCollection({ thresholds: { [lowPartnerId]: "10.00" } })),
