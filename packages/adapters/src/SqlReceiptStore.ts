@@ -33,7 +33,7 @@ const spans = {
   saveRefund: traced("SqlReceiptStore.saveRefund"),
   claimRefunds: traced("SqlReceiptStore.claimRefunds"),
   releaseRefund: traced("SqlReceiptStore.releaseRefund"),
-  onChainFrom: traced("SqlReceiptStore.onChainFrom"),
+  onChainIn: traced("SqlReceiptStore.onChainIn"),
   reverse: traced("SqlReceiptStore.reverse")
 }
 
@@ -195,13 +195,13 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND refund ->> 'status' = 'pending'`
     }).pipe(Effect.orDie, spans.releaseRefund)
 
-  const onChainFrom = (chainId: string, fromBlock: number) =>
+  const onChainIn = (chainId: string, fromBlock: number, toBlock: number) =>
     sql<ReceiptRow>`SELECT ${select} FROM chain_receipts
-      WHERE chain_id = ${chainId} AND block_number >= ${fromBlock}::bigint AND reversed_at IS NULL
+      WHERE chain_id = ${chainId} AND block_number BETWEEN ${fromBlock}::bigint AND ${toBlock}::bigint AND reversed_at IS NULL
       ORDER BY block_number, log_index`.pipe(
       Effect.map((rows) => rows.map(fromRow)),
       Effect.orDie,
-      spans.onChainFrom
+      spans.onChainIn
     )
 
   const reverse = (id: ReceiptId, reversedAt: number, next: Payment | null, events: ReadonlyArray<OutboxEvent>) =>
@@ -210,7 +210,11 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND reversed_at IS NULL
         RETURNING id`
       if (marked.length === 0) return "duplicate" as const
-      if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
+      if (next !== null) {
+        if (!(yield* compareAndSet(sql, next))) return yield* new Stale()
+        // Settled, it kept the executor's lease: due again now (`SqlChainWork`).
+        yield* sql`UPDATE payments SET chain_lease_until = NULL, chain_due_at = NULL WHERE id = ${next.id}`
+      }
       yield* insertEvents(sql, events)
       return "recorded" as const
     }).pipe(
@@ -220,7 +224,7 @@ export const make = Effect.gen(function*() {
       spans.reverse
     )
 
-  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, onChainFrom, reverse })
+  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, onChainIn, reverse })
 })
 
 /** `ReceiptStore` over the `SqlClient` in context. */

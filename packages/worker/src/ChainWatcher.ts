@@ -12,9 +12,10 @@
  *   ends and another resumes from the stored cursor. The cursor moves only after the range's
  *   receipts are written, and a rescanned log is recorded once (unique per chain, transaction, log).
  * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
- *   is logged as an error and the last `reorgRewindBlocks` are read again. First, each receipt of
- *   those blocks whose block the chain no longer has is reversed (`ReceiptReversals`: a payment that
- *   succeeded with it goes back to `processing`); a transfer mined again is recorded again.
+ *   is logged as an error and the last `reorgRewindBlocks` are read again.
+ * - A range read again (after a reorganisation, or a lease lost before the cursor moved) first
+ *   reverses the receipts recorded in it whose block the chain no longer has (`ReceiptReversals`: a
+ *   payment that succeeded with one goes back to `processing`); a transfer mined again is recorded again.
  * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
  *
  * @module
@@ -77,10 +78,10 @@ export const watcherSettingsLayer = Layer.effect(
 )
 
 /**
- * Reverses the receipts of `chain` from block `from` on whose block the chain no longer has (its
- * hash changed): their transfers may be gone, and the range read again records those mined again.
+ * Reverses the receipts of `chain` in blocks `from`..`to` whose block the chain no longer has (its
+ * hash changed): their transfers may be gone; reading the range records those mined again.
  */
-const reverseRemoved = (chain: WatchedChain, from: number, reversals: ReceiptReversals["Service"]) =>
+const reverseRemoved = (chain: WatchedChain, from: number, to: number, reversals: ReceiptReversals["Service"]) =>
   Effect.gen(function*() {
     const hashes = new Map<number, string>()
     const onChain = (receipt: Receipt) =>
@@ -92,7 +93,7 @@ const reverseRemoved = (chain: WatchedChain, from: number, reversals: ReceiptRev
         }
         return hash === receipt.blockHash.toLowerCase()
       })
-    const reversed = yield* reversals.reverseRemoved(chain.chainId, from, onChain)
+    const reversed = yield* reversals.reverseRemoved(chain.chainId, from, to, onChain)
     for (const receipt of reversed) {
       yield* Effect.logError(`watcher: transfer ${receipt.txHash}#${receipt.logIndex} of block ${receipt.blockNumber} is no longer on chain; its receipt is reversed`).pipe(
         Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none", receiptId: receipt.id })
@@ -124,7 +125,6 @@ const scanChain = (
       yield* Effect.logError(
         `watcher: ${chain.chainId} block ${next - 1} changed after ${chain.requiredConfirmations} confirmation(s); reading again from ${from}`
       )
-      yield* reverseRemoved(chain, from, reversals)
       next = from
     }
     const to = Math.min(safe, next + settings.batchBlocks - 1)
@@ -133,6 +133,7 @@ const scanChain = (
       if (cursor.nextBlock === null) yield* cursors.advance(chain.chainId, holder, { nextBlock: next, lastHash: null }, settings.leaseMs)
       return false
     }
+    yield* reverseRemoved(chain, next, to, reversals)
     const lastHash = yield* blockHash(chain, to)
     const transfers = yield* transfersIn(chain, next, to)
     // Read after the confirmed head: an address handed out later cannot have a transfer in this range.

@@ -49,13 +49,14 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   readonly claimRefunds: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<ReceiptId>>
   /** Ends the lease; the refund is due again after `afterMillis`. */
   readonly releaseRefund: (id: ReceiptId, afterMillis: number) => Effect.Effect<void>
-  /** The receipts of `chainId` not reversed, in blocks `fromBlock` and later, in chain order. */
-  readonly onChainFrom: (chainId: string, fromBlock: number) => Effect.Effect<ReadonlyArray<Receipt>>
+  /** The receipts of `chainId` not reversed, in blocks `fromBlock` to `toBlock`, in chain order. */
+  readonly onChainIn: (chainId: string, fromBlock: number, toBlock: number) => Effect.Effect<ReadonlyArray<Receipt>>
   /**
    * Marks the receipt reversed at `reversedAt` (Unix milliseconds) together with the payment's next
    * state (a compare-and-set, `null` for none) and `events`, in one transaction. `duplicate`: it was
    * reversed already (nothing written); `stale`: the payment changed meanwhile (nothing written).
-   * A reversed receipt's pending refund is never sent.
+   * A reversed receipt's pending refund is never sent; a payment moved back to `processing` is due to
+   * the executor at once.
    */
   readonly reverse: (
     id: ReceiptId,

@@ -27,12 +27,13 @@ const succeededWith = (payment: Payment, receipt: Receipt) =>
  */
 export class ReceiptReversals extends Context.Service<ReceiptReversals, {
   /**
-   * Reverses the receipts of `chainId` in blocks `fromBlock` and later for which `onChain` answers
+   * Reverses the receipts of `chainId` in blocks `fromBlock` to `toBlock` for which `onChain` answers
    * false; answers them as reversed (those another worker reversed first are left out).
    */
   readonly reverseRemoved: <E>(
     chainId: string,
     fromBlock: number,
+    toBlock: number,
     onChain: (receipt: Receipt) => Effect.Effect<boolean, E>
   ) => Effect.Effect<ReadonlyArray<Receipt>, E>
 }>()("@paygate/domain/ReceiptReversals") {
@@ -72,10 +73,15 @@ export class ReceiptReversals extends Context.Service<ReceiptReversals, {
           }
         })
 
-      const reverseRemoved = <E>(chainId: string, fromBlock: number, onChain: (receipt: Receipt) => Effect.Effect<boolean, E>) =>
+      const reverseRemoved = <E>(
+        chainId: string,
+        fromBlock: number,
+        toBlock: number,
+        onChain: (receipt: Receipt) => Effect.Effect<boolean, E>
+      ) =>
         Effect.gen(function*() {
           const reversed: Array<Receipt> = []
-          for (const receipt of yield* store.onChainFrom(chainId, fromBlock)) {
+          for (const receipt of yield* store.onChainIn(chainId, fromBlock, toBlock)) {
             if (yield* onChain(receipt)) continue
             const done = yield* reverse(receipt)
             if (Option.isSome(done)) reversed.push(done.value)

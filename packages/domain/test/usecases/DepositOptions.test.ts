@@ -63,7 +63,7 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
         saveRefund: () => Effect.succeed(false),
         claimRefunds: () => Effect.succeed([]),
         releaseRefund: () => Effect.void,
-        onChainFrom: () => Effect.succeed([]),
+        onChainIn: () => Effect.succeed([]),
         reverse: () => Effect.succeed("duplicate")
       }))
     ]),
