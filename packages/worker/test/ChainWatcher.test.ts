@@ -365,7 +365,8 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
         refundableValue: "2000000",
         reference: p.reference,
         createdAt: expect.any(Number),
-        refund: null
+        refund: null,
+        reversedAt: null
       }],
       nextCursor: null
     })

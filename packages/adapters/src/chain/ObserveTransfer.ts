@@ -6,7 +6,8 @@
  *   `requiredConfirmations` (the including block counts as one), or its block has just been
  *   reorganised away.
  * - `dropped`: not mined, and the node does not have it: another transaction of its sender took its
- *   nonce, or the node's pool let it go.
+ *   nonce, the node's pool let it go, or a reorganisation removed it. The executor then reads its
+ *   nonce from the node again (`ExecutorSender.resync`).
  * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
  *   collection address (or the payment's deposit address).
  * - `failed`: final and reverted, or final but paying nothing to the collection address.
