@@ -102,6 +102,15 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(columns)
 
+  // A receipt write in one transaction, rolled back when the payment changed meanwhile (`stale`).
+  const written = (span: typeof spans.record) => <E>(write: Effect.Effect<RecordResult, E | Stale>): Effect.Effect<RecordResult> =>
+    write.pipe(
+      sql.withTransaction,
+      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
+      Effect.orDie,
+      span
+    )
+
   const record = (
     receipt: Receipt,
     next: Payment | null,
@@ -129,12 +138,7 @@ export const make = Effect.gen(function*() {
       }
       yield* insertEvents(sql, events)
       return "recorded" as const
-    }).pipe(
-      sql.withTransaction,
-      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
-      Effect.orDie,
-      spans.record
-    )
+    }).pipe(written(spans.record))
 
   const list = (query: ReceiptQuery) => {
     const where: Array<Fragment> = query.owner === "unmatched"
@@ -217,12 +221,7 @@ export const make = Effect.gen(function*() {
       }
       yield* insertEvents(sql, events)
       return "recorded" as const
-    }).pipe(
-      sql.withTransaction,
-      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
-      Effect.orDie,
-      spans.reverse
-    )
+    }).pipe(written(spans.reverse))
 
   return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, onChainIn, reverse })
 })

@@ -10,10 +10,9 @@
  *   authorization is sent again, and the executor, whose next nonce is no longer the chain's, reads
  *   it again: the next payments are executed too, each buyer debited once.
  */
-import { Chain, GatewayServices, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { IdGenerator, type PaymentId, ReceiptReversals, ReceiptStore, Reconciliation } from "@paygate/domain"
+import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
+import { type PaymentId, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
-import { SecureRandom } from "effect/crypto"
 import { randomBytes } from "node:crypto"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -22,37 +21,20 @@ import { executorJob } from "../../../test/support/ChainJobs.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
-import { chainWatcher, defaultWatcherSettings, WatcherSettings } from "../src/index.ts"
+import { anvilRpc, watchedSettings, watcherJob } from "../../../test/support/WatcherJob.ts"
 
-const { anvilAccount, ChainConfig, PushTransfer, TransferLogs } = Chain
+const { anvilAccount, ChainConfig, PushTransfer } = Chain
 
 const confirmations = 2
 const world = localChainForFile()
 
-const chainSettings = (pull: boolean) => {
-  const base = world().settings()
-  return {
-    chains: base.chains.map((c) => ({ ...c, requiredConfirmations: confirmations })),
-    assets: base.assets.map((a) => ({ ...a, eip3009: pull }))
-  }
-}
-
-const anvil = (method: string, params: ReadonlyArray<unknown> = []) =>
-  world().client.request({ method: method as never, params: params as never }) as Promise<unknown>
+const anvil = (method: string, params: ReadonlyArray<unknown> = []) => anvilRpc(world(), method, params)
 const mine = (n: number) => anvil("anvil_mine", [`0x${n.toString(16)}`])
 /** Replaces the blocks from `block` to the head with empty ones. */
 const reorgFrom = async (block: bigint) => {
   const head = await world().client.getBlockNumber({ cacheTime: 0 })
   await anvil("anvil_reorg", [Number(head - block + 1n), []])
 }
-
-const watcherLayer = (chains: Chain.ChainConfig.Chains) =>
-  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
-    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-    Layer.provide(SecureRandom.layerWebCrypto),
-    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
-  )
 
 const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
   const deadline = Date.now() + withinMs
@@ -70,13 +52,13 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
 
   /** A server paying with push transfers (`pull` false) or EIP-3009 authorizations, its watcher and executor running. */
   const start = async (pull: boolean) => {
-    const chains = await Effect.runPromise(ChainConfig.decode(chainSettings(pull)))
+    const chains = await Effect.runPromise(ChainConfig.decode(watchedSettings(world(), confirmations, pull)))
     const server = await makeTestServer(database, {
       gateway: GatewayServices.settings({ chains: Layer.succeed(ChainConfig.ChainsConfig, chains), secret: new Uint8Array(randomBytes(32)) })
     })
     servers.push(server)
     fibers.push(await server.run(Effect.forkDetach(Layer.launch(executorJob))))
-    fibers.push(await server.run(Effect.forkDetach(Layer.launch(watcherLayer(chains)))))
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(watcherJob(chains)))))
     const partner = await server.partner()
     return { server, partner, merchantId: await server.merchant(partner.sandbox, "Reorged Shop"), walletKey: await server.walletKey("sandbox") }
   }
