@@ -294,7 +294,8 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         expectedValue: 1_000n,
         paymentStatus: "succeeded",
         recordedAt: millis,
-        refund: null
+        refund: null,
+        reversedAt: null
       })
       expect(yield* (yield* ReceiptStore).record(receipt, null, [])).toBe("recorded")
       return receipt

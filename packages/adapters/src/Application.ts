@@ -14,6 +14,7 @@ import {
   PayoutRetries,
   ReceiptRefunds,
   Receipts,
+  ReceiptReversals,
   Reconciliation,
   Refunds,
   Settlements,
@@ -112,13 +113,17 @@ export const executionPolicy = Layer.unwrap(
 
 /**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
- * payments, executions, reconciliation), the SQL ports, the payout ports ({@link payoutPorts}), the
+ * payments, executions, reconciliation and its reversals), the SQL ports, the payout ports ({@link payoutPorts}), the
  * deposit sweeper (through the process's executor senders), the webhook adapters and settings from
  * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
  * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
-export const workerServices = Layer.mergeAll(Executions.layer.pipe(Layer.provide(executionPolicy)), Reconciliation.layer).pipe(
+export const workerServices = Layer.mergeAll(
+  Executions.layer.pipe(Layer.provide(executionPolicy)),
+  Reconciliation.layer,
+  ReceiptReversals.layer
+).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
   Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts, Chain.ViemDepositSweeper.layer)),

@@ -1,8 +1,9 @@
 /**
- * `ReceiptStore` on SQL (`chain_receipts`, migration 0010; `chain_quarantine`, 0015). `record` is
- * one transaction: the receipt (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned
- * log writes nothing), the payment's compare-and-set and the outbox events, all or nothing.
- * Database failures are defects.
+ * `ReceiptStore` on SQL (`chain_receipts`, migrations 0010 and 0022; `chain_quarantine`, 0015). `record` is one transaction: the
+ * receipt (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
+ * payment's compare-and-set and the outbox events, all or nothing; `reverse` likewise marks a receipt
+ * a reorganisation removed (`reversed_at`; only receipts not reversed are unique, so the transfer
+ * mined again is recorded again). Database failures are defects.
  *
  * @module
  */
@@ -22,7 +23,7 @@ import {
 import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { fromJsonColumn, toInt } from "./internal/Rows.ts"
+import { fromJsonColumn, toInt, toIntOrNull } from "./internal/Rows.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -35,7 +36,9 @@ const spans = {
   releaseRefund: traced("SqlReceiptStore.releaseRefund"),
   quarantine: traced("SqlReceiptStore.quarantine"),
   quarantined: traced("SqlReceiptStore.quarantined"),
-  resolveQuarantine: traced("SqlReceiptStore.resolveQuarantine")
+  resolveQuarantine: traced("SqlReceiptStore.resolveQuarantine"),
+  onChainIn: traced("SqlReceiptStore.onChainIn"),
+  reverse: traced("SqlReceiptStore.reverse")
 }
 
 // The refund column: the domain's JSON encoding, read back without repeating its checks.
@@ -44,7 +47,8 @@ const encodeRefund = Schema.encodeSync(RefundJson)
 const decodeRefund = Schema.decodeUnknownSync(RefundJson, { disableChecks: true })
 
 const columns = `id, chain_id, tx_hash, log_index, asset, block_number, block_hash, block_time, sender, value::text AS value,
-  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at, refund`
+  reference, outcome, payment_id, partner_id, mode, expected_value::text AS expected_value, payment_status, recorded_at, refund,
+  reversed_at`
 
 interface ReceiptRow {
   readonly id: string
@@ -66,6 +70,7 @@ interface ReceiptRow {
   readonly payment_status: string | null
   readonly recorded_at: unknown
   readonly refund: unknown
+  readonly reversed_at: unknown
 }
 
 // Rows are our own, written from valid receipts: read back without repeating the checks.
@@ -89,7 +94,8 @@ const fromRow = (row: ReceiptRow): Receipt =>
     expectedValue: row.expected_value === null ? null : BigInt(row.expected_value),
     paymentStatus: row.payment_status as PaymentStatus | null,
     recordedAt: toInt(row.recorded_at),
-    refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund))
+    refund: row.refund === null || row.refund === undefined ? null : decodeRefund(fromJsonColumn(row.refund)),
+    reversedAt: toIntOrNull(row.reversed_at)
   }, { disableChecks: true })
 
 // A quarantined transfer as stored: the value as a decimal string.
@@ -107,6 +113,15 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(columns)
 
+  // A receipt write in one transaction, rolled back when the payment changed meanwhile (`stale`).
+  const written = (span: typeof spans.record) => <E>(write: Effect.Effect<RecordResult, E | Stale>): Effect.Effect<RecordResult> =>
+    write.pipe(
+      sql.withTransaction,
+      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
+      Effect.orDie,
+      span
+    )
+
   const record = (
     receipt: Receipt,
     next: Payment | null,
@@ -121,7 +136,7 @@ export const make = Effect.gen(function*() {
           ${r.blockTime}::bigint, ${r.from}, ${r.value.toString()}::numeric, ${r.reference}, ${r.outcome}, ${r.paymentId},
           ${r.partnerId}, ${r.mode}, ${r.expectedValue === null ? null : r.expectedValue.toString()}::numeric, ${r.paymentStatus},
           ${r.recordedAt}::bigint)
-        ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING
+        ON CONFLICT (chain_id, tx_hash, log_index) WHERE reversed_at IS NULL DO NOTHING
         RETURNING id`
       if (inserted.length === 0) return "duplicate" as const
       if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
@@ -134,12 +149,7 @@ export const make = Effect.gen(function*() {
       }
       yield* insertEvents(sql, events)
       return "recorded" as const
-    }).pipe(
-      sql.withTransaction,
-      Effect.catchTag("Stale", () => Effect.succeed("stale" as const)),
-      Effect.orDie,
-      spans.record
-    )
+    }).pipe(written(spans.record))
 
   const list = (query: ReceiptQuery) => {
     const where: Array<Fragment> = query.owner === "operator"
@@ -174,7 +184,7 @@ export const make = Effect.gen(function*() {
           -- A retried (failed) refund is due at once: the lease of the worker that failed it is long gone.
           refund_lease_until = CASE WHEN refund ->> 'status' = 'pending' THEN refund_lease_until END
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
-          AND NOT (refund IS NULL AND outcome = 'paid')
+          AND NOT (refund IS NULL AND outcome = 'paid') AND reversed_at IS NULL
         RETURNING id`
       return rows.length > 0
     }).pipe(Effect.orDie, spans.saveRefund)
@@ -186,7 +196,7 @@ export const make = Effect.gen(function*() {
         WHERE id IN (
           SELECT id FROM chain_receipts
           WHERE refund ->> 'status' = 'pending' AND refund_due_at <= ${now}::bigint
-            AND coalesce(refund_lease_until, 0) <= ${now}::bigint
+            AND coalesce(refund_lease_until, 0) <= ${now}::bigint AND reversed_at IS NULL
           ORDER BY refund_due_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -230,7 +240,31 @@ export const make = Effect.gen(function*() {
         WHERE chain_id = ${transfer.chainId} AND tx_hash = ${transfer.txHash.toLowerCase()} AND log_index = ${transfer.logIndex}`
     }).pipe(Effect.orDie, spans.resolveQuarantine)
 
-  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, quarantine, quarantined, resolveQuarantine })
+  const onChainIn = (chainId: string, fromBlock: number, toBlock: number) =>
+    sql<ReceiptRow>`SELECT ${select} FROM chain_receipts
+      WHERE chain_id = ${chainId} AND block_number BETWEEN ${fromBlock}::bigint AND ${toBlock}::bigint AND reversed_at IS NULL
+      ORDER BY block_number, log_index`.pipe(
+      Effect.map((rows) => rows.map(fromRow)),
+      Effect.orDie,
+      spans.onChainIn
+    )
+
+  const reverse = (id: ReceiptId, reversedAt: number, next: Payment | null, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.gen(function*() {
+      const marked = yield* sql`UPDATE chain_receipts SET reversed_at = ${reversedAt}::bigint
+        WHERE id = ${id} AND reversed_at IS NULL
+        RETURNING id`
+      if (marked.length === 0) return "duplicate" as const
+      if (next !== null) {
+        if (!(yield* compareAndSet(sql, next))) return yield* new Stale()
+        // Settled, it kept the executor's lease: due again now (`SqlChainWork`).
+        yield* sql`UPDATE payments SET chain_lease_until = NULL, chain_due_at = NULL WHERE id = ${next.id}`
+      }
+      yield* insertEvents(sql, events)
+      return "recorded" as const
+    }).pipe(written(spans.reverse))
+
+  return ReceiptStore.of({ record, list, find, saveRefund, claimRefunds, releaseRefund, quarantine, quarantined, resolveQuarantine, onChainIn, reverse })
 })
 
 /** `ReceiptStore` over the `SqlClient` in context. */

@@ -53,7 +53,8 @@ const receipt = (owner: { readonly partnerId: PartnerId } | null) =>
       expectedValue: null,
       paymentStatus: null,
       recordedAt: Date.now(),
-      refund: null
+      refund: null,
+      reversedAt: null
     })
     expect(yield* (yield* ReceiptStore).record(recorded, null, [])).toBe("recorded")
     return recorded.id

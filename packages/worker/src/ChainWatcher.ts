@@ -16,11 +16,14 @@
  * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
  *   is logged as an error and the last `reorgRewindBlocks` are read again.
  * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
+ * - A range read again (after a reorganisation, or a lease lost before the cursor moved) first
+ *   reverses the receipts recorded in it whose block the chain no longer has (`ReceiptReversals`: a
+ *   payment that succeeded with one goes back to `processing`); a transfer mined again is recorded again.
  *
  * @module
  */
 import { Chain, Configuration } from "@paygate/adapters"
-import { DepositStore, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
+import { DepositStore, type Receipt, ReceiptReversals, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
@@ -81,6 +84,30 @@ export const watcherSettingsLayer = Layer.effect(
 )
 
 /**
+ * Reverses the receipts of `chain` in blocks `from`..`to` whose block the chain no longer has (its
+ * hash changed): their transfers may be gone; reading the range records those mined again.
+ */
+const reverseRemoved = (chain: WatchedChain, from: number, to: number, reversals: ReceiptReversals["Service"]) =>
+  Effect.gen(function*() {
+    const hashes = new Map<number, string>()
+    const onChain = (receipt: Receipt) =>
+      Effect.gen(function*() {
+        let hash = hashes.get(receipt.blockNumber)
+        if (hash === undefined) {
+          hash = yield* blockHash(chain, receipt.blockNumber)
+          hashes.set(receipt.blockNumber, hash)
+        }
+        return hash === receipt.blockHash.toLowerCase()
+      })
+    const reversed = yield* reversals.reverseRemoved(chain.chainId, from, to, onChain)
+    for (const receipt of reversed) {
+      yield* Effect.logError(`watcher: transfer ${receipt.txHash}#${receipt.logIndex} of block ${receipt.blockNumber} is no longer on chain; its receipt is reversed`).pipe(
+        Effect.annotateLogs({ chainId: chain.chainId, paymentId: receipt.paymentId ?? "none", receiptId: receipt.id })
+      )
+    }
+  })
+
+/**
  * Reads the next confirmed range of one chain if this worker holds (or gets) its cursor; answers
  * whether more is left to read right away.
  */
@@ -89,7 +116,8 @@ const scanChain = (
   holder: string,
   settings: WatcherSettingsShape,
   cursors: ScanCursors["Service"],
-  deposits: DepositStore["Service"]
+  deposits: DepositStore["Service"],
+  reversals: ReceiptReversals["Service"]
 ) =>
   Effect.gen(function*() {
     const claimed = yield* cursors.claim(chain.chainId, holder, settings.leaseMs)
@@ -111,6 +139,7 @@ const scanChain = (
       return false
     }
     const lastHash = yield* blockHash(chain, to)
+    yield* reverseRemoved(chain, next, to, reversals)
     const transfers = yield* transfersIn(chain, next, to)
     // Read after the confirmed head: an address handed out later cannot have a transfer in this range.
     const watched = chain.depositFactory === undefined
@@ -129,17 +158,18 @@ const scanChain = (
 /** The watcher loop over `chains`; see the module documentation. */
 export const chainWatcher = (
   chains: ReadonlyArray<WatchedChain>
-): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore | ReceiptStore> =>
+): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals> =>
   Effect.gen(function*() {
     const settings = yield* WatcherSettings
     const cursors = yield* ScanCursors
     const deposits = yield* DepositStore
+    const reversals = yield* ReceiptReversals
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
     const recording = yield* Effect.context<Reconciliation | DepositStore | ReceiptStore>()
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits), recording)),
+      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits, reversals), recording)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
@@ -149,7 +179,7 @@ export const chainWatcher = (
 export const WatcherJob: Layer.Layer<
   never,
   never,
-  Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore | ReceiptStore
+  Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals
 > = Layer
   .effectDiscard(
     Effect.gen(function*() {

@@ -29,17 +29,8 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
-import {
-  chainWatcher,
-  defaultExecutorSettings,
-  defaultPayoutSettings,
-  defaultWatcherSettings,
-  ExecutorJob,
-  ExecutorSettings,
-  PayoutSettings,
-  payoutsWith,
-  WatcherSettings
-} from "../src/index.ts"
+import { anvilRpc, watchedSettings, watcherJob } from "../../../test/support/WatcherJob.ts"
+import { defaultExecutorSettings, defaultPayoutSettings, ExecutorJob, ExecutorSettings, PayoutSettings, payoutsWith } from "../src/index.ts"
 
 const { anvilAccount, ChainConfig, PushTransfer, TransferLogs } = Chain
 
@@ -48,16 +39,7 @@ const confirmations = 3
 const world = localChainForFile()
 const payer = anvilAccount(7)
 
-const chainSettings = () => {
-  const base = world().settings()
-  return {
-    chains: base.chains.map((c) => ({ ...c, requiredConfirmations: confirmations })),
-    assets: base.assets.map((a) => ({ ...a, eip3009: false }))
-  }
-}
-
-const anvil = (method: string, params: ReadonlyArray<unknown> = []) =>
-  world().client.request({ method: method as never, params: params as never }) as Promise<unknown>
+const anvil = (method: string, params: ReadonlyArray<unknown> = []) => anvilRpc(world(), method, params)
 /** The next block no earlier than the wall clock (anvil's block times can lag it after reverts). */
 const catchUpClock = async () => {
   const latest = await world().client.getBlock()
@@ -74,17 +56,6 @@ const send = async (data: Hex) => {
   await world().client.waitForTransactionReceipt({ hash })
   return hash
 }
-
-/** The watcher's and the executor's settings for tests: fast polls, a short lease. */
-const fastWatcher = { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }
-
-const watcherLayer = (chains: Chain.ChainConfig.Chains) =>
-  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Reconciliation.layer),
-    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-    Layer.provide(SecureRandom.layerWebCrypto),
-    Layer.provide(Layer.succeed(WatcherSettings, fastWatcher))
-  )
 
 /** Payouts (and receipt refunds) checking often. */
 const fastPayouts = { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, unknownRecheckMs: 300, retryMs: 200 }
@@ -107,13 +78,13 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
 
   const startWatcher = async () => {
-    const fiber = await server.run(Effect.forkDetach(Layer.launch(watcherLayer(chains))))
+    const fiber = await server.run(Effect.forkDetach(Layer.launch(watcherJob(chains))))
     fibers.push(fiber)
     return fiber
   }
 
   beforeAll(async () => {
-    chains = await Effect.runPromise(ChainConfig.decode(chainSettings()))
+    chains = await Effect.runPromise(ChainConfig.decode(watchedSettings(world(), confirmations, false)))
     server = await makeTestServer(database, {
       gateway: GatewayServices.settings({ chains: Layer.succeed(ChainConfig.ChainsConfig, chains), secret: new Uint8Array(randomBytes(32)) })
     })
@@ -370,7 +341,8 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
         refundableValue: "2000000",
         reference: p.reference,
         createdAt: expect.any(Number),
-        refund: null
+        refund: null,
+        reversedAt: null
       }],
       nextCursor: null
     })

@@ -19,17 +19,15 @@ import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
+import { watcherJob } from "../../../test/support/WatcherJob.ts"
 import {
-  chainWatcher,
   defaultExecutorSettings,
   defaultPayoutSettings,
-  defaultWatcherSettings,
   depositSweepJob,
   ExecutorJob,
   ExecutorSettings,
   PayoutSettings,
-  payoutsWith,
-  WatcherSettings
+  payoutsWith
 } from "../src/index.ts"
 
 const { anvilAccount, ChainConfig, Contracts, DepositAddresses, TransferLogs, ViemDepositSweeper } = Chain
@@ -44,13 +42,6 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
 const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
-const watcherJob = (chains: Chain.ChainConfig.Chains) =>
-  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Reconciliation.layer),
-    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-    Layer.provide(SecureRandom.layerWebCrypto),
-    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
-  )
 const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
   depositSweepJob.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
 

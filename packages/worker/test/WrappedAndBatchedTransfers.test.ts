@@ -4,10 +4,9 @@
  * payment's own transfer, credited once, nothing refundable), and one transaction paying two
  * deposit addresses (both credited, and the watcher goes on to later deposits).
  */
-import { Application, Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, ReceiptRefunds, ReceiptStore, Reconciliation } from "@paygate/domain"
+import { Application, Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
+import { DepositSweeper, Executions, ReceiptRefunds, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
-import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { type Address, createWalletClient, encodeFunctionData, erc20Abi, getAddress, type Hex, http } from "viem"
@@ -16,21 +15,19 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
+import { watcherJob } from "../../../test/support/WatcherJob.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import {
-  chainWatcher,
   defaultExecutorSettings,
   defaultPayoutSettings,
-  defaultWatcherSettings,
   depositSweepJob,
   ExecutorJob,
   ExecutorSettings,
   PayoutSettings,
-  payoutsWith,
-  WatcherSettings
+  payoutsWith
 } from "../src/index.ts"
 
-const { anvilAccount, ChainConfig, Contracts, LocalWallet, TransferLogs, ViemDepositSweeper } = Chain
+const { anvilAccount, ChainConfig, Contracts, LocalWallet, ViemDepositSweeper } = Chain
 
 const world = localChainForFile()
 /** 12.50 USD in TUSDC base units (6 decimals, pegged 1:1). */
@@ -43,13 +40,6 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
 const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
-const watcherJob = (chains: Chain.ChainConfig.Chains) =>
-  Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(chains)))).pipe(
-    Layer.provide(Reconciliation.layer),
-    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-    Layer.provide(SecureRandom.layerWebCrypto),
-    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
-  )
 const sweepJob = depositSweepJob.pipe(
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>)),
   Layer.provide(Layer.succeed(PayoutSettings, fast))

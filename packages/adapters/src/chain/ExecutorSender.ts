@@ -6,7 +6,10 @@
  * The next nonce is kept in memory only after a broadcast the node accepted; after anything else
  * (error, interruption) it is read again from the node (`eth_getTransactionCount`, `pending`), so a
  * restart, another process using the key, or a lost response costs one extra call, not a stuck
- * sequence. A timed-out broadcast is retried with the same signed bytes (same hash), so it can never
+ * sequence. A transaction of the account found dropped (a reorganisation removed it after it was
+ * mined, or another transaction took its nonce) makes the sender read the nonce again too
+ * (`resync`): the cached one would leave a gap that stalls every later transaction, and the next
+ * one sent fills it. A timed-out broadcast is retried with the same signed bytes (same hash), so it can never
  * produce two different transactions.
  *
  * `sendRecorded` is the send-once variant (payouts): it hands the signed transaction to the caller to
@@ -57,6 +60,8 @@ export interface ExecutorSender {
    * (mined, or taken by another transaction: observing it tells which) all succeed.
    */
   readonly resend: (raw: Hex) => Effect.Effect<void, ChainRpcError>
+  /** Forgets the cached nonce (after the current send, if one is under way): the next send reads it from the node. */
+  readonly resync: Effect.Effect<void>
 }
 
 /** Options of {@link make}. */
@@ -194,7 +199,9 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         Effect.withSpan("ExecutorSender.resend", { attributes: { chainId } })
       )
 
-    return { address: account.address, send, sendRecorded, resend }
+    const resync = permit.withPermit(Effect.sync(() => (nextNonce = undefined)))
+
+    return { address: account.address, send, sendRecorded, resend, resync }
   })
 
 const sharedSenders = new Map<string, ExecutorSender>()

@@ -6,7 +6,8 @@
  *   `requiredConfirmations` (the including block counts as one), or its block has just been
  *   reorganised away.
  * - `dropped`: not mined, and the node does not have it: another transaction of its sender took its
- *   nonce, or the node's pool let it go.
+ *   nonce, the node's pool let it go, or a reorganisation removed it. The executor then reads its
+ *   nonce from the node again (`ExecutorSender.resync`).
  * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
  *   collection address (or the payment's deposit address).
  * - `failed`: final and reverted, or final but paying nothing to the collection address.
@@ -116,8 +117,9 @@ const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: 
   Effect.flatMap(transferStanding(runtime, token, recipient, hash), (standing) => {
     switch (standing) {
       case "unmined":
-        // No receipt: on its way while the node has it; dropped once it does not.
-        return Effect.map(isKnown(runtime, hash), (known) => (known ? "pending" : "dropped"))
+        // No receipt: on its way while the node has it; dropped once it does not. The executor's nonce
+        // is read again then: a dropped transaction of its own left a gap in its sequence.
+        return Effect.flatMap(isKnown(runtime, hash), (known) => (known ? Effect.succeed("pending" as const) : Effect.as(runtime.executor.resync, "dropped" as const)))
       case "confirming":
         return Effect.succeed("pending")
       case "succeeded":

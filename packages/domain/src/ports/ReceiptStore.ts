@@ -61,4 +61,19 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   readonly quarantined: (chainId: string, limit: number) => Effect.Effect<ReadonlyArray<ObservedTransfer>>
   /** The quarantined transfer was recorded after all, or its block is no longer on the chain. */
   readonly resolveQuarantine: (transfer: ObservedTransfer, outcome: string) => Effect.Effect<void>
+  /** The receipts of `chainId` not reversed, in blocks `fromBlock` to `toBlock`, in chain order. */
+  readonly onChainIn: (chainId: string, fromBlock: number, toBlock: number) => Effect.Effect<ReadonlyArray<Receipt>>
+  /**
+   * Marks the receipt reversed at `reversedAt` (Unix milliseconds) together with the payment's next
+   * state (a compare-and-set, `null` for none) and `events`, in one transaction. `duplicate`: it was
+   * reversed already (nothing written); `stale`: the payment changed meanwhile (nothing written).
+   * A reversed receipt's pending refund is never sent; a payment moved back to `processing` is due to
+   * the executor at once.
+   */
+  readonly reverse: (
+    id: ReceiptId,
+    reversedAt: number,
+    next: Payment | null,
+    events: ReadonlyArray<OutboxEvent>
+  ) => Effect.Effect<RecordResult>
 }>()("@paygate/domain/ReceiptStore") {}

@@ -77,7 +77,10 @@ export class ReceiptRefund extends Schema.Class<ReceiptRefund>("paygate/ReceiptR
   updatedAt: Schema.Int
 }) {}
 
-/** A recorded transfer into a collection address; one per (chain, transaction, log). Never deleted. */
+/**
+ * A recorded transfer into a collection address; one per (chain, transaction, log) still on chain.
+ * Never deleted: one whose block a reorganisation of the chain replaced is kept, `reversedAt` set.
+ */
 export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
   id: ReceiptId,
   chainId: Schema.String,
@@ -109,11 +112,17 @@ export class Receipt extends Schema.Class<Receipt>("paygate/Receipt")({
   /** Unix milliseconds. */
   recordedAt: Schema.Int,
   /** The refund of its refundable value, once asked for. */
-  refund: Schema.NullOr(ReceiptRefund)
+  refund: Schema.NullOr(ReceiptRefund),
+  /**
+   * Unix milliseconds when a reorganisation of the chain was found to have removed its transfer:
+   * it no longer counts, and nothing of it is refundable; `null` while on chain.
+   */
+  reversedAt: Schema.NullOr(Schema.Int)
 }) {}
 
-/** Token base units of the receipt the payment did not keep: refundable to the sender. */
+/** Token base units of the receipt the payment did not keep: refundable to the sender (none once reversed). */
 export const refundableValue = (receipt: Receipt): bigint => {
+  if (receipt.reversedAt !== null) return 0n
   switch (receipt.outcome) {
     case "paid":
       return 0n

@@ -25,6 +25,8 @@ export interface ReceiptView {
   readonly createdAt: number
   /** The refund once asked for (`POST /v1/receipts/{id}/refund`). */
   readonly refund: { readonly status: ReceiptRefund["status"]; readonly value: string; readonly txHash: string | null } | null
+  /** Unix seconds when a reorganisation of the chain removed the transfer; `null` while on chain. */
+  readonly reversedAt: number | null
 }
 
 /** The wire form of `receipt`. */
@@ -48,5 +50,6 @@ export const receiptView = (receipt: Receipt): ReceiptView => ({
   createdAt: Math.floor(receipt.recordedAt / 1000),
   refund: receipt.refund === null
     ? null
-    : { status: receipt.refund.status, value: receipt.refund.value.toString(), txHash: receipt.refund.transfer?.txHash ?? null }
+    : { status: receipt.refund.status, value: receipt.refund.value.toString(), txHash: receipt.refund.transfer?.txHash ?? null },
+  reversedAt: receipt.reversedAt === null ? null : Math.floor(receipt.reversedAt / 1000)
 })

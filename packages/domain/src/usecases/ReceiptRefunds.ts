@@ -46,6 +46,9 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         if (Option.isNone(found) || !owns(found.value)) return yield* new PaymentNotFound({ message: "No receipt with this id." })
         const receipt = found.value
         if (receipt.refund !== null) return yield* new AlreadyRefunded({ message: `Receipt ${id} is already refunded.` })
+        if (receipt.reversedAt !== null) {
+          return yield* new InvalidState({ message: `Receipt ${id} was removed from the chain by a reorganisation: nothing arrived to refund.` })
+        }
         // Tokens minted to the collection address come from the zero address: nobody to send them back to.
         if (/:0x0{40}$/i.test(receipt.from)) return yield* new InvalidState({ message: `Receipt ${id} was minted: it has no sender to refund.` })
         const value = refundableValue(receipt)

@@ -71,11 +71,11 @@ export const judge = (payment: Payment, claims: OptionClaims, transfer: Observed
 
 /**
  * The underpaid receipts that count towards what a payment still asks for in `asset`: not being
- * refunded, and together less than `asked` (a re-quote may have lowered the amount below what
+ * refunded, still on chain, and together less than `asked` (a re-quote may have lowered the amount below what
  * they add up to: then none counts, and each stays refundable).
  */
 export const creditable = (receipts: ReadonlyArray<Receipt>, asset: string, asked: bigint): ReadonlyArray<Receipt> => {
-  const parts = receipts.filter((r) => r.outcome === "underpaid" && r.refund === null && same(r.asset, asset))
+  const parts = receipts.filter((r) => r.outcome === "underpaid" && r.refund === null && r.reversedAt === null && same(r.asset, asset))
   return valueOf(parts) < asked ? parts : []
 }
 
@@ -144,7 +144,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           const id = yield* ids.make("receipt")
           const quote = yield* quoteOf(transfer)
           const found = Option.isNone(quote) ? Option.none() : yield* repo.findById(quote.value.claims.paymentId as Payment["id"])
-          const base = { ...transfer, id, recordedAt: millis, refund: null }
+          const base = { ...transfer, id, recordedAt: millis, refund: null, reversedAt: null }
           if (Option.isNone(quote) || Option.isNone(found)) {
             // What reached a deposit address unquoted in an accepted token belongs to the address's payment's owner.
             const owner = transfer.deposit === undefined || transfer.unlisted === true

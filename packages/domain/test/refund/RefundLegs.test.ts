@@ -41,7 +41,8 @@ const receipt = (from: number, value: bigint, outcome: ReceiptOutcome = "paid", 
     expectedValue,
     paymentStatus: "requires_action",
     recordedAt: 0,
-    refund: null
+    refund: null,
+    reversedAt: null
   })
 
 describe("refundLegs", () => {

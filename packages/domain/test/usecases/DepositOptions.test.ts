@@ -65,7 +65,9 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
         releaseRefund: () => Effect.void,
         quarantine: () => Effect.succeed(false),
         quarantined: () => Effect.succeed([]),
-        resolveQuarantine: () => Effect.void
+        resolveQuarantine: () => Effect.void,
+        onChainIn: () => Effect.succeed([]),
+        reverse: () => Effect.succeed("duplicate")
       }))
     ]),
     Layer.provideMerge(layerTestDataCollection({ thresholds: { [lowPartnerId]: "10.00" } })),

@@ -157,6 +157,7 @@ describe("Reconciliation.creditable", () => {
       paymentStatus: "requires_action",
       recordedAt: 0,
       refund: null,
+      reversedAt: null,
       ...patch
     })
   const refund = new ReceiptRefund({ status: "pending", value: 1n, requestedBy: "ptn_01TEST" as PartnerId, transfer: null, attempts: 0, version: 1, requestedAt: 0, updatedAt: 0 })

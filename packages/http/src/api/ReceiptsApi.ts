@@ -36,7 +36,11 @@ export const ReceiptRecord = Schema.Struct({
     status: PayoutStatus,
     value: tokenAmount("Sent back to `from`."),
     txHash: Schema.NullOr(Schema.String)
-  })).annotate({ description: "The refund once asked for: sent back to the sender from the collection address by the worker." })
+  })).annotate({ description: "The refund once asked for: sent back to the sender from the collection address by the worker." }),
+  reversedAt: Schema.NullOr(Wire.NonNegativeInt).annotate({
+    description: "Unix seconds when a reorganisation of the chain deeper than its confirmations removed the transfer: it no " +
+      "longer counts and has nothing to refund (the same transfer mined again is a new receipt); null while on chain."
+  })
 }).annotate({ identifier: "ReceiptRecord" })
 
 /** One page of receipts. */

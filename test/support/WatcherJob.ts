@@ -1,0 +1,33 @@
+/**
+ * The worker's chain watcher for tests over a test server's database (its own use cases, as in a
+ * worker process), polling every 50 ms with a short lease and reading a new chain from its first
+ * block; and what the watcher tests do to the local chain.
+ */
+import { Chain, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { IdGenerator, ReceiptReversals, Reconciliation } from "@paygate/domain"
+import { chainWatcher, defaultWatcherSettings, WatcherSettings } from "@paygate/worker"
+import { Effect, Layer } from "effect"
+import { SecureRandom } from "effect/crypto"
+import type { LocalChainWorld } from "./LocalChainWorld.ts"
+
+/** The watcher over `chains`, forked into the layer's scope. */
+export const watcherJob = (chains: Chain.ChainConfig.Chains) =>
+  Layer.effectDiscard(Effect.forkScoped(chainWatcher(Chain.TransferLogs.watchedChains(chains)))).pipe(
+    Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
+    Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
+    Layer.provide(SecureRandom.layerWebCrypto),
+    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
+  )
+
+/** The local chain's settings with `confirmations`, its token offered for pull payments (`eip3009`) or push ones. */
+export const watchedSettings = (world: LocalChainWorld, confirmations: number, eip3009: boolean) => {
+  const base = world.settings()
+  return {
+    chains: base.chains.map((c) => ({ ...c, requiredConfirmations: confirmations })),
+    assets: base.assets.map((a) => ({ ...a, eip3009 }))
+  }
+}
+
+/** A JSON-RPC call straight to anvil (`anvil_mine`, `anvil_reorg`, `evm_snapshot`, …). */
+export const anvilRpc = (world: LocalChainWorld, method: string, params: ReadonlyArray<unknown> = []) =>
+  world.client.request({ method: method as never, params: params as never }) as Promise<unknown>
