@@ -11,6 +11,8 @@
  * |---|---|---|---|
  * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
  * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
+ * | `paygate_executor_gas_total` | counter | `chain_id` | gas limits of the transactions the executor sent for pull payments |
+ * | `paygate_executor_gas_refused_total` | counter | `chain_id`, `reason` | pull payment transactions not sent: `reverts`, `ceiling`, `buyer_budget`, `total_budget` |
  * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
  * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
  *
@@ -72,6 +74,45 @@ export const chainRpcErrors = (chainId: string, operation: string, failure: stri
 /** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
+
+const executorGasCounters = new Map<string, Metric.Counter<number>>()
+
+/** The counter of gas (transaction gas limits) the executor of `chainId` committed to pull payments. */
+export const executorGas = (chainId: string) => {
+  let counter = executorGasCounters.get(chainId)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_executor_gas_total", {
+      description: "Gas limits of the transactions the executor sent for pull payments, by CAIP-2 chain id.",
+      incremental: true,
+      attributes: { chain_id: chainId }
+    })
+    executorGasCounters.set(chainId, counter)
+  }
+  return counter
+}
+
+/** Counts the gas limit of one transaction the executor sends. */
+export const recordExecutorGas = (chainId: string, gas: number) => Metric.update(executorGas(chainId), gas)
+
+const executorRefusalCounters = new Map<string, Metric.Counter<number>>()
+
+/** The counter of pull payment transactions the executor of `chainId` did not send, by reason. */
+export const executorGasRefused = (chainId: string, reason: string) => {
+  const key = `${chainId} ${reason}`
+  let counter = executorRefusalCounters.get(key)
+  if (counter === undefined) {
+    counter = Metric.counter("paygate_executor_gas_refused_total", {
+      description: "Pull payment transactions the executor did not send, by CAIP-2 chain id and reason (reverts, ceiling, buyer_budget, total_budget).",
+      incremental: true,
+      attributes: { chain_id: chainId, reason }
+    })
+    executorRefusalCounters.set(key, counter)
+  }
+  return counter
+}
+
+/** Counts one transaction the executor did not send. */
+export const recordExecutorGasRefused = (chainId: string, reason: string) => Metric.update(executorGasRefused(chainId, reason), 1)
 
 /** Resident set size of this process (set at scrape time). */
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })
