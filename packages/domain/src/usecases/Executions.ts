@@ -153,7 +153,7 @@ export class Executions extends Context.Service<Executions, {
           if (authorization === null) return yield* Effect.die(new Error(`payment ${id} has neither transaction nor authorization`))
           const step = yield* proceed(payment, authorization, null)
           if (step !== "pending") return step
-          // Sent (or following another's transaction): watched from the next round on.
+          // Sent (or following another's transaction): watched at once.
           return yield* advance(id)
         }
         const outcome = yield* chain.observe(commitment.asset, txHash, commitment.recipient)
