@@ -31,21 +31,24 @@ export type WebhookOutcome = "delivered" | "failed" | "abandoned"
 /** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
 export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
 
-const webhookCounters = new Map<WebhookOutcome, Metric.Counter<number>>()
+/** The counters of one metric, one per set of labels, each made on first use. */
+const labelledCounters = (name: string, description: string) => {
+  const made = new Map<string, Metric.Counter<number>>()
+  return (attributes: Record<string, string>) => {
+    const key = JSON.stringify(attributes)
+    let counter = made.get(key)
+    if (counter === undefined) {
+      counter = Metric.counter(name, { description, incremental: true, attributes })
+      made.set(key, counter)
+    }
+    return counter
+  }
+}
+
+const webhookCounters = labelledCounters("paygate_webhook_deliveries_total", "Webhook delivery attempts by outcome.")
 
 /** The counter of one webhook delivery outcome. */
-export const webhookDeliveries = (outcome: WebhookOutcome) => {
-  let counter = webhookCounters.get(outcome)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_webhook_deliveries_total", {
-      description: "Webhook delivery attempts by outcome.",
-      incremental: true,
-      attributes: { outcome }
-    })
-    webhookCounters.set(outcome, counter)
-  }
-  return counter
-}
+export const webhookDeliveries = (outcome: WebhookOutcome) => webhookCounters({ outcome })
 
 /** Counts one webhook delivery attempt. */
 export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
@@ -54,62 +57,37 @@ export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(
 export const outcomeOf = (attempt: AttemptRecord): WebhookOutcome =>
   attempt.status === "succeeded" ? "delivered" : attempt.status === "pending" ? "failed" : "abandoned"
 
-const chainCounters = new Map<string, Metric.Counter<number>>()
+const chainCounters = labelledCounters(
+  "paygate_chain_rpc_errors_total",
+  "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable)."
+)
 
 /** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
-export const chainRpcErrors = (chainId: string, operation: string, failure: string) => {
-  const key = `${chainId} ${operation} ${failure}`
-  let counter = chainCounters.get(key)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_chain_rpc_errors_total", {
-      description: "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
-      incremental: true,
-      attributes: { chain_id: chainId, operation, failure }
-    })
-    chainCounters.set(key, counter)
-  }
-  return counter
-}
+export const chainRpcErrors = (chainId: string, operation: string, failure: string) =>
+  chainCounters({ chain_id: chainId, operation, failure })
 
 /** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
 
-const executorGasCounters = new Map<string, Metric.Counter<number>>()
+const executorGasCounters = labelledCounters(
+  "paygate_executor_gas_total",
+  "Gas limits of the transactions the executor sent for pull payments, by CAIP-2 chain id."
+)
 
 /** The counter of gas (transaction gas limits) the executor of `chainId` committed to pull payments. */
-export const executorGas = (chainId: string) => {
-  let counter = executorGasCounters.get(chainId)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_executor_gas_total", {
-      description: "Gas limits of the transactions the executor sent for pull payments, by CAIP-2 chain id.",
-      incremental: true,
-      attributes: { chain_id: chainId }
-    })
-    executorGasCounters.set(chainId, counter)
-  }
-  return counter
-}
+export const executorGas = (chainId: string) => executorGasCounters({ chain_id: chainId })
 
 /** Counts the gas limit of one transaction the executor sends. */
 export const recordExecutorGas = (chainId: string, gas: number) => Metric.update(executorGas(chainId), gas)
 
-const executorRefusalCounters = new Map<string, Metric.Counter<number>>()
+const executorRefusalCounters = labelledCounters(
+  "paygate_executor_gas_refused_total",
+  "Pull payment transactions the executor did not send, by CAIP-2 chain id and reason (reverts, ceiling, buyer_budget, total_budget)."
+)
 
 /** The counter of pull payment transactions the executor of `chainId` did not send, by reason. */
-export const executorGasRefused = (chainId: string, reason: string) => {
-  const key = `${chainId} ${reason}`
-  let counter = executorRefusalCounters.get(key)
-  if (counter === undefined) {
-    counter = Metric.counter("paygate_executor_gas_refused_total", {
-      description: "Pull payment transactions the executor did not send, by CAIP-2 chain id and reason (reverts, ceiling, buyer_budget, total_budget).",
-      incremental: true,
-      attributes: { chain_id: chainId, reason }
-    })
-    executorRefusalCounters.set(key, counter)
-  }
-  return counter
-}
+export const executorGasRefused = (chainId: string, reason: string) => executorRefusalCounters({ chain_id: chainId, reason })
 
 /** Counts one transaction the executor did not send. */
 export const recordExecutorGasRefused = (chainId: string, reason: string) => Metric.update(executorGasRefused(chainId, reason), 1)

@@ -4,8 +4,8 @@
  * has; the `bytes signature` form, FiatToken v2.2+, for contract-wallet signatures) and pays the gas.
  *
  * Nothing is sent that cannot succeed or costs more than the chain's gas policy allows
- * (`GasPolicy.ts`): the transaction is simulated first (`eth_estimateGas`, capped at the ceiling for
- * an authorization), and a simulation that reverts (payer short of funds, authorization used or
+ * (`GasPolicy.ts`): the transaction is simulated first (`eth_call`, then `eth_estimateGas`, both
+ * capped at the ceiling for an authorization), and a simulation that reverts (payer short of funds, authorization used or
  * expired), an estimate over the ceiling, or a budget that is spent fails with the domain's
  * `SubmissionRefused`, no gas paid. The gas limit sent is the estimate plus headroom, never above
  * the ceiling.
@@ -119,15 +119,20 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
       yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${used}; following that transaction`)
       return used
     }
-    // Capped: a node asked to estimate something that needs more than the ceiling stops there.
-    const estimated = yield* Effect.result(rpc(chainId, "eth_estimateGas", () =>
-      client.estimateGas({ account: executor.address, to: token, data, gas: ceiling })))
+    // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
+    // wallet does; only then estimated (capped too), which runs it several times.
+    const capped = { account: executor.address, to: token, data, gas: ceiling }
+    const estimated = yield* Effect.result(
+      rpc(chainId, "eth_call", () => client.call(capped)).pipe(
+        Effect.andThen(rpc(chainId, "eth_estimateGas", () => client.estimateGas(capped)))
+      )
+    )
     if (Result.isFailure(estimated)) {
       const error = estimated.failure
       if (error.failure === "unavailable") return yield* error
       return yield* refuse(
         overCeiling.test(error.message) ? "ceiling" : "reverts",
-        `the authorization of ${payer} ${overCeiling.test(error.message) ? `needs more than ${ceiling} gas` : "would revert"} (${error.message})`
+        `the authorization of ${payer} ${overCeiling.test(error.message) ? "needs more than" : "reverts with at most"} ${ceiling} gas (${error.message})`
       )
     }
     const estimate = estimated.success
