@@ -110,7 +110,8 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   const ceiling = BigInt(runtime.gas.authorization)
   const refuse = (reason: "reverts" | "ceiling", message: string) =>
     recordExecutorGasRefused(chainId, reason).pipe(
-      Effect.andThen(Effect.logWarning(`submit on ${chainId}: not sent: ${message}`)),
+      // A short balance is routine (retried while the authorization is valid); a ceiling is worth a look.
+      Effect.andThen((reason === "ceiling" ? Effect.logWarning : Effect.logInfo)(`submit on ${chainId}: not sent: ${message}`)),
       Effect.andThen(Effect.fail(new SubmissionRefused({ chainId, message })))
     )
   const send = Effect.gen(function*() {
