@@ -20,6 +20,7 @@ const contracts = [
   ["TestUsdc", "TestUsdc.sol"],
   ["TestPriceFeed", "TestPriceFeed.sol"],
   ["TestSmartWallet", "TestSmartWallet.sol"],
+  ["GasBurningWallet", "GasBurningWallet.sol"],
   ["DepositFactory", "DepositFactory.sol"],
   ["DepositForwarder", "DepositFactory.sol"],
   ["TestForwarder", "TestCallers.sol"],

@@ -8,6 +8,7 @@
  */
 import { Chain } from "@paygate/adapters"
 import type { Page } from "playwright-core"
+import { createTestClient, http } from "viem"
 import { generatePrivateKey } from "viem/accounts"
 import { beforeAll, describe, expect, it } from "vitest"
 import { type ProbedPage, shoot, storedState, uiTimeoutMs } from "./PortalBrowser.ts"
@@ -186,8 +187,10 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     }
   }, 300_000)
 
-  it("shows the failure view and returns the buyer to errorUrl after the countdown when the transfer fails on chain", async () => {
-    // A buyer without TUSDC: the authorization is valid, its transfer reverts.
+  it("shows the failure view and returns the buyer to errorUrl after the countdown when the payment fails on chain (no funds until its authorization expired)", async () => {
+    // A buyer without TUSDC: nothing is sent while the authorization is valid (the transfer would
+    // revert), and the payment fails once the chain is past its validBefore (at most the payment's
+    // expiry). The chain's clock is moved there, then back (a snapshot), for the tests after this one.
     const payment = await world.createPayment({ checkout: redirectUrls })
     const probe = await checkout(payment, { wallet: walletOf(generatePrivateKey()), clock: true })
     const { page } = probe
@@ -195,7 +198,16 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     await page.getByRole("button", { name: testWalletName }).click()
     await view(page, "options")
     await page.getByRole("button", { name: /^Pay / }).click()
-    await view(page, "failed", settleTimeoutMs)
+    await view(page, "processing")
+    const anvil = createTestClient({ mode: "anvil", transport: http(world.chain.node.rpcUrl) })
+    const snapshot = await anvil.snapshot()
+    try {
+      await anvil.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000) + 16 * 60) })
+      await anvil.mine({ blocks: 1 })
+      await view(page, "failed", settleTimeoutMs)
+    } finally {
+      await anvil.revert({ id: snapshot })
+    }
     await pauseClock(page)
     expect(await mainText(page)).toMatch(/Payment failed[\s\S]*Returning you to Corner Coffee in \d s/)
     await shoot(page, "checkout-failed-redirect")

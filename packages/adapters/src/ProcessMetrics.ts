@@ -12,6 +12,8 @@
  * | `paygate_webhook_deliveries_total` | counter | `outcome` | webhook delivery attempts by outcome |
  * | `paygate_chain_rpc_errors_total` | counter | `chain_id`, `operation`, `failure` | failed chain JSON-RPC calls |
  * | `paygate_chain_quarantined_transfers_total` | counter | `chain_id` | transfer logs the chain watcher could not record |
+ * | `paygate_executor_gas_total` | counter | `chain_id` | gas limits of the transactions the executor sent for pull payments |
+ * | `paygate_executor_gas_refused_total` | counter | `chain_id`, `reason` | pull payment transactions not sent: `reverts`, `ceiling`, `buyer_budget`, `total_budget` |
  * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
  * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
  *
@@ -30,21 +32,24 @@ export type WebhookOutcome = "delivered" | "failed" | "abandoned"
 /** Every {@link WebhookOutcome}, exported at 0 before the first delivery. */
 export const webhookOutcomes: ReadonlyArray<WebhookOutcome> = ["delivered", "failed", "abandoned"]
 
-// One counter per name and labels, made on first use.
-const counters = new Map<string, Metric.Counter<number>>()
-const counterOf = (name: string, description: string, attributes: Record<string, string>) => {
-  const key = `${name} ${JSON.stringify(attributes)}`
-  let counter = counters.get(key)
-  if (counter === undefined) {
-    counter = Metric.counter(name, { description, incremental: true, attributes })
-    counters.set(key, counter)
+/** The counters of one metric, one per set of labels, each made on first use. */
+const labelledCounters = (name: string, description: string) => {
+  const made = new Map<string, Metric.Counter<number>>()
+  return (attributes: Record<string, string>) => {
+    const key = JSON.stringify(attributes)
+    let counter = made.get(key)
+    if (counter === undefined) {
+      counter = Metric.counter(name, { description, incremental: true, attributes })
+      made.set(key, counter)
+    }
+    return counter
   }
-  return counter
 }
 
+const webhookCounters = labelledCounters("paygate_webhook_deliveries_total", "Webhook delivery attempts by outcome.")
+
 /** The counter of one webhook delivery outcome. */
-export const webhookDeliveries = (outcome: WebhookOutcome) =>
-  counterOf("paygate_webhook_deliveries_total", "Webhook delivery attempts by outcome.", { outcome })
+export const webhookDeliveries = (outcome: WebhookOutcome) => webhookCounters({ outcome })
 
 /** Counts one webhook delivery attempt. */
 export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(webhookDeliveries(outcome), 1)
@@ -53,25 +58,48 @@ export const recordWebhookDelivery = (outcome: WebhookOutcome) => Metric.update(
 export const outcomeOf = (attempt: AttemptRecord): WebhookOutcome =>
   attempt.status === "succeeded" ? "delivered" : attempt.status === "pending" ? "failed" : "abandoned"
 
+const chainCounters = labelledCounters(
+  "paygate_chain_rpc_errors_total",
+  "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable)."
+)
+
 /** The counter of failed JSON-RPC calls of one chain, operation and failure kind. */
 export const chainRpcErrors = (chainId: string, operation: string, failure: string) =>
-  counterOf(
-    "paygate_chain_rpc_errors_total",
-    "Chain JSON-RPC calls that failed, by CAIP-2 chain id, operation and failure (reverted, rejected, unavailable).",
-    { chain_id: chainId, operation, failure }
-  )
+  chainCounters({ chain_id: chainId, operation, failure })
 
 /** Counts one failed chain call (see `rpc` in `chain/RpcCall.ts`, the single entry point). */
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
 
+const quarantineCounters = labelledCounters(
+  "paygate_chain_quarantined_transfers_total",
+  "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id."
+)
+
 /** The counter of transfer logs of one chain that the watcher quarantined (could not record). */
-export const quarantinedTransfers = (chainId: string) =>
-  counterOf(
-    "paygate_chain_quarantined_transfers_total",
-    "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id.",
-    { chain_id: chainId }
-  )
+export const quarantinedTransfers = (chainId: string) => quarantineCounters({ chain_id: chainId })
+
+const executorGasCounters = labelledCounters(
+  "paygate_executor_gas_total",
+  "Gas limits of the transactions the executor sent for pull payments, by CAIP-2 chain id."
+)
+
+/** The counter of gas (transaction gas limits) the executor of `chainId` committed to pull payments. */
+export const executorGas = (chainId: string) => executorGasCounters({ chain_id: chainId })
+
+/** Counts the gas limit of one transaction the executor sends. */
+export const recordExecutorGas = (chainId: string, gas: number) => Metric.update(executorGas(chainId), gas)
+
+const executorRefusalCounters = labelledCounters(
+  "paygate_executor_gas_refused_total",
+  "Pull payment transactions the executor did not send, by CAIP-2 chain id and reason (reverts, ceiling, buyer_budget, total_budget)."
+)
+
+/** The counter of pull payment transactions the executor of `chainId` did not send, by reason. */
+export const executorGasRefused = (chainId: string, reason: string) => executorRefusalCounters({ chain_id: chainId, reason })
+
+/** Counts one transaction the executor did not send. */
+export const recordExecutorGasRefused = (chainId: string, reason: string) => Metric.update(executorGasRefused(chainId, reason), 1)
 
 /** Resident set size of this process (set at scrape time). */
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })

@@ -43,6 +43,7 @@ import type { Address, Hex } from "viem"
 import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
+import { GasSettings } from "./GasPolicy.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -124,7 +125,12 @@ export const ChainSettings = Schema.Struct({
    * executor account and sweeping to `collectionAddress`: payments then get a deposit address on
    * this chain (a plain transfer pays them). Without it, this chain offers no deposit option.
    */
-  depositFactory: Schema.optionalKey(EvmAddress)
+  depositFactory: Schema.optionalKey(EvmAddress),
+  /**
+   * Optional: the executor's gas ceilings per operation and its gas budget (see `GasPolicy.ts`);
+   * unset fields take the defaults.
+   */
+  gas: Schema.optionalKey(GasSettings)
 })
 
 /** One configured chain. */

@@ -1,6 +1,6 @@
 /**
  * Everything the gateway keeps per configured chain: the RPC client, the executor's sender (one nonce
- * sequence) and the token-domain cache. Built once when the gateway starts.
+ * sequence), the token-domain cache and the executor's gas policy and budget. Built once when the gateway starts.
  *
  * @module
  */
@@ -8,6 +8,7 @@ import { Duration, Effect } from "effect"
 import type { PublicClient } from "viem"
 import { ChainConfigError, type ChainSettings } from "./ChainConfig.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
+import { type GasBudget, type GasPolicy, makeBudget, policyOf } from "./GasPolicy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
 
@@ -21,6 +22,10 @@ export interface ChainRuntime {
   readonly client: PublicClient
   readonly executor: ExecutorSender.ExecutorSender
   readonly domains: TokenDomains.TokenDomains
+  /** The chain's gas ceilings and budget settings, defaults filled in. */
+  readonly gas: GasPolicy
+  /** The executor's gas budget for pull payments (in this process). */
+  readonly budget: GasBudget
 }
 
 /** Options of {@link make}. */
@@ -55,5 +60,6 @@ export const make = Effect.fnUntraced(function*(
   // Shared: deposit sweeps send from the executor account too (one nonce sequence per account).
   const executor = yield* ExecutorSender.shared({ chainId, client, privateKey: settings.executorPrivateKey, rpcUrl: settings.rpcUrl })
   const domains = yield* TokenDomains.make({ chainId, client })
-  return { settings, chainId, chainNumber, client, executor, domains }
+  const gas = policyOf(settings.gas)
+  return { settings, chainId, chainNumber, client, executor, domains, gas, budget: makeBudget(chainId, gas) }
 })

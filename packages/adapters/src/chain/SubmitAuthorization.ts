@@ -3,9 +3,12 @@
  * `transferWithAuthorization` (the `v, r, s` form for 65-byte signatures, which every EIP-3009 token
  * has; the `bytes signature` form, FiatToken v2.2+, for contract-wallet signatures) and pays the gas.
  *
- * Gas is estimated first. When the estimate reverts (authorization already used, expired, payer short
- * of funds), the transaction is still sent with a fixed gas limit: it reverts on chain and `observe`
- * reports `failed`, which is how the domain learns that the authorization is invalid on chain.
+ * Nothing is sent that cannot succeed or costs more than the chain's gas policy allows
+ * (`GasPolicy.ts`): the transaction is simulated first (`eth_call`, then `eth_estimateGas`, both
+ * capped at the ceiling for an authorization), and a simulation that reverts (payer short of funds, authorization used or
+ * expired), an estimate over the ceiling, or a budget that is spent fails with the domain's
+ * `SubmissionRefused`, no gas paid. The gas limit sent is the estimate plus headroom, never above
+ * the ceiling.
  *
  * When the chain cannot be reached after a few attempts, `submit` fails with the domain's
  * `ChainUnavailable`, and the executor tries again later. Such a failure can leave a broadcast
@@ -16,14 +19,15 @@
  *
  * @module
  */
-import { ChainUnavailable, ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { type AuthorizationProof, ChainUnavailable, ParamsValidation, SubmissionRefused } from "@paygate/domain"
 import { Duration, Effect, Option, Result, Schedule, Schema } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
+import { recordExecutorGasRefused } from "../ProcessMetrics.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { resolveTarget } from "./ProofTarget.ts"
-import { type ChainRpcError, rpc } from "./RpcCall.ts"
+import { rpc } from "./RpcCall.ts"
 import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
 
 /** Submitting failed: the chain could not be reached, or the proof could not be encoded. */
@@ -35,20 +39,18 @@ export class ChainSubmitError extends Schema.TaggedError<ChainSubmitError>()("Ch
 export interface SubmitContext {
   readonly chains: Chains
   readonly runtimes: ReadonlyMap<string, ChainRuntime>
-  /** Gas limit when the estimate reverts; default 150,000 (a transferWithAuthorization uses ≈ 60–90k). */
-  readonly fallbackGas?: bigint | undefined
 }
-
-type AuthorizationProof = Extract<PaymentProof, { readonly _tag: "Authorization" }>
 
 /** Headroom over the estimate: state can change between estimate and inclusion. */
 const withHeadroom = (gas: bigint) => gas + gas / 4n
 const retries = Schedule.exponential(Duration.millis(200))
+/** How nodes say that an estimate capped at a gas limit needs more. */
+const overCeiling = /gas required exceeds|out of gas|gas limit reached|intrinsic gas too low/i
 
 const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
 
-/** The `transferWithAuthorization` calldata of a proof. */
-const calldata = (proof: AuthorizationProof, payer: Address, to: Address): Result.Result<Hex, string> => {
+/** The `transferWithAuthorization` calldata of a proof (`to`: the collection address); anyone holding it can send it. */
+export const authorizationCalldata = (proof: AuthorizationProof, payer: Address, to: Address): Result.Result<Hex, string> => {
   if (!isNonce(proof.nonce)) return Result.fail("the nonce is not 32 bytes of hex")
   if (!isHexBytes(proof.signature)) return Result.fail("the signature is not hex")
   const common = [payer, to, proof.value, 0n, BigInt(proof.validBefore), proof.nonce] as const
@@ -94,39 +96,56 @@ const earlierUse = (runtime: ChainRuntime, token: Address, payer: Address, nonce
 export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
   context: SubmitContext,
   proof: AuthorizationProof
-): Effect.fn.Return<Hash, ChainUnavailable> {
+): Effect.fn.Return<Hash, ChainUnavailable | SubmissionRefused> {
   const target = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot submit: ${error.message}` })),
     Effect.orDie
   )
   const { runtime, token, payer } = target
-  const data = yield* Effect.fromResult(calldata(proof, payer, runtime.settings.collectionAddress)).pipe(
+  const data = yield* Effect.fromResult(authorizationCalldata(proof, payer, runtime.settings.collectionAddress)).pipe(
     Effect.mapError((reason) => new ChainSubmitError({ message: `Cannot submit: ${reason}.` })),
     Effect.orDie
   )
   const { chainId, client, executor } = runtime
+  const ceiling = BigInt(runtime.gas.authorization)
+  const refuse = (reason: "reverts" | "ceiling", message: string) =>
+    recordExecutorGasRefused(chainId, reason).pipe(
+      // A short balance is routine (retried while the authorization is valid); a ceiling is worth a look.
+      Effect.andThen((reason === "ceiling" ? Effect.logWarning : Effect.logInfo)(`submit on ${chainId}: not sent: ${message}`)),
+      Effect.andThen(Effect.fail(new SubmissionRefused({ chainId, message })))
+    )
   const send = Effect.gen(function*() {
     const used = yield* earlierUse(runtime, token, payer, proof.nonce as Hex)
     if (used !== undefined) {
       yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${used}; following that transaction`)
       return used
     }
-    const gas = yield* rpc(chainId, "eth_estimateGas", () =>
-      client.estimateGas({ account: executor.address, to: token, data })).pipe(
-        Effect.map(withHeadroom),
-        Effect.catchIf(
-          (error: ChainRpcError) => error.failure === "reverted",
-          (error) =>
-            Effect.logWarning(
-              `submit on ${chainId}: the authorization of ${payer} reverts (${error.message}); sending it to record the failure`
-            ).pipe(Effect.as(context.fallbackGas ?? 150_000n))
-        )
+    // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
+    // wallet does; only then estimated (capped too), which runs it several times.
+    const capped = { account: executor.address, to: token, data, gas: ceiling }
+    const estimated = yield* Effect.result(
+      rpc(chainId, "eth_call", () => client.call(capped)).pipe(
+        Effect.andThen(rpc(chainId, "eth_estimateGas", () => client.estimateGas(capped)))
       )
-    return yield* executor.send({ to: token, data, gas })
+    )
+    if (Result.isFailure(estimated)) {
+      const error = estimated.failure
+      if (error.failure === "unavailable") return yield* error
+      return yield* refuse(
+        overCeiling.test(error.message) ? "ceiling" : "reverts",
+        `the authorization of ${payer} ${overCeiling.test(error.message) ? "needs more than" : "reverts with at most"} ${ceiling} gas (${error.message})`
+      )
+    }
+    const estimate = estimated.success
+    if (estimate > ceiling) return yield* refuse("ceiling", `the authorization of ${payer} needs ${estimate} gas, over the ceiling of ${ceiling}`)
+    const limit = withHeadroom(estimate) > ceiling ? ceiling : withHeadroom(estimate)
+    const refusal = yield* runtime.budget.reserve(payer, limit)
+    if (refusal !== undefined) return yield* new SubmissionRefused({ chainId, message: `the executor's gas budget (${refusal}) is spent` })
+    return yield* executor.send({ to: token, data, gas: limit })
   })
   return yield* send.pipe(
-    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
-    Effect.mapError((error) => new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` }))
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error._tag === "ChainRpcError" && error.failure === "unavailable" }),
+    Effect.catchTag("ChainRpcError", (error) => Effect.fail(new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` })))
   )
 })
 
@@ -145,4 +164,20 @@ export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
     Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
     Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))
   )
+})
+
+/** Whether the chain is past the authorization's `validBefore`: its latest block is stamped at or after it (`ChainGateway.expiredOnChain`). */
+export const authorizationExpired = Effect.fn("ChainGateway.expiredOnChain")(function*(
+  context: Pick<SubmitContext, "chains" | "runtimes">,
+  proof: AuthorizationProof
+): Effect.fn.Return<boolean, ChainUnavailable> {
+  const { runtime } = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
+    Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot look up: ${error.message}` })),
+    Effect.orDie
+  )
+  const latest = yield* rpc(runtime.chainId, "eth_getBlockByNumber", () => runtime.client.getBlock({ blockTag: "latest" })).pipe(
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
+    Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))
+  )
+  return latest.timestamp >= BigInt(proof.validBefore)
 })

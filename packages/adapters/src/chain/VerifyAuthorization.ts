@@ -3,16 +3,16 @@
  * exactly the one the option asked for (token, from, to, value, validAfter 0, validBefore, nonce) and
  * be signed by the option's account: by EIP-712 recovery for ordinary accounts (on the
  * `SignatureRecovery` worker pool), or by the account's EIP-1271 `isValidSignature` for contract
- * wallets.
+ * wallets, run with at most the chain's `signatureCheck` gas (`GasPolicy.ts`).
  *
  * A proof that fails is the buyer's error (`ParamsValidation`); a chain that cannot be asked (RPC
  * down) or a token without a usable domain is the service's problem, a defect (answered 500).
  *
  * @module
  */
-import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { type AuthorizationProof, ParamsValidation } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
-import { type Address, type Hex, hashTypedData, parseAbi } from "viem"
+import { type Address, encodeFunctionData, type Hex, hashTypedData, parseAbi } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { transferWithAuthorizationTypedData } from "./Eip3009.ts"
@@ -21,9 +21,6 @@ import { resolveTarget } from "./ProofTarget.ts"
 import { rpc } from "./RpcCall.ts"
 import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
 import type { SignatureRecovery } from "./SignatureRecovery.ts"
-
-/** A pull payment's proof. */
-export type AuthorizationProof = Extract<PaymentProof, { readonly _tag: "Authorization" }>
 
 /** What {@link verifyAuthorization} works with. */
 export interface VerifyContext {
@@ -48,15 +45,16 @@ const contractWalletAccepts = (runtime: ChainRuntime, account: Address, hash: He
   Effect.gen(function*() {
     const code = yield* rpc(runtime.chainId, "eth_getCode", () => runtime.client.getCode({ address: account }))
     if (code === undefined || code === "0x") return false
+    // Bounded: a wallet may make its check as expensive as it likes.
     const answer = yield* rpc(runtime.chainId, "isValidSignature", () =>
-      runtime.client.readContract({
-        address: account,
-        abi: erc1271Abi,
-        functionName: "isValidSignature",
-        args: [hash, signature]
+      runtime.client.call({
+        to: account,
+        data: encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hash, signature] }),
+        gas: BigInt(runtime.gas.signatureCheck)
       })).pipe(
-        // A wallet that reverts rejects the signature.
-        Effect.catchIf((error) => error.failure === "reverted", () => Effect.succeed(undefined))
+        Effect.map(({ data }) => (data !== undefined && data.length === 66 ? data.slice(0, 10) : undefined)),
+        // A wallet that reverts (or runs out of its gas) rejects the signature.
+        Effect.catchIf((error) => error.failure !== "unavailable", () => Effect.succeed(undefined))
       )
     return answer === ERC1271_MAGIC_VALUE
   })

@@ -2,7 +2,8 @@
  * The domain's `ChainGateway` port on EVM chains, with viem: `verify` checks pull proofs (EIP-3009
  * signatures, see `VerifyAuthorization.ts`) and push proofs (transfers with a reference, see
  * `VerifyPushTransfer.ts`); `submit` sends pull payments through each chain's executor with one
- * nonce sequence (`SubmitAuthorization.ts`, `ExecutorSender.ts`); `observe` reports outcomes with
+ * nonce sequence, within the chain's gas policy (`SubmitAuthorization.ts`, `ExecutorSender.ts`,
+ * `GasPolicy.ts`); `usedBy` and `expiredOnChain` tell whether an authorization can still pay; `observe` reports outcomes with
  * the chain's required confirmations (`ObserveTransfer.ts`).
  *
  * Wiring:
@@ -21,7 +22,7 @@ import { type Duration, Effect, Layer } from "effect"
 import { type ChainConfigError, ChainsConfig } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
 import { observeTransfer } from "./ObserveTransfer.ts"
-import { authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
+import { authorizationExpired, authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
 import { SignatureRecovery } from "./SignatureRecovery.ts"
 import { verifyAuthorization } from "./VerifyAuthorization.ts"
 import { verifyPushTransfer } from "./VerifyPushTransfer.ts"
@@ -34,8 +35,6 @@ export interface GatewayOptions {
   readonly observeTimeout?: Duration.Input | undefined
   /** How long `verify` looks for a push transaction the node has not seen yet; default 5 seconds. */
   readonly pushLookupWindow?: Duration.Input | undefined
-  /** Gas limit of a submission whose estimate reverts (so that it fails on chain); default 150,000. */
-  readonly fallbackGas?: bigint | undefined
 }
 
 /** Builds the gateway for the configured chains (checking that each RPC serves its chain, if it answers). */
@@ -56,8 +55,9 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
       proof._tag === "Authorization"
         ? verifyAuthorization({ chains, runtimes, recovery }, proof)
         : verifyPushTransfer({ chains, runtimes, lookupWindow: options.pushLookupWindow }, proof),
-    submit: (proof) => submitAuthorization({ chains, runtimes, fallbackGas: options.fallbackGas }, proof),
+    submit: (proof) => submitAuthorization({ chains, runtimes }, proof),
     usedBy: (proof) => authorizationUse({ chains, runtimes }, proof),
+    expiredOnChain: (proof) => authorizationExpired({ chains, runtimes }, proof),
     observe: (asset, txHash, recipient) =>
       observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient)
   })

@@ -18,8 +18,10 @@ import {
   balanceOf,
   chainTestLayer,
   deployContract,
+  executorAccount,
   localClient,
   mineBlocks,
+  sendAuthorizationAs,
   sendTokenCall,
   settledOutcome,
   signAuthorization,
@@ -145,7 +147,7 @@ layer(chainTestLayer(), { excludeTestServices: true, timeout: "60 seconds" })("V
       assert.strictEqual(yield* balanceOf(chain.executorAddress), executorBefore, "the executor only pays gas")
     }))
 
-  it.effect("usedBy: nothing before the authorization is used; after two sends of it in one block, the one that paid", () =>
+  it.effect("usedBy: nothing before the authorization is used; after two sends of it in one block (a second by the executor is not sent), the one that paid", () =>
     Effect.gen(function*() {
       const gateway = yield* ChainGateway
       const chain = yield* LocalChain
@@ -158,8 +160,12 @@ layer(chainTestLayer(), { excludeTestServices: true, timeout: "60 seconds" })("V
         () => Effect.promise(() => anvil.setAutomine(true))
       )
       const first = yield* gateway.submit(proof)
-      const second = yield* gateway.submit(proof)
-      assert.notStrictEqual(first, second)
+      // Simulated against the pool, where the first uses it, a second send would revert: not sent.
+      const executor = yield* executorAccount
+      assert.strictEqual((yield* Effect.flip(gateway.submit(proof)))._tag, "SubmissionRefused")
+      assert.deepStrictEqual(yield* executorAccount, executor)
+      // Someone else sends it too, in the same block.
+      const second = yield* sendAuthorizationAs(anvilAccount(8).privateKey, proof)
       yield* mineBlocks(1)
       yield* Effect.promise(() => anvil.setAutomine(true))
       assert.strictEqual(yield* settledOutcome(chain.usdcAssetId, first), "succeeded")
@@ -234,20 +240,24 @@ layer(chainTestLayer(), { excludeTestServices: true, timeout: "60 seconds" })("V
       assert.strictEqual(yield* balanceOf(chain.collectionAddress), collected, "nothing moved twice")
     }))
 
-  it.effect("an authorization whose validBefore passes before inclusion is observed failed", () =>
+  it.effect("an authorization whose validBefore passes before inclusion is not sent; expiredOnChain once a block is stamped at validBefore", () =>
     Effect.gen(function*() {
       const gateway = yield* ChainGateway
-      const chain = yield* LocalChain
-      // Valid when verified, but the block that includes it is stamped at validBefore: too late.
+      // Valid when verified, but the block that would include it is stamped at validBefore: too late.
       const client = yield* localClient
       const latest = yield* Effect.promise(() => client.getBlock())
       const validBefore = Number(latest.timestamp) + 5
       const proof = yield* signAuthorization({ payer: wallet(3), value: usdc(1), validBefore })
       yield* gateway.verify(proof)
+      assert.isFalse(yield* gateway.expiredOnChain(proof))
       const anvil = yield* testClient
       yield* Effect.promise(() => anvil.setNextBlockTimestamp({ timestamp: BigInt(validBefore) }))
-      const hash = yield* gateway.submit(proof)
-      assert.strictEqual(yield* settledOutcome(chain.usdcAssetId, hash), "failed")
+      const executor = yield* executorAccount
+      assert.strictEqual((yield* Effect.flip(gateway.submit(proof)))._tag, "SubmissionRefused")
+      assert.deepStrictEqual(yield* executorAccount, executor, "nothing sent")
+      assert.isFalse(yield* gateway.expiredOnChain(proof), "no block is stamped at validBefore yet")
+      yield* mineBlocks(1)
+      assert.isTrue(yield* gateway.expiredOnChain(proof))
     }))
 
   it.effect("observe: a transaction the node does not have is dropped; one in its pool is pending, until another of the executor takes its nonce", () =>

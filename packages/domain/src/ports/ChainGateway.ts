@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { ParamsValidation } from "../errors/ApiErrors.ts"
 import type { ChainUnavailable } from "./ChainUnavailable.ts"
+import type { SubmissionRefused } from "./SubmissionRefused.ts"
 
 /** What the buyer hands over on confirm: a signed EIP-3009 authorization (pull) or a sent transaction (push). */
 export type PaymentProof =
@@ -39,6 +40,9 @@ export type PaymentProof =
  */
 export type ChainOutcome = "pending" | "succeeded" | "failed" | "unknown" | "dropped"
 
+/** A pull payment's proof. */
+export type AuthorizationProof = Extract<PaymentProof, { readonly _tag: "Authorization" }>
+
 /** Access to the chains the service collects on. */
 export class ChainGateway extends Context.Service<ChainGateway, {
   /** Checks that the proof is what the quote asked for (signer, token, amount, recipient, expiry). */
@@ -46,15 +50,23 @@ export class ChainGateway extends Context.Service<ChainGateway, {
   /**
    * Broadcasts a pull payment's authorization through the executor; answers the transaction hash.
    * When the authorization was already used on chain (an earlier submission whose answer was
-   * lost), answers the hash of the transaction that used it instead of sending another.
+   * lost), answers the hash of the transaction that used it instead of sending another. Sends
+   * nothing (`SubmissionRefused`) when the transaction would revert, needs more gas than allowed,
+   * or the executor's gas budget is spent.
    */
-  readonly submit: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<string, ChainUnavailable>
+  readonly submit: (proof: AuthorizationProof) => Effect.Effect<string, ChainUnavailable | SubmissionRefused>
   /**
    * The transaction that used this authorization on chain, if one did (read only). Two workers
    * may both send an authorization whose first use was not mined yet: one transaction pays, the
    * other reverts, and the payment must follow the one that paid whichever hash was recorded.
    */
-  readonly usedBy: (proof: PaymentProof & { readonly _tag: "Authorization" }) => Effect.Effect<Option.Option<string>, ChainUnavailable>
+  readonly usedBy: (proof: AuthorizationProof) => Effect.Effect<Option.Option<string>, ChainUnavailable>
+  /**
+   * Whether the chain is past the authorization's `validBefore`: its latest block is stamped at or
+   * after it, so no block to come can include it. Read before `usedBy`, an unused authorization
+   * that is expired stays unused for good.
+   */
+  readonly expiredOnChain: (proof: AuthorizationProof) => Effect.Effect<boolean, ChainUnavailable>
   /**
    * Where a transaction stands, with the chain's required confirmations applied: it must pay the
    * chain's collection address, or `recipient` (CAIP-10, a deposit address) when given.

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
 import type { MerchantId, PartnerId } from "../ids/Ids.ts"
@@ -6,8 +6,9 @@ import { Merchant } from "../merchant/Merchant.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "./MemoryMerchantRepository.ts"
-import { ChainGateway, type ChainOutcome, type PaymentProof } from "../ports/ChainGateway.ts"
+import { type AuthorizationProof, ChainGateway, type ChainOutcome } from "../ports/ChainGateway.ts"
 import type { ChainUnavailable } from "../ports/ChainUnavailable.ts"
+import type { SubmissionRefused } from "../ports/SubmissionRefused.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 
 /** Screening against a fixed set of CAIP-10 accounts (compared case-insensitively). */
@@ -23,9 +24,9 @@ export const scriptedChain = (options: {
   readonly invalid?: ReadonlySet<string>
   readonly outcome?: (txHash: string) => ChainOutcome
   /** Answers of `submit`; default: a hash derived from the nonce. */
-  readonly submit?: (proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) => Effect.Effect<string, ChainUnavailable>
+  readonly submit?: (proof: AuthorizationProof) => Effect.Effect<string, ChainUnavailable | SubmissionRefused>
   /** Answers of `usedBy`; default: no transaction used it. */
-  readonly usedBy?: (proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) => Effect.Effect<Option.Option<string>, ChainUnavailable>
+  readonly usedBy?: (proof: AuthorizationProof) => Effect.Effect<Option.Option<string>, ChainUnavailable>
 } = {}): Layer.Layer<ChainGateway> =>
   Layer.succeed(ChainGateway, ChainGateway.of({
     verify: (proof) => {
@@ -36,6 +37,8 @@ export const scriptedChain = (options: {
     },
     submit: (proof) => options.submit?.(proof) ?? Effect.succeed(`0x${proof.nonce.slice(2).padStart(64, "0")}`),
     usedBy: (proof) => options.usedBy?.(proof) ?? Effect.succeed(Option.none()),
+    // The chain's clock is the test's.
+    expiredOnChain: (proof) => Effect.map(Clock.currentTimeMillis, (millis) => millis >= proof.validBefore * 1000),
     observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded")
   }))
 

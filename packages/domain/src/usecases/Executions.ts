@@ -9,7 +9,7 @@ import { traced } from "./Traced.ts"
 /**
  * Where one round of chain work left a payment: `final` (succeeded or failed, or no longer
  * processing), `pending` (on its way: check again soon) or `unknown` (the chain could not be
- * asked: check again later, never failed on that account).
+ * asked, or the authorization cannot be sent yet: check again later, never failed on that account).
  */
 export type ExecutionStep = "final" | "pending" | "unknown"
 
@@ -40,12 +40,16 @@ export const ExecutionPolicy = Context.Reference<ExecutionPolicyShape>("@paygate
 })
 
 /**
- * The executor's use case (contract §6, `processing` → `succeeded | failed`): submits a pull
- * payment's signed authorization once (the transaction hash is recorded with a compare-and-set,
- * so of two workers one hash wins), then watches the transaction until the chain reports an
- * outcome with its required confirmations. A pull payment whose authorization expired before it
- * could be submitted fails. An unknown outcome (RPC down) leaves the payment `processing`. A
+ * The executor's use case (`processing` → `succeeded | failed`): submits a pull
+ * payment's signed authorization (the transaction hash is recorded with a compare-and-set, so of
+ * two workers one hash wins), then watches the transaction until the chain reports an outcome with
+ * its required confirmations. An unknown outcome (RPC down) leaves the payment `processing`. A
  * transaction the chain dropped is replaced by a new one carrying the same authorization.
+ *
+ * A pull payment fails only when its authorization can no longer move the buyer's money: the chain
+ * is past its `validBefore` and nothing used it. While it is still valid, a reverted transaction or
+ * one the adapter refused to send (it would revert now) leaves the payment `processing`, and it is
+ * sent again; a transaction anyone else sent with it pays the payment.
  */
 export class Executions extends Context.Service<Executions, {
   readonly advance: (id: PaymentId) => Effect.Effect<ExecutionStep>
@@ -85,37 +89,75 @@ export class Executions extends Context.Service<Executions, {
         })
 
       // Sends the authorization (unless the chain shows it used: then follows that transaction) and
-      // records the hash; `expired` once it can no longer be used, `unknown` when the chain is down.
-      const submit = (payment: Payment, authorization: SignedAuthorization) =>
+      // records the hash; `refused` when the adapter would not send it (it would revert, or the
+      // executor's gas may not be spent on it now), `unknown` when the chain is down.
+      const send = (payment: Payment, authorization: SignedAuthorization) =>
+        chain.submit(authorizationProof(payment.commitment!, authorization)).pipe(
+          Effect.flatMap((txHash) => recordSubmission(payment, txHash)),
+          Effect.catchTag("ChainUnavailable", (error) =>
+            Effect.as(Effect.logWarning(`executor: submitting ${payment.id} failed; retrying later`, error.message), "unknown" as const)),
+          Effect.catchTag("SubmissionRefused", (error) =>
+            Effect.as(Effect.logInfo(`executor: ${payment.id} not sent; trying again while its authorization is valid`, error.message), "refused" as const))
+        )
+
+      // No transaction of ours carries the authorization (none sent yet, or `previous` reverted or was
+      // dropped). A failed payment must leave nothing behind that could still move the buyer's money,
+      // and the executor cannot cancel an authorization (only its signer can): so the payment follows
+      // any transaction that used it, and fails only once the chain is past `validBefore` with it
+      // unused. Until then it is `live`: the payment stays `processing` and it is sent again.
+      const resolve = (payment: Payment, authorization: SignedAuthorization, previous: string | null) =>
+        Effect.gen(function*() {
+          const proof = authorizationProof(payment.commitment!, authorization)
+          // Expiry first: an authorization unused once the chain is past its validBefore stays unused.
+          const expired = yield* chain.expiredOnChain(proof)
+          const used = yield* chain.usedBy(proof)
+          const other = Option.filter(used, (hash) => previous === null || hash.toLowerCase() !== previous.toLowerCase())
+          if (Option.isSome(other)) {
+            yield* Effect.logWarning(`executor: ${other.value} used the authorization of ${payment.id}: following it`)
+            yield* recordSubmission(payment, other.value)
+            return "pending" as const
+          }
+          if (expired || Option.isSome(used)) return yield* settle(payment.id, "failed", previous)
+          return "live" as const
+        }).pipe(
+          Effect.catchTag("ChainUnavailable", (error) =>
+            Effect.as(Effect.logWarning(`executor: reading ${payment.id}'s authorization failed; retrying later`, error.message), "unknown" as const))
+        )
+
+      // Moves a pull payment on whose authorization no transaction of ours carries: sends it while it
+      // can still pay, else settles it as the chain decides (see `resolve`). Once our clock is past
+      // validBefore, or after a transaction of ours failed, the chain is read before anything is sent.
+      const proceed = (payment: Payment, authorization: SignedAuthorization, previous: string | null) =>
         Effect.gen(function*() {
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-          if (now >= authorization.validBefore) return "expired" as const
-          const submitted = yield* chain.submit(authorizationProof(payment.commitment!, authorization)).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("ChainUnavailable", (error) =>
-              Effect.as(Effect.logWarning(`executor: submitting ${payment.id} failed; retrying later`, error.message), Option.none()))
-          )
-          if (Option.isNone(submitted)) return "unknown" as const
-          return yield* recordSubmission(payment, submitted.value)
+          if (previous !== null || now >= authorization.validBefore) {
+            const state = yield* resolve(payment, authorization, previous)
+            if (state !== "live") return state
+          }
+          const sent = yield* send(payment, authorization)
+          if (sent !== "refused") return sent === "unknown" ? sent : "pending" as const
+          const state = yield* resolve(payment, authorization, previous)
+          // Live but not sendable now (e.g. the buyer is short of funds): checked again later.
+          return state === "live" ? "unknown" as const : state
         })
 
-      const advance = Effect.fnUntraced(function*(id: PaymentId) {
+      const advance: (id: PaymentId) => Effect.Effect<ExecutionStep> = Effect.fnUntraced(function*(id: PaymentId) {
         const found = yield* repo.findById(id)
         if (Option.isNone(found)) return "final" as const
         const payment = found.value
         const commitment = payment.commitment
         if (payment.status !== "processing" || commitment === null) return "final" as const
-        let txHash = commitment.txHash
+        const txHash = commitment.txHash
         if (txHash === null) {
           const authorization = commitment.authorization
           if (authorization === null) return yield* Effect.die(new Error(`payment ${id} has neither transaction nor authorization`))
-          const submitted = yield* submit(payment, authorization)
-          if (submitted === "expired") return yield* settle(id, "failed", null)
-          if (submitted === "unknown") return submitted
-          txHash = submitted
+          const step = yield* proceed(payment, authorization, null)
+          if (step !== "pending") return step
+          // Sent (or following another's transaction): watched at once.
+          return yield* advance(id)
         }
         const outcome = yield* chain.observe(commitment.asset, txHash, commitment.recipient)
-        if (outcome === "failed" && commitment.authorization !== null) return yield* reverted(payment, commitment.authorization, txHash)
+        if (outcome === "failed" && commitment.authorization !== null) return yield* proceed(payment, commitment.authorization, txHash)
         if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
         if (outcome === "dropped") return yield* dropped(payment, txHash)
         return outcome
@@ -134,28 +176,7 @@ export class Executions extends Context.Service<Executions, {
           const now = yield* Clock.currentTimeMillis
           if (authorization === null || now - payment.updatedAt < droppedResendAfterMs) return "pending" as const
           yield* Effect.logWarning(`executor: ${txHash} of ${payment.id} is no longer known to the chain; sending its authorization again`)
-          const submitted = yield* submit(payment, authorization)
-          // Too late to send: it paid only if some transaction used it before it expired.
-          if (submitted === "expired") return yield* reverted(payment, authorization, txHash)
-          return submitted === "unknown" ? submitted : "pending" as const
-        })
-
-      // The recorded transaction failed (or was dropped, and its authorization expired). If another one
-      // used the same authorization (two workers sent it before either was mined), the payment follows
-      // that one: it is the one that paid.
-      const reverted = (payment: Payment, authorization: SignedAuthorization, txHash: string) =>
-        Effect.gen(function*() {
-          const used = yield* chain.usedBy(authorizationProof(payment.commitment!, authorization)).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("ChainUnavailable", (error) =>
-              Effect.as(Effect.logWarning(`executor: reading ${payment.id}'s authorization failed; retrying later`, error.message), Option.none()))
-          )
-          if (Option.isNone(used)) return "unknown" as const
-          const other = Option.filter(used.value, (hash) => hash.toLowerCase() !== txHash.toLowerCase())
-          if (Option.isNone(other)) return yield* settle(payment.id, "failed", txHash)
-          yield* Effect.logWarning(`executor: ${txHash} of ${payment.id} reverted; ${other.value} used its authorization: following it`)
-          yield* recordSubmission(payment, other.value)
-          return "pending" as const
+          return yield* proceed(payment, authorization, txHash)
         })
 
       return Executions.of({ advance })

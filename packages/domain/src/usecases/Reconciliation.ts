@@ -58,12 +58,13 @@ const arrivedWhileWaiting = (payment: Payment, claims: OptionClaims, transfer: O
 
 /**
  * The outcome of a transfer matched to `payment` through the option `claims`: the payment's own
- * transfer is `paid`; one arriving while the payment waited is judged by amount against what it
+ * transfer is `paid` (`late` once the payment failed); one arriving while the payment waited is judged by amount against what it
  * still asks for, the option's amount less `credited` (the underpaid transfers of the same token
  * already received); any other is `late`.
  */
 export const judge = (payment: Payment, claims: OptionClaims, transfer: ObservedTransfer, credited = 0n): ReceiptOutcome => {
-  if (isOwnTransfer(payment, transfer)) return "paid"
+  // A failed payment kept nothing: its authorization used after all is the buyer's money to give back.
+  if (isOwnTransfer(payment, transfer)) return payment.status === "failed" ? "late" : "paid"
   if (!arrivedWhileWaiting(payment, claims, transfer)) return "late"
   const expected = BigInt(claims.value) - credited
   return transfer.value === expected ? "paid" : transfer.value > expected ? "overpaid" : "underpaid"

@@ -6,6 +6,7 @@ import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
 import { Commitment, Payment, SignedAuthorization } from "../../src/payment/Payment.ts"
 import type { ChainOutcome } from "../../src/ports/ChainGateway.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
+import { SubmissionRefused } from "../../src/ports/SubmissionRefused.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { ExecutionPolicy, Executions } from "../../src/usecases/Executions.ts"
@@ -21,7 +22,8 @@ const submittedHash = `0x${"11".repeat(32)}`
 
 interface Script {
   submits: number
-  submit: "ok" | "down"
+  /** `refused`: the adapter would not send it (e.g. its simulation reverts: the payer is short). */
+  submit: "ok" | "down" | "refused"
   outcome: ChainOutcome
   /** Outcomes of particular transactions (others: `outcome`). */
   outcomes?: Map<string, ChainOutcome>
@@ -35,8 +37,9 @@ const provide = <A, E>(script: Script, body: (store: MemoryStore) => Effect.Effe
   const store = makeMemoryStore()
   const chain = scriptedChain({
     submit: (proof) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<string, ChainUnavailable | SubmissionRefused> => {
         script.submits++
+        if (script.submit === "refused") return Effect.fail(new SubmissionRefused({ chainId: "eip155:1", message: "it would revert" }))
         return script.submit === "down"
           ? Effect.fail(new ChainUnavailable({ chainId: "eip155:1", message: "connection refused" }))
           : Effect.succeed(script.submits > 1 && script.resubmitted !== undefined ? script.resubmitted : `0x${proof.nonce.slice(2)}`)
@@ -115,6 +118,7 @@ describe("Executions.advance", () => {
         assert.strictEqual(yield* advance(id), "unknown", "submitted, but the outcome cannot be read")
         assert.strictEqual(store.payments.get(id)!.status, "processing")
         script.outcome = "failed"
+        yield* TestClock.adjust("901 seconds")
         assert.strictEqual(yield* advance(id), "final")
         assert.strictEqual(store.payments.get(id)!.status, "failed")
       }))
@@ -142,18 +146,45 @@ describe("Executions.advance", () => {
       }))
   })
 
-  it.effect("a reverted transaction whose authorization nobody used (or that used it itself) fails the payment", () => {
+  it.effect("a reverted transaction leaves the payment processing while its authorization is valid; it fails once the chain is past validBefore unused", () => {
+    // E.g. the buyer's balance was short when it was mined: the signed authorization could still pay later.
     const script: Script = { submits: 0, submit: "ok", outcome: "failed", usedBy: "none" }
     return provide(script, (store) =>
       Effect.gen(function*() {
-        const first = yield* confirmedPull(store)
+        const first = yield* confirmedPull(store, start / 1000 + 60)
+        assert.strictEqual(yield* advance(first), "pending", "sent again, not failed")
+        assert.strictEqual(store.payments.get(first)!.status, "processing")
+        assert.strictEqual(script.submits, 2)
+        script.submit = "refused"
+        assert.strictEqual(yield* advance(first), "unknown", "not sendable now: checked again later")
+        assert.strictEqual(store.payments.get(first)!.status, "processing")
+        yield* TestClock.adjust("60 seconds")
         assert.strictEqual(yield* advance(first), "final")
         assert.strictEqual(store.payments.get(first)!.status, "failed")
+        // The chain says the reverted transaction itself used it (it cannot have paid): failed too.
         script.usedBy = submittedHash
+        script.submit = "ok"
         store.payments.delete(first)
         const second = yield* confirmedPull(store)
         assert.strictEqual(yield* advance(second), "final")
         assert.strictEqual(store.payments.get(second)!.status, "failed")
+      }))
+  })
+
+  it.effect("an authorization the adapter refuses to send (the buyer is short) keeps the payment processing; a transaction anyone sent with it pays it", () => {
+    const thirdParty = `0x${"44".repeat(32)}`
+    const script: Script = { submits: 0, submit: "refused", outcome: "pending", outcomes: new Map([[thirdParty, "succeeded"]]), usedBy: "none" }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(id), "unknown")
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        assert.isNull(store.payments.get(id)!.commitment!.txHash)
+        script.usedBy = thirdParty
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "succeeded")
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, thirdParty)
+        assert.deepStrictEqual(eventTypes(store, id), ["payment.created", "payment.succeeded"])
       }))
   })
 

@@ -141,6 +141,20 @@ describe("Reconciliation.judge", () => {
     assert.strictEqual(judge(watched, claims(), transfer(asked, expiresAt - 10, { txHash: hash, logIndex: 3 })), "paid")
     assert.strictEqual(judge(watched, claims(), transfer(asked, expiresAt - 10, { txHash: hash, logIndex: 4 })), "late")
   })
+
+  it("a failed payment's authorization used after all is late (refundable), never paid", () => {
+    const nonce = `0x${"cd".repeat(32)}`
+    const failed = payment({
+      status: "failed",
+      commitment: commitment({
+        kind: "pull",
+        txHash: `0x${"44".repeat(32)}`,
+        reference: null,
+        authorization: new SignedAuthorization({ to: "0x0", validBefore: expiresAt, nonce, signature: "0x" })
+      })
+    })
+    assert.strictEqual(judge(failed, claims({ kind: "pull", nonce }), transfer(asked, expiresAt - 60, { reference: nonce })), "late")
+  })
 })
 
 describe("Reconciliation.creditable", () => {

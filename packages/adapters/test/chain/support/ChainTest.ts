@@ -10,6 +10,7 @@ import { anvilAccount } from "../../../src/chain/AnvilAccounts.ts"
 import type { ChainsConfig } from "../../../src/chain/ChainConfig.ts"
 import { TestUsdc } from "../../../src/chain/contracts.generated.ts"
 import { transferWithAuthorizationTypedData } from "../../../src/chain/Eip3009.ts"
+import { authorizationCalldata } from "../../../src/chain/SubmitAuthorization.ts"
 import * as ExecutorSender from "../../../src/chain/ExecutorSender.ts"
 import * as LocalChain from "../../../src/chain/LocalChain.ts"
 import { makeClient } from "../../../src/chain/RpcCall.ts"
@@ -108,6 +109,30 @@ export const sendTokenCall = (privateKey: Hex, data: Hex) =>
     yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, pollingInterval: 50 }))
     return hash
   })
+
+/**
+ * A third party (the account of `privateKey`) sends a pull payment's authorization itself, as anyone
+ * who saw its signature can; answers the hash without waiting for it to be mined.
+ */
+export const sendAuthorizationAs = (privateKey: Hex, proof: Extract<PaymentProof, { readonly _tag: "Authorization" }>) =>
+  Effect.gen(function*() {
+    const chain = yield* LocalChain.LocalChain
+    const client = yield* localClient
+    const payer = getAddress(proof.account.slice(proof.account.lastIndexOf(":") + 1))
+    const data = yield* Effect.orDie(Effect.fromResult(authorizationCalldata(proof, payer, chain.collectionAddress)))
+    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, privateKey: Redacted.make(privateKey) })
+    return yield* Effect.orDie(sender.send({ to: chain.contracts.usdc, data, gas: 200_000n }))
+  })
+
+/** The executor's transaction count and native balance: unchanged when it sent nothing. */
+export const executorAccount = Effect.gen(function*() {
+  const chain = yield* LocalChain.LocalChain
+  const client = yield* localClient
+  return yield* Effect.promise(async () => ({
+    nonce: await client.getTransactionCount({ address: chain.executorAddress, blockTag: "pending" }),
+    balance: await client.getBalance({ address: chain.executorAddress, blockTag: "pending" })
+  }))
+})
 
 /** Deploys a contract (creation bytecode + constructor arguments) from `privateKey`; answers its address. */
 export const deployContract = (privateKey: Hex, data: Hex) =>
