@@ -3,6 +3,7 @@ import { IdGenerator } from "../ids/IdGenerator.ts"
 import { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { Payment } from "../payment/Payment.ts"
 import { Payout, type PayoutStatus, settlementStage, type SignedTransfer } from "../payout/Payout.ts"
+import { assetMode, NetworkModes, offNetwork } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type PayoutEffects, type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
 import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
@@ -43,6 +44,7 @@ const maxRaces = 5
  * `PayoutPolicy.maxAttempts` the payout is `failed`. A transfer included without paying the
  * recipient fails it at once. Completion and failure commit with the payment's next version and,
  * for a settlement's completion, `payment.settled`; a refund payout keeps its refund record in step.
+ * A payout on a network of the other mode than its payment's (`NetworkModes`) is failed unsent.
  */
 export class PayoutExecutions extends Context.Service<PayoutExecutions, {
   readonly advance: (key: PayoutKey) => Effect.Effect<PayoutStep>
@@ -57,6 +59,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const chain = yield* Payouts
       const ids = yield* IdGenerator
       const { maxAttempts } = yield* PayoutPolicy
+      const modes = yield* NetworkModes
 
       const describe = (payout: Payout) => `${payout.kind} of ${payout.paymentId}`
       const transferOf = (payout: Payout): PayoutTransfer => ({
@@ -207,11 +210,21 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
           }
         })
 
+      // Why a payout must never be sent: its network is of the other mode than its payment's.
+      const offMode = Effect.fnUntraced(function*(payout: Payout) {
+        const network = assetMode(modes, payout.asset)
+        const payment = yield* payments.findById(payout.paymentId)
+        if (network === undefined || Option.isNone(payment) || network === payment.value.mode) return undefined
+        return offNetwork(payment.value.mode, `${payout.asset}`)
+      })
+
       const advance = Effect.fn("PayoutExecutions.advance")(function*(key: PayoutKey) {
         const found = yield* repo.find(key)
         if (Option.isNone(found) || found.value.status !== "pending") return "final" as const
         const payout = found.value
-        return yield* payout.transfer === null ? sendNew(key, payout) : follow(key, payout, payout.transfer)
+        if (payout.transfer !== null) return yield* follow(key, payout, payout.transfer)
+        const refused = yield* offMode(payout)
+        return yield* refused === undefined ? sendNew(key, payout) : finish(key, payout, "failed", refused)
       })
 
       return PayoutExecutions.of({ advance })

@@ -20,7 +20,7 @@
  * @module
  */
 import { Chain, CheckoutSettings } from "@paygate/adapters"
-import { Caip, DepositOptions, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
+import { Caip, DepositOptions, ExplorerLinks, type Mode, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeCheckoutTransfers } from "./CheckoutTransfers.ts"
@@ -78,7 +78,9 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const checkoutCsp = contentSecurityPolicy(collectFrameSource((yield* CheckoutSettings).dataCollectionUrl), "'none'")
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window another page opened.
   const collectCsp = contentSecurityPolicy("'none'", "'self' https:")
-  const chainIds = [...chains.chains.keys()]
+  // The checkout asks wallets for accounts on the networks of the payment's mode only.
+  const chainIdsFor = (mode: Mode) =>
+    [...chains.chains.values()].filter((chain) => Chain.ChainConfig.chainMode(chain) === mode).map((chain) => chain.chainId)
   const deposits = yield* DepositOptions
 
   const findPayment = (id: string | undefined) =>
@@ -102,7 +104,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       const page = checkoutPage({
         paymentId: payment.id,
         appId: apps.appIdFor(payment.mode),
-        chains: chainIds,
+        chains: chainIdsFor(payment.mode),
         redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
         mode: payment.mode,
         referenceId: payment.referenceId,
