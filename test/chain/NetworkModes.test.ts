@@ -19,6 +19,7 @@ import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
 import { type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestPartner, type TestServer } from "../support/TestServer.ts"
 import { sendTokenTransfer } from "../support/TokenTransfer.ts"
+import { eventually as waitUntil } from "../support/Eventually.ts"
 
 const { anvilAccount, ChainConfig, ChainSource, DepositAddresses, NetworkPresets, TransferLogs } = Chain
 
@@ -32,15 +33,7 @@ const accountOn = (preset: Chain.NetworkPresets.NetworkPreset, address: Address 
 /** 12.50 USD in USDC base units. */
 const amount = 12_500_000n
 
-const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const eventually = <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000) => waitUntil(read, done, withinMs)
 
 describe("Networks by mode (anvil at Base's and Base Sepolia's chain ids)", () => {
   const scope = Effect.runSync(Scope.make())
@@ -147,16 +140,7 @@ describe("Networks by mode (anvil at Base's and Base Sepolia's chain ids)", () =
       // A valid EIP-3009 authorization of the payer on that network: the token's own domain.
       const signature = await privateKeyToAccount(payer.privateKey).signTypedData({
         domain: { name: "Test USD Coin", version: "2", chainId: other.chainNumber, verifyingContract: other.usdc },
-        types: {
-          TransferWithAuthorization: [
-            { name: "from", type: "address" },
-            { name: "to", type: "address" },
-            { name: "value", type: "uint256" },
-            { name: "validAfter", type: "uint256" },
-            { name: "validBefore", type: "uint256" },
-            { name: "nonce", type: "bytes32" }
-          ]
-        },
+        types: Chain.Eip3009.transferWithAuthorizationTypes,
         primaryType: "TransferWithAuthorization",
         message: { from: payer.address, to: collection.address, value: amount, validAfter: 0n, validBefore: BigInt(payment.expiresAt), nonce: nonce as Hex }
       })
