@@ -93,6 +93,7 @@ const pushChains = (rpcUrl: string, assetId: string) =>
   JSON.stringify({
     chains: [{
       chainId: "eip155:31337",
+      testnet: true,
       rpcUrl,
       requiredConfirmations: 1,
       executorPrivateKey: anvilKeys[0],

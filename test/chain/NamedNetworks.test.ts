@@ -13,42 +13,20 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, parseAbi } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
+import type { Hex } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
+import { type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
-const { anvilAccount, ChainConfig, ChainSource, LocalChain, NetworkPresets } = Chain
+const { anvilAccount, ChainConfig, ChainSource, NetworkPresets } = Chain
 
 const executor = anvilAccount(0)
 const collection = anvilAccount(9)
 const payer = anvilAccount(6)
-const token = parseAbi([
-  "function mint(address to, uint256 value)",
-  "function balanceOf(address) view returns (uint256)"
-])
 
 /** A local chain at `chainNumber` with the test token's code at `usdc` (owner anvil #0) and TUSDC for the payer. */
-const presetChain = async (scope: Scope.Scope, chainNumber: number, usdc: Hex) => {
-  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer({ chainId: chainNumber, blockTimeSeconds: 0.1 }), scope))
-  const local = Context.get(context, LocalChain.LocalChain)
-  const rpcUrl = local.node.rpcUrl
-  const client = createPublicClient({ transport: http(rpcUrl) })
-  const code = await client.getCode({ address: local.contracts.usdc })
-  await client.request({ method: "anvil_setCode" as never, params: [usdc, code] as never })
-  // Storage slot 0 is the token's owner, who may mint.
-  await client.request({ method: "anvil_setStorageAt" as never, params: [usdc, "0x0", `0x${executor.address.slice(2).padStart(64, "0")}`] as never })
-  const owner = createWalletClient({ account: privateKeyToAccount(executor.privateKey), transport: http(rpcUrl) })
-  const hash = await owner.sendTransaction({
-    chain: null,
-    to: usdc,
-    data: encodeFunctionData({ abi: token, functionName: "mint", args: [payer.address, 1_000_000_000n] })
-  })
-  await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-  // LocalChain deployed a DepositFactory owned by anvil #0 (the executor), sweeping to anvil #9 (the collection address).
-  return { rpcUrl, client, depositFactory: local.contracts.depositFactory }
-}
+const presetChainFor = (scope: Scope.Scope, chainNumber: number, usdc: Hex) => presetChain(scope, chainNumber, usdc, [payer.address])
 
 const base = NetworkPresets.presets.base
 const arbitrum = NetworkPresets.presets.arbitrum
@@ -56,7 +34,7 @@ const optimism = NetworkPresets.presets.optimism
 
 describe("Named networks (anvil at the real chain ids)", () => {
   const scope = Effect.runSync(Scope.make())
-  let chains: { readonly base: Awaited<ReturnType<typeof presetChain>>; readonly arbitrum: Awaited<ReturnType<typeof presetChain>>; readonly optimism: Awaited<ReturnType<typeof presetChain>> }
+  let chains: { readonly base: PresetChain; readonly arbitrum: PresetChain; readonly optimism: PresetChain }
   let keyFile: string
   let server: TestServer
   let executorFiber: Fiber.Fiber<unknown, unknown>
@@ -88,9 +66,9 @@ describe("Named networks (anvil at the real chain ids)", () => {
 
   beforeAll(async () => {
     chains = {
-      base: await presetChain(scope, base.chainNumber, base.usdc),
-      arbitrum: await presetChain(scope, arbitrum.chainNumber, arbitrum.usdc),
-      optimism: await presetChain(scope, optimism.chainNumber, optimism.usdc)
+      base: await presetChainFor(scope, base.chainNumber, base.usdc),
+      arbitrum: await presetChainFor(scope, arbitrum.chainNumber, arbitrum.usdc),
+      optimism: await presetChainFor(scope, optimism.chainNumber, optimism.usdc)
     }
     keyFile = join(mkdtempSync(join(tmpdir(), "paygate-keys-")), "executor.key")
     writeFileSync(keyFile, `${executor.privateKey}\n`)
@@ -107,8 +85,9 @@ describe("Named networks (anvil at the real chain ids)", () => {
 
   it("options list both networks at their presets; each payment pays on its own chain; one nonce sequence per chain", async () => {
     const partner = await server.partner()
-    const merchantId = await server.merchant(partner.sandbox)
-    const walletKey = await server.walletKey("sandbox")
+    // Base and Arbitrum One are real networks: live payments only.
+    const merchantId = await server.merchant(partner.live)
+    const walletKey = await server.walletKey("live")
     const gateway = (method: string, path: string, body?: unknown) =>
       server.request(method, path, { apiKey: walletKey, ...(body === undefined ? {} : { body }) })
     const noncesBefore = {
@@ -117,7 +96,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
     }
     const pay = async (network: "base" | "arbitrum") => {
       const preset = NetworkPresets.presets[network]
-      const payment = await server.payment(partner.sandbox, merchantId)
+      const payment = await server.payment(partner.live, merchantId)
       const options = await gateway("POST", `/v1/gateway/payment/${payment.paymentId}/options`, {
         accounts: [`eip155:${base.chainNumber}:${payer.address}`, `eip155:${arbitrum.chainNumber}:${payer.address}`]
       })
@@ -136,8 +115,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
       expect(confirmed.status).toBe(200)
       return payment.paymentId as string
     }
-    const balance = (network: "base" | "arbitrum") =>
-      chains[network].client.readContract({ address: NetworkPresets.presets[network].usdc, abi: token, functionName: "balanceOf", args: [collection.address] })
+    const balance = (network: "base" | "arbitrum") => chains[network].balanceOf(collection.address)
     const before = { base: await balance("base"), arbitrum: await balance("arbitrum") }
     const paid = await Promise.all([pay("base"), pay("arbitrum"), pay("base"), pay("arbitrum")])
     for (const id of paid) {
@@ -153,7 +131,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
     expect(await balance("arbitrum")).toBe(before.arbitrum + 25_000_000n)
     expect(await chains.base.client.getTransactionCount({ address: executor.address })).toBe(noncesBefore.base + 2)
     expect(await chains.arbitrum.client.getTransactionCount({ address: executor.address })).toBe(noncesBefore.arbitrum + 2)
-    const record = await server.request("GET", `/v1/payments/${paid[0]}`, { apiKey: partner.sandbox })
+    const record = await server.request("GET", `/v1/payments/${paid[0]}`, { apiKey: partner.live })
     expect(record.body.status).toBe("succeeded")
     // The record (as the partner API and webhooks carry it) links the transaction on the network's explorer.
     expect(record.body.transaction.explorerUrl).toBe(`${NetworkPresets.presets.base.explorerUrl}/tx/${record.body.transaction.hash}`)

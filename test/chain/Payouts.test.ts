@@ -28,6 +28,7 @@ import { expectError } from "../support/ExpectError.ts"
 import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../support/TestServer.ts"
+import { eventually } from "../support/Eventually.ts"
 
 const { anvilAccount, ChainConfig } = Chain
 
@@ -36,16 +37,6 @@ const expectCode = (response: Parameters<typeof expectError>[0], code: ErrorCode
 const transferAbi = parseAbi(["function transfer(address to, uint256 value) returns (bool)"])
 const hash = /^0x[0-9a-f]{64}$/
 
-/** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
-const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
   const server = useTestServer(database, () => ({

@@ -83,7 +83,7 @@ export const layerWith = <E, R, GE, GR>(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
         // Which currencies a payment can be created in, read when Payments is built; from the same
         // (memoized) gateway settings, built after the database (its lock refuses a second start first).
-        Layer.provide(Pricing.ConfiguredCurrencies.layer.pipe(Layer.provide(gateway))),
+        Layer.provide(Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer).pipe(Layer.provide(gateway))),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).
@@ -97,10 +97,11 @@ export const layerWith = <E, R, GE, GR>(
 
 /**
  * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
- * queue and the viem `Payouts` over the configured chains (one instance per worker: it holds each
- * collection key's nonce sequence); given the `SqlClient` and the chain configuration.
+ * queue, the chains' modes (no payout on a network of the other mode) and the viem `Payouts` over
+ * the configured chains (one instance per worker: it holds each collection key's nonce sequence);
+ * given the `SqlClient` and the chain configuration.
  */
-export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer)
+export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer)
 
 /** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
 export const executionPolicy = Layer.unwrap(

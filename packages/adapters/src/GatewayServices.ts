@@ -211,6 +211,7 @@ export const layer: Layer.Layer<
   Layer.provideMerge(chainGateway),
   Layer.provide(Layer.mergeAll(
     ChainAssetCatalog.layer,
+    Chain.ChainNetworkModes.layer,
     Pricing.ConfiguredPriceOracle.layer,
     SqlQuoteStore.layer,
     PooledRandom.layer

@@ -172,10 +172,12 @@ forEachDatabase("Buyer data collection (anvil)", (database) => {
 
   it("answers like options: unknown payment, state, sanctions, and payments that collect nothing", async () => {
     expectCode(await submit("pay_nothing", { account: account(1), data: valid }), "payment_not_found")
-    // A live payment does not exist for a sandbox wallet key.
-    const live = await newPayment("100000", partner.live, await server.merchant(partner.live))
-    expectCode(await submit(live, { account: account(1), data: valid }), "payment_not_found")
+    // A sandbox payment does not exist for a live wallet key (this deployment's only chain is a test
+    // network, so it has no live payments).
     const paymentId = await newPayment("100000")
+    const liveWallet = await server.walletKey("live")
+    const asLive = await server.request("POST", `/v1/gateway/payment/${paymentId}/collect-data`, { apiKey: liveWallet, body: { account: account(1), data: valid } })
+    expectCode(asLive, "payment_not_found")
     expectCode(await submit(paymentId, { account: `${chain.chainId}:${sanctioned.address}`, data: valid }), "sanctioned_user")
     const cancelled = await newPayment("100000")
     expect((await call("POST", `/v1/gateway/payment/${cancelled}/cancel`)).status).toBe(200)

@@ -29,6 +29,7 @@ import {
   PayoutSettings,
   payoutsWith
 } from "../src/index.ts"
+import { eventually as waitUntil } from "../../../test/support/Eventually.ts"
 
 const { anvilAccount, ChainConfig, Contracts, DepositAddresses, TransferLogs, ViemDepositSweeper } = Chain
 
@@ -45,16 +46,7 @@ const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.p
 const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
   depositSweepJob.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
 
-/** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
-const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const eventually = <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000) => waitUntil(read, done, withinMs)
 
 forEachDatabase("Deposit addresses (anvil)", (database) => {
   let chains: Chain.ChainConfig.Chains

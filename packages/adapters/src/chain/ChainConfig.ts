@@ -9,6 +9,7 @@
  * {
  *   "chains": [{
  *     "chainId": "eip155:8453",
+ *     "testnet": false,
  *     "rpcUrl": "https://base.example/rpc",
  *     "requiredConfirmations": 3,
  *     "executorPrivateKey": "0x…32 bytes…",
@@ -31,13 +32,16 @@
  * }
  * ```
  *
+ * Every chain says whether it is a test network (`"testnet": true`: sandbox payments only) or a real
+ * one (`false`: live payments only); a chain that does not say is refused, in one line.
+ *
  * `rpcUrl`, `executorPrivateKey` and `collectionPrivateKey` decode to `Redacted` values (RPC URLs
  * often embed API keys). `collectionPrivateKey`, the key of `collectionAddress`, lets the worker pay
  * out from it (settlements to merchants, refunds to payers); without it that chain's payouts wait.
  *
  * @module
  */
-import { Caip, Money } from "@paygate/domain"
+import { Caip, type Mode, Money } from "@paygate/domain"
 import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import type { Address, Hex } from "viem"
 import { privateKeyToAddress } from "viem/accounts"
@@ -102,6 +106,11 @@ const Erc20AssetId = Caip.AssetId.pipe(
 export const ChainSettings = Schema.Struct({
   /** CAIP-2 id of an EVM chain, e.g. `eip155:8453`. */
   chainId: Eip155ChainId,
+  /**
+   * A test network (sandbox payments, deposit addresses, settlements and refunds only) or a real one
+   * (live only). Required: a test payment must never move real money.
+   */
+  testnet: Schema.Boolean,
   /** JSON-RPC endpoint (http or https). */
   rpcUrl: Schema.RedactedFromValue(HttpUrl),
   /** Blocks a transfer needs (its own included) before it counts: 1 = included. */
@@ -260,12 +269,35 @@ export const index = (settings: ChainsSettings): Chains => ({
   assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
 })
 
+/** The mode of the payments a configured chain carries: sandbox on a test network, live on a real one. */
+export const chainMode = (chain: ChainSettings): Mode => (chain.testnet ? "sandbox" : "live")
+
+/** The mode of the payments a configured token carries (its chain's, see {@link chainMode}). */
+export const assetMode = (chains: Chains, asset: AssetSettings): Mode | undefined => {
+  const chain = chains.chains.get(Caip.assetChainId(asset.assetId))
+  return chain === undefined ? undefined : chainMode(chain)
+}
+
+// The first chain entry that does not say whether it is a test network: refused before the rest, in one line.
+const undeclaredNetwork = (input: unknown): string | undefined => {
+  const chains = typeof input === "object" && input !== null ? (input as { readonly chains?: unknown }).chains : undefined
+  if (!Array.isArray(chains)) return undefined
+  const index = chains.findIndex((chain) => typeof chain === "object" && chain !== null && !Object.hasOwn(chain, "testnet"))
+  if (index < 0) return undefined
+  const chainId = (chains[index] as { readonly chainId?: unknown }).chainId
+  const named = Schema.is(Caip.ChainId)(chainId) ? ` (${chainId})` : ""
+  return `chains[${index}]${named} does not say whether it is a test network: add "testnet": true (sandbox payments only) or "testnet": false (a real network: live payments only).`
+}
+
 /** Decodes and checks a configuration value (e.g. parsed JSON); fails listing every problem. */
-export const decode = (input: unknown): Effect.Effect<Chains, ChainConfigError> =>
-  Schema.decodeUnknownEffect(ChainsSettings)(input, { errors: "all" }).pipe(
+export const decode = (input: unknown): Effect.Effect<Chains, ChainConfigError> => {
+  const undeclared = undeclaredNetwork(input)
+  if (undeclared !== undefined) return Effect.fail(new ChainConfigError({ message: undeclared }))
+  return Schema.decodeUnknownEffect(ChainsSettings)(input, { errors: "all" }).pipe(
     Effect.map(index),
     Effect.mapError((error) => new ChainConfigError({ message: `Invalid chain configuration:\n${error.message}` }))
   )
+}
 
 /** The configuration `input` (e.g. parsed JSON), validated when the layer is built. */
 export const layer = (input: unknown): Layer.Layer<ChainsConfig, ChainConfigError> =>
@@ -274,10 +306,8 @@ export const layer = (input: unknown): Layer.Layer<ChainsConfig, ChainConfigErro
 /** Name of the environment variable {@link layerFromEnv} reads. */
 export const envVar = Configuration.chainsVariable
 
-/** The configuration from the JSON text in `PAYGATE_CHAINS`, validated when the layer is built. */
-export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.effect(
-  ChainsConfig,
-  Effect.gen(function*() {
+/** The configuration from the JSON text in `PAYGATE_CHAINS`, validated. */
+export const fromEnv: Effect.Effect<Chains, ChainConfigError | Config.ConfigError> = Effect.gen(function*() {
     const configured = yield* Configuration.chains
     if (Option.isNone(configured)) return yield* new ChainConfigError({ message: `${envVar} is not set.` })
     const text = configured.value
@@ -285,8 +315,10 @@ export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.C
       Effect.mapError(() => new ChainConfigError({ message: `${envVar} is not valid JSON.` }))
     )
     return yield* decode(json)
-  })
-)
+})
+
+/** The configuration from the JSON text in `PAYGATE_CHAINS`, validated when the layer is built. */
+export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.effect(ChainsConfig, fromEnv)
 
 /** No chain: nothing is accepted (options answer `options: []`). */
 export const layerEmpty: Layer.Layer<ChainsConfig> = Layer.succeed(ChainsConfig, index({ chains: [], assets: [] }))

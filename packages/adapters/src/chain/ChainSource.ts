@@ -1,7 +1,8 @@
 /**
  * Where the chain configuration comes from: named networks (`PAYGATE_NETWORKS`, presets with the
  * operator's RPC URLs and keys, checked against the chains at start: `NetworkChecks`) or the full
- * JSON of `PAYGATE_CHAINS` (any EVM chain and token). One or the other: both set is an error.
+ * JSON of `PAYGATE_CHAINS` (any EVM chain and token, each declared a test network or a real one,
+ * checked against the presets' chain ids). One or the other: both set is an error.
  *
  * @module
  */
@@ -9,7 +10,7 @@ import { type Config, Effect, Layer, Option } from "effect"
 import * as Configuration from "../Configuration.ts"
 import * as ChainConfig from "./ChainConfig.ts"
 import { checkNetworks } from "./NetworkChecks.ts"
-import { settingsFor } from "./NetworkPresets.ts"
+import { checkDeclarations, settingsFor } from "./NetworkPresets.ts"
 
 /** Whether `PAYGATE_NETWORKS` or `PAYGATE_CHAINS` is set. */
 export const isConfigured: Effect.Effect<boolean, Config.ConfigError> = Effect.gen(function*() {
@@ -37,7 +38,7 @@ export const layer: Layer.Layer<ChainConfig.ChainsConfig, ChainConfig.ChainConfi
     if (Option.isSome(networks.names) && Option.isSome(json)) {
       return yield* new ChainConfig.ChainConfigError({ message: `Set PAYGATE_NETWORKS or ${ChainConfig.envVar}, not both.` })
     }
-    if (Option.isNone(networks.names)) return ChainConfig.layerFromEnv
+    if (Option.isNone(networks.names)) return Layer.effect(ChainConfig.ChainsConfig, Effect.flatMap(ChainConfig.fromEnv, checkDeclarations))
     return Layer.effect(ChainConfig.ChainsConfig, fromNetworks(networks, networks.names.value))
   })
 )

@@ -97,6 +97,8 @@ const tusdcIcon = "data:image/svg+xml;base64," +
 export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId">, requiredConfirmations: number) => ({
   chains: [{
     chainId: `eip155:${info.node.chainId}`,
+    // A local chain never holds real money: a test network, for sandbox payments.
+    testnet: true,
     rpcUrl: info.node.rpcUrl,
     requiredConfirmations,
     executorPrivateKey: anvilAccount(0).privateKey,

@@ -17,7 +17,7 @@ import { Effect, Option, Redacted, Result } from "effect"
 import { readFileSync } from "node:fs"
 import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
-import { ChainConfigError } from "./ChainConfig.ts"
+import { type Chains, ChainConfigError } from "./ChainConfig.ts"
 
 /** What paygate knows about a named network. */
 export interface NetworkPreset {
@@ -29,6 +29,7 @@ export interface NetworkPreset {
   readonly confirmations: number
   readonly explorerUrl: string
   readonly blockTimeSeconds: number
+  /** A test network: sandbox payments only; else live payments only (see `ChainConfig`'s `testnet`). */
   readonly testnet: boolean
 }
 
@@ -208,6 +209,7 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       }
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
+        testnet: preset.testnet,
         rpcUrl: Redacted.value(rpcUrl.value),
         requiredConfirmations: preset.confirmations,
         executorPrivateKey: Redacted.value(executorKey.value),
@@ -233,3 +235,21 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
     })
     return { networks, settings: { chains, assets } }
   })
+
+/**
+ * Refuses, in one line, a chain of `PAYGATE_CHAINS` declared against what is known of its chain id:
+ * a real network declared a test one would let sandbox payments move real money.
+ */
+export const checkDeclarations = (chains: Chains): Effect.Effect<Chains, ChainConfigError> => {
+  for (const chain of chains.settings.chains) {
+    const known = Object.values(presets).find((preset) => `eip155:${preset.chainNumber}` === chain.chainId)
+    if (known !== undefined && known.testnet !== chain.testnet) {
+      return fail(
+        known.testnet
+          ? `${chain.chainId} is ${known.networkName}, a test network: declare it "testnet": true.`
+          : `${chain.chainId} is ${known.networkName}, a real network: declare it "testnet": false (sandbox payments never use it).`
+      )
+    }
+  }
+  return Effect.succeed(chains)
+}

@@ -2,12 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ChainConfig from "../../src/chain/ChainConfig.ts"
+import * as ChainSource from "../../src/chain/ChainSource.ts"
 
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 const token = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
 
 const chain = {
   chainId: "eip155:31337",
+  testnet: true,
   rpcUrl: "https://rpc.example/v1/secret-api-key",
   requiredConfirmations: 2,
   executorPrivateKey: key,
@@ -138,6 +140,33 @@ describe("ChainConfig", () => {
       const malformed = yield* problems({ chains: [{ ...chain, collectionPrivateKey: "0x1234" }], assets: [asset] })
       assert.match(malformed, /secp256k1 private key.*\n {2}at \["chains"\]\[0\]\["collectionPrivateKey"\]/)
       assert.notInclude(malformed, "0x1234")
+    }))
+
+  it.effect("every chain says whether it is a test network; one that does not is refused in one line", () =>
+    Effect.gen(function*() {
+      const { testnet: _, ...undeclared } = chain
+      const message = yield* problems({ chains: [{ ...chain, chainId: "eip155:84532" }, undeclared], assets: [asset] })
+      assert.strictEqual(
+        message,
+        'chains[1] (eip155:31337) does not say whether it is a test network: add "testnet": true (sandbox payments only) or "testnet": false (a real network: live payments only).'
+      )
+      assert.match(yield* problems({ chains: [{ ...chain, testnet: "yes" }], assets: [asset] }), /at \["chains"\]\[0\]\["testnet"\]/)
+      const chains = yield* ChainConfig.decode({ chains: [chain, { ...chain, chainId: "eip155:8453", testnet: false }], assets: [asset] })
+      assert.strictEqual(ChainConfig.chainMode(chains.chains.get("eip155:31337")!), "sandbox")
+      assert.strictEqual(ChainConfig.chainMode(chains.chains.get("eip155:8453")!), "live")
+    }))
+
+  it.effect("PAYGATE_CHAINS cannot declare a known real network a test network, nor the reverse", () =>
+    Effect.gen(function*() {
+      const start = (chains: ReadonlyArray<unknown>) =>
+        Effect.scoped(Layer.build(ChainSource.layer.pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ [ChainConfig.envVar]: JSON.stringify({ chains, assets: [] }) })))
+        )))
+      const base = yield* Effect.flip(start([{ ...chain, chainId: "eip155:8453", testnet: true }]))
+      assert.strictEqual(base.message, 'eip155:8453 is Base, a real network: declare it "testnet": false (sandbox payments never use it).')
+      const sepolia = yield* Effect.flip(start([{ ...chain, chainId: "eip155:84532", testnet: false }]))
+      assert.strictEqual(sepolia.message, 'eip155:84532 is Base Sepolia, a test network: declare it "testnet": true.')
+      yield* start([chain, { ...chain, chainId: "eip155:8453", testnet: false }])
     }))
 
   it.effect("layerFromEnv reads PAYGATE_CHAINS and refuses invalid JSON", () =>

@@ -1,16 +1,20 @@
 import { Effect, Layer, Option } from "effect"
 import type { Pricing } from "../quote/Quote.ts"
+import type { Mode } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { NetworkModes } from "../ports/NetworkModes.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import { QuoteStore, type StoredQuote } from "../ports/QuoteStore.ts"
 import { WalletActions } from "../ports/WalletActions.ts"
 
-/** A catalog of fixed assets. */
-export const catalogOf = (assets: ReadonlyArray<PayableAsset>): Layer.Layer<AssetCatalog> =>
+/** A catalog of fixed assets, whose chains serve payments of `mode` (`NetworkModes`); by default sandbox ones. */
+export const catalogOf = (assets: ReadonlyArray<PayableAsset>, mode: Mode = "sandbox"): Layer.Layer<AssetCatalog> =>
   Layer.succeed(AssetCatalog, AssetCatalog.of({
     assetsOn: (chainId) => assets.filter((a) => a.chainId === chainId),
     asset: (assetId) => assets.find((a) => a.assetId === assetId)
-  }))
+  })).pipe(Layer.merge(Layer.succeed(NetworkModes, {
+    modeOf: (chainId: string) => (assets.some((a) => a.chainId === chainId) ? mode : undefined)
+  })))
 
 /** Prices from a table keyed `CURRENCY asset`; missing pairs cannot be quoted. */
 export const pricesOf = (table: Readonly<Record<string, Pricing>>): Layer.Layer<PriceOracle> =>

@@ -12,6 +12,7 @@ import { IdGenerator } from "../ids/IdGenerator.ts"
 import { Commitment, type Payment, SignedAuthorization } from "../payment/Payment.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
 import { ChainGateway, type PaymentProof } from "../ports/ChainGateway.ts"
+import { assetMode, NetworkModes, offNetwork } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import type { Access } from "./Access.ts"
@@ -48,8 +49,9 @@ export interface ConfirmInput {
 
 /**
  * The commitment point of the gateway: a confirm moves a payment to `processing` once the quote,
- * the account and the proof check out. Repeats of the accepted confirm are idempotent; any other
- * confirm after it is `invalid_state`; of two concurrent confirms exactly one wins.
+ * the option's network (of the payment's mode: `NetworkModes`), the account and the proof check
+ * out. Repeats of the accepted confirm are idempotent; any other confirm after it is
+ * `invalid_state`; of two concurrent confirms exactly one wins.
  */
 export class Confirmations extends Context.Service<Confirmations, {
   readonly confirm: (
@@ -68,6 +70,7 @@ export class Confirmations extends Context.Service<Confirmations, {
       const repo = yield* PaymentRepository
       const chain = yield* ChainGateway
       const screening = yield* SanctionsScreening
+      const modes = yield* NetworkModes
       const dataCollection = yield* DataCollection
       const { change, load } = makePaymentChanges(repo, yield* IdGenerator)
 
@@ -82,6 +85,9 @@ export class Confirmations extends Context.Service<Confirmations, {
         if (statusAt(current, now) !== "requires_action") return yield* notWaiting(current, now)
         if (input.option.quoteExpiresAt !== null && now >= input.option.quoteExpiresAt) {
           return yield* new QuoteExpired({ message: "The option's quote has expired; fetch the options again." })
+        }
+        if (assetMode(modes, input.option.asset) !== current.mode) {
+          return yield* new ParamsValidation({ message: offNetwork(current.mode, "This option") })
         }
         if (yield* screening.isSanctioned(input.option.account)) {
           return yield* new SanctionedUser({ message: "This account cannot make payments." })

@@ -5,6 +5,7 @@ import type { Receipt } from "../receipt/Receipt.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { DepositChains } from "../ports/DepositChains.ts"
 import { DepositStore } from "../ports/DepositStore.ts"
+import { NetworkModes } from "../ports/NetworkModes.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { type DepositOption, eip681Transfer } from "../wire/DepositOption.ts"
 import type { Access } from "./Access.ts"
@@ -18,7 +19,8 @@ import { traced } from "./Traced.ts"
 
 /**
  * Whether a payment can be paid into a deposit address: `offered`; `needsData` when it reaches
- * its partner's data collection threshold (contract §5); `none` when no chain has a deposit factory.
+ * its partner's data collection threshold (contract §5); `none` when no chain of the payment's mode
+ * (`NetworkModes`) has a deposit factory.
  */
 export type DepositAvailability = "offered" | "needsData" | "none"
 
@@ -49,13 +51,17 @@ export class DepositOptions extends Context.Service<DepositOptions, {
       const payments = yield* Payments
       const catalog = yield* AssetCatalog
       const chains = yield* DepositChains
+      const modes = yield* NetworkModes
       const store = yield* DepositStore
       const dataCollection = yield* DataCollection
       const receipts = yield* ReceiptStore
       const quoting = yield* makeQuoting
 
+      // The deposit chains of the payment's mode: a test payment never gets an address on a real network.
+      const chainsFor = (payment: Payment) => chains.chains.filter((chainId) => modes.modeOf(chainId) === payment.mode)
+
       const availability = Effect.fnUntraced(function*(payment: Payment) {
-        if (chains.chains.length === 0) return "none" as const
+        if (chainsFor(payment).length === 0) return "none" as const
         return (yield* dataCollection.needsData(payment)) ? "needsData" as const : "offered" as const
       })
 
@@ -92,7 +98,7 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         if (payment.status !== "requires_action") return yield* notWaiting(payment, Math.floor(millis / 1000))
         if ((yield* availability(payment)) !== "offered") return []
         const received = yield* underpaidReceipts(receipts, payment)
-        const found = yield* Effect.forEach(chains.chains, (chainId) => {
+        const found = yield* Effect.forEach(chainsFor(payment), (chainId) => {
           const address = chains.addressOf(chainId, payment.id)
           return address === undefined ? Effect.succeed([]) : onChain(payment, received, chainId, address, millis)
         })

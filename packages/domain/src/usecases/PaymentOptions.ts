@@ -11,6 +11,7 @@ import {
 import { OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { NetworkModes } from "../ports/NetworkModes.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import { WalletActions } from "../ports/WalletActions.ts"
 import type { PaymentOption } from "../wire/PaymentOption.ts"
@@ -27,7 +28,7 @@ export const maxAccounts = 20
 
 /**
  * The gateway's options operation (contract §5): one option per (account, accepted asset on that
- * account's chain) that can be priced. A quote is reused while it is valid, unless its option id
+ * account's chain) that can be priced, on the networks of the payment's mode only (`NetworkModes`). A quote is reused while it is valid, unless its option id
  * is listed in `refresh`; then it is quoted again (new id, new `expiresAt`). The options of an
  * account that still owes buyer data for the payment carry the form ({@link DataCollection}).
  */
@@ -48,6 +49,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
     Effect.gen(function*() {
       const payments = yield* Payments
       const catalog = yield* AssetCatalog
+      const modes = yield* NetworkModes
       const ids = yield* OptionIds
       const actions = yield* WalletActions
       const screening = yield* SanctionsScreening
@@ -96,9 +98,12 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
             return yield* new SanctionedUser({ message: "One of these accounts cannot make payments." })
           }
         }
+        // Only the networks of the payment's mode: a test payment never sees a real network, nor the reverse.
         const found = yield* Effect.forEach(parsed, ({ address, chainId }) =>
-          Effect.forEach(catalog.assetsOn(chainId), (asset) => optionFor(payment, `${chainId}:${address}`, asset, refreshed, now))
-        )
+          Effect.forEach(
+            modes.modeOf(chainId) === payment.mode ? catalog.assetsOn(chainId) : [],
+            (asset) => optionFor(payment, `${chainId}:${address}`, asset, refreshed, now)
+          ))
         const forms = yield* dataCollection.pendingForms(payment, parsed.map(({ address, chainId }) => `${chainId}:${address}`))
         const options = found.flat().flatMap((o) => (Option.isSome(o) ? [o.value] : []))
         return { payment, options: options.map((o) => ({ ...o, collectData: forms.get(o.account) ?? null })) }

@@ -36,6 +36,12 @@ export interface CreatePaymentInput {
   readonly merchantRead?: MerchantRead | undefined
 }
 
+// A payment of a mode no configured network serves could never be paid: said at creation.
+const noNetworkFor = (mode: Mode) =>
+  mode === "sandbox"
+    ? "This service accepts no token on a test network, so a sandbox payment could never be paid: test payments never use a real network. Create it with a live key, or ask the operator to configure a test network."
+    : "This service accepts no token on a real network, so a live payment could never be paid: live payments never use a test network. Create it with a sandbox key, or ask the operator to configure a real network."
+
 const drafted: unique symbol = Symbol("PaymentDraft")
 
 /**
@@ -114,9 +120,13 @@ export class Payments extends Context.Service<Payments, {
 
       const prepare = Effect.fnUntraced(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
-        if (currencies !== undefined && !currencies.has(currency)) {
+        const payable = currencies?.[input.mode]
+        if (payable !== undefined && payable.size === 0) {
+          return yield* new ParamsValidation({ message: noNetworkFor(input.mode) })
+        }
+        if (payable !== undefined && !payable.has(currency)) {
           return yield* new ParamsValidation({
-            message: `No token this service accepts can be priced in ${currency}, so a buyer could not pay it; create payments in ${[...currencies].sort().join(", ")}.`
+            message: `No token this service accepts can be priced in ${currency}, so a buyer could not pay it; create payments in ${[...payable].sort().join(", ")}.`
           })
         }
         const referenceId = yield* validateReferenceId(input.referenceId)

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
+import { assetMode, NetworkModes, offNetwork } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
 import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
@@ -42,6 +43,7 @@ const maxRaces = 5
  * (`PayoutRetries`; it keeps its last transfer, followed here before any new one is signed). A transfer included without paying the
  * recipient fails it at once. Completion and failure commit with the payment's next version and,
  * for a settlement's completion, `payment.settled`; a refund payout keeps its refund record in step.
+ * A payout on a network of the other mode than its payment's (`NetworkModes`) is failed unsent.
  */
 export class PayoutExecutions extends Context.Service<PayoutExecutions, {
   readonly advance: (key: PayoutKey) => Effect.Effect<PayoutStep>
@@ -56,6 +58,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const chain = yield* Payouts
       const ids = yield* IdGenerator
       const { maxAttempts } = yield* PayoutPolicy
+      const modes = yield* NetworkModes
 
       const describe = (payout: Payout) => `${payout.kind}${payout.leg === 0 ? "" : ` ${payout.leg}`} of ${payout.paymentId}`
       const transferOf = (payout: Payout): PayoutTransfer => ({
@@ -166,11 +169,21 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
           }
         })
 
+      // Why a payout must never be sent: its network is of the other mode than its payment's.
+      const offMode = Effect.fnUntraced(function*(payout: Payout) {
+        const network = assetMode(modes, payout.asset)
+        const payment = yield* payments.findById(payout.paymentId)
+        if (network === undefined || Option.isNone(payment) || network === payment.value.mode) return undefined
+        return offNetwork(payment.value.mode, `${payout.asset}`)
+      })
+
       const advance = Effect.fn("PayoutExecutions.advance")(function*(key: PayoutKey) {
         const found = yield* repo.find(key)
         if (Option.isNone(found) || found.value.status !== "pending") return "final" as const
         const payout = found.value
-        return yield* payout.transfer === null ? sendNew(key, payout) : follow(key, payout, payout.transfer)
+        if (payout.transfer !== null) return yield* follow(key, payout, payout.transfer)
+        const refused = yield* offMode(payout)
+        return yield* refused === undefined ? sendNew(key, payout) : finish(key, payout, "failed", refused)
       })
 
       return PayoutExecutions.of({ advance })

@@ -4,7 +4,9 @@ import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiE
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, SettlementId } from "../ids/Ids.ts"
 import { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
+import type { Mode } from "../payment/Payment.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { assetMode, NetworkModes, type NetworkModesShape, offNetwork } from "../ports/NetworkModes.ts"
 import { SettlementRepository } from "../ports/SettlementRepository.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 
@@ -22,10 +24,24 @@ const settlementNotFound = (merchantId: MerchantId, id: string) =>
   new MerchantNotFound({ message: `No crypto settlement ${id} for merchant ${merchantId}.` })
 
 /**
- * Checks a registration's entries: 1–50 of them, each a CAIP-19 asset with a CAIP-10 destination
- * on the asset's chain (`params_validation` naming the entry). Answers them in canonical form.
+ * A sandbox merchant's funds never settle on a real network, nor a live one's on a test network.
+ * A chain the service is not configured on never receives a payment, so nothing settles there.
  */
-const validateEntries = Effect.fnUntraced(function*(entries: ReadonlyArray<SettlementEntry>) {
+const sameMode = (asset: AssetId, mode: Mode, modes: NetworkModesShape, what: string) => {
+  const network = assetMode(modes, asset)
+  return network === undefined || network === mode ? Effect.void : Effect.fail(new ParamsValidation({ message: offNetwork(mode, what) }))
+}
+
+/**
+ * Checks a registration's entries: 1–50 of them, each a CAIP-19 asset with a CAIP-10 destination
+ * on the asset's chain, not on a configured network of the other mode (`params_validation` naming
+ * the entry). Answers them in canonical form.
+ */
+const validateEntries = Effect.fnUntraced(function*(
+  entries: ReadonlyArray<SettlementEntry>,
+  mode: Mode,
+  modes: NetworkModesShape
+) {
   if (entries.length < 1 || entries.length > maxEntries) {
     return yield* new ParamsValidation({ message: `settlements must have 1 to ${maxEntries} entries.` })
   }
@@ -38,6 +54,7 @@ const validateEntries = Effect.fnUntraced(function*(entries: ReadonlyArray<Settl
         message: `settlements[${index}].destination is not on the chain of settlements[${index}].asset.`
       })
     }
+    yield* sameMode(asset, mode, modes, `settlements[${index}].asset ${asset}`)
     valid.push({ asset, destination })
   }
   return valid
@@ -85,6 +102,7 @@ export class Settlements extends Context.Service<Settlements, {
       const repo = yield* SettlementRepository
       const merchants = yield* MerchantRepository
       const ids = yield* IdGenerator
+      const modes = yield* NetworkModes
 
       const loadMerchant = Effect.fnUntraced(function*(access: PartnerAccess, id: string, activeOnly: boolean) {
         const found = isMerchantId(id) ? yield* merchants.findById(access.partnerId, access.mode, id) : Option.none()
@@ -105,7 +123,7 @@ export class Settlements extends Context.Service<Settlements, {
 
       const register = Effect.fn("Settlements.register")(
         function*(access: PartnerAccess, merchantId: string, entries: ReadonlyArray<SettlementEntry>) {
-          const valid = yield* validateEntries(entries)
+          const valid = yield* validateEntries(entries, access.mode, modes)
           const owner = yield* loadMerchant(access, merchantId, true)
           const repeated = repeatedAsset(valid)
           if (repeated !== undefined) return yield* repeated
@@ -143,6 +161,7 @@ export class Settlements extends Context.Service<Settlements, {
           if (!sameChain(current.asset as AssetId, account)) {
             return yield* new ParamsValidation({ message: `destination is not on the chain of the settlement's asset ${current.asset}.` })
           }
+          yield* sameMode(current.asset as AssetId, access.mode, modes, `The settlement's asset ${current.asset}`)
           const millis = yield* Clock.currentTimeMillis
           const next = new CryptoSettlement({ ...current, destination: account, updatedAt: Math.max(millis, current.updatedAt) })
           yield* repo.update(next)

@@ -12,6 +12,7 @@ import { isFinal, merchantStatus, pollInMs } from "../../src/payment/StatusMachi
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
+import { NetworkModes } from "../../src/ports/NetworkModes.ts"
 import { Confirmations } from "../../src/usecases/Confirmations.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
@@ -258,7 +259,15 @@ describe("payment status machine (model-based)", () => {
         const store = makeMemoryStore()
         const layer = Layer.mergeAll(Payments.layer, Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()), Layer.provide(Payments.layer))).pipe(
           Layer.provideMerge(IdGenerator.layer),
-          Layer.provide([layerMemory(store), oneMerchant(partnerId, merchantId), scriptedChain({ invalid: new Set([badSignature]) }), screeningList([sanctioned]), seededSecureRandom(seed)]),
+          Layer.provide([
+            layerMemory(store),
+            oneMerchant(partnerId, merchantId),
+            scriptedChain({ invalid: new Set([badSignature]) }),
+            screeningList([sanctioned]),
+            seededSecureRandom(seed),
+            // The payments are sandbox ones: their asset's chain is a test network here.
+            Layer.succeed(NetworkModes, { modeOf: (chainId: string) => (chainId === "eip155:1" ? "sandbox" as const : undefined) })
+          ]),
           Layer.provideMerge(TestClock.layer())
         )
         const runtime = ManagedRuntime.make(layer)

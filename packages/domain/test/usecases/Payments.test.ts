@@ -106,7 +106,19 @@ describe("Payments.create", () => {
       const refused = yield* Payments.use((p) => p.create({ ...base, amount: { unit: "iso4217/EUR", value: "1050" } })).pipe(Effect.flip)
       assert.strictEqual(refused.message, "No token this service accepts can be priced in EUR, so a buyer could not pay it; create payments in GBP, USD.")
       assert.strictEqual(yield* createCode({}), "ok")
-    }).pipe(Effect.provide(layer), Effect.provideService(PayableCurrencies, { currencies: new Set(["USD", "GBP"]) })))
+    }).pipe(Effect.provide(layer), Effect.provideService(PayableCurrencies, { currencies: { sandbox: new Set(["USD", "GBP"]), live: new Set(["USD"]) } })))
+
+  it.effect("a payment of a mode no configured network serves is refused at creation, not created unpayable", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Payments.use((p) => p.create(base)).pipe(Effect.flip)
+      assert.strictEqual(errorCode(sandbox), "params_validation")
+      assert.match(sandbox.message, /^This service accepts no token on a test network, so a sandbox payment could never be paid/)
+      // Tokens on real networks take live payments, in their currencies: the rule lets it through to the
+      // merchant lookup (the test merchant is a sandbox one).
+      assert.strictEqual(yield* createCode({ mode: "live" }), "merchant_not_found")
+      const euros = yield* Payments.use((p) => p.create({ ...base, mode: "live", amount: { unit: "iso4217/EUR", value: "1050" } })).pipe(Effect.flip)
+      assert.match(euros.message, /create payments in USD\.$/)
+    }).pipe(Effect.provide(layer), Effect.provideService(PayableCurrencies, { currencies: { sandbox: new Set<string>(), live: new Set(["USD"]) } })))
 
   it.effect("takes its settings when built: a call under other settings (an API request runs without the application's) keeps them", () =>
     Effect.gen(function*() {
@@ -124,7 +136,7 @@ describe("Payments.create", () => {
     }).pipe(
       Effect.provide(layer),
       Effect.provideService(PaymentSettings, { lifetimeSeconds: 600, quoteTtlSeconds: 60 }),
-      Effect.provideService(PayableCurrencies, { currencies: new Set(["USD"]) })
+      Effect.provideService(PayableCurrencies, { currencies: { sandbox: new Set(["USD"]), live: new Set(["USD"]) } })
     ))
 
   it.effect("a checkout without two HTTPS URLs creates the payment without redirects and says why in a warning", () =>

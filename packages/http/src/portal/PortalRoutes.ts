@@ -20,7 +20,7 @@
  * @module
  */
 import { Chain, CheckoutSettings, Configuration } from "@paygate/adapters"
-import { Caip, DepositOptions, ExplorerLinks, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
+import { Caip, DepositOptions, ExplorerLinks, type Mode, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeCheckoutTransfers } from "./CheckoutTransfers.ts"
@@ -91,7 +91,9 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // the checkout and the configured wallets may embed it, and only they hear how it ended.
   const messageOrigins = collectParents(settings.checkoutUrl, yield* Configuration.walletOrigins)
   const collectCsp = contentSecurityPolicy("'none'", ["'self'", ...messageOrigins].join(" "))
-  const chainIds = [...chains.chains.keys()]
+  // The checkout asks wallets for accounts on the networks of the payment's mode only.
+  const chainIdsFor = (mode: Mode) =>
+    [...chains.chains.values()].filter((chain) => Chain.ChainConfig.chainMode(chain) === mode).map((chain) => chain.chainId)
   const deposits = yield* DepositOptions
 
   const findPayment = (id: string | undefined) =>
@@ -115,7 +117,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       const page = checkoutPage({
         paymentId: payment.id,
         appId: apps.appIdFor(payment.mode),
-        chains: chainIds,
+        chains: chainIdsFor(payment.mode),
         redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
         mode: payment.mode,
         referenceId: payment.referenceId,
