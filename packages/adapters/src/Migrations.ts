@@ -30,8 +30,8 @@ import * as DepositAddresses from "./migrations/0013_deposit_addresses.ts"
 import * as DeliveryResponses from "./migrations/0014_delivery_responses.ts"
 import * as TransfersOnce from "./migrations/0015_transfers_once.ts"
 import * as RefundLegs from "./migrations/0016_refund_legs.ts"
-import * as SignInAttempts from "./migrations/0019_sign_in_attempts.ts"
-import * as ReceiptReversals from "./migrations/0022_receipt_reversals.ts"
+import * as SignInAttempts from "./migrations/0017_sign_in_attempts.ts"
+import * as ReceiptReversals from "./migrations/0018_receipt_reversals.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -58,8 +58,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0014_delivery_responses": runStatements(DeliveryResponses.statements),
   "0015_transfers_once": runStatements(TransfersOnce.statements),
   "0016_refund_legs": runStatements(RefundLegs.statements),
-  "0019_sign_in_attempts": runStatements(SignInAttempts.statements),
-  "0022_receipt_reversals": runStatements(ReceiptReversals.statements)
+  "0017_sign_in_attempts": runStatements(SignInAttempts.statements),
+  "0018_receipt_reversals": runStatements(ReceiptReversals.statements)
 }
 
 /** The table recording applied migrations. */

@@ -1,5 +1,5 @@
 /**
- * `ReceiptStore` on SQL (`chain_receipts`, migrations 0010 and 0022; `chain_quarantine`, 0015). `record` is one transaction: the
+ * `ReceiptStore` on SQL (`chain_receipts`, migrations 0010 and 0018; `chain_quarantine`, 0015). `record` is one transaction: the
  * receipt (`ON CONFLICT DO NOTHING` on `chain_receipts_once`, so a rescanned log writes nothing), the
  * payment's compare-and-set and the outbox events, all or nothing; `reverse` likewise marks a receipt
  * a reorganisation removed (`reversed_at`; only receipts not reversed are unique, so the transfer

@@ -1,5 +1,5 @@
 /**
- * `SignInThrottleStore` on SQL (`sign_in_attempts`, migration 0019). An attempt locks its buckets
+ * `SignInThrottleStore` on SQL (`sign_in_attempts`, migration 0017). An attempt locks its buckets
  * (in key order, so two attempts never wait on each other crosswise), refills them by the time
  * passed and takes one from each only when every one has one: concurrent attempts, in this process
  * or another, never take more than the buckets hold. Buckets full again are deleted as attempts

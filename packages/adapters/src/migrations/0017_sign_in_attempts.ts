@@ -1,12 +1,12 @@
 /**
- * Migration 0019: dashboard sign-in attempts (`SignInThrottleStore`), one token bucket per client
+ * Migration 0017: dashboard sign-in attempts (`SignInThrottleStore`), one token bucket per client
  * (its address, an IPv6 client's /64) and one for everyone, in the database so every API process
  * counts the same attempts. `full_at`: when the bucket is full again; rows past it are forgotten.
  *
  * @module
  */
 
-/** The statements of migration 0019, in order. */
+/** The statements of migration 0017, in order. */
 export const statements: ReadonlyArray<string> = [
   `CREATE TABLE sign_in_attempts (
     client text COLLATE "C" PRIMARY KEY,
