@@ -288,7 +288,7 @@ const send = async (world: World, c: Case): Promise<string | undefined> => {
   if (violation !== undefined) return `${label}: ${violation}`
   if (c.expect === undefined) return undefined
   const code = response.status >= 400 ? JSON.parse(text).code : undefined
-  // Every case is of an operation that exists, whatever its strings hold (contract §1).
+  // Every case is of an operation that exists, whatever its strings hold.
   if (response.status >= 400 && /^No operation/.test(JSON.parse(text).message)) return `${label}: answered no such operation: ${text.slice(0, 160)}`
   if (!c.expect.has(code)) return `${label}: expected ${[...c.expect].join(" or ")}, answered ${response.status} ${text.slice(0, 160)}`
   return undefined
@@ -486,7 +486,7 @@ const randomProperty = (world: World, operations: ReadonlyArray<Operation>) =>
     const text = await response.text()
     const violation = contractViolation(response, text)
     expect(violation, `${method} ${path.slice(0, 100)}${query.slice(0, 100)}`).toBeUndefined()
-    // An operation that exists is never "no such operation", whatever its path ids hold (contract §1).
+    // An operation that exists is never "no such operation", whatever its path ids hold.
     const dotOrEmpty = path.split("/").slice(1).some((s) => s === "" || s === "." || s === "..")
     const routable = r.unknownPath === undefined && r.otherMethod === undefined && !dotOrEmpty
     if (routable && response.status >= 400) expect(JSON.parse(text).message, `${method} ${path.slice(0, 100)}`).not.toMatch(/^No operation/)

@@ -17,7 +17,7 @@ export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("
   event: Schema.String
 }) {}
 
-// The only transitions (contract §6): from → event → to. One more than the contract lists: a
+// The only transitions (docs/api.md, statuses): from → event → to. One more than the specification lists: a
 // reorganisation of the chain deeper than its confirmations that removes the transfer a payment
 // succeeded with reopens it (`ChainReorged`), instead of reporting money that is not there.
 const transitions: { readonly [S in PaymentStatus]: Partial<Record<PaymentEvent["_tag"], PaymentStatus>> } = {

@@ -19,7 +19,7 @@ import { traced } from "./Traced.ts"
 
 /**
  * Whether a payment can be paid into a deposit address: `offered`; `needsData` when it reaches
- * its partner's data collection threshold (contract §5); `none` when no chain of the payment's mode
+ * its partner's data collection threshold (docs/api.md, data collection); `none` when no chain of the payment's mode
  * (`NetworkModes`) has a deposit factory.
  */
 export type DepositAvailability = "offered" | "needsData" | "none"
