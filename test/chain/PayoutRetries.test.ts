@@ -28,6 +28,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
 import { payoutJobs } from "../support/ChainJobs.ts"
+import { eventually } from "../support/Eventually.ts"
 import { expectError } from "../support/ExpectError.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../support/TestServer.ts"
@@ -40,17 +41,6 @@ const expectCode = (response: Parameters<typeof expectError>[0], code: ErrorCode
 const transferAbi = parseAbi(["function transfer(address to, uint256 value) returns (bool)"])
 const hash = /^0x[0-9a-f]{64}$/
 const topUp = 1_000_000n
-
-/** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
-const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
   const server = useTestServer(database, () => ({

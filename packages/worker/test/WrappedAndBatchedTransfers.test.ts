@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto"
 import { type Address, createWalletClient, encodeFunctionData, erc20Abi, getAddress, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { eventually } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
@@ -44,17 +45,6 @@ const sweepJob = depositSweepJob.pipe(
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>)),
   Layer.provide(Layer.succeed(PayoutSettings, fast))
 )
-
-/** Waits until `read` answers something `done` accepts; fails after `withinMs` with the last answer. */
-const eventually = async <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 /** Sends `data` to `to` from anvil account `index` and waits for it; throws if it reverted. */
 const sendCall = async (index: number, to: Address, data: Hex): Promise<Hex> => {
