@@ -60,6 +60,6 @@ export const make = Effect.fnUntraced(function*(
   // Shared: deposit sweeps send from the executor account too (one nonce sequence per account).
   const executor = yield* ExecutorSender.shared({ chainId, client, privateKey: settings.executorPrivateKey, rpcUrl: settings.rpcUrl })
   const domains = yield* TokenDomains.make({ chainId, client })
-  const gas = policyOf(settings.gas)
+  const gas = policyOf(settings.gas, settings.testnet)
   return { settings, chainId, chainNumber, client, executor, domains, gas, budget: makeBudget(chainId, gas) }
 })

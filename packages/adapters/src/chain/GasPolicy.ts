@@ -30,9 +30,9 @@ export const GasSettings = Schema.Struct({
   signatureCheck: Schema.optionalKey(GasAmount),
   /** The budget's window, seconds; default 3,600. */
   budgetWindowSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 30 * 86_400 })))),
-  /** Most executor gas (transaction gas limits) for one buyer within the window; default 1,500,000. */
+  /** Most executor gas (transaction gas limits) for one buyer within the window; default 10,000,000 on a real network. */
   budgetPerBuyer: Schema.optionalKey(GasAmount),
-  /** Most executor gas for everyone within the window; default 100,000,000. */
+  /** Most executor gas for everyone within the window; default 1,000,000,000 on a real network. */
   budgetTotal: Schema.optionalKey(GasAmount)
 })
 
@@ -43,20 +43,28 @@ export type GasSettings = typeof GasSettings.Type
 export type GasPolicy = { readonly [K in keyof GasSettings]-?: number }
 
 /**
- * The defaults: a transferWithAuthorization from an ordinary account takes about 60–90k gas, a
- * smart account's signature check adds some 10–100k (a passkey check without a precompile more);
- * a buyer gets about twenty attempts an hour; the total covers over a thousand payments an hour.
+ * The defaults on a real network: a transferWithAuthorization from an ordinary account takes about
+ * 60–90k gas, a smart account's signature check adds some 10–100k (a passkey check without a
+ * precompile more); a buyer gets over a hundred payments an hour (agents paying per request
+ * included), the total over ten thousand.
  */
 export const defaultGasPolicy: GasPolicy = {
   authorization: 300_000,
   signatureCheck: 200_000,
   budgetWindowSeconds: 3_600,
-  budgetPerBuyer: 1_500_000,
-  budgetTotal: 100_000_000
+  budgetPerBuyer: 10_000_000,
+  budgetTotal: 1_000_000_000
 }
 
-/** The policy of `settings` (a chain's `gas`, if any). */
-export const policyOf = (settings: GasSettings | undefined): GasPolicy => ({ ...defaultGasPolicy, ...settings })
+/**
+ * The policy of `settings` (a chain's `gas`, if any). A test network's gas has no value, so its
+ * budgets are unbounded unless set; the ceilings hold everywhere.
+ */
+export const policyOf = (settings: GasSettings | undefined, testnet: boolean): GasPolicy => ({
+  ...defaultGasPolicy,
+  ...(testnet ? { budgetPerBuyer: Number.POSITIVE_INFINITY, budgetTotal: Number.POSITIVE_INFINITY } : {}),
+  ...settings
+})
 
 /** Why the executor did not send: the operation's ceiling, the buyer's budget, the total budget, or its simulation reverts. */
 export type GasRefusal = "ceiling" | "buyer_budget" | "total_budget" | "reverts"
