@@ -145,17 +145,17 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
   })
 
   describe("request errors", () => {
-    it("answers 400 invalid_params for unknown operations under the partner paths", async () => {
-      expectError(await server.request("GET", "/v1/payments/x/y/z", { apiKey: partner.sandbox }), 400, "invalid_params")
-      expectError(await server.request("PUT", "/v1/payments", { apiKey: partner.sandbox }), 400, "invalid_params")
-      expectError(await server.request("GET", "/v1/refunds", { apiKey: partner.sandbox }), 400, "invalid_params")
+    it("answers 404 with the route family's not-found code for unknown operations under the partner paths", async () => {
+      expectError(await server.request("GET", "/v1/payments/x/y/z", { apiKey: partner.sandbox }), 404, "payment_not_found")
+      expectError(await server.request("PUT", "/v1/payments", { apiKey: partner.sandbox }), 404, "payment_not_found")
+      expectError(await server.request("GET", "/v1/refunds", { apiKey: partner.sandbox }), 404, "payment_not_found")
     })
 
     it("routes ids whose lower case is longer than they are (İ) to their operation's not-found, and paths are case-sensitive", async () => {
       // Found by the HTTP fuzz: a case-insensitive router lower-cased "İ" to two characters and lost the route.
       expectError(await server.request("GET", "/v1/payments/%C4%B0/status", { apiKey: partner.sandbox }), 404, "payment_not_found")
       expectError(await server.request("POST", "/v1/payments/%C4%B0/cancel", { apiKey: partner.sandbox }), 404, "payment_not_found")
-      expectError(await server.request("GET", `/V1/PAYMENTS/${paymentId}`, { apiKey: partner.sandbox }), 400, "invalid_params")
+      expectError(await server.request("GET", `/V1/PAYMENTS/${paymentId}`, { apiKey: partner.sandbox }), 404, "payment_not_found")
     })
 
     it("every answer carries Request-Id and Svc-Version", async () => {
