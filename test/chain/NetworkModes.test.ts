@@ -6,11 +6,10 @@
  * the worker, a sandbox key never sees, confirms, sweeps or pays out on Base, and a live key never
  * on Base Sepolia; a deployment with only Base refuses sandbox payments at creation.
  */
-import { Chain, GatewayServices, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { IdGenerator, OptionIds, Reconciliation } from "@paygate/domain"
-import { chainWatcher, defaultPayoutSettings, defaultWatcherSettings, depositSweepJob, PayoutSettings, WatcherSettings } from "@paygate/worker"
+import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
+import { OptionIds } from "@paygate/domain"
+import { defaultPayoutSettings, depositSweepJob, PayoutSettings } from "@paygate/worker"
 import { ConfigProvider, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { SecureRandom } from "effect/crypto"
 import { randomBytes } from "node:crypto"
 import { type Address, type Hex, toHex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -20,8 +19,9 @@ import { type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestPartner, type TestServer } from "../support/TestServer.ts"
 import { sendTokenTransfer } from "../support/TokenTransfer.ts"
 import { eventually as waitUntil } from "../support/Eventually.ts"
+import { watcherJob } from "../support/WatcherJob.ts"
 
-const { anvilAccount, ChainConfig, ChainSource, DepositAddresses, NetworkPresets, TransferLogs } = Chain
+const { anvilAccount, ChainConfig, ChainSource, DepositAddresses, NetworkPresets } = Chain
 
 const executor = anvilAccount(0)
 const collection = anvilAccount(9)
@@ -87,12 +87,7 @@ describe("Networks by mode (anvil at Base's and Base Sepolia's chain ids)", () =
     const configured = await server.run(Effect.gen(function*() {
       return yield* ChainConfig.ChainsConfig
     }))
-    const watcher = Layer.effectDiscard(Effect.forkScoped(chainWatcher(TransferLogs.watchedChains(configured)))).pipe(
-      Layer.provide(Reconciliation.layer),
-      Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-      Layer.provide(SecureRandom.layerWebCrypto),
-      Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
-    )
+    const watcher = watcherJob(configured)
     const sweeps = depositSweepJob.pipe(
       Layer.provide(Layer.mergeAll(SqlPersistence.layer, Chain.ViemDepositSweeper.layer)),
       Layer.provide(Layer.succeed(PayoutSettings, { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, retryMs: 200 }))
