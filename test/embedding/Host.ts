@@ -17,6 +17,7 @@ import {
   type PaymentRepository,
   Payments,
   type RefundRepository,
+  NetworkModes,
   Refunds,
   type SanctionsScreening
 } from "@paygate/domain"
@@ -36,11 +37,14 @@ export const useCases = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(Payments.layer),
   Layer.provideMerge(IdGenerator.layer),
-  Layer.provide(SecureRandom.layerWebCrypto)
+  Layer.provide(SecureRandom.layerWebCrypto),
+  // Which networks are test networks is the host's to say: sandbox payments use only those.
+  Layer.provide(Layer.succeed(NetworkModes, { modeOf: (chainId) => (chainId === sepolia ? "sandbox" : undefined) }))
 )
 
-const buyer = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
-const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+const sepolia = "eip155:11155111"
+const buyer = `${sepolia}:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`
+const usdc = `${sepolia}/erc20:0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238`
 
 /**
  * Creates, pays and refunds one payment of 12.50 USD for a merchant of `partnerId` (the host's
