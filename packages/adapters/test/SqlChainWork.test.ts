@@ -62,7 +62,7 @@ adapterSuite("SqlChainWork and the once-only commitments", (it) => {
       assert.deepStrictEqual(mine(yield* work.claim(100, 60_000)), [next.id])
     }).pipe(Effect.provide(SqlChainWork.layer)))
 
-  it.effect("an authorization or a transaction pays for one payment only", () =>
+  it.effect("an authorization or a transfer pays for one payment only; one transaction may carry several transfers", () =>
     Effect.gen(function*() {
       const merchant = yield* newMerchant(yield* newPartner())
       assert.isTrue((yield* confirmed(merchant, commitment(nonce(2)))).written)
@@ -70,7 +70,11 @@ adapterSuite("SqlChainWork and the once-only commitments", (it) => {
       assert.instanceOf(replay, DuplicateCommitment)
       const hash = `0x${"ab".repeat(32)}`
       assert.isTrue((yield* confirmed(merchant, commitment(nonce(3), hash))).written)
-      const sameTx = yield* Effect.flip(confirmed(merchant, commitment(nonce(4), hash.toUpperCase().replace("0X", "0x"))))
-      assert.instanceOf(sameTx, DuplicateCommitment)
+      // A multicall using two authorizations: two transfers in one transaction, each its own payment's.
+      const upper = hash.toUpperCase().replace("0X", "0x")
+      assert.isTrue((yield* confirmed(merchant, commitment(nonce(4), upper))).written)
+      // The same transfer (transaction and authorization) never pays a second payment, whatever its case.
+      const sameTransfer = yield* Effect.flip(confirmed(merchant, commitment(nonce(3), upper)))
+      assert.instanceOf(sameTransfer, DuplicateCommitment)
     }))
 })
