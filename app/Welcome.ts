@@ -44,9 +44,9 @@ export const welcome = (
     `    -H 'Content-Type: application/json' \\`,
     `    -d '{"amount":{"unit":"iso4217/USD","value":"1050"},"referenceId":"order-1"}'`,
     ``,
-    `Pay it in a browser: open the gatewayUrl of the answer (README: "Pay in the browser: the hosted checkout").`,
+    `Pay it in a browser: open the gatewayUrl of the answer (docs/accepting-payments.md, "The hosted checkout").`,
     ``,
-    `Or pay it as a wallet would, with anvil's well-known test account #1 (README: "Pay a sandbox payment"):`,
+    `Or pay it as a wallet would, with anvil's well-known test account #1 (docs/getting-started.md, "Pay a sandbox payment"):`,
     `  npm run pay -- <paymentId> --app-id ${ids.appId} --url ${baseUrl}`,
     ``
   )

@@ -15,10 +15,10 @@ const sources = (dir: string): ReadonlyArray<string> =>
     return name.endsWith(".ts") ? [path] : []
   })
 
-// The names in the first column of the README's "Environment variables" table.
-const readmeVariables = () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("### Environment variables"))
+// The names in the first column of docs/configuration.md's "Environment variables" table.
+const documentedVariables = () => {
+  const page = readFileSync(join(root, "docs", "configuration.md"), "utf8")
+  const section = page.slice(page.indexOf("## Environment variables"))
   const table = section.slice(0, section.indexOf("\n\n", section.indexOf("\n|")))
   return table.split("\n").filter((line) => line.startsWith("| `")).flatMap((line) =>
     [...line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]!)
@@ -26,8 +26,8 @@ const readmeVariables = () => {
 }
 
 describe("configuration", () => {
-  it("the README's table lists exactly the variables of Configuration, each once", () => {
-    const listed = readmeVariables()
+  it("docs/configuration.md's table lists exactly the variables of Configuration, each once", () => {
+    const listed = documentedVariables()
     expect(listed.length).toBe(new Set(listed).size)
     expect([...listed].sort()).toEqual([...Configuration.variables, ...nodeVariables].sort())
   })

@@ -84,8 +84,8 @@ describe("the Promise client against npm start", () => {
       .rejects.toThrow("is more than -1 s away from now")
   }, 60_000)
 
-  it("the README's example runs as written, as a plain Node script", async () => {
-    const result = await npm(["exec", "--", "node", "--input-type=module-typescript", "-e", readmeExample()], {
+  it("the example of docs/accepting-payments.md runs as written, as a plain Node script", async () => {
+    const result = await npm(["exec", "--", "node", "--input-type=module-typescript", "-e", documentedExample()], {
       PAYGATE_URL: service.url,
       PAYGATE_API_KEY: service.apiKey,
       MERCHANT_ID: service.merchantId
@@ -95,11 +95,12 @@ describe("the Promise client against npm start", () => {
   }, 60_000)
 })
 
-/** The first `ts` block after the README's "Promise client" heading, types stripped by Node. */
-const readmeExample = () => {
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
-  const section = readme.slice(readme.indexOf("### Merchant backends in plain TypeScript: the Promise client"))
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
-  if (code === undefined) throw new Error("no example in the README")
+/** The first `ts` block after the "Promise client" heading of docs/accepting-payments.md, types stripped by Node. */
+const documentedExample = () => {
+  const page = readFileSync(new URL("../docs/accepting-payments.md", import.meta.url), "utf8")
+  const heading = page.indexOf("## Merchant backends in plain TypeScript: the Promise client")
+  if (heading < 0) throw new Error("no Promise client section in docs/accepting-payments.md")
+  const code = /```ts\n([\s\S]*?)```/.exec(page.slice(heading))?.[1]
+  if (code === undefined) throw new Error("no example in docs/accepting-payments.md")
   return code
 }

@@ -1,7 +1,7 @@
 /**
  * Every environment variable paygate reads, in one place, typed with effect's `Config`: no other
- * module reads the environment (test/configuration.test.ts checks it, and that the README's table
- * lists exactly {@link variables}). Each package takes what it needs from here and keeps only its
+ * module reads the environment (test/configuration.test.ts checks it, and that the table of
+ * docs/configuration.md lists exactly {@link variables}). Each package takes what it needs from here and keeps only its
  * own decisions (how settings combine, what an unset value means for it).
  *
  * Values that are unset or blank where the service's behaviour has a fallback are `Option`s.
