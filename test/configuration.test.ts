@@ -1,4 +1,5 @@
 import { Configuration } from "@paygate/adapters"
+import { type Config, ConfigProvider, Effect } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -25,7 +26,47 @@ const documentedVariables = () => {
   )
 }
 
+// The default cell of the row that names `variable` in docs/configuration.md's table.
+const documentedDefault = (variable: string) => {
+  const page = readFileSync(join(root, "docs", "configuration.md"), "utf8")
+  const row = page.split("\n").find((line) => line.startsWith("| ") && line.split("|")[1]!.includes(`\`${variable}\``))
+  if (row === undefined) throw new Error(`docs/configuration.md has no row for ${variable}`)
+  return row.split("|")[3]!
+}
+
+// What Configuration answers for a variable nobody set.
+const unset = <A>(config: Config.Config<A>): A => Effect.runSync(config.parse(ConfigProvider.fromUnknown({})))
+
 describe("configuration", () => {
+  it("docs/configuration.md's defaults are what Configuration answers when a variable is unset", () => {
+    const { rateLimit, credentialCache, dashboardSessions, webhooks, payouts, tracing } = Configuration
+    const defaults: Record<string, unknown> = {
+      PAYGATE_DATA_DIR: unset(Configuration.dataDir),
+      PORT: unset(Configuration.port),
+      MAX_CONNECTIONS_PER_CLIENT: unset(Configuration.maxConnectionsPerClient),
+      ENVIRONMENT: unset(Configuration.environment),
+      IDEMPOTENCY_LEASE_MS: unset(Configuration.idempotencyLeaseMs),
+      RATE_LIMIT_PER_SECOND: unset(rateLimit).perSecond,
+      RATE_LIMIT_BURST: unset(rateLimit).burst,
+      RATE_LIMIT_MAX_BUCKETS: unset(rateLimit).maxBuckets,
+      CREDENTIAL_CACHE_SECONDS: unset(credentialCache).seconds,
+      CREDENTIAL_CACHE_MAX_ENTRIES: unset(credentialCache).maxEntries,
+      DASHBOARD_SESSION_IDLE_SECONDS: unset(dashboardSessions).idleSeconds,
+      DASHBOARD_SESSION_MAX_SECONDS: unset(dashboardSessions).maxSeconds,
+      DASHBOARD_SIGN_IN_CEILING_PER_MINUTE: unset(Configuration.dashboardSignInCeilingPerMinute),
+      LOCAL_CHAIN_PORT: unset(Configuration.localChainPort),
+      WORKER_IN_PROCESS: unset(Configuration.workerInProcess),
+      WEBHOOK_TIMEOUT_MS: unset(webhooks.timeoutMs),
+      WEBHOOK_ALLOW_PRIVATE: unset(webhooks.allowPrivate),
+      PAYOUT_MAX_ATTEMPTS: unset(payouts).maxAttempts,
+      OTEL_SERVICE_NAME: unset(tracing).serviceName,
+      OTEL_SDK_DISABLED: unset(tracing).disabled
+    }
+    for (const [variable, value] of Object.entries(defaults)) {
+      expect(documentedDefault(variable), variable).toContain(`\`${String(value)}\``)
+    }
+  })
+
   it("docs/configuration.md's table lists exactly the variables of Configuration, each once", () => {
     const listed = documentedVariables()
     expect(listed.length).toBe(new Set(listed).size)
