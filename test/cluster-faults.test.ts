@@ -1,5 +1,5 @@
 /**
- * Several API processes and several workers under faults (issue #12, part 3), with real processes:
+ * Several API processes and several workers under faults, with real processes:
  * 2 API processes + 2 worker processes + PostgreSQL (a fresh database on the `TEST_DATABASE_URL`
  * server) + one anvil with the EIP-3009 test token.
  *

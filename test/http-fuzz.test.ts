@@ -9,8 +9,8 @@ import { forEachDatabase, makeTestServer, type TestDatabase, type TestServer } f
 // - a table sends malformed strings to every string of every operation (each path id, each
 //   documented query parameter, each string of a well-shaped JSON body): NUL, lone surrogates,
 //   invalid percent-encodings and UTF-8, very long values; each must answer the contract's code
-//   (contract §1: a path id is the route's documented not-found, 404; §2: a query or body string
-//   params_validation; §11: a body over 64 KiB invalid_params);
+//   (API rules §8: a path id is the route's documented not-found, 404; §1: a query or body string
+//   params_validation; §7: a body over 64 KiB invalid_params);
 // - a fast-check property sends random malformed bodies, headers (non-ASCII bytes included), path
 //   segments and query strings to every operation (and to wrong methods and unknown paths);
 // - the table runs once more against a server with the request boundary's string checks removed
@@ -316,7 +316,7 @@ const tableCases = (world: World, operations: ReadonlyArray<Operation>): Readonl
       for (const [what, value] of Object.entries(bad)) {
         add(`path ${param} = ${what}`, pathOf(world, operation, { [param]: value }), body, operation.notFound)
       }
-      // Well-formed, so it reaches the lookup, which comes after the body's own checks (contract §2).
+      // Well-formed, so it reaches the lookup, which comes after the body's own checks (API rules §1).
       const afterBody = new Set([...operation.notFound, "invalid_params", "params_validation"])
       add(`path ${param} = id of 3000 chars`, pathOf(world, operation, { [param]: "x".repeat(3000) }), body, afterBody)
     }

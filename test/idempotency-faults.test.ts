@@ -1,5 +1,5 @@
 /**
- * Idempotency keys across process and database faults (issue #12, part 1), with real processes:
+ * Idempotency keys across process and database faults, with real processes:
  *
  * - A: an API process on PostgreSQL is killed with SIGKILL in the middle of a burst of merchant
  *   creates (a unique `Idempotency-Key` each, 16 in flight) and started again;
@@ -7,7 +7,7 @@
  *   test's own: `ThrowawayPostgres`), the API process staying up.
  *
  * Then, once the idempotency lease (`IDEMPOTENCY_LEASE_MS`, 3 s here) has passed, every request is
- * retried with its key and its exact body, twice. What a client must see (contract §9): every key
+ * retried with its key and its exact body, twice. What a client must see (API rules §5): every key
  * answers 200 with one paymentId on every answer, the retries after a completed answer replayed
  * (`Idempotent-Replayed: true`), no `idempotency_conflict` after the lease (a "stuck" key), no 500
  * once the database is back; and the database holds exactly one payment per key (by referenceId).

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { npm } from "./support/NpmStart.ts"
 import { repoRoot } from "./support/ServiceProcess.ts"
 
-// What npm itself prints in this repository (issue 15, item 12): `.npmrc` once set
+// What npm itself prints in this repository: `.npmrc` once set
 // `loglevel=silent`, so `npm install` printed nothing, not even its warnings and errors. The project
 // now sets no npm configuration: npm's warnings, errors and summaries are npm's usual lines, and
 // the JSON of the operator CLI is had alone with npm's own `-s`.

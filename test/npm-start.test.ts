@@ -1,5 +1,5 @@
 /**
- * `npm start` as a newcomer meets it (issue 15, items 1, 2 and 4), with the real command:
+ * `npm start` as a newcomer meets it, with the real command:
  * - port 3000 taken on the first start: one line saying so, no stack trace, nothing created (the
  *   next start on a free port is still the first one and prints the credentials);
  * - a second `npm start` on the same embedded database: one line naming the process that has it;
@@ -8,7 +8,7 @@
  * - the local chain answers on the same port after a restart and still has the payment's
  *   transaction, the token at the same address;
  * - amounts in major units, a currency no token is priced in, and a plain-HTTP return URL each
- *   say what is wrong (items 7 and 8).
+ *   say what is wrong.
  */
 import { mkdtemp, rm, stat } from "node:fs/promises"
 import { connect, createServer, type Server } from "node:net"
@@ -120,7 +120,7 @@ describe("npm start, as a newcomer meets it", () => {
     expect(refusal[0]).toMatch(new RegExp(`^paygate: the database in ${env.PAYGATE_DATA_DIR} is used by process \\d+: is paygate already running\\?$`))
     expect(second.output()).not.toMatch(/\n\s+at /)
 
-    // Creating payments as the README shows, and the three mistakes a newcomer makes (items 7, 8).
+    // Creating payments as the README shows, and the three mistakes a newcomer makes.
     const url = `http://127.0.0.1:${port}`
 
     // The local set-up listens on loopback only, and keeps its files to its owner.

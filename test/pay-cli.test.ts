@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPayment, npm, type StartedService, startService } from "./support/NpmStart.ts"
 
-// `npm run pay` as a developer meets it (issue 15, item 5): it could not pay a payment that needs
+// `npm run pay` as a developer meets it: it could not pay a payment that needs
 // buyer data (1000.00 and more), and `--help` or a wrong flag printed a parse stack trace.
 
 describe("npm run pay", () => {

@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { npm, type StartedService, startService } from "./support/NpmStart.ts"
 
-// A merchant backend in plain TypeScript, no Effect (issue 15, item 9): the Promise client over a
+// A merchant backend in plain TypeScript, no Effect: the Promise client over a
 // real socket against `npm start`, and its webhook helper on a real delivery.
 
 interface Received {

@@ -507,7 +507,7 @@ for (const store of stores) {
       expect(await sdkError(() => pay.getPaymentOptions({ paymentLink: paymentId, accounts: ["eip155:31337:nope"] }))).toMatch(
         /^Invalid request: 400: accounts\[0\]/
       )
-      // The SDK takes a non-WalletConnect URL as an opaque id: a gatewayUrl is not a payment id here (contract §1).
+      // The SDK takes a non-WalletConnect URL as an opaque id: a gatewayUrl is not a payment id here (API rules §8).
       expect(await sdkError(() => pay.getPaymentOptions({ paymentLink: `${pull.url}/checkout/${paymentId}`, accounts: [account] }))).toMatch(
         /^Payment not found: 404/
       )

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPayment, npm, type StartedService, startService } from "./support/NpmStart.ts"
 import { repoRoot } from "./support/ServiceProcess.ts"
 
-// Webhooks on a developer's machine (issue 15, item 6): registering http://127.0.0.1:… was refused
+// Webhooks on a developer's machine: registering http://127.0.0.1:… was refused
 // with no hint, and nothing forwarded events to a local URL. Here the real commands run against
 // `npm start`, and a local receiver checks every signature with the published `standardwebhooks`.
 

@@ -2,8 +2,8 @@
  * The wallet flow end to end on a real anvil chain, on PGlite and PostgreSQL: options → the wallet
  * signs the served EIP-3009 typed data (a viem local account) or sends the served transfer →
  * confirm → the executor (the worker's job, in-process here) submits and watches → succeeded,
- * with token balances checked on chain. Plus every confirm rule of contract §5 and the chain
- * outcomes of §6: RPC outage → stays processing then succeeds (a transfer that cannot go through:
+ * with token balances checked on chain. Plus every confirm rule of API rules §10 and the chain
+ * outcomes of §4: RPC outage → stays processing then succeeds (a transfer that cannot go through:
  * `FailedAuthorization.test.ts`).
  */
 import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
@@ -144,7 +144,7 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
       status: "processing",
       isFinal: false,
       pollInMs: 1000,
-      // Contract §5: no info until the executor has sent the transfer (txId is never null).
+      // API rules §10: no info until the executor has sent the transfer (txId is never null).
       info: null
     })
     expect(await waitFor(paymentId, "succeeded")).toEqual({ status: "succeeded", isFinal: true, pollInMs: null })

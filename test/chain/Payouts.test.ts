@@ -1,6 +1,6 @@
 /**
- * Settlements and refunds end to end on a real anvil chain, on PGlite and PostgreSQL (contract §6,
- * §8, §10): a payment paid on chain (wallet flow and executor) is forwarded to the merchant's crypto
+ * Settlements and refunds end to end on a real anvil chain, on PGlite and PostgreSQL (API rules §4,
+ * §11, §6): a payment paid on chain (wallet flow and executor) is forwarded to the merchant's crypto
  * settlement destination or refunded to the payer by the payout jobs (in-process here), with
  * token balances checked on chain. Plus an RPC outage during a payout, a transfer recorded but
  * never broadcast (a crash), two workers on the same payouts, and a payout that reverts.

@@ -218,7 +218,7 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
   }, 300_000)
 
   it("shows a priced option's rate expiry and re-quotes it when it runs out", async () => {
-    // EUR is priced through the test feed: the quote has an expiry (contract §6: 5 minutes).
+    // EUR is priced through the test feed: the quote has an expiry (API rules §4: 5 minutes).
     const payment = await world.createPayment({ currency: "EUR", value: "1250" })
     const probe = await checkout(payment, { clock: true })
     const { page } = probe
@@ -286,7 +286,7 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     )
     expect(await page.locator(".countdown").count()).toBe(0)
     await shoot(page, "checkout-cancelled")
-    // The Merchant API reports a buyer's cancellation as failed (contract §6).
+    // The Merchant API reports a buyer's cancellation as failed (API rules §4).
     expect(await world.merchantStatus(payment.paymentId)).toEqual({ status: "failed", isFinal: true })
     await expectClean(probe)
   }, 120_000)

@@ -7,7 +7,7 @@ const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 const buyer = "0x1a2B3c4D5e6F7a8B9c0D1e2F3a4B5c6D7e8F9a0B"
 const collector = "0x9F8e7D6c5B4a39281706f5E4d3C2b1A0F9e8D7c6"
 
-/** EIP-712 typed data of an EIP-3009 `TransferWithAuthorization` (contract §5, pull payments). */
+/** EIP-712 typed data of an EIP-3009 `TransferWithAuthorization` (API rules §10, pull payments). */
 const transferWithAuthorization = {
   types: {
     EIP712Domain: [

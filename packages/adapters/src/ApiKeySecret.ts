@@ -1,5 +1,5 @@
 /**
- * API key secrets (contract §1, §3): `sk_live_` / `sk_test_` (partner) or `wk_live_` / `wk_test_`
+ * API key secrets (API rules §8, §2): `sk_live_` / `sk_test_` (partner) or `wk_live_` / `wk_test_`
  * (wallet) followed by 32 random bytes in base64url. Only {@link hashSecret} of the whole secret
  * is ever stored; the HTTP layer hashes presented keys with the same function.
  *

@@ -55,7 +55,7 @@ export const UseCases = Layer.mergeAll(
   ReceiptRefunds.layer
 )
 
-/** Webhook endpoints, deliveries and redelivery (contract §10), their adapters and settings from configuration. */
+/** Webhook endpoints, deliveries and redelivery (API rules §6), their adapters and settings from configuration. */
 export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
 
 /**

@@ -73,7 +73,7 @@ export const walletOrigins = Config.schema(
   name("WALLET_ORIGINS")
 ).pipe(Config.map(originsOf), Config.withDefault([] as ReadonlyArray<string>))
 
-/** `ENVIRONMENT`: `staging` deployments refuse live keys (contract §3). */
+/** `ENVIRONMENT`: `staging` deployments refuse live keys (API rules §2). */
 export const environment = Config.Literals(["production", "staging"], name("ENVIRONMENT")).pipe(Config.withDefault("production"))
 
 /** How long an unanswered idempotency key is held by its request when `IDEMPOTENCY_LEASE_MS` is unset. */
@@ -187,7 +187,7 @@ export const webhooks = {
   secretKey: optionalSecret("WEBHOOK_SECRET_KEY"),
   /** `WEBHOOK_TIMEOUT_MS`: how long a delivery attempt may take. */
   timeoutMs: Config.Int(name("WEBHOOK_TIMEOUT_MS")).pipe(Config.withDefault(15_000)),
-  /** `WEBHOOK_RETRY_SCHEDULE_MS`: comma-separated delays; unset or blank, contract §10's. */
+  /** `WEBHOOK_RETRY_SCHEDULE_MS`: comma-separated delays; unset or blank, API rules §6's. */
   retryScheduleMs: optionalString("WEBHOOK_RETRY_SCHEDULE_MS"),
   /** `WEBHOOK_ALLOW_PRIVATE`: allow endpoints on private addresses (development). */
   allowPrivate: Config.Boolean(name("WEBHOOK_ALLOW_PRIVATE")).pipe(Config.withDefault(false))

@@ -43,7 +43,7 @@ export class CredentialAdminError extends Schema.TaggedError<CredentialAdminErro
   message: Schema.String
 }) {}
 
-/** `createPartner` input; `pinnedVersion` defaults to the newest stable version (contract §4). */
+/** `createPartner` input; `pinnedVersion` defaults to the newest stable version (API rules §3). */
 export interface CreatePartnerInput {
   readonly name: string
   readonly pinnedVersion?: string | undefined
@@ -81,7 +81,7 @@ export interface MerchantFilter {
 
 const stableVersions = publishedVersions.filter(isPinnableVersion).join(", ")
 
-/** Why `version` cannot be pinned (contract §4: published stable versions only), or `undefined`. */
+/** Why `version` cannot be pinned (API rules §3: published stable versions only), or `undefined`. */
 const pinRefusal = (version: string): string | undefined => {
   if (isPinnableVersion(version)) return undefined
   if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}(\.preview)?$/.test(version)) {

@@ -82,7 +82,7 @@ export const startEmbedded = (options: EmbeddedOptions) =>
         }
         let db: PGlite | undefined
         try {
-          // Loaded here, not at import: a process on PostgreSQL never needs them (about 9 MB resident).
+          // Loaded here, not at import: a process on PostgreSQL never needs them.
           const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
             import("@electric-sql/pglite"),
             import("@electric-sql/pglite-socket")

@@ -1,5 +1,5 @@
 /**
- * The gateway's options and fetch operations (contract §5) over the configured chains:
+ * The gateway's options and fetch operations (API rules §10) over the configured chains:
  * `PaymentOptions` with the SQL quote store, the chain catalog and wallet actions, the configured
  * price oracle, and the three settings a host chooses ({@link GatewaySettings}): the chains
  * (`ChainsConfig`), the option id secret (`OptionIds`) and the sanctions list.

@@ -1,7 +1,7 @@
 /**
  * Cryptographically secure random bytes drawn from a pool refilled 4 KiB at a time
  * (`crypto.randomFillSync`), instead of one system call per draw: every request takes a few
- * (its request id, new resource ids), and one call each was about 3 % of a request's CPU. Node's
+ * (its request id, new resource ids), and a system call each is a visible part of its CPU. Node's
  * own `crypto.randomUUID` caches its entropy the same way. Each draw returns fresh bytes that
  * are never handed out again.
  *

@@ -1,6 +1,6 @@
 /**
  * `IdempotencyStore` on SQL (`idempotency_keys`, primary key `(partner_id, route, key)`), with
- * the semantics of contract §9 and of the domain's in-memory store:
+ * the semantics of API rules §5 and of the domain's in-memory store:
  *
  * - `claim` inserts an in-flight row (`status_code` NULL) kept 24 hours from the claim, held by a
  *   fresh `lease_token` until `lease_until` (`IDEMPOTENCY_LEASE_MS`, default 30 s). The insert is
@@ -44,7 +44,7 @@ const spans = {
   completing: traced("SqlIdempotencyStore.completing")
 }
 
-/** How long a key is remembered from its claim (contract §9: 24 hours). */
+/** How long a key is remembered from its claim (API rules §5: 24 hours). */
 export const retentionMillis = 24 * 60 * 60 * 1000
 
 /** How long an unanswered key is held by its request by default (`IDEMPOTENCY_LEASE_MS`). */

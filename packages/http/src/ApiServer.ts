@@ -38,8 +38,7 @@ export const host = Effect.gen(function*() {
 // Up to 16 services are added on top of it before it is copied flat (effect's default is 8): a
 // request adds about a dozen (the Node server and HttpEffect 4, RequestMiddleware 4, the router 2,
 // the authentication 2) before HttpApiBuilder merges the route's context into it, which makes a flat
-// copy anyway. At 8 the router's first addition copied the request's context once more: 3 of the 52 KiB
-// a status request allocated (bench, BENCH_ALLOC=1).
+// copy anyway. At 8 the router's first addition copied the request's context once more.
 const withoutApplication = (context: Context.Context<never>) => {
   const kept = new Map<string, unknown>()
   for (const [key, service] of context.mapUnsafe) if (!key.startsWith("@paygate/")) kept.set(key, service)

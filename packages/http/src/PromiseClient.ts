@@ -38,7 +38,7 @@ export class PaygateError extends Error {
 
 /** Per-call options of the Promise client. */
 export interface CallOptions {
-  /** Sent as `Idempotency-Key` (contract §9): retrying with the same key is safe. */
+  /** Sent as `Idempotency-Key` (API rules §5): retrying with the same key is safe. */
   readonly idempotencyKey?: string | undefined
   /** Sent as `Merchant-Id` for this call (Merchant API), instead of the client's. */
   readonly merchantId?: string | undefined

@@ -1,5 +1,5 @@
 /**
- * Checking a webhook request on the receiving side (contract §10, Standard Webhooks): the
+ * Checking a webhook request on the receiving side (API rules §6, Standard Webhooks): the
  * `webhook-signature` must hold the `v1` HMAC of `webhook-id.webhook-timestamp.body` under the
  * endpoint's secret, and the timestamp must be recent (replays of old requests are refused).
  * Signing uses the service's own {@link sign}, so both sides compute the same bytes.

@@ -49,7 +49,7 @@ export const withRequestHeaders = (headers: Readonly<Record<string, string>>) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.updateService(effect, RequestHeaders, (current) => ({ ...current, ...headers }))
 
-/** Sends `Idempotency-Key: key` with the requests of the wrapped effect (contract §9). */
+/** Sends `Idempotency-Key: key` with the requests of the wrapped effect (API rules §5). */
 export const withIdempotencyKey = (key: string) => withRequestHeaders({ "idempotency-key": key })
 
 const definedHeaders = (options: PaygateClientOptions): Record<string, string> => {

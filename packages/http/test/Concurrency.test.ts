@@ -38,7 +38,7 @@ forEachDatabase("Partner API: concurrent requests", (database) => {
     const created = responses.filter((r) => r.status === 201)
     const others = responses.filter((r) => r.status !== 201)
     expect(created.length).toBeGreaterThanOrEqual(1)
-    // While the first is in flight, a retry is a conflict (contract §9); once it completed, a replay.
+    // While the first is in flight, a retry is a conflict (API rules §5); once it completed, a replay.
     for (const response of others) expect({ status: response.status, code: response.body.code }).toEqual({ status: 409, code: "idempotency_conflict" })
     expect(created.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
     expect(new Set(created.map((r) => r.text)).size).toBe(1)

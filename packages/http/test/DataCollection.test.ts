@@ -1,5 +1,5 @@
 /**
- * Buyer data collection (contract §5) over HTTP on a real anvil chain, on PGlite and PostgreSQL:
+ * Buyer data collection (API rules §10) over HTTP on a real anvil chain, on PGlite and PostgreSQL:
  * options carry `collectData` at and above the partner's threshold (default 1000.00, or the one
  * the operator CLI sets), the preview version sends `fields` empty, the data collection page's
  * submission is validated with the real JSON Schema validator and stored encrypted, and a confirm

@@ -5,7 +5,7 @@ import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/
 import { expectError } from "../../../test/support/ExpectError.ts"
 
 // The gateway operations that need no chain (read, status with long poll, cancel) and every
-// code of the gateway's authentication (contract §3, §5).
+// code of the gateway's authentication (API rules §2, §10).
 
 interface App {
   readonly appId: string
@@ -64,7 +64,7 @@ forEachDatabase("Gateway API", (database) => {
   describe("authentication", () => {
     const path = "/v1/gateway/payment/pay_x"
 
-    it("answers each contract §3 code", async () => {
+    it("answers each API rules §2 code", async () => {
       expectError(await server.request("GET", path), 401, "missing_auth_headers")
       expectError(await server.request("GET", path, { headers: { "client-id": "c" } }), 401, "missing_app_id")
       expectError(await server.request("GET", path, { headers: { "app-id": sandboxApp.appId } }), 401, "missing_client_id")

@@ -1,5 +1,5 @@
 /**
- * The gateway's options and fetch operations (contract §5) on a real anvil chain (`LocalChain`:
+ * The gateway's options and fetch operations (API rules §10) on a real anvil chain (`LocalChain`:
  * TUSDC, an EIP-3009 token pegged to USD) and PGlite: option shape byte for byte, reuse and
  * refresh, payment info, every error code, and the served typed data signed by a wallet and
  * accepted by the chain gateway's verification. A second server accepts TUSDC as a push token

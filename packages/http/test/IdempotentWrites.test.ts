@@ -1,5 +1,5 @@
 /**
- * A POST's change and its idempotent answer commit together (issue #12): a request that outlived
+ * A POST's change and its idempotent answer commit together: a request that outlived
  * its lease, while a retry took its key over, changes nothing, so the retry's change is the only
  * one. Made certain with a table lock on a PostgreSQL database (PGlite runs one session at a time,
  * where a held lock would stop the requests before their claims): both requests claim the key,

@@ -6,8 +6,8 @@ const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 const wallet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 /**
- * Another partner's (or the other mode's) data is reported exactly as missing data (contract §2,
- * §3): every read and write answers the not-found code, and nothing changes.
+ * Another partner's (or the other mode's) data is reported exactly as missing data (API rules §1,
+ * §2): every read and write answers the not-found code, and nothing changes.
  */
 forEachDatabase("Partner API: isolation between partners and modes", (database) => {
   const server = useTestServer(database)

@@ -99,7 +99,7 @@ forEachDatabase("Partner API: payments", (database) => {
       for (const body of cases) expectError(await post("/v1/payments", body), 400, "params_validation")
     })
 
-    it("checks the body before the merchant (contract §2 order)", async () => {
+    it("checks the body before the merchant (API rules §1 order)", async () => {
       expectError(await post("/v1/payments", { merchantId: "mer_unknown", amount: usd("0"), referenceId: "r" }), 400, "params_validation")
     })
 

@@ -1,5 +1,5 @@
 /**
- * The deposit sweep job (issue #17): leases deposits whose sweep is due (`FOR UPDATE SKIP
+ * The deposit sweep job: leases deposits whose sweep is due (`FOR UPDATE SKIP
  * LOCKED`, so any number of workers share them) and advances them together through
  * `DepositSweeps` — follow recorded sweeps, sweep the rest in batches, one transaction of the
  * executor per token and batch — then releases each with its next check: right away once swept

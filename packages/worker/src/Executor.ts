@@ -1,5 +1,5 @@
 /**
- * The executor job (contract §6): claims `processing` payments whose chain work is due (leases on
+ * The executor job (API rules §4): claims `processing` payments whose chain work is due (leases on
  * the payments, `FOR UPDATE SKIP LOCKED`, so any number of workers share them) and advances each
  * through `Executions` — submit the signed authorization once, then watch the transaction until
  * the chain's required confirmations decide `succeeded` or `failed`. A payment still on its way

@@ -1,5 +1,5 @@
 /**
- * The payout jobs (contract §6 and §8): transfers out of each chain's collection address.
+ * The payout jobs (API rules §4 and §11): transfers out of each chain's collection address.
  *
  * - **settlement decisions**: every `pollIntervalMs`, decides the settlement of payments that
  *   succeeded (`SettlementDecisions`): a settlement payout to the merchant's destination for the

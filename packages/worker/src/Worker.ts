@@ -8,7 +8,7 @@
  *   per claim, skipping endpoints it is already busy with), sends each in its own fiber with at
  *   most `perEndpointConcurrency` in flight per endpoint and `concurrency` in all, so a slow or
  *   failing endpoint holds only its own slots and never delays the others; each attempt is
- *   recorded with its next retry (contract §10) and counted in `paygate_webhook_deliveries_total`
+ *   recorded with its next retry (API rules §6) and counted in `paygate_webhook_deliveries_total`
  *   (`ProcessMetrics`).
  * - **expiry**: every `expiryIntervalMs`, moves `requires_action` payments past `expiresAt` to
  *   `expired` through `Payments.expire` (which writes `payment.expired`).

@@ -1,5 +1,5 @@
 /**
- * The delivery log shows what the receiver answered (issue #13): a real receiver answers JSON, an
+ * The delivery log shows what the receiver answered: a real receiver answers JSON, an
  * HTML error page, nothing, a huge body and binary bytes with NUL; the worker keeps at most 2 KiB
  * of each as text and the partner API shows it with the request's (non-secret) headers, on
  * PGlite and on PostgreSQL when `TEST_DATABASE_URL` is set.

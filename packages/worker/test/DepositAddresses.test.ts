@@ -1,5 +1,5 @@
 /**
- * Per-payment deposit addresses on anvil (issue #17), on PGlite and PostgreSQL: the gateway's
+ * Per-payment deposit addresses on anvil, on PGlite and PostgreSQL: the gateway's
  * deposit operation, a plain `transfer` from an account that never talks to the service paying a
  * payment (same events as any payment, funds swept to the collection address and settled to the
  * merchant's destination), under-, over- and late payments into a deposit address, two payments

@@ -1,5 +1,5 @@
 /**
- * The SSRF guard at registration (contract §10), on a server WITHOUT the private-address
+ * The SSRF guard at registration (API rules §6), on a server WITHOUT the private-address
  * allowance (`WEBHOOK_ALLOW_PRIVATE` unset): loopback, private, link-local, CGNAT, metadata,
  * unique-local and unspecified addresses are refused in every mode and in every spelling, and so
  * is a host name that resolves to loopback. (Delivery-time checks are in Webhooks.test.ts.)

@@ -1,5 +1,5 @@
 /**
- * The domain's `WalletActions` port on eip155 chains (contract §5):
+ * The domain's `WalletActions` port on eip155 chains (API rules §10):
  *
  * - pull: one `walletRpc` action, `eth_signTypedData_v4` with `[buyer address, typed data JSON]`; the
  *   EIP-712 domain is read from the token (cached, see `TokenDomains.ts`);

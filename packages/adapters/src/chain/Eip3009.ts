@@ -84,8 +84,8 @@ const walletTypes = {
 
 /**
  * The JSON text of the typed data, the second parameter of `eth_signTypedData_v4`: `value` as a
- * decimal string (token amounts exceed JSON's safe integers), the times as numbers, as in contract
- * §5 and the wire examples.
+ * decimal string (token amounts exceed JSON's safe integers), the times as numbers, as in API rules
+ * §10 and the wire examples.
  */
 export const transferWithAuthorizationJson = (domain: TokenDomain, message: TransferAuthorization): string =>
   JSON.stringify({

@@ -1,5 +1,5 @@
 /**
- * Push payments (contract §5 "Push payments"): the buyer's wallet sends an ERC-20
+ * Push payments (API rules §10 "Push payments"): the buyer's wallet sends an ERC-20
  * `transfer(collectionAddress, value)` whose calldata carries the 16-byte payment reference appended
  * after the ABI-encoded arguments. Tokens ignore trailing calldata, so the transfer works as usual and
  * the reference identifies the payment on chain.

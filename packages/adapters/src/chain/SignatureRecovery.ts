@@ -1,13 +1,13 @@
 /**
  * ECDSA public-key recovery (who signed this hash?), off the event loop.
  *
- * Recovering a secp256k1 signer in pure JavaScript (viem / noble-curves) costs ≈ 4 ms of CPU: done
- * on the main thread, 50 confirms at once would stall every request for 200 ms. {@link layerWorkers}
+ * Recovering a secp256k1 signer in pure JavaScript (viem / noble-curves) costs milliseconds of CPU:
+ * done on the main thread, a burst of confirms would stall every other request. {@link layerWorkers}
  * runs recoveries on a small pool of `node:worker_threads` workers instead; the main thread only
  * hashes the typed data (microseconds) and posts 100 bytes. {@link layerInline} recovers on the
  * calling thread, for scripts and tests that do not care.
  *
- * Each worker is a V8 isolate of its own (about 35 MB resident once busy), so the pool starts empty
+ * Each worker is a V8 isolate of its own (tens of megabytes resident once busy), so the pool starts empty
  * and starts a worker only when every running one is busy, up to its size; a process that never
  * recovers a signature runs none. Each worker's heap is capped small ({@link workerLimits}).
  *
@@ -31,7 +31,7 @@ export class SignatureRecoveryWorkerError extends Schema.TaggedError<SignatureRe
   { message: Schema.String }
 ) {}
 
-/** Recovery on the calling thread: simple, but blocks the event loop ≈ 4 ms per call. */
+/** Recovery on the calling thread: simple, but blocks the event loop for each call. */
 export const layerInline: Layer.Layer<SignatureRecovery> = Layer.succeed(
   SignatureRecovery,
   SignatureRecovery.of({
@@ -59,8 +59,7 @@ const workerUrl = new URL("./SignatureRecoveryWorker.ts", import.meta.url)
 
 /**
  * A worker only holds a few messages at a time: a small young generation keeps its resident size
- * down. What one worker added to the process after 3,000 recoveries: 34 MB with 2 MB, 40 MB with
- * 8 MB (and 45 MB when the worker imported viem; 77 MB with V8's defaults).
+ * down.
  */
 export const workerLimits = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 }
 

@@ -54,7 +54,7 @@ export const statements: ReadonlyArray<string> = [
     updated_at bigint NOT NULL,
     CONSTRAINT merchants_id_partner_mode UNIQUE (id, partner_id, mode)
   )`,
-  // Contract §8: an active merchant's name is unique per partner (and mode), case-insensitively.
+  // API rules §11: an active merchant's name is unique per partner (and mode), case-insensitively.
   `CREATE UNIQUE INDEX merchants_active_name ON merchants (partner_id, mode, lower(name)) WHERE NOT deleted`,
   `CREATE INDEX merchants_listing ON merchants (partner_id, mode, created_at, id)`,
   // A payment's merchant belongs to the same partner and mode (composite foreign key).
@@ -118,7 +118,7 @@ export const statements: ReadonlyArray<string> = [
     updated_at bigint NOT NULL,
     CONSTRAINT crypto_settlements_merchant_asset UNIQUE (merchant_id, asset)
   )`,
-  // Contract §9. `partner_id` is the credential's owner (a partner id, or whatever the HTTP layer
+  // API rules §5. `partner_id` is the credential's owner (a partner id, or whatever the HTTP layer
   // scopes gateway keys by), so it has no foreign key. A row with a NULL status is in flight.
   `CREATE TABLE idempotency_keys (
     partner_id text COLLATE "C" NOT NULL,

@@ -1,5 +1,5 @@
 /**
- * Migration 0002: webhook endpoints and their deliveries (contract §10). Same conventions as
+ * Migration 0002: webhook endpoints and their deliveries (API rules §6). Same conventions as
  * 0001: ids `text COLLATE "C"`, times in Unix milliseconds (`bigint`), enumerations checked.
  *
  * - `webhook_endpoints.secret_ciphertext`: the signing secret, AES-256-GCM encrypted (see

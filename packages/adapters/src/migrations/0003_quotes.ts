@@ -1,5 +1,5 @@
 /**
- * Migration 0003: the quotes handed out as payment options (contract §5). Same conventions as
+ * Migration 0003: the quotes handed out as payment options (API rules §10). Same conventions as
  * 0001: ids `text COLLATE "C"`, times in Unix milliseconds (`bigint`).
  *
  * - `option_id`: the signed option id (issued by this service, so of bounded length).

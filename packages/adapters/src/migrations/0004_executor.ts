@@ -1,5 +1,5 @@
 /**
- * Migration 0004: the executor's queue and the one-payment-per-authorization rule (contract §5, §6).
+ * Migration 0004: the executor's queue and the one-payment-per-authorization rule (API rules §10, §4).
  *
  * - `chain_due_at` / `chain_lease_until` (Unix ms): when a `processing` payment's chain work is next
  *   due, and until when a worker holds it. Both NULL mean "due now, not held", so a confirm needs

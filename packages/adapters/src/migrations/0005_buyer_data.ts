@@ -1,5 +1,5 @@
 /**
- * Migration 0005: buyer data collection (travel rule, contract §5). Same conventions as 0001.
+ * Migration 0005: buyer data collection (travel rule, API rules §10). Same conventions as 0001.
  *
  * - `buyer_data`: the data one account provided for one payment, validated before it is written,
  *   encrypted (`data`: `v1.<nonce>.<ciphertext‖tag>` of `AtRestCipher`, bound to the payment and

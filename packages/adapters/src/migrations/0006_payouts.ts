@@ -1,6 +1,6 @@
 /**
  * Migration 0006: payouts, the transfers out of the collection address (settlements and refunds,
- * contract §6 and §8), and the settlement decision of each succeeded payment.
+ * API rules §4 and §11), and the settlement decision of each succeeded payment.
  *
  * - `payouts`: one row per (payment, kind). `signed_tx` / `tx_hash` hold the current attempt's
  *   transaction, recorded before it is broadcast (sent once); `due_at` / `lease_until` (Unix ms)

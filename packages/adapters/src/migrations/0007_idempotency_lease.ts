@@ -1,5 +1,5 @@
 /**
- * Migration 0007: in-flight idempotency keys are leased (contract §9), so that no crash, timeout
+ * Migration 0007: in-flight idempotency keys are leased (API rules §5), so that no crash, timeout
  * or lost connection leaves a key answering `idempotency_conflict` for the 24 hours it is kept.
  *
  * - `lease_token`, `lease_until` (Unix ms): the holder of an unanswered key and until when. A claim

@@ -1,5 +1,5 @@
 /**
- * Migration 0013: per-payment deposit addresses (issue #17). Same conventions as 0001 (ids
+ * Migration 0013: per-payment deposit addresses. Same conventions as 0001 (ids
  * `text COLLATE "C"`, times in Unix milliseconds).
  *
  * - `deposit_addresses`: every deposit address handed out, one per (payment, chain) and never

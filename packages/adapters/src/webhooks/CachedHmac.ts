@@ -2,8 +2,7 @@
  * `Mac` on `node:crypto` for webhook signing, with each secret's `KeyObject` kept.
  *
  * `NodeCrypto.layerMac` passes the key bytes to `createHmac`, which imports them into a new
- * `KeyObject` for every tag: most of an HMAC-SHA256 over a webhook body (about 12 µs of 15 µs
- * measured here). The worker signs every attempt with one of a few endpoint secrets, so the
+ * `KeyObject` for every tag: most of the cost of an HMAC-SHA256 over a webhook body. The worker signs every attempt with one of a few endpoint secrets, so the
  * imported keys of the last 1,024 secrets are kept (secrets the process holds in memory anyway).
  *
  * @module

@@ -2,7 +2,7 @@
  * `WebhookTransport` on Node's `http`/`https`: one POST per attempt, redirects never followed
  * (a 3xx is just an answer), the whole exchange bounded by the request's time limit.
  *
- * SSRF guard at delivery (contract §10): the host is resolved here, once, with `dns.lookup`;
+ * SSRF guard at delivery (API rules §6): the host is resolved here, once, with `dns.lookup`;
  * unless private addresses are allowed, any resolved address that is not public refuses the
  * delivery (nothing is sent); the connection then goes to exactly the address that was checked
  * (the `lookup` of the request is pinned to it), so a DNS answer that changes between the check

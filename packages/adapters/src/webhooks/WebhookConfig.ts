@@ -6,7 +6,7 @@
  *   at registration and at delivery. Meant for development and tests; never in production.
  *   Without it, sandbox endpoints may still use plain HTTP (to public addresses only).
  * - `WEBHOOK_RETRY_SCHEDULE_MS` (optional): comma-separated retry delays in milliseconds instead of
- *   contract §10's (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; ±10% jitter either way).
+ *   API rules §6's (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; ±10% jitter either way).
  * - `WEBHOOK_TIMEOUT_MS` (default 15000): how long a receiver has to answer.
  *
  * @module

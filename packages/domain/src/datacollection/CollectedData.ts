@@ -5,7 +5,7 @@ export interface CollectedDataField {
 }
 
 /**
- * Buyer data a wallet sends along with its confirm (contract §5 data collection), one value per
+ * Buyer data a wallet sends along with its confirm (API rules §10 data collection), one value per
  * field of the form; `buyerDataFromFields` reads it as the schema's JSON object.
  */
 export interface CollectedData {

@@ -1,7 +1,7 @@
 import { splitDecimal } from "../money/Decimal.ts"
 
 /**
- * The contract's default data collection threshold (§5): 1000.00 in the payment's currency. A
+ * The default data collection threshold (API rules §6): 1000.00 in the payment's currency. A
  * threshold is a plain decimal in the currency's major units, so one partner setting applies to
  * every currency (1000 USD, 1000 JPY, 1000 KWD).
  */

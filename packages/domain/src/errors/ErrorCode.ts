@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * Every error code of the service and its HTTP status (contract §2).
+ * Every error code of the service and its HTTP status (API rules §1).
  * This table is the only place that maps a code to a status.
  */
 export const errorStatuses = {

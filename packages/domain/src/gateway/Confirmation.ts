@@ -7,7 +7,7 @@ export interface WalletRpcResult {
 }
 
 /**
- * A wallet's confirm of an option (contract §5): the option id it was given, the results of the
+ * A wallet's confirm of an option (API rules §10): the option id it was given, the results of the
  * option's actions in their order, and the buyer data it collected itself, if any.
  */
 export interface Confirmation {

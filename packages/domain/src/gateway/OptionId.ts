@@ -49,7 +49,7 @@ const fromBase64Url = (text: string): Uint8Array | undefined => {
 const foreign = () => new InvalidParams({ message: "The option id is not one this service issued for this payment." })
 
 /**
- * Option ids (contract §5): opaque to wallets, tamper-proof (HMAC-SHA256 over the encoded claims),
+ * Option ids (API rules §10): opaque to wallets, tamper-proof (HMAC-SHA256 over the encoded claims),
  * verified in constant time. A tampered, truncated or foreign id is `invalid_params`.
  */
 export class OptionIds extends Context.Service<OptionIds, {

@@ -4,7 +4,7 @@ import { encodeIdBody } from "./Crockford.ts"
 import { type IdKind, type IdTypes, idPrefixes } from "./Ids.ts"
 
 /**
- * Makes new resource ids (contract §1): prefix + 26 Crockford base32 characters, time-ordered,
+ * Makes new resource ids (API rules §8): prefix + 26 Crockford base32 characters, time-ordered,
  * with 80 bits from a cryptographically secure source. Time comes from `Clock` and randomness
  * from `SecureRandom`, so tests get deterministic ids by providing seeded versions of both.
  */

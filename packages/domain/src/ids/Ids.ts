@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Id prefixes of contract §1, one per resource kind. */
+/** Id prefixes of API rules §8, one per resource kind. */
 export const idPrefixes = {
   payment: "pay",
   merchant: "mer",
@@ -17,7 +17,7 @@ export const idPrefixes = {
 /** A resource kind that has an id. */
 export type IdKind = keyof typeof idPrefixes
 
-// Input acceptance is wider than what we generate (contract §1): any 1–64 alphanumerics.
+// Input acceptance is wider than what we generate (API rules §8): any 1–64 alphanumerics.
 const idPattern = (prefix: string) =>
   Schema.String.pipe(Schema.check(Schema.isPattern(new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`))))
 

@@ -19,7 +19,7 @@ const divideRoundingUp = (numerator: bigint, denominator: bigint): bigint =>
 
 /**
  * Converts a fiat amount to token base units, exactly, rounding up whenever the result is not whole,
- * so the payer never pays less than the fiat price (in the merchant's favour, contract §7).
+ * so the payer never pays less than the fiat price (in the merchant's favour, API rules §9).
  *
  * tokens = fiatMinor / 10^fiatExponent × numerator / denominator × 10^tokenDecimals, rounded up.
  * The result is the smallest integer `t` with `t × denominator × 10^fiatExponent ≥ fiatMinor × numerator × 10^tokenDecimals`.

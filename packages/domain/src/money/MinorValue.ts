@@ -4,7 +4,7 @@ import { ParamsValidation } from "../errors/ApiErrors.ts"
 /** The largest amount the contract allows: 10^18 - 1 minor or base units (18 digits). */
 export const maxMinorValue: bigint = 10n ** 18n - 1n
 
-/** The wire pattern of a `value` (contract §7): 1 to 18 digits, no leading zero, so never zero. */
+/** The wire pattern of a `value` (API rules §9): 1 to 18 digits, no leading zero, so never zero. */
 export const minorValuePattern: RegExp = /^[1-9][0-9]{0,17}$/
 
 const rangeMessage = "value must be a positive integer of at most 18 digits (1 to 999999999999999999)"

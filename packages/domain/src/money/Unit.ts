@@ -54,7 +54,7 @@ const joinUnit = (unit: typeof Unit.Encoded): string =>
 /** Formats a unit in its wire form: `iso4217/USD` or `caip19/<asset id>`. */
 export const formatUnit = (unit: Unit): string => joinUnit(unit)
 
-/** The wire `unit` string (contract §7), decoding to a {@link Unit} and encoding back to the same string. */
+/** The wire `unit` string (API rules §9), decoding to a {@link Unit} and encoding back to the same string. */
 export const UnitFromString = Schema.String.pipe(
   Schema.decodeTo(Unit, {
     decode: SchemaGetter.transformEffect(splitUnit),

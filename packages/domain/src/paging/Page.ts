@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { InvalidParams } from "../errors/ApiErrors.ts"
 
-/** One page of a list operation: `{"data": [...], "nextCursor": string | null}` (contract §8). */
+/** One page of a list operation: `{"data": [...], "nextCursor": string | null}` (API rules §11). */
 export interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly nextCursor: string | null
@@ -44,7 +44,7 @@ const fromBase64Url = (text: string): string | undefined => {
 /** The opaque form of a cursor. */
 export const encodeCursor = (cursor: Cursor): string => toBase64Url(JSON.stringify({ t: cursor.createdAt, i: cursor.id }))
 
-/** Validates `limit` and `cursor` query values; malformed ones are `invalid_params` (contract §2). */
+/** Validates `limit` and `cursor` query values; malformed ones are `invalid_params` (API rules §1). */
 export const pageRequest = (input: { readonly limit?: string | number | undefined; readonly cursor?: string | undefined }): Effect.Effect<PageRequest, InvalidParams> =>
   Effect.gen(function*() {
     const limitText = input.limit === undefined ? "20" : String(input.limit)

@@ -5,7 +5,7 @@ import { PartnerId } from "../ids/Ids.ts"
 export class Partner extends Schema.Class<Partner>("paygate/Partner")({
   id: PartnerId,
   name: Schema.String,
-  /** The stable `Svc-Version` used when a request sends none (contract §4). */
+  /** The stable `Svc-Version` used when a request sends none (API rules §3). */
   pinnedVersion: Schema.String,
   /** Unix milliseconds. */
   createdAt: Schema.Int

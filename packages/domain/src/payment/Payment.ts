@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
 import { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
 
-/** Live or sandbox: data of one mode is never visible to credentials of the other (contract §3). */
+/** Live or sandbox: data of one mode is never visible to credentials of the other (API rules §2). */
 export const Mode = Schema.Literals(["live", "sandbox"])
 /** Live or sandbox. */
 export type Mode = typeof Mode.Type
@@ -52,7 +52,7 @@ export class Commitment extends Schema.Class<Commitment>("paygate/Commitment")({
   confirmedAt: Schema.Int,
   /**
    * CAIP-10 account the transfer paid when it is not the chain's collection address: the payment's
-   * deposit address (issue #17). Absent otherwise.
+   * deposit address. Absent otherwise.
    */
   recipient: Schema.optionalKey(Schema.String)
 }) {}

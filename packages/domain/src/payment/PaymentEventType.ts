@@ -9,7 +9,7 @@ export const PaymentEventType = Schema.Literals([
   "payment.expired",
   "payment.cancelled",
   "payment.settled",
-  // Not in the service specification: added (contract §10, fields and kinds are only ever added) for
+  // Not in the service specification: added (API rules §6, fields and kinds are only ever added) for
   // transfers the chain watcher records against a payment without moving it (underpaid, late).
   "payment.transfer_received"
 ])

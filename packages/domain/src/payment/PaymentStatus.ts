@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Internal and gateway payment statuses (contract §6). */
+/** Internal and gateway payment statuses (API rules §4). */
 export const PaymentStatus = Schema.Literals(["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"])
 /** A gateway payment status. */
 export type PaymentStatus = typeof PaymentStatus.Type

@@ -1,7 +1,7 @@
 import { Result, Schema } from "effect"
 import { type MerchantPaymentStatus, PaymentStatus } from "./PaymentStatus.ts"
 
-/** What can happen to a payment; each cause of contract §6 is one event. */
+/** What can happen to a payment; each cause of API rules §4 is one event. */
 export type PaymentEvent =
   | { readonly _tag: "ConfirmAccepted" }
   | { readonly _tag: "PushTransferSeen" }
@@ -34,7 +34,7 @@ const transitions: { readonly [S in PaymentStatus]: Partial<Record<PaymentEvent[
   cancelled: {}
 }
 
-/** The status after `event`, or `IllegalTransition` when contract §6 does not allow it. */
+/** The status after `event`, or `IllegalTransition` when API rules §4 does not allow it. */
 export const transition = (from: PaymentStatus, event: PaymentEvent): Result.Result<PaymentStatus, IllegalTransition> => {
   const to = transitions[from][event._tag]
   return to === undefined ? Result.fail(new IllegalTransition({ from, event: event._tag })) : Result.succeed(to)

@@ -9,7 +9,7 @@ export const PayoutKind = Schema.Literals(["settlement", "refund"])
 /** A payout kind. */
 export type PayoutKind = typeof PayoutKind.Type
 
-/** Lifecycle of a payout; the settlement and refund stages of a payment show it (contract §6). */
+/** Lifecycle of a payout; the settlement and refund stages of a payment show it (API rules §4). */
 export const PayoutStatus = Schema.Literals(["pending", "completed", "failed"])
 /** A payout status. */
 export type PayoutStatus = typeof PayoutStatus.Type
@@ -79,7 +79,7 @@ export const pendingPayout = (
     completedAt: null
   })
 
-/** The settlement stage of a payment (contract §6) as its settlement payout stands. */
+/** The settlement stage of a payment (API rules §4) as its settlement payout stands. */
 export const settlementStage = (payout: Payout) => ({
   status: payout.status,
   txHash: payout.transfer?.txHash ?? null,

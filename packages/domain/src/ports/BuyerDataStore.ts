@@ -2,7 +2,7 @@ import { Context, type Effect, type Option, type Redacted } from "effect"
 import type { BuyerData } from "../datacollection/BuyerDataForm.ts"
 
 /**
- * Buyer data (travel rule, contract §5) that passed validation, one record per (payment, account).
+ * Buyer data (travel rule, API rules §10) that passed validation, one record per (payment, account).
  * Personal data: adapters keep it encrypted at rest, and it travels as `Redacted` so that it never
  * reaches a log by accident.
  */

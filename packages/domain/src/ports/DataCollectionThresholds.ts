@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { PartnerId } from "../ids/Ids.ts"
 
-/** Each partner's data collection threshold (contract §5), a setting of the partner account. */
+/** Each partner's data collection threshold (API rules §10), a setting of the partner account. */
 export class DataCollectionThresholds extends Context.Service<DataCollectionThresholds, {
   /**
    * The threshold the partner set (a plain decimal in major units of the payment's currency), or

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import { IdempotencyConflict } from "../errors/ApiErrors.ts"
 
-/** Where an `Idempotency-Key` applies: the credential's partner and the route (contract §9). */
+/** Where an `Idempotency-Key` applies: the credential's partner and the route (API rules §5). */
 export interface IdempotencyScope {
   readonly partnerId: string
   /** Method and route template, e.g. `POST /v1/payments`. */

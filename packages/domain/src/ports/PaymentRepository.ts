@@ -7,7 +7,7 @@ import type { Mode, Payment } from "../payment/Payment.ts"
 import type { PaymentStatus } from "../payment/PaymentStatus.ts"
 import type { IdempotencyCompletion } from "./IdempotencyStore.ts"
 
-/** Which payments a list covers (contract §8 filters). */
+/** Which payments a list covers (API rules §11 filters). */
 export interface PaymentQuery {
   readonly partnerId: PartnerId
   readonly mode: Mode

@@ -9,7 +9,7 @@ export interface StoredQuote {
 
 /**
  * Quotes handed out by the options operation. The same (payment, account, asset) gets the same
- * option while its quote is valid (contract §5); the nonce chosen with a quote is kept with it.
+ * option while its quote is valid (API rules §10); the nonce chosen with a quote is kept with it.
  */
 export class QuoteStore extends Context.Service<QuoteStore, {
   /** The latest quote for (payment, account, asset), if any. */

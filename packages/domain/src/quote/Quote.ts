@@ -21,7 +21,7 @@ export interface QuoteInput {
   readonly pricing: Pricing
   /** Unix seconds. */
   readonly nowSeconds: number
-  /** How long a rate-based quote lives (contract §6: 300 s by default). */
+  /** How long a rate-based quote lives (API rules §4: 300 s by default). */
   readonly ttlSeconds: number
 }
 

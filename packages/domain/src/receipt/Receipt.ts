@@ -45,7 +45,7 @@ export interface ObservedTransfer {
    */
   readonly reference: string | null
   /**
-   * Set when the transfer went to a payment's deposit address (issue #17) instead of a collection
+   * Set when the transfer went to a payment's deposit address instead of a collection
    * address: that payment, and the address as CAIP-10 (EIP-55), as its deposit quotes name it.
    */
   readonly deposit?: { readonly paymentId: string; readonly account: string } | undefined

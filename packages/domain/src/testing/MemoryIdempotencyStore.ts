@@ -9,7 +9,7 @@ import {
   type StoredResponse
 } from "../ports/IdempotencyStore.ts"
 
-/** How long a key is remembered (contract §9). */
+/** How long a key is remembered (API rules §5). */
 export const idempotencyTtlMillis = 24 * 60 * 60 * 1000
 
 /** How long an unanswered key is held by its request before a retry may take it over. */

@@ -3,7 +3,7 @@ import type { Mode } from "../payment/Payment.ts"
 
 /**
  * Who is asking. Payments outside the caller's reach are reported exactly as missing ones
- * (contract §2): a sandbox credential never sees live payments, a partner never sees another's.
+ * (API rules §1): a sandbox credential never sees live payments, a partner never sees another's.
  */
 export interface Access {
   /** Unset only for the service's own jobs (the worker), which act on every payment. */

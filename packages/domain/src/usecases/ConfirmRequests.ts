@@ -86,7 +86,7 @@ const onOffer = (quotes: QuoteStore["Service"], claims: OptionClaims) =>
   })
 
 /**
- * `POST /v1/gateway/payment/{id}/confirm` (contract §5): reads the option id (tamper-proof, issued
+ * `POST /v1/gateway/payment/{id}/confirm` (API rules §10): reads the option id (tamper-proof, issued
  * for this payment, else `invalid_params`), turns the wallet's results into the proof the option
  * asked for — pull: the EIP-3009 authorization of the quote (token, payer, amount, collection
  * address, `validBefore` = quote expiry or else payment expiry, the quote's nonce) signed by the

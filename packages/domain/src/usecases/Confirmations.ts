@@ -41,7 +41,7 @@ export interface ConfirmInput {
    * checked once a confirm is known to be no repeat; none: it is.
    */
   readonly onOffer?: Effect.Effect<void, QuoteExpired>
-  /** Buyer data sent along (contract §5 data collection), if any. */
+  /** Buyer data sent along (API rules §10 data collection), if any. */
   readonly collectedData: CollectedData | null
   /** The confirming wallet's name, recorded as the buyer's account provider. */
   readonly walletName: string

@@ -4,7 +4,7 @@ import { type CurrencyCode, currencyExponent, isPayableCurrency } from "../money
 import { maxMinorValue, parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"
 
-/** Validates a create request's amount: an ISO 4217 unit and a minor-unit value (contract §7). */
+/** Validates a create request's amount: an ISO 4217 unit and a minor-unit value (API rules §9). */
 export const validateFiatAmount = Effect.fnUntraced(function*(amount: { readonly unit: string; readonly value: string }) {
   const unit = yield* parseUnit(amount.unit)
   if (unit._tag !== "Fiat") {
@@ -48,7 +48,7 @@ export const checkoutWarning = (
   return `Redirect disabled for this payment: ${problems.join(" and ")}; the checkout shows its own result pages (both URLs must be HTTPS to redirect).`
 }
 
-/** `referenceId` is 1–255 characters (contract §8). */
+/** `referenceId` is 1–255 characters (API rules §11). */
 export const validateReferenceId = (referenceId: string): Effect.Effect<string, ParamsValidation> =>
   referenceId.length >= 1 && referenceId.length <= 255
     ? Effect.succeed(referenceId)

@@ -27,7 +27,7 @@ import { traced } from "./Traced.ts"
 const notCollected = () => new ParamsValidation({ message: "This payment does not collect buyer data." })
 
 /**
- * Buyer data collection (travel rule, contract §5). A payment at or above its partner's threshold
+ * Buyer data collection (travel rule, API rules §10). A payment at or above its partner's threshold
  * (default {@link defaultDataCollectionThreshold} in the payment's currency) needs valid buyer data
  * from the paying account before a confirm: until then each of that account's options carries
  * the form (`collectData`). The data comes from the data collection page ({@link DataCollection.submit})

@@ -25,7 +25,7 @@ import { traced } from "./Traced.ts"
 export type DepositAvailability = "offered" | "needsData" | "none"
 
 /**
- * The gateway's deposit operation (issue #17): for a payment that waits for the buyer, one option
+ * The gateway's deposit operation: for a payment that waits for the buyer, one option
  * per chain with a deposit factory and accepted token that can be priced: the payment's own
  * deposit address there (recorded, so that the watcher follows it), the token amount and its
  * EIP-681 transfer request. The quote is kept per (payment, deposit address, token) like the

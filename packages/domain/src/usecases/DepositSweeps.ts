@@ -18,7 +18,7 @@ const chunks = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<Readonl
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 /**
- * The worker's sweeps of deposit addresses (issue #17): what arrived at a payment's deposit
+ * The worker's sweeps of deposit addresses: what arrived at a payment's deposit
  * address moves to the collection address, from where settlements and refunds are paid as for any
  * payment. Per round, over deposits the worker leased:
  *

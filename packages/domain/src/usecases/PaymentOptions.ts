@@ -23,11 +23,11 @@ import { makeQuoting } from "./Quoting.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 import { traced } from "./Traced.ts"
 
-/** Contract §11: at most 20 accounts per options request. */
+/** API rules §7: at most 20 accounts per options request. */
 export const maxAccounts = 20
 
 /**
- * The gateway's options operation (contract §5): one option per (account, accepted asset on that
+ * The gateway's options operation (API rules §10): one option per (account, accepted asset on that
  * account's chain) that can be priced, on the networks of the payment's mode only (`NetworkModes`). A quote is reused while it is valid, unless its option id
  * is listed in `refresh`; then it is quoted again (new id, new `expiresAt`). The options of an
  * account that still owes buyer data for the payment carry the form ({@link DataCollection}).

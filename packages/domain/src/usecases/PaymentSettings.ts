@@ -2,9 +2,9 @@ import { Context } from "effect"
 
 /** Tunables of the payment use cases; the defaults are the contract's. */
 export interface PaymentSettingsShape {
-  /** How long a new payment waits for the buyer (contract §6: 15 minutes). */
+  /** How long a new payment waits for the buyer (API rules §4: 15 minutes). */
   readonly lifetimeSeconds: number
-  /** How long a rate quote stays valid (contract §6: 5 minutes). */
+  /** How long a rate quote stays valid (API rules §4: 5 minutes). */
   readonly quoteTtlSeconds: number
 }
 

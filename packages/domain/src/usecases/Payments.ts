@@ -60,7 +60,7 @@ export class PaymentDraft {
   }
 }
 
-/** Which of the partner's payments to list (contract §8 filters), as decoded values. */
+/** Which of the partner's payments to list (API rules §11 filters), as decoded values. */
 export interface ListPaymentsInput {
   /** Stored statuses to include; empty means all. */
   readonly statuses: ReadonlyArray<PaymentStatus>
@@ -85,7 +85,7 @@ export class Payments extends Context.Service<Payments, {
   readonly prepare: (input: CreatePaymentInput) => Effect.Effect<PaymentDraft, ParamsValidation | MerchantNotFound>
   /**
    * Stores a prepared payment with its `payment.created` event and, when given, the answer of the
-   * request's claimed `Idempotency-Key` (contract §9), in one atomic write: a retry replays that
+   * request's claimed `Idempotency-Key` (API rules §5), in one atomic write: a retry replays that
    * answer exactly when the payment exists. When the key was taken over by a retry after its
    * lease, nothing is stored (`idempotency_conflict`).
    */
@@ -131,7 +131,7 @@ export class Payments extends Context.Service<Payments, {
         }
         const referenceId = yield* validateReferenceId(input.referenceId)
         const redirect = validateCheckout(input.checkout)
-        // Body rules first, then the merchant lookup (contract §2 order); deleted merchants take no payments.
+        // Body rules first, then the merchant lookup (API rules §1 order); deleted merchants take no payments.
         const merchant = Schema.is(MerchantId)(input.merchantId)
           ? yield* merchants.findById(input.partnerId, input.mode, input.merchantId, input.merchantRead)
           : Option.none()

@@ -30,7 +30,7 @@ export const PayoutPolicy = Context.Reference<PayoutPolicyShape>("@paygate/domai
 const maxRaces = 5
 
 /**
- * The worker's payout use case (settlements and refunds, contract §6 and §8): sends the payout's
+ * The worker's payout use case (settlements and refunds, API rules §4 and §11): sends the payout's
  * transfer from the collection address, then watches it until the chain decides.
  *
  * Sent once: the signed transfer is recorded (compare-and-set on the payout's version) before it

@@ -59,7 +59,7 @@ export const makeQuoting = Effect.gen(function*() {
       // A quote never outlives its payment.
       expiresAt: priced.expiresAt === null ? null : Math.min(priced.expiresAt, payment.expiresAt),
       kind,
-      // Pull: the 32-byte EIP-3009 nonce; push: the 16-byte reference appended to the transfer (contract §5);
+      // Pull: the 32-byte EIP-3009 nonce; push: the 16-byte reference appended to the transfer (API rules §10);
       // deposit: 16 bytes never handed out (a deposit is found by its address).
       nonce: `0x${hex(yield* random.randomBytes(kind === "pull" ? 32 : 16))}`,
       quotedAt: now

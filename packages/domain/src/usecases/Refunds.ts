@@ -15,7 +15,7 @@ import { traced } from "./Traced.ts"
 const isPaymentId = Schema.is(PaymentId)
 
 /**
- * Full refunds of succeeded payments (contract §8): the worker sends the token amount the payer
+ * Full refunds of succeeded payments (API rules §11): the worker sends the token amount the payer
  * paid back to the payer's account, from the collection address (a refund payout). A payment paid
  * in parts is refunded part by part: each sender gets back what their parts counted towards it
  * (one payout per sender, `refundLegs`).

@@ -10,7 +10,7 @@ const canonicalAsset = (asset: string): string | undefined =>
   Result.getOrUndefined(Result.map(validateAssetId(asset), formatAssetId))
 
 /**
- * Where a succeeded payment's funds go (contract §8): when its merchant has a crypto settlement
+ * Where a succeeded payment's funds go (API rules §11): when its merchant has a crypto settlement
  * destination for the asset paid in, a settlement payout of the whole token amount (no fee is
  * taken) to that destination; otherwise the funds stay at the collection address and the payment
  * has no settlement stage. Decided once per payment, after it succeeded; a payment refunded before

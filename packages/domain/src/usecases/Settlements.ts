@@ -70,7 +70,7 @@ const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): Inva
 }
 
 /**
- * Crypto settlement destinations of a merchant (contract §8). Registration is all-or-nothing;
+ * Crypto settlement destinations of a merchant (API rules §11). Registration is all-or-nothing;
  * asset and destination must share a CAIP-2 chain; a second destination for an asset is
  * `invalid_state`. The contract has no settlement-specific not-found code, so an unknown
  * settlement id is a 404 `merchant_not_found` whose message names the settlement.
@@ -78,7 +78,7 @@ const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): Inva
  * Decisions: changes (register, change, remove) need an active merchant; `list` also answers for
  * a soft-deleted merchant, like reading the merchant itself does. Assets and destinations are
  * stored in canonical form (EIP-55 checksummed on `eip155`). The request is checked before the
- * merchant is looked up (contract §2 order: params, then resource, then state rules).
+ * merchant is looked up (API rules §1 order: params, then resource, then state rules).
  */
 export class Settlements extends Context.Service<Settlements, {
   readonly register: (

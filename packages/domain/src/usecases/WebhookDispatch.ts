@@ -12,7 +12,7 @@ import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 import { traced } from "./Traced.ts"
 
-/** How an answer (or its absence) counts (contract §10). */
+/** How an answer (or its absence) counts (API rules §6). */
 export type AttemptVerdict =
   | { readonly _tag: "Succeeded" }
   /** The receiver is gone for good (410): disable the endpoint, stop retrying. */

@@ -69,7 +69,7 @@ const isEventId = Schema.is(EventId)
 const isMerchantId = Schema.is(MerchantId)
 const isPaymentId = Schema.is(PaymentId)
 
-// Contract §2: a missing sub-resource answers its owner's not-found code (as crypto settlements
+// API rules §1: a missing sub-resource answers its owner's not-found code (as crypto settlements
 // answer merchant_not_found): an endpoint belongs to the partner, an event to its payment.
 const endpointNotFound = (id: string) => new PartnerNotFound({ message: `No webhook endpoint ${id}.` })
 const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event ${id}.` })
@@ -79,7 +79,7 @@ const sandboxPrivateHint =
   " To receive sandbox events on this machine, forward them with `npm run webhooks -- listen --forward-to <url>`" +
   " (no endpoint needed), or start the service with WEBHOOK_ALLOW_PRIVATE=true (development only)."
 
-/** Partner webhook operations (contract §10). */
+/** Partner webhook operations (API rules §6). */
 export class Webhooks extends Context.Service<Webhooks, {
   readonly register: (
     caller: WebhookCaller,

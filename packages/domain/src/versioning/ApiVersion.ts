@@ -1,4 +1,4 @@
-/** Published versions, oldest first (contract §4). */
+/** Published versions, oldest first (API rules §3). */
 export const publishedVersions = ["2026-02-18", "2026-02-19.preview"] as const
 /** A published version. */
 export type ApiVersion = (typeof publishedVersions)[number]

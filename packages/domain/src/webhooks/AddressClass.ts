@@ -1,5 +1,5 @@
 /**
- * SSRF address classification (contract §10): whether an IP address a webhook URL names or
+ * SSRF address classification (API rules §6): whether an IP address a webhook URL names or
  * resolves to is one the service must not call. Pure: the caller resolves host names (at
  * registration and again at delivery, on the address actually connected to).
  *

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
 import { publishedVersions } from "../versioning/ApiVersion.ts"
 
-/** A published API version (contract §4) as a schema. */
+/** A published API version (API rules §3) as a schema. */
 export const ApiVersionLiteral = Schema.Literals(publishedVersions)

@@ -6,7 +6,7 @@ import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
 import { PaymentRecord, SettlementStage, toPaymentRecord } from "../wire/PaymentRecord.ts"
 
 /**
- * The body of a webhook (contract §10): the event id and type, the API version of the endpoint,
+ * The body of a webhook (API rules §6): the event id and type, the API version of the endpoint,
  * the event's time (Unix seconds) and the payment as it was right after the change, with its
  * `stateVersion` (receivers drop stale events with it), plus the event-specific `stage`.
  * Fields are only ever added.

@@ -1,12 +1,12 @@
 /**
- * When a failed delivery is tried again (contract §10): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
+ * When a failed delivery is tried again (API rules §6): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
  * and 10 h, each ±10% jitter; after the last retry fails the delivery is `failed`. Pure: the
  * schedule is a parameter (tests run a fast one) and the jitter comes from the caller.
  *
  * @module
  */
 
-/** Delays of contract §10 before retries 1 to 7, in milliseconds. */
+/** Delays of API rules §6 before retries 1 to 7, in milliseconds. */
 export const contractRetryDelays: ReadonlyArray<number> = [
   5_000,
   5 * 60_000,
@@ -17,7 +17,7 @@ export const contractRetryDelays: ReadonlyArray<number> = [
   10 * 3_600_000
 ]
 
-/** The jitter of contract §10: ±10%. */
+/** The jitter of API rules §6: ±10%. */
 export const contractJitter = 0.1
 
 /** A retry schedule: the delay before each retry, and the relative jitter applied to each. */

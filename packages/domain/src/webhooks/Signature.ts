@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (contract §10): `webhook-signature: v1,<base64 HMAC-SHA256>` over
+ * Standard Webhooks signing (API rules §6): `webhook-signature: v1,<base64 HMAC-SHA256>` over
  * `id + "." + timestamp + "." + body`, keyed by the bytes of the secret's base64 part after
  * `whsec_`. Verifiable by the `standardwebhooks` library.
  *

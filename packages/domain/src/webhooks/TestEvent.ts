@@ -3,7 +3,7 @@ import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
 import type { DeliveryResponse } from "./DeliveryExchange.ts"
 
 /**
- * The body of a test webhook (`POST /v1/webhooks/{id}/test`): the envelope of contract §10 with
+ * The body of a test webhook (`POST /v1/webhooks/{id}/test`): the envelope of API rules §6 with
  * the type `webhook.test` and no payment, so a receiver that acts on payment events ignores it
  * while its signature check runs as for any event. Its id is a fresh `evt_…` that no
  * `GET /v1/events` lists.

@@ -12,7 +12,7 @@ export const WebhookEndpointStatus = Schema.Literals(["active", "disabled"])
 export type WebhookEndpointStatus = typeof WebhookEndpointStatus.Type
 
 /**
- * A partner's webhook endpoint (contract §10). It receives the events of its partner's payments
+ * A partner's webhook endpoint (API rules §6). It receives the events of its partner's payments
  * in its mode, of one merchant when `merchantId` is set, of the types in `events` (empty: every
  * type, including types added later).
  *

@@ -9,9 +9,9 @@ export interface WebhookSettingsShape {
    * sandbox endpoints may use plain HTTP to public addresses, and nothing else is allowed.
    */
   readonly allowPrivateAddresses: boolean
-  /** When failed deliveries are retried (contract §10). */
+  /** When failed deliveries are retried (API rules §6). */
   readonly retrySchedule: RetrySchedule
-  /** How long a receiver has to answer (contract §10: 15 s). */
+  /** How long a receiver has to answer (API rules §6: 15 s). */
   readonly requestTimeoutMs: number
 }
 

@@ -1,5 +1,5 @@
 /**
- * Rules of a webhook URL at registration (contract §10): absolute, HTTPS (plain HTTP only in
+ * Rules of a webhook URL at registration (API rules §6): absolute, HTTPS (plain HTTP only in
  * sandbox or when allowed by configuration), no credentials, and not naming a loopback, private
  * or other non-public address unless allowed by configuration. Host names are resolved too
  * (see `Webhooks.register`); delivery checks again on the address actually connected to.

@@ -5,7 +5,7 @@ import { nullableKey } from "./nullableKey.ts"
 import { OptionId } from "./PaymentOption.ts"
 
 /**
- * Paying by a plain transfer to the payment's own deposit address (issue #17, additive to the
+ * Paying by a plain transfer to the payment's own deposit address (additive to the
  * contract): from any wallet or exchange, no signature and no reference. `uri` is the EIP-681
  * request `ethereum:<token>@<chainId>/transfer?address=<address>&uint256=<base units>` (what a QR
  * code carries); `expiresAt` (Unix seconds) is when the amount's quote ends, null when no rate.

@@ -5,7 +5,7 @@ import { CollectData } from "./CollectData.ts"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
 import { nullableKey } from "./nullableKey.ts"
 
-/** Longest option id accepted on the wire (contract §11). */
+/** Longest option id accepted on the wire (API rules §7). */
 export const maxOptionIdLength = 65_536
 
 /** An option id: an opaque string of at most {@link maxOptionIdLength} characters. */

@@ -27,14 +27,14 @@ export const fiatAmount = (currency: string, value: bigint): Amount => {
   }
 }
 
-/** Settlement stage of a succeeded payment (contract §6). */
+/** Settlement stage of a succeeded payment (API rules §4). */
 export const SettlementStage = Schema.Struct({
   status: Schema.Literals(["pending", "completed", "failed"]),
   txHash: Schema.NullOr(Schema.String),
   settledAt: Schema.NullOr(NonNegativeInt)
 })
 
-/** Refund stage of a succeeded payment (contract §6). */
+/** Refund stage of a succeeded payment (API rules §4). */
 export const RefundStage = Schema.Struct({
   refundId: Schema.String,
   status: RefundStatus,

@@ -4,7 +4,7 @@ import { apiErrors, errorCode, isApiError, PaymentNotFound } from "../../src/err
 import { errorCodes, statusOf } from "../../src/errors/ErrorCode.ts"
 import { ErrorResponse } from "../../src/errors/ErrorResponse.ts"
 
-// The exact list of service-spec.md "Errors", and contract §2's status per code (the test's oracle).
+// The exact list of service-spec.md "Errors", and API rules §1's status per code (the test's oracle).
 const specCodes = `rate_limited invalid_params params_validation payment_not_found idempotency_conflict internal_error
 invalid_api_key unauthorized forbidden invalid_state payment_expired quote_expired missing_api_key
 missing_merchant_api_key missing_merchant_id header_not_ascii not_sandbox_api_key merchant_not_found merchant_exists
@@ -28,7 +28,7 @@ describe("error codes", () => {
     expect([...errorCodes].sort()).toEqual([...specCodes].sort())
   })
 
-  it("answer with contract §2's HTTP status", () => {
+  it("answer with API rules §1's HTTP status", () => {
     for (const [status, codes] of Object.entries(contractStatuses)) {
       for (const code of codes.split(" ")) expect(statusOf(code as never), code).toBe(Number(status))
     }

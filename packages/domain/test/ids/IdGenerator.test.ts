@@ -9,7 +9,7 @@ const generated = /^pay_[0-9A-HJKMNP-TV-Z]{26}$/
 const layer = (seed: number) => IdGenerator.layer.pipe(Layer.provide(seededSecureRandom(seed)))
 
 describe("IdGenerator", () => {
-  it.effect("makes contract §1 ids: prefix + 26 Crockford base32 characters", () =>
+  it.effect("makes API rules §8 ids: prefix + 26 Crockford base32 characters", () =>
     Effect.gen(function*() {
       const ids = yield* IdGenerator
       const id = yield* ids.make("payment")
@@ -42,7 +42,7 @@ describe("IdGenerator", () => {
 })
 
 describe("id schemas", () => {
-  it("accept contract §1's input form only", () => {
+  it("accept API rules §8's input form only", () => {
     const ok = Schema.is(PaymentId)
     assert.isTrue(ok("pay_a"))
     assert.isTrue(ok(`pay_${"Z".repeat(64)}`))

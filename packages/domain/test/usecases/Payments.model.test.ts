@@ -81,7 +81,7 @@ const run = async (model: Model, real: Real, op: (services: Payments["Service"] 
   throw new Error(`unexpected failure: ${String(exit.cause)}`)
 }
 
-/** After every command: stored changes follow contract §6 only, and each change has one event. */
+/** After every command: stored changes follow API rules §4 only, and each change has one event. */
 const checkInvariants = (real: Real) => {
   for (const id of real.ids) {
     const stored = real.store.payments.get(id)!
@@ -251,7 +251,7 @@ const commands = [
 ]
 
 describe("payment status machine (model-based)", () => {
-  it("follows contract §6 over random command sequences", async () => {
+  it("follows API rules §4 over random command sequences", async () => {
     let runs = 0
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "+1" }), fc.integer({ min: 1 }), async (cmds, seed) => {

@@ -157,7 +157,7 @@ describe("Settlements.register", () => {
         assert.strictEqual(yield* code(register(merchantId, entries, otherMode)), "merchant_not_found")
         yield* Merchants.use((m) => m.remove(access, merchantId))
         assert.strictEqual(yield* code(register(merchantId, entries)), "merchant_not_found")
-        // The request is checked before the merchant is looked up (contract §2 order).
+        // The request is checked before the merchant is looked up (API rules §1 order).
         assert.strictEqual(yield* code(register("mer_unknown", [])), "params_validation")
       })))
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { contractRetrySchedule, maxAttempts, retryDelay } from "../../src/webhooks/RetrySchedule.ts"
 
 describe("retryDelay", () => {
-  it("follows contract §10: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then none", () => {
+  it("follows API rules §6: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then none", () => {
     const nominal = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
     nominal.forEach((delay, index) => expect(retryDelay(contractRetrySchedule, index + 1, 0.5)).toBe(delay))
     expect(retryDelay(contractRetrySchedule, 8, 0.5)).toBeUndefined()

@@ -33,7 +33,7 @@ export class DashboardGuard extends HttpApiMiddleware.Service<DashboardGuard>()(
 const ended = wire(Unauthorized, "Unauthorized")
 
 /**
- * The dashboard's session (issue #13): a partner secret key exchanged once for an HttpOnly,
+ * The dashboard's session: a partner secret key exchanged once for an HttpOnly,
  * SameSite=Strict cookie `paygate_session`, which then authenticates the partner API as that key
  * would (every `/v1/…` partner operation; not the merchant API or the gateway). A change made with
  * the cookie must carry the session's `Csrf-Token` header.

@@ -16,7 +16,7 @@ const build = <E extends ApiError>(ErrorClass: new(props: { readonly message: st
 const built = new Map<string, unknown>()
 
 /**
- * The wire form of a contract error: `{"code", "message"}` (contract §2) with the code's HTTP
+ * The wire form of a contract error: `{"code", "message"}` (API rules §1) with the code's HTTP
  * status. Decoding (typed client) rebuilds the domain error class.
  */
 export const wire = <E extends ApiError>(

@@ -21,7 +21,7 @@ const expired = wire(PaymentExpired, "PaymentExpired")
 const invalidState = wire(InvalidState, "InvalidState")
 const invalidParams = wire(InvalidParams, "InvalidParams")
 
-/** Wallet-facing gateway operations on one payment (contract §5). The payment id is the capability. */
+/** Wallet-facing gateway operations on one payment (API rules §10). The payment id is the capability. */
 export class GatewayApi extends HttpApiGroup.make("gateway")
   .add(
     HttpApiEndpoint.get("payment", "/v1/gateway/payment/:id", { params, success: Wire.GetPaymentResponse, error: notFound })

@@ -1,5 +1,5 @@
 /**
- * The contract errors only the HTTP API raises (contract §2, §3, §4): malformed headers, a
+ * The contract errors only the HTTP API raises (API rules §1, §2, §3): malformed headers, a
  * `Svc-Version` it cannot serve, missing or invalid credentials, rate limiting and the internal
  * error. Their codes are the domain's (`ErrorCode`); the classes live here because nothing below
  * the API can raise them.

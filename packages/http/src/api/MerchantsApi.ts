@@ -76,7 +76,7 @@ const settlementParams = { merchantId: Schema.String, id: Schema.String }
 const merchantNotFound = wire(MerchantNotFound, "MerchantNotFound")
 
 /**
- * Partner API: merchants, their crypto settlement destinations and their payments (contract §8).
+ * Partner API: merchants, their crypto settlement destinations and their payments (API rules §11).
  * `/v1/merchants/payments` is a static path, which the router always prefers over
  * `/v1/merchants/:merchantId`.
  */

@@ -16,7 +16,7 @@ export const PartnerCreatePaymentRequest = Schema.Struct({
 }).annotate({ identifier: "PartnerCreatePaymentRequest" })
 
 /**
- * Answer of `POST /v1/payments` (201): the payment record (gateway statuses, contract §6) plus
+ * Answer of `POST /v1/payments` (201): the payment record (gateway statuses, API rules §4) plus
  * the fields of the create response of service-spec that the record lacks (`gatewayUrl`,
  * `pollInMs`), so it is a superset of that response.
  */
@@ -26,7 +26,7 @@ export const CreatedPayment = Schema.Struct({
   pollInMs: Wire.PollInMs
 }).annotate({ identifier: "CreatedPayment" })
 
-/** One page of payments: `{"data", "nextCursor"}` (contract §8). */
+/** One page of payments: `{"data", "nextCursor"}` (API rules §11). */
 export const PaymentPage = Schema.Struct({
   data: Schema.Array(Wire.PaymentRecord),
   nextCursor: Schema.NullOr(Schema.String)
@@ -35,7 +35,7 @@ export const PaymentPage = Schema.Struct({
 const text = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
 
 /**
- * The filters of the payment list operations (contract §8), every one a plain string (or strings):
+ * The filters of the payment list operations (API rules §11), every one a plain string (or strings):
  * values are checked by the use case, which reports bad ones as `invalid_params`.
  */
 export const PaymentListFilters = {
@@ -60,7 +60,7 @@ const retryDescription = (stage: string, owner: string) =>
   `after all completes the ${stage} and nothing is sent twice. A ${stage} that is not failed (or a second retry at ` +
   "the same time) is `invalid_state`" + (stage === "settlement" ? "; so is a settlement of a payment refunded instead." : ".")
 
-/** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (contract §6, §8). */
+/** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (API rules §4, §11). */
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("create", "/v1/payments", {

@@ -17,7 +17,7 @@ export const RefundRecord = Schema.Struct({
   createdAt: Wire.NonNegativeInt
 }).annotate({ identifier: "RefundRecord" })
 
-/** Partner API: full refunds of succeeded payments (contract §8). */
+/** Partner API: full refunds of succeeded payments (API rules §11). */
 export class RefundsApi extends HttpApiGroup.make("refunds")
   .add(
     HttpApiEndpoint.post("create", "/v1/refunds", {

@@ -34,7 +34,7 @@ export class CurrentCaller extends Context.Service<CurrentCaller, {
 /** The `Merchant-Id` of a Merchant API request (resolved against the partner by the handler). */
 export class CurrentMerchantId extends Context.Service<CurrentMerchantId, string>()("@paygate/http/CurrentMerchantId") {}
 
-// Errors any authenticated request can meet before its handler runs (contract §2 check order).
+// Errors any authenticated request can meet before its handler runs (API rules §1 check order).
 const pipelineErrors = [
   wire(HeaderNotAscii, "HeaderNotAscii"),
   wire(InvalidApiKey, "InvalidApiKey"),
@@ -64,7 +64,7 @@ export class CurrentGatewayCaller extends Context.Service<CurrentGatewayCaller, 
   readonly sdk: { readonly name: string | null; readonly version: string | null; readonly platform: string | null }
 }>()("@paygate/http/CurrentGatewayCaller") {}
 
-/** Gateway authentication: a wallet `Api-Key`, or `App-Id` + `Client-Id` (contract §3). */
+/** Gateway authentication: a wallet `Api-Key`, or `App-Id` + `Client-Id` (API rules §2). */
 export class GatewayAuth extends HttpApiMiddleware.Service<GatewayAuth, { provides: CurrentGatewayCaller }>()(
   "@paygate/http/GatewayAuth",
   {
@@ -81,7 +81,7 @@ export class GatewayAuth extends HttpApiMiddleware.Service<GatewayAuth, { provid
 ) {}
 
 /**
- * Partner API authentication: `Api-Key` = partner secret key (contract §3), or a dashboard
+ * Partner API authentication: `Api-Key` = partner secret key (API rules §2), or a dashboard
  * session's cookie (`unauthorized` once the session has ended).
  */
 export class PartnerAuth extends HttpApiMiddleware.Service<PartnerAuth, { provides: CurrentCaller }>()(
@@ -89,7 +89,7 @@ export class PartnerAuth extends HttpApiMiddleware.Service<PartnerAuth, { provid
   { error: [...pipelineErrors, wrongKind, wire(MissingApiKey, "MissingApiKey"), wire(Unauthorized, "Unauthorized")] }
 ) {}
 
-/** Merchant API authentication: `Api-Key` (partner secret key) + `Merchant-Id` (contract §3). */
+/** Merchant API authentication: `Api-Key` (partner secret key) + `Merchant-Id` (API rules §2). */
 export class MerchantAuth extends HttpApiMiddleware.Service<MerchantAuth, { provides: CurrentCaller | CurrentMerchantId }>()(
   "@paygate/http/MerchantAuth",
   {

@@ -1,5 +1,5 @@
 /**
- * OpenAPI documentation of the three authentication modes (contract §3). The pipeline checks the
+ * OpenAPI documentation of the three authentication modes (API rules §2). The pipeline checks the
  * headers itself (in the contract's order, with its error codes), so the schemes are added to the
  * generated document rather than declared as HttpApi security middleware.
  */

@@ -144,12 +144,12 @@ const paging = {
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "nextCursor of the previous page." }))
 }
 const endpointParams = { id: Schema.String }
-// Contract §2: a missing sub-resource answers its owner's not-found code (endpoint → partner,
+// API rules §1: a missing sub-resource answers its owner's not-found code (endpoint → partner,
 // event → payment), as crypto settlements answer merchant_not_found.
 const endpointNotFound = wire(PartnerNotFound, "PartnerNotFound")
 
 /**
- * Partner API: webhook endpoints, their deliveries and redelivery (contract §10). Endpoints are
+ * Partner API: webhook endpoints, their deliveries and redelivery (API rules §6). Endpoints are
  * per partner and mode (the key's); deliveries are signed with Standard Webhooks.
  */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")

@@ -7,7 +7,7 @@ import { SqlClient } from "effect/sql"
 export const portalAppName = "Hosted checkout"
 
 /**
- * The hosted checkout portal's built-in public `App-Id`s (contract §3), one per mode: the page of a
+ * The hosted checkout portal's built-in public `App-Id`s (API rules §2), one per mode: the page of a
  * payment carries the one of the payment's mode, and the buyer's browser sends it with a random
  * `Client-Id`. The apps are created on the first start and found by name afterwards (the oldest
  * wins, so every instance converges on the same one); one revoked by the operator

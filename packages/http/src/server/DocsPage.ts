@@ -61,8 +61,8 @@ const secured = (response: HttpServerResponse.HttpServerResponse) => {
 /**
  * `GET /docs`: the Scalar API reference, with its script bundled and no web fonts, so the page
  * loads nothing from outside this server, under a Content-Security-Policy ({@link docsPolicy}).
- * The bundle (3 MB of script) is loaded and the page built on the first request rather than at
- * start: a process that never serves `/docs` does not hold it (about 8 MB resident).
+ * The bundle (megabytes of script) is loaded and the page built on the first request rather than
+ * at start: a process that never serves `/docs` does not hold it.
  */
 export const DocsPage = HttpRouter.use((router) =>
   Effect.gen(function*() {

@@ -34,7 +34,7 @@ const gatewayPayment = /^\/v1\/gateway\/payment\/(pay_[A-Za-z0-9]{1,64})(?:[/?]|
 export const appRateLimitKey = (appId: string, url: string) => `${appId}:${gatewayPayment.exec(url)?.[1] ?? "-"}`
 
 /**
- * Gateway authentication (contract §3): a wallet `Api-Key`, or a public `App-Id` with any
+ * Gateway authentication (API rules §2): a wallet `Api-Key`, or a public `App-Id` with any
  * `Client-Id`. `Api-Key` + `App-Id` conflict; `Api-Key` + `Client-Id` is fine. `url` is the
  * request's path and query.
  */

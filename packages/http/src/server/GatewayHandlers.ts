@@ -15,7 +15,7 @@ import { PaygateApi } from "../api/Api.ts"
 import { CurrentGatewayCaller } from "../api/Security.ts"
 import * as GatewayOptions from "./GatewayOptions.ts"
 
-/** Contract §11: a long poll waits at most 30 s. */
+/** API rules §7: a long poll waits at most 30 s. */
 export const maxPollMillis = 30_000
 const pollStepMillis = 200
 
@@ -103,7 +103,7 @@ export const GatewayHandlers = HandlerGroup.group(
             payload,
             caller.sdk.name ?? unnamedWallet
           )
-          // Contract §5: no info until a transaction id is known; txId is never null.
+          // API rules §10: no info until a transaction id is known; txId is never null.
           const txId = payment.commitment?.txHash ?? null
           return { ...statusBody(payment), info: txId === null ? null : { txId, optionAmount } }
         }))

@@ -1,5 +1,5 @@
 /**
- * The bodies of the gateway's options and fetch operations (contract §5), for `GatewayHandlers`.
+ * The bodies of the gateway's options and fetch operations (API rules §10), for `GatewayHandlers`.
  *
  * - options: `includePaymentInfo` is absent, `true` or `false` (anything else `invalid_params`);
  *   the answer is `{collectData: null, info, options}` with `info` the payment's `GET` body only
@@ -44,7 +44,7 @@ const parseIncludeInfo = (text: string | undefined) => {
   return Effect.fail(new InvalidParams({ message: "includePaymentInfo must be true or false." }))
 }
 
-/** An option as `version` sends it: from `2026-02-19.preview`, `collectData.fields` is empty (contract §4). */
+/** An option as `version` sends it: from `2026-02-19.preview`, `collectData.fields` is empty (API rules §3). */
 export const optionForVersion = (version: ApiVersion) => (option: Wire.PaymentOption): Wire.PaymentOption =>
   option.collectData !== null && hasChange(version, "omitCollectDataFields")
     ? { ...option, collectData: { ...option.collectData, fields: [] } }

@@ -3,8 +3,7 @@
  *
  * `HttpApiBuilder.group` keeps the whole context its layer was built in and merges it into every
  * request's context: with the application's 60-odd services that is a copy of two large maps per
- * request (a third of the service's allocations on the status path, measured with the bench's
- * allocation profile). Handlers take their services when the group is built, so requests only
+ * request, a large share of what a request allocates. Handlers take their services when the group is built, so requests only
  * need the group's middleware (read when the routes are made): {@link group} builds the handlers
  * with everything and keeps only that for the requests.
  *

@@ -64,7 +64,7 @@ export const jsonOf = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   return (value: S["Type"]): string => JSON.stringify(encode(value))
 }
 
-/** The `Idempotency-Key` of a request, validated (contract §9: 1–255 ASCII). */
+/** The `Idempotency-Key` of a request, validated (API rules §5: 1–255 ASCII). */
 export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => {
   const key = request.headers["idempotency-key"]
   if (key === undefined) return Effect.succeed(undefined)

@@ -11,7 +11,7 @@ import * as ApiWire from "../api/wire/index.ts"
 const createAnswer = jsonOf(ApiWire.CreatePaymentResponse)
 
 /**
- * Merchant API handlers: statuses in the merchant vocabulary (contract §6). They only read the
+ * Merchant API handlers: statuses in the merchant vocabulary (API rules §4). They only read the
  * merchant their `Merchant-Id` names, so a `recent` read of it will do (the credential cache's).
  */
 export const MerchantPaymentHandlers = HandlerGroup.group(

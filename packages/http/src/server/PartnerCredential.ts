@@ -12,7 +12,7 @@ import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"
 
-/** `ENVIRONMENT=staging` deployments refuse live keys (contract §3). */
+/** `ENVIRONMENT=staging` deployments refuse live keys (API rules §2). */
 export const Environment = Configuration.environment
 
 /**

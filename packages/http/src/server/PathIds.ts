@@ -1,13 +1,13 @@
 import { ApiKeyNotFound, type ApiError, MerchantNotFound, PartnerNotFound, PaymentNotFound } from "@paygate/domain"
 
 /**
- * Path ids that cannot be ids (contract §1: an unknown or malformed id in a path is the
+ * Path ids that cannot be ids (API rules §8: an unknown or malformed id in a path is the
  * resource's 404, never a 500 and never "no such operation").
  *
  * @module
  */
 
-/** Longer than this, a path segment is no id of this service (contract §1 ids are a prefix and 1–64 characters). */
+/** Longer than this, a path segment is no id of this service (API rules §8 ids are a prefix and 1–64 characters). */
 export const maxPathIdLength = 4096
 
 // Stands for a segment that cannot be an id: NUL, which `WellFormedText` rejects in every path id.
@@ -28,7 +28,7 @@ const readable = (segment: string): boolean => {
  * as `%FF` or `%C3%28`, or longer than {@link maxPathIdLength}) replaced by an encoded NUL, or
  * `undefined` when every segment is fine. The router gives up on the whole path for such a segment;
  * as NUL it still reaches its route, and so the credential and version checks that come first
- * (contract §2), and then the route's not-found code.
+ * (API rules §1), and then the route's not-found code.
  */
 export const routableUrl = (url: string): string | undefined => {
   const end = url.search(/[?;#]/)

@@ -1,7 +1,7 @@
 import { InvalidParams, type ListPaymentsInput, type MerchantId, pageRequest, PaymentStatus } from "@paygate/domain"
 import { Effect, Schema } from "effect"
 
-/** The payment list filters as they arrive in the query string (contract §8): plain strings. */
+/** The payment list filters as they arrive in the query string (API rules §11): plain strings. */
 export interface PaymentListQuery {
   readonly status?: ReadonlyArray<string> | undefined
   readonly merchantId?: string | undefined

@@ -64,7 +64,7 @@ export const paymentRecords = Effect.gen(function*() {
       payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment, {}, explorer)))
 })
 
-/** Partner API payment handlers: statuses in the gateway vocabulary (contract §6). */
+/** Partner API payment handlers: statuses in the gateway vocabulary (API rules §4). */
 export const PaymentsHandlers = HandlerGroup.group(
   PaygateApi,
   "payments",

@@ -30,7 +30,7 @@ export interface Authenticated {
   readonly pinnedVersion: ApiVersion
 }
 
-// Headers that carry credentials or steer the pipeline: each must be ASCII (contract §3).
+// Headers that carry credentials or steer the pipeline: each must be ASCII (API rules §2).
 const checkedHeaders = ["api-key", "merchant-id", "app-id", "client-id", "svc-version", "idempotency-key", "csrf-token"]
 
 const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
@@ -70,7 +70,7 @@ export interface PipelineServices {
 }
 
 /**
- * The request pipeline of every authenticated API (contract §2 order): header ASCII → auth
+ * The request pipeline of every authenticated API (API rules §1 order): header ASCII → auth
  * headers → credential → version → rate limit → idempotency → well-formed strings
  * (server/WellFormedText.ts) → body/params → handler. Every failure becomes `{"code", "message"}`
  * here, and every response carries `Svc-Version`.

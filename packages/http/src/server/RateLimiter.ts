@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { Configuration } from "@paygate/adapters"
 
-/** Token-bucket limits per credential, per instance (50 req/s sustained, burst 100 by default). */
+/** Token-bucket limits per credential, per instance (by default 50 requests per second, bursts of 100). */
 export interface RateLimitSettings {
   readonly perSecond: number
   readonly burst: number

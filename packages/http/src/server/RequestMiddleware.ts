@@ -9,7 +9,7 @@ import { MatchedRoute, unmatchedRoute } from "./Metrics.ts"
 import { routableUrl } from "./PathIds.ts"
 import { newRequestId, RequestId } from "./RequestId.ts"
 
-/** Contract §11: request bodies over 64 KiB are refused. */
+/** API rules §7: request bodies over 64 KiB are refused. */
 export const maxBodyBytes = 64 * 1024
 
 const maxBodySize = ByteSize.bytes(maxBodyBytes)

@@ -10,7 +10,7 @@ const isCalendarDate = (date: string) => {
 }
 
 /**
- * The version a request uses (contract §4): its `Svc-Version` header, or the partner's pin when
+ * The version a request uses (API rules §3): its `Svc-Version` header, or the partner's pin when
  * absent. Malformed → `invalid_api_version`; well-formed but unpublished → `unknown_api_version`;
  * a stable version older than the pin → `api_version_downgrade`; previews always allowed.
  */

@@ -47,7 +47,7 @@ export const toDeliveryRecord = (delivery: Delivery) => ({
   updatedAt: seconds(delivery.updatedAt)
 })
 
-/** Partner API webhook handlers (contract §10). */
+/** Partner API webhook handlers (API rules §6). */
 export const WebhooksHandlers = HandlerGroup.group(
   PaygateApi,
   "webhooks",
@@ -114,7 +114,7 @@ export const WebhooksHandlers = HandlerGroup.group(
       .handle("paymentDeliveries", ({ params, query }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          // Another partner's (or mode's) payment is not found, as everywhere (contract §2).
+          // Another partner's (or mode's) payment is not found, as everywhere (API rules §1).
           const payment = yield* payments.find(access, params.id)
           const page = yield* webhooks.paymentDeliveries(access, payment.id, query)
           return { data: page.data.map(toDeliveryRecord), nextCursor: page.nextCursor }

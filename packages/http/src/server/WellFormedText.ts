@@ -13,7 +13,7 @@ import { pathIdNotFound } from "./PathIds.ts"
  * (`"\ud800"` in JSON) inside a `jsonb` value (a 500), while a `text` column silently gets U+FFFD
  * for it. So a path id, query value or JSON body string with either, or with a percent-encoding or
  * body bytes that are not UTF-8, never gets past this point: a path id is the route's not-found
- * (contract §1), a query or body string `params_validation`, a body that is not UTF-8 at all
+ * (API rules §8), a query or body string `params_validation`, a body that is not UTF-8 at all
  * `invalid_params` (malformed JSON).
  *
  * @module
@@ -104,7 +104,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
  * Fails when a string of the request is not well-formed text: query values and JSON body strings
  * with `params_validation` (400, or `invalid_params` for a body that is not UTF-8), then path ids
  * with the route's not-found code (404), as the lookup that would have found nothing answers after
- * the body and query checks (contract §2). Only a JSON body is read (an effect); the rest is
+ * the body and query checks (API rules §1). Only a JSON body is read (an effect); the rest is
  * checked at once, on every request of the authenticated APIs.
  */
 export const requireWellFormedText = (endpoint: HttpApiEndpoint.Top): Effect.Effect<void, ParamsValidation | InvalidParams | ReturnType<typeof pathIdNotFound>> =>

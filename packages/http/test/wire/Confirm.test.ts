@@ -44,7 +44,7 @@ describe("ConfirmResponse", () => {
     assert.strictEqual(reencodeJson(ConfirmResponse, JSON.stringify(input)), JSON.stringify(expected))
   })
 
-  it("never has an info without a transaction id: a null or missing txId is refused (contract §5)", () => {
+  it("never has an info without a transaction id: a null or missing txId is refused (API rules §10)", () => {
     const base = wireExamples.confirmResponseWithTx
     assert.isTrue(rejectsStructurally(ConfirmResponse, { ...base, info: { ...base.info, txId: null } }))
     assert.isTrue(rejectsStructurally(ConfirmResponse, { ...base, info: { optionAmount: base.info.optionAmount } }))

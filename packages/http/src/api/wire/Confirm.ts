@@ -51,7 +51,7 @@ export const ConfirmInfo = Schema.Struct({
 export type ConfirmInfo = typeof ConfirmInfo.Type
 
 /**
- * Answer of `POST /v1/gateway/payment/{id}/confirm` (contract §5): `info` is `null` until a
+ * Answer of `POST /v1/gateway/payment/{id}/confirm` (API rules §10): `info` is `null` until a
  * transaction id is known (a pull payment's until the executor has sent its transfer; a push
  * payment's carries the wallet's transaction at once).
  */

@@ -31,7 +31,7 @@ export type CreatePaymentRequest = typeof CreatePaymentRequest.Type
 
 /**
  * Answer of `POST /v1/merchant/payment`. `pollInMs` is an integer while the payment is not final
- * and `null` once it is (contract §5), so it is always present.
+ * and `null` once it is (API rules §10), so it is always present.
  */
 export const CreatePaymentResponse = Schema.Struct({
   paymentId: Schema.String,

@@ -94,7 +94,7 @@ export async function showPayment(context, paymentId) {
   })
 
   const paidWith = payment.option === null ? null : tokenAmount(config, payment.option.asset, payment.option.value)
-  // Funds are forwarded only to a destination the merchant has for the token paid (contract §8).
+  // Funds are forwarded only to a destination the merchant has for the token paid (API rules §11).
   const paidAsset = payment.option === null ? null : String(payment.option.asset).toLowerCase()
   const settles = merchant === null || paidAsset === null ||
     (merchant.settlements?.crypto ?? []).some((/** @type {{ asset: string }} */ s) => s.asset.toLowerCase() === paidAsset)

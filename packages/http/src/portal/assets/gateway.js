@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The gateway API as the pages call it: same origin, the portal's public `App-Id` with a
- * `Client-Id` drawn for this page load (contract §3). Nothing is stored in the browser.
+ * `Client-Id` drawn for this page load (API rules §2). Nothing is stored in the browser.
  *
  * @module
  */
@@ -31,7 +31,7 @@ export function isAbort(error) {
 
 /**
  * Sends a request to this service and answers its JSON (`null` for none); a non-2xx answer
- * throws a {@link GatewayError} with the service's code and message (contract §2), an unreachable
+ * throws a {@link GatewayError} with the service's code and message (API rules §1), an unreachable
  * service one of status 0. `onResponse` sees every answer first.
  *
  * @param {string} path
