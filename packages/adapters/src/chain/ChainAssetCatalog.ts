@@ -21,7 +21,8 @@ export const toPayableAsset = (asset: AssetSettings, collectionAddress: string):
   iconUrl: asset.iconUrl,
   networkName: asset.networkName,
   networkIconUrl: asset.networkIconUrl ?? null,
-  kind: asset.eip3009 ? "pull" : "push",
+  kind: asset.eip3009 || asset.permit2 === true ? "pull" : "push",
+  ...(asset.permit2 === true ? { permit2: true } : {}),
   etaSeconds: asset.etaSeconds ?? defaultEtaSeconds,
   collectionAddress
 })

@@ -196,6 +196,12 @@ export const AssetSettings = Schema.Struct({
   etaSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })))),
   /** Whether the token implements EIP-3009 `transferWithAuthorization` (pull payments). */
   eip3009: Schema.Boolean,
+  /**
+   * Optional: pull payments in this token (which has no EIP-3009) go through Permit2 at its canonical
+   * address: the buyer approves Permit2 once, then signs a permit for our executor. Without it, such a
+   * token is paid by a push transfer.
+   */
+  permit2: Schema.optionalKey(Schema.Boolean),
   pricing: AssetPricing
 })
 
@@ -232,6 +238,9 @@ export const ChainsSettings = Schema.Struct({
           problems.push({ path: ["assets", i, "assetId"], issue: `asset ${asset.assetId} is configured twice` })
         }
         assetIds.add(assetKey)
+        if (asset.eip3009 && asset.permit2 === true) {
+          problems.push({ path: ["assets", i, "permit2"], issue: "a token with EIP-3009 is pulled with it, not through Permit2" })
+        }
         const chainId = Caip.assetChainId(asset.assetId)
         if (!chainIds.has(chainId)) {
           problems.push({ path: ["assets", i, "assetId"], issue: `chain ${chainId} is not configured under "chains"` })

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { type Address, encodeFunctionData, type Hex, parseAbi } from "viem"
+import { type Address, decodeFunctionData, encodeFunctionData, type Hex, parseAbi, toHex } from "viem"
 
 /** Permit2's canonical address on every EVM chain. */
 export const permit2Address: Address = "0x000000000022D473030F116dDEE9F6B43aC78BA3"
@@ -110,3 +110,40 @@ export const approvePermit2Calldata = (value: bigint): Hex =>
 
 /** Where a nonce's bit sits in Permit2's unordered bitmap. */
 export const noncePosition = (nonce: bigint) => ({ wordPos: nonce >> 8n, bit: 1n << (nonce & 0xffn) })
+
+/**
+ * The permit that pays an option: the option's token and amount, for the chain's executor, with the
+ * quote's nonce, usable until the second before `validBefore` (Permit2 accepts a permit at its
+ * deadline, EIP-3009 refuses one at `validBefore`: the same last second for both).
+ */
+export const permitFor = (token: Address, value: bigint, spender: Address, nonce: Hex, validBefore: number): PermitTransfer => ({
+  token,
+  amount: value,
+  spender,
+  nonce: BigInt(nonce),
+  deadline: BigInt(validBefore) - 1n
+})
+
+/**
+ * The nonce (as the quote's 32 bytes, lower-case) of the permit that made a transfer of `value` from
+ * `from` of `token`, when the transaction is a direct `permitTransferFrom` call to Permit2 with
+ * exactly that owner, token, amount and recipient `collection`; else `null`.
+ */
+export const permitReference = (
+  tx: { readonly input: Hex; readonly to: string | null },
+  transfer: { readonly from: string; readonly token: string; readonly value: bigint },
+  collection: Address
+): string | null => {
+  if (tx.to === null || tx.to.toLowerCase() !== permit2Address.toLowerCase()) return null
+  try {
+    const call = decodeFunctionData({ abi: permit2Abi, data: tx.input })
+    if (call.functionName !== "permitTransferFrom") return null
+    const [permit, details, owner] = call.args
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+    if (!same(permit.permitted.token, transfer.token) || !same(owner, transfer.from) || !same(details.to, collection)) return null
+    if (details.requestedAmount !== transfer.value) return null
+    return toHex(permit.nonce, { size: 32 })
+  } catch {
+    return null
+  }
+}
