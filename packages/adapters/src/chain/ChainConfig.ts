@@ -199,7 +199,7 @@ export const AssetSettings = Schema.Struct({
   /**
    * Optional: pull payments in this token (which has no EIP-3009) go through Permit2 at its canonical
    * address: the buyer approves Permit2 once, then signs a permit for our executor. Without it, such a
-   * token is paid by a push transfer.
+   * token is paid by a push transfer. Ignored for a token with EIP-3009.
    */
   permit2: Schema.optionalKey(Schema.Boolean),
   pricing: AssetPricing
@@ -238,9 +238,6 @@ export const ChainsSettings = Schema.Struct({
           problems.push({ path: ["assets", i, "assetId"], issue: `asset ${asset.assetId} is configured twice` })
         }
         assetIds.add(assetKey)
-        if (asset.eip3009 && asset.permit2 === true) {
-          problems.push({ path: ["assets", i, "permit2"], issue: "a token with EIP-3009 is pulled with it, not through Permit2" })
-        }
         const chainId = Caip.assetChainId(asset.assetId)
         if (!chainIds.has(chainId)) {
           problems.push({ path: ["assets", i, "assetId"], issue: `chain ${chainId} is not configured under "chains"` })
@@ -277,6 +274,9 @@ export const index = (settings: ChainsSettings): Chains => ({
   chains: new Map(settings.chains.map((chain) => [chain.chainId, chain])),
   assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
 })
+
+/** Whether pull payments in a token go through Permit2: configured so, and without EIP-3009 (which wins). */
+export const viaPermit2 = (asset: AssetSettings): boolean => asset.permit2 === true && !asset.eip3009
 
 /** The mode of the payments a configured chain carries: sandbox on a test network, live on a real one. */
 export const chainMode = (chain: ChainSettings): Mode => (chain.testnet ? "sandbox" : "live")

@@ -17,7 +17,7 @@
 import { type AuthorizationProof, type ChainUnavailable, ParamsValidation, type SubmissionRefused } from "@paygate/domain"
 import { type Duration, Effect, Option } from "effect"
 import { type Address, decodeFunctionData, getAddress, type Hash, type Hex, hashTypedData } from "viem"
-import type { Chains } from "./ChainConfig.ts"
+import { type Chains, viaPermit2 } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -89,7 +89,7 @@ export const verifyPermit2 = Effect.fn("ChainGateway.verifyPermit2")(function*(
   proof: AuthorizationProof
 ): Effect.fn.Return<void, ParamsValidation> {
   const { runtime, asset, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
-  if (asset.permit2 !== true) return yield* invalid("The option's asset is not paid through Permit2.")
+  if (!viaPermit2(asset)) return yield* invalid("The option's asset is not paid through Permit2.")
   const { nonce, signature } = yield* checkShape(proof)
   const approvals = proof.approvals ?? []
   const mined = yield* Effect.forEach(approvals, (hash, i) => checkApproval(runtime, token, payer, hash as Hash, i, context.lookupWindow))
