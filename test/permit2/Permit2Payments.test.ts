@@ -34,7 +34,9 @@ const world = localChainForFile()
 
 forEachDatabase("Permit2 payments (anvil)", (database) => {
   const secret = new Uint8Array(randomBytes(32))
-  const gateway = () => ({ gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(world().settings())), secret }) })
+  /** The local chain through its proxy, with TUSDT (through Permit2) beside TUSDC. */
+  const settings = () => ({ ...world().settings(), assets: Chain.LocalChain.settingsFor(world().chain, 1, { usdt: true }).assets })
+  const gateway = () => ({ gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(settings())), secret }) })
   const server = useTestServer(database, gateway)
   // No executor until a test starts one: a confirmed payment waits there.
   const quiet = useTestServer(database, gateway)
@@ -139,7 +141,7 @@ forEachDatabase("Permit2 payments (anvil)", (database) => {
       keys.set(on, { partner, merchantId: await on.merchant(partner.sandbox, "Tether Shop"), walletKey: await on.walletKey("sandbox") })
     }
     fibers.push(await server.run(Effect.forkDetach(Layer.launch(executorJob))))
-    fibers.push(await server.run(Effect.forkDetach(Layer.launch(watcherJob(await Effect.runPromise(ChainConfig.decode(world().settings())))))))
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(watcherJob(await Effect.runPromise(ChainConfig.decode(settings())))))))
   }, 120_000)
 
   afterAll(async () => {

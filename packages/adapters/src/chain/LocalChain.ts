@@ -2,8 +2,8 @@
  * A complete local chain for development and tests: an anvil node (fresh, or kept across restarts
  * with `stateFile`), the test contracts deployed on it once (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
- * as an EIP-3009 token pegged to USD, and TUSDT (USDT-style, minted like TUSDC) pegged to USD and
- * paid through Permit2, placed at its canonical address.
+ * as an EIP-3009 token pegged to USD; and TUSDT (USDT-style, minted like TUSDC) with Permit2 at its
+ * canonical address, accepted (pegged to USD, pulled through Permit2) with the `usdt` option.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -30,6 +30,8 @@ import { makeClient, rpc } from "./RpcCall.ts"
 export interface LocalChainOptions extends Anvil.AnvilOptions {
   /** Confirmations a transfer needs; default 1. */
   readonly requiredConfirmations?: number | undefined
+  /** Whether the configuration accepts TUSDT (through Permit2) beside TUSDC; default no. */
+  readonly usdt?: boolean | undefined
 }
 
 const TestContractsJson = Schema.Struct({
@@ -124,7 +126,12 @@ const tusdtIcon = "data:image/svg+xml;base64," +
     .toString("base64")
 
 /** The configuration (in its JSON form) of a local chain. */
-export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAssetId" | "chainId">, requiredConfirmations: number) => ({
+export const settingsFor = (
+  info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAssetId" | "chainId">,
+  requiredConfirmations: number,
+  /** `usdt`: TUSDT too, pulled through Permit2. */
+  tokens: { readonly usdt?: boolean | undefined } = {}
+) => ({
   chains: [{
     chainId: `eip155:${info.node.chainId}`,
     // A local chain never holds real money: a test network, for sandbox payments.
@@ -145,7 +152,11 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAsse
     networkName: "Anvil (local)",
     eip3009: true,
     pricing: { kind: "peg", currency: "USD" }
-  }, {
+  }, ...(tokens.usdt === true ? [usdtSettings(info)] : [])]
+})
+
+/** TUSDT's configuration: a USD-pegged token without EIP-3009, pulled through Permit2. */
+const usdtSettings = (info: Pick<LocalChainInfo, "node" | "contracts">) => ({
     assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdt}`,
     decimals: 6,
     symbol: "TUSDT",
@@ -155,7 +166,6 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAsse
     eip3009: false,
     permit2: true,
     pricing: { kind: "peg", currency: "USD" }
-  }]
 })
 
 /** Starts anvil, deploys, and provides the node, the deployment and the chain configuration. */
@@ -175,7 +185,7 @@ export const layer = (
         collectionAddress: anvilAccount(9).address,
         executorAddress: anvilAccount(0).address
       }
-      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1))
+      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1, { usdt: options.usdt }))
       const info: LocalChainInfo = {
         ...base,
         chainId: `eip155:${node.chainId}`,
