@@ -199,7 +199,6 @@ forEachDatabase("Permit2 payments (anvil)", (database) => {
 
   it("a non-zero allowance below the amount: approve(0), then approve, then sign (USDT refuses a non-zero approve over a non-zero allowance)", async () => {
     const buyer = await newBuyer()
-    const w = buyer
     await buyer.approve(1n)
     const paymentId = await newPayment()
     const option = await usdtOption(paymentId, buyer)

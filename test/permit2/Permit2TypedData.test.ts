@@ -8,12 +8,14 @@ import fc from "fast-check"
 import { fileURLToPath } from "node:url"
 import { getAddress, hashTypedData, type Hex } from "viem"
 import { describe, expect, it } from "vitest"
-import { permit2Address, permitTransferFromJson, permitTransferFromTypedData } from "../../packages/adapters/src/chain/Permit2.ts"
+import { Chain } from "@paygate/adapters"
 
 // The package's index also loads its allowance providers, which need `tslib` (not installed here):
 // the signature-transfer module alone is what this test compares with.
 const sdkModule = fileURLToPath(new URL("../../node_modules/@uniswap/permit2-sdk/dist/esm/src/signatureTransfer.js", import.meta.url))
 const { SignatureTransfer } = (await import(sdkModule)) as { readonly SignatureTransfer: typeof SdkSignatureTransfer }
+
+const { permit2Address, permitTransferFromJson, permitTransferFromTypedData } = Chain.Permit2
 
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`))
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
