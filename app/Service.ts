@@ -32,7 +32,8 @@ const localChain = Layer.unwrap(
     const port = yield* Configuration.localChainPort
     const embedded = Option.isNone(yield* Configuration.databaseUrl)
     const stateFile = embedded ? join(`${yield* Configuration.dataDir}.chain`, "state.json") : undefined
-    return Chain.LocalChain.layer({ port, stateFile })
+    // TUSDT too: a token without EIP-3009, paid through Permit2, as USDT is on real networks.
+    return Chain.LocalChain.layer({ port, stateFile, usdt: true })
   })
 )
 const chainsForStart: ChainsLayer = Layer.unwrap(

@@ -18,6 +18,8 @@ const solc = require("solc")
 /** Contract name → its source file under packages/adapters/contracts/, in output order. */
 const contracts = [
   ["TestUsdc", "TestUsdc.sol"],
+  ["TestUsdt", "TestUsdt.sol"],
+  ["TestPermit2", "TestPermit2.sol"],
   ["TestPriceFeed", "TestPriceFeed.sol"],
   ["TestSmartWallet", "TestSmartWallet.sol"],
   ["GasBurningWallet", "GasBurningWallet.sol"],

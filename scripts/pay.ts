@@ -3,14 +3,14 @@
  *
  * Pays a sandbox payment the way a wallet does, against a running service: asks the gateway for
  * the payment's options for one account, submits the buyer's data when the option asks for it
- * (as the data collection page does: `POST …/collect-data`), signs the EIP-3009 typed data of the
- * first pull option with the account's key (default: anvil's well-known account #1, which holds
+ * (as the data collection page does: `POST …/collect-data`), sends the approve transactions of a
+ * Permit2 option (`--token TUSDT`) and signs the typed data of the first signed option with the account's key (default: anvil's well-known account #1, which holds
  * 1,000,000 test tokens), confirms, and follows the status until it is final. Each step prints
  * what it sends and gets; every mistake is one line on stderr.
  */
 import { readFileSync } from "node:fs"
 import { Chain } from "@paygate/adapters"
-import type { Hex } from "viem"
+import { createPublicClient, createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
 
@@ -26,6 +26,8 @@ Options:
   --key 0x…              private key of the paying account (default: anvil's test account #1)
   --url URL              the service (default: http://localhost:3000)
   --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
+  --token SYMBOL         the option's token, e.g. TUSDT (default: the first signed option)
+  --rpc URL              the chain's RPC, for a token's approve transactions (default: http://127.0.0.1:8545)
   -h, --help             this text
 
 Buyer data, for payments at or above the partner's data-collection threshold (1000.00 by default):
@@ -57,6 +59,8 @@ const parsed = parseCommandLine({
   key: { type: "string", default: anvilKey1 },
   url: { type: "string", default: "http://localhost:3000" },
   chain: { type: "string", default: "eip155:31337" },
+  token: { type: "string" },
+  rpc: { type: "string", default: "http://127.0.0.1:8545" },
   "buyer-data": { type: "string" },
   ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
   help: { type: "boolean", short: "h" }
@@ -150,10 +154,15 @@ let step = 0
 const say = (line: string) => console.log(`${++step}. ${line}`)
 
 const account = `${text("chain")}:${wallet.address}`
-const isPull = (o: any) => o.actions[0]?.data?.method === "eth_signTypedData_v4"
+// A signed option: EIP-3009, or Permit2 (its approve transactions, if any, before the signature).
+const isPull = (o: any) =>
+  o.actions.at(-1)?.data?.method === "eth_signTypedData_v4" &&
+  (text("token") === undefined || o.amount.display.assetSymbol === text("token"))
 say(`options for ${account}`)
 let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(isPull)
-if (option === undefined) fail("No EIP-3009 (pull) option for this account: is the payment in USD on the local chain?")
+if (option === undefined) {
+  fail(`No signed option${text("token") === undefined ? "" : ` in ${text("token")}`} for this account: is the payment in USD on the local chain?`)
+}
 console.log(`   ${option.amount.value} base units of ${option.amount.display.assetSymbol} (${option.amount.unit})`)
 
 if (option.collectData != null) {
@@ -173,14 +182,26 @@ if (option.collectData != null) {
   console.log("   (this payment needs no buyer data: the data given is not sent)")
 }
 
-say(`sign the TransferWithAuthorization typed data as ${wallet.address}`)
+// Permit2 tokens (e.g. TUSDT): the approve transactions the option asks for, sent and mined first.
+const answers: Array<string> = []
+for (const action of option.actions.slice(0, -1)) {
+  say(`send ${action.data.method === "eth_sendTransaction" ? "the approve transaction" : action.data.method} (${action.data.params[0].to})`)
+  const chain = createWalletClient({ account: wallet, transport: http(text("rpc")) })
+  const hash = await chain.sendTransaction({ chain: null, to: action.data.params[0].to, data: action.data.params[0].data })
+    .catch((error: Error) => fail(`The approve transaction failed: ${error.message.split("\n")[0]} (--rpc)`))
+  await createPublicClient({ transport: http(text("rpc")) }).waitForTransactionReceipt({ hash, pollingInterval: 200 })
+  console.log(`   ${hash}`)
+  answers.push(hash)
+}
+
+say(`sign the ${JSON.parse(option.actions.at(-1).data.params[1]).primaryType} typed data as ${wallet.address}`)
 const signature = await Chain.LocalWallet.signOption(option, privateKey)
 console.log(`   ${signature}`)
 
 say("confirm")
 const confirmed = await call("POST", "/confirm", {
   optionId: option.id,
-  results: [{ type: "walletRpc", data: [signature] }],
+  results: [...answers, signature].map((answer) => ({ type: "walletRpc", data: [answer] })),
   collectedData: null
 })
 console.log(`   ${confirmed.status}`)

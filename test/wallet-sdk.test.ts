@@ -42,7 +42,8 @@ const anvilKeys: ReadonlyArray<Hex> = [
   "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
   "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
   "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
-  "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba"
+  "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
+  "0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e"
 ]
 const collectionAddress = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"
 const erc20 = parseAbi(["function balanceOf(address) view returns (uint256)"])
@@ -331,7 +332,8 @@ for (const store of stores) {
         amount: { unit: "iso4217/USD", value: "1050", display: { assetSymbol: "USD", decimals: 2 } },
         merchant: { name: "Sandbox shop" }
       })
-      expect(options.options).toHaveLength(1)
+      // TUSDC (EIP-3009), then TUSDT (Permit2): the local chain's two USD tokens.
+      expect(options.options).toHaveLength(2)
       const [option] = options.options
       expect(option).toMatchObject({
         account: buyer.caip10,
@@ -495,6 +497,60 @@ for (const store of stores) {
       const result = await sdk("confirmPayment", paymentId, () => second.confirmPayment({ paymentId, optionId: options[0]!.id, signatures }))
       expect(result).toMatchObject({ status: "succeeded", isFinal: true })
     }, 60_000)
+
+    it("USDT through Permit2: the first payment runs approve then the permit (two actions, two results), the second signs only; both succeed with webhooks", async () => {
+      const { pull, receiver } = world
+      const registered = await realFetch(`${pull.url}/v1/webhooks`, {
+        method: "POST",
+        headers: { "api-key": pull.credentials.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ url: receiver.url("/usdt-hooks") })
+      })
+      expect(registered.status).toBe(201)
+      receiver.expect("/usdt-hooks", ((await registered.json()) as { secret: string }).secret)
+      const buyer = wallet(6, pull.rpcUrl!)
+      const usdt = (await realFetch(`${pull.url}/v1/gateway/payment/${await createPayment(pull, "100")}/options`, {
+        method: "POST",
+        headers: { "app-id": pull.credentials.appId, "client-id": "test", "content-type": "application/json" },
+        body: JSON.stringify({ accounts: [buyer.caip10] })
+      }).then((r) => r.json()) as { options: Array<{ amount: { unit: string; display: { assetSymbol: string } } }> }).options
+        .find((o) => o.amount.display.assetSymbol === "TUSDT")!.amount.unit.slice("caip19/".length)
+      const usdtBalance = () =>
+        createPublicClient({ transport: http(world.pull.rpcUrl!) }).readContract({
+          address: usdt.split(":").at(-1) as Hex,
+          abi: erc20,
+          functionName: "balanceOf",
+          args: [buyer.address as Hex]
+        })
+      const pay = client(pull)
+
+      const payUsdt = async (methods: ReadonlyArray<string>) => {
+        const paymentId = await createPayment(pull, "1050")
+        const before = await usdtBalance()
+        const { options } = await sdk("getPaymentOptions", paymentId, () => pay.getPaymentOptions({ paymentLink: paymentId, accounts: [buyer.caip10] }))
+        const option = options.find((o) => o.amount.display.assetSymbol === "TUSDT")!
+        expect(option).toMatchObject({ account: buyer.caip10, amount: { unit: `caip19/${usdt}`, value: "10500000" } })
+        const actions = await sdk("getRequiredPaymentActions", paymentId, () => pay.getRequiredPaymentActions({ paymentId, optionId: option.id }))
+        expect(actions.map((a) => a.walletRpc.method)).toEqual(methods)
+        // The wallet runs each action in order; signatures[] matches actions[] in order and length.
+        const signatures: Array<string> = []
+        for (const action of actions) signatures.push(await buyer.perform(action))
+        const result = await sdk("confirmPayment", paymentId, () => pay.confirmPayment({ paymentId, optionId: option.id, signatures }))
+        expect(result).toMatchObject({ status: "succeeded", isFinal: true })
+        expect(await merchantStatus(pull, paymentId)).toEqual({ status: "succeeded", isFinal: true })
+        expect(await usdtBalance()).toBe(before - 10_500_000n)
+        const events = () => receiver.on("/usdt-hooks").filter((r) => r.body.includes(paymentId))
+        await receiver.waitFor(() => events().some((r) => r.envelope?.type === "payment.succeeded"), 20_000, "payment.succeeded")
+        expect(events().every((r) => r.verified)).toBe(true)
+        return paymentId
+      }
+      const first = await payUsdt(["eth_sendTransaction", "eth_signTypedData_v4"])
+      // What the SDK sent to confirm: one result per action, the approve's hash first.
+      const confirm = exchangesOf(first).find((e) => e.url.endsWith("/confirm"))!
+      const results = (JSON.parse(confirm.body!) as { results: Array<{ type: string; data: Array<string> }> }).results
+      expect(results.map((r) => r.data.length)).toEqual([1, 1])
+      expect(results[0]!.data[0]).toMatch(/^0x[0-9a-fA-F]{64}$/)
+      await payUsdt(["eth_signTypedData_v4"])
+    }, 90_000)
 
     it("errors reach the wallet as SDK errors (ours parse where the SDK's OpenAPI declares the status)", async () => {
       const { pull } = world

@@ -21,6 +21,8 @@ export interface PresetChain {
   readonly rpcUrl: string
   readonly client: ReturnType<typeof createPublicClient>
   readonly depositFactory: Address
+  /** The TestUsdt `LocalChain` deployed (Permit2 is at its canonical address). */
+  readonly testUsdt: Address
   /** The preset USDC balance of `address`. */
   readonly balanceOf: (address: Address) => Promise<bigint>
 }
@@ -49,6 +51,7 @@ export const presetChain = async (scope: Scope.Scope, chainNumber: number, usdc:
     rpcUrl,
     client,
     depositFactory: local.contracts.depositFactory,
+    testUsdt: local.contracts.usdt,
     balanceOf: (address) => client.readContract({ address: usdc, abi: token, functionName: "balanceOf", args: [address] })
   }
 }

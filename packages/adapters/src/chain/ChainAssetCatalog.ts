@@ -6,7 +6,7 @@
  */
 import { AssetCatalog, Caip, type PayableAsset } from "@paygate/domain"
 import { Effect, Layer } from "effect"
-import { type AssetSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { type AssetSettings, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 
 /** Seconds to complete a payment when the configuration does not say. */
 export const defaultEtaSeconds = 15
@@ -21,7 +21,8 @@ export const toPayableAsset = (asset: AssetSettings, collectionAddress: string):
   iconUrl: asset.iconUrl,
   networkName: asset.networkName,
   networkIconUrl: asset.networkIconUrl ?? null,
-  kind: asset.eip3009 ? "pull" : "push",
+  kind: asset.eip3009 || viaPermit2(asset) ? "pull" : "push",
+  ...(viaPermit2(asset) ? { permit2: true } : {}),
   etaSeconds: asset.etaSeconds ?? defaultEtaSeconds,
   collectionAddress
 })

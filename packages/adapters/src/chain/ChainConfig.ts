@@ -196,6 +196,12 @@ export const AssetSettings = Schema.Struct({
   etaSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })))),
   /** Whether the token implements EIP-3009 `transferWithAuthorization` (pull payments). */
   eip3009: Schema.Boolean,
+  /**
+   * Optional: pull payments in this token (which has no EIP-3009) go through Permit2 at its canonical
+   * address: the buyer approves Permit2 once, then signs a permit for our executor. Without it, such a
+   * token is paid by a push transfer. Ignored for a token with EIP-3009.
+   */
+  permit2: Schema.optionalKey(Schema.Boolean),
   pricing: AssetPricing
 })
 
@@ -268,6 +274,9 @@ export const index = (settings: ChainsSettings): Chains => ({
   chains: new Map(settings.chains.map((chain) => [chain.chainId, chain])),
   assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
 })
+
+/** Whether pull payments in a token go through Permit2: configured so, and without EIP-3009 (which wins). */
+export const viaPermit2 = (asset: AssetSettings): boolean => asset.permit2 === true && !asset.eip3009
 
 /** The mode of the payments a configured chain carries: sandbox on a test network, live on a real one. */
 export const chainMode = (chain: ChainSettings): Mode => (chain.testnet ? "sandbox" : "live")

@@ -2,7 +2,7 @@
  * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
  * (a USDC-style EIP-3009 token), TestPriceFeed (a settable Chainlink-style feed) and a
  * DepositFactory (per-payment deposit addresses, owned by the deployer), then mints
- * TUSDC to the default anvil accounts. Meant for a fresh anvil node: nothing checks for an earlier
+ * TUSDC to the default anvil accounts. (TestUsdt and Permit2: `Permit2Deploy.ts`.) Meant for a fresh anvil node: nothing checks for an earlier
  * deployment.
  *
  * @module
@@ -73,7 +73,7 @@ const depositFactoryDeployData = (owner: Address, destination: Address) =>
   encodeDeployData({ abi: DepositFactory.abi, bytecode: DepositFactory.bytecode, args: [owner, destination] })
 
 /** A deployer on a development chain: its sender, and contract creation waiting for the address. */
-const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">) {
+export const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">) {
   const chainId = `eip155:${options.chainId}`
   const client = makeClient(Redacted.make(options.rpcUrl))
   const sender = yield* ExecutorSender.make({
@@ -96,6 +96,30 @@ const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpc
     )
   return { chainId, client, sender, deploy, toDeployError }
 })
+
+/** Mints `amount` (default {@link defaultMintAmount}) of a test token (`mint(to, value)`, deployer only) to each of `mintTo`. */
+export const mintEach = (
+  deployer: Pick<Effect.Success<ReturnType<typeof deployerOn>>, "chainId" | "client" | "sender" | "toDeployError">,
+  token: Address,
+  symbol: string,
+  options: Pick<DeployOptions, "mintTo" | "mintAmount">
+) => {
+  const { chainId, client, sender, toDeployError } = deployer
+  const amount = options.mintAmount ?? defaultMintAmount
+  return Effect.forEach(
+    options.mintTo ?? anvilAccounts.map((account) => account.address),
+    (to) =>
+      sender.send({
+        to: token,
+        data: encodeFunctionData({ abi: TestUsdc.abi, functionName: "mint", args: [to, amount] }),
+        gas: mintGas
+      }).pipe(
+        Effect.mapError(toDeployError(`mint ${symbol} to ${to}`)),
+        Effect.flatMap((hash) => mined(client, chainId, hash, `mint ${symbol} to ${to}`))
+      ),
+    { concurrency: "unbounded", discard: true }
+  )
+}
 
 /** Deploys a DepositFactory alone (owned by the deployer), e.g. on a kept chain recorded before it had one. */
 export const deployDepositFactory = Effect.fn("Deploy.deployDepositFactory")(function*(
@@ -125,19 +149,6 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
     deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
   ], { concurrency: "unbounded" })
 
-  const amount = options.mintAmount ?? defaultMintAmount
-  yield* Effect.forEach(
-    options.mintTo ?? anvilAccounts.map((account) => account.address),
-    (to) =>
-      sender.send({
-        to: usdc,
-        data: encodeFunctionData({ abi: TestUsdc.abi, functionName: "mint", args: [to, amount] }),
-        gas: mintGas
-      }).pipe(
-        Effect.mapError(toDeployError(`mint TUSDC to ${to}`)),
-        Effect.flatMap((hash) => mined(client, chainId, hash, `mint TUSDC to ${to}`))
-      ),
-    { concurrency: "unbounded", discard: true }
-  )
+  yield* mintEach({ chainId, client, sender, toDeployError }, usdc, "TUSDC", options)
   return { usdc, priceFeed, depositFactory, deployer: sender.address }
 })

@@ -3,6 +3,8 @@
  *
  * - pull: one `walletRpc` action, `eth_signTypedData_v4` with `[buyer address, typed data JSON]`; the
  *   EIP-712 domain is read from the token (cached, see `TokenDomains.ts`);
+ * - pull through Permit2 (tokens without EIP-3009): the approve transactions the buyer still needs,
+ *   then the permit to sign (`Permit2Actions.ts`);
  * - push: one `build` action; `/fetch` resolves it with {@link pushTransferActions} into an
  *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended.
  *
@@ -12,10 +14,12 @@
  * @module
  */
 import { Caip, type OptionClaims, WalletActions, type Wire } from "@paygate/domain"
-import { Effect, Layer, Result, Schema } from "effect"
-import type { Address, Hex } from "viem"
-import { type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { Effect, Layer, Redacted, Result, Schema } from "effect"
+import type { Address, Hex, PublicClient } from "viem"
+import { privateKeyToAddress } from "viem/accounts"
+import { type Chains, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
+import { permit2Actions } from "./Permit2Actions.ts"
 import { encodeTransferWithReference, isReference } from "./PushTransfer.ts"
 import { makeClient } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
@@ -32,6 +36,8 @@ interface Resolved {
   readonly payer: Address
   readonly collection: Address
   readonly value: bigint
+  /** Pulled through Permit2 (no EIP-3009). */
+  readonly permit2: boolean
 }
 
 const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
@@ -51,7 +57,8 @@ const resolve = (chains: Chains, claims: OptionClaims): Result.Result<Resolved, 
     // validateAccountId returned the EIP-55 form of an eip155 address.
     payer: account.success.address as Address,
     collection: found.chain.collectionAddress,
-    value: BigInt(claims.value)
+    value: BigInt(claims.value),
+    permit2: viaPermit2(found.asset)
   })
 }
 
@@ -88,9 +95,11 @@ export const buildData = (claims: OptionClaims): string => `erc20-transfer:${cla
 export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> = Effect.gen(function*() {
   const chains = yield* ChainsConfig
   const domainsByChain = new Map<string, TokenDomains.TokenDomains>()
+  const permit2ByChain = new Map<string, { readonly client: PublicClient; readonly spender: Address }>()
   for (const settings of chains.settings.chains) {
     const client = makeClient(settings.rpcUrl)
     domainsByChain.set(settings.chainId, yield* TokenDomains.make({ chainId: settings.chainId, client }))
+    permit2ByChain.set(settings.chainId, { client, spender: privateKeyToAddress(Redacted.value(settings.executorPrivateKey)) })
   }
 
   const defect = (message: string) => Effect.die(new WalletActionsError({ message: `Cannot build wallet actions: ${message}.` }))
@@ -105,7 +114,17 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
     const option = resolved.success
     if (claims.kind === "push") return [{ type: "build", data: { data: buildData(claims) } }]
     const domains = domainsByChain.get(option.chainId)
-    if (domains === undefined || !isNonce(claims.nonce)) return yield* defect("the option's chain or nonce is wrong")
+    const permit2 = permit2ByChain.get(option.chainId)
+    if (domains === undefined || permit2 === undefined || !isNonce(claims.nonce)) return yield* defect("the option's chain or nonce is wrong")
+    if (option.permit2) {
+      return yield* permit2Actions({
+        ...option,
+        ...permit2,
+        chainNumber: Number(option.chainId.slice("eip155:".length)),
+        nonce: claims.nonce,
+        validBefore
+      }).pipe(Effect.orDie)
+    }
     const domain = yield* domains.get(option.token).pipe(Effect.orDie)
     const typedData = transferWithAuthorizationJson(domain, {
       from: option.payer,

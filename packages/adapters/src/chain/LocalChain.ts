@@ -2,7 +2,8 @@
  * A complete local chain for development and tests: an anvil node (fresh, or kept across restarts
  * with `stateFile`), the test contracts deployed on it once (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
- * as an EIP-3009 token pegged to USD.
+ * as an EIP-3009 token pegged to USD; and TUSDT (USDT-style, minted like TUSDC) with Permit2 at its
+ * canonical address, accepted (pegged to USD, pulled through Permit2) with the `usdt` option.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -21,12 +22,16 @@ import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
 import { DeployError, deployDepositFactory, deployTestContracts, type TestContracts } from "./Deploy.ts"
+import { permit2Address } from "./Permit2.ts"
+import { deployPermit2Token } from "./Permit2Deploy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 
 /** Options of {@link layer}. */
 export interface LocalChainOptions extends Anvil.AnvilOptions {
   /** Confirmations a transfer needs; default 1. */
   readonly requiredConfirmations?: number | undefined
+  /** Whether the configuration accepts TUSDT (through Permit2) beside TUSDC; default no. */
+  readonly usdt?: boolean | undefined
 }
 
 const TestContractsJson = Schema.Struct({
@@ -34,8 +39,24 @@ const TestContractsJson = Schema.Struct({
   priceFeed: Schema.String,
   // Absent from deployments recorded before deposit addresses existed.
   depositFactory: Schema.optionalKey(Schema.String),
+  // Absent from deployments recorded before Permit2 payments existed.
+  usdt: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
+
+/** The test contracts of a local chain: those of `Deploy.ts`, and TestUsdt with Permit2 (`Permit2Deploy.ts`). */
+export type LocalContracts = TestContracts & {
+  /** TestUsdt ("Test Tether USD", TUSDT, 6 decimals, no EIP-3009: paid through Permit2). */
+  readonly usdt: Address
+}
+
+/** Every test contract on a fresh chain. */
+const deployAll = (node: Anvil.AnvilNode) =>
+  Effect.gen(function*() {
+    const options = { rpcUrl: node.rpcUrl, chainId: node.chainId }
+    const contracts = yield* deployTestContracts(options)
+    return { ...contracts, usdt: yield* deployPermit2Token(options) } satisfies LocalContracts
+  })
 
 /**
  * The test contracts of a kept chain (`stateFile`): the deployment recorded beside the state when
@@ -50,7 +71,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, usdt, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -63,12 +84,16 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
         const factory = (yield* hasCode(depositFactory))
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        const kept = { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), depositFactory: factory, deployer: getAddress(deployer) }
-        if (factory !== depositFactory) writeFileSync(record, JSON.stringify(kept))
-        return kept satisfies TestContracts
+        // Likewise TestUsdt and Permit2 for a chain kept from before Permit2 payments.
+        const usdtNow = (yield* hasCode(usdt)) && (yield* hasCode(permit2Address))
+          ? getAddress(usdt!)
+          : yield* deployPermit2Token({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const kept = { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), depositFactory: factory, usdt: usdtNow, deployer: getAddress(deployer) }
+        if (factory !== depositFactory || usdtNow !== usdt) writeFileSync(record, JSON.stringify(kept))
+        return kept satisfies LocalContracts
       }
     }
-    const contracts = yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+    const contracts = yield* deployAll(node)
     writeFileSync(record, JSON.stringify(contracts))
     return contracts
   })
@@ -76,11 +101,13 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
 /** What runs locally. */
 export interface LocalChainInfo {
   readonly node: Anvil.AnvilNode
-  readonly contracts: TestContracts
+  readonly contracts: LocalContracts
   /** CAIP-2, e.g. `eip155:31337`. */
   readonly chainId: string
   /** CAIP-19 of TUSDC. */
   readonly usdcAssetId: string
+  /** CAIP-19 of TUSDT (paid through Permit2). */
+  readonly usdtAssetId: string
   readonly collectionAddress: Address
   readonly executorAddress: Address
 }
@@ -93,8 +120,18 @@ const tusdcIcon = "data:image/svg+xml;base64," +
   Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="#2775ca"/></svg>')
     .toString("base64")
 
+/** A 1×1 green dot for TUSDT. */
+const tusdtIcon = "data:image/svg+xml;base64," +
+  Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="#26a17b"/></svg>')
+    .toString("base64")
+
 /** The configuration (in its JSON form) of a local chain. */
-export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId">, requiredConfirmations: number) => ({
+export const settingsFor = (
+  info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAssetId" | "chainId">,
+  requiredConfirmations: number,
+  /** `usdt`: TUSDT too, pulled through Permit2. */
+  tokens: { readonly usdt?: boolean | undefined } = {}
+) => ({
   chains: [{
     chainId: `eip155:${info.node.chainId}`,
     // A local chain never holds real money: a test network, for sandbox payments.
@@ -115,7 +152,20 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId"
     networkName: "Anvil (local)",
     eip3009: true,
     pricing: { kind: "peg", currency: "USD" }
-  }]
+  }, ...(tokens.usdt === true ? [usdtSettings(info)] : [])]
+})
+
+/** TUSDT's configuration: a USD-pegged token without EIP-3009, pulled through Permit2. */
+const usdtSettings = (info: Pick<LocalChainInfo, "node" | "contracts">) => ({
+    assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdt}`,
+    decimals: 6,
+    symbol: "TUSDT",
+    name: "Test Tether USD",
+    iconUrl: tusdtIcon,
+    networkName: "Anvil (local)",
+    eip3009: false,
+    permit2: true,
+    pricing: { kind: "peg", currency: "USD" }
 })
 
 /** Starts anvil, deploys, and provides the node, the deployment and the chain configuration. */
@@ -127,7 +177,7 @@ export const layer = (
       if (options.stateFile !== undefined) mkdirSync(dirname(options.stateFile), { recursive: true })
       const node = yield* Anvil.start(options)
       const contracts = options.stateFile === undefined
-        ? yield* deployTestContracts({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        ? yield* deployAll(node)
         : yield* keptContracts(node, options.stateFile)
       const base = {
         node,
@@ -135,11 +185,12 @@ export const layer = (
         collectionAddress: anvilAccount(9).address,
         executorAddress: anvilAccount(0).address
       }
-      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1))
+      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1, { usdt: options.usdt }))
       const info: LocalChainInfo = {
         ...base,
         chainId: `eip155:${node.chainId}`,
-        usdcAssetId: `eip155:${node.chainId}/erc20:${contracts.usdc}`
+        usdcAssetId: `eip155:${node.chainId}/erc20:${contracts.usdc}`,
+        usdtAssetId: `eip155:${node.chainId}/erc20:${contracts.usdt}`
       }
       return Context.make(LocalChain, info).pipe(
         Context.add(ChainConfig.ChainsConfig, chains),

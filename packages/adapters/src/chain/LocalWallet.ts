@@ -17,15 +17,11 @@ export const signTypedDataJson = (privateKey: Hex, json: string): Promise<Hex> =
     domain: typed.domain,
     types,
     primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore)
-    }
+    // Integers as JSON numbers or decimal strings: viem encodes either (EIP-3009's and Permit2's alike).
+    message: typed.message
   })
 }
 
-/** Signs the single `eth_signTypedData_v4` action of a pull option (as served by the options operation). */
+/** Signs the `eth_signTypedData_v4` action of a pull option (its last; as served by the options operation). */
 export const signOption = (option: { readonly actions: ReadonlyArray<any> }, privateKey: Hex): Promise<Hex> =>
-  signTypedDataJson(privateKey, option.actions[0].data.params[1])
+  signTypedDataJson(privateKey, option.actions.at(-1).data.params[1])

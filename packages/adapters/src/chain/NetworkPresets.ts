@@ -9,6 +9,7 @@
  * reorganisations), the block explorer (links in the checkout and webhooks), and the typical block
  * time, from which an option's `etaS` follows (confirmations × block time + 10 s for the wallet).
  * USDC's EIP-712 name and version differ per network: they are read from the token, never set here.
+ * Ethereum and Polygon also offer USDT, through Permit2 (`Permit2Presets.ts`).
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { readFileSync } from "node:fs"
 import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError } from "./ChainConfig.ts"
+import { usdtSettings } from "./Permit2Presets.ts"
 
 /** What paygate knows about a named network. */
 export interface NetworkPreset {
@@ -219,9 +221,9 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         ...(depositFactory === undefined ? {} : { depositFactory: depositFactory.success })
       })
     }
-    const assets = networks.map((network) => {
+    const assets = networks.flatMap((network) => {
       const preset = presets[network]
-      return {
+      return [{
         assetId: `eip155:${preset.chainNumber}/erc20:${preset.usdc}`,
         decimals: 6,
         symbol: "USDC",
@@ -231,7 +233,7 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         etaSeconds: etaSeconds(preset),
         eip3009: true,
         pricing: { kind: "peg", currency: "USD" }
-      }
+      }, ...usdtSettings(network, preset, etaSeconds(preset))]
     })
     return { networks, settings: { chains, assets } }
   })

@@ -27,7 +27,7 @@ import type { ChainRuntime } from "./ChainRuntime.ts"
 import { recordExecutorGasRefused } from "../ProcessMetrics.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { resolveTarget } from "./ProofTarget.ts"
-import { rpc } from "./RpcCall.ts"
+import { type ChainRpcError, rpc } from "./RpcCall.ts"
 import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
 
 /** Submitting failed: the chain could not be reached, or the proof could not be encoded. */
@@ -106,7 +106,21 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
     Effect.mapError((reason) => new ChainSubmitError({ message: `Cannot submit: ${reason}.` })),
     Effect.orDie
   )
+  return yield* sendUnlessUsed(runtime, payer, { to: token, data }, earlierUse(runtime, token, payer, proof.nonce as Hex))
+})
+
+/**
+ * Sends `call` (a pull payment's transfer) through the chain's executor, unless `used` finds the
+ * transaction that already made it; see the module documentation for the checks before sending.
+ */
+export const sendUnlessUsed = (
+  runtime: ChainRuntime,
+  payer: Address,
+  call: { readonly to: Address; readonly data: Hex },
+  used: Effect.Effect<Hash | undefined, ChainRpcError>
+): Effect.Effect<Hash, ChainUnavailable | SubmissionRefused> => {
   const { chainId, client, executor } = runtime
+  const { to, data } = call
   const ceiling = BigInt(runtime.gas.authorization)
   const refuse = (reason: "reverts" | "ceiling", message: string) =>
     recordExecutorGasRefused(chainId, reason).pipe(
@@ -115,14 +129,14 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
       Effect.andThen(Effect.fail(new SubmissionRefused({ chainId, message })))
     )
   const send = Effect.gen(function*() {
-    const used = yield* earlierUse(runtime, token, payer, proof.nonce as Hex)
-    if (used !== undefined) {
-      yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${used}; following that transaction`)
-      return used
+    const earlier = yield* used
+    if (earlier !== undefined) {
+      yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${earlier}; following that transaction`)
+      return earlier
     }
     // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
     // wallet does; only then estimated (capped too), which runs it several times.
-    const capped = { account: executor.address, to: token, data, gas: ceiling }
+    const capped = { account: executor.address, to, data, gas: ceiling }
     const estimated = yield* Effect.result(
       rpc(chainId, "eth_call", () => client.call(capped)).pipe(
         Effect.andThen(rpc(chainId, "eth_estimateGas", () => client.estimateGas(capped)))
@@ -141,25 +155,27 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
     const limit = withHeadroom(estimate) > ceiling ? ceiling : withHeadroom(estimate)
     const refusal = yield* runtime.budget.reserve(payer, limit)
     if (refusal !== undefined) return yield* new SubmissionRefused({ chainId, message: `the executor's gas budget (${refusal}) is spent` })
-    return yield* executor.send({ to: token, data, gas: limit })
+    return yield* executor.send({ to, data, gas: limit })
   })
-  return yield* send.pipe(
+  return send.pipe(
     Effect.retry({ schedule: retries, times: 3, while: (error) => error._tag === "ChainRpcError" && error.failure === "unavailable" }),
     Effect.catchTag("ChainRpcError", (error) => Effect.fail(new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` })))
   )
-})
+}
 
 /** The transaction that used a pull payment's authorization, if one did (`ChainGateway.usedBy`). */
 export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
   context: Pick<SubmitContext, "chains" | "runtimes">,
-  proof: AuthorizationProof
+  proof: AuthorizationProof,
+  /** How the authorization's use is found: EIP-3009's by default. */
+  find: (runtime: ChainRuntime, token: Address, payer: Address, nonce: Hex) => Effect.Effect<Hash | undefined, ChainRpcError> = earlierUse
 ): Effect.fn.Return<Option.Option<string>, ChainUnavailable> {
   const { runtime, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot look up: ${error.message}` })),
     Effect.orDie
   )
   if (!isNonce(proof.nonce)) return Option.none()
-  return yield* earlierUse(runtime, token, payer, proof.nonce).pipe(
+  return yield* find(runtime, token, payer, proof.nonce).pipe(
     Effect.map(Option.fromNullishOr),
     Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
     Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))

@@ -2,7 +2,8 @@
  * Reading a chain for reconciliation: the ERC-20 `Transfer` logs of the configured tokens into the
  * chain's collection address, in a block range, each with the reference it carried: the nonce of
  * the EIP-3009 authorization that made it (the token's `AuthorizationUsed` next to it, whatever
- * contract submitted it), or the 16 bytes after a push payment's `transfer`; and those of any token
+ * contract submitted it), the nonce of the Permit2 permit whose `permitTransferFrom` made it, or the
+ * 16 bytes after a push payment's `transfer`; and those of any token
  * into payments' deposit addresses. Only blocks with the chain's required confirmations are read
  * ({@link safeHead}); the watcher compares block hashes to notice a deeper reorganisation.
  *
@@ -14,6 +15,7 @@ import { type Address, getAddress, type Hash, type Hex, type PublicClient } from
 import { type Chains } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { permitReference } from "./Permit2.ts"
 import { decodeTransferWithReference } from "./PushTransfer.ts"
 import { ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
 
@@ -215,7 +217,10 @@ export const transfersIn = (chain: WatchedChain, from: number, to: number): Effe
   transfersTo(chain, [chain.collectionAddress], from, to, "configured", () =>
     Effect.map(authorizationsUsed(chain, from, to), (used): Annotate => (log, tx) => {
       if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
-      return { reference: authorizationNonce(used, log) ?? pushReference(tx.input, log.token, tx.to, log.value, chain.collectionAddress) }
+      return {
+        reference: authorizationNonce(used, log) ?? permitReference(tx, log, chain.collectionAddress) ??
+          pushReference(tx.input, log.token, tx.to, log.value, chain.collectionAddress)
+      }
     }))
 
 /** Deposit addresses per `eth_getLogs` (providers cap the size of a request). */

@@ -41,7 +41,7 @@ const invalid = (message: string) => Effect.fail(new ParamsValidation({ message 
 const isNonce = (text: string): text is Hex => /^0x[0-9a-fA-F]{64}$/.test(text)
 
 /** Whether `account` is a contract that accepts `signature` over `hash` (EIP-1271). */
-const contractWalletAccepts = (runtime: ChainRuntime, account: Address, hash: Hex, signature: Hex) =>
+export const contractWalletAccepts = (runtime: ChainRuntime, account: Address, hash: Hex, signature: Hex) =>
   Effect.gen(function*() {
     const code = yield* rpc(runtime.chainId, "eth_getCode", () => runtime.client.getCode({ address: account }))
     if (code === undefined || code === "0x") return false
@@ -59,13 +59,8 @@ const contractWalletAccepts = (runtime: ChainRuntime, account: Address, hash: He
     return answer === ERC1271_MAGIC_VALUE
   })
 
-/** Checks a pull payment's proof; see the module documentation. */
-export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")(function*(
-  context: VerifyContext,
-  proof: AuthorizationProof
-): Effect.fn.Return<void, ParamsValidation> {
-  const { runtime, asset, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
-  if (!asset.eip3009) return yield* invalid("The option's asset does not support signed transfers (EIP-3009).")
+/** The checks of a signed transfer before its signature: value, expiry, nonce and signature shapes. */
+export const checkShape = Effect.fnUntraced(function*(proof: AuthorizationProof) {
   if (proof.value <= 0n || proof.value > MAX_UINT256) return yield* invalid("The authorization's value is out of range.")
   const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
   if (!Number.isSafeInteger(proof.validBefore) || proof.validBefore <= nowSeconds) {
@@ -75,18 +70,20 @@ export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")
   if (!isHexBytes(proof.signature) || proof.signature.length <= 2) {
     return yield* invalid("The signature is not 0x-prefixed hex.")
   }
-  const signature = proof.signature
+  return { nonce: proof.nonce, signature: proof.signature }
+})
 
-  const domain = yield* runtime.domains.get(token).pipe(Effect.orDie)
-  const hash = hashTypedData(transferWithAuthorizationTypedData(domain, {
-    from: payer,
-    to: runtime.settings.collectionAddress,
-    value: proof.value,
-    validAfter: 0n,
-    validBefore: BigInt(proof.validBefore),
-    nonce: proof.nonce
-  }))
-
+/**
+ * Whether `payer` signed `hash`: by ECDSA recovery, else as a contract wallet (EIP-1271); refuses
+ * with the reason otherwise.
+ */
+export const checkSigner = Effect.fnUntraced(function*(
+  context: Pick<VerifyContext, "recovery">,
+  runtime: ChainRuntime,
+  payer: Address,
+  hash: Hex,
+  signature: Hex
+) {
   const ecdsa = parseEcdsaSignature(signature)
   if (Result.isSuccess(ecdsa)) {
     const signer = yield* context.recovery.recover(hash, ecdsa.success.serialized)
@@ -98,4 +95,26 @@ export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")
     return yield* invalid(`The signature ${ecdsa.failure}.`)
   }
   return yield* invalid(notTheAccountsSignature)
+})
+
+/** Checks a pull payment's proof; see the module documentation. */
+export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")(function*(
+  context: VerifyContext,
+  proof: AuthorizationProof
+): Effect.fn.Return<void, ParamsValidation> {
+  const { runtime, asset, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
+  if (!asset.eip3009) return yield* invalid("The option's asset does not support signed transfers (EIP-3009).")
+  const { nonce, signature } = yield* checkShape(proof)
+
+  const domain = yield* runtime.domains.get(token).pipe(Effect.orDie)
+  const hash = hashTypedData(transferWithAuthorizationTypedData(domain, {
+    from: payer,
+    to: runtime.settings.collectionAddress,
+    value: proof.value,
+    validAfter: 0n,
+    validBefore: BigInt(proof.validBefore),
+    nonce
+  }))
+
+  return yield* checkSigner(context, runtime, payer, hash, signature)
 })

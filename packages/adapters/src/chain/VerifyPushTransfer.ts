@@ -36,11 +36,24 @@ const invalid = (message: string) => Effect.fail(new ParamsValidation({ message 
 const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
 
 /** `undefined` for "not found", so that only real RPC failures stay failures. */
-const orNotFound = <A>(promise: Promise<A>): Promise<A | undefined> =>
+export const orNotFound = <A>(promise: Promise<A>): Promise<A | undefined> =>
   promise.catch((error: unknown) => {
     if (error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError) return undefined
     throw error
   })
+
+/** The transaction `hash`, looked for during `lookupWindow` (default 5 seconds) while the node does not know it. */
+export const findTransaction = (runtime: ChainRuntime, hash: Hash, lookupWindow: Duration.Input | undefined) =>
+  rpc(runtime.chainId, "eth_getTransactionByHash", () => orNotFound(runtime.client.getTransaction({ hash }))).pipe(
+    Effect.flatMap((tx) => (tx === undefined ? Effect.fail("not found" as const) : Effect.succeed(tx))),
+    Effect.retry({
+      schedule: Schedule.spaced(Duration.millis(250)),
+      while: (error) => error === "not found"
+    }),
+    Effect.timeoutOption(Duration.fromInputUnsafe(lookupWindow ?? Duration.seconds(5))),
+    Effect.catchIf((error) => error === "not found", () => Effect.succeed(Option.none())),
+    Effect.orDie
+  )
 
 /** Checks a push payment's proof; see the module documentation. */
 export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(function*(
@@ -53,17 +66,7 @@ export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(f
   const hash = proof.txHash
   const { chainId, client } = runtime
 
-  const window = Duration.fromInputUnsafe(context.lookupWindow ?? Duration.seconds(5))
-  const found = yield* rpc(chainId, "eth_getTransactionByHash", () => orNotFound(client.getTransaction({ hash }))).pipe(
-    Effect.flatMap((tx) => (tx === undefined ? Effect.fail("not found" as const) : Effect.succeed(tx))),
-    Effect.retry({
-      schedule: Schedule.spaced(Duration.millis(250)),
-      while: (error) => error === "not found"
-    }),
-    Effect.timeoutOption(window),
-    Effect.catchIf((error) => error === "not found", () => Effect.succeed(Option.none())),
-    Effect.orDie
-  )
+  const found = yield* findTransaction(runtime, hash, context.lookupWindow)
   if (Option.isNone(found)) return yield* invalid("The transaction was not found on chain.")
   const tx = found.value
 

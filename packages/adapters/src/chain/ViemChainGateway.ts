@@ -17,11 +17,12 @@
  *
  * @module
  */
-import { ChainGateway } from "@paygate/domain"
+import { ChainGateway, type PaymentProof } from "@paygate/domain"
 import { type Duration, Effect, Layer } from "effect"
-import { type ChainConfigError, ChainsConfig } from "./ChainConfig.ts"
+import { type ChainConfigError, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
 import { observeTransfer } from "./ObserveTransfer.ts"
+import { permitUse, submitPermit2, verifyPermit2 } from "./Permit2Transfers.ts"
 import { authorizationExpired, authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
 import { SignatureRecovery } from "./SignatureRecovery.ts"
 import { verifyAuthorization } from "./VerifyAuthorization.ts"
@@ -50,13 +51,20 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
   )
   const runtimes = new Map(built.map((runtime) => [runtime.chainId, runtime]))
 
+  // Pull payments in a token configured for Permit2 go through Permit2 (`Permit2Transfers.ts`).
+  const permit2 = (proof: PaymentProof) => {
+    const found = lookupAsset(chains, proof.asset)
+    return found !== undefined && viaPermit2(found.asset)
+  }
   return ChainGateway.of({
     verify: (proof) =>
       proof._tag === "Authorization"
-        ? verifyAuthorization({ chains, runtimes, recovery }, proof)
+        ? permit2(proof)
+          ? verifyPermit2({ chains, runtimes, recovery, lookupWindow: options.pushLookupWindow }, proof)
+          : verifyAuthorization({ chains, runtimes, recovery }, proof)
         : verifyPushTransfer({ chains, runtimes, lookupWindow: options.pushLookupWindow }, proof),
-    submit: (proof) => submitAuthorization({ chains, runtimes }, proof),
-    usedBy: (proof) => authorizationUse({ chains, runtimes }, proof),
+    submit: (proof) => (permit2(proof) ? submitPermit2 : submitAuthorization)({ chains, runtimes }, proof),
+    usedBy: (proof) => authorizationUse({ chains, runtimes }, proof, ...(permit2(proof) ? [permitUse] as const : [] as const)),
     expiredOnChain: (proof) => authorizationExpired({ chains, runtimes }, proof),
     observe: (asset, txHash, recipient) =>
       observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient)

@@ -14,6 +14,11 @@ export interface PayableAsset {
   readonly networkIconUrl: string | null
   /** `pull` when the token supports EIP-3009 authorizations (and pull is on), else `push`. */
   readonly kind: "pull" | "push"
+  /**
+   * A pull token without EIP-3009, pulled through Permit2: the wallet may first have to approve
+   * Permit2 on the token, so a confirm's results carry those transactions' hashes before the signature.
+   */
+  readonly permit2?: boolean | undefined
   /** Seconds a wallet typically needs to complete an option in this asset. */
   readonly etaSeconds: number
   /** Where payments in this asset are sent: the chain's collection address. */

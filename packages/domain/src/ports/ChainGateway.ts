@@ -21,6 +21,8 @@ export type PaymentProof =
     readonly nonce: string
     /** 0x-prefixed signature. */
     readonly signature: string
+    /** Permit2 tokens: the hashes of the approve transactions the wallet sent before signing, in order. */
+    readonly approvals?: ReadonlyArray<string> | undefined
   }
   | {
     readonly _tag: "Transaction"

@@ -51,20 +51,42 @@ const fingerprintOf = (claims: OptionClaims, answer: string) =>
     answer.toLowerCase()
   ]))))
 
+/** The most approve transactions a Permit2 option asks for: approve(0), then approve(amount). */
+const maxApprovals = 2
+
+/** What the wallet answered: the signature (pull) or transaction hash (push), after any approve transactions' hashes. */
+interface WalletAnswer {
+  readonly answer: string
+  readonly approvals: ReadonlyArray<string>
+}
+
+const txHash = /^0x[0-9a-fA-F]{64}$/
+
 /**
- * The wallet's answer to the option's single action: a signature (pull) or a transaction hash (push).
- * Options carry exactly one action, so `results` must hold exactly one `walletRpc` result with one value.
+ * The wallet's answers to the option's actions, one `walletRpc` result with one value each, in order:
+ * a signature (pull) or a transaction hash (push); for a Permit2 token, the hashes of the approve
+ * transactions the option asked for come first (none when the allowance already sufficed).
  */
-const walletAnswer = (confirmation: Confirmation, kind: OptionClaims["kind"]) => {
+const walletAnswer = (confirmation: Confirmation, kind: OptionClaims["kind"], permit2: boolean): Effect.Effect<WalletAnswer, ParamsValidation> => {
   const what = kind === "pull" ? "the eth_signTypedData_v4 signature" : "the eth_sendTransaction transaction hash"
-  const [first, ...rest] = confirmation.results
-  const value = first?.data[0]
-  if (first === undefined || rest.length > 0 || first.data.length !== 1 || value === undefined) {
-    return Effect.fail(new ParamsValidation({ message: `results must hold one walletRpc result with ${what}.` }))
+  const results = confirmation.results
+  const most = permit2 ? maxApprovals + 1 : 1
+  const shape = permit2
+    ? `one walletRpc result per action, each with one value: the approve transaction hashes (if any), then ${what}`
+    : `one walletRpc result with ${what}`
+  if (results.length < 1 || results.length > most || results.some((result) => result.data.length !== 1)) {
+    return Effect.fail(new ParamsValidation({ message: `results must hold ${shape}.` }))
   }
-  const shape = kind === "pull" ? /^0x[0-9a-fA-F]+$/ : /^0x[0-9a-fA-F]{64}$/
-  if (!shape.test(value)) return Effect.fail(new ParamsValidation({ message: `results[0].data[0] must be ${what} (0x hex).` }))
-  return Effect.succeed(value)
+  const values = results.map((result) => result.data[0]!)
+  const approvals = values.slice(0, -1)
+  const answer = values.at(-1)!
+  const bad = approvals.findIndex((hash) => !txHash.test(hash))
+  if (bad >= 0) return Effect.fail(new ParamsValidation({ message: `results[${bad}].data[0] must be an approve transaction hash (0x and 64 hex digits).` }))
+  const pattern = kind === "pull" ? /^0x[0-9a-fA-F]+$/ : txHash
+  if (!pattern.test(answer)) {
+    return Effect.fail(new ParamsValidation({ message: `results[${values.length - 1}].data[0] must be ${what} (0x hex).` }))
+  }
+  return Effect.succeed({ answer, approvals })
 }
 
 const superseded = () =>
@@ -133,7 +155,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         if (asset === undefined || asset.kind !== claims.kind) {
           return yield* new ParamsValidation({ message: "This option is no longer offered; ask for options again." })
         }
-        const answer = yield* walletAnswer(confirmation, claims.kind)
+        const { answer, approvals } = yield* walletAnswer(confirmation, claims.kind, asset.permit2 === true)
         const value = BigInt(claims.value)
         const proof = (payment: Payment): PaymentProof =>
           claims.kind === "pull"
@@ -145,7 +167,8 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
               value,
               validBefore: claims.expiresAt ?? payment.expiresAt,
               nonce: claims.nonce,
-              signature: answer
+              signature: answer,
+              approvals
             }
             : {
               _tag: "Transaction",
@@ -159,7 +182,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
         const confirmed = yield* confirmations.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
-          fingerprint: fingerprintOf(claims, answer),
+          fingerprint: fingerprintOf(claims, [...approvals, answer].join(",")),
           onOffer: onOffer(quotes, claims),
           collectedData: confirmation.collectedData,
           walletName

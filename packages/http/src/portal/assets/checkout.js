@@ -730,6 +730,16 @@ function collectData(url) {
 }
 
 /**
+ * Whether a transaction action is an ERC-20 `approve` (selector 0x095ea7b3).
+ *
+ * @param {WalletRpc} action
+ */
+function isApprove(action) {
+  const tx = /** @type {{ data?: unknown }} */ (action.params[0] ?? {})
+  return typeof tx.data === "string" && tx.data.toLowerCase().startsWith("0x095ea7b3")
+}
+
+/**
  * Runs one wallet action, saying what the wallet is about to ask.
  *
  * @param {WalletRpc} action
@@ -738,10 +748,16 @@ function collectData(url) {
 function runStep(action, option) {
   const network = option.amount.display.networkName ?? action.chain_id
   const amount = formatAmount(option.amount)
-  if (action.method === "eth_sendTransaction") {
+  const index = option.actions.findIndex((a) => a.type === "walletRpc" && a.data === action)
+  const steps = option.actions.length > 1 && index >= 0 ? `Step ${index + 1} of ${option.actions.length}. ` : ""
+  if (action.method === "eth_sendTransaction" && isApprove(action)) {
+    // Tokens without signed transfers (USDT): the wallet allows Permit2 once, then signs each payment.
+    const symbol = option.amount.display.assetSymbol
+    showWorking(`Allow ${symbol} once`, `${steps}Allow payments in ${symbol} from ${wallet?.info.name ?? "your wallet"} (a one-time approval of the Permit2 contract; it may first ask to switch to ${network}). Nothing is paid yet.`)
+  } else if (action.method === "eth_sendTransaction") {
     showWorking("Approve in your wallet", `Check the transfer of ${amount} in ${wallet?.info.name ?? "your wallet"} and approve it. It may first ask to switch to ${network}.`)
   } else {
-    showWorking("Sign in your wallet", `Check the payment of ${amount} in ${wallet?.info.name ?? "your wallet"} and sign it. It may first ask to switch to ${network}.`)
+    showWorking(steps === "" ? "Sign in your wallet" : "Sign", `${steps}Check the payment of ${amount} in ${wallet?.info.name ?? "your wallet"} and sign it. It may first ask to switch to ${network}.`)
   }
   return runWalletRpc(/** @type {Wallet} */ (wallet).provider, action, network)
 }
