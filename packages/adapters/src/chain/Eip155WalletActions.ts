@@ -16,6 +16,7 @@ import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex } from "viem"
 import { type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
+import { isNativeToken, nativeTransferAction } from "./NativeAsset.ts"
 import { encodeTransferWithReference, isReference } from "./PushTransfer.ts"
 import { makeClient } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
@@ -66,6 +67,7 @@ export const pushTransferActions = (
 ): Result.Result<ReadonlyArray<Wire.Action>, string> =>
   Result.flatMap(resolve(chains, claims), (option) => {
     if (!isReference(claims.nonce)) return Result.fail("the option's reference is not 16 bytes of hex")
+    if (isNativeToken(option.token)) return Result.succeed([nativeTransferAction(option, claims.nonce)])
     return Result.succeed([{
       type: "walletRpc",
       data: {
@@ -103,7 +105,12 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
     const resolved = resolve(chains, claims)
     if (Result.isFailure(resolved)) return yield* defect(resolved.failure)
     const option = resolved.success
-    if (claims.kind === "push") return [{ type: "build", data: { data: buildData(claims) } }]
+    if (claims.kind === "push") {
+      if (!isNativeToken(option.token)) return [{ type: "build", data: { data: buildData(claims) } }]
+      // Native: nothing to build, the transaction is fully known.
+      const actions = pushTransferActions(chains, claims)
+      return Result.isSuccess(actions) ? actions.success : yield* defect(actions.failure)
+    }
     const domains = domainsByChain.get(option.chainId)
     if (domains === undefined || !isNonce(claims.nonce)) return yield* defect("the option's chain or nonce is wrong")
     const domain = yield* domains.get(option.token).pipe(Effect.orDie)

@@ -1,8 +1,9 @@
 /**
  * A complete local chain for development and tests: an anvil node (fresh, or kept across restarts
- * with `stateFile`), the test contracts deployed on it once (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
+ * with `stateFile`), the test contracts deployed on it once (TUSDC and TEURC minted to the ten default accounts), and the matching chain configuration: executor
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
- * as an EIP-3009 token pegged to USD.
+ * as an EIP-3009 token pegged to USD, TEURC as one pegged to EUR, and, with `native`, the chain's
+ * ether priced in USD by the test price feed.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -20,20 +21,31 @@ import { type Address, getAddress } from "viem"
 import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
-import { DeployError, deployDepositFactory, deployTestContracts, type TestContracts } from "./Deploy.ts"
+import { DeployError, deployDepositFactory, deployTestContracts, deployTestEurc, type TestContracts } from "./Deploy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 
 /** Options of {@link layer}. */
 export interface LocalChainOptions extends Anvil.AnvilOptions {
   /** Confirmations a transfer needs; default 1. */
   readonly requiredConfirmations?: number | undefined
+  /** Accept the euro test token TEURC (EUR payments); default true. */
+  readonly eur?: boolean | undefined
+  /** Accept the chain's ether too (TETH, priced by the test feed); default false. */
+  readonly native?: boolean | undefined
+}
+
+/** Which tokens besides TUSDC a local chain's configuration accepts. */
+export interface LocalAssets {
+  readonly eur?: boolean | undefined
+  readonly native?: boolean | undefined
 }
 
 const TestContractsJson = Schema.Struct({
   usdc: Schema.String,
   priceFeed: Schema.String,
-  // Absent from deployments recorded before deposit addresses existed.
+  // Absent from deployments recorded before deposit addresses, or the euro token, existed.
   depositFactory: Schema.optionalKey(Schema.String),
+  eurc: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
 
@@ -50,7 +62,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, eurc, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -63,8 +75,9 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
         const factory = (yield* hasCode(depositFactory))
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        const kept = { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), depositFactory: factory, deployer: getAddress(deployer) }
-        if (factory !== depositFactory) writeFileSync(record, JSON.stringify(kept))
+        const euro = (yield* hasCode(eurc)) ? getAddress(eurc!) : yield* deployTestEurc({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const kept = { usdc: getAddress(usdc), eurc: euro, priceFeed: getAddress(priceFeed), depositFactory: factory, deployer: getAddress(deployer) }
+        if (factory !== depositFactory || euro !== eurc) writeFileSync(record, JSON.stringify(kept))
         return kept satisfies TestContracts
       }
     }
@@ -81,6 +94,10 @@ export interface LocalChainInfo {
   readonly chainId: string
   /** CAIP-19 of TUSDC. */
   readonly usdcAssetId: string
+  /** CAIP-19 of TEURC, the euro test token. */
+  readonly eurcAssetId: string
+  /** CAIP-19 of the chain's ether (`slip44:60`), accepted only with the `native` option. */
+  readonly nativeAssetId: string
   readonly collectionAddress: Address
   readonly executorAddress: Address
 }
@@ -93,8 +110,47 @@ const tusdcIcon = "data:image/svg+xml;base64," +
   Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="#2775ca"/></svg>')
     .toString("base64")
 
-/** The configuration (in its JSON form) of a local chain. */
-export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId">, requiredConfirmations: number) => ({
+/** What a local chain is before its asset ids are derived. */
+type Deployed = Omit<LocalChainInfo, "usdcAssetId" | "eurcAssetId" | "nativeAssetId" | "chainId">
+
+/** A 1×1 dot for TEURC and one for TETH. */
+const dotIcon = (colour: string) =>
+  "data:image/svg+xml;base64," +
+  Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="${colour}"/></svg>`).toString("base64")
+
+/** TEURC: EUR payments are payable out of the box with a euro-pegged EIP-3009 token, like EURC. */
+const eurcSettings = (info: Deployed) => ({
+  assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.eurc}`,
+  decimals: 6,
+  symbol: "TEURC",
+  name: "Test Euro Coin",
+  iconUrl: dotIcon("#1f4fa3"),
+  networkName: "Anvil (local)",
+  eip3009: true,
+  pricing: { kind: "peg", currency: "EUR" }
+})
+
+/** The chain's ether, priced in USD by the test feed: offered only when asked for (`native`). */
+const nativeSettings = (info: Deployed) => ({
+  assetId: `eip155:${info.node.chainId}/slip44:60`,
+  decimals: 18,
+  symbol: "TETH",
+  name: "Test Ether",
+  iconUrl: dotIcon("#627eea"),
+  networkName: "Anvil (local)",
+  eip3009: false,
+  pricing: { kind: "priceFeed", address: info.contracts.priceFeed, currency: "USD" }
+})
+
+/**
+ * The configuration (in its JSON form) of a local chain: TUSDC, and TEURC or the chain's ether when
+ * `extra` asks for them (none by default here; `layer` adds TEURC unless told otherwise).
+ */
+export const settingsFor = (
+  info: Deployed,
+  requiredConfirmations: number,
+  extra: LocalAssets = {}
+) => ({
   chains: [{
     chainId: `eip155:${info.node.chainId}`,
     // A local chain never holds real money: a test network, for sandbox payments.
@@ -115,7 +171,7 @@ export const settingsFor = (info: Omit<LocalChainInfo, "usdcAssetId" | "chainId"
     networkName: "Anvil (local)",
     eip3009: true,
     pricing: { kind: "peg", currency: "USD" }
-  }]
+  }, ...(extra.eur === true ? [eurcSettings(info)] : []), ...(extra.native === true ? [nativeSettings(info)] : [])]
 })
 
 /** Starts anvil, deploys, and provides the node, the deployment and the chain configuration. */
@@ -135,11 +191,13 @@ export const layer = (
         collectionAddress: anvilAccount(9).address,
         executorAddress: anvilAccount(0).address
       }
-      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1))
+      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1, { eur: options.eur ?? true, native: options.native ?? false }))
       const info: LocalChainInfo = {
         ...base,
         chainId: `eip155:${node.chainId}`,
-        usdcAssetId: `eip155:${node.chainId}/erc20:${contracts.usdc}`
+        usdcAssetId: `eip155:${node.chainId}/erc20:${contracts.usdc}`,
+        eurcAssetId: `eip155:${node.chainId}/erc20:${contracts.eurc}`,
+        nativeAssetId: `eip155:${node.chainId}/slip44:60`
       }
       return Context.make(LocalChain, info).pipe(
         Context.add(ChainConfig.ChainsConfig, chains),
