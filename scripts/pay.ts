@@ -4,13 +4,13 @@
  * Pays a sandbox payment the way a wallet does, against a running service: asks the gateway for
  * the payment's options for one account, submits the buyer's data when the option asks for it
  * (as the data collection page does: `POST …/collect-data`), signs the EIP-3009 typed data of the
- * first pull option with the account's key (default: anvil's well-known account #1, which holds
+ * first pull option (or, with `--asset`, pays that token's option: a transaction for ether) with the account's key (default: anvil's well-known account #1, which holds
  * 1,000,000 test tokens), confirms, and follows the status until it is final. Each step prints
  * what it sends and gets; every mistake is one line on stderr.
  */
 import { readFileSync } from "node:fs"
 import { Chain } from "@paygate/adapters"
-import type { Hex } from "viem"
+import { createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
 
@@ -26,6 +26,9 @@ Options:
   --key 0x…              private key of the paying account (default: anvil's test account #1)
   --url URL              the service (default: http://localhost:3000)
   --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
+  --asset SYMBOL         pay in this token (e.g. TETH, the local chain's ether, sent as a transaction
+                         through --rpc); default: the first EIP-3009 token (TUSDC, or TEURC for EUR)
+  --rpc URL              the chain's RPC for a transaction (default: http://127.0.0.1:8545)
   -h, --help             this text
 
 Buyer data, for payments at or above the partner's data-collection threshold (1000.00 by default):
@@ -57,6 +60,8 @@ const parsed = parseCommandLine({
   key: { type: "string", default: anvilKey1 },
   url: { type: "string", default: "http://localhost:3000" },
   chain: { type: "string", default: "eip155:31337" },
+  asset: { type: "string" },
+  rpc: { type: "string", default: "http://127.0.0.1:8545" },
   "buyer-data": { type: "string" },
   ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
   help: { type: "boolean", short: "h" }
@@ -151,9 +156,13 @@ const say = (line: string) => console.log(`${++step}. ${line}`)
 
 const account = `${text("chain")}:${wallet.address}`
 const isPull = (o: any) => o.actions[0]?.data?.method === "eth_signTypedData_v4"
+const asset = text("asset")
+const chosen = (o: any) => (asset === undefined ? isPull(o) : o.amount.display.assetSymbol === asset)
 say(`options for ${account}`)
-let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(isPull)
-if (option === undefined) fail("No EIP-3009 (pull) option for this account: is the payment in USD on the local chain?")
+let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(chosen)
+if (option === undefined) {
+  fail(asset === undefined ? "No EIP-3009 (pull) option for this account: is the payment in USD or EUR on the local chain?" : `No ${asset} option for this account.`)
+}
 console.log(`   ${option.amount.value} base units of ${option.amount.display.assetSymbol} (${option.amount.unit})`)
 
 if (option.collectData != null) {
@@ -173,9 +182,23 @@ if (option.collectData != null) {
   console.log("   (this payment needs no buyer data: the data given is not sent)")
 }
 
-say(`sign the TransferWithAuthorization typed data as ${wallet.address}`)
-const signature = await Chain.LocalWallet.signOption(option, privateKey)
+// A pull option is signed; any other option's single action is a transaction the wallet sends (e.g. ether with the reference).
+const signature = isPull(option) ? await sign() : await sendTransaction()
 console.log(`   ${signature}`)
+async function sign() {
+  say(`sign the TransferWithAuthorization typed data as ${wallet.address}`)
+  return Chain.LocalWallet.signOption(option, privateKey)
+}
+async function sendTransaction() {
+  const [tx] = option.actions[0].data.params as [{ to: Hex; value?: Hex; data?: Hex }]
+  say(`send the transaction to ${tx.to} from ${wallet.address} (${text("rpc")})`)
+  try {
+    const sender = createWalletClient({ account: wallet, transport: http(text("rpc")) })
+    return await sender.sendTransaction({ chain: null, to: tx.to, value: BigInt(tx.value ?? "0x0"), ...(tx.data === undefined ? {} : { data: tx.data }) })
+  } catch (error) {
+    return fail(`The transaction was not sent (${(error as Error).message.split("\n")[0]}): is --rpc the payment's chain?`)
+  }
+}
 
 say("confirm")
 const confirmed = await call("POST", "/confirm", {
