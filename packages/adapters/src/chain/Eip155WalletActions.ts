@@ -4,7 +4,9 @@
  * - pull: one `walletRpc` action, `eth_signTypedData_v4` with `[buyer address, typed data JSON]`; the
  *   EIP-712 domain is read from the token (cached, see `TokenDomains.ts`);
  * - push: one `build` action; `/fetch` resolves it with {@link pushTransferActions} into an
- *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended.
+ *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended;
+ * - push in the chain's native asset: that `eth_sendTransaction` at once (value to the collection
+ *   address, the reference as calldata; see `NativeAsset.ts`), nothing to build.
  *
  * Claims come from option ids this service issued, so an asset or account that does not resolve
  * means the configuration changed under a live option: a defect, not a user error.
