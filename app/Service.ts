@@ -56,7 +56,8 @@ const serve = (withWorker: boolean) =>
       const localChains = (yield* usesLocalChain)
         ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
         : []
-      welcome(`http://localhost:${yield* ApiServer.port}`, sandbox, tokens, localChains)
+      const euro = [...chains.assets.values()].find((asset) => asset.pricing.kind === "peg" && asset.pricing.currency === "EUR")
+      welcome(`http://localhost:${yield* ApiServer.port}`, sandbox, tokens, localChains, euro?.symbol)
     })
   ).pipe(
     Layer.provide(Application.migrated),

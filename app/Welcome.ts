@@ -10,7 +10,9 @@ export const welcome = (
   baseUrl: string,
   sandbox: Option.Option<Sandbox>,
   tokens: ReadonlyArray<string>,
-  localChains: ReadonlyArray<string>
+  localChains: ReadonlyArray<string>,
+  /** The symbol of a token pegged to EUR, when one is configured: EUR payments are payable then. */
+  euroToken?: string | undefined
 ) => {
   const lines = [
     ``,
@@ -44,6 +46,11 @@ export const welcome = (
     `    -H 'Content-Type: application/json' \\`,
     `    -d '{"amount":{"unit":"iso4217/USD","value":"1050"},"referenceId":"order-1"}'`,
     ``,
+    ...(euroToken === undefined ? [] : [
+      `A EUR payment is payable too, in ${euroToken} at 1:1: the same request with`,
+      `    -d '{"amount":{"unit":"iso4217/EUR","value":"1050"},"referenceId":"order-2"}'`,
+      ``
+    ]),
     `Pay it in a browser: open the gatewayUrl of the answer (docs/accepting-payments.md, "The hosted checkout").`,
     ``,
     `Or pay it as a wallet would, with anvil's well-known test account #1 (docs/getting-started.md, "Pay a sandbox payment"):`,

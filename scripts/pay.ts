@@ -3,8 +3,8 @@
  *
  * Pays a sandbox payment the way a wallet does, against a running service: asks the gateway for
  * the payment's options for one account, submits the buyer's data when the option asks for it
- * (as the data collection page does: `POST …/collect-data`), sends the approve transactions of a
- * Permit2 option (`--token TUSDT`) and signs the typed data of the first signed option with the account's key (default: anvil's well-known account #1, which holds
+ * (as the data collection page does: `POST …/collect-data`), runs the option's actions with the account's
+ * key (default: anvil's well-known account #1, which holds
  * 1,000,000 test tokens), confirms, and follows the status until it is final. Each step prints
  * what it sends and gets; every mistake is one line on stderr.
  */
@@ -26,8 +26,9 @@ Options:
   --key 0x…              private key of the paying account (default: anvil's test account #1)
   --url URL              the service (default: http://localhost:3000)
   --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
-  --token SYMBOL         the option's token, e.g. TUSDT (default: the first signed option)
-  --rpc URL              the chain's RPC, for a token's approve transactions (default: http://127.0.0.1:8545)
+  --asset SYMBOL         pay with this token's option, e.g. TUSDT (Permit2), TEURC or TETH (the local chain's
+                         ether); default: the first signed option (TUSDC, or TEURC for EUR)
+  --rpc URL              the chain's RPC for the option's transactions (default: http://127.0.0.1:8545)
   -h, --help             this text
 
 Buyer data, for payments at or above the partner's data-collection threshold (1000.00 by default):
@@ -59,7 +60,7 @@ const parsed = parseCommandLine({
   key: { type: "string", default: anvilKey1 },
   url: { type: "string", default: "http://localhost:3000" },
   chain: { type: "string", default: "eip155:31337" },
-  token: { type: "string" },
+  asset: { type: "string" },
   rpc: { type: "string", default: "http://127.0.0.1:8545" },
   "buyer-data": { type: "string" },
   ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
@@ -154,14 +155,14 @@ let step = 0
 const say = (line: string) => console.log(`${++step}. ${line}`)
 
 const account = `${text("chain")}:${wallet.address}`
-// A signed option: EIP-3009, or Permit2 (its approve transactions, if any, before the signature).
-const isPull = (o: any) =>
-  o.actions.at(-1)?.data?.method === "eth_signTypedData_v4" &&
-  (text("token") === undefined || o.amount.display.assetSymbol === text("token"))
+// By default a signed option: EIP-3009, or Permit2 (its approve transactions before the signature).
+const isSigned = (o: any) => o.actions.at(-1)?.data?.method === "eth_signTypedData_v4"
+const asset = text("asset")
+const chosen = (o: any) => (asset === undefined ? isSigned(o) : o.amount.display.assetSymbol === asset)
 say(`options for ${account}`)
-let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(isPull)
+let option = ((await call("POST", "/options", { accounts: [account] })).options as Array<any>).find(chosen)
 if (option === undefined) {
-  fail(`No signed option${text("token") === undefined ? "" : ` in ${text("token")}`} for this account: is the payment in USD on the local chain?`)
+  fail(asset === undefined ? "No signed option for this account: is the payment in USD or EUR on the local chain?" : `No ${asset} option for this account.`)
 }
 console.log(`   ${option.amount.value} base units of ${option.amount.display.assetSymbol} (${option.amount.unit})`)
 
@@ -182,26 +183,35 @@ if (option.collectData != null) {
   console.log("   (this payment needs no buyer data: the data given is not sent)")
 }
 
-// Permit2 tokens (e.g. TUSDT): the approve transactions the option asks for, sent and mined first.
+// Each action in order: a signature, or a transaction the wallet sends and waits for (a Permit2 token's
+// approve, or ether carrying the payment's reference).
 const answers: Array<string> = []
-for (const action of option.actions.slice(0, -1)) {
-  say(`send ${action.data.method === "eth_sendTransaction" ? "the approve transaction" : action.data.method} (${action.data.params[0].to})`)
-  const chain = createWalletClient({ account: wallet, transport: http(text("rpc")) })
-  const hash = await chain.sendTransaction({ chain: null, to: action.data.params[0].to, data: action.data.params[0].data })
-    .catch((error: Error) => fail(`The approve transaction failed: ${error.message.split("\n")[0]} (--rpc)`))
-  await createPublicClient({ transport: http(text("rpc")) }).waitForTransactionReceipt({ hash, pollingInterval: 200 })
-  console.log(`   ${hash}`)
-  answers.push(hash)
+for (const action of option.actions) {
+  const answer = action.data.method === "eth_signTypedData_v4" ? await sign(action) : await sendTransaction(action)
+  console.log(`   ${answer}`)
+  answers.push(answer)
 }
-
-say(`sign the ${JSON.parse(option.actions.at(-1).data.params[1]).primaryType} typed data as ${wallet.address}`)
-const signature = await Chain.LocalWallet.signOption(option, privateKey)
-console.log(`   ${signature}`)
+async function sign(action: any) {
+  say(`sign the ${JSON.parse(action.data.params[1]).primaryType} typed data as ${wallet.address}`)
+  return Chain.LocalWallet.signOption(option, privateKey)
+}
+async function sendTransaction(action: any): Promise<string> {
+  const [tx] = action.data.params as [{ to: Hex; value?: Hex; data?: Hex }]
+  say(`send the transaction to ${tx.to} from ${wallet.address} (${text("rpc")})`)
+  try {
+    const sender = createWalletClient({ account: wallet, transport: http(text("rpc")) })
+    const hash = await sender.sendTransaction({ chain: null, to: tx.to, value: BigInt(tx.value ?? "0x0"), ...(tx.data === undefined ? {} : { data: tx.data }) })
+    await createPublicClient({ transport: http(text("rpc")) }).waitForTransactionReceipt({ hash, pollingInterval: 200 })
+    return hash
+  } catch (error) {
+    return fail(`The transaction was not sent (${(error as Error).message.split("\n")[0]}): is --rpc the payment's chain?`)
+  }
+}
 
 say("confirm")
 const confirmed = await call("POST", "/confirm", {
   optionId: option.id,
-  results: [...answers, signature].map((answer) => ({ type: "walletRpc", data: [answer] })),
+  results: answers.map((answer) => ({ type: "walletRpc", data: [answer] })),
   collectedData: null
 })
 console.log(`   ${confirmed.status}`)

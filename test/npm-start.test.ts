@@ -141,11 +141,15 @@ describe("npm start, as a newcomer meets it", () => {
       code: "params_validation",
       message: `amount.value is an integer in USD minor units (1/100 of a USD), not a decimal: 10.50 USD is "1050".`
     })
+    // EUR is payable out of the box (the euro test token, as the banner says); a currency no token is priced in is refused.
+    expect(banner).toContain("A EUR payment is payable too, in TEURC at 1:1")
     const euros = await create({ amount: { unit: "iso4217/EUR", value: "1050" }, referenceId: "euros" })
-    expect(euros.status).toBe(400)
-    expect(await euros.json()).toEqual({
+    expect(euros.status).toBe(200)
+    const yen = await create({ amount: { unit: "iso4217/JPY", value: "1050" }, referenceId: "yen" })
+    expect(yen.status).toBe(400)
+    expect(await yen.json()).toEqual({
       code: "params_validation",
-      message: "No token this service accepts can be priced in EUR, so a buyer could not pay it; create payments in USD."
+      message: "No token this service accepts can be priced in JPY, so a buyer could not pay it; create payments in EUR, USD."
     })
     const plainHttp = await create({
       amount: { unit: "iso4217/USD", value: "1050" },

@@ -64,20 +64,20 @@ describe("npm run pay", () => {
     expect(await merchantStatus(paymentId)).toBe("succeeded")
   }, 60_000)
 
-  it("pays a USDT payment through Permit2 (--token TUSDT): the approve transaction, then the permit; the next one signs only", async () => {
+  it("pays a USDT payment through Permit2 (--asset TUSDT): the approve transaction, then the permit; the next one signs only", async () => {
     const rpc = /Local chain eip155:31337 at (http:\/\/\S+):/.exec(service.output())?.[1]
     expect(rpc).toBeDefined()
     const first = await createPayment(service, "1050", "order-usdt-1")
-    const paid = await pay(first, "--app-id", service.appId, "--url", service.url, "--token", "TUSDT", "--rpc", rpc!)
+    const paid = await pay(first, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc", rpc!)
     expect(paid.stderr).not.toContain("→")
     expect(paid.code).toBe(0)
     expect(paid.stdout).toContain("TUSDT")
-    expect(paid.stdout).toMatch(/2\. send the approve transaction .*\n\s+0x[0-9a-f]{64}\n3\. sign the PermitTransferFrom typed data/)
+    expect(paid.stdout).toMatch(/2\. send the transaction to .*\n\s+0x[0-9a-f]{64}\n3\. sign the PermitTransferFrom typed data/)
     expect(await merchantStatus(first)).toBe("succeeded")
     const second = await createPayment(service, "1050", "order-usdt-2")
-    const again = await pay(second, "--app-id", service.appId, "--url", service.url, "--token", "TUSDT", "--rpc", rpc!)
+    const again = await pay(second, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc", rpc!)
     expect(again.code).toBe(0)
-    expect(again.stdout).not.toContain("approve")
+    expect(again.stdout).not.toContain("send the transaction")
     expect(await merchantStatus(second)).toBe("succeeded")
   }, 90_000)
 

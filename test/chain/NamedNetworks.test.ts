@@ -19,7 +19,7 @@ import { executorJob } from "../support/ChainJobs.ts"
 import { type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
-const { anvilAccount, ChainConfig, ChainSource, NetworkPresets } = Chain
+const { anvilAccount, ChainConfig, ChainSource, NetworkPresets, StablecoinPresets } = Chain
 
 const executor = anvilAccount(0)
 const collection = anvilAccount(9)
@@ -31,6 +31,7 @@ const presetChainFor = (scope: Scope.Scope, chainNumber: number, usdc: Hex) => p
 const base = NetworkPresets.presets.base
 const arbitrum = NetworkPresets.presets.arbitrum
 const optimism = NetworkPresets.presets.optimism
+const usdt0 = StablecoinPresets.stablecoinPresets.arbitrum![0]!.address
 
 describe("Named networks (anvil at the real chain ids)", () => {
   const scope = Effect.runSync(Scope.make())
@@ -67,7 +68,8 @@ describe("Named networks (anvil at the real chain ids)", () => {
   beforeAll(async () => {
     chains = {
       base: await presetChainFor(scope, base.chainNumber, base.usdc),
-      arbitrum: await presetChainFor(scope, arbitrum.chainNumber, arbitrum.usdc),
+      // USDT0 is Arbitrum One's too: the test token's code at its real address.
+      arbitrum: await presetChain(scope, arbitrum.chainNumber, arbitrum.usdc, [payer.address], { tokens: [usdt0] }),
       optimism: await presetChainFor(scope, optimism.chainNumber, optimism.usdc)
     }
     keyFile = join(mkdtempSync(join(tmpdir(), "paygate-keys-")), "executor.key")
@@ -103,7 +105,8 @@ describe("Named networks (anvil at the real chain ids)", () => {
       expect(options.status).toBe(200)
       expect(options.body.options.map((o: any) => [o.amount.unit, o.etaS])).toEqual([
         [`caip19/eip155:${base.chainNumber}/erc20:${base.usdc}`, NetworkPresets.etaSeconds(base)],
-        [`caip19/eip155:${arbitrum.chainNumber}/erc20:${arbitrum.usdc}`, NetworkPresets.etaSeconds(arbitrum)]
+        [`caip19/eip155:${arbitrum.chainNumber}/erc20:${arbitrum.usdc}`, NetworkPresets.etaSeconds(arbitrum)],
+        [`caip19/eip155:${arbitrum.chainNumber}/erc20:${usdt0}`, NetworkPresets.etaSeconds(arbitrum)]
       ])
       const option = options.body.options.find((o: any) => o.amount.unit.includes(`eip155:${preset.chainNumber}/`))
       const signature = await Chain.LocalWallet.signOption(option, payer.privateKey)

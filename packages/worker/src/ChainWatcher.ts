@@ -1,6 +1,7 @@
 /**
  * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
- * token into its chain's collection address, and those of any token into the deposit addresses not
+ * token into its chain's collection address (and, where the native asset is accepted, the blocks'
+ * transactions sending it there: `NativeTransfers`), and those of any token into the deposit addresses not
  * swept yet or handed out in the last `depositWatchMs`, and hands every one to `Reconciliation`
  * (`TransferRecording`: each log on its own, one that cannot be recorded quarantined), so that a
  * payment whose wallet never confirmed is still found, and nothing that arrives is lost. What
@@ -31,6 +32,7 @@ import { recordTransfers, retryQuarantined } from "./TransferRecording.ts"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
 const { blockHash, depositTransfersIn, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
+const { nativeTransfersIn } = Chain.NativeTransfers
 
 /** Tunables of the chain watcher. */
 export interface WatcherSettingsShape {
@@ -141,13 +143,14 @@ const scanChain = (
     const lastHash = yield* blockHash(chain, to)
     yield* reverseRemoved(chain, next, to, reversals)
     const transfers = yield* transfersIn(chain, next, to)
+    const native = chain.nativeAsset === undefined ? [] : yield* nativeTransfersIn({ ...chain, nativeAsset: chain.nativeAsset }, next, to)
     // Read after the confirmed head: an address handed out later cannot have a transfer in this range.
     const watched = chain.depositFactory === undefined
       ? []
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
     yield* retryQuarantined(chain)
-    yield* recordTransfers([...transfers, ...toDeposits])
+    yield* recordTransfers([...transfers, ...native, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe
   }).pipe(

@@ -48,6 +48,7 @@ import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 import { GasSettings } from "./GasPolicy.ts"
+import { isNativeAssetId, nativeAssetProblems, nativeToken } from "./NativeAsset.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -93,11 +94,12 @@ const Eip155ChainId = Caip.ChainId.pipe(
   )
 )
 
-const Erc20AssetId = Caip.AssetId.pipe(
+const TokenAssetId = Caip.AssetId.pipe(
   Schema.check(
     Schema.makeFilter(
       (assetId: string) =>
-        /^eip155:[0-9]+\/erc20:0x[0-9a-fA-F]{40}$/.test(assetId) || "only erc20 tokens on eip155 chains are supported"
+        /^eip155:[0-9]+\/erc20:0x[0-9a-fA-F]{40}$/.test(assetId) || isNativeAssetId(assetId) ||
+        "only erc20 tokens and the native asset (slip44) on eip155 chains are supported"
     )
   )
 )
@@ -182,8 +184,11 @@ export type AssetPricing = typeof AssetPricing.Type
 
 /** One accepted token and how wallets and the checkout page present it. */
 export const AssetSettings = Schema.Struct({
-  /** CAIP-19 id of an ERC-20 token, e.g. `eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913`. */
-  assetId: Erc20AssetId,
+  /**
+   * CAIP-19 id of an ERC-20 token, e.g. `eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913`,
+   * or of the chain's native asset, e.g. `eip155:1/slip44:60` (ETH; see `NativeAsset.ts`).
+   */
+  assetId: TokenAssetId,
   decimals: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 77 }))),
   symbol: Label(32),
   name: Label(100),
@@ -242,6 +247,7 @@ export const ChainsSettings = Schema.Struct({
         if (!chainIds.has(chainId)) {
           problems.push({ path: ["assets", i, "assetId"], issue: `chain ${chainId} is not configured under "chains"` })
         }
+        problems.push(...nativeAssetProblems(settings.assets, i))
       })
       return problems
     })
@@ -352,5 +358,7 @@ export const lookupAsset = (
   const asset = chains.assets.get(canonical)
   const chain = chains.chains.get(parsed.success.chainId)
   if (asset === undefined || chain === undefined) return undefined
-  return { chain, asset, token: parsed.success.assetReference as Address }
+  // The native asset has no contract: its marker address (see `NativeAsset.ts`) stands for it.
+  const token = parsed.success.assetNamespace === "slip44" ? nativeToken : parsed.success.assetReference as Address
+  return { chain, asset, token }
 }

@@ -1,8 +1,8 @@
 /**
  * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
- * (a USDC-style EIP-3009 token), TestPriceFeed (a settable Chainlink-style feed) and a
+ * (a USDC-style EIP-3009 token) twice, as TUSDC and as the euro token TEURC, TestPriceFeed (a settable Chainlink-style feed) and a
  * DepositFactory (per-payment deposit addresses, owned by the deployer), then mints
- * TUSDC to the default anvil accounts. (TestUsdt and Permit2: `Permit2Deploy.ts`.) Meant for a fresh anvil node: nothing checks for an earlier
+ * both tokens to the default anvil accounts (TestUsdt and Permit2: `Permit2Deploy.ts`). Meant for a fresh anvil node: nothing checks for an earlier
  * deployment.
  *
  * @module
@@ -18,11 +18,16 @@ import { makeClient, rpc } from "./RpcCall.ts"
 export interface TestContracts {
   /** TestUsdc ("Test USD Coin", TUSDC, 6 decimals, EIP-712 version "2"). */
   readonly usdc: Address
+  /**
+   * A second TestUsdc, offered as TEURC: the euro test token (EURC is a FiatToken like USDC, so the
+   * same contract stands for it; its on-chain name stays the contract's, the configuration names it).
+   */
+  readonly eurc: Address
   /** TestPriceFeed, settable by the deployer. */
   readonly priceFeed: Address
   /** DepositFactory, owned by the deployer (the executor), sweeping to `depositDestination`. */
   readonly depositFactory: Address
-  /** The account that deployed both and owns them. */
+  /** The account that deployed them and owns them. */
   readonly deployer: Address
 }
 
@@ -129,15 +134,27 @@ export const deployDepositFactory = Effect.fn("Deploy.deployDepositFactory")(fun
   return yield* deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
 })
 
-/** Deploys TestUsdc, TestPriceFeed and DepositFactory and mints TUSDC; answers their addresses. */
+/** Deploys the euro test token alone and mints it to the default accounts, e.g. on a kept chain recorded before it had one. */
+export const deployTestEurc = Effect.fn("Deploy.deployTestEurc")(function*(
+  options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">
+): Effect.fn.Return<Address, DeployError> {
+  const deployer = yield* deployerOn(options)
+  const eurc = yield* deployer.deploy(TestUsdc.bytecode, "deploy the euro TestUsdc")
+  yield* mintEach(deployer, eurc, "TEURC", {})
+  return eurc
+})
+
+/** Deploys TestUsdc (twice: TUSDC and TEURC), TestPriceFeed and DepositFactory and mints both tokens; answers their addresses. */
 export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
   options: DeployOptions
 ): Effect.fn.Return<TestContracts, DeployError> {
-  const { chainId, client, deploy, sender, toDeployError } = yield* deployerOn(options)
+  const deployer = yield* deployerOn(options)
+  const { deploy, sender } = deployer
   const feed = options.priceFeed ?? { decimals: 8, description: "TETH / USD", answer: 2_000n * 10n ** 8n }
 
-  const [usdc, priceFeed, depositFactory] = yield* Effect.all([
+  const [usdc, eurc, priceFeed, depositFactory] = yield* Effect.all([
     deploy(TestUsdc.bytecode, "deploy TestUsdc"),
+    deploy(TestUsdc.bytecode, "deploy the euro TestUsdc"),
     deploy(
       encodeDeployData({
         abi: TestPriceFeed.abi,
@@ -149,6 +166,7 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
     deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
   ], { concurrency: "unbounded" })
 
-  yield* mintEach({ chainId, client, sender, toDeployError }, usdc, "TUSDC", options)
-  return { usdc, priceFeed, depositFactory, deployer: sender.address }
+  yield* mintEach(deployer, usdc, "TUSDC", options)
+  yield* mintEach(deployer, eurc, "TEURC", options)
+  return { usdc, eurc, priceFeed, depositFactory, deployer: sender.address }
 })

@@ -6,7 +6,9 @@
  * - pull through Permit2 (tokens without EIP-3009): the approve transactions the buyer still needs,
  *   then the permit to sign (`Permit2Actions.ts`);
  * - push: one `build` action; `/fetch` resolves it with {@link pushTransferActions} into an
- *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended.
+ *   `eth_sendTransaction` of `transfer(collectionAddress, value)` with the reference appended;
+ * - push in the chain's native asset: that `eth_sendTransaction` at once (value to the collection
+ *   address, the reference as calldata; see `NativeAsset.ts`), nothing to build.
  *
  * Claims come from option ids this service issued, so an asset or account that does not resolve
  * means the configuration changed under a live option: a defect, not a user error.
@@ -20,6 +22,7 @@ import { privateKeyToAddress } from "viem/accounts"
 import { type Chains, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
 import { permit2Actions } from "./Permit2Actions.ts"
+import { isNativeToken, nativeTransferAction } from "./NativeAsset.ts"
 import { encodeTransferWithReference, isReference } from "./PushTransfer.ts"
 import { makeClient } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
@@ -73,6 +76,7 @@ export const pushTransferActions = (
 ): Result.Result<ReadonlyArray<Wire.Action>, string> =>
   Result.flatMap(resolve(chains, claims), (option) => {
     if (!isReference(claims.nonce)) return Result.fail("the option's reference is not 16 bytes of hex")
+    if (isNativeToken(option.token)) return Result.succeed([nativeTransferAction(option, claims.nonce)])
     return Result.succeed([{
       type: "walletRpc",
       data: {
@@ -112,7 +116,12 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
     const resolved = resolve(chains, claims)
     if (Result.isFailure(resolved)) return yield* defect(resolved.failure)
     const option = resolved.success
-    if (claims.kind === "push") return [{ type: "build", data: { data: buildData(claims) } }]
+    if (claims.kind === "push") {
+      if (!isNativeToken(option.token)) return [{ type: "build", data: { data: buildData(claims) } }]
+      // Native: nothing to build, the transaction is fully known.
+      const actions = pushTransferActions(chains, claims)
+      return Result.isSuccess(actions) ? actions.success : yield* defect(actions.failure)
+    }
     const domains = domainsByChain.get(option.chainId)
     const permit2 = permit2ByChain.get(option.chainId)
     if (domains === undefined || permit2 === undefined || !isNonce(claims.nonce)) return yield* defect("the option's chain or nonce is wrong")

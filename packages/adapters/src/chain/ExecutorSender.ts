@@ -26,10 +26,12 @@ import { privateKeyToAccount } from "viem/accounts"
 import { isKnown } from "./ObserveTransfer.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
 
-/** A transaction to send: a call (`to`) or a contract creation (no `to`). Value is always 0. */
+/** A transaction to send: a call (`to`) or a contract creation (no `to`). */
 export interface TransactionRequest {
   readonly to?: Address | undefined
   readonly data: Hex
+  /** Wei sent along (native payouts); default 0. */
+  readonly value?: bigint | undefined
   /** Gas limit. */
   readonly gas: bigint
 }
@@ -125,7 +127,7 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
             ...(request.to === undefined ? {} : { to: request.to }),
             data: request.data,
             gas: request.gas,
-            value: 0n,
+            value: request.value ?? 0n,
             ...fees
           })
         ),

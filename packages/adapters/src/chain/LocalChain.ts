@@ -1,9 +1,10 @@
 /**
  * A complete local chain for development and tests: an anvil node (fresh, or kept across restarts
- * with `stateFile`), the test contracts deployed on it once (TUSDC minted to the ten default accounts), and the matching chain configuration: executor
+ * with `stateFile`), the test contracts deployed on it once (TUSDC and TEURC minted to the ten default accounts), and the matching chain configuration: executor
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
- * as an EIP-3009 token pegged to USD; and TUSDT (USDT-style, minted like TUSDC) with Permit2 at its
- * canonical address, accepted (pegged to USD, pulled through Permit2) with the `usdt` option.
+ * as an EIP-3009 token pegged to USD, TEURC as one pegged to EUR; with `usdt`, TUSDT (USDT-style,
+ * minted like TUSDC) pulled through Permit2 at its canonical address; and, with `native`, the chain's
+ * ether priced in USD by the test price feed.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -21,7 +22,7 @@ import { type Address, getAddress } from "viem"
 import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
-import { DeployError, deployDepositFactory, deployTestContracts, type TestContracts } from "./Deploy.ts"
+import { DeployError, deployDepositFactory, deployTestContracts, deployTestEurc, type TestContracts } from "./Deploy.ts"
 import { permit2Address } from "./Permit2.ts"
 import { deployPermit2Token } from "./Permit2Deploy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
@@ -30,17 +31,29 @@ import { makeClient, rpc } from "./RpcCall.ts"
 export interface LocalChainOptions extends Anvil.AnvilOptions {
   /** Confirmations a transfer needs; default 1. */
   readonly requiredConfirmations?: number | undefined
-  /** Whether the configuration accepts TUSDT (through Permit2) beside TUSDC; default no. */
+  /** Accept TUSDT (through Permit2) beside TUSDC; default false. */
   readonly usdt?: boolean | undefined
+  /** Accept the euro test token TEURC (EUR payments); default true. */
+  readonly eur?: boolean | undefined
+  /** Accept the chain's ether too (TETH, priced by the test feed); default false. */
+  readonly native?: boolean | undefined
+}
+
+/** Which tokens besides TUSDC a local chain's configuration accepts. */
+export interface LocalAssets {
+  readonly usdt?: boolean | undefined
+  readonly eur?: boolean | undefined
+  readonly native?: boolean | undefined
 }
 
 const TestContractsJson = Schema.Struct({
   usdc: Schema.String,
   priceFeed: Schema.String,
-  // Absent from deployments recorded before deposit addresses existed.
+  // Absent from deployments recorded before deposit addresses, or the euro token, existed.
   depositFactory: Schema.optionalKey(Schema.String),
   // Absent from deployments recorded before Permit2 payments existed.
   usdt: Schema.optionalKey(Schema.String),
+  eurc: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
 
@@ -71,7 +84,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, usdt, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, usdt, eurc, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -84,12 +97,20 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
         const factory = (yield* hasCode(depositFactory))
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        // Likewise TestUsdt and Permit2 for a chain kept from before Permit2 payments.
+        // Likewise TestUsdt with Permit2, and the euro token, for a chain kept from before they existed.
         const usdtNow = (yield* hasCode(usdt)) && (yield* hasCode(permit2Address))
           ? getAddress(usdt!)
           : yield* deployPermit2Token({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        const kept = { usdc: getAddress(usdc), priceFeed: getAddress(priceFeed), depositFactory: factory, usdt: usdtNow, deployer: getAddress(deployer) }
-        if (factory !== depositFactory || usdtNow !== usdt) writeFileSync(record, JSON.stringify(kept))
+        const euro = (yield* hasCode(eurc)) ? getAddress(eurc!) : yield* deployTestEurc({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const kept = {
+          usdc: getAddress(usdc),
+          eurc: euro,
+          priceFeed: getAddress(priceFeed),
+          depositFactory: factory,
+          usdt: usdtNow,
+          deployer: getAddress(deployer)
+        }
+        if (factory !== depositFactory || usdtNow !== usdt || euro !== eurc) writeFileSync(record, JSON.stringify(kept))
         return kept satisfies LocalContracts
       }
     }
@@ -108,6 +129,10 @@ export interface LocalChainInfo {
   readonly usdcAssetId: string
   /** CAIP-19 of TUSDT (paid through Permit2). */
   readonly usdtAssetId: string
+  /** CAIP-19 of TEURC, the euro test token. */
+  readonly eurcAssetId: string
+  /** CAIP-19 of the chain's ether (`slip44:60`), accepted only with the `native` option. */
+  readonly nativeAssetId: string
   readonly collectionAddress: Address
   readonly executorAddress: Address
 }
@@ -120,17 +145,58 @@ const tusdcIcon = "data:image/svg+xml;base64," +
   Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="#2775ca"/></svg>')
     .toString("base64")
 
-/** A 1×1 green dot for TUSDT. */
-const tusdtIcon = "data:image/svg+xml;base64," +
-  Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="#26a17b"/></svg>')
-    .toString("base64")
+/** What a local chain is before its asset ids are derived. */
+type Deployed = Omit<LocalChainInfo, "usdcAssetId" | "usdtAssetId" | "eurcAssetId" | "nativeAssetId" | "chainId">
 
-/** The configuration (in its JSON form) of a local chain. */
+/** A 1×1 dot for TUSDT, TEURC and TETH. */
+const dotIcon = (colour: string) =>
+  "data:image/svg+xml;base64," +
+  Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1" fill="${colour}"/></svg>`).toString("base64")
+
+/** TUSDT: a USD-pegged token without EIP-3009, pulled through Permit2. */
+const usdtSettings = (info: Deployed) => ({
+  assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdt}`,
+  decimals: 6,
+  symbol: "TUSDT",
+  name: "Test Tether USD",
+  iconUrl: dotIcon("#26a17b"),
+  networkName: "Anvil (local)",
+  eip3009: false,
+  permit2: true,
+  pricing: { kind: "peg", currency: "USD" }
+})
+/** TEURC: EUR payments are payable out of the box with a euro-pegged EIP-3009 token, like EURC. */
+const eurcSettings = (info: Deployed) => ({
+  assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.eurc}`,
+  decimals: 6,
+  symbol: "TEURC",
+  name: "Test Euro Coin",
+  iconUrl: dotIcon("#1f4fa3"),
+  networkName: "Anvil (local)",
+  eip3009: true,
+  pricing: { kind: "peg", currency: "EUR" }
+})
+
+/** The chain's ether, priced in USD by the test feed: offered only when asked for (`native`). */
+const nativeSettings = (info: Deployed) => ({
+  assetId: `eip155:${info.node.chainId}/slip44:60`,
+  decimals: 18,
+  symbol: "TETH",
+  name: "Test Ether",
+  iconUrl: dotIcon("#627eea"),
+  networkName: "Anvil (local)",
+  eip3009: false,
+  pricing: { kind: "priceFeed", address: info.contracts.priceFeed, currency: "USD" }
+})
+
+/**
+ * The configuration (in its JSON form) of a local chain: TUSDC, and TUSDT, TEURC or the chain's ether when
+ * `extra` asks for them (none by default here; `layer` adds TEURC unless told otherwise).
+ */
 export const settingsFor = (
-  info: Omit<LocalChainInfo, "usdcAssetId" | "usdtAssetId" | "chainId">,
+  info: Deployed,
   requiredConfirmations: number,
-  /** `usdt`: TUSDT too, pulled through Permit2. */
-  tokens: { readonly usdt?: boolean | undefined } = {}
+  extra: LocalAssets = {}
 ) => ({
   chains: [{
     chainId: `eip155:${info.node.chainId}`,
@@ -152,20 +218,8 @@ export const settingsFor = (
     networkName: "Anvil (local)",
     eip3009: true,
     pricing: { kind: "peg", currency: "USD" }
-  }, ...(tokens.usdt === true ? [usdtSettings(info)] : [])]
-})
-
-/** TUSDT's configuration: a USD-pegged token without EIP-3009, pulled through Permit2. */
-const usdtSettings = (info: Pick<LocalChainInfo, "node" | "contracts">) => ({
-    assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdt}`,
-    decimals: 6,
-    symbol: "TUSDT",
-    name: "Test Tether USD",
-    iconUrl: tusdtIcon,
-    networkName: "Anvil (local)",
-    eip3009: false,
-    permit2: true,
-    pricing: { kind: "peg", currency: "USD" }
+  }, ...(extra.usdt === true ? [usdtSettings(info)] : []), ...(extra.eur === true ? [eurcSettings(info)] : []),
+    ...(extra.native === true ? [nativeSettings(info)] : [])]
 })
 
 /** Starts anvil, deploys, and provides the node, the deployment and the chain configuration. */
@@ -185,12 +239,16 @@ export const layer = (
         collectionAddress: anvilAccount(9).address,
         executorAddress: anvilAccount(0).address
       }
-      const chains = yield* ChainConfig.decode(settingsFor(base, options.requiredConfirmations ?? 1, { usdt: options.usdt }))
+      const chains = yield* ChainConfig.decode(
+        settingsFor(base, options.requiredConfirmations ?? 1, { usdt: options.usdt ?? false, eur: options.eur ?? true, native: options.native ?? false })
+      )
       const info: LocalChainInfo = {
         ...base,
         chainId: `eip155:${node.chainId}`,
         usdcAssetId: `eip155:${node.chainId}/erc20:${contracts.usdc}`,
-        usdtAssetId: `eip155:${node.chainId}/erc20:${contracts.usdt}`
+        usdtAssetId: `eip155:${node.chainId}/erc20:${contracts.usdt}`,
+        eurcAssetId: `eip155:${node.chainId}/erc20:${contracts.eurc}`,
+        nativeAssetId: `eip155:${node.chainId}/slip44:60`
       }
       return Context.make(LocalChain, info).pipe(
         Context.add(ChainConfig.ChainsConfig, chains),

@@ -1,6 +1,6 @@
 /**
  * Networks by name: the public EVM networks paygate knows, each with its native (Circle-issued)
- * USDC, so that an operator names them (`PAYGATE_NETWORKS=base,base-sepolia`) and supplies only
+ * USDC, its other stablecoins (`StablecoinPresets`) and its native asset (`NativePresets`), so that an operator names them (`PAYGATE_NETWORKS=base,base-sepolia`) and supplies only
  * what is theirs: RPC URLs and keys (see `Configuration.networks`). A preset turns into the same
  * chain and token settings `PAYGATE_CHAINS` takes (JSON form, validated by `ChainConfig.decode`).
  *
@@ -20,6 +20,8 @@ import { privateKeyToAddress } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError } from "./ChainConfig.ts"
 import { usdtSettings } from "./Permit2Presets.ts"
+import { nativeAssetSettings } from "./NativePresets.ts"
+import { stablecoinAssetSettings } from "./StablecoinPresets.ts"
 
 /** What paygate knows about a named network. */
 export interface NetworkPreset {
@@ -223,6 +225,10 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
     }
     const assets = networks.flatMap((network) => {
       const preset = presets[network]
+      const more = [
+        ...stablecoinAssetSettings(network, preset.chainNumber, preset.networkName, etaSeconds(preset)),
+        ...nativeAssetSettings(network, preset.chainNumber, preset.networkName, etaSeconds(preset))
+      ]
       return [{
         assetId: `eip155:${preset.chainNumber}/erc20:${preset.usdc}`,
         decimals: 6,
@@ -233,7 +239,7 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         etaSeconds: etaSeconds(preset),
         eip3009: true,
         pricing: { kind: "peg", currency: "USD" }
-      }, ...usdtSettings(network, preset, etaSeconds(preset))]
+      }, ...usdtSettings(network, preset, etaSeconds(preset)), ...more]
     })
     return { networks, settings: { chains, assets } }
   })

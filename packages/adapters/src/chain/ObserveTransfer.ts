@@ -9,7 +9,8 @@
  *   nonce, the node's pool let it go, or a reorganisation removed it. The executor then reads its
  *   nonce from the node again (`ExecutorSender.resync`).
  * - `succeeded`: final, status success, and a `Transfer` event of the asset's token pays the chain's
- *   collection address (or the payment's deposit address).
+ *   collection address (or the payment's deposit address); for the native asset, the transaction
+ *   itself sends value there.
  * - `failed`: final and reverted, or final but paying nothing to the collection address.
  * - `unknown`: the chain could not be asked (RPC error, timeout) or the asset is not configured. Never
  *   reported as `failed`: an unknown outcome keeps the payment `processing`.
@@ -32,6 +33,7 @@ import { type Chains, lookupAsset } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { isNativeToken } from "./NativeAsset.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
 
 /** What {@link observeTransfer} works with. */
@@ -83,7 +85,10 @@ export const transferStanding = (
       client.getBlock({ blockNumber: receipt.blockNumber }))
     if (block.hash !== receipt.blockHash) return "confirming"
     if (receipt.status !== "success") return "reverted"
-    return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
+    if (!isNativeToken(token)) return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
+    // A native transfer leaves no log: the transaction itself must send value to the recipient.
+    const tx = yield* rpc(chainId, "eth_getTransactionByHash", () => client.getTransaction({ hash }))
+    return tx.to !== null && sameAddress(tx.to, recipient) && tx.value > 0n ? "succeeded" : "unpaid"
   })
 
 /**

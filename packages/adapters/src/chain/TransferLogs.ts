@@ -16,6 +16,7 @@ import { type Chains } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { permitReference } from "./Permit2.ts"
+import { isNativeAssetId } from "./NativeAsset.ts"
 import { decodeTransferWithReference } from "./PushTransfer.ts"
 import { ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
 
@@ -30,24 +31,29 @@ export interface WatchedChain {
   readonly tokens: ReadonlyMap<string, string>
   /** The chain's deposit factory, when it offers deposit addresses (their transfers are read too). */
   readonly depositFactory: Address | undefined
+  /** CAIP-19 of the chain's native asset when it is accepted (its transfers are read from blocks, see `NativeTransfers.ts`). */
+  readonly nativeAsset: string | undefined
 }
 
 /** The configured chains that accept at least one token, each with its own read client. */
 export const watchedChains = (chains: Chains): ReadonlyArray<WatchedChain> =>
   chains.settings.chains.flatMap((chain) => {
+    const accepted = chains.settings.assets.filter((asset) => asset.assetId.startsWith(`${chain.chainId}/`))
     const tokens = new Map(
-      chains.settings.assets
-        .filter((asset) => asset.assetId.startsWith(`${chain.chainId}/`))
+      accepted
+        .filter((asset) => !isNativeAssetId(asset.assetId))
         .map((asset) => [asset.assetId.slice(asset.assetId.lastIndexOf(":") + 1).toLowerCase(), asset.assetId] as const)
     )
-    if (tokens.size === 0) return []
+    const nativeAsset = accepted.find((asset) => isNativeAssetId(asset.assetId))?.assetId
+    if (tokens.size === 0 && nativeAsset === undefined) return []
     return [{
       chainId: chain.chainId,
       client: makeClient(chain.rpcUrl),
       collectionAddress: chain.collectionAddress as Address,
       requiredConfirmations: chain.requiredConfirmations,
       tokens,
-      depositFactory: chain.depositFactory as Address | undefined
+      depositFactory: chain.depositFactory as Address | undefined,
+      nativeAsset
     }]
   })
 
@@ -214,7 +220,8 @@ const authorizationNonce = (
  * recorded when it reached the deposit address.
  */
 export const transfersIn = (chain: WatchedChain, from: number, to: number): Effect.Effect<ReadonlyArray<ObservedTransfer>, ChainRpcError> =>
-  transfersTo(chain, [chain.collectionAddress], from, to, "configured", () =>
+  // A chain accepting only its native asset has no token to read (no address filter would read every token's).
+  chain.tokens.size === 0 ? Effect.succeed([]) : transfersTo(chain, [chain.collectionAddress], from, to, "configured", () =>
     Effect.map(authorizationsUsed(chain, from, to), (used): Annotate => (log, tx) => {
       if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
       return {

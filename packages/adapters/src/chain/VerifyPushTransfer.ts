@@ -1,7 +1,9 @@
 /**
  * Verifies a push payment's proof: the transaction the buyer sent must be, on chain, the option's
  * token transfer: sent by the option's account to the token contract, calldata exactly
- * `transfer(collectionAddress, value)` followed by this payment's 16-byte reference. Inclusion and
+ * `transfer(collectionAddress, value)` followed by this payment's 16-byte reference; for the
+ * native asset, sent by the option's account to the collection address with exactly `value` wei
+ * and the reference as its whole calldata (`NativeAsset.ts`). Inclusion and
  * confirmations are not required here (the receipt may not exist yet; `observe` waits for them),
  * but a transaction already known to have reverted is refused.
  *
@@ -12,10 +14,11 @@
  */
 import { ParamsValidation, type PaymentProof } from "@paygate/domain"
 import { Duration, Effect, Option, Schedule } from "effect"
-import { type Hash, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem"
+import { type Hash, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { isNativeToken, nativeTransferProblem } from "./NativeAsset.ts"
 import { resolveTarget } from "./ProofTarget.ts"
 import { decodeTransferWithReference, isReference } from "./PushTransfer.ts"
 import { rpc } from "./RpcCall.ts"
@@ -74,20 +77,32 @@ export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(f
     return yield* invalid("The transaction is for another chain.")
   }
   if (!sameAddress(tx.from, payer)) return yield* invalid("The transaction was not sent by the option's account.")
-  if (tx.to === null || !sameAddress(tx.to, token)) return yield* invalid("The transaction does not call the option's token.")
-  const transfer = decodeTransferWithReference(tx.input)
-  if (Option.isNone(transfer)) {
-    return yield* invalid("The transaction is not an ERC-20 transfer with a 16-byte payment reference appended.")
-  }
-  if (!sameAddress(transfer.value.to, runtime.settings.collectionAddress)) {
-    return yield* invalid("The transfer's recipient is not the collection address.")
-  }
-  if (transfer.value.value !== proof.value) return yield* invalid("The transfer's amount is not the option's amount.")
-  if (transfer.value.reference !== proof.reference.toLowerCase()) {
-    return yield* invalid("The transfer does not carry this payment's reference.")
+  if (isNativeToken(token)) {
+    const problem = nativeTransferProblem(tx, runtime.settings.collectionAddress, proof.value, proof.reference)
+    if (problem !== undefined) return yield* invalid(problem)
+  } else {
+    const problem = tokenTransferProblem(tx, token, runtime.settings.collectionAddress, proof.value, proof.reference)
+    if (problem !== undefined) return yield* invalid(problem)
   }
 
   const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
     orNotFound(client.getTransactionReceipt({ hash }))).pipe(Effect.orDie)
   if (receipt?.status === "reverted") return yield* invalid("The transaction reverted.")
 })
+
+/** Why `tx` is not the ERC-20 transfer of `value` to `collection` carrying `reference`; `undefined` when it is. */
+const tokenTransferProblem = (
+  tx: { readonly to: string | null; readonly input: Hex },
+  token: string,
+  collection: string,
+  value: bigint,
+  reference: string
+): string | undefined => {
+  if (tx.to === null || !sameAddress(tx.to, token)) return "The transaction does not call the option's token."
+  const transfer = decodeTransferWithReference(tx.input)
+  if (Option.isNone(transfer)) return "The transaction is not an ERC-20 transfer with a 16-byte payment reference appended."
+  if (!sameAddress(transfer.value.to, collection)) return "The transfer's recipient is not the collection address."
+  if (transfer.value.value !== value) return "The transfer's amount is not the option's amount."
+  if (transfer.value.reference !== reference.toLowerCase()) return "The transfer does not carry this payment's reference."
+  return undefined
+}

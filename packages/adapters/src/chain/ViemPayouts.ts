@@ -32,6 +32,7 @@ import { type Address, encodeFunctionData, type Hash, type Hex, type PublicClien
 import { type ChainSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
+import { isNativeToken } from "./NativeAsset.ts"
 import { nonceTaken, transferStanding } from "./ObserveTransfer.ts"
 import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
 
@@ -77,7 +78,7 @@ const unavailable = (error: ChainRpcError) => new ChainUnavailable({ chainId: er
 export const sendOnce = (
   chain: { readonly chainId: string; readonly client: PublicClient },
   sender: ExecutorSender.ExecutorSender,
-  call: { readonly to: Address; readonly data: Hex },
+  call: { readonly to: Address; readonly data: Hex; readonly value?: bigint },
   record: (signed: SignedTransfer) => Effect.Effect<boolean>
 ): Effect.Effect<Option.Option<SignedTransfer>, PayoutReverted | ChainUnavailable> =>
   Effect.gen(function*() {
@@ -144,8 +145,11 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
   const send = (transfer: PayoutTransfer, record: (signed: SignedTransfer) => Effect.Effect<boolean>) =>
     Effect.gen(function*() {
       const { chain, sender, to, token } = yield* target(transfer)
-      const data = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "transfer", args: [to, transfer.value] })
-      return yield* sendOnce(chain, sender, { to: token, data }, record)
+      // The native asset is sent as value; a token by its `transfer`.
+      const call = isNativeToken(token)
+        ? { to, data: "0x" as const, value: transfer.value }
+        : { to: token, data: encodeFunctionData({ abi: eip3009TokenAbi, functionName: "transfer", args: [to, transfer.value] }) }
+      return yield* sendOnce(chain, sender, call, record)
     }).pipe(Effect.withSpan("Payouts.send", { attributes: { asset: transfer.asset } }))
 
   const resend = (asset: string, signed: SignedTransfer) =>

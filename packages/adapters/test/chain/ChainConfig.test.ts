@@ -3,6 +3,7 @@ import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ChainConfig from "../../src/chain/ChainConfig.ts"
 import * as ChainSource from "../../src/chain/ChainSource.ts"
+import * as NativeAsset from "../../src/chain/NativeAsset.ts"
 
 const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 const token = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
@@ -60,6 +61,23 @@ describe("ChainConfig", () => {
       assert.isUndefined(ChainConfig.lookupAsset(chains, "not an asset"))
     }))
 
+  it.effect("a chain's native asset: accepted as slip44, looked up as the native marker, one per chain, never EIP-3009", () =>
+    Effect.gen(function*() {
+      const ether = {
+        ...asset,
+        assetId: "eip155:31337/slip44:60",
+        decimals: 18,
+        symbol: "ETH",
+        eip3009: false,
+        pricing: { kind: "priceFeed", address: "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0", currency: "USD" }
+      }
+      const chains = yield* ChainConfig.decode({ chains: [chain], assets: [asset, ether] })
+      assert.strictEqual(ChainConfig.lookupAsset(chains, ether.assetId)?.token, NativeAsset.nativeToken)
+      const message = yield* problems({ chains: [chain], assets: [asset, { ...ether, eip3009: true }, { ...ether, assetId: "eip155:31337/slip44:966" }] })
+      assert.match(message, /a native asset has no EIP-3009 authorizations: set false\n {2}at \["assets"\]\[1\]\["eip3009"\]/)
+      assert.match(message, /chain eip155:31337 has a native asset already\n {2}at \["assets"\]\[2\]\["assetId"\]/)
+    }))
+
   it.effect("an empty configuration is valid (no crypto payments)", () =>
     Effect.gen(function*() {
       const chains = yield* ChainConfig.decode({ chains: [], assets: [] })
@@ -95,7 +113,7 @@ describe("ChainConfig", () => {
           /wrong EIP-55 checksum.*\n {2}at \["chains"\]\[0\]\["collectionAddress"\]/,
           /only eip155 \(EVM\) chains are supported\n {2}at \["chains"\]\[1\]\["chainId"\]/,
           /the zero address is not allowed here\n {2}at \["chains"\]\[2\]\["collectionAddress"\]/,
-          /only erc20 tokens on eip155 chains are supported\n {2}at \["assets"\]\[1\]\["assetId"\]/,
+          /only erc20 tokens and the native asset \(slip44\) on eip155 chains are supported\n {2}at \["assets"\]\[1\]\["assetId"\]/,
           /data:image\/ URL\n {2}at \["assets"\]\[1\]\["iconUrl"\]/,
           /not an address: it must be 0x followed by 40 hex digits\n {2}at \["assets"\]\[2\]\["pricing"\]\["address"\]/,
           /at \["assets"\]\[3\]\["symbol"\]/,

@@ -75,7 +75,9 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         yield* store.ensure({ chainId, address: address.toLowerCase(), paymentId: payment.id, createdAt: millis })
         const now = Math.floor(millis / 1000)
         const chainNumber = chainId.slice(chainId.indexOf(":") + 1)
-        return yield* Effect.forEach(catalog.assetsOn(chainId), (asset) =>
+        // Tokens only: a deposit address is swept token by token, and a native balance is not.
+        const tokens = catalog.assetsOn(chainId).filter((asset) => asset.assetId.includes("/erc20:"))
+        return yield* Effect.forEach(tokens, (asset) =>
           Effect.map(quoting.deposit(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
             const asked = BigInt(claims.value)
             const missing = (asked - valueOf(creditable(received, asset.assetId, asked))).toString()
