@@ -34,7 +34,8 @@ describe("npm start and the operator CLI", () => {
     baseUrl = `http://127.0.0.1:${port}`
     env = { PAYGATE_DATA_DIR: dataDir }
     // Its own process group, so the whole tree (npm and the node it starts) can be stopped together.
-    service = spawn("npm", ["start"], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, detached: true })
+    // LOG_LEVEL=debug: the local set-up logs each request at debug level, and a test below reads those lines.
+    service = spawn("npm", ["start"], { cwd: root, env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "debug" }, detached: true })
     service.stdout?.on("data", (chunk) => (output += chunk))
     service.stderr?.on("data", (chunk) => (output += chunk))
     // Up to two minutes: a first start on a machine busy with other suites can take more than one.
