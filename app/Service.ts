@@ -15,7 +15,7 @@ import { ApiServer, RequestLogLevel, Tracing } from "@paygate/http"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import { bootstrapSandbox } from "./Bootstrap.ts"
-import { localChainStateFile } from "./EarlierStart.ts"
+import { localChainStateFile, publishAddress } from "./EarlierStart.ts"
 import { sandboxEnvPath, sandboxEnvText, shownPath, writeSandboxEnv } from "./SandboxEnv.ts"
 import { welcome } from "./Welcome.ts"
 import { WorkerLive } from "./WorkerLive.ts"
@@ -63,8 +63,11 @@ const serve = (withWorker: boolean) =>
         ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
         : []
       const baseUrl = `http://localhost:${yield* ApiServer.port}`
-      // The local set-up keeps the sandbox's credentials in a file to `source`, so they cannot scroll away.
-      const envFile = (yield* embedded) ? sandboxEnvPath(yield* Configuration.dataDir) : undefined
+      // The local set-up says where it listens (for a second start to name it) and keeps the
+      // sandbox's credentials in a file to `source`, so they cannot scroll away.
+      const dataDir = (yield* embedded) ? Option.some(yield* Configuration.dataDir) : Option.none<string>()
+      if (Option.isSome(dataDir)) yield* Effect.promise(() => publishAddress(dataDir.value, baseUrl))
+      const envFile = Option.isSome(dataDir) ? sandboxEnvPath(dataDir.value) : undefined
       if (envFile !== undefined && Option.isSome(sandbox) && Option.isSome(sandbox.value.secrets)) {
         const { ids, secrets } = sandbox.value
         yield* Effect.promise(() => writeSandboxEnv(envFile, sandboxEnvText(baseUrl, ids, secrets.value, shownPath(envFile))))
