@@ -10,11 +10,13 @@
  *
  * @module
  */
-import { Application, Chain, Configuration, Database, GatewayServices, JsonLogger } from "@paygate/adapters"
-import { ApiServer, Tracing } from "@paygate/http"
+import { Application, Chain, Configuration, Database, GatewayServices, LogOutput } from "@paygate/adapters"
+import { ApiServer, RequestLogLevel, Tracing } from "@paygate/http"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
-import { join } from "node:path"
+import { existsSync } from "node:fs"
 import { bootstrapSandbox } from "./Bootstrap.ts"
+import { localChainStateFile, publishAddress } from "./EarlierStart.ts"
+import { sandboxEnvPath, sandboxEnvText, shownPath, writeSandboxEnv } from "./SandboxEnv.ts"
 import { welcome } from "./Welcome.ts"
 import { WorkerLive } from "./WorkerLive.ts"
 
@@ -24,14 +26,19 @@ type ChainsLayer = Layer.Layer<
   Config.ConfigError | Chain.ChainConfig.ChainConfigError | Chain.Anvil.AnvilError | Chain.Deploy.DeployError
 >
 const usesLocalChain = Effect.map(Chain.ChainSource.isConfigured, (configured) => !configured)
+const embedded = Effect.map(Configuration.databaseUrl, Option.isNone)
+// The local set-up (the embedded database) logs each request at debug level: a person watches its
+// terminal, and LOG_LEVEL=debug shows them.
+const requestLogLevel = Layer.unwrap(
+  Effect.map(embedded, (local) => (local ? Layer.succeed(RequestLogLevel, "Debug") : Layer.empty))
+)
 // The local chain answers on LOCAL_CHAIN_PORT (8545), so a browser wallet set up once keeps working;
 // with the embedded database it is kept beside it (its transactions outlive restarts like the
 // payments that name them), with DATABASE_URL it starts fresh.
 const localChain = Layer.unwrap(
   Effect.gen(function*() {
     const port = yield* Configuration.localChainPort
-    const embedded = Option.isNone(yield* Configuration.databaseUrl)
-    const stateFile = embedded ? join(`${yield* Configuration.dataDir}.chain`, "state.json") : undefined
+    const stateFile = (yield* embedded) ? localChainStateFile(yield* Configuration.dataDir) : undefined
     // TUSDT too: a token without EIP-3009, paid through Permit2, as USDT is on real networks.
     return Chain.LocalChain.layer({ port, stateFile, usdt: true })
   })
@@ -57,14 +64,25 @@ const serve = (withWorker: boolean) =>
         ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
         : []
       const euro = [...chains.assets.values()].find((asset) => asset.pricing.kind === "peg" && asset.pricing.currency === "EUR")
-      welcome(`http://localhost:${yield* ApiServer.port}`, sandbox, tokens, localChains, euro?.symbol)
+      const baseUrl = `http://localhost:${yield* ApiServer.port}`
+      // The local set-up says where it listens (for a second start to name it) and keeps the
+      // sandbox's credentials in a file to `source`, so they cannot scroll away.
+      const dataDir = (yield* embedded) ? Option.some(yield* Configuration.dataDir) : Option.none<string>()
+      if (Option.isSome(dataDir)) yield* Effect.promise(() => publishAddress(dataDir.value, baseUrl))
+      const envFile = Option.isSome(dataDir) ? sandboxEnvPath(dataDir.value) : undefined
+      if (envFile !== undefined && Option.isSome(sandbox) && Option.isSome(sandbox.value.secrets)) {
+        const { ids, secrets } = sandbox.value
+        yield* Effect.promise(() => writeSandboxEnv(envFile, sandboxEnvText(baseUrl, ids, secrets.value, shownPath(envFile))))
+      }
+      welcome(baseUrl, sandbox, tokens, localChains, envFile !== undefined && existsSync(envFile) ? shownPath(envFile) : undefined, euro?.symbol)
     })
   ).pipe(
     Layer.provide(Application.migrated),
     Layer.provide(application),
     // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
     Layer.provide(Tracing.layer),
-    Layer.provide(JsonLogger.layer)
+    Layer.provide(requestLogLevel),
+    Layer.provide(LogOutput.layer)
   )
 
 /** The service as `npm start` runs it (see the module comment). */

@@ -11,6 +11,8 @@ export const welcome = (
   sandbox: Option.Option<Sandbox>,
   tokens: ReadonlyArray<string>,
   localChains: ReadonlyArray<string>,
+  /** The sandbox's `export` lines, when the local set-up keeps them (`data/sandbox.env`). */
+  envFile: string | undefined
   /** The symbol of a token pegged to EUR, when one is configured: EUR payments are payable then. */
   euroToken?: string | undefined
 ) => {
@@ -31,8 +33,10 @@ export const welcome = (
   lines.push(``)
   if (Option.isSome(secrets)) {
     lines.push(`First start: created sandbox credentials. Keep the keys; secrets are stored hashed and shown only now.`)
+    if (envFile !== undefined) lines.push(`Also written to ${envFile} (owner-only): source ${envFile} sets API_KEY, MERCHANT_ID, APP_ID and the rest.`)
   } else {
     lines.push(`Sandbox (created on the first start; its Api-Key was shown then, stored hashed):`)
+    if (envFile !== undefined) lines.push(`Its credentials: source ${envFile}`)
   }
   lines.push(
     `  partner       ${ids.partnerId}`,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Application, type Chain, JsonLogger } from "@paygate/adapters"
+import { Application, type Chain, LogOutput } from "@paygate/adapters"
 import type { ChainGateway } from "@paygate/domain"
 import { Jobs, MetricsListener } from "@paygate/worker"
 import { Layer } from "effect"
@@ -38,5 +38,5 @@ export const WorkerProcessLive = Layer.mergeAll(WorkerLive, MetricsListener).pip
   Layer.provide(Application.migrated),
   Layer.provide(Application.workerChainGateway),
   Layer.provide(Application.workerDatabase),
-  Layer.provide(JsonLogger.layer)
+  Layer.provide(LogOutput.layer)
 )

@@ -34,11 +34,13 @@ describe("npm start and the operator CLI", () => {
     baseUrl = `http://127.0.0.1:${port}`
     env = { PAYGATE_DATA_DIR: dataDir }
     // Its own process group, so the whole tree (npm and the node it starts) can be stopped together.
-    service = spawn("npm", ["start"], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, detached: true })
+    // LOG_LEVEL=debug: the local set-up logs each request at debug level, and a test below reads those lines.
+    service = spawn("npm", ["start"], { cwd: root, env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "debug" }, detached: true })
     service.stdout?.on("data", (chunk) => (output += chunk))
     service.stderr?.on("data", (chunk) => (output += chunk))
-    for (let i = 0; i < 120 && !output.includes("paygate is listening"); i++) await new Promise((r) => setTimeout(r, 250))
-  }, 60_000)
+    // Up to two minutes: a first start on a machine busy with other suites can take more than one.
+    for (let i = 0; i < 480 && !output.includes("paygate is listening"); i++) await new Promise((r) => setTimeout(r, 250))
+  }, 150_000)
 
   afterAll(async () => {
     if (service?.pid !== undefined) process.kill(-service.pid, "SIGTERM")
@@ -91,8 +93,23 @@ describe("npm start and the operator CLI", () => {
     const listed = await fetch(`${baseUrl}/v1/merchants`, { headers: { "api-key": created.apiKey } })
     expect(listed.status).toBe(200)
 
-    const live = JSON.parse((await admin(env, "key", "create", "--partner", created.partnerId)).stdout)
-    expect(live.apiKey).toMatch(/^sk_live_/)
+    // A sandbox partner's keys are sandbox keys unless told otherwise, and never live ones.
+    const spare = JSON.parse((await admin(env, "key", "create", "--partner", created.partnerId)).stdout)
+    expect(spare.apiKey).toMatch(/^sk_test_/)
+    expect(spare.mode).toBe("sandbox")
+    const refusedLive = await admin(env, "key", "create", "--partner", created.partnerId, "--live")
+    expect(refusedLive.code).toBe(1)
+    expect(refusedLive.stdout).toBe("")
+    expect(refusedLive.stderr.trim()).toBe(
+      `${created.partnerId} is a sandbox partner (made with --sandbox; all its keys are sandbox keys), so it gets no live key: a sandbox partner can never move real money. For live payments, make a live partner: npm run admin -- partner create --name <name>`
+    )
+    // A live partner's keys are live unless --sandbox.
+    const livePartner = JSON.parse((await admin(env, "partner", "create", "--name", "Acme Live")).stdout)
+    expect(livePartner.apiKey).toMatch(/^sk_live_/)
+    const live = JSON.parse((await admin(env, "key", "create", "--partner", livePartner.partnerId)).stdout)
+    expect(live).toEqual({ keyId: expect.stringMatching(/^key_/), apiKey: expect.stringMatching(/^sk_live_/), mode: "live" })
+    const liveSandbox = JSON.parse((await admin(env, "key", "create", "--partner", livePartner.partnerId, "--sandbox")).stdout)
+    expect(liveSandbox.apiKey).toMatch(/^sk_test_/)
     const revoked = await admin(env, "key", "revoke", "--key", live.keyId)
     expect(JSON.parse(revoked.stdout)).toEqual({ keyId: live.keyId, revoked: true })
     const refused = await fetch(`${baseUrl}/v1/merchants`, { headers: { "api-key": live.apiKey } })
@@ -101,7 +118,7 @@ describe("npm start and the operator CLI", () => {
     const app = JSON.parse((await admin(env, "app", "create", "--name", "Wallet", "--sandbox")).stdout)
     expect(app.appId).toMatch(/^app_/)
     expect(app.walletApiKey).toMatch(/^wk_test_/)
-  })
+  }, 120_000)
 
   // The one JSON value the admin CLI printed, on a line of its own.
   const adminJson = async (...args: Array<string>) => {
@@ -134,7 +151,7 @@ describe("npm start and the operator CLI", () => {
 
     const partners = await adminJson("partner", "list")
     const listed = partners.find((p: { partnerId: string }) => p.partnerId === partner.partnerId)
-    expect(listed).toEqual({ partnerId: partner.partnerId, name: "Listed Co", pinnedVersion: "2026-02-18", createdAt: expect.any(String), activeKeys: { live: 1, sandbox: 1 } })
+    expect(listed).toEqual({ partnerId: partner.partnerId, name: "Listed Co", pinnedVersion: "2026-02-18", createdAt: expect.any(String), activeKeys: { live: 0, sandbox: 2 } })
     expect(Date.parse(listed.createdAt)).toBeGreaterThan(Date.now() - 600_000)
     expect(partners.length).toBeGreaterThanOrEqual(2) // the first start's sandbox partner too
 
@@ -152,8 +169,8 @@ describe("npm start and the operator CLI", () => {
     const keys = await adminJson("key", "list", "--partner", partner.partnerId)
     expect(keys.map((k: Record<string, unknown>) => [k.keyId, k.kind, k.ownerId, k.mode, k.revokedAt === null])).toEqual([
       [expect.stringMatching(/^key_/), "partner", partner.partnerId, "sandbox", true],
-      [live.keyId, "partner", partner.partnerId, "live", true],
-      [spare.keyId, "partner", partner.partnerId, "live", false]
+      [live.keyId, "partner", partner.partnerId, "sandbox", true],
+      [spare.keyId, "partner", partner.partnerId, "sandbox", false]
     ])
     const everyKey = await adminJson("key", "list")
     expect(everyKey).toContainEqual(expect.objectContaining({ kind: "wallet", ownerId: app.appId, mode: "sandbox", revokedAt: null }))

@@ -50,9 +50,14 @@ const groupEnded = async (pgid: number) => {
   }
 }
 
-/** Runs `npm start` in `cwd` (the repository by default) with `env` added, in its own process group. */
-export const spawnNpmStart = (env: Record<string, string>, cwd: string = repoRoot): NpmStartProcess => {
-  const child: ChildProcess = spawn("npm", ["start"], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+/**
+ * Runs `npm start` in `cwd` (the repository by default) with `env` added, in its own process group.
+ * With `terminal`, under a pseudo-terminal (util-linux `script`), as a person runs it: its output
+ * is then what the terminal showed (`\r\n` line ends).
+ */
+export const spawnNpmStart = (env: Record<string, string>, cwd: string = repoRoot, terminal = false): NpmStartProcess => {
+  const [command, args] = terminal ? ["script", ["-qfec", "npm start", "/dev/null"]] as const : ["npm", ["start"]] as const
+  const child: ChildProcess = spawn(command, [...args], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr?.on("data", (chunk) => (output += chunk))

@@ -252,5 +252,23 @@ export const tracing = Config.all({
   resourceAttributes: optionalString("OTEL_RESOURCE_ATTRIBUTES")
 })
 
+// One of `allowed`, any case; unset or blank, none.
+const optionalChoice = <A extends string>(variable: string, allowed: ReadonlyArray<A>) =>
+  Config.schema(
+    Schema.String.check(Schema.makeFilter((text: string) =>
+      text.trim() === "" || allowed.includes(text.trim().toLowerCase() as A) || `must be one of ${allowed.join(", ")}`
+    )),
+    name(variable)
+  ).pipe(
+    Config.map((text) => (text.trim() === "" ? Option.none<A>() : Option.some(text.trim().toLowerCase() as A))),
+    Config.withDefault(Option.none<A>())
+  )
+
+/** `LOG_FORMAT`: `json` (one JSON object per line) or `pretty` (short lines for a person); unset, pretty on a terminal, else JSON. */
+export const logFormat = optionalChoice("LOG_FORMAT", ["json", "pretty"] as const)
+
+/** `LOG_LEVEL`: the least severe lines logged; unset, `info`. */
+export const logLevel = optionalChoice("LOG_LEVEL", ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const)
+
 /** The name of every variable above. */
 export const variables: ReadonlySet<string> = names

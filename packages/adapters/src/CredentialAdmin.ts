@@ -96,6 +96,12 @@ const pinRefusal = (version: string): string | undefined => {
 export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   /** Creates a partner account pinned to `pinnedVersion` (a published stable version). */
   readonly createPartner: (input: CreatePartnerInput) => Effect.Effect<Partner, CredentialAdminError>
+  /**
+   * The partner's own mode: `sandbox` when it has partner keys and every one of them (revoked ones
+   * too) is a sandbox key, as a partner made for the sandbox has; otherwise `live`. An unknown
+   * partner is `unknown_owner`.
+   */
+  readonly partnerMode: (partnerId: PartnerId) => Effect.Effect<Mode, CredentialAdminError>
   /** Issues a key: `sk_live_`/`sk_test_` for partners, `wk_live_`/`wk_test_` for apps. */
   readonly createApiKey: (input: CreateApiKeyInput) => Effect.Effect<IssuedApiKey, CredentialAdminError>
   /**
@@ -182,6 +188,16 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
           }
         }
         return yield* issue(input).pipe(Effect.orDie)
+      })
+
+      const partnerMode = Effect.fn("CredentialAdmin.partnerMode")(function*(partnerId: PartnerId) {
+        const rows = yield* sql<{ readonly live: string | number; readonly sandbox: string | number }>`
+          SELECT count(k.id) FILTER (WHERE k.mode = 'live') AS live, count(k.id) FILTER (WHERE k.mode = 'sandbox') AS sandbox
+          FROM partners p LEFT JOIN api_keys k ON k.partner_id = p.id AND k.kind = 'partner'
+          WHERE p.id = ${partnerId} GROUP BY p.id`.pipe(Effect.orDie)
+        const counts = rows[0]
+        if (counts === undefined) return yield* new CredentialAdminError({ reason: "unknown_owner", message: `No partner ${partnerId}.` })
+        return Number(counts.live) === 0 && Number(counts.sandbox) > 0 ? "sandbox" as const : "live" as const
       })
 
       const revokeKey = Effect.fn("CredentialAdmin.revokeKey")(function*(keyId: string) {
@@ -277,6 +293,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
 
       return CredentialAdmin.of({
         createPartner,
+        partnerMode,
         createApiKey,
         revokeKey,
         createApp,

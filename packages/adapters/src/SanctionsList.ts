@@ -100,7 +100,7 @@ export const layerFromConfig: Layer.Layer<SanctionsScreening, SanctionsListError
   Effect.gen(function*() {
     const path = yield* Configuration.sanctionsFile
     if (Option.isSome(path)) return layerFromFile(path.value.trim())
-    yield* Effect.logWarning(`${envVar} is not set: no account is screened against a sanctions list.`)
+    yield* Effect.logWarning(`${envVar} is not set: no account is screened against a sanctions list (fine for testing; set it before taking live payments).`)
     return layerEmpty
   })
 )

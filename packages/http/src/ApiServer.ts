@@ -17,6 +17,7 @@ import { ClientAddress } from "./server/ClientAddress.ts"
 import { createServer } from "./server/EarlyRequests.ts"
 import { RouteMetrics } from "./server/Metrics.ts"
 import { RateLimiter } from "./server/RateLimiter.ts"
+import { RequestLogLevel } from "./server/RequestMiddleware.ts"
 import { SqlReadiness } from "./server/SqlReadiness.ts"
 import { harden } from "./server/Transport.ts"
 
@@ -31,7 +32,7 @@ export const host = Effect.gen(function*() {
 })
 
 // The context requests start from: effect's own services and references (loggers, tracer, clock,
-// scope), not paygate's. Each route took its services when it was built (the types say requests
+// scope), not paygate's (but the access line's level, which the request middleware reads per request). Each route took its services when it was built (the types say requests
 // need none: App.ts RequestRequirements), and paygate's settings references are read when the use
 // cases are built too (a reference read per request would silently see its default here).
 //
@@ -41,7 +42,7 @@ export const host = Effect.gen(function*() {
 // copy anyway. At 8 the router's first addition copied the request's context once more.
 const withoutApplication = (context: Context.Context<never>) => {
   const kept = new Map<string, unknown>()
-  for (const [key, service] of context.mapUnsafe) if (!key.startsWith("@paygate/")) kept.set(key, service)
+  for (const [key, service] of context.mapUnsafe) if (!key.startsWith("@paygate/") || key === RequestLogLevel.key) kept.set(key, service)
   return Context.makeUnsafe<Scope.Scope>(kept, { maxDepth: 16 })
 }
 

@@ -96,9 +96,12 @@ const spawnNode = (binary: string, args: ReadonlyArray<string>, pidFile: string 
 
 /**
  * Stops the anvil of an earlier host that was killed before it could stop it (its pid file is
- * still there and the process is an anvil): two nodes must not write the same state file.
+ * still there and the process is an anvil on `stateFile`): two nodes must not write the same state
+ * file, and the port it holds is the one the next start wants.
  */
-const stopLeftBehind = (pidFile: string, stateFile: string) =>
+export const stopLeftBehind = (stateFile: string) => stopLeftBehindAt(`${stateFile}.pid`, stateFile)
+
+const stopLeftBehindAt = (pidFile: string, stateFile: string) =>
   Effect.gen(function*() {
     const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : NaN)
     if (!Number.isSafeInteger(pid) || pid <= 0) return
@@ -185,7 +188,7 @@ export const start = Effect.fn("Anvil.start")(function*(
   if (options.blockTimeSeconds !== undefined) args.push("--block-time", String(options.blockTimeSeconds))
   const pidFile = options.stateFile === undefined ? undefined : `${options.stateFile}.pid`
   if (options.stateFile !== undefined) {
-    yield* stopLeftBehind(pidFile!, options.stateFile)
+    yield* stopLeftBehindAt(pidFile!, options.stateFile)
     args.push("--state", options.stateFile, "--state-interval", "1")
   }
   const { child, output, failure } = yield* spawnNode(binary, args, pidFile)

@@ -6,6 +6,7 @@ import { Merchant } from "../merchant/Merchant.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
+import { missingMerchant } from "./MissingMerchant.ts"
 import { validateIconUrl, validateMerchantEmail, validateMerchantName } from "./MerchantRules.ts"
 import { traced } from "./Traced.ts"
 
@@ -73,14 +74,16 @@ export class Merchants extends Context.Service<Merchants, {
       const notFound = (id: string) => new MerchantNotFound({ message: `No merchant ${id}.` })
 
       // Combinators, not a generator: every merchant API request (the status poll among them) reads its merchant here.
+      const missing = (access: PartnerAccess, id: string) => Effect.flatMap(missingMerchant(repo, access.partnerId, access.mode, id), Effect.fail)
+
       const load = (access: PartnerAccess, id: string, read: MerchantRead = "current"): Effect.Effect<Merchant, MerchantNotFound> =>
         isMerchantId(id)
           ? Effect.flatMap(repo.findById(access.partnerId, access.mode, id, read), (found) =>
             // The repository scopes by partner and mode; checked again so a foreign row can never leak.
             Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode
-              ? Effect.fail(notFound(id))
+              ? missing(access, id)
               : Effect.succeed(found.value))
-          : Effect.fail(notFound(id))
+          : missing(access, id)
 
       const loadActive = Effect.fnUntraced(function*(access: PartnerAccess, id: string) {
         const merchant = yield* load(access, id)

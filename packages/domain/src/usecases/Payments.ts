@@ -16,6 +16,7 @@ import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
 import { PayableCurrencies } from "../ports/PayableCurrencies.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { missingMerchant } from "./MissingMerchant.ts"
 import { type Access, systemAccess } from "./Access.ts"
 import { checkoutWarning, validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
 import type { PartnerAccess } from "./Merchants.ts"
@@ -135,9 +136,8 @@ export class Payments extends Context.Service<Payments, {
         const merchant = Schema.is(MerchantId)(input.merchantId)
           ? yield* merchants.findById(input.partnerId, input.mode, input.merchantId, input.merchantRead)
           : Option.none()
-        if (Option.isNone(merchant) || merchant.value.deleted) {
-          return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
-        }
+        if (Option.isNone(merchant)) return yield* yield* missingMerchant(merchants, input.partnerId, input.mode, input.merchantId)
+        if (merchant.value.deleted) return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
         const millis = yield* Clock.currentTimeMillis
         // Every field is validated above or made here: the constructor's checks would only repeat them.
         const payment = new Payment({

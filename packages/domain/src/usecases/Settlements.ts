@@ -8,6 +8,7 @@ import type { Mode } from "../payment/Payment.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { assetMode, NetworkModes, type NetworkModesShape, offNetwork } from "../ports/NetworkModes.ts"
 import { SettlementRepository } from "../ports/SettlementRepository.ts"
+import { missingMerchant } from "./MissingMerchant.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 
 /** One `{asset, destination}` entry of `POST /v1/merchants/{id}/settlements/crypto`. */
@@ -106,12 +107,10 @@ export class Settlements extends Context.Service<Settlements, {
 
       const loadMerchant = Effect.fnUntraced(function*(access: PartnerAccess, id: string, activeOnly: boolean) {
         const found = isMerchantId(id) ? yield* merchants.findById(access.partnerId, access.mode, id) : Option.none()
-        if (
-          Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode ||
-          (activeOnly && found.value.deleted)
-        ) {
-          return yield* new MerchantNotFound({ message: `No merchant ${id}.` })
+        if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.mode !== access.mode) {
+          return yield* yield* missingMerchant(merchants, access.partnerId, access.mode, id)
         }
+        if (activeOnly && found.value.deleted) return yield* new MerchantNotFound({ message: `No merchant ${id}.` })
         return found.value.id
       })
 

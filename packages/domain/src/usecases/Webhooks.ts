@@ -10,6 +10,7 @@ import { HostResolver } from "../ports/HostResolver.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
 import { WebhookTransport } from "../ports/WebhookTransport.ts"
+import { missingMerchant } from "./MissingMerchant.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 import type { ApiVersion } from "../versioning/ApiVersion.ts"
 import { classifyAddress } from "../webhooks/AddressClass.ts"
@@ -166,9 +167,8 @@ export class Webhooks extends Context.Service<Webhooks, {
           const merchant = isMerchantId(input.merchantId)
             ? yield* merchants.findById(caller.partnerId, caller.mode, input.merchantId)
             : Option.none()
-          if (Option.isNone(merchant) || merchant.value.deleted) {
-            return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
-          }
+          if (Option.isNone(merchant)) return yield* yield* missingMerchant(merchants, caller.partnerId, caller.mode, input.merchantId)
+          if (merchant.value.deleted) return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
           merchantId = merchant.value.id
         }
         const secret = yield* Effect.provideService(generateSecret, SecureRandom.SecureRandom, random)

@@ -7,7 +7,7 @@ export type AdminCommand =
   | { readonly _tag: "PartnerList" }
   | { readonly _tag: "PartnerVersion"; readonly partnerId: string; readonly version: string }
   | { readonly _tag: "MerchantList"; readonly partnerId: string | undefined; readonly mode: Mode | undefined }
-  | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly sandbox: boolean }
+  | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly mode: "live" | "sandbox" | undefined }
   | { readonly _tag: "KeyRevoke"; readonly keyId: string }
   | { readonly _tag: "KeyList"; readonly partnerId: string | undefined }
   | { readonly _tag: "AppCreate"; readonly name: string; readonly sandbox: boolean }
@@ -33,7 +33,7 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       buyer data is collected for payments of at least T (e.g. 250.00) in the payment's
       currency; T = default: the contract's 1000.00
   merchant list [--partner ID] [--sandbox | --live]   → [{"merchantId", "partnerId", "mode", "name", "deleted", "createdAt"}]
-  key create --partner ID [--sandbox]                 → {"keyId", "apiKey"}
+  key create --partner ID [--sandbox | --live]        → {"keyId", "apiKey", "mode"}
   key revoke --key ID                                 → {"keyId", "revoked": true}
   key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "hint", "createdAt", "revokedAt"}]
   app create --name N [--sandbox]                     → {"appId", "walletApiKey"}
@@ -52,7 +52,8 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       sweeps token X (CAIP-19, any ERC-20, one the service does not accept included) from
       deposit address A on chain C (CAIP-2) to the collection address
 
-Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
+A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
+Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
 through the running service when one is started on it.`
 
@@ -144,7 +145,8 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "key create": {
       const partnerId = given("partner")
-      return partnerId === undefined ? needs("key create needs --partner.") : { _tag: "KeyCreate", partnerId, sandbox }
+      const mode = sandbox ? "sandbox" : values.live === true ? "live" : undefined
+      return partnerId === undefined ? needs("key create needs --partner.") : { _tag: "KeyCreate", partnerId, mode }
     }
     case "key revoke": {
       const keyId = given("key")

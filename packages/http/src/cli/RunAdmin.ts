@@ -28,12 +28,18 @@ export const runAdmin = (command: AdminCommand) =>
         return { partnerId: partner.id, apiKey: key.apiKey }
       }
       case "KeyCreate": {
-        const key = yield* admin.createApiKey({
-          kind: "partner",
-          partnerId: command.partnerId as PartnerId,
-          mode: mode(command.sandbox)
-        })
-        return { keyId: key.keyId, apiKey: key.apiKey }
+        const partnerId = command.partnerId as PartnerId
+        const own = yield* admin.partnerMode(partnerId)
+        if (command.mode === "live" && own === "sandbox") {
+          return yield* Effect.fail(
+            new AdminFailure(
+              `${partnerId} is a sandbox partner (made with --sandbox; all its keys are sandbox keys), so it gets no live key: a sandbox partner can never move real money. For live payments, make a live partner: npm run admin -- partner create --name <name>`
+            )
+          )
+        }
+        const keyMode = command.mode ?? own
+        const key = yield* admin.createApiKey({ kind: "partner", partnerId, mode: keyMode })
+        return { keyId: key.keyId, apiKey: key.apiKey, mode: keyMode }
       }
       case "KeyRevoke": {
         if (!(yield* admin.revokeKey(command.keyId))) return yield* Effect.fail(new AdminFailure(`No key ${command.keyId}.`))

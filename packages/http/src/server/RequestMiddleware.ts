@@ -1,5 +1,5 @@
 import { InvalidParams, latestStableVersion, publishedVersions } from "@paygate/domain"
-import { ByteSize, Cause, Context, Effect, References } from "effect"
+import { ByteSize, Cause, Context, Effect, type LogLevel, References } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Metrics from "../observability/Metrics.ts"
@@ -20,6 +20,12 @@ const maxBodySize = ByteSize.bytes(maxBodyBytes)
  * side (nginx's "client closed request").
  */
 export const interruptedStatus = 499
+
+/**
+ * The level of the access log line: `Info`, or `Debug` where one line per request would bury what a
+ * person reads (`npm start`'s local set-up), so that `LOG_LEVEL=debug` shows them again.
+ */
+export const RequestLogLevel = Context.Reference<LogLevel.Severity>("@paygate/http/RequestLogLevel", { defaultValue: () => "Info" })
 
 const echoVersion = (header: string | undefined) =>
   header !== undefined && (publishedVersions as ReadonlyArray<string>).includes(header) ? header : latestStableVersion
@@ -78,7 +84,7 @@ export const RequestMiddleware = HttpRouter.middleware(
         const seconds = (performance.now() - started) / 1000
         Metrics.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds, fiber.context)
         return Effect.as(
-          Effect.logInfo("request", {
+          Effect.logWithLevel(fiber.getRef(RequestLogLevel))("request", {
             method: request.method,
             path: request.url.split("?")[0],
             status: final.status,
