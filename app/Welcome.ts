@@ -12,7 +12,7 @@ export const welcome = (
   tokens: ReadonlyArray<string>,
   localChains: ReadonlyArray<string>,
   /** The sandbox's `export` lines, when the local set-up keeps them (`data/sandbox.env`). */
-  envFile: string | undefined
+  envFile: string | undefined,
   /** The symbol of a token pegged to EUR, when one is configured: EUR payments are payable then. */
   euroToken?: string | undefined
 ) => {
