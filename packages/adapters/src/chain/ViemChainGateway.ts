@@ -4,7 +4,8 @@
  * `VerifyPushTransfer.ts`); `submit` sends pull payments through each chain's executor with one
  * nonce sequence, within the chain's gas policy (`SubmitAuthorization.ts`, `ExecutorSender.ts`,
  * `GasPolicy.ts`); `usedBy` and `expiredOnChain` tell whether an authorization can still pay; `observe` reports outcomes with
- * the chain's required confirmations (`ObserveTransfer.ts`).
+ * the chain's required confirmations (`ObserveTransfer.ts`); `tokenDomain` and `balanceOf` read a token
+ * for x402 (`TokenReads.ts`).
  *
  * Wiring:
  *
@@ -24,6 +25,7 @@ import * as ChainRuntime from "./ChainRuntime.ts"
 import { observeTransfer } from "./ObserveTransfer.ts"
 import { authorizationExpired, authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
 import { SignatureRecovery } from "./SignatureRecovery.ts"
+import { tokenBalance, tokenDomain } from "./TokenReads.ts"
 import { verifyAuthorization } from "./VerifyAuthorization.ts"
 import { verifyPushTransfer } from "./VerifyPushTransfer.ts"
 
@@ -59,7 +61,9 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
     usedBy: (proof) => authorizationUse({ chains, runtimes }, proof),
     expiredOnChain: (proof) => authorizationExpired({ chains, runtimes }, proof),
     observe: (asset, txHash, recipient) =>
-      observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient)
+      observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient),
+    tokenDomain: (asset) => tokenDomain({ chains, runtimes }, asset),
+    balanceOf: (asset, account) => tokenBalance({ chains, runtimes }, asset, account)
   })
 })
 
