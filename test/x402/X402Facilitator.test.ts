@@ -41,7 +41,15 @@ forEachDatabase("x402 facilitator: refusals, concurrent and retried settles, the
     world.chain().client.getLogs({ address: world.token().address, event: transferEvent, args: { from }, fromBlock: 0n, toBlock: "latest" })
 
   it("lists the exact scheme on the local chain for a sandbox merchant, nothing for a live one, and refuses an unknown merchant", async () => {
-    expect((await facilitator().getSupported()).kinds).toEqual([{ x402Version: 2, scheme: "exact", network: world.network() }])
+    expect((await facilitator().getSupported()).kinds).toEqual([{
+      x402Version: 2,
+      scheme: "exact",
+      network: world.network(),
+      extra: {
+        payTo: world.chain().chain.collectionAddress,
+        assets: [{ address: world.token().address, symbol: "TUSDC", decimals: 6, domain: { name: world.token().name, version: world.token().version } }]
+      }
+    }])
     const partner = await world.server.partner()
     const live = await world.server.merchant(partner.live, "Live desk")
     const liveAnswer = await world.server.request("GET", "/x402/supported", { apiKey: partner.live, headers: { "merchant-id": live } })

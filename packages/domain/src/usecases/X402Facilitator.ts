@@ -7,6 +7,7 @@ import type { Merchant } from "../merchant/Merchant.ts"
 import { type CurrencyCode, currencyExponent, isCurrencyCode } from "../money/Currency.ts"
 import { Commitment, type Mode, Payment, SignedAuthorization } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { ChainGateway } from "../ports/ChainGateway.ts"
 import { type Completing, IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
 import { PayableCurrencies } from "../ports/PayableCurrencies.ts"
@@ -14,6 +15,7 @@ import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import {
   exactScheme,
+  type X402Asset,
   type X402Kind,
   X402Reason,
   type X402Request,
@@ -80,6 +82,7 @@ export class X402Facilitator extends Context.Service<X402Facilitator, {
     X402Facilitator,
     Effect.gen(function*() {
       const catalog = yield* AssetCatalog
+      const chain = yield* ChainGateway
       const modes = yield* NetworkModes
       const merchants = yield* Merchants
       const repo = yield* PaymentRepository
@@ -98,8 +101,16 @@ export class X402Facilitator extends Context.Service<X402Facilitator, {
 
       const supported = Effect.fn("X402Facilitator.supported")(function*(caller: X402Caller) {
         yield* merchantOf(caller)
-        const networks = new Set(catalog.all.filter((a) => a.kind === "pull" && modes.modeOf(a.chainId) === caller.mode).map((a) => a.chainId))
-        return [...networks].sort().map((network): X402Kind => ({ x402Version, scheme: exactScheme, network }))
+        const kinds = new Map<string, { payTo: string; assets: Array<X402Asset> }>()
+        for (const asset of catalog.all.filter((a) => a.kind === "pull" && modes.modeOf(a.chainId) === caller.mode)) {
+          // A token whose domain cannot be read now (its chain is down) is left out until it can.
+          const domain = yield* Effect.option(chain.tokenDomain(asset.assetId))
+          if (Option.isNone(domain)) continue
+          const kind = kinds.get(asset.chainId) ?? { payTo: asset.collectionAddress, assets: [] }
+          kind.assets.push({ address: asset.assetId.split(":").at(-1)!, symbol: asset.symbol, decimals: asset.decimals, domain: domain.value })
+          kinds.set(asset.chainId, kind)
+        }
+        return [...kinds].sort(([a], [b]) => a.localeCompare(b)).map(([network, extra]): X402Kind => ({ x402Version, scheme: exactScheme, network, extra }))
       })
 
       const checked = (caller: X402Caller, request: X402Request) =>

@@ -97,9 +97,23 @@ export interface X402Settlement {
   readonly paymentId?: string | undefined
 }
 
-/** What a `/supported` answer lists for a merchant (`SupportedKind`). */
+/** An EIP-3009 token of a network, with what a resource server's requirements need of it. */
+export interface X402Asset {
+  /** The token contract's address. */
+  readonly address: string
+  readonly symbol: string
+  readonly decimals: number
+  /** Its EIP-712 domain: the requirements' `extra`. */
+  readonly domain: { readonly name: string; readonly version: string }
+}
+
+/**
+ * What a `/supported` answer lists for a merchant (`SupportedKind`); `extra` says where to be paid
+ * (`payTo`) and in what (`assets`), so a resource server builds its requirements from it alone.
+ */
 export interface X402Kind {
   readonly x402Version: number
   readonly scheme: string
   readonly network: string
+  readonly extra: { readonly payTo: string; readonly assets: ReadonlyArray<X402Asset> }
 }

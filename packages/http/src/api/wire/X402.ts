@@ -73,7 +73,21 @@ export const X402SettleResponse = Schema.Struct({
 
 /** Answer of `GET /x402/supported` (`SupportedResponse`). */
 export const X402SupportedResponse = Schema.Struct({
-  kinds: Schema.Array(Schema.Struct({ x402Version: Schema.Number, scheme: Schema.String, network: Schema.String })),
+  kinds: Schema.Array(Schema.Struct({
+    x402Version: Schema.Number,
+    scheme: Schema.String,
+    network: Schema.String,
+    /** Where paygate receives for the merchant on this network, and the EIP-3009 tokens it takes there. */
+    extra: Schema.Struct({
+      payTo: Schema.String,
+      assets: Schema.Array(Schema.Struct({
+        address: Schema.String,
+        symbol: Schema.String,
+        decimals: Schema.Number,
+        domain: Schema.Struct({ name: Schema.String, version: Schema.String })
+      }))
+    })
+  })),
   extensions: Schema.Array(Schema.String),
   signers: Schema.Record(Schema.String, Schema.Array(Schema.String))
 }).annotate({ identifier: "X402SupportedResponse" })
