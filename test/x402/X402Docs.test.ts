@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createPayment, type StartedService, startService } from "../support/NpmStart.ts"
+import { createPayment, npm, type StartedService, startService } from "../support/NpmStart.ts"
 import { freePort, repoRoot, sleep } from "../support/ServiceProcess.ts"
 
 const run = promisify(execFile)
@@ -76,5 +76,13 @@ describe("docs/x402.md: the resource server and the client as printed, against n
     expect(created.status).toBe(200)
     const paid = await client(`${service.url}/v1/x402/payments/${paymentId}`)
     expect(paid).toMatch(/^200 \{ status: 'succeeded', isFinal: true, pollInMs: null \} 0x[0-9a-f]{64}\n$/)
-  }, 240_000)
+
+    // `npm run pay` pays an x402 address too.
+    const another = await createPayment(service, "175", "order-x402-pay")
+    const ran = await npm(["run", "-s", "pay", "--", `${service.url}/v1/x402/payments/${another}`])
+    expect(ran.code, `${ran.stdout}${ran.stderr}`).toBe(0)
+    expect(ran.stdout).toContain("402: 1750000 base units of")
+    expect(ran.stdout).toMatch(/transaction 0x[0-9a-f]{64}\n {3}succeeded\n$/)
+    expect((await service.partner("GET", `/v1/payments/${another}`)).json.status).toBe("succeeded")
+  }, 300_000)
 })
