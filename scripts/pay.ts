@@ -13,7 +13,6 @@ import { Chain } from "@paygate/adapters"
 import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
-import { payX402 } from "./PayX402.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -84,8 +83,8 @@ const wallet = (() => {
     return fail("--key must be a private key: 0x followed by 64 hex digits", 2)
   }
 })()
-// An x402 address is paid over HTTP 402, with no gateway calls.
-if (/^https?:\/\//.test(paymentId!)) await payX402(paymentId!, wallet)
+// An x402 address is paid over HTTP 402, with no gateway calls (the x402 client is loaded only then).
+if (/^https?:\/\//.test(paymentId!)) await (await import("./PayX402.ts")).payX402(paymentId!, wallet)
 if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…) nor an x402 address (http…)`, 2)
 const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
 const baseUrl = (() => {
