@@ -18,6 +18,7 @@ import { fail, parseCommandLine } from "./CommandLine.ts"
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 
 const usage = `Usage: npm run pay -- <paymentId> --app-id <app_…> [options]
+       npm run pay -- <x402Url> [--key 0x…]
 
 Pays a sandbox payment as a wallet would: options, buyer data when asked, sign, confirm, status.
 
@@ -41,6 +42,9 @@ Buyer data, for payments at or above the partner's data-collection threshold (10
   --por-address TEXT     porAddress
   Flags override the file's values. Sending data confirms the terms (tosConfirmed: true), as
   ticking the box of the data collection page does. Give either both pob fields or both por fields.
+
+An x402 address (a payment's x402Url, http://…/v1/x402/payments/pay_…) is paid over HTTP 402 with
+the published x402 client instead, as an agent would (docs/x402.md); it needs no --app-id.
 
 Example:
   npm run pay -- pay_… --app-id app_… --full-name "Ada Lovelace" --dob 1990-12-10 \\
@@ -76,21 +80,23 @@ if (values.help === true) {
 const [paymentId, ...extra] = parsed.positionals
 if (paymentId === undefined) fail("Missing the payment id: npm run pay -- <paymentId> --app-id <app_…> (--help for more)", 2)
 if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one payment id (--help for more)`, 2)
-if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…)`, 2)
-const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
-const baseUrl = (() => {
-  try {
-    return new URL(text("url")!).href.replace(/\/$/, "")
-  } catch {
-    return fail(`--url ${JSON.stringify(text("url"))} is not a URL (e.g. http://localhost:3000)`, 2)
-  }
-})()
 const privateKey = text("key") as Hex
 const wallet = (() => {
   try {
     return privateKeyToAccount(privateKey)
   } catch {
     return fail("--key must be a private key: 0x followed by 64 hex digits", 2)
+  }
+})()
+// An x402 address is paid over HTTP 402, with no gateway calls (the x402 client is loaded only then).
+if (/^https?:\/\//.test(paymentId!)) await (await import("./PayX402.ts")).payX402(paymentId!, wallet)
+if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…) nor an x402 address (http…)`, 2)
+const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
+const baseUrl = (() => {
+  try {
+    return new URL(text("url")!).href.replace(/\/$/, "")
+  } catch {
+    return fail(`--url ${JSON.stringify(text("url"))} is not a URL (e.g. http://localhost:3000)`, 2)
   }
 })()
 

@@ -132,7 +132,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     )
     const http = HttpRouter.serve(
       AppRoutes.pipe(Layer.provide([
-        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect` })),
+        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments` })),
         RateLimiter.layer,
         SqlReadiness,
         ClientAddress.ClientAddress.layer

@@ -252,6 +252,7 @@ export const wireExamples = {
   createPaymentResponse: {
     paymentId: "pay_01JH7Q3M9V2X8Z4K6N5P0R1S2T",
     gatewayUrl: "https://checkout.example.com/pay_01JH7Q3M9V2X8Z4K6N5P0R1S2T",
+    x402Url: "https://api.example.com/v1/x402/payments/pay_01JH7Q3M9V2X8Z4K6N5P0R1S2T",
     status: "pending",
     expiresAt: 1767226200,
     isFinal: false,

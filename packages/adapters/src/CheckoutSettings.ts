@@ -7,6 +7,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   readonly checkoutUrl: string
   /** `{data_collection_url}`: options link to `{data_collection_url}?paymentId=…&account=…`. */
   readonly dataCollectionUrl: string
+  /** `{x402_url}`: a payment's x402 address is `{x402_url}/{paymentId}` (on `PUBLIC_URL`). */
+  readonly x402Url: string
 }>()("@paygate/adapters/CheckoutSettings") {
   /**
    * From `CHECKOUT_URL` and `DATA_COLLECTION_URL`, defaulting to this server's `/checkout` and
@@ -19,7 +21,11 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
       const publicUrl = Option.getOrElse(yield* Configuration.publicUrl, () => `http://localhost:${port}`).replace(/\/$/, "")
       const checkoutUrl = Option.getOrElse(yield* Configuration.checkoutUrl, () => `${publicUrl}/checkout`)
       const dataCollectionUrl = Option.getOrElse(yield* Configuration.dataCollectionUrl, () => `${publicUrl}/collect`)
-      return CheckoutSettings.of({ checkoutUrl: checkoutUrl.replace(/\/$/, ""), dataCollectionUrl: dataCollectionUrl.replace(/\/$/, "") })
+      return CheckoutSettings.of({
+        checkoutUrl: checkoutUrl.replace(/\/$/, ""),
+        dataCollectionUrl: dataCollectionUrl.replace(/\/$/, ""),
+        x402Url: `${publicUrl}/v1/x402/payments`
+      })
     })
   )
 }

@@ -33,7 +33,11 @@ import {
   PaymentOptions,
   type Payments,
   type SanctionsScreening,
-  type WalletActions
+  type WalletActions,
+  type IdempotencyStore,
+  type Merchants,
+  X402Facilitator,
+  X402PaymentAddress
 } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Mac } from "effect/crypto"
@@ -193,11 +197,13 @@ export const dataCollection: Layer.Layer<
  * serves an option's actions again).
  */
 export const layer: Layer.Layer<
-  PaymentOptions | DepositOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions,
+  PaymentOptions | DepositOptions | ConfirmRequests | X402Facilitator | X402PaymentAddress | DataCollection | ChainGateway | WalletActions,
   Chain.ChainConfig.ChainConfigError,
   | GatewaySettings
   | Payments
   | PaymentRepository
+  | Merchants
+  | IdempotencyStore
   | IdGenerator
   | SqlClient.SqlClient
   | WebhookAdapters.SecretCipher.AtRestCipher
@@ -205,7 +211,9 @@ export const layer: Layer.Layer<
 > = Layer.mergeAll(
   PaymentOptions.layer,
   DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
-  ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))
+  ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer)),
+  X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),
+  X402PaymentAddress.layer.pipe(Layer.provide(Confirmations.layer))
 ).pipe(
   Layer.provideMerge(dataCollection),
   Layer.provideMerge(chainGateway),

@@ -20,6 +20,8 @@ import { ReceiptsHandlers } from "./server/ReceiptsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
 import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
+import { X402Handlers } from "./server/X402Handlers.ts"
+import { X402PaymentRoutes } from "./server/X402PaymentRoutes.ts"
 
 /**
  * Every HTTP route of paygate: the API (with `/openapi.json`), the `/docs` page (Scalar,
@@ -34,6 +36,7 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
+    Layer.provide(X402Handlers),
     Layer.provide([DashboardHandlers, ApiKeysHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
     // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).
@@ -45,6 +48,8 @@ export const AppRoutes = Layer.mergeAll(
   PortalRoutes,
   // The partner dashboard's pages (dashboard/DashboardRoutes.ts).
   DashboardRoutes,
+  // Every payment's x402 address (server/X402PaymentRoutes.ts).
+  X402PaymentRoutes,
   // GET /metrics (Prometheus text format).
   MetricsLive,
   // Around every request: request id, body limit, contract errors, Svc-Version, draining, request metrics, access log.

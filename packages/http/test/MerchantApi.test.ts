@@ -34,7 +34,7 @@ forEachDatabase("Merchant API", (database) => {
       const response = await create(order)
       expect(response.status).toBe(200)
       const body = response.body
-      expect(Object.keys(body)).toEqual(["paymentId", "gatewayUrl", "status", "expiresAt", "isFinal", "pollInMs"])
+      expect(Object.keys(body)).toEqual(["paymentId", "gatewayUrl", "x402Url", "status", "expiresAt", "isFinal", "pollInMs"])
       expect(body.paymentId).toMatch(/^pay_[0-9A-HJKMNP-TV-Z]{26}$/)
       expect(body.gatewayUrl).toBe(`${checkoutUrl}/${body.paymentId}`)
       expect(body).toMatchObject({ status: "pending", isFinal: false, pollInMs: 2000 })

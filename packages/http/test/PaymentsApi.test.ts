@@ -136,7 +136,7 @@ forEachDatabase("Partner API: payments", (database) => {
       const created = await server.payment(partner.sandbox, merchantId)
       const response = await get(`/v1/payments/${created.paymentId}`)
       expect(response.status).toBe(200)
-      const { gatewayUrl: _g, pollInMs: _p, ...record } = created
+      const { gatewayUrl: _g, x402Url: _x, pollInMs: _p, ...record } = created
       expect(response.body).toEqual(record)
     })
 

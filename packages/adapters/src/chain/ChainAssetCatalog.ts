@@ -39,6 +39,7 @@ export const layer: Layer.Layer<AssetCatalog, never, ChainsConfig> = Layer.effec
       byChain.set(payable.chainId, [...(byChain.get(payable.chainId) ?? []), payable])
     }
     return AssetCatalog.of({
+      all: [...byChain.values()].flat(),
       assetsOn: (chainId) => byChain.get(chainId) ?? [],
       asset: (assetId) => {
         const found = lookupAsset(chains, assetId)

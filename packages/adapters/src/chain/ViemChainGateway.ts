@@ -4,7 +4,8 @@
  * `VerifyPushTransfer.ts`); `submit` sends pull payments through each chain's executor with one
  * nonce sequence, within the chain's gas policy (`SubmitAuthorization.ts`, `ExecutorSender.ts`,
  * `GasPolicy.ts`); `usedBy` and `expiredOnChain` tell whether an authorization can still pay; `observe` reports outcomes with
- * the chain's required confirmations (`ObserveTransfer.ts`).
+ * the chain's required confirmations (`ObserveTransfer.ts`); `tokenDomain` and `balanceOf` read a token
+ * for x402 (`TokenReads.ts`).
  *
  * Wiring:
  *
@@ -25,6 +26,7 @@ import { observeTransfer } from "./ObserveTransfer.ts"
 import { permitUse, submitPermit2, verifyPermit2 } from "./Permit2Transfers.ts"
 import { authorizationExpired, authorizationUse, submitAuthorization } from "./SubmitAuthorization.ts"
 import { SignatureRecovery } from "./SignatureRecovery.ts"
+import { tokenBalance, tokenDomain } from "./TokenReads.ts"
 import { verifyAuthorization } from "./VerifyAuthorization.ts"
 import { verifyPushTransfer } from "./VerifyPushTransfer.ts"
 
@@ -67,7 +69,9 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
     usedBy: (proof) => authorizationUse({ chains, runtimes }, proof, ...(permit2(proof) ? [permitUse] as const : [] as const)),
     expiredOnChain: (proof) => authorizationExpired({ chains, runtimes }, proof),
     observe: (asset, txHash, recipient) =>
-      observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient)
+      observeTransfer({ chains, runtimes, timeout: options.observeTimeout }, asset, txHash, recipient),
+    tokenDomain: (asset) => tokenDomain({ chains, runtimes }, asset),
+    balanceOf: (asset, account) => tokenBalance({ chains, runtimes }, asset, account)
   })
 })
 

@@ -29,6 +29,8 @@ export interface PayableAsset {
 export class AssetCatalog extends Context.Service<AssetCatalog, {
   /** Tokens accepted on a CAIP-2 chain (empty for chains the service does not serve). */
   readonly assetsOn: (chainId: string) => ReadonlyArray<PayableAsset>
+  /** Every accepted token, on every configured chain. */
+  readonly all: ReadonlyArray<PayableAsset>
   /** One token by its CAIP-19 id. */
   readonly asset: (assetId: string) => PayableAsset | undefined
 }>()("@paygate/domain/AssetCatalog") {}

@@ -74,4 +74,8 @@ export class ChainGateway extends Context.Service<ChainGateway, {
    * chain's collection address, or `recipient` (CAIP-10, a deposit address) when given.
    */
   readonly observe: (asset: string, txHash: string, recipient?: string) => Effect.Effect<ChainOutcome>
+  /** The EIP-712 domain name and version of an EIP-3009 token (CAIP-19), what a signer needs beside its address. */
+  readonly tokenDomain: (asset: string) => Effect.Effect<{ readonly name: string; readonly version: string }, ChainUnavailable>
+  /** The token balance (base units) of a CAIP-10 account, read from the chain. */
+  readonly balanceOf: (asset: string, account: string) => Effect.Effect<bigint, ChainUnavailable>
 }>()("@paygate/domain/ChainGateway") {}

@@ -10,6 +10,7 @@ import { WalletActions } from "../ports/WalletActions.ts"
 /** A catalog of fixed assets, whose chains serve payments of `mode` (`NetworkModes`); by default sandbox ones. */
 export const catalogOf = (assets: ReadonlyArray<PayableAsset>, mode: Mode = "sandbox"): Layer.Layer<AssetCatalog> =>
   Layer.succeed(AssetCatalog, AssetCatalog.of({
+    all: assets,
     assetsOn: (chainId) => assets.filter((a) => a.chainId === chainId),
     asset: (assetId) => assets.find((a) => a.assetId === assetId)
   })).pipe(Layer.merge(Layer.succeed(NetworkModes, {

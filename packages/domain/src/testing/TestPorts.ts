@@ -39,7 +39,9 @@ export const scriptedChain = (options: {
     usedBy: (proof) => options.usedBy?.(proof) ?? Effect.succeed(Option.none()),
     // The chain's clock is the test's.
     expiredOnChain: (proof) => Effect.map(Clock.currentTimeMillis, (millis) => millis >= proof.validBefore * 1000),
-    observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded")
+    observe: (_asset, txHash) => Effect.succeed(options.outcome?.(txHash) ?? "succeeded"),
+    tokenDomain: () => Effect.succeed({ name: "USD Coin", version: "2" }),
+    balanceOf: () => Effect.succeed(2n ** 128n)
   }))
 
 /** A deterministic `SecureRandom` for tests (xorshift32 from `seed`): same seed, same ids. */

@@ -10,6 +10,7 @@ import { ReceiptsApi } from "./ReceiptsApi.ts"
 import { RefundsApi } from "./RefundsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
+import { X402Api } from "./X402Api.ts"
 
 /** The whole paygate HTTP contract; the server implements it and the typed client derives from it. */
 export class PaygateApi extends HttpApi.make("paygate")
@@ -23,6 +24,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(ApiKeysApi)
   .add(SystemApi)
   .add(DashboardApi)
+  .add(X402Api)
   .annotate(OpenApi.Title, "paygate")
   .annotate(OpenApi.Version, "2026-02-18")
   .annotate(OpenApi.Description, "Crypto payment gateway and merchant checkout service.")

@@ -23,6 +23,8 @@ export const PartnerCreatePaymentRequest = Schema.Struct({
 export const CreatedPayment = Schema.Struct({
   ...Wire.PaymentRecord.fields,
   gatewayUrl: Schema.String,
+  /** The payment's x402 address: any x402 client pays it there (docs/x402.md). */
+  x402Url: Schema.String,
   pollInMs: Wire.PollInMs
 }).annotate({ identifier: "CreatedPayment" })
 

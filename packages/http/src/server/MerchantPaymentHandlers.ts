@@ -20,7 +20,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
     const merchants = yield* Merchants
-    const { checkoutUrl } = yield* CheckoutSettings
+    const { checkoutUrl, x402Url } = yield* CheckoutSettings
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -31,6 +31,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
           const body = createAnswer({
             paymentId: payment.id,
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
+            x402Url: `${x402Url}/${payment.id}`,
             status: merchantStatus(payment.status),
             expiresAt: payment.expiresAt,
             isFinal: isFinal(payment.status),

@@ -70,7 +70,7 @@ export const PaymentsHandlers = HandlerGroup.group(
   "payments",
   Effect.fn(function*(handlers) {
     const payments = yield* Payments
-    const { checkoutUrl } = yield* CheckoutSettings
+    const { checkoutUrl, x402Url } = yield* CheckoutSettings
     const records = yield* paymentRecords
     const retries = yield* PayoutRetries
     const recordOf = (payment: Payment) => Effect.map(records([payment]), ([record]) => record!)
@@ -83,6 +83,7 @@ export const PaymentsHandlers = HandlerGroup.group(
           const body = createAnswer({
             ...Wire.toPaymentRecord(payment),
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
+            x402Url: `${x402Url}/${payment.id}`,
             pollInMs: pollInMs(payment.status)
           })
           return yield* createdAnswer(payments, draft, 201, body)

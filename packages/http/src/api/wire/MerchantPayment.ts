@@ -36,6 +36,8 @@ export type CreatePaymentRequest = typeof CreatePaymentRequest.Type
 export const CreatePaymentResponse = Schema.Struct({
   paymentId: Schema.String,
   gatewayUrl: Schema.String,
+  /** The payment's x402 address: any x402 client pays it there (docs/x402.md). */
+  x402Url: Schema.String,
   status: MerchantPaymentStatus,
   expiresAt: Wire.NonNegativeInt,
   isFinal: Schema.Boolean,
