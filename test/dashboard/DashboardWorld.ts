@@ -110,8 +110,8 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
       }
       throw new Error(`payment ${paymentId} is not final after ${chainTimeoutMs} ms`)
     },
-    /** Opens the dashboard and signs in with `apiKey` through the form. */
-    signIn: async (page: Page, apiKey: string, path = "/dashboard") => {
+    /** Opens the dashboard at `path` (the payments list unless told) and signs in with `apiKey` through the form. */
+    signIn: async (page: Page, apiKey: string, path = "/dashboard/payments") => {
       await page.goto(`${world.baseUrl}${path}`)
       await page.getByLabel("Secret API key").fill(apiKey)
       await page.getByRole("button", { name: "Sign in" }).click()
