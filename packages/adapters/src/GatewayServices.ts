@@ -22,6 +22,7 @@
  */
 import {
   type ChainGateway,
+  CheckoutAmounts,
   ConfirmRequests,
   DataCollection,
   DataCollectionPage,
@@ -193,7 +194,7 @@ export const dataCollection: Layer.Layer<
  * serves an option's actions again).
  */
 export const layer: Layer.Layer<
-  PaymentOptions | DepositOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions,
+  PaymentOptions | DepositOptions | ConfirmRequests | DataCollection | ChainGateway | WalletActions | CheckoutAmounts,
   Chain.ChainConfig.ChainConfigError,
   | GatewaySettings
   | Payments
@@ -204,6 +205,7 @@ export const layer: Layer.Layer<
   | CheckoutSettings
 > = Layer.mergeAll(
   PaymentOptions.layer,
+  CheckoutAmounts.layer,
   DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
   ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer))
 ).pipe(

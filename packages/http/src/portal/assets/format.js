@@ -71,6 +71,36 @@ export function formatDuration(seconds) {
 }
 
 /**
+ * A time on the service's clock (Unix seconds; `now` is the service's now) as the buyer's clock
+ * time with its time zone ("3:15 PM UTC").
+ *
+ * @param {number} seconds
+ * @param {number} now
+ * @returns {string}
+ */
+export function formatClock(seconds, now) {
+  return new Date(Date.now() + (seconds - now) * 1000).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit", timeZoneName: "short" })
+}
+
+/**
+ * Like {@link formatClock}, with the date ("Nov 29, 2026, 3:15 PM UTC").
+ *
+ * @param {number} seconds
+ * @param {number} now
+ * @returns {string}
+ */
+export function formatDateTime(seconds, now) {
+  return new Date(Date.now() + (seconds - now) * 1000).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short"
+  })
+}
+
+/**
  * A shortened address ("0x7099…79C8").
  *
  * @param {string} address
