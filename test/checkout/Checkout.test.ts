@@ -170,9 +170,10 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
       await page.getByRole("button", { name: /^Pay / }).click()
       await view(page, "success", settleTimeoutMs)
       expect(await mainText(page)).toMatch(/Payment successful[\s\S]*You can close this page\./)
-      // The receipt: the order reference, the test-mode badge, and the transaction hash as text
-      // (the local chain has no block explorer, so no link).
-      expect(await page.locator(".receipt").innerText()).toMatch(/Order reference\s+order-\d+\s+Mode\s+Test payment: no real funds were moved/)
+      // The receipt: the order reference, the amount, the test-mode badge, and the transaction hash as
+      // text (the local chain has no block explorer, so no link); the date and token paid once the service answers.
+      expect(await page.locator(".receipt").innerText())
+        .toMatch(/Order reference\s+order-\d+\s+(?:Date\s+.+\s+)?Amount\s+\$12\.50\s+(?:Paid with\s+.+\s+)?Mode\s+Test payment: no real funds were moved/)
       expect(await page.locator("#summary .badge.test-mode").innerText()).toBe("Test mode")
       const hash = await page.locator(".receipt code.tx-hash").innerText()
       expect(hash).toMatch(/^0x[0-9a-f]{64}$/)

@@ -133,5 +133,11 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
   }
 }
 
+/** Unfolds the payment list's filters when they are folded (on a phone, behind the "Filters" button). */
+export const unfoldFilters = async (page: Page) => {
+  const toggle = page.locator("button.filters-toggle")
+  if (await toggle.isVisible() && await toggle.getAttribute("aria-expanded") !== "true") await toggle.click()
+}
+
 /** Waits for the view `name` in the page's main element. */
 export const view = (page: Page, name: string, timeout = uiTimeoutMs) => page.locator(`main[data-view="${name}"]`).waitFor({ timeout })
