@@ -70,6 +70,17 @@ export function formatDuration(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`
 }
 
+// Made once, when the page loads: a formatter with a time zone name costs the browser time to build.
+const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", timeZoneName: "short" })
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+  timeZoneName: "short"
+})
+
 /**
  * A time on the service's clock (Unix seconds; `now` is the service's now) as the buyer's clock
  * time with its time zone ("3:15 PM UTC").
@@ -79,7 +90,7 @@ export function formatDuration(seconds) {
  * @returns {string}
  */
 export function formatClock(seconds, now) {
-  return new Date(Date.now() + (seconds - now) * 1000).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit", timeZoneName: "short" })
+  return clockFormat.format(new Date(Date.now() + (seconds - now) * 1000))
 }
 
 /**
@@ -90,14 +101,7 @@ export function formatClock(seconds, now) {
  * @returns {string}
  */
 export function formatDateTime(seconds, now) {
-  return new Date(Date.now() + (seconds - now) * 1000).toLocaleString(undefined, {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "numeric",
-    minute: "2-digit",
-    timeZoneName: "short"
-  })
+  return dateTimeFormat.format(new Date(Date.now() + (seconds - now) * 1000))
 }
 
 /**
