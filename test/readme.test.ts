@@ -61,6 +61,9 @@ const problem = (command: DocCommand, all: ReadonlyArray<string>): string | unde
   switch (program) {
     case "export":
       return args.map((a) => a.split("=")[0]!).filter((name) => !knownVariable(name)).map((n) => `exports ${n}, which nothing reads`)[0]
+    case "source":
+      // The one file paygate writes to be sourced: the sandbox's credentials (test/terminal-and-restarts.test.ts sources it).
+      return args[0] === "data/sandbox.env" ? undefined : `sources ${args[0]}, which paygate does not write`
     case "node":
       return ((file) => file === undefined || !existsSync(join(repoRoot, file)) ? `runs node on a missing file ${file}` : undefined)(
         args.find((a) => !a.startsWith("-"))

@@ -170,9 +170,10 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
       await page.getByRole("button", { name: /^Pay / }).click()
       await view(page, "success", settleTimeoutMs)
       expect(await mainText(page)).toMatch(/Payment successful[\s\S]*You can close this page\./)
-      // The receipt: the order reference, the test-mode badge, and the transaction hash as text
-      // (the local chain has no block explorer, so no link).
-      expect(await page.locator(".receipt").innerText()).toMatch(/Order reference\s+order-\d+\s+Mode\s+Test payment: no real funds were moved/)
+      // The receipt: the order reference, the amount, the test-mode badge, and the transaction hash as
+      // text (the local chain has no block explorer, so no link); the date and token paid once the service answers.
+      expect(await page.locator(".receipt").innerText())
+        .toMatch(/Order reference\s+order-\d+\s+(?:Date\s+.+\s+)?Amount\s+\$12\.50\s+(?:Paid with\s+.+\s+)?Mode\s+Test payment: no real funds were moved/)
       expect(await page.locator("#summary .badge.test-mode").innerText()).toBe("Test mode")
       const hash = await page.locator(".receipt code.tx-hash").innerText()
       expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
@@ -217,7 +218,7 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     expect(await world.merchantStatus(payment.paymentId)).toEqual({ status: "failed", isFinal: true })
   }, 300_000)
 
-  it("shows a priced option's rate expiry and re-quotes it when it runs out", async () => {
+  it("says a priced option's rate is a market rate (no second countdown) and re-quotes it when it runs out", async () => {
     // EUR is priced through the test feed: the quote has an expiry (API rules §4: 5 minutes).
     const payment = await world.createPayment({ currency: "EUR", value: "1250" })
     const probe = await checkout(payment, { clock: true })
@@ -226,14 +227,16 @@ describe("Hosted checkout in Chromium (anvil, PGlite, worker)", () => {
     expect(await page.locator("#summary").innerText()).toContain("€12.50")
     await page.getByRole("button", { name: testWalletName }).click()
     await view(page, "options")
-    expect(await page.locator("label.option").innerText()).toMatch(/TUSDC[\s\S]*Rate valid for [45]:[0-5][0-9]/)
+    expect(await page.locator("label.option").innerText()).toMatch(/TUSDC[\s\S]*Market rate, updated by itself/)
+    // One countdown on the page: the payment's, in the header.
+    expect(await page.locator("[data-deadline]").count()).toBe(1)
     const optionRequests = () => probe.requests.filter((url) => url.includes("/options?")).length
     const asked = optionRequests()
 
     await page.clock.fastForward("05:01")
     await page.getByRole("alert").waitFor()
     expect(await page.getByRole("alert").innerText()).toBe("The rates were updated. Check the amount, then pay.")
-    expect(await page.locator("label.option").innerText()).toMatch(/Rate valid for [45]:[0-5][0-9]/)
+    expect(await page.locator("label.option").innerText()).toContain("Market rate, updated by itself")
     expect(optionRequests()).toBe(asked + 1)
     await shoot(page, "checkout-options-requoted")
 

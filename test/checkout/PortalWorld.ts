@@ -10,6 +10,7 @@ import { Application, Chain, CheckoutSettings, CredentialAdmin, GatewayServices,
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { HttpRouter } from "effect/http"
+import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { createWalletClient, defineChain, http as viemHttp, publicActions } from "viem"
@@ -58,6 +59,8 @@ export interface PortalWorld {
   readonly merchantId: string
   /** Runs operator work (partners, keys, apps) on the world's database. */
   readonly admin: <A, E>(effect: Effect.Effect<A, E, CredentialAdmin>) => Promise<A>
+  /** Runs work on the world's database directly: seeding what no API makes (old payments, say) and reading it back. */
+  readonly database: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | PaymentRepository>) => Promise<A>
   /** Creates a payment through the Merchant API (sandbox). */
   readonly createPayment: (request?: PaymentRequest) => Promise<CreatedPayment>
   /** The Merchant API's view of a payment: `{status, isFinal}`. */
@@ -173,6 +176,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       partnerKey: partner,
       merchantId: merchant.merchantId,
       admin: (effect) => run(effect),
+      database: (effect) => run(effect),
       createPayment: async (request = {}) => {
         const body = {
           amount: { unit: `iso4217/${request.currency ?? "USD"}`, value: request.value ?? "1250" },

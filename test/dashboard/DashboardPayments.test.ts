@@ -12,7 +12,7 @@ import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { testDatabases } from "../support/TestServer.ts"
 import { type ProbedPage, shoot } from "../checkout/PortalBrowser.ts"
-import { chainTimeoutMs, dashboardSuite, explorerUrl, view } from "./DashboardWorld.ts"
+import { chainTimeoutMs, dashboardSuite, explorerUrl, unfoldFilters, view } from "./DashboardWorld.ts"
 
 const mainText = (page: Page) => page.locator("main").innerText()
 
@@ -84,10 +84,12 @@ for (const database of testDatabases) {
       await shoot(page, "dashboard-payments")
 
       // Filters: succeeded only, then a search by order reference.
+      await unfoldFilters(page)
       await page.getByLabel("Status").selectOption("succeeded")
       await page.getByRole("button", { name: "Apply" }).click()
       await expect.poll(() => page.url()).toContain("status=succeeded")
       await expect.poll(async () => (await mainText(page)).includes(other.referenceId)).toBe(false)
+      await unfoldFilters(page)
       await page.getByLabel("Search").fill("order-refund-1")
       await page.getByRole("button", { name: "Apply" }).click()
       await expect.poll(() => rows.count()).toBe(1)
@@ -245,16 +247,19 @@ for (const database of testDatabases) {
       await page.getByRole("link", { name: "First page" }).click()
       await expect.poll(() => rows.count()).toBe(20)
 
+      await unfoldFilters(page)
       await page.getByLabel("Merchant").selectOption({ label: "Kiosk B" })
       await page.getByRole("button", { name: "Apply" }).click()
       await expect.poll(() => rows.count()).toBe(1)
       expect(await page.locator("table.list").innerText()).toContain("kiosk-1")
       // Created before today: none.
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+      await unfoldFilters(page)
       await page.getByLabel("Created to").fill(yesterday)
       await page.getByRole("button", { name: "Apply" }).click()
       await expect.poll(() => page.locator(".summary-line").innerText()).toBe("No payment matches these filters.")
       // A payment id in the search box opens that payment.
+      await unfoldFilters(page)
       await page.getByLabel("Search").fill(kioskPayment.paymentId)
       await page.getByRole("button", { name: "Apply" }).click()
       await view(page, "payment")
@@ -286,7 +291,7 @@ for (const database of testDatabases) {
         const active = (globalThis as any).document.activeElement
         return { tag: active?.tagName as string, text: (active?.textContent ?? "").trim() as string, inDialog: active?.closest("dialog") !== null }
       })
-      await page.goto(`${world.baseUrl}/dashboard`)
+      await page.goto(`${world.baseUrl}/dashboard/payments`)
       await view(page, "sign-in")
       // The key field has the focus: type and press Enter.
       await page.keyboard.type(world.partnerKey)

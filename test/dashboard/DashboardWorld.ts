@@ -110,8 +110,8 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
       }
       throw new Error(`payment ${paymentId} is not final after ${chainTimeoutMs} ms`)
     },
-    /** Opens the dashboard and signs in with `apiKey` through the form. */
-    signIn: async (page: Page, apiKey: string, path = "/dashboard") => {
+    /** Opens the dashboard at `path` (the payments list unless told) and signs in with `apiKey` through the form. */
+    signIn: async (page: Page, apiKey: string, path = "/dashboard/payments") => {
       await page.goto(`${world.baseUrl}${path}`)
       await page.getByLabel("Secret API key").fill(apiKey)
       await page.getByRole("button", { name: "Sign in" }).click()
@@ -131,6 +131,12 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
       expect(await storedState(probe.page)).toMatchObject({ localStorage: 0, sessionStorage: 0, indexedDb: 0, caches: 0 })
     }
   }
+}
+
+/** Unfolds the payment list's filters when they are folded (on a phone, behind the "Filters" button). */
+export const unfoldFilters = async (page: Page) => {
+  const toggle = page.locator("button.filters-toggle")
+  if (await toggle.isVisible() && await toggle.getAttribute("aria-expanded") !== "true") await toggle.click()
 }
 
 /** Waits for the view `name` in the page's main element. */

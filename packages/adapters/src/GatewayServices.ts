@@ -22,6 +22,7 @@
  */
 import {
   type ChainGateway,
+  CheckoutAmounts,
   ConfirmRequests,
   DataCollection,
   DataCollectionPage,
@@ -197,7 +198,7 @@ export const dataCollection: Layer.Layer<
  * serves an option's actions again).
  */
 export const layer: Layer.Layer<
-  PaymentOptions | DepositOptions | ConfirmRequests | X402Facilitator | X402PaymentAddress | DataCollection | ChainGateway | WalletActions,
+  PaymentOptions | DepositOptions | ConfirmRequests | X402Facilitator | X402PaymentAddress | DataCollection | ChainGateway | WalletActions | CheckoutAmounts,
   Chain.ChainConfig.ChainConfigError,
   | GatewaySettings
   | Payments
@@ -210,6 +211,7 @@ export const layer: Layer.Layer<
   | CheckoutSettings
 > = Layer.mergeAll(
   PaymentOptions.layer,
+  CheckoutAmounts.layer,
   DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
   ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer)),
   X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),

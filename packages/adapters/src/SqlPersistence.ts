@@ -13,6 +13,7 @@ import type {
   IdempotencyStore,
   MerchantRepository,
   PaymentRepository,
+  PaymentVolume,
   PayoutRepository,
   ReceiptStore,
   RefundRepository,
@@ -33,6 +34,7 @@ import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
+import * as SqlPaymentVolume from "./SqlPaymentVolume.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
 import * as SqlReceiptStore from "./SqlReceiptStore.ts"
 import * as SqlRefundRepository from "./SqlRefundRepository.ts"
@@ -43,6 +45,7 @@ import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
 /** Every persistence port the SQL adapters implement. */
 export type Ports =
   | PaymentRepository
+  | PaymentVolume
   | EventOutbox
   | MerchantRepository
   | SettlementRepository
@@ -59,6 +62,7 @@ export type Ports =
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
   SqlPaymentRepository.layer,
+  SqlPaymentVolume.layer,
   SqlEventOutbox.layer,
   SqlMerchantRepository.layer,
   SqlSettlementRepository.layer,

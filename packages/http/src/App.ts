@@ -5,6 +5,7 @@ import { PaygateApi } from "./api/Api.ts"
 import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
+import { BalanceHandlers } from "./server/BalanceHandlers.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
 import { DashboardGuardLive, DashboardHandlers } from "./server/DashboardHandlers.ts"
 import { DashboardSessions } from "./server/DashboardSessions.ts"
@@ -33,7 +34,7 @@ export const AppRoutes = Layer.mergeAll(
     // Labels request metrics with the matched route template (server/Metrics.ts).
     Layer.provide(RouteMetrics),
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
-    Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers]),
+    Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers, BalanceHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
     Layer.provide(X402Handlers),

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysApi } from "./ApiKeysApi.ts"
+import { BalanceApi } from "./BalanceApi.ts"
 import { DashboardApi } from "./DashboardApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
@@ -17,6 +18,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(MerchantPaymentApi)
   .add(PaymentsApi)
   .add(RefundsApi)
+  .add(BalanceApi)
   .add(ReceiptsApi)
   .add(MerchantsApi)
   .add(GatewayApi)

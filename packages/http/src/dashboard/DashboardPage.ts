@@ -23,8 +23,8 @@ export interface DashboardAsset {
 
 /** Configuration of the dashboard, read by `dashboard.js`. */
 export interface DashboardConfig {
-  /** The configured chains: CAIP-2 id and the block explorer (`{explorerUrl}/tx/{hash}`), if any. */
-  readonly networks: ReadonlyArray<{ readonly chainId: string; readonly explorerUrl: string | null }>
+  /** The configured chains: CAIP-2 id, the block explorer (`{explorerUrl}/tx/{hash}`) if any, and where payments are paid. */
+  readonly networks: ReadonlyArray<{ readonly chainId: string; readonly explorerUrl: string | null; readonly collectionAddress: string }>
   readonly assets: ReadonlyArray<DashboardAsset>
   /** The webhook event types an endpoint can subscribe to. */
   readonly eventTypes: ReadonlyArray<string>

@@ -42,7 +42,11 @@ export const DashboardRoutes = HttpRouter.use(Effect.fnUntraced(function*(router
   const shared = yield* loadAssetsFrom(assetsDirectory, ["dom.js", "format.js", "gateway.js", "portal.css", "favicon.svg"])
   const assets = new Map([...shared, ...own])
   const page = dashboardPage({
-    networks: [...chains.chains.values()].map((chain) => ({ chainId: chain.chainId, explorerUrl: chain.explorerUrl ?? null })),
+    networks: [...chains.chains.values()].map((chain) => ({
+      chainId: chain.chainId,
+      explorerUrl: chain.explorerUrl ?? null,
+      collectionAddress: chain.collectionAddress
+    })),
     assets: chains.settings.assets.map((asset) => ({
       assetId: asset.assetId,
       symbol: asset.symbol,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { DepositAvailability } from "@paygate/domain"
+import type { DepositAvailability, Wire } from "@paygate/domain"
 import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
 
 /** Where the pages' static files are served. */
@@ -71,6 +71,14 @@ export interface CheckoutConfig {
    * (the payment requires buyer data, so the page says why it is not offered), `none`.
    */
   readonly deposits: DepositAvailability
+  /**
+   * What the buyer would pay in each token of the mode's networks, shown before a wallet is
+   * connected (`floating`: a market rate, final when the buyer's option is quoted). Empty once
+   * the payment no longer waits.
+   */
+  readonly tokenAmounts: ReadonlyArray<{ readonly amount: Wire.Amount; readonly floating: boolean }>
+  /** Who answers the buyer's questions: the merchant's email and site (its redirect's origin), when known. */
+  readonly support: { readonly email: string | null; readonly site: string | null }
 }
 
 /**
@@ -81,6 +89,8 @@ export interface CheckoutConfig {
 export interface CheckoutReceipt {
   readonly transaction: { readonly chainId: string; readonly hash: string; readonly explorerUrl: string | null } | null
   readonly transfers: ReadonlyArray<CheckoutTransfer>
+  /** A succeeded payment: the token amount it was paid with, and when (Unix seconds). */
+  readonly paid: { readonly amount: Wire.Amount; readonly paidAt: number } | null
 }
 
 /** The checkout portal of one payment. */

@@ -20,7 +20,18 @@
  * @module
  */
 import { Chain, CheckoutSettings, Configuration } from "@paygate/adapters"
-import { Caip, DepositOptions, ExplorerLinks, type Mode, type PaymentId, PaymentRepository, Wire } from "@paygate/domain"
+import {
+  Caip,
+  CheckoutAmounts,
+  DepositOptions,
+  ExplorerLinks,
+  MerchantRepository,
+  type Mode,
+  type Payment,
+  type PaymentId,
+  PaymentRepository,
+  Wire
+} from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeCheckoutTransfers } from "./CheckoutTransfers.ts"
@@ -95,6 +106,19 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const chainIdsFor = (mode: Mode) =>
     [...chains.chains.values()].filter((chain) => Chain.ChainConfig.chainMode(chain) === mode).map((chain) => chain.chainId)
   const deposits = yield* DepositOptions
+  const merchants = yield* MerchantRepository
+  const amounts = yield* CheckoutAmounts
+
+  // Where a buyer asks about the order: the merchant's email, and its site (where the redirect goes back to).
+  const supportOf = (payment: Payment) =>
+    Effect.gen(function*() {
+      const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
+      const site = payment.checkout === null ? undefined : URL.parse(payment.checkout.successUrl)?.origin
+      return {
+        email: Option.isSome(merchant) ? merchant.value.email : null,
+        site: site !== undefined && /^https?:\/\//.test(site) ? site : null
+      }
+    })
 
   const findPayment = (id: string | undefined) =>
     id !== undefined && paymentIdPattern.test(id) ? payments.findById(id as PaymentId) : Effect.succeed(Option.none())
@@ -121,7 +145,11 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         redirect: payment.checkout === null ? null : { successUrl: payment.checkout.successUrl, errorUrl: payment.checkout.errorUrl },
         mode: payment.mode,
         referenceId: payment.referenceId,
-        deposits: yield* deposits.availability(payment)
+        deposits: yield* deposits.availability(payment),
+        tokenAmounts: payment.status === "requires_action"
+          ? yield* amounts.estimate(payment, chainIdsFor(payment.mode))
+          : [],
+        support: yield* supportOf(payment)
       })
       return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
     })
@@ -137,9 +165,11 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (Option.isNone(found)) {
         return yield* HttpServerResponse.json({ code: "payment_not_found", message: `No payment ${paymentId}.` }, { status: 404, headers })
       }
+      const paidWith = amounts.paidWith(found.value)
       const receipt: CheckoutReceipt = {
         transaction: Wire.toPaymentRecord(found.value, {}, explorer).transaction,
-        transfers: yield* transfersOf(found.value)
+        transfers: yield* transfersOf(found.value),
+        paid: paidWith === null ? null : { amount: paidWith, paidAt: found.value.commitment?.confirmedAt ?? Math.floor(found.value.updatedAt / 1000) }
       }
       return yield* HttpServerResponse.json(receipt, { headers })
     })

@@ -12,6 +12,7 @@ import { byId, h, pageConfig, replace, showView } from "./dom.js"
 import { createApi } from "./api.js"
 import { GatewayError } from "./gateway.js"
 import { showDevelopers } from "./developers.js"
+import { showHome } from "./home.js"
 import { showMerchant, showMerchants } from "./merchants.js"
 import { showPayment } from "./payment.js"
 import { showPayments } from "./payments.js"
@@ -20,7 +21,7 @@ import { busy } from "./forms.js"
 import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 
 /** @typedef {import("./api.js").Session} Session */
-/** @typedef {{ chainId: string, explorerUrl: string | null }} Network */
+/** @typedef {{ chainId: string, explorerUrl: string | null, collectionAddress: string }} Network */
 /** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string }} AssetInfo */
 /** @typedef {{ networks: ReadonlyArray<Network>, assets: ReadonlyArray<AssetInfo>, eventTypes: ReadonlyArray<string> }} DashboardConfig */
 /**
@@ -56,6 +57,7 @@ setNavigator(navigate)
 window.addEventListener("popstate", () => render())
 
 const sections = /** @type {const} */ ([
+  ["/dashboard", "Home"],
   ["/dashboard/payments", "Payments"],
   ["/dashboard/merchants", "Merchants"],
   ["/dashboard/developers", "Developers"]
@@ -103,7 +105,7 @@ function renderTopbar() {
       "nav",
       { "aria-label": "Dashboard" },
       h("ul", {}, sections.map(([path, label]) =>
-        h("li", {}, link(path, { "aria-current": current.startsWith(path) ? "page" : false }, label))))
+        h("li", {}, link(path, { "aria-current": (path === "/dashboard" ? current.replace(/\/+$/, "") === path : current.startsWith(path)) ? "page" : false }, label))))
     )
   )
 }
@@ -119,7 +121,6 @@ async function render(options = {}) {
   if (session === null) {
     showSignIn(api, options.notice, (started) => {
       session = started
-      if (location.pathname === "/dashboard") history.replaceState(null, "", "/dashboard/payments")
       render()
     })
     return
@@ -130,7 +131,8 @@ async function render(options = {}) {
   const payment = /^\/dashboard\/payments\/([^/]+)$/.exec(path)
   const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(path)
   try {
-    if (path === "/dashboard" || path === "/dashboard/payments") await showPayments(context)
+    if (path === "/dashboard") await showHome(context)
+    else if (path === "/dashboard/payments") await showPayments(context)
     else if (payment !== null) await showPayment(context, decodeURIComponent(payment[1] ?? ""))
     else if (path === "/dashboard/merchants") await showMerchants(context)
     else if (merchant !== null) await showMerchant(context, decodeURIComponent(merchant[1] ?? ""))
@@ -149,7 +151,6 @@ async function start() {
     showView("error", [h("h1", {}, "The dashboard could not start"), alertBox(messageOf(error))])
     return
   }
-  if (session !== null && location.pathname === "/dashboard") history.replaceState(null, "", "/dashboard/payments")
   await render()
 }
 

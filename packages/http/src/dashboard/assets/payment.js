@@ -101,7 +101,8 @@ export async function showPayment(context, paymentId) {
   const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
   const refund = actionButton({
     label: "Refund",
-    className: "danger",
+    // Not the page's main action: an outlined button; the confirmation is the red one.
+    className: "secondary danger-outline",
     problem,
     confirm: {
       title: `Refund ${formatAmount(payment.amount)}?`,

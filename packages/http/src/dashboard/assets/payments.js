@@ -94,7 +94,8 @@ export async function showPayments(context) {
   const filters = h(
     "form",
     {
-      class: "filters",
+      id: "payment-filters",
+      class: "filters collapsed",
       role: "search",
       "aria-label": "Filter payments",
       onsubmit: (event) => {
@@ -118,7 +119,21 @@ export async function showPayments(context) {
       link("/dashboard/payments", { class: "button secondary small" }, "Clear"))
   )
 
-  const filtered = status !== "" || merchantId !== "" || reference !== "" || from !== "" || to !== ""
+  const active = [status, merchantId, reference, from, to].filter((value) => value !== "").length
+  const filtered = active > 0
+  // On a phone the form folds behind a "Filters" button (CSS shows the button below 640 px only).
+  const toggle = h("button", {
+    type: "button",
+    class: "button secondary small filters-toggle",
+    "aria-expanded": "false",
+    "aria-controls": "payment-filters",
+    onclick: () => {
+      const open = toggle.getAttribute("aria-expanded") !== "true"
+      toggle.setAttribute("aria-expanded", String(open))
+      filters.classList.toggle("collapsed", !open)
+      if (open) searchBox.focus()
+    }
+  }, active === 0 ? "Filters" : `Filters (${active} on)`)
   /** @param {{ data: ReadonlyArray<any>, nextCursor: string | null }} shown */
   const results = (shown) => {
     const payments = shown.data
@@ -145,7 +160,7 @@ export async function showPayments(context) {
   const list = h("div", { id: "payment-results" }, results(page))
 
   showView("payments", [
-    h("h1", {}, "Payments"),
+    h("div", { class: "title-row" }, h("h1", {}, "Payments"), toggle),
     filters,
     list,
     merchants.size === 0 ? alertBox("You have no merchants yet: create one under Merchants, then create payments for it with the API.", "info") : null

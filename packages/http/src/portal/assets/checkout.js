@@ -5,8 +5,11 @@
  * option's actions through the wallet (opening data collection first when the option needs it);
  * confirms; follows the status until it is final; then shows the outcome and, when the payment
  * has both redirect URLs, returns the buyer to the merchant after a visible 3-second countdown.
- * A paid payment's view is a receipt: the order reference and the transaction (linked to the
- * chain's block explorer when one is configured). Sandbox payments carry a "Test mode" badge.
+ * Before anything is connected the header shows the order reference, the token amount (as the
+ * service prices it now) and one countdown with the time it ends, in the buyer's time zone. A paid
+ * payment's view is a receipt: the order reference, the date, the token amount paid and the
+ * transaction (linked to the chain's block explorer when one is configured). The footer links to
+ * the merchant's support. Sandbox payments carry a "Test mode" badge.
  *
  * Buyers without a browser wallet (or who prefer another) pay from an exchange or any wallet: the
  * page asks for the payment's deposit options and shows what to send where (`deposit.js`), then
@@ -18,7 +21,7 @@
  * @module
  */
 import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
-import { formatAmount, formatDuration, shortAddress } from "./format.js"
+import { formatAmount, formatClock, formatDateTime, formatDuration, shortAddress } from "./format.js"
 import { depositDetails, networkOf, networkPicker, shortfallAlerts, stillMissing, transferNotes } from "./deposit.js"
 import { createGateway, GatewayError, isAbort } from "./gateway.js"
 import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
@@ -33,9 +36,14 @@ import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } fro
 
 /** @typedef {import("./deposit.js").DepositOption} DepositOption */
 /** @typedef {import("./deposit.js").Transfer} Transfer */
-/** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer> }} Receipt */
+/** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer>, paid: { amount: Amount, paidAt: number } | null }} Receipt */
 
-const config = /** @type {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox", referenceId: string, deposits: "offered" | "needsData" | "none" }} */ (pageConfig())
+/**
+ * @typedef {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox",
+ *   referenceId: string, deposits: "offered" | "needsData" | "none", tokenAmounts: ReadonlyArray<{ amount: Amount, floating: boolean }>,
+ *   support: { email: string | null, site: string | null } }} CheckoutConfig
+ */
+const config = /** @type {CheckoutConfig} */ (pageConfig())
 const paymentId = config.paymentId
 const gateway = createGateway({ appId: config.appId, clientId: randomId() })
 /** Whether the page offers paying from an exchange or another wallet (a chain has a deposit factory). */
@@ -134,28 +142,49 @@ function renderSummary() {
   const avatar = icon(merchant.iconUrl, "merchant-icon") ??
     h("span", { class: "merchant-icon avatar", "aria-hidden": "true" }, (merchant.name.trim()[0] ?? "?").toUpperCase())
   const waiting = info.status === "requires_action" && !finished
+  // Until a wallet's options or a deposit quote it exactly, what each token would cost now.
+  const tokens = waiting ? config.tokenAmounts : []
   replace(
     summary,
     h(
       "div",
       { class: "merchant" },
       avatar,
-      h("div", {}, h("p", { class: "merchant-name" }, merchant.name), h("p", { class: "muted" }, "Payment request")),
+      h("div", { class: "merchant-text" },
+        h("p", { class: "merchant-name" }, merchant.name),
+        h("p", { class: "muted order-reference" }, "Order ", h("span", { class: "reference" }, config.referenceId))),
       config.mode === "sandbox" ? h("span", { class: "badge test-mode", title: "A sandbox payment: no real funds move" }, "Test mode") : null
     ),
     h("p", { class: "amount", "aria-label": `Amount: ${formatAmount(info.amount)}` }, formatAmount(info.amount)),
+    tokens.length === 0 ? null : h("p", { class: "token-amounts" },
+      tokens.flatMap((t, i) => [
+        i === 0 ? null : h("span", { class: "muted" }, " or "),
+        h("span", { class: "token-amount" }, `${t.floating ? "≈ " : ""}${formatAmount(t.amount)}`),
+        t.amount.display.networkName ? h("span", { class: "muted" }, ` on ${t.amount.display.networkName}`) : null
+      ])),
     waiting
-      ? h("p", { class: "time-left", role: "timer", "aria-live": "off" }, "Time left ", h("span", { "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())))
+      ? h("p", { class: "time-left", role: "timer", "aria-live": "off" },
+        "Time left ", h("span", { class: "strong", "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())),
+        ` · until ${formatClock(info.expiresAt, nowSeconds())}`)
       : null
   )
   summary.hidden = false
+}
+
+/** Where the buyer asks about the order: the merchant's email, else its site. */
+function supportLink() {
+  const { email, site } = config.support
+  const href = email !== null ? `mailto:${email}?subject=${encodeURIComponent(`Order ${config.referenceId}`)}` : site
+  if (href === null) return null
+  return h("p", { class: "support muted" }, "Questions about this order? ", h("a", { href, rel: "noopener noreferrer" }, `Contact ${merchantName()}`))
 }
 
 function renderFooter() {
   const canCancel = info?.status === "requires_action" && !finished && !busy && main.dataset["view"] !== "cancel"
   replace(
     footer,
-    canCancel ? h("button", { type: "button", class: "button link", onclick: () => showCancel() }, "Cancel payment") : null
+    canCancel ? h("button", { type: "button", class: "button link", onclick: () => showCancel() }, "Cancel payment") : null,
+    supportLink()
   )
 }
 
@@ -179,10 +208,10 @@ function showConnect(message, options = {}) {
   const depositChoice = (/** @type {boolean} */ prominent) => h("div", { class: "deposit-choice" },
     h("button", { type: "button", class: `button ${prominent ? "primary" : "secondary"}`, onclick: () => void startDeposit() }, "Pay from an exchange or another wallet"),
     h("p", { class: "muted hint" }, "Send the amount to an address made for this payment, or scan a QR code with your phone."))
-  const noWallet = [
-    h("p", { class: "notice" }, "No browser wallet was found. Install a wallet extension, or open this page in your wallet app's browser."),
-    h("button", { type: "button", class: "button secondary", onclick: () => { discovery.rescan(); showConnect() } }, "Look again")
-  ]
+  // No wallet is the usual case on a phone: said calmly, with the way to pay that works without one.
+  const noWallet = h("p", { class: "muted no-wallet" },
+    "No browser wallet was found in this browser. On a computer, install a wallet extension; on a phone, open this page in your wallet app. ",
+    h("button", { type: "button", class: "button link inline", onclick: () => { discovery.rescan(); showConnect() } }, "Look again"))
   if (wallets.length === 0 && depositsOffered) {
     showView("connect", [
       h("h1", {}, "Choose how to pay"),
@@ -251,9 +280,8 @@ function showOptions(message, tone = "error") {
         h("span", { class: "option-amount" }, formatAmount(option.amount)),
         h("span", { class: "option-detail" }, `${display.assetName}${display.networkName ? ` on ${display.networkName}` : ""}`),
         h("span", { class: "option-detail" }, `From ${shortAddress(address)} · about ${option.etaS} s`),
-        typeof option.expiresAt === "number"
-          ? h("span", { class: "option-detail" }, "Rate valid for ", h("span", { "data-deadline": option.expiresAt }, formatDuration(option.expiresAt - nowSeconds())))
-          : null,
+        // The rate is quoted again by itself when it runs out: no second countdown.
+        typeof option.expiresAt === "number" ? h("span", { class: "option-detail" }, "Market rate, updated by itself") : null,
         option.collectData ? h("span", { class: "badge" }, "Asks for your details") : null))
   })
   const form = h("form", { class: "options-form", onsubmit: (event) => { event.preventDefault(); void pay() } },
@@ -369,10 +397,18 @@ async function fetchReceipt(signal) {
  * @param {HTMLElement} notes
  */
 function receipt(notes) {
+  // Filled in from the service's receipt: when it was paid, and the token amount it was paid with.
+  const date = h("dd", {})
+  const paidWith = h("dd", {})
+  const dateRow = h("div", { hidden: true }, h("dt", {}, "Date"), date)
+  const paidWithRow = h("div", { hidden: true }, h("dt", {}, "Paid with"), paidWith)
   const list = h(
     "dl",
     { class: "receipt" },
     h("div", {}, h("dt", {}, "Order reference"), h("dd", {}, config.referenceId)),
+    dateRow,
+    h("div", {}, h("dt", {}, "Amount"), h("dd", {}, info === null ? "" : formatAmount(info.amount))),
+    paidWithRow,
     config.mode === "sandbox" ? h("div", {}, h("dt", {}, "Mode"), h("dd", {}, "Test payment: no real funds were moved")) : null
   )
   /** @param {number} attempt */
@@ -380,6 +416,13 @@ function receipt(notes) {
     const answer = await fetchReceipt()
     if (answer === null) return
     replace(notes, transferNotes(answer.transfers, merchantName()))
+    if (answer.paid !== null) {
+      date.textContent = formatDateTime(answer.paid.paidAt, nowSeconds())
+      const network = answer.paid.amount.display.networkName
+      paidWith.textContent = `${formatAmount(answer.paid.amount)}${network ? ` on ${network}` : ""}`
+      dateRow.hidden = false
+      paidWithRow.hidden = false
+    }
     const transaction = answer.transaction
     if (transaction === null) {
       if (attempt < 3) setTimeout(() => void load(attempt + 1).catch(() => {}), 2000)

@@ -9,7 +9,7 @@
  * @module
  */
 import { h, icon } from "./dom.js"
-import { formatAmount, formatDuration, shortAddress, toDecimal } from "./format.js"
+import { formatAmount, formatClock, shortAddress, toDecimal } from "./format.js"
 
 /** @typedef {import("./format.js").Amount} Amount */
 /**
@@ -121,8 +121,7 @@ export function depositDetails(option, context) {
   const amountValue = h("span", { class: "deposit-amount" }, amountText)
   // In groups of four, easier to check against what the exchange shows; copied as one word.
   const address = h("code", { class: "deposit-address" }, (option.address.match(/^0x.{0,4}|.{1,4}/g) ?? [option.address]).map((group) => h("span", {}, group)))
-  const deadline = new Date(Date.now() + (context.deadline - context.now) * 1000)
-  const clock = deadline.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
+  const clock = formatClock(context.deadline, context.now)
   return [
     h("div", { class: "deposit-info" },
       h("dl", { class: "deposit-facts" },
@@ -141,7 +140,7 @@ export function depositDetails(option, context) {
         h("p", { class: "deposit-warning-title" }, `Send only ${display.assetSymbol} on ${network}`),
         h("ul", {},
           h("li", {}, `Exactly ${amountText} must arrive. If your exchange takes its fee from the amount you enter, add the fee.`),
-          h("li", {}, `Before ${clock} (`, h("span", { "data-deadline": context.deadline }, formatDuration(context.deadline - context.now)), " left)."),
+          h("li", {}, `It must arrive before ${clock}.`),
           h("li", {}, "Tokens sent on another network, or another token, are lost. This address is for this payment only.")))),
     h("div", { class: "deposit-scan" },
       h("figure", { class: "deposit-qr" },

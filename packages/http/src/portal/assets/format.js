@@ -70,6 +70,40 @@ export function formatDuration(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`
 }
 
+// Made once, when the page loads: a formatter with a time zone name costs the browser time to build.
+const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", timeZoneName: "short" })
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+  timeZoneName: "short"
+})
+
+/**
+ * A time on the service's clock (Unix seconds; `now` is the service's now) as the buyer's clock
+ * time with its time zone ("3:15 PM UTC").
+ *
+ * @param {number} seconds
+ * @param {number} now
+ * @returns {string}
+ */
+export function formatClock(seconds, now) {
+  return clockFormat.format(new Date(Date.now() + (seconds - now) * 1000))
+}
+
+/**
+ * Like {@link formatClock}, with the date ("Nov 29, 2026, 3:15 PM UTC").
+ *
+ * @param {number} seconds
+ * @param {number} now
+ * @returns {string}
+ */
+export function formatDateTime(seconds, now) {
+  return dateTimeFormat.format(new Date(Date.now() + (seconds - now) * 1000))
+}
+
 /**
  * A shortened address ("0x7099…79C8").
  *

@@ -1,0 +1,30 @@
+import { Clock, Effect } from "effect"
+import { InvalidParams } from "../errors/ApiErrors.ts"
+import type { PartnerId } from "../ids/Ids.ts"
+import type { Mode } from "../payment/Payment.ts"
+import { PaymentVolume } from "../ports/PaymentVolume.ts"
+
+/** How many days back the volume chart can reach, today included. */
+export const maxVolumeDays = 366
+
+const dayMs = 86_400_000
+
+/**
+ * `GET /v1/balance`, over the `PaymentVolume` in context: totals over all of the partner's payments
+ * in its mode, and the payments per UTC day over the last `days` days (today included). `days` is
+ * a decimal 1..{@link maxVolumeDays} (default 30); `since` and `until` bound those days (Unix ms).
+ */
+export const volumeSummaries = Effect.gen(function*() {
+  const volume = yield* PaymentVolume
+  return (access: { readonly partnerId: PartnerId; readonly mode: Mode }, days: string | undefined) =>
+  Effect.gen(function*() {
+    const count = days === undefined ? 30 : /^[0-9]{1,3}$/.test(days) ? Number(days) : 0
+    if (count < 1 || count > maxVolumeDays) {
+      return yield* new InvalidParams({ message: `days must be a whole number from 1 to ${maxVolumeDays}.` })
+    }
+    const now = yield* Clock.currentTimeMillis
+    const since = (Math.floor(now / dayMs) - count + 1) * dayMs
+    const summary = yield* volume.summarize({ ...access, since })
+    return { ...summary, since, until: Math.floor(now / dayMs) * dayMs + dayMs }
+  })
+})
