@@ -56,7 +56,7 @@ const receipt = (owner: { readonly partnerId: PartnerId } | null) =>
       refund: null,
       reversedAt: null
     })
-    expect(yield* (yield* ReceiptStore).record(recorded, null, [])).toBe("recorded")
+    expect(yield* (yield* ReceiptStore).record(recorded, null, [], [], null)).toBe("recorded")
     return recorded.id
   }))
 
