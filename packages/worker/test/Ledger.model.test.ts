@@ -8,8 +8,8 @@
  * the collection and every deposit address, every unit that arrived is credited once or owed back
  * once, and no ledger transaction mixes modes. Then the reconciliation job reports and alerts.
  */
-import { Application, Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
-import { type DepositSweeper, Executions, LedgerBalances } from "@paygate/domain"
+import { Chain, GatewayServices, ProcessMetrics, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
+import { LedgerBalances } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
@@ -17,41 +17,20 @@ import { randomBytes } from "node:crypto"
 import { type Address, createWalletClient, encodeFunctionData, erc20Abi, getAddress, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { executorJob, payoutJobs, sweepJob } from "../../../test/support/ChainJobs.ts"
 import { eventually } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { pglite, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { watcherJob } from "../../../test/support/WatcherJob.ts"
-import {
-  defaultExecutorSettings,
-  defaultPayoutSettings,
-  depositSweepJob,
-  ExecutorJob,
-  ExecutorSettings,
-  ledgerReconciliation,
-  LedgerReconciliationSettings,
-  PayoutSettings,
-  payoutsWith,
-  reconcileChain
-} from "../src/index.ts"
+import { ledgerReconciliation, LedgerReconciliationSettings, reconcileChain } from "../src/index.ts"
 
-const { anvilAccount, ChainConfig, ChainNetworkModes, Contracts, LocalWallet, TransferLogs, ViemDepositSweeper } = Chain
+const { anvilAccount, ChainConfig, Contracts, LocalWallet, TransferLogs } = Chain
 
 const world = localChainForFile()
 /** 12.50 USD in TUSDC base units (6 decimals, pegged 1:1). */
 const amount = 12_500_000n
 const buyer = anvilAccount(6)
-
-const fast = { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, unknownRecheckMs: 300, retryMs: 200, leaseMs: 1_500 }
-const executorJob = ExecutorJob.pipe(
-  Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
-  Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
-)
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
-const sweepJob = depositSweepJob.pipe(
-  Layer.provide(Layer.mergeAll(SqlPersistence.layer, ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>)),
-  Layer.provide(Layer.succeed(PayoutSettings, fast))
-)
 
 const transferCall = (to: Address, value: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, value] })
 
@@ -82,14 +61,12 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
   const collection = () => world().chain.collectionAddress
   const rpcUrl = () => world().chain.node.rpcUrl
   const launch = <E>(layer: Layer.Layer<never, E, Services>) => server.run(Effect.forkDetach(Layer.launch(layer)))
-  const withModes = <E>(layer: Layer.Layer<never, E, Services>) =>
-    layer.pipe(Layer.provide(ChainNetworkModes.layer), Layer.provide(Layer.orDie(ChainConfig.layer(world().settings())))) as Layer.Layer<never, E, Services>
   const start = async () => {
     jobs = [
-      await launch(withModes(payoutJobs)),
-      await launch(withModes(watcherJob(chains))),
-      await launch(withModes(sweepJob)),
-      await launch(withModes(executorJob))
+      await launch(payoutJobs()),
+      await launch(watcherJob(chains)),
+      await launch(sweepJob),
+      await launch(executorJob)
     ]
   }
   const stop = async () => {
