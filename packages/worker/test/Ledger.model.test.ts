@@ -314,6 +314,8 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     await stop()
     const address = deposits[0]!
     await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: 1n })
+    const differing = (await server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))).filter((l) => l.chain !== l.ledger)
+    expect(differing.map((l) => [l.address, l.chain - l.ledger])).toEqual([[address.toLowerCase(), 1n]])
     const gauge = ProcessMetrics.ledgerDifferences(world().chain.chainId)
     const job = await server.run(Effect.forkDetach(ledgerReconciliation([watched!]).pipe(
       Effect.provide(SqlPersistence.layer),
