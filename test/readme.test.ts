@@ -23,10 +23,6 @@ import {
 } from "./support/DocCommands.ts"
 import { repoRoot } from "./support/ServiceProcess.ts"
 
-// Pages the table of contents names that other branches write; accepted while they are missing
-// from this tree, checked like any page once they exist.
-const pagesFromOtherBranches = new Set(["docs/ledger.md", "docs/terminal.md", "docs/x402.md", "docs/tokens.md"])
-
 // Variables a reader sets for the commands (the tour's values, the CLIs' key), beside paygate's own.
 const readerVariables = new Set(["PAYGATE_URL", "API_KEY", "MERCHANT_ID", "APP_ID", "PAYMENT_ID", "PAYGATE_API_KEY"])
 // Read by Node or glibc, not by paygate.
@@ -124,11 +120,7 @@ describe("the documentation", () => {
     expect(text).not.toMatch(/\.\.\/shared\//)
     for (const { target, fragment } of relativeLinks(text)) {
       const path = target === "" ? join(repoRoot, file) : resolve(dirname(join(repoRoot, file)), target)
-      const name = relative(repoRoot, path)
-      if (!existsSync(path)) {
-        expect(file === "docs/README.md" && pagesFromOtherBranches.has(name), `${file} links to ${target}`).toBe(true)
-        continue
-      }
+      expect(existsSync(path), `${file} links to ${target}`).toBe(true)
       if (fragment !== undefined && statSync(path).isFile() && path.endsWith(".md")) {
         expect([...anchors(readFileSync(path, "utf8"))], `${file} links to ${target}#${fragment}`).toContain(fragment)
       }

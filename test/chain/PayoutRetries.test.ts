@@ -287,7 +287,7 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         refund: null,
         reversedAt: null
       })
-      expect(yield* (yield* ReceiptStore).record(receipt, null, [])).toBe("recorded")
+      expect(yield* (yield* ReceiptStore).record(receipt, null, [], [], null)).toBe("recorded")
       return receipt
     }))
     const receiptRecord = async () => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data[0]

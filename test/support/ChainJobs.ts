@@ -1,13 +1,14 @@
 /**
  * The worker's chain jobs for tests over a test server's services, checking often: the executor
  * (`Executor.ts`) and the payout jobs (`Payouts.ts`, over `Application.payoutPorts` of their own:
- * their own `ViemPayouts`, as in a worker process of their own).
+ * their own `ViemPayouts`, as in a worker process of their own), and the deposit sweeps.
  */
-import { Application, SqlChainWork } from "@paygate/adapters"
-import { ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
+import { Application, Chain, SqlChainWork, SqlPersistence } from "@paygate/adapters"
+import { type DepositSweeper, ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
 import {
   defaultExecutorSettings,
   defaultPayoutSettings,
+  depositSweepJob,
   ExecutorJob,
   ExecutorSettings,
   PayoutSettings,
@@ -46,3 +47,19 @@ export const payoutJobs = (options: { readonly maxAttempts?: number; readonly se
     }),
     Layer.succeed(PayoutPolicy, { maxAttempts: options.maxAttempts ?? 3 })
   )).pipe(Layer.provide(Application.payoutPorts))
+
+/** The deposit sweeps over their own `ViemDepositSweeper`, rechecking like the payout jobs above, leased for 1.5 s. */
+export const sweepJob = depositSweepJob.pipe(
+  Layer.provide(Layer.mergeAll(
+    SqlPersistence.layer,
+    Chain.ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>
+  )),
+  Layer.provide(Layer.succeed(PayoutSettings, {
+    ...defaultPayoutSettings,
+    pollIntervalMs: 50,
+    pendingRecheckMs: 100,
+    unknownRecheckMs: 300,
+    retryMs: 200,
+    leaseMs: 1_500
+  }))
+)

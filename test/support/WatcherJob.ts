@@ -10,10 +10,11 @@ import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { LocalChainWorld } from "./LocalChainWorld.ts"
 
-/** The watcher over `chains`, forked into the layer's scope. */
+/** The watcher over `chains`, forked into the layer's scope (with their modes, as a worker has them: the ledger posts per mode). */
 export const watcherJob = (chains: Chain.ChainConfig.Chains) =>
   Layer.effectDiscard(Effect.forkScoped(chainWatcher(Chain.TransferLogs.watchedChains(chains)))).pipe(
     Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
+    Layer.provide(Chain.ChainNetworkModes.layer.pipe(Layer.provide(Layer.succeed(Chain.ChainConfig.ChainsConfig, chains)))),
     Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))

@@ -32,6 +32,7 @@ import * as TransfersOnce from "./migrations/0015_transfers_once.ts"
 import * as RefundLegs from "./migrations/0016_refund_legs.ts"
 import * as SignInAttempts from "./migrations/0017_sign_in_attempts.ts"
 import * as ReceiptReversals from "./migrations/0018_receipt_reversals.ts"
+import * as Ledger from "./migrations/0019_ledger.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -59,7 +60,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0015_transfers_once": runStatements(TransfersOnce.statements),
   "0016_refund_legs": runStatements(RefundLegs.statements),
   "0017_sign_in_attempts": runStatements(SignInAttempts.statements),
-  "0018_receipt_reversals": runStatements(ReceiptReversals.statements)
+  "0018_receipt_reversals": runStatements(ReceiptReversals.statements),
+  "0019_ledger": runStatements(Ledger.statements)
 }
 
 /** The table recording applied migrations. */

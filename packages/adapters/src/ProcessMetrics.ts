@@ -14,6 +14,7 @@
  * | `paygate_chain_quarantined_transfers_total` | counter | `chain_id` | transfer logs the chain watcher could not record |
  * | `paygate_executor_gas_total` | counter | `chain_id` | gas limits of the transactions the executor sent for pull payments |
  * | `paygate_executor_gas_refused_total` | counter | `chain_id`, `reason` | pull payment transactions not sent: `reverts`, `ceiling`, `buyer_budget`, `total_budget` |
+ * | `paygate_ledger_differences` | gauge | `chain_id` | addresses whose ledger balance differed from the chain in two reconciliation runs running |
  * | `process_resident_memory_bytes` | gauge | | resident set size (scrape time) |
  * | `process_cpu_seconds_total` | counter | | user + system CPU time (scrape time) |
  *
@@ -100,6 +101,24 @@ export const executorGasRefused = (chainId: string, reason: string) => executorR
 
 /** Counts one transaction the executor did not send. */
 export const recordExecutorGasRefused = (chainId: string, reason: string) => Metric.update(executorGasRefused(chainId, reason), 1)
+
+const ledgerGauges = new Map<string, Metric.Gauge<number>>()
+
+/**
+ * The gauge of addresses of `chainId` whose balance in the ledger differed from the chain's in the
+ * last two reconciliation runs (set by each run; 0 when all agree).
+ */
+export const ledgerDifferences = (chainId: string) => {
+  let gauge = ledgerGauges.get(chainId)
+  if (gauge === undefined) {
+    gauge = Metric.gauge("paygate_ledger_differences", {
+      description: "Addresses whose ledger balance differs from their on-chain balance (two reconciliation runs running), by CAIP-2 chain id.",
+      attributes: { chain_id: chainId }
+    })
+    ledgerGauges.set(chainId, gauge)
+  }
+  return gauge
+}
 
 /** Resident set size of this process (set at scrape time). */
 export const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory size in bytes." })

@@ -6,9 +6,21 @@
  *
  * @module
  */
-import { type DepositAddress, type DepositKey, DepositStore, DepositSweep, type PaymentId, SignedTransfer, traced } from "@paygate/domain"
+import {
+  type DepositAddress,
+  type DepositKey,
+  DepositStore,
+  DepositSweep,
+  type Mode,
+  type PaymentId,
+  SignedTransfer,
+  sweptPostings,
+  type SweptAmount,
+  traced
+} from "@paygate/domain"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { post } from "./internal/LedgerWrites.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
 const spans = {
@@ -135,13 +147,17 @@ export const make = Effect.gen(function*() {
       spans.recordSweep
     )
 
-  const swept = (txHash: string) =>
+  const swept = (txHash: string, moved: ReadonlyArray<SweptAmount>) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      yield* sql`UPDATE deposit_sweeps SET swept_version = GREATEST(swept_version, tx_version),
+      const rows = yield* sql<{ readonly asset: string; readonly mode: Mode }>`UPDATE deposit_sweeps
+        SET swept_version = GREATEST(swept_version, tx_version),
           tx_hash = NULL, signed_tx = NULL, tx_version = NULL, due_at = ${now}::bigint, updated_at = ${now}::bigint
-        WHERE tx_hash = ${txHash}`
-    }).pipe(Effect.orDie, spans.swept)
+        WHERE tx_hash = ${txHash}
+        RETURNING asset, (SELECT mode FROM payments WHERE id = deposit_sweeps.payment_id) AS mode`
+      // Followed by one worker only: another finding it swept already moves nothing twice.
+      if (rows.length > 0) yield* post(sql, rows[0]!.mode, "sweep", txHash.toLowerCase(), sweptPostings(rows[0]!.asset, moved))
+    }).pipe(sql.withTransaction, Effect.orDie, spans.swept)
 
   const nothingLeft = (sweep: DepositSweep) =>
     Effect.gen(function*() {

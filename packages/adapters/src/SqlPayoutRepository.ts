@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
+import { type Mode, paidOutPostings, type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { post } from "./internal/LedgerWrites.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
@@ -77,18 +78,28 @@ export const make = Effect.gen(function*() {
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.decide)
 
+  const postPayout = (p: Payout) =>
+    Effect.gen(function*() {
+      const [payment] = yield* sql<{ readonly partner_id: string; readonly merchant_id: string; readonly mode: Mode }>`
+        SELECT partner_id, merchant_id, mode FROM payments WHERE id = ${p.paymentId}`
+      yield* post(sql, payment!.mode, "payout", `${p.paymentId}:${p.kind}:${p.leg}`, paidOutPostings(p, payment!.partner_id, payment!.merchant_id))
+    })
+
   // Compare-and-set of each payout, then the effects, all or nothing. A payout leaving a final
   // status (a retry) is due at once, its worker's lease long gone.
   const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) =>
     Effect.gen(function*() {
       for (const p of next) {
-        const rows = yield* sql`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
+        const rows = yield* sql<{ readonly was: string }>`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
             signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
             updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint,
             due_at = CASE WHEN status = 'pending' THEN due_at END, lease_until = CASE WHEN status = 'pending' THEN lease_until END
           WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND leg = ${p.leg} AND version = ${p.version - 1}
-          RETURNING version`
+          RETURNING (SELECT o.status FROM payouts o WHERE o.payment_id = payouts.payment_id AND o.kind = payouts.kind
+            AND o.leg = payouts.leg) AS was`
         if (rows.length === 0) return yield* new LostRace()
+        // Its transfer left the collection address: the merchant is paid (once: the status it had is read in the same statement).
+        if (p.status === "completed" && rows[0]!.was !== "completed") yield* postPayout(p)
       }
       if (effects.payment !== undefined && !(yield* compareAndSet(sql, effects.payment))) return yield* new LostRace()
       yield* insertEvents(sql, effects.events ?? [])

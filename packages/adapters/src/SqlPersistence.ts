@@ -11,6 +11,7 @@ import type {
   DepositStore,
   EventOutbox,
   IdempotencyStore,
+  LedgerBalances,
   MerchantRepository,
   PaymentRepository,
   PaymentVolume,
@@ -32,6 +33,7 @@ import * as SqlDashboardSessionStore from "./SqlDashboardSessionStore.ts"
 import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
+import * as SqlLedgerBalances from "./SqlLedgerBalances.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPaymentVolume from "./SqlPaymentVolume.ts"
@@ -58,6 +60,7 @@ export type Ports =
   | ReceiptStore
   | ScanCursors
   | DepositStore
+  | LedgerBalances
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -74,7 +77,8 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlSignInThrottleStore.layer,
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
-  SqlDepositStore.layer
+  SqlDepositStore.layer,
+  SqlLedgerBalances.layer
 )
 
 /**

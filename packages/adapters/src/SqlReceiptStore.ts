@@ -15,6 +15,8 @@ import {
   Receipt,
   type ReceiptId,
   type ReceiptQuery,
+  receiptRefundPostings,
+  receivedPostings,
   ReceiptRefund,
   ReceiptStore,
   type RecordResult,
@@ -23,6 +25,7 @@ import {
 import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
+import { modeOfArrival, post, postReversal } from "./internal/LedgerWrites.ts"
 import { fromJsonColumn, toInt, toIntOrNull } from "./internal/Rows.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 
@@ -126,7 +129,8 @@ export const make = Effect.gen(function*() {
     receipt: Receipt,
     next: Payment | null,
     events: ReadonlyArray<OutboxEvent>,
-    completed: ReadonlyArray<ReceiptId> = []
+    completed: ReadonlyArray<ReceiptId>,
+    depositAddress: string | null
   ): Effect.Effect<RecordResult> =>
     Effect.gen(function*() {
       const r = receipt
@@ -140,14 +144,23 @@ export const make = Effect.gen(function*() {
         RETURNING id`
       if (inserted.length === 0) return "duplicate" as const
       if (next !== null && !(yield* compareAndSet(sql, next))) return yield* new Stale()
+      const parts: Array<Receipt> = []
       if (completed.length > 0) {
         // Only while still underpaid and not being refunded (saveRefund refuses a paid receipt).
-        const marked = yield* sql`UPDATE chain_receipts SET outcome = 'paid'
+        const marked = yield* sql<ReceiptRow>`UPDATE chain_receipts SET outcome = 'paid'
           WHERE ${sql.in("id", completed)} AND outcome = 'underpaid' AND refund IS NULL
-          RETURNING id`
+          RETURNING ${select}`
         if (marked.length !== completed.length) return yield* new Stale()
+        // Posted as what they were: underpaid parts, owed back until now.
+        for (const row of marked) parts.push(fromRow({ ...row, outcome: "underpaid" }))
       }
       yield* insertEvents(sql, events)
+      const merchant = r.paymentId === null
+        ? []
+        : yield* sql<{ readonly merchant_id: string }>`SELECT merchant_id FROM payments WHERE id = ${r.paymentId}`
+      const mode = yield* modeOfArrival(sql, r, depositAddress)
+      const at = depositAddress === null ? { kind: "collection" as const } : { kind: "deposit" as const, address: depositAddress }
+      yield* post(sql, mode, "receipt", r.id, receivedPostings(r, at, merchant[0]?.merchant_id ?? null, parts))
       return "recorded" as const
     }).pipe(written(spans.record))
 
@@ -179,15 +192,22 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const due = refund.status === "pending" ? now : null
-      const rows = yield* sql`UPDATE chain_receipts
+      const rows = yield* sql<ReceiptRow>`UPDATE chain_receipts
         SET refund = ${JSON.stringify(encodeRefund(refund))}::jsonb, refund_due_at = ${due}::bigint,
           -- A retried (failed) refund is due at once: the lease of the worker that failed it is long gone.
           refund_lease_until = CASE WHEN refund ->> 'status' = 'pending' THEN refund_lease_until END
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
           AND NOT (refund IS NULL AND outcome = 'paid') AND reversed_at IS NULL
-        RETURNING id`
-      return rows.length > 0
-    }).pipe(Effect.orDie, spans.saveRefund)
+        RETURNING ${select}`
+      if (rows.length === 0) return false
+      if (refund.status === "completed") {
+        // What it sent left the collection address: the sender's claim is paid.
+        const receipt = fromRow(rows[0]!)
+        const mode = yield* modeOfArrival(sql, receipt, null)
+        yield* post(sql, mode, "receipt_refund", receipt.id, receiptRefundPostings(receipt, refund.value))
+      }
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, spans.saveRefund)
 
   const claimRefunds = (limit: number, leaseMillis: number) =>
     Effect.gen(function*() {
@@ -255,6 +275,7 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND reversed_at IS NULL
         RETURNING id`
       if (marked.length === 0) return "duplicate" as const
+      yield* postReversal(sql, "receipt", "receipt_reversal", id)
       if (next !== null) {
         if (!(yield* compareAndSet(sql, next))) return yield* new Stale()
         // Settled, it kept the executor's lease: due again now (`SqlChainWork`).

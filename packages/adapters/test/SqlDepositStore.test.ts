@@ -72,7 +72,7 @@ adapterSuite("SqlDepositStore", (it) => {
 
       // A transfer noticed after the sweep was signed keeps b due once the sweep succeeded.
       yield* store.markDue(b.key)
-      yield* store.swept(signed(1).txHash)
+      yield* store.swept(signed(1).txHash, [])
       // The job releases what it advanced.
       yield* store.release(a.key, 0)
       yield* store.release(b.key, 0)

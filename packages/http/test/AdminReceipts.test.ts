@@ -3,7 +3,7 @@
  * receipts of the collection addresses and of tokens the service does not accept), and
  * `deposit sweep` (any token at a deposit address), over the operator CLI's own parsing and runner.
  */
-import { IdGenerator, type PartnerId, Receipt, ReceiptStore } from "@paygate/domain"
+import { IdGenerator, NetworkModes, type PartnerId, Receipt, ReceiptStore } from "@paygate/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -56,9 +56,9 @@ const receipt = (owner: { readonly partnerId: PartnerId } | null) =>
       refund: null,
       reversedAt: null
     })
-    expect(yield* (yield* ReceiptStore).record(recorded, null, [])).toBe("recorded")
+    expect(yield* (yield* ReceiptStore).record(recorded, null, [], [], null)).toBe("recorded")
     return recorded.id
-  }))
+  }).pipe(Effect.provideService(NetworkModes, { modeOf: () => "sandbox" })))
 
 it("receipt list and receipt refund: the operator's unmatched receipts, each refunded once; a partner's are not the operator's", async () => {
   const stray = await receipt(null)

@@ -13,6 +13,7 @@ import { Layer } from "effect"
 import { WatcherJob, watcherSettingsLayer } from "./ChainWatcher.ts"
 import { DepositSweepJob } from "./DepositSweeps.ts"
 import { ExecutorJob, executorSettingsLayer } from "./Executor.ts"
+import { LedgerReconciliationJob } from "./LedgerReconciliation.ts"
 import { payoutSettingsLayer, PayoutsLive } from "./Payouts.ts"
 import { WorkerJobs, workerSettingsLayer } from "./Worker.ts"
 
@@ -22,6 +23,7 @@ export const Jobs = Layer.mergeAll(
   ExecutorJob,
   PayoutsLive,
   WatcherJob,
+  LedgerReconciliationJob,
   // Sweeps are tuned like the payouts (`PAYOUT_*`).
   DepositSweepJob.pipe(Layer.provide(payoutSettingsLayer))
 ).pipe(

@@ -7,6 +7,7 @@
 export * from "./ChainWatcher.ts"
 export * from "./DepositSweeps.ts"
 export * from "./Executor.ts"
+export * from "./LedgerReconciliation.ts"
 export * from "./Jobs.ts"
 export * from "./MetricsListener.ts"
 export * from "./Payouts.ts"

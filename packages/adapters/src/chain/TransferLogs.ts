@@ -258,3 +258,14 @@ export const depositTransfersIn = (
     }
     return found
   })
+
+/** What `holder` held of the ERC-20 `token` at block `n` (the ledger's reconciliation reads it). */
+export const tokenBalanceAt = (chain: WatchedChain, token: string, holder: string, n: number): Effect.Effect<bigint, ChainRpcError> =>
+  rpc(chain.chainId, "eth_call", () =>
+    chain.client.readContract({
+      address: getAddress(token),
+      abi: eip3009TokenAbi,
+      functionName: "balanceOf",
+      args: [getAddress(holder)],
+      blockNumber: BigInt(n)
+    }))

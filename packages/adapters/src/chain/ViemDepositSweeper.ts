@@ -14,10 +14,11 @@
  */
 import { Caip, ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
 import { Duration, Effect, Layer, Result } from "effect"
-import { type Address, getAddress, type Hash, type Hex, isAddress } from "viem"
+import { type Address, getAddress, type Hash, type Hex, isAddress, parseEventLogs } from "viem"
 import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
+import { sameAddress } from "./EvmAddress.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { nonceTaken, type ObservedChain, transferStanding } from "./ObserveTransfer.ts"
 import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
@@ -115,7 +116,22 @@ export const make = Effect.gen(function*() {
       Effect.withSpan("DepositSweeper.observe", { attributes: { asset, txHash: signed.txHash } })
     )
 
-  return DepositSweeper.of({ balance, send, resend, observe })
+  // The sweep's `Transfer` logs of its token into the collection address, summed per sender (a deposit address).
+  const moved = (asset: string, signed: SignedTransfer) =>
+    Effect.gen(function*() {
+      const t = yield* target(asset)
+      const receipt = yield* rpc(t.chain.chainId, "eth_getTransactionReceipt", () =>
+        t.chain.client.getTransactionReceipt({ hash: signed.txHash as Hash })).pipe(Effect.mapError(unavailable))
+      const sums = new Map<string, bigint>()
+      for (const log of parseEventLogs({ abi: eip3009TokenAbi, eventName: "Transfer", logs: receipt.logs })) {
+        if (!sameAddress(log.address, t.token) || !sameAddress(log.args.to, t.chain.settings.collectionAddress)) continue
+        const from = log.args.from.toLowerCase()
+        sums.set(from, (sums.get(from) ?? 0n) + log.args.value)
+      }
+      return [...sums].map(([address, value]) => ({ address, value }))
+    }).pipe(Effect.withSpan("DepositSweeper.moved", { attributes: { asset, txHash: signed.txHash } }))
+
+  return DepositSweeper.of({ balance, send, moved, resend, observe })
 })
 
 /** The port over the configured chains; needs `ChainsConfig`. */

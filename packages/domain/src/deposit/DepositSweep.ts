@@ -32,3 +32,9 @@ export interface DepositKey {
   readonly address: string
   readonly asset: string
 }
+
+/** What a sweep moved from one deposit address (lower-case) to the collection address, in token base units. */
+export interface SweptAmount {
+  readonly address: string
+  readonly value: bigint
+}

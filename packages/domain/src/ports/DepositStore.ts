@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { DepositKey, DepositSweep } from "../deposit/DepositSweep.ts"
+import type { DepositKey, DepositSweep, SweptAmount } from "../deposit/DepositSweep.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { SignedTransfer } from "../payout/Payout.ts"
 
@@ -35,8 +35,11 @@ export class DepositStore extends Context.Service<DepositStore, {
    * them has a sweep recorded meanwhile; answers whether it recorded (all or nothing).
    */
   readonly recordSweep: (sweeps: ReadonlyArray<DepositSweep>, signed: SignedTransfer) => Effect.Effect<boolean>
-  /** The sweep `txHash` succeeded: every deposit it covered is swept up to the version it covered. */
-  readonly swept: (txHash: string) => Effect.Effect<void>
+  /**
+   * The sweep `txHash` succeeded: every deposit it covered is swept up to the version it covered,
+   * and the ledger moves what it `moved` from each deposit address to the collection address.
+   */
+  readonly swept: (txHash: string, moved: ReadonlyArray<SweptAmount>) => Effect.Effect<void>
   /** Nothing is left to sweep at `sweep` as read (its balance is zero): swept up to its `markedVersion`. */
   readonly nothingLeft: (sweep: DepositSweep) => Effect.Effect<void>
   /** The sweep `txHash` moved nothing (reverted, dropped): its deposits are due for a new one. */

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { SweptAmount } from "../deposit/DepositSweep.ts"
 import type { SignedTransfer } from "../payout/Payout.ts"
 import type { ChainUnavailable } from "./ChainUnavailable.ts"
 import type { PayoutOutcome, PayoutReverted } from "./Payouts.ts"
@@ -23,6 +24,11 @@ export class DepositSweeper extends Context.Service<DepositSweeper, {
     paymentIds: ReadonlyArray<string>,
     record: (signed: SignedTransfer) => Effect.Effect<boolean>
   ) => Effect.Effect<Option.Option<SignedTransfer>, PayoutReverted | ChainUnavailable>
+  /**
+   * What the succeeded sweep `signed` moved to the collection address, per deposit address
+   * (lower-case), as its transaction's `Transfer` logs say.
+   */
+  readonly moved: (asset: string, signed: SignedTransfer) => Effect.Effect<ReadonlyArray<SweptAmount>, ChainUnavailable>
   /** Broadcasts a recorded sweep again, byte for byte. */
   readonly resend: (asset: string, signed: SignedTransfer) => Effect.Effect<void, ChainUnavailable>
   /**

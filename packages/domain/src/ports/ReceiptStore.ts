@@ -32,13 +32,15 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
    * `PaymentRepository.update`) and `events`, in one transaction; the `completed` underpaid receipts
    * (those the new one completes) become `paid`. `duplicate`: a receipt of the same log exists
    * (nothing written); `stale`: the payment changed meanwhile, or a completed receipt is no longer
-   * underpaid without a refund (nothing written).
+   * underpaid without a refund (nothing written). The ledger posts the arrival at `depositAddress`
+   * (lower-case; `null`: the collection address) in the same transaction.
    */
   readonly record: (
     receipt: Receipt,
     next: Payment | null,
     events: ReadonlyArray<OutboxEvent>,
-    completed?: ReadonlyArray<ReceiptId>
+    completed: ReadonlyArray<ReceiptId>,
+    depositAddress: string | null
   ) => Effect.Effect<RecordResult>
   readonly list: (query: ReceiptQuery) => Effect.Effect<ReadonlyArray<Receipt>>
   readonly find: (id: ReceiptId) => Effect.Effect<Option.Option<Receipt>>

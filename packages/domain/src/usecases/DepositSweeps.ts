@@ -49,10 +49,14 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
         const asset = sweeps[0]!.asset
         const outcome = yield* sweeper.observe(asset, signed)
         switch (outcome) {
-          case "succeeded":
-            yield* store.swept(signed.txHash)
+          case "succeeded": {
+            // What it moved, as the chain says, for the ledger; the chain not answering: followed again later.
+            const moved = yield* Effect.result(sweeper.moved(asset, signed))
+            if (moved._tag === "Failure") return "unknown" as const
+            yield* store.swept(signed.txHash, moved.success)
             yield* Effect.logInfo(`sweep: ${signed.txHash} swept ${sweeps.length} deposit(s) in ${asset}`)
             return "final" as const
+          }
           case "failed":
           case "reverted":
           case "dropped": {

@@ -18,6 +18,10 @@ const maxAttempts = 5
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
+/** The deposit address (lower-case) a transfer reached; `null`: the collection address. */
+const depositOf = (transfer: ObservedTransfer) =>
+  transfer.deposit === undefined ? null : transfer.deposit.account.slice(transfer.deposit.account.lastIndexOf(":") + 1).toLowerCase()
+
 const receiptFingerprintPrefix = "receipt:"
 
 /** The fingerprint of the commitment the watcher makes for a transfer: its log. */
@@ -160,7 +164,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               expectedValue: null,
               paymentStatus: null
             })
-            return { receipt, result: yield* store.record(receipt, null, []) }
+            return { receipt, result: yield* store.record(receipt, null, [], [], depositOf(transfer)) }
           }
           const payment = found.value
           const claims = quote.value.claims
@@ -180,7 +184,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
           })
           const stage = { receipt: receiptView(receipt) }
           if (outcome === "paid" && isOwnTransfer(payment, transfer)) {
-            return { receipt, result: yield* store.record(receipt, null, []) }
+            return { receipt, result: yield* store.record(receipt, null, [], [], depositOf(transfer)) }
           }
           if (outcome === "paid" || outcome === "overpaid") {
             const commitment = new Commitment({
@@ -210,7 +214,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
               amount: commitment.tokenAmount.toString(),
               ...stage
             })
-            return { receipt, result: yield* store.record(receipt, next, [event], parts.map((r) => r.id)) }
+            return { receipt, result: yield* store.record(receipt, next, [event], parts.map((r) => r.id), depositOf(transfer)) }
           }
           // The status does not change. An underpaid transfer bumps the state version: the next one
           // is judged with it counted (a concurrent one loses the compare-and-set and is judged again).
@@ -226,7 +230,7 @@ export class Reconciliation extends Context.Service<Reconciliation, {
             stage,
             createdAt: Math.floor(millis / 1000)
           }, { disableChecks: true })
-          return { receipt, result: yield* store.record(receipt, outcome === "underpaid" ? current : null, [event]) }
+          return { receipt, result: yield* store.record(receipt, outcome === "underpaid" ? current : null, [event], [], depositOf(transfer)) }
         })
 
       const reconcile = Effect.fn("Reconciliation.reconcile")(function*(transfer: ObservedTransfer) {

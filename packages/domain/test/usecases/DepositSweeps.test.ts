@@ -55,6 +55,7 @@ const world = (options: { readonly balances?: (paymentId: string) => bigint; rea
         calls.sent.push(paymentIds)
         return Option.some(signed)
       }),
+    moved: () => Effect.succeed([]),
     resend: (_, signed) => Effect.sync(() => void calls.resent.push(signed.txHash)),
     observe: () => Effect.succeed(options.outcome ?? "pending")
   })

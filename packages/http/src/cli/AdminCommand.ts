@@ -20,6 +20,7 @@ export type AdminCommand =
   | { readonly _tag: "ReceiptList" }
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
   | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
+  | { readonly _tag: "LedgerReport" }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -51,6 +52,10 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   deposit sweep --chain C --address A --asset X       → {"chainId", "address", "asset", "due": true}
       sweeps token X (CAIP-19, any ERC-20, one the service does not accept included) from
       deposit address A on chain C (CAIP-2) to the collection address
+  ledger report                                       → [{"chainId", "asset", "kind", "address", "block", "ledger", "chain",
+                                                          "difference", "runAt"}]
+      the worker's latest reconciliation of each chain: every collection and deposit address,
+      its balance in the ledger and on chain at that block (base units); see docs/ledger.md
 
 A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
 Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
@@ -93,7 +98,8 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "receipt retry-refund": ["receipt"],
   "receipt list": [],
   "receipt refund": ["receipt"],
-  "deposit sweep": ["chain", "address", "asset"]
+  "deposit sweep": ["chain", "address", "asset"],
+  "ledger report": []
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -186,6 +192,8 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
         ? needs("deposit sweep needs --chain, --address and --asset.")
         : { _tag: "DepositSweep", chainId, address, asset }
     }
+    case "ledger report":
+      return { _tag: "LedgerReport" }
     default:
       return needs(`Unknown command "${command}".`)
   }

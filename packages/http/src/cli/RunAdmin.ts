@@ -1,5 +1,15 @@
-import { CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlReceiptStore } from "@paygate/adapters"
-import { Caip, type Mode, type PartnerId, PayoutRetries, ReceiptRefunds, ReceiptStore, receiptView, systemAccess } from "@paygate/domain"
+import { CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlLedgerBalances, SqlReceiptStore } from "@paygate/adapters"
+import {
+  Caip,
+  LedgerBalances,
+  type Mode,
+  type PartnerId,
+  PayoutRetries,
+  ReceiptRefunds,
+  ReceiptStore,
+  receiptView,
+  systemAccess
+} from "@paygate/domain"
 import { Effect, Layer, Result } from "effect"
 import type { AdminCommand } from "./AdminCommand.ts"
 
@@ -90,6 +100,20 @@ export const runAdmin = (command: AdminCommand) =>
           return yield* Effect.fail(new AdminFailure(`No deposit address ${command.address} on ${command.chainId}.`))
         }
         return { ...key, due: true }
+      }
+      case "LedgerReport": {
+        const lines = yield* Effect.provide(LedgerBalances.use((ledger) => ledger.latestReconciliation), SqlLedgerBalances.layer)
+        return lines.map((l) => ({
+          chainId: l.chainId,
+          asset: l.asset,
+          kind: l.kind,
+          address: l.address,
+          block: l.blockNumber,
+          ledger: l.ledger.toString(),
+          chain: l.chain.toString(),
+          difference: (l.chain - l.ledger).toString(),
+          runAt: iso(l.runAt)
+        }))
       }
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {

@@ -1,0 +1,49 @@
+import { Context, type Effect } from "effect"
+import type { Mode } from "../payment/Payment.ts"
+
+/** What the ledger owes a merchant in one token: credited payments less what left as settlements and refunds. */
+export interface MerchantBalance {
+  readonly merchantId: string
+  /** CAIP-19 token. */
+  readonly asset: string
+  /** Token base units owed to the merchant. */
+  readonly owed: bigint
+}
+
+/** What the ledger says an address of the service holds in one token. */
+export interface AddressBalance {
+  readonly mode: Mode
+  readonly kind: "collection" | "deposit"
+  /** CAIP-19 token. */
+  readonly asset: string
+  /** Lower-case; `null` for the chain's collection address (one per chain). */
+  readonly address: string | null
+  /** Token base units. */
+  readonly held: bigint
+}
+
+/** One line of a reconciliation report: an address's balance in the ledger and on chain at a block. */
+export interface ReconciliationLine {
+  readonly chainId: string
+  readonly asset: string
+  readonly kind: "collection" | "deposit"
+  readonly address: string
+  readonly blockNumber: number
+  readonly ledger: bigint
+  readonly chain: bigint
+}
+
+/**
+ * Balances derived from the ledger's entries (nothing stored twice), for the dashboard, the exports
+ * and the reconciliation job, and the reports that job records. Infrastructure failures are defects.
+ */
+export class LedgerBalances extends Context.Service<LedgerBalances, {
+  /** Every merchant of `partnerId` in `mode` with an account, per token. */
+  readonly merchantBalances: (partnerId: string, mode: Mode) => Effect.Effect<ReadonlyArray<MerchantBalance>>
+  /** The collection and deposit accounts of `chainId`. */
+  readonly addressBalances: (chainId: string) => Effect.Effect<ReadonlyArray<AddressBalance>>
+  /** Records a reconciliation run (its lines, at Unix milliseconds `runAt`). */
+  readonly recordReconciliation: (runAt: number, lines: ReadonlyArray<ReconciliationLine>) => Effect.Effect<void>
+  /** The lines of the latest run of each chain. */
+  readonly latestReconciliation: Effect.Effect<ReadonlyArray<ReconciliationLine & { readonly runAt: number }>>
+}>()("@paygate/domain/LedgerBalances") {}

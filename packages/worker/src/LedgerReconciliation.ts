@@ -1,0 +1,99 @@
+/**
+ * The ledger's reconciliation against the chain (docs/ledger.md): per chain, at its newest
+ * confirmed block, every collection and deposit address the ledger keeps (and the collection
+ * address in each configured token) is read on chain (`balanceOf` at that block) and compared with
+ * its balance in the ledger. Each run is recorded (`paygate-admin ledger report` prints the latest).
+ *
+ * The ledger trails the chain by a moment (the watcher reads confirmed blocks every few seconds),
+ * so a difference alerts only when the same address differs by the same amount in two runs
+ * running: one error line per address, and `paygate_ledger_differences` counts them.
+ *
+ * @module
+ */
+import { Chain, ProcessMetrics } from "@paygate/adapters"
+import { LedgerBalances, type ReconciliationLine } from "@paygate/domain"
+import { Clock, Context, Effect, Layer, Metric } from "effect"
+import { forever } from "./Forever.ts"
+
+type WatchedChain = Chain.TransferLogs.WatchedChain
+const { safeHead, tokenBalanceAt, watchedChains } = Chain.TransferLogs
+
+/** Tunables of the reconciliation job. */
+export interface LedgerReconciliationSettingsShape {
+  /** Pause between runs. */
+  readonly intervalMs: number
+}
+
+/** Every five minutes by default. */
+export const LedgerReconciliationSettings = Context.Reference<LedgerReconciliationSettingsShape>(
+  "@paygate/worker/LedgerReconciliationSettings",
+  { defaultValue: () => ({ intervalMs: 300_000 }) }
+)
+
+const tokenOf = (asset: string) => asset.slice(asset.lastIndexOf(":") + 1)
+const keyOf = (line: ReconciliationLine) => `${line.asset}|${line.address}`
+
+/** One run over `chain`: its lines (the ledger's balance and the chain's, per address and token), recorded. */
+export const reconcileChain = (chain: WatchedChain) =>
+  Effect.gen(function*() {
+    const ledger = yield* LedgerBalances
+    const block = yield* safeHead(chain)
+    const held = new Map<string, { kind: "collection" | "deposit"; asset: string; address: string; value: bigint }>()
+    const add = (kind: "collection" | "deposit", asset: string, address: string, value: bigint) => {
+      const key = `${asset}|${address}`
+      held.set(key, { kind, asset, address, value: (held.get(key)?.value ?? 0n) + value })
+    }
+    for (const asset of chain.tokens.values()) add("collection", asset, chain.collectionAddress.toLowerCase(), 0n)
+    for (const account of yield* ledger.addressBalances(chain.chainId)) {
+      add(account.kind, account.asset, account.address ?? chain.collectionAddress.toLowerCase(), account.held)
+    }
+    const lines = yield* Effect.forEach([...held.values()], (h) =>
+      Effect.map(tokenBalanceAt(chain, tokenOf(h.asset), h.address, block), (onChain): ReconciliationLine => ({
+        chainId: chain.chainId,
+        asset: h.asset,
+        kind: h.kind,
+        address: h.address,
+        blockNumber: block,
+        ledger: h.value,
+        chain: onChain
+      })), { concurrency: 8 })
+    yield* ledger.recordReconciliation(yield* Clock.currentTimeMillis, lines)
+    return lines
+  })
+
+/** The job: a run per chain every `intervalMs`, alerting on differences two runs running (see the module documentation). */
+export const ledgerReconciliation = (chains: ReadonlyArray<WatchedChain>) =>
+  Effect.gen(function*() {
+    const settings = yield* LedgerReconciliationSettings
+    const ledger = yield* LedgerBalances
+    // The differences of each chain's previous run: address and token → what the chain held beyond the ledger.
+    const previous = new Map<string, Map<string, bigint>>()
+    const round = Effect.forEach(chains, (chain) =>
+      Effect.gen(function*() {
+        const lines = yield* reconcileChain(chain)
+        const before = previous.get(chain.chainId) ?? new Map<string, bigint>()
+        const now = new Map(lines.filter((l) => l.chain !== l.ledger).map((l) => [keyOf(l), l.chain - l.ledger] as const))
+        const lasting = lines.filter((l) => now.has(keyOf(l)) && before.get(keyOf(l)) === now.get(keyOf(l)))
+        for (const l of lasting) {
+          yield* Effect.logError(
+            `ledger: ${l.kind} address ${l.address} holds ${l.chain} of ${l.asset} at block ${l.blockNumber}; the ledger says ${l.ledger} (difference ${l.chain - l.ledger})`
+          )
+        }
+        previous.set(chain.chainId, now)
+        yield* Metric.update(ProcessMetrics.ledgerDifferences(chain.chainId), lasting.length)
+      }).pipe(
+        Effect.catchTag("ChainRpcError", (error) => Effect.logWarning(`ledger: ${chain.chainId} not reconciled: ${error.message}`)),
+        Effect.annotateLogs({ chainId: chain.chainId })
+      ), { discard: true }).pipe(Effect.as(false))
+    return yield* forever("ledger reconciliation", Effect.provideService(round, LedgerBalances, ledger), settings.intervalMs)
+  })
+
+/** The reconciliation over the configured chains, forked into the layer's scope (nothing to do without chains). */
+export const LedgerReconciliationJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | LedgerBalances> = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)
+    if (chains.length === 0) return
+    yield* Effect.forkScoped(ledgerReconciliation(chains))
+    yield* Effect.logInfo("worker started: ledger reconciliation")
+  })
+)
