@@ -6,7 +6,7 @@
  * README's tour and the CLIs' `--help` are run for real by docs-commands.test.ts.
  */
 import { existsSync, readFileSync, statSync } from "node:fs"
-import { dirname, join, relative, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { OpenApi } from "effect/http-api"
 import { getContractAddress } from "viem"
 import { describe, expect, it } from "vitest"
