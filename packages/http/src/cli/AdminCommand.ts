@@ -7,6 +7,7 @@ export type AdminCommand =
   | { readonly _tag: "PartnerList" }
   | { readonly _tag: "PartnerVersion"; readonly partnerId: string; readonly version: string }
   | { readonly _tag: "MerchantList"; readonly partnerId: string | undefined; readonly mode: Mode | undefined }
+  | { readonly _tag: "MerchantCreate"; readonly partnerId: string; readonly name: string; readonly sandbox: boolean }
   | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly sandbox: boolean }
   | { readonly _tag: "KeyRevoke"; readonly keyId: string }
   | { readonly _tag: "KeyList"; readonly partnerId: string | undefined }
@@ -20,6 +21,8 @@ export type AdminCommand =
   | { readonly _tag: "ReceiptList" }
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
   | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
+  | { readonly _tag: "Preflight" }
+  | { readonly _tag: "FactoryDeploy"; readonly network: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -33,6 +36,8 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       buyer data is collected for payments of at least T (e.g. 250.00) in the payment's
       currency; T = default: the contract's 1000.00
   merchant list [--partner ID] [--sandbox | --live]   → [{"merchantId", "partnerId", "mode", "name", "deleted", "createdAt"}]
+  merchant create --partner ID --name N [--sandbox]   → {"merchantId", "partnerId", "mode", "name"}
+      a live merchant unless --sandbox (partners also create theirs: POST /v1/merchants)
   key create --partner ID [--sandbox]                 → {"keyId", "apiKey"}
   key revoke --key ID                                 → {"keyId", "revoked": true}
   key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "hint", "createdAt", "revokedAt"}]
@@ -51,6 +56,11 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   deposit sweep --chain C --address A --asset X       → {"chainId", "address", "asset", "due": true}
       sweeps token X (CAIP-19, any ERC-20, one the service does not accept included) from
       deposit address A on chain C (CAIP-2) to the collection address
+  preflight                                           → a checklist, one line per check (not JSON)
+      checks a live configuration before going live; exit 1 when a check fails
+  deposit-factory deploy --network NAME               → {"network", "depositFactory", "variable"}
+      deploys the DepositFactory of a named network (PAYGATE_NETWORKS), owned by the executor and
+      sweeping to the collection address, paid by the executor
 
 Keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
 Uses DATABASE_URL when set, else the embedded database in PAYGATE_DATA_DIR (./data/pglite),
@@ -69,7 +79,8 @@ const options = {
   receipt: { type: "string" },
   chain: { type: "string" },
   address: { type: "string" },
-  asset: { type: "string" }
+  asset: { type: "string" },
+  network: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -81,6 +92,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "partner version": ["partner", "version"],
   "partner threshold": ["partner", "threshold"],
   "merchant list": ["partner", "sandbox", "live"],
+  "merchant create": ["partner", "name", "sandbox", "live"],
   "key create": ["partner", "sandbox", "live"],
   "key revoke": ["key"],
   "key list": ["partner"],
@@ -92,7 +104,9 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "receipt retry-refund": ["receipt"],
   "receipt list": [],
   "receipt refund": ["receipt"],
-  "deposit sweep": ["chain", "address", "asset"]
+  "deposit sweep": ["chain", "address", "asset"],
+  preflight: [],
+  "deposit-factory deploy": ["network"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -142,6 +156,12 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
       const mode = sandbox ? "sandbox" : values.live === true ? "live" : undefined
       return { _tag: "MerchantList", partnerId: given("partner"), mode }
     }
+    case "merchant create": {
+      const [partnerId, name] = [given("partner"), given("name")]
+      return partnerId === undefined || name === undefined
+        ? needs("merchant create needs --partner and --name.")
+        : { _tag: "MerchantCreate", partnerId, name, sandbox }
+    }
     case "key create": {
       const partnerId = given("partner")
       return partnerId === undefined ? needs("key create needs --partner.") : { _tag: "KeyCreate", partnerId, sandbox }
@@ -183,6 +203,12 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
       return chainId === undefined || address === undefined || asset === undefined
         ? needs("deposit sweep needs --chain, --address and --asset.")
         : { _tag: "DepositSweep", chainId, address, asset }
+    }
+    case "preflight":
+      return { _tag: "Preflight" }
+    case "deposit-factory deploy": {
+      const network = given("network")?.toLowerCase()
+      return network === undefined ? needs("deposit-factory deploy needs --network (e.g. base).") : { _tag: "FactoryDeploy", network }
     }
     default:
       return needs(`Unknown command "${command}".`)
