@@ -14,7 +14,7 @@ describe("npm run pay", () => {
   beforeAll(async () => {
     service = await startService()
     dir = await mkdtemp(join(tmpdir(), "paygate-pay-"))
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await service?.stop()
@@ -112,5 +112,5 @@ describe("npm run pay", () => {
       expect(lines, args.join(" ")).toHaveLength(1)
       expect(lines[0], args.join(" ")).toContain(message)
     }
-  }, 120_000)
+  }, 300_000)
 })

@@ -71,7 +71,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
   beforeAll(async () => {
     service = await startService()
     receiver = await startReceiver()
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     for (const listener of listeners) await listener.stop()
@@ -193,7 +193,7 @@ describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local serv
   beforeAll(async () => {
     service = await startService({ WEBHOOK_ALLOW_PRIVATE: "true" })
     receiver = await startReceiver()
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await receiver?.close()
