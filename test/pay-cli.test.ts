@@ -65,7 +65,7 @@ describe("npm run pay", () => {
   }, 60_000)
 
   it("--deposit pays through the payment's deposit address with a plain transfer, which the watcher credits", async () => {
-    const rpcUrl = /Local chain eip155:31337 at (http:\/\/\S+)/.exec(service.output())?.[1]
+    const rpcUrl = /Local chain eip155:31337 at (http:\/\/[\d.]+:\d+)/.exec(service.output())?.[1]
     expect(rpcUrl).toBeDefined()
     const paymentId = await createPayment(service, "1050", "order-deposit")
 
