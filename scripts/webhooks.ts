@@ -117,7 +117,8 @@ if (command === "trigger") {
     try {
       response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { "api-key": apiKey, "content-type": "application/json", ...headers },
+        // The gateway's calls identify a wallet app (App-Id), never the partner: one or the other.
+        headers: { ...("app-id" in headers ? {} : { "api-key": apiKey }), "content-type": "application/json", ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
     } catch (error) {

@@ -184,7 +184,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
       expect(lines, args.join(" ")).toHaveLength(1)
       expect(lines[0], args.join(" ")).toContain(message)
     }
-  }, 60_000)
+  }, 180_000)
 })
 
 describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local service)", () => {
