@@ -79,7 +79,7 @@ describe("npm run pay", () => {
     expect(paid.stderr).not.toContain("→")
     expect(paid.code).toBe(0)
     expect(paid.stdout).toMatch(/1\. deposit address on eip155:31337\n {3}send \d+ base units of TUSDC \(eip155:31337\/erc20:0x[0-9a-fA-F]{40}\) to 0x[0-9a-fA-F]{40}\n/)
-    expect(paid.stdout).toMatch(/3\. transfer from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 through http:\S+\n {3}0x[0-9a-f]{64}\n/)
+    expect(paid.stdout).toMatch(/2\. transfer from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 through http:\S+\n {3}0x[0-9a-f]{64}\n/)
     expect(paid.stdout.trim().endsWith("succeeded")).toBe(true)
     const payment = (await service.partner("GET", `/v1/payments/${paymentId}`)).json
     expect(payment.status).toBe("succeeded")
