@@ -5,14 +5,18 @@
  * the payment's options for one account, submits the buyer's data when the option asks for it
  * (as the data collection page does: `POST …/collect-data`), runs the option's actions with the account's
  * key (default: anvil's well-known account #1, which holds
- * 1,000,000 test tokens), confirms, and follows the status until it is final. Each step prints
- * what it sends and gets; every mistake is one line on stderr.
+ * 1,000,000 test tokens), confirms, and follows the status until it is final. With `--deposit` it
+ * pays as a buyer sending from an exchange does instead: asks for the payment's deposit address
+ * (the option the checkout shows first) and sends the amount there in a plain token transfer,
+ * which the chain watcher credits. Each step prints what it sends and gets; every mistake is one
+ * line on stderr.
  */
 import { readFileSync } from "node:fs"
 import { Chain } from "@paygate/adapters"
 import { createPublicClient, createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
+import { sendDeposit } from "./DepositTransfer.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -21,6 +25,8 @@ const usage = `Usage: npm run pay -- <paymentId> --app-id <app_…> [options]
        npm run pay -- <x402Url> [--key 0x…]
 
 Pays a sandbox payment as a wallet would: options, buyer data when asked, sign, confirm, status.
+With --deposit, as a buyer paying from an exchange: a plain token transfer to the payment's
+deposit address, credited once the chain watcher sees it.
 
 Options:
   --app-id ID            the wallet app's public App-Id (required; printed by npm start)
@@ -29,7 +35,9 @@ Options:
   --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
   --asset SYMBOL         pay with this token's option, e.g. TUSDT (Permit2), TEURC or TETH (the local chain's
                          ether); default: the first signed option (TUSDC, or TEURC for EUR)
-  --rpc URL              the chain's RPC for the option's transactions (default: http://127.0.0.1:8545)
+  --deposit              pay through the payment's deposit address instead of signing
+  --rpc-url URL          the chain's RPC for transactions and --deposit (default: http://127.0.0.1:8545, the local
+                         chain; npm start prints its address when it moved)
   -h, --help             this text
 
 Buyer data, for payments at or above the partner's data-collection threshold (1000.00 by default):
@@ -65,7 +73,8 @@ const parsed = parseCommandLine({
   url: { type: "string", default: "http://localhost:3000" },
   chain: { type: "string", default: "eip155:31337" },
   asset: { type: "string" },
-  rpc: { type: "string", default: "http://127.0.0.1:8545" },
+  deposit: { type: "boolean" },
+  "rpc-url": { type: "string", default: "http://127.0.0.1:8545" },
   "buyer-data": { type: "string" },
   ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
   help: { type: "boolean", short: "h" }
@@ -160,6 +169,42 @@ const call = async (method: string, path: string, body?: unknown): Promise<any> 
 let step = 0
 const say = (line: string) => console.log(`${++step}. ${line}`)
 
+/** Follows the status from `current` until it is final; exits 0 when the payment succeeded. */
+const follow = async (current: { status: string; isFinal: boolean }): Promise<never> => {
+  say("follow the status")
+  let status = current
+  while (!status.isFinal) {
+    status = await call("GET", "/status?maxPollMs=10000")
+    console.log(`   ${status.status}`)
+  }
+  return process.exit(status.status === "succeeded" ? 0 : 1)
+}
+
+if (values.deposit === true) {
+  if (buyerData !== undefined) fail("--deposit sends no buyer data: a payment that needs it is paid by signing (leave out --deposit)", 2)
+  const rpcUrl = (() => {
+    try {
+      return new URL(text("rpc-url")!).href
+    } catch {
+      return fail(`--rpc-url ${JSON.stringify(text("rpc-url"))} is not a URL (e.g. http://127.0.0.1:8545)`, 2)
+    }
+  })()
+  say(`deposit address on ${text("chain")}`)
+  const offers = (await call("POST", "/deposit")).options as Array<any>
+  const offer = offers.find((o) => o.network === text("chain"))
+  if (offer === undefined) {
+    fail(offers.length === 0
+      ? "This payment has no deposit address: no network has a deposit factory, or it needs the buyer's data (pay it without --deposit)"
+      : `No deposit address on ${text("chain")}; the payment offers ${offers.map((o) => o.network).join(", ")} (--chain)`)
+  }
+  console.log(`   send ${offer.amount.value} base units of ${offer.amount.display.assetSymbol} (${offer.asset}) to ${offer.address}`)
+  say(`transfer from ${wallet.address} through ${rpcUrl}`)
+  const sent = await sendDeposit(offer, wallet, rpcUrl)
+  if ("problem" in sent) fail(sent.problem)
+  console.log(`   ${(sent as { hash: string }).hash}`)
+  await follow(await call("GET", "/status"))
+}
+
 const account = `${text("chain")}:${wallet.address}`
 // By default a signed option: EIP-3009, or Permit2 (its approve transactions before the signature).
 const isSigned = (o: any) => o.actions.at(-1)?.data?.method === "eth_signTypedData_v4"
@@ -203,14 +248,14 @@ async function sign(action: any) {
 }
 async function sendTransaction(action: any): Promise<string> {
   const [tx] = action.data.params as [{ to: Hex; value?: Hex; data?: Hex }]
-  say(`send the transaction to ${tx.to} from ${wallet.address} (${text("rpc")})`)
+  say(`send the transaction to ${tx.to} from ${wallet.address} (${text("rpc-url")})`)
   try {
-    const sender = createWalletClient({ account: wallet, transport: http(text("rpc")) })
+    const sender = createWalletClient({ account: wallet, transport: http(text("rpc-url")) })
     const hash = await sender.sendTransaction({ chain: null, to: tx.to, value: BigInt(tx.value ?? "0x0"), ...(tx.data === undefined ? {} : { data: tx.data }) })
-    await createPublicClient({ transport: http(text("rpc")) }).waitForTransactionReceipt({ hash, pollingInterval: 200 })
+    await createPublicClient({ transport: http(text("rpc-url")) }).waitForTransactionReceipt({ hash, pollingInterval: 200 })
     return hash
   } catch (error) {
-    return fail(`The transaction was not sent (${(error as Error).message.split("\n")[0]}): is --rpc the payment's chain?`)
+    return fail(`The transaction was not sent (${(error as Error).message.split("\n")[0]}): is --rpc-url the payment's chain?`)
   }
 }
 
@@ -221,11 +266,4 @@ const confirmed = await call("POST", "/confirm", {
   collectedData: null
 })
 console.log(`   ${confirmed.status}`)
-
-say("follow the status")
-let status = confirmed
-while (!status.isFinal) {
-  status = await call("GET", "/status?maxPollMs=10000")
-  console.log(`   ${status.status}`)
-}
-process.exit(status.status === "succeeded" ? 0 : 1)
+await follow(confirmed)

@@ -1,37 +1,53 @@
 /**
- * `npm run webhooks -- listen --forward-to <url>` (also `npm run listen -- …`) and
- * `npm run webhooks -- test <endpointId>`; `--help` lists the options.
+ * `npm run webhooks -- listen [--forward-to <url>]` (also `npm run listen -- …`),
+ * `npm run webhooks -- test <endpointId>` and `npm run webhooks -- trigger <type>`; `--help` lists
+ * the options.
  *
  * `listen` receives a partner's webhooks on a developer's machine without registering a private
  * address: it reads the partner's events through the API (`GET /v1/events`, so it works against a
  * remote service too and the SSRF guard stays closed), signs each like a delivery (Standard
  * Webhooks) with a secret it prints, forwards it to the local URL and prints what the receiver
- * answered. `test` asks the service to send a signed `webhook.test` event to a registered endpoint
- * (`POST /v1/webhooks/{id}/test`) and prints the receiver's answer.
+ * answered; a refused forward (an answer other than 2xx, or no answer) is retried like a real
+ * delivery. Without `--forward-to` it prints each event itself. `test` asks the service to send a
+ * signed `webhook.test` event to a registered endpoint (`POST /v1/webhooks/{id}/test`) and prints
+ * the receiver's answer. `trigger` makes the sandbox emit an event of a type (see Trigger.ts).
  */
 import { createHmac } from "node:crypto"
 import { PaymentEventType } from "@paygate/domain"
 import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
 import { askSecret, fail, parseCommandLine } from "./CommandLine.ts"
+import { trigger, type TriggerType, triggerTypes, untriggerable } from "./Trigger.ts"
+
+/** Attempts of one forward `listen` makes before it gives up on it. */
+const maxAttempts = 8
 
 const usage = `Usage:
-  npm run webhooks -- listen --forward-to <url> [options]   (or: npm run listen -- --forward-to <url>)
+  npm run webhooks -- listen [--forward-to <url>] [options]   (or: npm run listen -- …)
   npm run webhooks -- test <endpointId> [options]
+  npm run webhooks -- trigger <type> [options]
 
 listen: forwards the partner's new events (of the API key's mode) to a local URL as they happen,
 signed like real deliveries with the secret it prints; prints each one and the receiver's answer.
+A forward the receiver refuses (not 2xx, or no answer) is retried after 1, 2, 4… s (at most 30 s
+apart, ${maxAttempts} attempts in all). Without --forward-to, prints each event's JSON instead.
 test: the service sends a signed webhook.test event to a registered endpoint and reports the answer.
+trigger: makes the sandbox emit an event of <type> for real (a sandbox key only): it creates a
+payment of the key's partner and takes it where that event happens, so every registered endpoint
+and every listener gets it. Types: ${triggerTypes.join(", ")}.
 
 The partner's secret key is read from $PAYGATE_API_KEY, else asked for on the terminal; never
 from the command line, where every user of the machine could read it (ps).
 
 Options:
   --url URL              the service (default: $PAYGATE_URL, else http://localhost:3000)
-  --forward-to URL       listen: where to POST each event
+  --forward-to URL       listen: where to POST each event (without it: print them)
   --events a,b           listen: only these types (e.g. payment.succeeded,payment.failed)
   --secret whsec_…       listen: sign with this secret (default: one derived from the API key,
                          the same on every run with that key)
   --interval-ms N        listen: pause between two reads of the events (default 1000)
+  --merchant mer_…       trigger: the merchant of the payment (default: the partner's first)
+  --app-id app_…         trigger: a wallet app's App-Id, to pay (payment.processing, .succeeded)
+  --rpc-url URL          trigger: the local chain's RPC, to pay (default http://127.0.0.1:8545)
   -h, --help             this text`
 
 const parsed = parseCommandLine({
@@ -42,6 +58,9 @@ const parsed = parseCommandLine({
   events: { type: "string" },
   secret: { type: "string" },
   "interval-ms": { type: "string" },
+  merchant: { type: "string" },
+  "app-id": { type: "string" },
+  "rpc-url": { type: "string" },
   help: { type: "boolean", short: "h" }
 }, "npm run webhooks -- --help")
 const { values, positionals } = parsed
@@ -61,8 +80,15 @@ const validUrl = (name: string, text: string) => {
 }
 
 const [command, ...rest] = positionals
-if (command !== "listen" && command !== "test") {
-  fail(command === undefined ? `Missing the command: listen or test\n\n${usage}` : `Unknown command ${JSON.stringify(command)}: listen or test (--help)`, 2)
+if (command !== "listen" && command !== "test" && command !== "trigger") {
+  fail(command === undefined ? `Missing the command: listen, test or trigger\n\n${usage}` : `Unknown command ${JSON.stringify(command)}: listen, test or trigger (--help)`, 2)
+}
+if (command === "trigger") {
+  const [type, ...extra] = rest
+  if (type === undefined) fail(`Missing the event type: npm run webhooks -- trigger <type> (${triggerTypes.join(", ")})`, 2)
+  if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])} (--help)`, 2)
+  if (untriggerable[type!] !== undefined) fail(`${type} cannot be triggered: ${untriggerable[type!]}`, 2)
+  if (!(triggerTypes as ReadonlyArray<string>).includes(type!)) fail(`${JSON.stringify(type)} is not an event type that can be triggered (${triggerTypes.join(", ")})`, 2)
 }
 if (values["api-key"] !== undefined) {
   fail("--api-key is refused: a key on the command line is visible to every user of this machine (ps); set PAYGATE_API_KEY or type the key when asked", 2)
@@ -82,6 +108,34 @@ const explain = (error: unknown): string => {
 
 const time = () => new Date().toISOString().slice(11, 19)
 
+if (command === "trigger") {
+  // Real payments, so never with a live key: the sandbox's only use test networks.
+  if (!apiKey.startsWith("sk_test_")) fail("trigger creates and pays real payments: it takes a sandbox key (sk_test_…) only", 2)
+  const rpcUrl = validUrl("--rpc-url", values["rpc-url"] ?? "http://127.0.0.1:8545")
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    let response: Response
+    try {
+      response = await fetch(`${baseUrl}${path}`, {
+        method,
+        // The gateway's calls identify a wallet app (App-Id), never the partner: one or the other.
+        headers: { ...("app-id" in headers ? {} : { "api-key": apiKey }), "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+    } catch (error) {
+      return fail(explain(error))
+    }
+    const json: any = await response.json().catch(() => ({}))
+    if (!response.ok) return fail(`${method} ${path.split("?")[0]} → ${response.status} ${json.code}: ${json.message}`)
+    return json
+  }
+  const type = rest[0] as TriggerType
+  const input = { type, baseUrl, apiKey, merchantId: values.merchant, appId: values["app-id"], rpcUrl, say: (line: string) => console.log(`${time()}  ${line}`) }
+  const result = await trigger(input, call)
+  if ("problem" in result) fail(result.problem)
+  console.log(`${time()}  ${type} emitted: ${(result as { eventId: string }).eventId} (sent to the partner's endpoints and listeners)`)
+  process.exit(0)
+}
+
 if (command === "test") {
   const [endpointId, ...extra] = rest
   if (endpointId === undefined) fail("Missing the endpoint id: npm run webhooks -- test <whe_…>", 2)
@@ -94,7 +148,7 @@ if (command === "test") {
 
 // listen
 if (rest.length > 0) fail(`Unexpected argument ${JSON.stringify(rest[0])} (--help)`, 2)
-const forwardTo = validUrl("--forward-to", values["forward-to"] ?? fail("Missing --forward-to <url>: where to send the events", 2))
+const forwardTo = values["forward-to"] === undefined ? undefined : validUrl("--forward-to", values["forward-to"])
 const types = values.events === undefined ? undefined : new Set(values.events.split(",").map((t) => t.trim()).filter((t) => t !== ""))
 const unknownType = [...(types ?? [])].find((type) => !(PaymentEventType.literals as ReadonlyArray<string>).includes(type))
 if (unknownType !== undefined) fail(`--events: ${JSON.stringify(unknownType)} is not an event type (${PaymentEventType.literals.join(", ")})`, 2)
@@ -123,13 +177,22 @@ const newEvents = async (): Promise<Array<Event>> => {
   return found.reverse()
 }
 
-const forward = async (event: Event) => {
+const labelOf = (event: Event) => `${time()}  ${event.type.padEnd(18)} ${event.id}  ${event.data.payment.paymentId}`
+
+/** Forwards made and refused, waiting for their next attempt. */
+const retries = new Map<string, { readonly event: Event; readonly attempt: number; readonly dueAt: number }>()
+
+// A refused forward is tried again like a gateway delivery (1, 2, 4… s apart, at most 30 s), so a
+// receiver that was down or failed while being edited still gets the event; signed anew each time.
+const forward = async (target: string, event: Event, attempt: number) => {
   const body = JSON.stringify(event)
   const headers = await signWebhook(secret, event.id, Math.floor(Date.now() / 1000), body)
   const started = performance.now()
-  const label = `${time()}  ${event.type.padEnd(18)} ${event.id}  ${event.data.payment.paymentId}`
+  const label = `${labelOf(event)}${attempt > 1 ? ` (attempt ${attempt})` : ""}`
+  let outcome: string
+  let delivered = false
   try {
-    const response = await fetch(forwardTo, {
+    const response = await fetch(target, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json", "user-agent": "paygate-webhooks-listen/1" },
       body,
@@ -137,18 +200,32 @@ const forward = async (event: Event) => {
       signal: AbortSignal.timeout(15_000)
     })
     await response.body?.cancel()
-    console.log(`${label}  → ${response.status} (${Math.round(performance.now() - started)} ms)`)
+    delivered = response.status >= 200 && response.status < 300
+    outcome = `${response.status} (${Math.round(performance.now() - started)} ms)`
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
-    console.log(`${label}  → not delivered: ${cause}`)
+    outcome = `not delivered: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name}`
   }
+  retries.delete(event.id)
+  if (delivered) return console.log(`${label}  → ${outcome}`)
+  if (attempt >= maxAttempts) return console.log(`${label}  → ${outcome}; gave up after ${attempt} attempts`)
+  const delayMs = Math.min(1_000 * 2 ** (attempt - 1), 30_000)
+  retries.set(event.id, { event, attempt: attempt + 1, dueAt: Date.now() + delayMs })
+  console.log(`${label}  → ${outcome}; retrying in ${delayMs / 1000} s`)
 }
+
+/** Without a forward address: the event's line, then its JSON as a receiver would get it. */
+const print = (event: Event) => console.log(`${labelOf(event)}\n${JSON.stringify(event)}`)
 
 // The events before this start are not forwarded (redeliver one with POST /v1/events/{id}/redeliver
 // to an endpoint, or start listening before causing it).
 for (const event of await newEvents().catch((error: unknown) => fail(explain(error)))) seen.add(event.id)
-console.log(`Ready: forwarding ${types === undefined ? "every event" : [...types].join(", ")} of this key's partner to ${forwardTo}`)
-console.log(`Webhook signing secret: ${secret}`)
+const which = types === undefined ? "every event" : [...types].join(", ")
+if (forwardTo === undefined) {
+  console.log(`Ready: printing ${which} of this key's partner (--forward-to <url> to send them to a receiver)`)
+} else {
+  console.log(`Ready: forwarding ${which} of this key's partner to ${forwardTo}`)
+  console.log(`Webhook signing secret: ${secret}`)
+}
 console.log("(Ctrl-C to stop)")
 process.on("SIGINT", () => process.exit(0))
 process.on("SIGTERM", () => process.exit(0))
@@ -169,7 +246,13 @@ for (;;) {
   }
   for (const event of events) {
     seen.add(event.id)
-    if (types === undefined || types.has(event.type)) await forward(event)
+    if (types !== undefined && !types.has(event.type)) continue
+    if (forwardTo === undefined) print(event)
+    else await forward(forwardTo, event, 1)
+  }
+  if (forwardTo !== undefined) {
+    const now = Date.now()
+    for (const retry of [...retries.values()].filter((r) => r.dueAt <= now)) await forward(forwardTo, retry.event, retry.attempt)
   }
   // A read looks back 1,000 events at most: older ids need not be remembered.
   for (const id of seen) {

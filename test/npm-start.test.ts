@@ -158,8 +158,16 @@ describe("npm start, as a newcomer meets it", () => {
     })
     expect(plainHttp.status).toBe(200)
     expect(plainHttp.headers.get("paygate-warning")).toBe(
-      "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
+      "Redirect disabled for this payment: checkout.successUrl is not an HTTPS or local URL; the checkout shows its own result pages (both URLs must be HTTPS, or http://localhost or http://127.0.0.1 in the sandbox, to redirect)."
     )
+    // A developer's own shop on this machine: a sandbox payment returns there over plain HTTP.
+    const local = await create({
+      amount: { unit: "iso4217/USD", value: "1050" },
+      referenceId: "local-shop",
+      checkout: { successUrl: "http://localhost:5173/thanks", errorUrl: "http://127.0.0.1:5173/sorry" }
+    })
+    expect(local.status).toBe(200)
+    expect(local.headers.get("paygate-warning")).toBeNull()
     const https = await create({
       amount: { unit: "iso4217/USD", value: "1050" },
       referenceId: "https",

@@ -14,7 +14,7 @@ describe("npm run pay", () => {
   beforeAll(async () => {
     service = await startService()
     dir = await mkdtemp(join(tmpdir(), "paygate-pay-"))
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await service?.stop()
@@ -68,17 +68,38 @@ describe("npm run pay", () => {
     const rpc = /Local chain eip155:31337 at (http:\/\/\S+):/.exec(service.output())?.[1]
     expect(rpc).toBeDefined()
     const first = await createPayment(service, "1050", "order-usdt-1")
-    const paid = await pay(first, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc", rpc!)
+    const paid = await pay(first, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc-url", rpc!)
     expect(paid.stderr).not.toContain("→")
     expect(paid.code).toBe(0)
     expect(paid.stdout).toContain("TUSDT")
     expect(paid.stdout).toMatch(/2\. send the transaction to .*\n\s+0x[0-9a-f]{64}\n3\. sign the PermitTransferFrom typed data/)
     expect(await merchantStatus(first)).toBe("succeeded")
     const second = await createPayment(service, "1050", "order-usdt-2")
-    const again = await pay(second, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc", rpc!)
+    const again = await pay(second, "--app-id", service.appId, "--url", service.url, "--asset", "TUSDT", "--rpc-url", rpc!)
     expect(again.code).toBe(0)
     expect(again.stdout).not.toContain("send the transaction")
     expect(await merchantStatus(second)).toBe("succeeded")
+  }, 90_000)
+
+  it("--deposit pays through the payment's deposit address with a plain transfer, which the watcher credits", async () => {
+    const rpcUrl = /Local chain eip155:31337 at (http:\/\/[\d.]+:\d+)/.exec(service.output())?.[1]
+    expect(rpcUrl).toBeDefined()
+    const paymentId = await createPayment(service, "1050", "order-deposit")
+
+    // The node must be the option's network: one line, nothing sent.
+    const unreachable = await pay(paymentId, "--deposit", "--app-id", service.appId, "--url", service.url, "--rpc-url", "http://127.0.0.1:9")
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.stderr).toContain("cannot reach the chain at http://127.0.0.1:9/")
+    expect(await merchantStatus(paymentId)).toBe("requires_action")
+
+    const paid = await pay(paymentId, "--deposit", "--app-id", service.appId, "--url", service.url, "--rpc-url", rpcUrl!)
+    expect(paid.stderr).not.toContain("→")
+    expect(paid.code).toBe(0)
+    expect(paid.stdout).toMatch(/1\. deposit address on eip155:31337\n {3}send \d+ base units of TUSDC \(eip155:31337\/erc20:0x[0-9a-fA-F]{40}\) to 0x[0-9a-fA-F]{40}\n/)
+    expect(paid.stdout).toMatch(/2\. transfer from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 through http:\S+\n {3}0x[0-9a-f]{64}\n/)
+    expect(paid.stdout.trim().endsWith("succeeded")).toBe(true)
+    const payment = (await service.partner("GET", `/v1/payments/${paymentId}`)).json
+    expect(payment.status).toBe("succeeded")
   }, 90_000)
 
   it("prints its usage with --help and one clear line for each bad argument", async () => {
@@ -95,6 +116,8 @@ describe("npm run pay", () => {
       [["order-1", "--app-id", "app_x"], "\"order-1\" is not a payment id"],
       [["pay_x", "--app-id", "app_x", "--key", "0x12"], "--key must be a private key"],
       [["pay_x", "--app-id", "app_x", "--url", "localhost"], "--url \"localhost\" is not a URL"],
+      [["pay_x", "--app-id", "app_x", "--deposit", "--rpc-url", "nowhere"], "--rpc-url \"nowhere\" is not a URL"],
+      [["pay_x", "--app-id", "app_x", "--deposit", "--full-name", "Ada"], "--deposit sends no buyer data"],
       [["pay_x", "--app-id", "app_x", "--buyer-data", join(dir, "missing.json")], "cannot read"],
       [["pay_x", "--app-id", "app_x", "--url", "http://127.0.0.1:9"], "Cannot reach http://127.0.0.1:9"],
       [["pay_missing", "--app-id", service.appId, "--url", service.url], "POST /options → 404 payment_not_found"]
@@ -106,5 +129,5 @@ describe("npm run pay", () => {
       expect(lines, args.join(" ")).toHaveLength(1)
       expect(lines[0], args.join(" ")).toContain(message)
     }
-  }, 60_000)
+  }, 300_000)
 })

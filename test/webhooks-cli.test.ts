@@ -22,7 +22,9 @@ const startReceiver = async () => {
     request.on("data", (chunk) => (body += chunk))
     request.on("end", () => {
       received.push({ path: request.url ?? "", headers: request.headers, body })
-      response.writeHead(request.url === "/broken" ? 500 : 204).end()
+      // /flaky refuses its first two requests, as a receiver being edited does.
+      const flakyRefusal = request.url === "/flaky" && received.filter((r) => r.path === "/flaky").length <= 2
+      response.writeHead(request.url === "/broken" || flakyRefusal ? 500 : 204).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -69,7 +71,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
   beforeAll(async () => {
     service = await startService()
     receiver = await startReceiver()
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     for (const listener of listeners) await listener.stop()
@@ -120,13 +122,50 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
     expect(filtered.map((r) => (hook.verify(r.body, r.headers as Record<string, string>) as any).type)).toEqual(["payment.succeeded"])
   }, 90_000)
 
+  it("npm run listen retries a forward the receiver refused, until it accepts it", async () => {
+    const flaky = listen(["--forward-to", `${receiver.url}/flaky`, "--url", service.url, "--interval-ms", "200"], service.apiKey)
+    listeners.push(flaky)
+    await waitFor("the flaky listener", () => (flaky.output().includes("Ready:") ? true : undefined))
+    const paymentId = await createPayment(service, "1050", "flaky-receiver")
+    const created = await waitFor("three attempts at payment.created", () => {
+      const hits = receiver.received.filter((r) => r.path === "/flaky" && r.body.includes(paymentId))
+      return hits.length >= 3 ? hits : undefined
+    })
+    // The same event each time, signed anew; the receiver's third answer (204) ends it.
+    expect(new Set(created.map((r) => JSON.parse(r.body).id)).size).toBe(1)
+    expect(created.map((r) => r.headers["webhook-id"])).toEqual(Array(3).fill(JSON.parse(created[0]!.body).id))
+    await waitFor("the accepted attempt's line", () => (/\(attempt 3\)  → 204/.test(flaky.output()) ? true : undefined))
+    expect(flaky.output()).toMatch(new RegExp(`payment\\.created\\s+evt_\\w+  ${paymentId}  → 500 \\(\\d+ ms\\); retrying in 1 s`))
+    expect(flaky.output()).toMatch(/\(attempt 2\)  → 500 \(\d+ ms\); retrying in 2 s/)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(receiver.received.filter((r) => r.path === "/flaky" && r.body.includes(paymentId))).toHaveLength(3)
+  }, 60_000)
+
+  it("npm run listen without --forward-to prints each event itself", async () => {
+    const printer = listen(["--url", service.url, "--interval-ms", "200", "--events", "payment.created"], service.apiKey)
+    listeners.push(printer)
+    await waitFor("the printing listener", () => (printer.output().includes("Ready:") ? true : undefined))
+    expect(printer.output()).toContain("Ready: printing payment.created of this key's partner (--forward-to <url> to send them to a receiver)")
+    expect(printer.output()).not.toContain("Webhook signing secret")
+    const paymentId = await createPayment(service, "1050", "printed")
+    const json = await waitFor("the printed event", () => printer.output().split("\n").find((line) => line.startsWith("{") && line.includes(paymentId)))
+    expect(JSON.parse(json)).toMatchObject({ type: "payment.created", data: { payment: { paymentId } } })
+    expect(printer.output()).toMatch(new RegExp(`payment\\.created\\s+evt_\\w+  ${paymentId}\\n\\{`))
+  }, 60_000)
+
   it("says in one line what is wrong with its arguments or credentials", async () => {
     const help = await npm(["run", "webhooks", "--", "--help"])
     expect(help.code).toBe(0)
-    expect(help.stdout).toContain("npm run webhooks -- listen --forward-to <url> [options]")
+    expect(help.stdout).toContain("npm run webhooks -- listen [--forward-to <url>] [options]")
+    expect(help.stdout).toContain("npm run webhooks -- trigger <type> [options]")
     const cases: Array<[Array<string>, string, string]> = [
       [["run", "webhooks", "--", "send"], service.apiKey, "Unknown command \"send\""],
-      [["run", "listen", "--"], service.apiKey, "Missing --forward-to <url>"],
+      [["run", "webhooks", "--", "trigger"], service.apiKey, "Missing the event type"],
+      [["run", "webhooks", "--", "trigger", "payment.paid"], service.apiKey, "\"payment.paid\" is not an event type that can be triggered"],
+      [["run", "webhooks", "--", "trigger", "payment.expired"], service.apiKey, "payment.expired cannot be triggered: a payment expires when its lifetime"],
+      // Real payments: never with a live key, whatever else is given.
+      [["run", "webhooks", "--", "trigger", "payment.created", "--url", service.url], "sk_live_someone", "it takes a sandbox key (sk_test_…) only"],
+      [["run", "webhooks", "--", "trigger", "payment.succeeded", "--url", service.url], service.apiKey, "payment.succeeded pays a payment: give a wallet app's --app-id"],
       [["run", "listen", "--", "--forward-to", "nowhere"], "k", "--forward-to \"nowhere\" is not an http(s) URL"],
       [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--events", "payment.succeded"], "k", "--events: \"payment.succeded\" is not an event type"],
       [["run", "listen", "--", "--forward-to", `${receiver.url}/x`, "--url", service.url], "sk_test_nobody", "401 invalid_api_key"],
@@ -145,7 +184,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
       expect(lines, args.join(" ")).toHaveLength(1)
       expect(lines[0], args.join(" ")).toContain(message)
     }
-  }, 60_000)
+  }, 180_000)
 })
 
 describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local service)", () => {
@@ -155,7 +194,7 @@ describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local serv
   beforeAll(async () => {
     service = await startService({ WEBHOOK_ALLOW_PRIVATE: "true" })
     receiver = await startReceiver()
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await receiver?.close()
@@ -184,4 +223,35 @@ describe("a test event for an endpoint (WEBHOOK_ALLOW_PRIVATE=true, a local serv
     expect(JSON.parse(failed.stdout.split("\n")[0]!)).toMatchObject({ delivered: false, statusCode: 500, error: "HTTP 500" })
     expect(failed.stderr).toContain(`${broken.id} did not accept the test event: HTTP 500`)
   }, 60_000)
+
+  it("npm run webhooks -- trigger <type> makes the sandbox send a real event of that type to the registered endpoints", async () => {
+    const endpoint = (await service.partner("POST", "/v1/webhooks", { url: `${receiver.url}/triggered` })).json
+    const hook = new Webhook(endpoint.secret)
+    const rpcUrl = /Local chain eip155:31337 at (http:\/\/[\d.]+:\d+)/.exec(service.output())![1]!
+    const trigger = (type: string, ...args: Array<string>) =>
+      npm(["run", "-s", "webhooks", "--", "trigger", type, "--url", service.url, ...args], { PAYGATE_API_KEY: service.apiKey })
+    const delivered = (type: string) =>
+      waitFor(`a delivered ${type}`, () => {
+        const events = receiver.received.filter((r) => r.path === "/triggered").map((r) => hook.verify(r.body, r.headers as Record<string, string>) as any)
+        return events.find((event) => event.type === type)
+      }, 60_000)
+
+    for (const [type, args] of [
+      ["payment.cancelled", []],
+      ["payment.succeeded", ["--app-id", service.appId, "--rpc-url", rpcUrl]],
+      ["payment.transfer_received", ["--app-id", service.appId, "--rpc-url", rpcUrl]]
+    ] as const) {
+      const result = await trigger(type, ...args)
+      expect(result.stderr, type).toBe("")
+      expect(result.code, type).toBe(0)
+      const eventId = new RegExp(`${type.replace(".", "\\.")} emitted: (evt_\\w+)`).exec(result.stdout)?.[1]
+      expect(eventId, result.stdout).toBeDefined()
+      const event = await delivered(type)
+      expect(event.id).toBe(eventId)
+      // A payment of the key's own partner and merchant, created for it.
+      const payment = (await service.partner("GET", `/v1/payments/${event.data.payment.paymentId}`)).json
+      expect(payment.merchantId).toBe(service.merchantId)
+      expect(payment.referenceId).toMatch(new RegExp(`^trigger-${type.replace(".", "\\.")}-\\d+$`))
+    }
+  }, 180_000)
 })

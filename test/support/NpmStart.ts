@@ -116,7 +116,8 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
     await rm(join(dataDir, ".."), { recursive: true, force: true })
   }
   try {
-    await waitForOutput(started, "paygate is listening")
+    // A loaded machine (a whole suite, other work) can take minutes to start the embedded database.
+    await waitForOutput(started, "paygate is listening", 240_000)
     const admin = async (...args: Array<string>) => {
       const result = await npm(["run", "-s", "admin", "--", ...args], serviceEnv)
       if (result.code !== 0) throw new Error(`npm run admin ${args.join(" ")}: ${result.stderr}`)

@@ -35,6 +35,7 @@ import * as Migrations from "./Migrations.ts"
 import * as PooledRandom from "./PooledRandom.ts"
 import * as Pricing from "./pricing/index.ts"
 import * as SqlChainWork from "./SqlChainWork.ts"
+import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
 import * as SqlPayoutWork from "./SqlPayoutWork.ts"
@@ -178,7 +179,11 @@ export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, ReceiptRefund
  * (`DATABASE_URL`, else the embedded PGlite, through the running service's socket when it runs:
  * `Database.layerForOperator`).
  */
-export const operator = Layer.mergeAll(CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer)), operatorRetries).pipe(
+export const operator = Layer.mergeAll(
+  CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer)),
+  Merchants.layer.pipe(Layer.provide(Layer.mergeAll(SqlMerchantRepository.layer, IdGenerator.layer))),
+  operatorRetries
+).pipe(
   Layer.provide(SecureRandom.layerWebCrypto),
   Layer.provideMerge(Database.layerForOperator)
 )

@@ -18,14 +18,21 @@ export const isConfigured: Effect.Effect<boolean, Config.ConfigError> = Effect.g
   return Option.isSome(networks.names) || Option.isSome(yield* Configuration.chains)
 })
 
-/** The named networks of `PAYGATE_NETWORKS`, checked at start. */
-const fromNetworks = (configured: Configuration.NetworksConfig, names: string) =>
+/** The named networks of `PAYGATE_NETWORKS` and their chains, not checked against the chains yet. */
+export const namedNetworks = (configured: Configuration.NetworksConfig, names: string) =>
   Effect.gen(function*() {
     const { networks, settings } = yield* settingsFor(configured, names)
     // Everything the operator gave was checked above; the decoder's message could repeat values (keys, URLs).
     const chains = yield* ChainConfig.decode(settings).pipe(
       Effect.mapError(() => new ChainConfig.ChainConfigError({ message: "PAYGATE_NETWORKS: the settings of the named networks are invalid." }))
     )
+    return { networks, chains }
+  })
+
+/** The named networks of `PAYGATE_NETWORKS`, checked at start. */
+const fromNetworks = (configured: Configuration.NetworksConfig, names: string) =>
+  Effect.gen(function*() {
+    const { networks, chains } = yield* namedNetworks(configured, names)
     yield* checkNetworks(chains, networks)
     return chains
   })

@@ -26,15 +26,25 @@ import * as TokenDomains from "./TokenDomains.ts"
 const zeroAddress = "0x0000000000000000000000000000000000000000"
 const zeroNonce = `0x${"00".repeat(32)}` as const
 
-/** Checks one named network; see the module documentation. */
-const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
+/** What the checks of one named network share: its settings, an RPC client, and how to fail. */
+const networkContext = (chains: Chains, network: Configuration.NetworkName) => {
+  const preset = presets[network]
+  const chainId = `eip155:${preset.chainNumber}`
+  const settings = chains.chains.get(chainId)!
+  const fail = (problem: string) => Effect.fail(new ChainConfigError({ message: `${network}: ${problem}` }))
+  const client = makeClient(settings.rpcUrl, { timeout: Duration.seconds(10) })
+  const executor = privateKeyToAddress(Redacted.value(settings.executorPrivateKey) as `0x${string}`)
+  return { preset, chainId, settings, fail, client, executor }
+}
+
+/**
+ * The RPC serves the network's chain id, and USDC is at the preset's address with a usable EIP-712
+ * domain and EIP-3009; answers the domain, as confirms use it.
+ */
+export const checkToken = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
-    const preset = presets[network]
-    const chainId = `eip155:${preset.chainNumber}`
-    const settings = chains.chains.get(chainId)!
+    const { chainId, client, fail, preset } = networkContext(chains, network)
     const variable = Configuration.rpcVariable(network)
-    const fail = (problem: string) => Effect.fail(new ChainConfigError({ message: `${network}: ${problem}` }))
-    const client = makeClient(settings.rpcUrl, { timeout: Duration.seconds(10) })
     const served = yield* rpc(chainId, "eth_chainId", () => client.getChainId()).pipe(
       Effect.catchTag("ChainRpcError", (error) => fail(`${variable} does not answer (${error.message}).`))
     )
@@ -55,25 +65,49 @@ const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
       client.readContract({ address: token, abi: eip3009TokenAbi, functionName: "authorizationState", args: [zeroAddress, zeroNonce] })).pipe(
         Effect.catchTag("ChainRpcError", () => fail(`the token at ${token} does not implement EIP-3009 (authorizationState).`))
       )
-    const executor = privateKeyToAddress(Redacted.value(settings.executorPrivateKey) as `0x${string}`)
+    return { chainId, token, domain }
+  })
+
+/** The executor has native currency for gas; answers its address and balance (wei). */
+export const checkExecutor = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, client, executor, fail } = networkContext(chains, network)
     const balance = yield* rpc(chainId, "eth_getBalance", () => client.getBalance({ address: executor })).pipe(
       Effect.catchTag("ChainRpcError", (error) => fail(`the executor's balance could not be read (${error.message}).`))
     )
     if (balance === 0n) return yield* fail(`the executor ${executor} has no native currency for gas: fund it before starting.`)
+    return { executor, balance }
+  })
+
+/**
+ * The configured deposit factory is a `DepositFactory` owned by the executor and sweeping to the
+ * collection address; answers it, `undefined` when none is configured.
+ */
+export const checkFactory = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, client, executor, fail, settings } = networkContext(chains, network)
     const factory = settings.depositFactory as Address | undefined
-    if (factory !== undefined) {
-      const factoryVariable = Configuration.depositFactoryVariable(network)
-      const read = (functionName: "owner" | "destination") =>
-        rpc(chainId, functionName, () => client.readContract({ address: factory, abi: DepositFactory.abi, functionName })).pipe(
-          Effect.catchTag("ChainRpcError", () => fail(`${factoryVariable}: ${factory} is not a DepositFactory (its ${functionName} could not be read).`))
-        )
-      const owner = yield* read("owner")
-      if (!sameAddress(owner, executor)) return yield* fail(`${factoryVariable}: the factory is owned by ${owner}, not by the executor ${executor}.`)
-      const destination = yield* read("destination")
-      if (!sameAddress(destination, settings.collectionAddress)) {
-        return yield* fail(`${factoryVariable}: the factory sweeps to ${destination}, not to the collection address ${settings.collectionAddress}.`)
-      }
+    if (factory === undefined) return undefined
+    const factoryVariable = Configuration.depositFactoryVariable(network)
+    const read = (functionName: "owner" | "destination") =>
+      rpc(chainId, functionName, () => client.readContract({ address: factory, abi: DepositFactory.abi, functionName })).pipe(
+        Effect.catchTag("ChainRpcError", () => fail(`${factoryVariable}: ${factory} is not a DepositFactory (its ${functionName} could not be read).`))
+      )
+    const owner = yield* read("owner")
+    if (!sameAddress(owner, executor)) return yield* fail(`${factoryVariable}: the factory is owned by ${owner}, not by the executor ${executor}.`)
+    const destination = yield* read("destination")
+    if (!sameAddress(destination, settings.collectionAddress)) {
+      return yield* fail(`${factoryVariable}: the factory sweeps to ${destination}, not to the collection address ${settings.collectionAddress}.`)
     }
+    return factory
+  })
+
+/** Checks one named network; see the module documentation. */
+const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, token, domain } = yield* checkToken(chains, network)
+    const { executor } = yield* checkExecutor(chains, network)
+    const factory = yield* checkFactory(chains, network)
     yield* Effect.logInfo(
       `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}` +
         (factory === undefined ? "" : `, deposit factory ${factory}`)

@@ -3,6 +3,7 @@ import { ParamsValidation } from "../errors/ApiErrors.ts"
 import { type CurrencyCode, currencyExponent, isPayableCurrency } from "../money/Currency.ts"
 import { maxMinorValue, parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"
+import type { Mode } from "../payment/Payment.ts"
 
 /** Validates a create request's amount: an ISO 4217 unit and a minor-unit value (API rules §9). */
 export const validateFiatAmount = Effect.fnUntraced(function*(amount: { readonly unit: string; readonly value: string }) {
@@ -35,17 +36,22 @@ const minorUnitsHint = (currency: CurrencyCode, whole: string, fraction: string)
 
 /**
  * Why a create's redirect was turned off, for the merchant to see: none when no `checkout` was
- * given or both URLs are HTTPS; else which URL is missing or not HTTPS (service-spec: redirecting
- * is then disabled and the checkout shows its own result views).
+ * given or both URLs are accepted; else which URL is missing or not accepted (service-spec:
+ * redirecting is then disabled and the checkout shows its own result views).
  */
 export const checkoutWarning = (
+  mode: Mode,
   checkout: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
 ): string | undefined => {
-  if (checkout === undefined || validateCheckout(checkout) !== null) return undefined
+  if (checkout === undefined || validateCheckout(mode, checkout) !== null) return undefined
+  const accepted = mode === "sandbox" ? "an HTTPS or local URL" : "an HTTPS URL"
   const problems = (["successUrl", "errorUrl"] as const)
-    .filter((field) => !isHttpsUrl(checkout[field]))
-    .map((field) => `checkout.${field} ${checkout[field] === undefined ? "is missing" : "is not an HTTPS URL"}`)
-  return `Redirect disabled for this payment: ${problems.join(" and ")}; the checkout shows its own result pages (both URLs must be HTTPS to redirect).`
+    .filter((field) => !isRedirectUrl(mode, checkout[field]))
+    .map((field) => `checkout.${field} ${checkout[field] === undefined ? "is missing" : `is not ${accepted}`}`)
+  const rule = mode === "sandbox"
+    ? "both URLs must be HTTPS, or http://localhost or http://127.0.0.1 in the sandbox, to redirect"
+    : "both URLs must be HTTPS to redirect"
+  return `Redirect disabled for this payment: ${problems.join(" and ")}; the checkout shows its own result pages (${rule}).`
 }
 
 /** `referenceId` is 1–255 characters (API rules §11). */
@@ -54,19 +60,26 @@ export const validateReferenceId = (referenceId: string): Effect.Effect<string, 
     ? Effect.succeed(referenceId)
     : Effect.fail(new ParamsValidation({ message: "referenceId must be 1 to 255 characters long." }))
 
-const isHttpsUrl = (text: string | undefined): text is string => {
+// A developer's own machine: sandbox payments may return there over plain HTTP, as test modes of
+// payment services allow; a live buyer is only ever sent to HTTPS.
+const localHosts = new Set(["localhost", "127.0.0.1"])
+
+const isRedirectUrl = (mode: Mode, text: string | undefined): text is string => {
   if (text === undefined || !URL.canParse(text)) return false
   const url = new URL(text)
-  return url.protocol === "https:" && url.hostname !== ""
+  if (url.protocol === "https:") return url.hostname !== ""
+  return mode === "sandbox" && url.protocol === "http:" && localHosts.has(url.hostname)
 }
 
 /**
- * The redirect targets, or `null` when either URL is missing or not a valid HTTPS URL: then
+ * The redirect targets, or `null` when either URL is missing or not accepted for the payment's
+ * mode (HTTPS; in the sandbox also http://localhost and http://127.0.0.1, any port and path): then
  * redirecting is disabled entirely and the portal shows generic terminal views (service-spec).
  */
 export const validateCheckout = (
+  mode: Mode,
   checkout: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
 ): { readonly successUrl: string; readonly errorUrl: string } | null =>
-  checkout !== undefined && isHttpsUrl(checkout.successUrl) && isHttpsUrl(checkout.errorUrl)
+  checkout !== undefined && isRedirectUrl(mode, checkout.successUrl) && isRedirectUrl(mode, checkout.errorUrl)
     ? { successUrl: checkout.successUrl, errorUrl: checkout.errorUrl }
     : null

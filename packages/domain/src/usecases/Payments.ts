@@ -131,7 +131,7 @@ export class Payments extends Context.Service<Payments, {
           })
         }
         const referenceId = yield* validateReferenceId(input.referenceId)
-        const redirect = validateCheckout(input.checkout)
+        const redirect = validateCheckout(input.mode, input.checkout)
         // Body rules first, then the merchant lookup (API rules §1 order); deleted merchants take no payments.
         const merchant = Schema.is(MerchantId)(input.merchantId)
           ? yield* merchants.findById(input.partnerId, input.mode, input.merchantId, input.merchantRead)
@@ -158,7 +158,7 @@ export class Payments extends Context.Service<Payments, {
           createdAt: millis,
           updatedAt: millis
         }, { disableChecks: true })
-        const warning = checkoutWarning(input.checkout)
+        const warning = checkoutWarning(input.mode, input.checkout)
         return new PaymentDraft(payment, warning === undefined ? [] : [warning], drafted)
       }, traced("Payments.prepare"))
 

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { errorCode } from "../../src/errors/ApiErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
-import type { Payment } from "../../src/payment/Payment.ts"
+import { CheckoutRedirect, type Payment } from "../../src/payment/Payment.ts"
 import { type IdempotencyLease, IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
 import { PayableCurrencies } from "../../src/ports/PayableCurrencies.ts"
 import { idempotencyLeaseMillis, layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
@@ -16,6 +16,11 @@ const store = makeMemoryStore()
 const layer = Payments.layer.pipe(
   Layer.provide(IdGenerator.layer),
   Layer.provide([layerMemory(store), oneMerchant("ptn_1" as PartnerId, "mer_1" as MerchantId), seededSecureRandom(3)])
+)
+
+const liveLayer = Payments.layer.pipe(
+  Layer.provide(IdGenerator.layer),
+  Layer.provide([layerMemory(makeMemoryStore()), oneMerchant("ptn_1" as PartnerId, "mer_1" as MerchantId, "live"), seededSecureRandom(3)])
 )
 
 const base: CreatePaymentInput = {
@@ -148,10 +153,39 @@ describe("Payments.create", () => {
       const http = yield* draft({ successUrl: "http://shop.example/ok", errorUrl: "https://shop.example/ko" })
       assert.isNull(http.payment.checkout)
       assert.deepStrictEqual(http.warnings, [
-        "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
+        "Redirect disabled for this payment: checkout.successUrl is not an HTTPS or local URL; the checkout shows its own result pages (both URLs must be HTTPS, or http://localhost or http://127.0.0.1 in the sandbox, to redirect)."
       ])
       assert.include((yield* draft({ successUrl: "https://shop.example/ok" })).warnings[0], "checkout.errorUrl is missing")
     }).pipe(Effect.provide(layer)))
+
+  it.effect("a sandbox payment redirects to http://localhost and http://127.0.0.1 (any port and path); a live one only to HTTPS", () =>
+    Effect.gen(function*() {
+      const payments = yield* Payments
+      const local = { successUrl: "http://localhost:5173/shop/thanks?x=1", errorUrl: "http://127.0.0.1:8080/sorry" }
+      const sandbox = yield* payments.prepare({ ...base, checkout: local })
+      assert.deepStrictEqual(sandbox.warnings, [])
+      assert.deepStrictEqual(sandbox.payment.checkout, new CheckoutRedirect(local))
+      assert.deepStrictEqual((yield* payments.prepare({ ...base, checkout: { successUrl: "http://localhost/", errorUrl: "http://127.0.0.1/" } })).warnings, [])
+
+      // Only those two hosts: not another plain-HTTP name, nor a look-alike or another scheme.
+      for (const url of ["http://localhost.shop.example/ok", "http://127.0.0.2/ok", "http://[::1]/ok", "ftp://localhost/ok", "http://shop.example/ok"]) {
+        const refused = yield* payments.prepare({ ...base, checkout: { successUrl: url, errorUrl: "http://localhost/ko" } })
+        assert.isNull(refused.payment.checkout, url)
+        assert.include(refused.warnings[0], "checkout.successUrl is not an HTTPS or local URL", url)
+      }
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a live payment keeps requiring HTTPS redirect URLs", () =>
+    Effect.gen(function*() {
+      const local = { successUrl: "http://localhost:5173/shop/thanks?x=1", errorUrl: "http://127.0.0.1:8080/sorry" }
+      const live = yield* Payments.use((p) => p.prepare({ ...base, mode: "live", checkout: local }))
+      assert.isNull(live.payment.checkout)
+      assert.deepStrictEqual(live.warnings, [
+        "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL and checkout.errorUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
+      ])
+      const https = yield* Payments.use((p) => p.prepare({ ...base, mode: "live", checkout: { successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/ko" } }))
+      assert.deepStrictEqual(https.warnings, [])
+    }).pipe(Effect.provide(liveLayer)))
 
   it.effect("refuses unknown, malformed and foreign merchants with merchant_not_found, after body rules", () =>
     Effect.gen(function*() {

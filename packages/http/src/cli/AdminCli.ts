@@ -8,8 +8,8 @@
  * @module
  */
 import type { CredentialAdmin } from "@paygate/adapters"
-import type { PayoutRetries, ReceiptRefunds } from "@paygate/domain"
-import { Migrations } from "@paygate/adapters"
+import type { Merchants, PayoutRetries, ReceiptRefunds } from "@paygate/domain"
+import { Migrations, Preflight } from "@paygate/adapters"
 import { Cause, Effect, Exit, type Layer, References } from "effect"
 import type { SqlClient } from "effect/sql"
 import { parseAdminCommand, usage } from "./AdminCommand.ts"
@@ -18,7 +18,7 @@ import { AdminFailure, runAdmin } from "./RunAdmin.ts"
 /** Runs the command of `argv` and exits; see the module documentation. */
 export const adminCli = async (
   argv: ReadonlyArray<string>,
-  services: Layer.Layer<CredentialAdmin | PayoutRetries | ReceiptRefunds | SqlClient.SqlClient, unknown>
+  services: Layer.Layer<CredentialAdmin | Merchants | PayoutRetries | ReceiptRefunds | SqlClient.SqlClient, unknown>
 ): Promise<never> => {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.error(usage)
@@ -28,6 +28,13 @@ export const adminCli = async (
   if (command._tag === "Invalid") {
     console.error(`${command.message}\n\n${usage}`)
     return process.exit(2)
+  }
+  if (command._tag === "Preflight") {
+    const checks = await Effect.runPromise(Preflight.preflight(services).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+    for (const check of checks) console.log(check.ok ? `✓ ${check.label}` : `✗ ${check.label} — fix: ${check.fix}`)
+    const failures = checks.filter((check) => !check.ok).length
+    console.log(failures === 0 ? "\nReady to go live." : `\n${failures} of ${checks.length} checks failed (docs/going-live.md).`)
+    return process.exit(failures === 0 ? 0 : 1)
   }
   const program = Migrations.run.pipe(
     Effect.andThen(runAdmin(command)),

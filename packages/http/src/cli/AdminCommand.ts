@@ -7,6 +7,7 @@ export type AdminCommand =
   | { readonly _tag: "PartnerList" }
   | { readonly _tag: "PartnerVersion"; readonly partnerId: string; readonly version: string }
   | { readonly _tag: "MerchantList"; readonly partnerId: string | undefined; readonly mode: Mode | undefined }
+  | { readonly _tag: "MerchantCreate"; readonly partnerId: string; readonly name: string; readonly sandbox: boolean }
   | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly mode: "live" | "sandbox" | undefined }
   | { readonly _tag: "KeyRevoke"; readonly keyId: string }
   | { readonly _tag: "KeyList"; readonly partnerId: string | undefined }
@@ -21,6 +22,8 @@ export type AdminCommand =
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
   | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
   | { readonly _tag: "LedgerReport" }
+  | { readonly _tag: "Preflight" }
+  | { readonly _tag: "FactoryDeploy"; readonly network: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -34,6 +37,8 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       buyer data is collected for payments of at least T (e.g. 250.00) in the payment's
       currency; T = default: the contract's 1000.00
   merchant list [--partner ID] [--sandbox | --live]   → [{"merchantId", "partnerId", "mode", "name", "deleted", "createdAt"}]
+  merchant create --partner ID --name N [--sandbox]   → {"merchantId", "partnerId", "mode", "name"}
+      a live merchant unless --sandbox (partners also create theirs: POST /v1/merchants)
   key create --partner ID [--sandbox | --live]        → {"keyId", "apiKey", "mode"}
   key revoke --key ID                                 → {"keyId", "revoked": true}
   key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "hint", "createdAt", "revokedAt"}]
@@ -56,6 +61,11 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
                                                           "difference", "runAt"}]
       the worker's latest reconciliation of each chain: every collection and deposit address,
       its balance in the ledger and on chain at that block (base units); see docs/ledger.md
+  preflight                                           → a checklist, one line per check (not JSON)
+      checks a live configuration before going live; exit 1 when a check fails
+  deposit-factory deploy --network NAME               → {"network", "depositFactory", "variable"}
+      deploys the DepositFactory of a named network (PAYGATE_NETWORKS), owned by the executor and
+      sweeping to the collection address, paid by the executor
 
 A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
 Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
@@ -75,7 +85,8 @@ const options = {
   receipt: { type: "string" },
   chain: { type: "string" },
   address: { type: "string" },
-  asset: { type: "string" }
+  asset: { type: "string" },
+  network: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -87,6 +98,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "partner version": ["partner", "version"],
   "partner threshold": ["partner", "threshold"],
   "merchant list": ["partner", "sandbox", "live"],
+  "merchant create": ["partner", "name", "sandbox", "live"],
   "key create": ["partner", "sandbox", "live"],
   "key revoke": ["key"],
   "key list": ["partner"],
@@ -99,7 +111,9 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "receipt list": [],
   "receipt refund": ["receipt"],
   "deposit sweep": ["chain", "address", "asset"],
-  "ledger report": []
+  "ledger report": [],
+  preflight: [],
+  "deposit-factory deploy": ["network"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -149,6 +163,12 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
       const mode = sandbox ? "sandbox" : values.live === true ? "live" : undefined
       return { _tag: "MerchantList", partnerId: given("partner"), mode }
     }
+    case "merchant create": {
+      const [partnerId, name] = [given("partner"), given("name")]
+      return partnerId === undefined || name === undefined
+        ? needs("merchant create needs --partner and --name.")
+        : { _tag: "MerchantCreate", partnerId, name, sandbox }
+    }
     case "key create": {
       const partnerId = given("partner")
       const mode = sandbox ? "sandbox" : values.live === true ? "live" : undefined
@@ -194,6 +214,12 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "ledger report":
       return { _tag: "LedgerReport" }
+    case "preflight":
+      return { _tag: "Preflight" }
+    case "deposit-factory deploy": {
+      const network = given("network")?.toLowerCase()
+      return network === undefined ? needs("deposit-factory deploy needs --network (e.g. base).") : { _tag: "FactoryDeploy", network }
+    }
     default:
       return needs(`Unknown command "${command}".`)
   }

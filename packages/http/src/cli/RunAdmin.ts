@@ -1,7 +1,8 @@
-import { CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlLedgerBalances, SqlReceiptStore } from "@paygate/adapters"
+import { Chain, CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlLedgerBalances, SqlReceiptStore } from "@paygate/adapters"
 import {
   Caip,
   LedgerBalances,
+  Merchants,
   type Mode,
   type PartnerId,
   PayoutRetries,
@@ -69,6 +70,13 @@ export const runAdmin = (command: AdminCommand) =>
         const merchants = yield* admin.listMerchants({ partnerId: command.partnerId as PartnerId | undefined, mode: command.mode })
         return merchants.map((merchant) => ({ ...merchant, createdAt: iso(merchant.createdAt) }))
       }
+      case "MerchantCreate": {
+        const partnerId = command.partnerId as PartnerId
+        // An unknown partner is refused by name before anything is written.
+        yield* admin.listMerchants({ partnerId, mode: undefined })
+        const merchant = yield* (yield* Merchants).create({ partnerId, mode: mode(command.sandbox) }, { merchantName: command.name })
+        return { merchantId: merchant.id, partnerId: merchant.partnerId, mode: merchant.mode, name: merchant.name }
+      }
       case "KeyList": {
         const keys = yield* admin.listKeys(command.partnerId as PartnerId | undefined)
         return keys.map((key) => ({ ...key, createdAt: iso(key.createdAt), revokedAt: isoOrNull(key.revokedAt) }))
@@ -125,6 +133,15 @@ export const runAdmin = (command: AdminCommand) =>
         yield* (yield* PayoutRetries).retry(systemAccess, command.paymentId, command.kind)
         return { paymentId: command.paymentId, kind: command.kind, status: "pending" }
       }
+      case "FactoryDeploy": {
+        const deployed = yield* Chain.FactoryDeployment.deploy(command.network).pipe(
+          Effect.mapError((error) => new AdminFailure(error._tag === "ConfigError" ? String(error) : error.message))
+        )
+        return { ...deployed, then: `set ${deployed.variable}=${deployed.depositFactory} in every process's environment` }
+      }
+      case "Preflight":
+        // Printed as a checklist by the CLI, before any migration: see `adminCli`.
+        return yield* Effect.fail(new AdminFailure("preflight runs through npm run admin -- preflight."))
       case "ReceiptRefundRetry": {
         const receipt = yield* (yield* ReceiptRefunds).retry("operator", command.receiptId)
         return { receiptId: receipt.id, status: "pending", value: String(receipt.refund?.value) }
@@ -136,6 +153,8 @@ export const runAdmin = (command: AdminCommand) =>
     Effect.catchTags({
       PaymentNotFound: (error) => Effect.fail(new AdminFailure(error.message)),
       InvalidState: (error) => Effect.fail(new AdminFailure(error.message)),
-      AlreadyRefunded: (error) => Effect.fail(new AdminFailure(error.message))
+      AlreadyRefunded: (error) => Effect.fail(new AdminFailure(error.message)),
+      ParamsValidation: (error) => Effect.fail(new AdminFailure(error.message)),
+      MerchantExists: (error) => Effect.fail(new AdminFailure(error.message))
     })
   )

@@ -1,0 +1,37 @@
+/**
+ * `npm run admin -- deposit-factory deploy --network <name>`: deploys the `DepositFactory` of a
+ * named network of `PAYGATE_NETWORKS`, owned by the executor (which sweeps) and sweeping to the
+ * collection address, paid by the executor: what the start-up checks and the preflight expect of
+ * `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`.
+ *
+ * @module
+ */
+import { Effect, Option, Redacted } from "effect"
+import type { Address, Hex } from "viem"
+import * as Configuration from "../Configuration.ts"
+import { ChainConfigError } from "./ChainConfig.ts"
+import { namedNetworks } from "./ChainSource.ts"
+import { deployDepositFactory } from "./Deploy.ts"
+import { presets } from "./NetworkPresets.ts"
+
+/** Deploys the factory on `network`; answers its address and the variable to set. */
+export const deploy = (network: string) =>
+  Effect.gen(function*() {
+    const configured = yield* Configuration.networks
+    const listed = Option.getOrElse(configured.names, () => "")
+    const names = listed.split(",").map((name) => name.trim().toLowerCase())
+    if (!names.includes(network)) {
+      return yield* new ChainConfigError({ message: `${network} is not in PAYGATE_NETWORKS (${listed || "unset"}): name the network to deploy on there, with its RPC.` })
+    }
+    const { chains } = yield* namedNetworks(configured, listed)
+    const preset = presets[network as Configuration.NetworkName]
+    const settings = chains.chains.get(`eip155:${preset.chainNumber}`)!
+    const factory = yield* deployDepositFactory({
+      rpcUrl: Redacted.value(settings.rpcUrl),
+      chainId: preset.chainNumber,
+      deployerPrivateKey: Redacted.value(settings.executorPrivateKey) as Hex,
+      depositDestination: settings.collectionAddress as Address
+    })
+    const variable = Configuration.depositFactoryVariable(network as Configuration.NetworkName)
+    return { network, depositFactory: factory, variable }
+  })
