@@ -5,7 +5,7 @@
  * and commands of the project's CLIs, routes of the API, files, and configuration variables. The
  * README's tour and the CLIs' `--help` are run for real by docs-commands.test.ts.
  */
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { OpenApi } from "effect/http-api"
 import { getContractAddress } from "viem"
@@ -142,6 +142,12 @@ describe("the documentation", () => {
     for (const file of documentationFiles.filter((f) => f.startsWith("docs/") && f !== "docs/README.md")) {
       expect(listed, `docs/README.md lists ${file}`).toContain(file.slice("docs/".length))
     }
+  })
+
+  it("every picture in docs/ is small enough to load at once (under 60 KB)", () => {
+    const pictures = readdirSync(join(repoRoot, "docs")).filter((name) => /\.(png|jpe?g|gif|webp|svg)$/.test(name))
+    expect(pictures.length).toBeGreaterThan(0)
+    for (const name of pictures) expect(statSync(join(repoRoot, "docs", name)).size, name).toBeLessThan(60_000)
   })
 
   it("the README is at most 150 lines and maps the docs", () => {
