@@ -206,6 +206,36 @@ const merchantProfile = () => ({
   iconUrl: "https://cdn.example/icon.png"
 })
 
+// An x402 facilitator request of the right shape (its signature does not verify: state, not shape).
+const x402Requirements = () => ({
+  scheme: "exact",
+  network: "eip155:1",
+  asset: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+  amount: "1000",
+  payTo: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  maxTimeoutSeconds: 60
+})
+const x402Request = () => ({
+  x402Version: 2,
+  paymentPayload: {
+    x402Version: 2,
+    resource: { url: "https://api.example/report", description: "A report", mimeType: "application/json" },
+    accepted: x402Requirements(),
+    payload: {
+      signature: `0x${"11".repeat(65)}`,
+      authorization: {
+        from: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        value: "1000",
+        validAfter: "0",
+        validBefore: "9999999999",
+        nonce: `0x${"22".repeat(32)}`
+      }
+    }
+  },
+  paymentRequirements: x402Requirements()
+})
+
 /**
  * A body each operation accepts (or would, but for state such as an unknown option id), fresh on
  * each call: a malformed string in it is the only thing wrong, so without the boundary's check it
@@ -228,7 +258,9 @@ const validBodies: Record<string, (world: World) => unknown> = {
   }),
   "POST /v1/webhooks": (world) => ({ url: "https://hooks.example/paygate", events: ["payment.succeeded"], merchantId: world.merchantId }),
   "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey }),
-  "PATCH /v1/webhooks/{id}": () => ({ events: ["payment.succeeded"], status: "active" })
+  "PATCH /v1/webhooks/{id}": () => ({ events: ["payment.succeeded"], status: "active" }),
+  "POST /x402/verify": () => x402Request(),
+  "POST /x402/settle": () => x402Request()
 }
 
 const validBody = (world: World, operation: Operation): unknown => {
@@ -522,7 +554,9 @@ const fieldName = fc.oneof(
  */
 const unknownFieldProperty = (world: World, operations: ReadonlyArray<Operation>) =>
   fc.asyncProperty(
-    fc.constantFrom(...operations.filter((o) => o.method !== "GET")),
+    // The x402 facilitator's bodies are the x402 protocol's, whose clients add fields of their own
+    // (extensions): it ignores them by design, so it is the one family left out here.
+    fc.constantFrom(...operations.filter((o) => o.method !== "GET" && !o.template.startsWith("/x402/"))),
     fc.nat(),
     fieldName,
     fc.jsonValue({ maxDepth: 2 }),

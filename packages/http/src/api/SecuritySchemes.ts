@@ -5,7 +5,7 @@
  */
 const schemes = {
   PartnerApiKey: { type: "apiKey", in: "header", name: "Api-Key", description: "Partner secret key (sk_live_… / sk_test_…). Server side only." },
-  MerchantId: { type: "apiKey", in: "header", name: "Merchant-Id", description: "The merchant the Merchant API request acts for." },
+  MerchantId: { type: "apiKey", in: "header", name: "Merchant-Id", description: "The merchant a Merchant API or x402 facilitator request acts for." },
   WalletApiKey: { type: "apiKey", in: "header", name: "Api-Key", description: "Wallet key (wk_live_… / wk_test_…)." },
   AppId: { type: "apiKey", in: "header", name: "App-Id", description: "Public app id (app_…); requires Client-Id." },
   ClientId: { type: "apiKey", in: "header", name: "Client-Id", description: "Any non-empty ASCII client identifier." },
@@ -18,7 +18,8 @@ const schemes = {
 } as const
 
 const requirementFor = (path: string): Array<Record<string, Array<never>>> => {
-  if (path.startsWith("/v1/merchant/")) return [{ PartnerApiKey: [], MerchantId: [] }]
+  // The x402 facilitator acts for a merchant like the Merchant API does.
+  if (path.startsWith("/v1/merchant/") || path.startsWith("/x402/")) return [{ PartnerApiKey: [], MerchantId: [] }]
   if (path.startsWith("/v1/gateway/")) return [{ WalletApiKey: [] }, { AppId: [], ClientId: [] }]
   if (path.startsWith("/v1/")) return [{ PartnerApiKey: [] }, { DashboardSession: [] }]
   return []
