@@ -5,18 +5,7 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types"
 import { randomBytes } from "node:crypto"
 import type { Address, Hex, LocalAccount } from "viem"
-
-/** The EIP-712 types of EIP-3009's `TransferWithAuthorization`. */
-const types = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
+import { Chain } from "@paygate/adapters"
 
 export interface PayloadOptions {
   readonly requirements: PaymentRequirements
@@ -49,7 +38,7 @@ export const signedPayload = async (payer: LocalAccount, options: PayloadOptions
       chainId: options.chainId,
       verifyingContract: requirements.asset as Address
     },
-    types,
+    types: Chain.Eip3009.transferWithAuthorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: authorization
   })
