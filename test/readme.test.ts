@@ -46,6 +46,12 @@ const routeOf = (method: string, path: string) =>
 
 const isAssignment = (word: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)
 
+// The operating system's own tools, which the going-live walk uses to set a machine up: not paygate's
+// to check (sudo's command is checked as the command it runs).
+const systemPrograms = new Set([
+  "cd", "set", ".", "echo", "git", "openssl", "install", "useradd", "createuser", "createdb", "systemctl", "journalctl"
+])
+
 /** What is wrong with one simple command as the docs show it, or `undefined`. */
 const problem = (command: DocCommand, all: ReadonlyArray<string>): string | undefined => {
   const argv = [...all]
@@ -54,6 +60,10 @@ const problem = (command: DocCommand, all: ReadonlyArray<string>): string | unde
     if (!knownVariable(name)) return `sets ${name}, which nothing reads`
   }
   const [program, ...args] = argv
+  // Assignments alone (an environment file's lines): the names were checked above.
+  if (program === undefined) return undefined
+  if (systemPrograms.has(program)) return undefined
+  if (program === "sudo") return problem(command, args[0] === "-u" ? args.slice(2) : args)
   switch (program) {
     case "export":
       return args.map((a) => a.split("=")[0]!).filter((name) => !knownVariable(name)).map((n) => `exports ${n}, which nothing reads`)[0]
@@ -79,7 +89,7 @@ const problem = (command: DocCommand, all: ReadonlyArray<string>): string | unde
 
 const npmProblem = (command: DocCommand, args: ReadonlyArray<string>): string | undefined => {
   const [verb, ...rest] = args
-  if (verb === "install") return undefined
+  if (verb === "install" || verb === "ci") return undefined
   if (verb === "start" || verb === "test") return scripts[verb] === undefined ? `npm ${verb} is not a script` : undefined
   if (verb === "exec") {
     // `npm exec -- node file.mts`: a file the page tells the reader to save.
