@@ -24,6 +24,8 @@ const collection = anvilAccount(9)
 const payer = anvilAccount(6)
 const base = NetworkPresets.presets.base
 const ethereum = NetworkPresets.presets.ethereum
+// Ethereum's preset takes USDT too (through Permit2): its token is placed at its real address.
+const usdtOnEthereum: Hex = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
 const eurc = {
   base: StablecoinPresets.stablecoinPresets.base![0]!.address,
   ethereum: StablecoinPresets.stablecoinPresets.ethereum![0]!.address
@@ -43,7 +45,7 @@ describe("EURC and ether presets (anvil at the real chain ids and addresses)", (
         tokens: [eurc.base],
         feeds: [{ address: baseEthFeed, answer: 3_000n * 10n ** 8n }]
       }),
-      ethereum: await presetChain(scope, ethereum.chainNumber, ethereum.usdc, [payer.address], { tokens: [eurc.ethereum] })
+      ethereum: await presetChain(scope, ethereum.chainNumber, ethereum.usdc, [payer.address], { tokens: [eurc.ethereum, usdtOnEthereum] })
     }
     const env = {
       PAYGATE_NETWORKS: "base,ethereum",
@@ -126,11 +128,12 @@ describe("EURC and ether presets (anvil at the real chain ids and addresses)", (
     const paymentId = await create("USD", "1050")
     const options = await gateway("POST", `/v1/gateway/payment/${paymentId}/options`, { accounts })
     expect(options.status).toBe(200)
-    // USDC on both; ether on Base only (Ethereum's feed has no code on this anvil: no price, no option).
+    // USDC on both (and USDT on Ethereum); ether on Base only (Ethereum's feed has no code on this anvil: no price, no option).
     expect(options.body.options.map((o: any) => o.amount.unit)).toEqual([
       `caip19/eip155:${base.chainNumber}/erc20:${base.usdc}`,
       `caip19/eip155:${base.chainNumber}/slip44:60`,
-      `caip19/eip155:${ethereum.chainNumber}/erc20:${ethereum.usdc}`
+      `caip19/eip155:${ethereum.chainNumber}/erc20:${ethereum.usdc}`,
+      `caip19/eip155:${ethereum.chainNumber}/erc20:${usdtOnEthereum}`
     ])
     const option = options.body.options[1]
     // 10.50 USD at 3,000 USD per ETH: 0.0035 ETH, with a quote expiry.
