@@ -11,6 +11,7 @@ import { SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
 import {
   Commitment,
   IdGenerator,
+  NetworkModes,
   type ObservedTransfer,
   Payment,
   type PaymentId,
@@ -35,9 +36,12 @@ const wrongAsset = `${chainId}/erc20:0x${"77".repeat(20)}`
 const buyer = `${chainId}:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`
 const asked = 1_000n
 
+// The local chain is a test network, as a worker configured with it knows (the ledger posts per mode).
+const modes = Layer.succeed(NetworkModes, { modeOf: (id: string) => (id === chainId ? "sandbox" as const : undefined) })
+
 const reconciliationLayer = Reconciliation.layer.pipe(
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
-  Layer.provide(SecureRandom.layerWebCrypto)
+  Layer.provide(Layer.merge(SecureRandom.layerWebCrypto, modes))
 )
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString("hex")}`
@@ -193,7 +197,8 @@ it("random blocks of transfers never stop the recording and never credit a unit 
         // Never fails, whatever the block holds.
         await server.run(recordTransfers(transfers.slice(i, i + blockSize)).pipe(
           Effect.provideService(Reconciliation, flaky),
-          Effect.provide(SqlPersistence.layer)
+          Effect.provide(SqlPersistence.layer),
+          Effect.provide(modes)
         ))
       }
       const hashes = [...new Set(transfers.map((t) => t.txHash))]
