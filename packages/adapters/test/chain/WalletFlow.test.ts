@@ -46,8 +46,10 @@ layer(walletLayer, { excludeTestServices: true, timeout: "60 seconds" })("Wallet
     Effect.gen(function*() {
       const catalog = yield* AssetCatalog
       const chain = yield* LocalChain
-      const [tusdc, ...others] = catalog.assetsOn(chain.chainId)
-      assert.strictEqual(others.length, 0)
+      const assets = catalog.assetsOn(chain.chainId)
+      // TUSDC, and the euro test token the local chain takes beside it.
+      assert.deepStrictEqual(assets.map((asset) => asset.symbol), ["TUSDC", "TEURC"])
+      const tusdc = assets[0]
       assert.strictEqual(tusdc?.assetId, chain.usdcAssetId)
       assert.strictEqual(tusdc?.kind, "pull")
       assert.strictEqual(tusdc?.decimals, 6)
