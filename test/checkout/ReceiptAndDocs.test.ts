@@ -74,6 +74,6 @@ describe("Hosted checkout receipt with a block explorer, and /docs (Chromium)", 
     const waiting = await world.createPayment()
     const receipt = await fetch(`${world.baseUrl}/checkout/${waiting.paymentId}/receipt`)
     expect(receipt.headers.get("cache-control")).toBe("no-store")
-    expect(await receipt.json()).toEqual({ transaction: null, transfers: [] })
+    expect(await receipt.json()).toEqual({ transaction: null, transfers: [], paid: null })
   })
 })
