@@ -25,6 +25,9 @@ export interface PayableAsset {
   readonly collectionAddress: string
 }
 
+/** Whether a buyer pays `asset` by signing an EIP-3009 transfer authorization (not Permit2, not a transfer). */
+export const isEip3009 = (asset: PayableAsset): boolean => asset.kind === "pull" && asset.permit2 !== true
+
 /** The configured chains and tokens the service accepts payments in. */
 export class AssetCatalog extends Context.Service<AssetCatalog, {
   /** Tokens accepted on a CAIP-2 chain (empty for chains the service does not serve). */

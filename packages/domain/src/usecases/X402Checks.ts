@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { Mode } from "../payment/Payment.ts"
-import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { AssetCatalog, isEip3009, type PayableAsset } from "../ports/AssetCatalog.ts"
 import { type AuthorizationProof, ChainGateway } from "../ports/ChainGateway.ts"
 import { NetworkModes, type NetworkModesShape } from "../ports/NetworkModes.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
@@ -38,7 +38,7 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 /** The accepted EIP-3009 token at `address` on `network`, among the tokens of networks of `mode`. */
 export const findAsset = (catalog: AssetCatalog["Service"], modes: NetworkModesShape, mode: Mode, network: string, address: string) =>
   modes.modeOf(network) === mode
-    ? catalog.assetsOn(network).find((a) => a.kind === "pull" && same(a.assetId.split(":").at(-1) ?? "", address))
+    ? catalog.assetsOn(network).find((a) => isEip3009(a) && same(a.assetId.split(":").at(-1) ?? "", address))
     : undefined
 
 /**

@@ -6,7 +6,7 @@ import type { PartnerId } from "../ids/Ids.ts"
 import type { Merchant } from "../merchant/Merchant.ts"
 import { type CurrencyCode, currencyExponent, isCurrencyCode } from "../money/Currency.ts"
 import { Commitment, type Mode, Payment, SignedAuthorization } from "../payment/Payment.ts"
-import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { AssetCatalog, isEip3009, type PayableAsset } from "../ports/AssetCatalog.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
 import { type Completing, IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
@@ -102,7 +102,7 @@ export class X402Facilitator extends Context.Service<X402Facilitator, {
       const supported = Effect.fn("X402Facilitator.supported")(function*(caller: X402Caller) {
         yield* merchantOf(caller)
         const kinds = new Map<string, { payTo: string; assets: Array<X402Asset> }>()
-        for (const asset of catalog.all.filter((a) => a.kind === "pull" && modes.modeOf(a.chainId) === caller.mode)) {
+        for (const asset of catalog.all.filter((a) => isEip3009(a) && modes.modeOf(a.chainId) === caller.mode)) {
           // A token whose domain cannot be read now (its chain is down) is left out until it can.
           const domain = yield* Effect.option(chain.tokenDomain(asset.assetId))
           if (Option.isNone(domain)) continue

@@ -3,7 +3,7 @@ import { keccak256 } from "../caip/Keccak256.ts"
 import type { PaymentNotFound } from "../errors/ApiErrors.ts"
 import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
-import { AssetCatalog } from "../ports/AssetCatalog.ts"
+import { AssetCatalog, isEip3009 } from "../ports/AssetCatalog.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
@@ -61,7 +61,7 @@ export class X402PaymentAddress extends Context.Service<X402PaymentAddress, {
       // The payment's amount in each pegged EIP-3009 token it can be paid with (a rate would make the amount move under the signer).
       const requirementsOf = Effect.fnUntraced(function*(payment: Payment) {
         const now = yield* nowSeconds
-        const assets = catalog.all.filter((a) => a.kind === "pull" && modes.modeOf(a.chainId) === payment.mode)
+        const assets = catalog.all.filter((a) => isEip3009(a) && modes.modeOf(a.chainId) === payment.mode)
         const accepts: Array<X402Requirements> = []
         for (const asset of assets) {
           const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
