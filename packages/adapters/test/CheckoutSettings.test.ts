@@ -8,19 +8,25 @@ const settingsFrom = (env: Record<string, string>) =>
   )
 
 describe("CheckoutSettings", () => {
-  it("defaults to this server's /checkout and /collect", async () => {
-    expect(await settingsFrom({})).toEqual({ checkoutUrl: "http://localhost:3000/checkout", dataCollectionUrl: "http://localhost:3000/collect" })
+  it("defaults to this server's /checkout, /collect and x402 addresses", async () => {
+    expect(await settingsFrom({})).toEqual({
+      checkoutUrl: "http://localhost:3000/checkout",
+      dataCollectionUrl: "http://localhost:3000/collect",
+      x402Url: "http://localhost:3000/v1/x402/payments"
+    })
     expect(await settingsFrom({ PORT: "8080" })).toMatchObject({ dataCollectionUrl: "http://localhost:8080/collect" })
     expect(await settingsFrom({ PUBLIC_URL: "https://pay.example/" })).toEqual({
       checkoutUrl: "https://pay.example/checkout",
-      dataCollectionUrl: "https://pay.example/collect"
+      dataCollectionUrl: "https://pay.example/collect",
+      x402Url: "https://pay.example/v1/x402/payments"
     })
   })
 
   it("takes CHECKOUT_URL and DATA_COLLECTION_URL as they are, without a trailing slash", async () => {
     expect(await settingsFrom({ CHECKOUT_URL: "https://portal.example/pay/", DATA_COLLECTION_URL: "https://kyc.example/form/" })).toEqual({
       checkoutUrl: "https://portal.example/pay",
-      dataCollectionUrl: "https://kyc.example/form"
+      dataCollectionUrl: "https://kyc.example/form",
+      x402Url: "http://localhost:3000/v1/x402/payments"
     })
   })
 })

@@ -31,7 +31,7 @@ describe("GET /checkout/{id} and /checkout/{id}/receipt", () => {
   it("answers the transaction once known, with no explorer link when the chain has none configured", async () => {
     const payment = await server.payment(partner.sandbox, await server.merchant(partner.sandbox))
     const before = await server.request("GET", `/checkout/${payment.paymentId}/receipt`)
-    expect(before.body).toEqual({ transaction: null, transfers: [] })
+    expect(before.body).toEqual({ transaction: null, transfers: [], paid: null })
     await server.succeed(payment.paymentId)
     const after = await server.request("GET", `/checkout/${payment.paymentId}/receipt`)
     expect(after.status).toBe(200)
@@ -39,7 +39,12 @@ describe("GET /checkout/{id} and /checkout/{id}/receipt", () => {
     expect(after.body).toEqual({
       transaction: { chainId: "eip155:1", hash: `0x${createHash("sha256").update(payment.paymentId).digest("hex")}`, explorerUrl: null },
       // Confirmed by the wallet, not seen by the chain watcher: no transfer recorded.
-      transfers: []
+      transfers: [],
+      // What was paid (the committed token amount; this asset is not configured here, so no symbol) and when.
+      paid: {
+        amount: expect.objectContaining({ unit: "caip19/eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", value: "12500000" }),
+        paidAt: expect.any(Number)
+      }
     })
   })
 })
