@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { convertFiatToToken } from "../money/Conversion.ts"
+import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import { Rate } from "../money/Rate.ts"
+import type { Payment } from "../payment/Payment.ts"
 
 /**
  * How a token is priced in the payment currency: a stablecoin pegged to that very currency
@@ -43,4 +45,21 @@ export const quote = (input: QuoteInput): Quote =>
       tokenDecimals: input.tokenDecimals
     }),
     expiresAt: input.pricing._tag === "Peg" ? null : input.nowSeconds + input.ttlSeconds
+  })
+
+/** Prices `payment` in a token of `decimals` (the one rule options, checkout estimates and x402 share). */
+export const quotePayment = (
+  payment: Pick<Payment, "value" | "currency">,
+  decimals: number,
+  pricing: Pricing,
+  nowSeconds: number,
+  ttlSeconds: number
+): Quote =>
+  quote({
+    fiatMinor: payment.value,
+    fiatExponent: currencyExponent(payment.currency as CurrencyCode),
+    tokenDecimals: decimals,
+    pricing,
+    nowSeconds,
+    ttlSeconds
   })

@@ -1,9 +1,8 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
-import { quote } from "../quote/Quote.ts"
+import { quotePayment } from "../quote/Quote.ts"
 import type { Amount } from "../wire/Amount.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 import { tokenAmount } from "./TokenAmount.ts"
@@ -42,14 +41,7 @@ export class CheckoutAmounts extends Context.Service<CheckoutAmounts, {
               Effect.catchCause(() => Effect.succeed(Option.none()))
             )
             if (Option.isNone(pricing)) continue
-            const priced = quote({
-              fiatMinor: payment.value,
-              fiatExponent: currencyExponent(payment.currency as CurrencyCode),
-              tokenDecimals: asset.decimals,
-              pricing: pricing.value,
-              nowSeconds: now,
-              ttlSeconds: quoteTtlSeconds
-            })
+            const priced = quotePayment(payment, asset.decimals, pricing.value, now, quoteTtlSeconds)
             estimates.push({ amount: tokenAmount(asset, priced.tokenAmount.toString()), floating: priced.expiresAt !== null })
           }
           return estimates

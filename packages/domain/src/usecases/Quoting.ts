@@ -2,12 +2,11 @@ import { Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
 import { ParamsValidation } from "../errors/ApiErrors.ts"
-import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { PayableAsset } from "../ports/AssetCatalog.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import { QuoteStore, type StoredQuote } from "../ports/QuoteStore.ts"
-import { quote } from "../quote/Quote.ts"
+import { quotePayment } from "../quote/Quote.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 
 /**
@@ -43,14 +42,7 @@ export const makeQuoting = Effect.gen(function*() {
   ) {
     const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
     if (Option.isNone(pricing)) return Option.none<StoredQuote>()
-    const priced = quote({
-      fiatMinor: payment.value,
-      fiatExponent: currencyExponent(payment.currency as CurrencyCode),
-      tokenDecimals: asset.decimals,
-      pricing: pricing.value,
-      nowSeconds: now,
-      ttlSeconds: quoteTtlSeconds
-    })
+    const priced = quotePayment(payment, asset.decimals, pricing.value, now, quoteTtlSeconds)
     const claims: OptionClaims = {
       paymentId: payment.id,
       account,

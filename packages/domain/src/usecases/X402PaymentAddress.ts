@@ -1,14 +1,13 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { keccak256 } from "../caip/Keccak256.ts"
 import type { PaymentNotFound } from "../errors/ApiErrors.ts"
-import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog, isEip3009 } from "../ports/AssetCatalog.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
-import { quote } from "../quote/Quote.ts"
+import { quotePayment } from "../quote/Quote.ts"
 import { exactScheme, X402Reason, type X402Payment, type X402Requirements, type X402Settlement } from "../x402/X402Terms.ts"
 import { Confirmations } from "./Confirmations.ts"
 import { nowSeconds } from "./PaymentChanges.ts"
@@ -68,14 +67,7 @@ export class X402PaymentAddress extends Context.Service<X402PaymentAddress, {
           if (Option.isNone(pricing) || pricing.value._tag !== "Peg") continue
           const domain = yield* Effect.option(chain.tokenDomain(asset.assetId))
           if (Option.isNone(domain)) continue
-          const priced = quote({
-            fiatMinor: payment.value,
-            fiatExponent: currencyExponent(payment.currency as CurrencyCode),
-            tokenDecimals: asset.decimals,
-            pricing: pricing.value,
-            nowSeconds: now,
-            ttlSeconds: 0
-          })
+          const priced = quotePayment(payment, asset.decimals, pricing.value, now, 0)
           accepts.push({
             scheme: exactScheme,
             network: asset.chainId,
