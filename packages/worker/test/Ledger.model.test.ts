@@ -305,7 +305,9 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
 
   it("reconciliation: the report shows each address, and a lasting difference alerts", async () => {
     const [watched] = TransferLogs.watchedChains(chains)
-    const lines = await server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))
+    // The watcher may still be catching up with the last blocks: the ledger equals the chain once it has.
+    const reconcileNow = () => server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))
+    const lines = await eventually(reconcileNow, (ls) => ls.every((l) => l.chain === l.ledger), 60_000).then(() => reconcileNow())
     for (const line of lines) expect([line.address, line.asset, line.chain - line.ledger]).toEqual([line.address, line.asset, 0n])
     expect(lines.filter((l) => l.kind === "deposit").length).toBeGreaterThan(0)
     const reported = await server.run(LedgerBalances.use((l) => l.latestReconciliation).pipe(Effect.provide(SqlPersistence.layer)))
