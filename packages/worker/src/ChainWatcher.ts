@@ -134,6 +134,8 @@ const scanChain = (
       )
       next = from
     }
+    // Every round, new blocks or not: a log the store refused waits for the store, not for the chain.
+    yield* retryQuarantined(chain)
     const to = Math.min(safe, next + settings.batchBlocks - 1)
     if (to < next) {
       // Nothing confirmed yet past the cursor; a first scan still records where it starts.
@@ -149,7 +151,6 @@ const scanChain = (
       ? []
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
-    yield* retryQuarantined(chain)
     yield* recordTransfers([...transfers, ...native, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe

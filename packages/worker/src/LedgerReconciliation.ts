@@ -11,8 +11,9 @@
  * @module
  */
 import { Chain, ProcessMetrics } from "@paygate/adapters"
-import { LedgerBalances, type ReconciliationLine } from "@paygate/domain"
+import { DepositStore, LedgerBalances, type ReconciliationLine } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Metric } from "effect"
+import { WatcherSettings } from "./ChainWatcher.ts"
 import { forever } from "./Forever.ts"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
@@ -44,6 +45,14 @@ export const reconcileChain = (chain: WatchedChain) =>
       held.set(key, { kind, asset, address, value: (held.get(key)?.value ?? 0n) + value })
     }
     for (const asset of chain.tokens.values()) add("collection", asset, chain.collectionAddress.toLowerCase(), 0n)
+    // Every deposit address the watcher follows, not only those the ledger has heard of: a transfer
+    // it missed would otherwise never show.
+    if (chain.depositFactory !== undefined) {
+      const since = (yield* Clock.currentTimeMillis) - (yield* WatcherSettings).depositWatchMs
+      for (const deposit of yield* (yield* DepositStore).watched(chain.chainId, since)) {
+        for (const asset of chain.tokens.values()) add("deposit", asset, deposit.address.toLowerCase(), 0n)
+      }
+    }
     for (const account of yield* ledger.addressBalances(chain.chainId)) {
       add(account.kind, account.asset, account.address ?? chain.collectionAddress.toLowerCase(), account.held)
     }
@@ -85,11 +94,12 @@ export const ledgerReconciliation = (chains: ReadonlyArray<WatchedChain>) =>
         Effect.catchTag("ChainRpcError", (error) => Effect.logWarning(`ledger: ${chain.chainId} not reconciled: ${error.message}`)),
         Effect.annotateLogs({ chainId: chain.chainId })
       ), { discard: true }).pipe(Effect.as(false))
-    return yield* forever("ledger reconciliation", Effect.provideService(round, LedgerBalances, ledger), settings.intervalMs)
+    const deposits = yield* DepositStore
+    return yield* forever("ledger reconciliation", round.pipe(Effect.provideService(LedgerBalances, ledger), Effect.provideService(DepositStore, deposits)), settings.intervalMs)
   })
 
 /** The reconciliation over the configured chains, forked into the layer's scope (nothing to do without chains). */
-export const LedgerReconciliationJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | LedgerBalances> = Layer.effectDiscard(
+export const LedgerReconciliationJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | LedgerBalances | DepositStore> = Layer.effectDiscard(
   Effect.gen(function*() {
     const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)
     if (chains.length === 0) return

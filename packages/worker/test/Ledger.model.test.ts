@@ -22,7 +22,7 @@ import { eventually } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { pglite, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
-import { watcherJob } from "../../../test/support/WatcherJob.ts"
+import { anvilRpc, watcherJob } from "../../../test/support/WatcherJob.ts"
 import { ledgerReconciliation, LedgerReconciliationSettings, reconcileChain } from "../src/index.ts"
 
 const { anvilAccount, ChainConfig, Contracts, LocalWallet, TransferLogs } = Chain
@@ -316,6 +316,8 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     await stop()
     const address = deposits[0]!
     await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: 1n })
+    // Reconciliation reads at the confirmed head: mine past the confirmations so the transfer is under it.
+    await anvilRpc(world(), "anvil_mine", [`0x${(watched!.requiredConfirmations + 1).toString(16)}`])
     const differing = (await server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))).filter((l) => l.chain !== l.ledger)
     expect(differing.map((l) => [l.address, l.chain - l.ledger])).toEqual([[address.toLowerCase(), 1n]])
     const gauge = ProcessMetrics.ledgerDifferences(world().chain.chainId)
