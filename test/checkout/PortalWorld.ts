@@ -41,6 +41,8 @@ export interface WorldOptions {
   readonly explorerUrl?: string
   /** `false`: the chain's configuration names no deposit factory (no deposit addresses); default it does. */
   readonly deposits?: boolean
+  /** Also accept TUSDT, pulled through Permit2 whatever `pull` says; default no. */
+  readonly usdt?: boolean
   /** The database (default: a fresh PGlite). */
   readonly database?: TestDatabase
   /** `WEBHOOK_ALLOW_PRIVATE`: webhook endpoints on 127.0.0.1 (a test receiver); default no. */
@@ -104,7 +106,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     const localChain = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
     const chain = Context.get(localChain, Chain.LocalChain.LocalChain)
     await setEurFeed(chain)
-    const settings = Chain.LocalChain.settingsFor(chain, 1)
+    const settings = Chain.LocalChain.settingsFor(chain, 1, { usdt: options.usdt ?? false })
     const chains = await Effect.runPromise(Chain.ChainConfig.decode({
       ...settings,
       chains: settings.chains.map(({ depositFactory, ...c }) => ({
@@ -114,7 +116,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       })),
       assets: settings.assets.map((asset) => ({
         ...asset,
-        eip3009: options.pull ?? true,
+        eip3009: "permit2" in asset ? false : options.pull ?? true,
         pricing: { kind: "peg", currency: "USD", fxFeeds: [{ currency: "EUR", address: chain.contracts.priceFeed }] }
       }))
     }))

@@ -282,6 +282,9 @@ function showOptions(message, tone = "error") {
         h("span", { class: "option-detail" }, `From ${shortAddress(address)} · about ${option.etaS} s`),
         // The rate is quoted again by itself when it runs out: no second countdown.
         typeof option.expiresAt === "number" ? h("span", { class: "option-detail" }, "Market rate, updated by itself") : null,
+        asksApproval(option)
+          ? h("span", { class: "option-detail" }, `Your wallet first asks you to allow ${display.assetSymbol} once (a transaction: you pay its network fee), then to sign the payment.`)
+          : null,
         option.collectData ? h("span", { class: "badge" }, "Asks for your details") : null))
   })
   const form = h("form", { class: "options-form", onsubmit: (event) => { event.preventDefault(); void pay() } },
@@ -302,9 +305,10 @@ function showOptions(message, tone = "error") {
 /**
  * @param {string} title
  * @param {string} text
+ * @param {HTMLElement} [steps] the steps of a payment asking the wallet more than once
  */
-function showWorking(title, text) {
-  showView("working", [h("span", { class: "spinner large", "aria-hidden": "true" }), h("h1", {}, title), h("p", { class: "muted" }, text)])
+function showWorking(title, text, steps) {
+  showView("working", [h("span", { class: "spinner large", "aria-hidden": "true" }), h("h1", {}, title), steps ?? null, h("p", { class: "muted" }, text)])
   main.setAttribute("aria-busy", "true")
   renderFooter()
 }
@@ -773,34 +777,88 @@ function collectData(url) {
 }
 
 /**
- * Whether a transaction action is an ERC-20 `approve` (selector 0x095ea7b3).
+ * What an ERC-20 `approve` action (selector 0x095ea7b3) allows: "zero" (a reset), "some", or null
+ * when the action is not an approve.
  *
  * @param {WalletRpc} action
+ * @returns {"zero" | "some" | null}
  */
-function isApprove(action) {
+function approveKind(action) {
   const tx = /** @type {{ data?: unknown }} */ (action.params[0] ?? {})
-  return typeof tx.data === "string" && tx.data.toLowerCase().startsWith("0x095ea7b3")
+  if (typeof tx.data !== "string" || !tx.data.toLowerCase().startsWith("0x095ea7b3")) return null
+  return /^0*$/.test(tx.data.slice(10 + 64)) ? "zero" : "some"
 }
 
 /**
- * Runs one wallet action, saying what the wallet is about to ask.
+ * Whether an option asks for an approve before its signature (Permit2 tokens, while the allowance falls short).
+ *
+ * @param {PaymentOption} option
+ */
+function asksApproval(option) {
+  return option.actions.some((a) => a.type === "walletRpc" && a.data.method === "eth_sendTransaction" && approveKind(a.data) !== null)
+}
+
+/**
+ * What one wallet action of an option is, for the buyer: a short label (the step list) and why it is
+ * asked (the current step's text).
+ *
+ * @param {WalletRpc} action
+ * @param {PaymentOption} option
+ * @param {string} walletName
+ * @returns {{ title: string, label: string, why: string }}
+ */
+function describeAction(action, option, walletName) {
+  const symbol = option.amount.display.assetSymbol
+  const amount = formatAmount(option.amount)
+  const approve = action.method === "eth_sendTransaction" ? approveKind(action) : null
+  // Tokens without signed transfers (USDT): the wallet allows Permit2 once, then signs each payment.
+  if (approve === "zero") {
+    return {
+      title: `Reset your ${symbol} allowance`,
+      label: `Reset the ${symbol} allowance to zero (a transaction)`,
+      why: `${symbol} only changes an allowance through zero. Confirm the transaction in ${walletName} that sets it to zero. Nothing is paid yet; you pay its network fee.`
+    }
+  }
+  if (approve === "some") {
+    return {
+      title: `Allow ${symbol} once`,
+      label: `Allow ${symbol} once (a transaction, only the first time)`,
+      why: `${symbol} cannot be paid with a signature alone: confirm the transaction in ${walletName} that lets the Permit2 contract move ${symbol} for the payments you sign. Nothing is paid yet; you pay its network fee, once.`
+    }
+  }
+  if (action.method === "eth_sendTransaction") {
+    return { title: "Approve in your wallet", label: `Send ${amount}`, why: `Check the transfer of ${amount} in ${walletName} and approve it.` }
+  }
+  return {
+    title: option.actions.length > 1 ? "Sign the payment" : "Sign in your wallet",
+    label: `Sign the payment of ${amount} (no network fee)`,
+    why: option.actions.length > 1
+      ? `Check the payment of ${amount} in ${walletName} and sign it: no network fee, it is paid with the allowance you gave.`
+      : `Check the payment of ${amount} in ${walletName} and sign it.`
+  }
+}
+
+/**
+ * Runs one wallet action, saying what the wallet is about to ask; an option of several actions
+ * lists them all, the current one marked, so the buyer sees why the wallet asks more than once.
  *
  * @param {WalletRpc} action
  * @param {PaymentOption} option
  */
 function runStep(action, option) {
   const network = option.amount.display.networkName ?? action.chain_id
-  const amount = formatAmount(option.amount)
-  const index = option.actions.findIndex((a) => a.type === "walletRpc" && a.data === action)
-  const steps = option.actions.length > 1 && index >= 0 ? `Step ${index + 1} of ${option.actions.length}. ` : ""
-  if (action.method === "eth_sendTransaction" && isApprove(action)) {
-    // Tokens without signed transfers (USDT): the wallet allows Permit2 once, then signs each payment.
-    const symbol = option.amount.display.assetSymbol
-    showWorking(`Allow ${symbol} once`, `${steps}Allow payments in ${symbol} from ${wallet?.info.name ?? "your wallet"} (a one-time approval of the Permit2 contract; it may first ask to switch to ${network}). Nothing is paid yet.`)
-  } else if (action.method === "eth_sendTransaction") {
-    showWorking("Approve in your wallet", `Check the transfer of ${amount} in ${wallet?.info.name ?? "your wallet"} and approve it. It may first ask to switch to ${network}.`)
+  const walletName = wallet?.info.name ?? "your wallet"
+  const rpcs = option.actions.flatMap((a) => (a.type === "walletRpc" ? [a.data] : []))
+  const index = rpcs.indexOf(action)
+  const current = describeAction(action, option, walletName)
+  const switching = `It may first ask to switch to ${network}.`
+  if (rpcs.length < 2 || index < 0) {
+    showWorking(current.title, `${current.why} ${switching}`)
   } else {
-    showWorking(steps === "" ? "Sign in your wallet" : "Sign", `${steps}Check the payment of ${amount} in ${wallet?.info.name ?? "your wallet"} and sign it. It may first ask to switch to ${network}.`)
+    showWorking(current.title, `Step ${index + 1} of ${rpcs.length}. ${current.why} ${switching}`,
+      h("ol", { class: "wallet-steps" }, rpcs.map((rpc, i) =>
+        h("li", { class: i < index ? "done" : i === index ? "current" : null, "aria-current": i === index ? "step" : null },
+          describeAction(rpc, option, walletName).label))))
   }
   return runWalletRpc(/** @type {Wallet} */ (wallet).provider, action, network)
 }
