@@ -15,7 +15,9 @@ import { randomBytes } from "node:crypto"
 import { createWalletClient, decodeFunctionData, encodeFunctionData, type Hex, http, maxUint256, parseAbi } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { executorJob } from "../support/ChainJobs.ts"
+import { SqlClient } from "effect/sql"
+import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
+import { eventually } from "../support/Eventually.ts"
 import { expectError } from "../support/ExpectError.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import { forEachDatabase, type TestPartner, type TestServer, useTestServer } from "../support/TestServer.ts"
@@ -300,6 +302,56 @@ forEachDatabase("Permit2 payments (anvil)", (database) => {
     await w.approve(maxUint256)
     await waitFor(paymentId, "succeeded", quiet)
     expect(await usdtBalance(buyer.address)).toBe(before - 12_500_000n)
+  })
+
+  it("settlement in TUSDT (whose transfer returns nothing, as Tether's on Ethereum): the merchant's destination receives it, and the ledger balances", async () => {
+    const { partner } = keys.get(server)!
+    const merchantId = await server.merchant(partner.sandbox, "Settling Tether Shop")
+    const destination = privateKeyToAccount(generatePrivateKey()).address
+    const asset = world().chain.usdtAssetId
+    const registered = await server.request("POST", `/v1/merchants/${merchantId}/settlements/crypto`, {
+      apiKey: partner.sandbox,
+      body: { settlements: [{ asset, destination: `${world().chain.chainId}:${destination}` }] }
+    })
+    expect(registered.status).toBe(201)
+    const payouts = await server.run(Effect.forkDetach(Layer.launch(payoutJobs())))
+    try {
+      const buyer = await newBuyer()
+      const paymentId = (await server.payment(partner.sandbox, merchantId)).paymentId as string
+      const option = await usdtOption(paymentId, buyer)
+      expect((await confirm(paymentId, option.id, await buyer.run(option))).status).toBe(200)
+      await waitFor(paymentId, "succeeded")
+      const record = await eventually(
+        async () => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body,
+        (r) => r.settlement?.status === "completed",
+        60_000
+      )
+      expect(await usdtBalance(destination)).toBe(12_500_000n)
+      // The settlement is TUSDT's own transfer from the collection address, which answered nothing.
+      const sent = await world().client.getTransaction({ hash: record.settlement.txHash })
+      expect({ from: sent.from, to: sent.to }).toEqual({ from: world().chain.collectionAddress.toLowerCase(), to: usdt().toLowerCase() })
+      expect(await world().client.call({ account: world().chain.collectionAddress, to: usdt(), data: sent.input })).toEqual({ data: undefined })
+
+      // The ledger: what the merchant was owed (credited on receipt) is paid out (debited), once each.
+      const entries = () =>
+        server.run(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          return yield* sql<{ readonly source: string; readonly amount: string }>`SELECT t.source, e.amount::text AS amount
+            FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+            WHERE a.kind = 'merchant' AND a.merchant_id = ${merchantId} AND a.asset = ${asset} ORDER BY e.id`
+        }).pipe(Effect.orDie))
+      expect(await eventually(entries, (rows) => rows.length === 2, 30_000)).toEqual([
+        { source: "receipt", amount: "-12500000" },
+        { source: "payout", amount: "12500000" }
+      ])
+      const unbalanced = await server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql`SELECT transaction_id, asset FROM ledger_entries GROUP BY transaction_id, asset HAVING sum(amount) <> 0`
+      }).pipe(Effect.orDie))
+      expect(unbalanced).toEqual([])
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(payouts))
+    }
   })
 
   // Last: it moves the chain's clock an hour ahead (and back).
