@@ -6,6 +6,7 @@
  *
  * - An ETH payment: one `eth_sendTransaction` with value, confirmed with its hash, to `succeeded`
  *   with verified webhooks and the merchant's settlement in ether.
+ * - No deposit address for ether: the deposit options and their QR codes are the tokens' alone.
  * - A EUR payment: the TEURC option alone (no USD coin, no ether for EUR), signed, to `succeeded`.
  * - Refusals of a native confirm, each `params_validation`: too little value, another recipient,
  *   no reference, another sender, a reverted transaction, an unknown hash. The transfer of too little is then a
@@ -192,6 +193,25 @@ describe("@walletconnect/pay: ether and euro payments against npm start", () => 
     expect(new Set(events().map((r) => r.envelope.type))).toEqual(new Set(["payment.created", "payment.processing", "payment.succeeded", "payment.settled"]))
     expect(settled.transaction).toMatchObject({ hash: hash.toLowerCase() })
   }, 400_000)
+
+  it("offers no deposit address or QR code for ether: the deposit options are the tokens alone, and a QR code for ether is not found", async () => {
+    const paymentId = await createPayment("USD", "1050")
+    // The wallet options do include ether.
+    expect(await nativeOption(paymentId, wallet(3).caip10)).toBeDefined()
+    const deposit = await fetch(`${service.url}/v1/gateway/payment/${paymentId}/deposit`, {
+      method: "POST",
+      headers: { "app-id": service.credentials.appId, "client-id": "native-test" }
+    }).then(async (r) => ({ status: r.status, body: await r.json() as any }))
+    expect(deposit.status).toBe(200)
+    const assets = deposit.body.options.map((o: any) => o.asset)
+    expect(assets).toContain(chain.usdcAssetId)
+    expect(assets).not.toContain(chain.nativeAssetId)
+    const usdc = deposit.body.options.find((o: any) => o.asset === chain.usdcAssetId)
+    const qr = (asset: string) => fetch(`${service.url}/checkout/${paymentId}/deposit-qr.svg?asset=${encodeURIComponent(asset)}`)
+    expect((await qr(chain.usdcAssetId)).status).toBe(200)
+    expect(usdc.uri).toMatch(/^ethereum:0x[0-9a-fA-F]{40}@31337\/transfer\?/)
+    expect((await qr(chain.nativeAssetId)).status).toBe(404)
+  }, 60_000)
 
   it("pays a EUR payment with the euro test token: the TEURC option alone, signed, to succeeded", async () => {
     const paymentId = await createPayment("EUR", "1250")

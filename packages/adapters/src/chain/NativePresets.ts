@@ -20,14 +20,20 @@ export interface NativePreset {
 
 const ether = (usdFeed: `0x${string}`): NativePreset => ({ coinType: 60, symbol: "ETH", name: "Ether", usdFeed })
 
-/** Per named network, its native asset when it can be priced. */
+/**
+ * Per named network, its native asset when it can be priced. Each feed is the "ETH / USD" (or
+ * "POL / USD") proxy of Chainlink's list, https://docs.chain.link/data-feeds/price-feeds/addresses
+ * (its network selector: Ethereum, Base, OP, Arbitrum, Polygon, each with its testnets).
+ */
 export const nativePresets: { readonly [N in Configuration.NetworkName]?: NativePreset } = {
   ethereum: ether("0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419"),
   "ethereum-sepolia": ether("0x694AA1769357215DE4FAC081bf1f309aDC325306"),
   base: ether("0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"),
   "base-sepolia": ether("0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1"),
+  // https://docs.chain.link/data-feeds/price-feeds/addresses?network=optimism
   optimism: ether("0x13e3Ee699D1909E989722E753853AE30b17e08c5"),
   arbitrum: ether("0x639Fe6ab55C921f74e7fac1ee960C0B6293ba612"),
+  // https://docs.chain.link/data-feeds/price-feeds/addresses?network=arbitrum&page=1 (Arbitrum Sepolia)
   "arbitrum-sepolia": ether("0xd30e2101a97dcbAeBCBC04F14C3f624E67A35165"),
   polygon: { coinType: 966, symbol: "POL", name: "POL", usdFeed: "0xAB594600376Ec9fD91F8e885dADF0CE036862dE0" }
 }

@@ -24,7 +24,10 @@ export interface StablecoinPreset {
 
 const eurc = (address: `0x${string}`): StablecoinPreset => ({ address, symbol: "EURC", name: "EURC", currency: "EUR" })
 
-/** Per named network, its stablecoins besides USDC. */
+/**
+ * Per named network, its stablecoins besides USDC. EURC's addresses, mainnets and Sepolia testnets
+ * alike, are those of https://developers.circle.com/stablecoins/eurc-contract-addresses.
+ */
 export const stablecoinPresets: { readonly [N in Configuration.NetworkName]?: ReadonlyArray<StablecoinPreset> } = {
   ethereum: [eurc("0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c")],
   "ethereum-sepolia": [eurc("0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4")],

@@ -857,8 +857,8 @@ function runStep(action, option) {
   } else {
     showWorking(current.title, `Step ${index + 1} of ${rpcs.length}. ${current.why} ${switching}`,
       h("ol", { class: "wallet-steps" }, rpcs.map((rpc, i) =>
-        h("li", { class: i < index ? "done" : i === index ? "current" : null, "aria-current": i === index ? "step" : null },
-          describeAction(rpc, option, walletName).label))))
+        h("li", { class: i === index ? "current" : null, "aria-current": i === index ? "step" : null },
+          describeAction(rpc, option, walletName).label, i < index ? h("span", { class: "step-done" }, " · done") : null))))
   }
   return runWalletRpc(/** @type {Wallet} */ (wallet).provider, action, network)
 }

@@ -141,7 +141,7 @@ export function depositDetails(option, context) {
         h("ul", {},
           h("li", {}, `Exactly ${amountText} must arrive. If your exchange takes its fee from the amount you enter, add the fee.`),
           h("li", {}, `It must arrive before ${clock}.`),
-          h("li", {}, "Tokens sent on another network, or another token, are lost. This address is for this payment only.")))),
+          h("li", {}, "Tokens sent on another network, or another token, are lost. So is the network's own coin (such as ETH): this address takes tokens only, and is for this payment only.")))),
     h("div", { class: "deposit-scan" },
       h("figure", { class: "deposit-qr" },
         h("img", {
