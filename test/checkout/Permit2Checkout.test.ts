@@ -24,6 +24,17 @@ describe("Hosted checkout paying TUSDT through Permit2 in Chromium (anvil, PGlit
 
   const view = (page: Page, name: string, timeout = uiTimeoutMs) => page.locator(`main[data-view="${name}"]`).waitFor({ timeout })
   const mainText = (page: Page) => page.locator("main").innerText()
+  /**
+   * Holds the wallet's next `method` prompt, answers the `previous` one held, and waits until the
+   * page shows the new step; answers the new hold.
+   */
+  const nextPrompt = async (page: Page, wallet: TestWallet, method: string, previous?: { readonly release: () => void }) => {
+    const held = wallet.hold(method)
+    previous?.release()
+    await held.reached
+    await view(page, "working")
+    return held
+  }
   /** The working view's list of wallet steps: each step's text, and whether it is the current one. */
   const steps = (page: Page) =>
     page.locator("ol.wallet-steps li").evaluateAll((items) =>
@@ -79,10 +90,7 @@ describe("Hosted checkout paying TUSDT through Permit2 in Chromium (anvil, PGlit
       { text: "Sign the payment of 12.50 TUSDT (no network fee)", current: false }
     ])
     await shoot(page, "checkout-permit2-approve")
-    const signing = wallet.hold("eth_signTypedData_v4")
-    approving.release()
-    await signing.reached
-    await view(page, "working")
+    const signing = await nextPrompt(page, wallet, "eth_signTypedData_v4", approving)
     expect(await mainText(page)).toMatch(/Sign the payment[\s\S]*Step 2 of 2[\s\S]*12\.50 TUSDT[\s\S]*no network fee/)
     expect(await steps(page)).toEqual([
       { text: "Allow TUSDT once (a transaction, only the first time) · done", current: false },
@@ -135,10 +143,7 @@ describe("Hosted checkout paying TUSDT through Permit2 in Chromium (anvil, PGlit
       { text: "Sign the payment of 12.50 TUSDT (no network fee)", current: false }
     ])
     await shoot(page, "checkout-permit2-reset")
-    const approving = wallet.hold("eth_sendTransaction")
-    resetting.release()
-    await approving.reached
-    await view(page, "working")
+    const approving = await nextPrompt(page, wallet, "eth_sendTransaction", resetting)
     expect(await mainText(page)).toMatch(/Allow TUSDT once[\s\S]*Step 2 of 3/)
     approving.release()
     await view(page, "success", 120_000)
