@@ -26,7 +26,8 @@ const contracts = [
   ["DepositFactory", "DepositFactory.sol"],
   ["DepositForwarder", "DepositFactory.sol"],
   ["TestForwarder", "TestCallers.sol"],
-  ["TestMulticall", "TestCallers.sol"]
+  ["TestMulticall", "TestCallers.sol"],
+  ["PaymentEscrow", "PaymentEscrow.sol"]
 ]
 
 /** Compiler settings; part of the header, since they change the bytecode. */

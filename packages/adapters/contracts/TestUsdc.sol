@@ -21,6 +21,11 @@ contract TestUsdc {
         "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
 
+    /// @notice keccak256("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")
+    bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
+
     bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes4 private constant ERC1271_MAGIC_VALUE = 0x1626ba7e;
@@ -98,7 +103,9 @@ contract TestUsdc {
         bytes32 r,
         bytes32 s
     ) external {
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+        _transferWithAuthorization(
+            TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v)
+        );
     }
 
     /// @notice EIP-3009: executes a transfer signed by `from` (packed signature, or EIP-1271 for contract wallets).
@@ -111,10 +118,30 @@ contract TestUsdc {
         bytes32 nonce,
         bytes memory signature
     ) external {
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
+        _transferWithAuthorization(
+            TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
+        );
+    }
+
+    /// @notice EIP-3009: like `transferWithAuthorization`, but only the payee may submit it, so a contract
+    /// receiving the funds (an escrow) cannot have them sent past it.
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(to == msg.sender, "TestUsdc: caller must be the payee");
+        _transferWithAuthorization(
+            RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
+        );
     }
 
     function _transferWithAuthorization(
+        bytes32 typehash,
         address from,
         address to,
         uint256 value,
@@ -126,8 +153,7 @@ contract TestUsdc {
         require(block.timestamp > validAfter, "TestUsdc: authorization is not yet valid");
         require(block.timestamp < validBefore, "TestUsdc: authorization is expired");
         require(!usedAuthorizations[from][nonce], "TestUsdc: authorization is used");
-        bytes32 structHash =
-            keccak256(abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce));
+        bytes32 structHash = keccak256(abi.encode(typehash, from, to, value, validAfter, validBefore, nonce));
         bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
         require(_isValidSignature(from, digest, signature), "TestUsdc: invalid signature");
         usedAuthorizations[from][nonce] = true;
