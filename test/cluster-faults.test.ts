@@ -16,15 +16,17 @@
  *
  * Then, from the database, the chain and the receiver: one payment per key; one transfer on chain
  * per accepted confirm; one payout transfer per settlement and per refund; every outbox event
- * delivered at least once, signed; no 500 seen by the client; no key stuck after the lease.
+ * delivered at least once, signed; no 500 seen by the client; no key stuck after the lease; the
+ * ledger equals the chain at every collection and deposit address, and every ledger transaction balances.
  *
  * Size: `CLUSTER_ORDERS` orders (default 320).
  */
-import { Chain, Migrations } from "@paygate/adapters"
+import { Chain, Database, Migrations } from "@paygate/adapters"
 import { randomBytes } from "node:crypto"
 import postgres from "postgres"
 import { decodeFunctionData, type Hex, parseAbiItem } from "viem"
 import { afterAll, describe, expect, it } from "vitest"
+import { auditLedger } from "./support/LedgerAudit.ts"
 import { localChainForFile } from "./support/LocalChainWorld.ts"
 import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
@@ -488,6 +490,11 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")(
         expect(unverified).toBe(0)
         expect(events.length).toBe(orders.length + 2 * confirmedOrders.length + expectedSettlements.length)
         expect(stats.unexpected).toEqual([])
+
+        // ---- The ledger after the faults: it equals the chain at every collection and deposit address, and balances.
+        const audit = await auditLedger(Database.layerUrl(w.url, { maxConnections: 2 }), JSON.parse(chains))
+        expect(audit).toEqual({ compared: audit.compared, differing: [], unbalanced: [] })
+        expect(audit.compared).toBeGreaterThan(0)
       } finally {
         await sql.end()
       }

@@ -63,6 +63,21 @@ for (const database of testDatabases) {
         const payments = yield* PaymentRepository
         const sql = yield* SqlClient.SqlClient
         const ids: Array<PaymentId> = []
+        const account = (kind: "collection" | "merchant") =>
+          Effect.map(
+            sql<{ readonly id: string }>`INSERT INTO ledger_accounts (mode, kind, chain_id, asset, partner_id, merchant_id)
+              VALUES ('sandbox', ${kind}, ${`eip155:${world.chain.node.chainId}`}, ${asset},
+                ${kind === "merchant" ? partner.partnerId : null}, ${kind === "merchant" ? merchant.merchantId : null})
+              ON CONFLICT ON CONSTRAINT ledger_accounts_once DO UPDATE SET kind = EXCLUDED.kind RETURNING id::text AS id`,
+            (rows) => rows[0]!.id
+          )
+        const [collection, owed] = [yield* account("collection"), yield* account("merchant")]
+        // A balanced ledger transaction moving `value` from the merchant's account to the collection address's.
+        const post = (source: string, value: bigint) =>
+          sql`WITH t AS (INSERT INTO ledger_transactions (mode, source, source_id, posted_at) VALUES ('sandbox', ${value > 0n ? "receipt" : "payout"}, ${source}, ${now}) RETURNING id)
+            INSERT INTO ledger_entries (transaction_id, account_id, mode, asset, amount)
+            SELECT t.id, x.account, 'sandbox', ${asset}, x.amount FROM t,
+              (VALUES (${collection}::bigint, ${value.toString()}::numeric), (${owed}::bigint, ${(-value).toString()}::numeric)) AS x (account, amount)`
         for (const [i, seed] of seeds.entries()) {
           const createdAt = now - seed.daysAgo * dayMs - i
           const id = `pay_seedHome${i}x${now}` as PaymentId
@@ -104,6 +119,9 @@ for (const database of testDatabases) {
               VALUES (${id}, 'settlement', ${asset}, ${`eip155:${world.chain.node.chainId}:${destination}`}, ${tokenOf(seed).toString()}, ${seed.settled}, 0, 1,
                 ${seed.settled === "pending" ? now + dayMs : null}, ${createdAt}, ${createdAt}, ${seed.settled === "completed" ? createdAt : null})`
           }
+          // What the ledger posted for it: the transfer in credits the merchant, a completed settlement debits it.
+          if (paid) yield* post(`seed-in-${id}`, tokenOf(seed))
+          if (seed.settled === "completed") yield* post(`seed-out-${id}`, -tokenOf(seed))
           ids.push(id)
         }
         return ids

@@ -1,7 +1,8 @@
 /**
  * `PaymentVolume` on SQL: every total is one aggregate over the partner's payments of the mode
  * (index `payments_listing`), so the dashboard's figures cover all payments, not a listed page.
- * Token amounts come from the recorded commitment; settlements from the `payouts` ledger.
+ * Token amounts come from the recorded commitment; settlements from the `payouts` table (what is
+ * held is the ledger's: `LedgerBalances`).
  *
  * @module
  */
@@ -24,7 +25,7 @@ export const make = Effect.gen(function*() {
   const summarize = ({ mode, partnerId, since }: VolumeQuery) =>
     Effect.gen(function*() {
       const mine = sql`p.partner_id = ${partnerId} AND p.mode = ${mode}`
-      const [currencies, assets, days, held, settled] = yield* Effect.all([
+      const [currencies, assets, days, settled] = yield* Effect.all([
         sql`SELECT p.currency, count(*) AS count, sum(p.value)::text AS value FROM payments p
           WHERE ${mine} AND p.status = 'succeeded' GROUP BY p.currency ORDER BY p.currency`,
         sql`SELECT p.commitment ->> 'asset' AS asset, count(*) AS count, sum((p.commitment ->> 'tokenAmount')::numeric)::text AS value
@@ -32,11 +33,6 @@ export const make = Effect.gen(function*() {
           GROUP BY 1 ORDER BY 1`,
         sql`SELECT p.created_at / ${dayMs} AS day, count(*) AS created, count(*) FILTER (WHERE p.status = 'succeeded') AS succeeded
           FROM payments p WHERE ${mine} AND p.created_at >= ${since} GROUP BY 1 ORDER BY 1`,
-        // Paid to the service and still there: neither a completed settlement nor a completed refund took it out.
-        sql`SELECT p.commitment ->> 'asset' AS asset, sum((p.commitment ->> 'tokenAmount')::numeric)::text AS value
-          FROM payments p WHERE ${mine} AND p.status = 'succeeded' AND p.commitment IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM payouts o WHERE o.payment_id = p.id AND o.status = 'completed')
-          GROUP BY 1 ORDER BY 1`,
         sql`SELECT o.asset, o.recipient,
             coalesce(sum(o.value) FILTER (WHERE o.status = 'completed'), 0)::text AS completed,
             coalesce(sum(o.value) FILTER (WHERE o.status = 'pending'), 0)::text AS pending
@@ -48,7 +44,6 @@ export const make = Effect.gen(function*() {
         currencies: currencies.map((row) => ({ currency: String(row.currency), count: toInt(row.count), value: BigInt(String(row.value)) })),
         assets: assets.map((row) => ({ asset: String(row.asset), count: toInt(row.count), value: BigInt(String(row.value)) })),
         days: days.map((row) => ({ day: dayOf(toInt(row.day)), created: toInt(row.created), succeeded: toInt(row.succeeded) })),
-        held: held.map((row) => ({ asset: String(row.asset), value: BigInt(String(row.value)) })),
         settled: settled.map((row) => ({
           asset: String(row.asset),
           destination: String(row.recipient),

@@ -17,7 +17,8 @@ import { WatcherSettings } from "./ChainWatcher.ts"
 import { forever } from "./Forever.ts"
 
 type WatchedChain = Chain.TransferLogs.WatchedChain
-const { safeHead, tokenBalanceAt, watchedChains } = Chain.TransferLogs
+const { safeHead, watchedChains } = Chain.TransferLogs
+const { linesAt } = Chain.LedgerLines
 
 /** Tunables of the reconciliation job. */
 export interface LedgerReconciliationSettingsShape {
@@ -31,42 +32,15 @@ export const LedgerReconciliationSettings = Context.Reference<LedgerReconciliati
   { defaultValue: () => ({ intervalMs: 300_000 }) }
 )
 
-const tokenOf = (asset: string) => asset.slice(asset.lastIndexOf(":") + 1)
 const keyOf = (line: ReconciliationLine) => `${line.asset}|${line.address}`
 
-/** One run over `chain`: its lines (the ledger's balance and the chain's, per address and token), recorded. */
+/** One run over `chain` at its newest confirmed block: its lines (see `Chain.LedgerLines`), recorded. */
 export const reconcileChain = (chain: WatchedChain) =>
   Effect.gen(function*() {
-    const ledger = yield* LedgerBalances
     const block = yield* safeHead(chain)
-    const held = new Map<string, { kind: "collection" | "deposit"; asset: string; address: string; value: bigint }>()
-    const add = (kind: "collection" | "deposit", asset: string, address: string, value: bigint) => {
-      const key = `${asset}|${address}`
-      held.set(key, { kind, asset, address, value: (held.get(key)?.value ?? 0n) + value })
-    }
-    for (const asset of chain.tokens.values()) add("collection", asset, chain.collectionAddress.toLowerCase(), 0n)
-    // Every deposit address the watcher follows, not only those the ledger has heard of: a transfer
-    // it missed would otherwise never show.
-    if (chain.depositFactory !== undefined) {
-      const since = (yield* Clock.currentTimeMillis) - (yield* WatcherSettings).depositWatchMs
-      for (const deposit of yield* (yield* DepositStore).watched(chain.chainId, since)) {
-        for (const asset of chain.tokens.values()) add("deposit", asset, deposit.address.toLowerCase(), 0n)
-      }
-    }
-    for (const account of yield* ledger.addressBalances(chain.chainId)) {
-      add(account.kind, account.asset, account.address ?? chain.collectionAddress.toLowerCase(), account.held)
-    }
-    const lines = yield* Effect.forEach([...held.values()], (h) =>
-      Effect.map(tokenBalanceAt(chain, tokenOf(h.asset), h.address, block), (onChain): ReconciliationLine => ({
-        chainId: chain.chainId,
-        asset: h.asset,
-        kind: h.kind,
-        address: h.address,
-        blockNumber: block,
-        ledger: h.value,
-        chain: onChain
-      })), { concurrency: 8 })
-    yield* ledger.recordReconciliation(yield* Clock.currentTimeMillis, lines)
+    const since = (yield* Clock.currentTimeMillis) - (yield* WatcherSettings).depositWatchMs
+    const lines = yield* linesAt(chain, block, since)
+    yield* (yield* LedgerBalances).recordReconciliation(yield* Clock.currentTimeMillis, lines)
     return lines
   })
 

@@ -3,13 +3,15 @@
  * database: random sequences of payments (pull with an authorization, push to a deposit address),
  * adversarial transfers (an authorization executed through a forwarder, one transaction paying two
  * deposit addresses, a duplicate, an unmatched transfer, a token nobody accepts), refunds,
- * settlements (a merchant with a settlement destination), sweeps and worker restarts. After each
+ * settlements (a merchant with a settlement destination), sweeps, receipt refunds (an unmatched
+ * transfer refunded by the operator, a late or overpaid one by its partner) and worker crashes
+ * (the jobs interrupted with work in flight, then started again). After each
  * step, once the worker settled: every ledger transaction balances, the ledger equals the chain at
  * the collection and every deposit address, every unit that arrived is credited once or owed back
  * once, and no ledger transaction mixes modes. Then the reconciliation job reports and alerts.
  */
 import { Chain, GatewayServices, ProcessMetrics, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
-import { LedgerBalances } from "@paygate/domain"
+import { LedgerBalances, ReceiptRefunds } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
@@ -289,7 +291,35 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
       const requested = await api("POST", "/v1/refunds", { paymentId: target.id })
       expect([201, 409]).toContain(requested.status)
     }),
-    step("the worker restarts", async () => {
+    fc.bigInt({ min: 1n, max: 5_000n }).chain((value) =>
+      step(`the operator refunds an unmatched transfer of ${value}`, async () => {
+        await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(7).privateKey, token: token(), to: collection(), value })
+        const [receipt] = await eventually(
+          () => query<{ readonly id: string }>(`SELECT id FROM chain_receipts WHERE outcome = 'unmatched' AND partner_id IS NULL
+            AND value = ${value} AND asset = '${world().chain.usdcAssetId}' AND refund IS NULL`),
+          (rows) => rows.length > 0
+        )
+        await server.run(ReceiptRefunds.use((refunds) => refunds.requestAsOperator(receipt!.id)))
+      })
+    ),
+    step("the partner refunds what a paid deposit address received late or beyond its amount", async () => {
+      const [receipt] = await query<{ readonly id: string }>(`SELECT id FROM chain_receipts
+        WHERE outcome IN ('overpaid', 'late') AND partner_id IS NOT NULL AND refund IS NULL LIMIT 1`)
+      if (receipt === undefined) return
+      expect((await api("POST", `/v1/receipts/${receipt.id}/refund`)).status).toBe(200)
+    }),
+    step("the worker crashes mid-flight and starts again", async () => {
+      // Work under way when the jobs are interrupted: a push payment arriving and a refund asked for.
+      const paymentId = await payment(holding)
+      const address = await depositAddress(paymentId)
+      await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: amount })
+      paid.push({ id: paymentId, refundable: true, deposit: address })
+      const target = paid.find((p) => p.refundable && p.id !== paymentId)
+      if (target !== undefined) {
+        paid.splice(paid.indexOf(target), 1)
+        expect([201, 409]).toContain((await api("POST", "/v1/refunds", { paymentId: target.id })).status)
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)))
       await stop()
       await start()
     })

@@ -9,12 +9,14 @@ import type { Receipt } from "../receipt/Receipt.ts"
  * - `refund_claim`: what is owed back to a buyer (`address`, the sender): a late, underpaid or
  *   overpaid transfer's refundable part.
  * - `unmatched`: an unmatched receipt, owed to the operator until it is refunded to its sender.
+ * - `opening`: the operator's equity: what an address held before the ledger saw it (its opening balance).
  */
 export type LedgerAccount =
   | { readonly kind: "collection"; readonly asset: string }
   | { readonly kind: "deposit"; readonly asset: string; readonly address: string }
   | { readonly kind: "merchant"; readonly asset: string; readonly partnerId: string; readonly merchantId: string }
   | { readonly kind: "refund_claim" | "unmatched"; readonly asset: string; readonly address: string; readonly partnerId: string | null }
+  | { readonly kind: "opening"; readonly asset: string }
 
 /** One leg of a posting: token base units, positive for a debit, negative for a credit. */
 export interface LedgerEntry {
@@ -92,6 +94,14 @@ export const sweptPostings = (
 ): ReadonlyArray<LedgerEntry> =>
   moved.flatMap(({ address, value }) =>
     transfer({ kind: "collection", asset }, { kind: "deposit", asset, address: address.toLowerCase() }, value)
+  )
+
+/** What an address held beyond the ledger when the ledger was opened: the address is debited, the operator's equity credited. */
+export const openingPostings = (asset: string, at: Arrival, value: bigint): ReadonlyArray<LedgerEntry> =>
+  transfer(
+    at.kind === "collection" ? { kind: "collection", asset } : { kind: "deposit", asset, address: at.address.toLowerCase() },
+    { kind: "opening", asset },
+    value
   )
 
 /** Whether `entries` sum to zero in every asset. */

@@ -24,10 +24,7 @@ export interface DayVolume {
   readonly succeeded: number
 }
 
-/**
- * Token amounts of one asset as the service recorded them: `held` is paid to the service
- * (succeeded) and neither settled nor refunded yet; `settled` went out to `destination`.
- */
+/** What the ledger says the partner's merchants are owed in one asset: paid in, not yet settled or refunded. */
 export interface HeldFunds {
   readonly asset: string
   readonly value: bigint
@@ -46,7 +43,6 @@ export interface VolumeSummary {
   readonly currencies: ReadonlyArray<CurrencyVolume>
   readonly assets: ReadonlyArray<AssetVolume>
   readonly days: ReadonlyArray<DayVolume>
-  readonly held: ReadonlyArray<HeldFunds>
   readonly settled: ReadonlyArray<SettledFunds>
 }
 

@@ -22,6 +22,8 @@ export type AdminCommand =
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
   | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
   | { readonly _tag: "LedgerReport" }
+  /** `chainId`: one chain (CAIP-2), or every configured chain. */
+  | { readonly _tag: "LedgerOpen"; readonly chainId: string | undefined }
   | { readonly _tag: "Preflight" }
   | { readonly _tag: "FactoryDeploy"; readonly network: string }
 
@@ -61,6 +63,10 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
                                                           "difference", "runAt"}]
       the worker's latest reconciliation of each chain: every collection and deposit address,
       its balance in the ledger and on chain at that block (base units); see docs/ledger.md
+  ledger open [--chain C]                             → [{"chainId", "asset", "kind", "address", "block", "ledger", "chain",
+                                                          "opened", "outcome"}]
+      posts, once per address and token, what the chain holds beyond the ledger (funds held before
+      the ledger existed) as its opening balance; a second run posts nothing; see docs/ledger.md
   preflight                                           → a checklist, one line per check (not JSON)
       checks a live configuration before going live; exit 1 when a check fails
   deposit-factory deploy --network NAME               → {"network", "depositFactory", "variable"}
@@ -112,6 +118,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "receipt refund": ["receipt"],
   "deposit sweep": ["chain", "address", "asset"],
   "ledger report": [],
+  "ledger open": ["chain"],
   preflight: [],
   "deposit-factory deploy": ["network"]
 }
@@ -214,6 +221,8 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "ledger report":
       return { _tag: "LedgerReport" }
+    case "ledger open":
+      return { _tag: "LedgerOpen", chainId: given("chain") }
     case "preflight":
       return { _tag: "Preflight" }
     case "deposit-factory deploy": {

@@ -1,4 +1,12 @@
-import { Chain, CredentialAdmin, SqlDataCollectionThresholds, SqlDepositStore, SqlLedgerBalances, SqlReceiptStore } from "@paygate/adapters"
+import {
+  Chain,
+  CredentialAdmin,
+  SqlDataCollectionThresholds,
+  SqlDepositStore,
+  SqlLedgerBalances,
+  SqlLedgerOpening,
+  SqlReceiptStore
+} from "@paygate/adapters"
 import {
   Caip,
   LedgerBalances,
@@ -25,6 +33,28 @@ const isoOrNull = (millis: number | null) => (millis === null ? null : iso(milli
 
 // Receipts and their refunds over the operator's database.
 const receipts = ReceiptRefunds.layer.pipe(Layer.provideMerge(SqlReceiptStore.layer))
+
+// The ledger's opening reads the configured chains (PAYGATE_NETWORKS or PAYGATE_CHAINS) and posts per mode.
+const ledgerOpening = Layer.mergeAll(SqlLedgerBalances.layer, SqlDepositStore.layer, Chain.ChainNetworkModes.layer).pipe(
+  Layer.provideMerge(Chain.ChainSource.layer)
+)
+
+/** Opens the ledger of the chain `chainId` (every configured chain when undefined): see `SqlLedgerOpening`. */
+const openLedger = (chainId: string | undefined) =>
+  Effect.gen(function*() {
+    const chains = Chain.TransferLogs.watchedChains(yield* Chain.ChainConfig.ChainsConfig)
+    const chosen = chains.filter((chain) => chainId === undefined || chain.chainId === chainId)
+    if (chosen.length === 0) {
+      return yield* Effect.fail(new AdminFailure(
+        chainId === undefined ? "No chain is configured." : `${chainId} is not a configured chain (${chains.map((c) => c.chainId).join(", ") || "none"}).`
+      ))
+    }
+    const lines = yield* Effect.forEach(chosen, SqlLedgerOpening.openChain)
+    return lines.flat()
+  }).pipe(
+    Effect.provide(ledgerOpening),
+    Effect.mapError((error) => (error instanceof AdminFailure ? error : new AdminFailure(error.message)))
+  )
 
 const isEvmAddress = (text: string) => /^0x[0-9a-fA-F]{40}$/.test(text)
 
@@ -123,6 +153,18 @@ export const runAdmin = (command: AdminCommand) =>
           runAt: iso(l.runAt)
         }))
       }
+      case "LedgerOpen":
+        return (yield* openLedger(command.chainId)).map((l) => ({
+          chainId: l.chainId,
+          asset: l.asset,
+          kind: l.kind,
+          address: l.address,
+          block: l.blockNumber,
+          ledger: l.ledger.toString(),
+          chain: l.chain.toString(),
+          opened: l.opened.toString(),
+          outcome: l.outcome
+        }))
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {
           return yield* Effect.fail(new AdminFailure(`No partner ${command.partnerId}.`))
