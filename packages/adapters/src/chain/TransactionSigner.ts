@@ -12,7 +12,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import {
   type Address,
   createClient,
@@ -23,6 +23,7 @@ import {
   recoverTransactionAddress
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 import { decrypt } from "./KeystoreV3.ts"
 import { describeError } from "./RpcCall.ts"
@@ -112,11 +113,14 @@ export const fromPrivateKey = (privateKey: Redacted.Redacted<Hex>, role: SignerR
 
 const passphraseOf = (settings: SignerSettings & { readonly kind: "keystore" }, role: SignerRole) => {
   const fail = (message: string) => Effect.fail(new SignerError({ role, message }))
-  if (settings.passphraseEnv !== undefined) {
-    const value = process.env[settings.passphraseEnv]
-    return value === undefined || value === ""
-      ? fail(`the passphrase variable ${settings.passphraseEnv} is not set`)
-      : Effect.succeed(Redacted.make(value))
+  const variable = settings.passphraseEnv
+  if (variable !== undefined) {
+    return Effect.gen(function*() {
+      const value = yield* Configuration.signerPassphrase(variable).pipe(
+        Effect.mapError(() => new SignerError({ role, message: `the passphrase variable ${variable} cannot be read` }))
+      )
+      return Option.isSome(value) ? value.value : yield* fail(`the passphrase variable ${variable} is not set`)
+    })
   }
   const file = settings.passphraseFile!
   return Effect.tryPromise({
