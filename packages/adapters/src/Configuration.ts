@@ -26,6 +26,9 @@ const optionalSecret = (variable: string) => nonBlank(Config.option(Config.Redac
 const atLeast = (min: number) => Config.map((n: number) => Math.max(min, n))
 const optionalInt = (variable: string) => Config.option(Config.Int(name(variable)))
 
+/** A keystore signer's passphrase, in the variable its `passphraseEnv` names (`ChainConfig`'s `signers`). */
+export const signerPassphrase = (variable: string) => optionalSecret(variable)
+
 /** Where the embedded database lives when `PAYGATE_DATA_DIR` is unset. */
 export const defaultDataDir = "./data/pglite"
 

@@ -49,6 +49,7 @@ import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 import { GasSettings } from "./GasPolicy.ts"
 import { isNativeAssetId, nativeAssetProblems, nativeToken } from "./NativeAsset.ts"
+import { SignerSettings } from "./TransactionSigner.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -117,8 +118,11 @@ export const ChainSettings = Schema.Struct({
   rpcUrl: Schema.RedactedFromValue(HttpUrl),
   /** Blocks a transfer needs (its own included) before it counts: 1 = included. */
   requiredConfirmations: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
-  /** Key of the executor (relayer) account that submits pull payments and pays their gas. */
-  executorPrivateKey: Schema.RedactedFromValue(PrivateKeyHex),
+  /**
+   * Key of the executor (relayer) account that submits pull payments and pays their gas; or
+   * `signers.executor` instead (one of the two).
+   */
+  executorPrivateKey: Schema.optionalKey(Schema.RedactedFromValue(PrivateKeyHex)),
   /** Address that receives payments on this chain. */
   collectionAddress: EvmAddress,
   /**
@@ -126,6 +130,17 @@ export const ChainSettings = Schema.Struct({
    * Without it, payouts on this chain stay pending.
    */
   collectionPrivateKey: Schema.optionalKey(Schema.RedactedFromValue(PrivateKeyHex)),
+  /**
+   * Optional: signers that hold no key in this configuration (`TransactionSigner.ts`): a keystore
+   * file or a remote signer per role. `executor` replaces `executorPrivateKey`, `payout` replaces
+   * `collectionPrivateKey` (its address must be `collectionAddress`), and `sweep` signs deposit
+   * sweeps (default: the executor's signer; it must own `depositFactory`).
+   */
+  signers: Schema.optionalKey(Schema.Struct({
+    executor: Schema.optionalKey(SignerSettings),
+    payout: Schema.optionalKey(SignerSettings),
+    sweep: Schema.optionalKey(SignerSettings)
+  })),
   /**
    * Optional: the chain's block explorer, e.g. `https://basescan.org`. The hosted checkout links a
    * payment's transaction to `{explorerUrl}/tx/{hash}`; without it, it shows the hash alone.
@@ -213,6 +228,19 @@ export const AssetSettings = Schema.Struct({
 /** One configured token. */
 export type AssetSettings = typeof AssetSettings.Type
 
+// One source per role: a raw key or a signer, never both (which would sign is a guess).
+const signerProblems = (chain: ChainSettings, i: number) => {
+  const problems: Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly issue: string }> = []
+  const executor = chain.signers?.executor
+  if ((chain.executorPrivateKey === undefined) === (executor === undefined)) {
+    problems.push({ path: ["chains", i, "executorPrivateKey"], issue: "set exactly one of executorPrivateKey and signers.executor" })
+  }
+  if (chain.collectionPrivateKey !== undefined && chain.signers?.payout !== undefined) {
+    problems.push({ path: ["chains", i, "collectionPrivateKey"], issue: "set at most one of collectionPrivateKey and signers.payout" })
+  }
+  return problems
+}
+
 /** Every chain and token, with the rules that span entries: unique ids, tokens only on configured chains. */
 export const ChainsSettings = Schema.Struct({
   chains: Schema.Array(ChainSettings),
@@ -227,11 +255,12 @@ export const ChainsSettings = Schema.Struct({
           problems.push({ path: ["chains", i, "chainId"], issue: `chain ${chain.chainId} is configured twice` })
         }
         chainIds.add(chain.chainId)
+        problems.push(...signerProblems(chain, i))
         const key = chain.collectionPrivateKey
-        const holder = key === undefined ? undefined : privateKeyToAddress(Redacted.value(key))
+        const holder = key === undefined ? chain.signers?.payout?.address : privateKeyToAddress(Redacted.value(key))
         if (holder !== undefined && !sameAddress(holder, chain.collectionAddress)) {
           problems.push({
-            path: ["chains", i, "collectionPrivateKey"],
+            path: ["chains", i, key === undefined ? "signers" : "collectionPrivateKey"],
             issue: `it is the key of ${holder}, not of collectionAddress ${chain.collectionAddress}`
           })
         }
@@ -280,6 +309,12 @@ export const index = (settings: ChainsSettings): Chains => ({
   chains: new Map(settings.chains.map((chain) => [chain.chainId, chain])),
   assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
 })
+
+/** The executor account of a chain: its key's, or its signer's. */
+export const executorAddress = (chain: ChainSettings): Address =>
+  chain.executorPrivateKey === undefined
+    ? chain.signers!.executor!.address as Address
+    : privateKeyToAddress(Redacted.value(chain.executorPrivateKey))
 
 /** Whether pull payments in a token go through Permit2: configured so, and without EIP-3009 (which wins). */
 export const viaPermit2 = (asset: AssetSettings): boolean => asset.permit2 === true && !asset.eip3009

@@ -7,6 +7,7 @@
 import { Duration, Effect } from "effect"
 import type { PublicClient } from "viem"
 import { ChainConfigError, type ChainSettings } from "./ChainConfig.ts"
+import { signerFor } from "./ChainSigners.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { type GasBudget, type GasPolicy, makeBudget, policyOf } from "./GasPolicy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
@@ -58,7 +59,10 @@ export const make = Effect.fnUntraced(function*(
     })
   }
   // Shared: deposit sweeps send from the executor account too (one nonce sequence per account).
-  const executor = yield* ExecutorSender.shared({ chainId, client, privateKey: settings.executorPrivateKey, rpcUrl: settings.rpcUrl })
+  const signer = yield* signerFor(settings, "executor").pipe(
+    Effect.mapError((error) => new ChainConfigError({ message: `Chain ${chainId}: the executor's signer: ${error.message}` }))
+  )
+  const executor = yield* ExecutorSender.shared({ chainId, client, signer: signer!, rpcUrl: settings.rpcUrl })
   const domains = yield* TokenDomains.make({ chainId, client })
   const gas = policyOf(settings.gas, settings.testnet)
   return { settings, chainId, chainNumber, client, executor, domains, gas, budget: makeBudget(chainId, gas) }

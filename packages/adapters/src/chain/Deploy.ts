@@ -13,6 +13,7 @@ import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
 import { DepositFactory, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
+import { fromPrivateKey } from "./TransactionSigner.ts"
 
 /** Where the test contracts were deployed. */
 export interface TestContracts {
@@ -84,7 +85,7 @@ export const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOption
   const sender = yield* ExecutorSender.make({
     chainId,
     client,
-    privateKey: Redacted.make(options.deployerPrivateKey ?? anvilAccount(0).privateKey)
+    signer: fromPrivateKey(Redacted.make(options.deployerPrivateKey ?? anvilAccount(0).privateKey))
   })
   const toDeployError = (what: string) => (error: { readonly message: string }) =>
     new DeployError({ message: `${what}: ${error.message}` })

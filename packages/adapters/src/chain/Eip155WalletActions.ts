@@ -16,10 +16,9 @@
  * @module
  */
 import { Caip, type OptionClaims, WalletActions, type Wire } from "@paygate/domain"
-import { Effect, Layer, Redacted, Result, Schema } from "effect"
+import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex, PublicClient } from "viem"
-import { privateKeyToAddress } from "viem/accounts"
-import { type Chains, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
+import { type Chains, ChainsConfig, executorAddress, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
 import { permit2Actions } from "./Permit2Actions.ts"
 import { isNativeToken, nativeTransferAction } from "./NativeAsset.ts"
@@ -103,7 +102,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
   for (const settings of chains.settings.chains) {
     const client = makeClient(settings.rpcUrl)
     domainsByChain.set(settings.chainId, yield* TokenDomains.make({ chainId: settings.chainId, client }))
-    permit2ByChain.set(settings.chainId, { client, spender: privateKeyToAddress(Redacted.value(settings.executorPrivateKey)) })
+    permit2ByChain.set(settings.chainId, { client, spender: executorAddress(settings) })
   }
 
   const defect = (message: string) => Effect.die(new WalletActionsError({ message: `Cannot build wallet actions: ${message}.` }))

@@ -22,9 +22,9 @@
  */
 import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { isKnown } from "./ObserveTransfer.ts"
-import { type ChainRpcError, rpc } from "./RpcCall.ts"
+import { ChainRpcError, rpc } from "./RpcCall.ts"
+import type { TransactionSigner } from "./TransactionSigner.ts"
 
 /** A transaction to send: a call (`to`) or a contract creation (no `to`). */
 export interface TransactionRequest {
@@ -71,7 +71,8 @@ export interface SenderOptions {
   /** CAIP-2 chain id, e.g. `eip155:31337`. */
   readonly chainId: string
   readonly client: PublicClient
-  readonly privateKey: Redacted.Redacted<Hex>
+  /** Signs the account's transactions (a key, a keystore or a remote signer). */
+  readonly signer: TransactionSigner
 }
 
 const ALREADY_KNOWN = /already known|known transaction|already imported|already exists/i
@@ -82,10 +83,10 @@ const broadcastRetries = 2
 /** Attempts when the node says the nonce is used (another sender, a restart): re-read and re-sign. */
 const maxNonceAttempts = 3
 
-/** A sender for the account of `privateKey` on `chainId`. */
+/** A sender for the account of `signer` on `chainId`. */
 export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
   Effect.sync(() => {
-    const account = privateKeyToAccount(Redacted.value(options.privateKey))
+    const account = options.signer
     const chainNumber = Number(options.chainId.slice(options.chainId.indexOf(":") + 1))
     const { client, chainId } = options
     const permit = Semaphore.makeUnsafe(1)
@@ -117,21 +118,21 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
 
     type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
 
+    // A signer that cannot sign (a remote one down) leaves the transaction unsent, like a node that cannot be reached.
     const sign = (request: TransactionRequest, fees: Fees, nonce: number) =>
-      Effect.map(
-        Effect.promise(() =>
-          account.signTransaction({
-            type: "eip1559",
-            chainId: chainNumber,
-            nonce,
-            ...(request.to === undefined ? {} : { to: request.to }),
-            data: request.data,
-            gas: request.gas,
-            value: request.value ?? 0n,
-            ...fees
-          })
-        ),
-        (raw): SignedTransaction => ({ raw, hash: keccak256(raw) })
+      account.sign({
+        chainId: chainNumber,
+        nonce,
+        ...(request.to === undefined ? {} : { to: request.to }),
+        data: request.data,
+        gas: request.gas,
+        value: request.value ?? 0n,
+        ...fees
+      }).pipe(
+        Effect.map((raw): SignedTransaction => ({ raw, hash: keccak256(raw) })),
+        Effect.mapError((error) =>
+          new ChainRpcError({ chainId, operation: "eth_signTransaction", failure: "unavailable", message: `${error.role} signer: ${error.message}` })
+        )
       )
 
     // Only a success proves where the sequence stands; anything else re-reads it.
@@ -209,14 +210,13 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
 const sharedSenders = new Map<string, ExecutorSender>()
 
 /**
- * The sender of the account of `privateKey` on `chainId` at `rpcUrl`, one per process: every user
+ * The sender of the account of `signer` on `chainId` at `rpcUrl`, one per process: every user
  * of an account (the gateway's executor, the deposit sweeps) shares its nonce sequence. The first
  * caller's client is the one it sends with.
  */
 export const shared = (options: SenderOptions & { readonly rpcUrl: Redacted.Redacted<string> }): Effect.Effect<ExecutorSender> =>
   Effect.suspend(() => {
-    const address = privateKeyToAccount(Redacted.value(options.privateKey)).address
-    const key = `${options.chainId} ${address} ${Redacted.value(options.rpcUrl)}`
+    const key = `${options.chainId} ${options.signer.address} ${Redacted.value(options.rpcUrl)}`
     const known = sharedSenders.get(key)
     if (known !== undefined) return Effect.succeed(known)
     return Effect.tap(make(options), (sender) => Effect.sync(() => sharedSenders.set(key, sender)))

@@ -26,10 +26,13 @@ export const deploy = (network: string) =>
     const { chains } = yield* namedNetworks(configured, listed)
     const preset = presets[network as Configuration.NetworkName]
     const settings = chains.chains.get(`eip155:${preset.chainNumber}`)!
+    // Named networks configure the executor by its key (the deployment's signer).
+    const deployer = settings.executorPrivateKey
+    if (deployer === undefined) return yield* new ChainConfigError({ message: `${network}: deploying needs the executor's key.` })
     const factory = yield* deployDepositFactory({
       rpcUrl: Redacted.value(settings.rpcUrl),
       chainId: preset.chainNumber,
-      deployerPrivateKey: Redacted.value(settings.executorPrivateKey) as Hex,
+      deployerPrivateKey: Redacted.value(deployer) as Hex,
       depositDestination: settings.collectionAddress as Address
     })
     const variable = Configuration.depositFactoryVariable(network as Configuration.NetworkName)

@@ -19,6 +19,7 @@ import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { signerFor } from "./ChainSigners.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { nonceTaken, type ObservedChain, transferStanding } from "./ObserveTransfer.ts"
 import { type ChainRpcError, makeClient, rpc } from "./RpcCall.ts"
@@ -40,13 +41,14 @@ export const make = Effect.gen(function*() {
   const runtimes = new Map<string, Omit<SweepTarget, "token">>()
   for (const settings of chains.settings.chains) {
     if (settings.depositFactory === undefined) continue
+    const signer = yield* signerFor(settings, "sweep").pipe(
+      Effect.catch((error) =>
+        Effect.as(Effect.logError(`Chain ${settings.chainId}: the sweep signer cannot be used (${error.message}): its sweeps wait.`), undefined)
+      )
+    )
+    if (signer === undefined) continue
     const client = makeClient(settings.rpcUrl)
-    const sender = yield* ExecutorSender.shared({
-      chainId: settings.chainId,
-      client,
-      privateKey: settings.executorPrivateKey,
-      rpcUrl: settings.rpcUrl
-    })
+    const sender = yield* ExecutorSender.shared({ chainId: settings.chainId, client, signer, rpcUrl: settings.rpcUrl })
     runtimes.set(settings.chainId, {
       chain: { chainId: settings.chainId, client, settings },
       factory: settings.depositFactory as Address,

@@ -31,6 +31,7 @@ import { Duration, Effect, Layer, Option, Result, Schedule } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex, type PublicClient } from "viem"
 import { type ChainSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
+import { signerFor } from "./ChainSigners.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { isNativeToken } from "./NativeAsset.ts"
 import { nonceTaken, transferStanding } from "./ObserveTransfer.ts"
@@ -102,13 +103,15 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
   const payoutChains = new Map<string, PayoutChain>()
   for (const settings of chains.settings.chains) {
     const client = makeClient(settings.rpcUrl, { timeout: options.rpcTimeout })
-    const key = settings.collectionPrivateKey
-    const sender = key === undefined
-      ? undefined
-      : yield* ExecutorSender.make({ chainId: settings.chainId, client, privateKey: key })
+    const signer = yield* signerFor(settings, "payout").pipe(
+      Effect.catch((error) =>
+        Effect.as(Effect.logError(`Chain ${settings.chainId}: the payout signer cannot be used (${error.message}).`), undefined)
+      )
+    )
+    const sender = signer === undefined ? undefined : yield* ExecutorSender.make({ chainId: settings.chainId, client, signer })
     if (sender === undefined) {
       yield* Effect.logWarning(
-        `Chain ${settings.chainId} has no collectionPrivateKey: its settlements and refunds stay pending until it is configured.`
+        `Chain ${settings.chainId} has no usable payout signer (collectionPrivateKey or signers.payout): its settlements and refunds stay pending until it is configured.`
       )
     }
     payoutChains.set(settings.chainId, { chainId: settings.chainId, settings, client, sender })
@@ -125,7 +128,7 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
       return Effect.fail(
         new ChainUnavailable({
           chainId: chain.chainId,
-          message: `Chain ${chain.chainId} has no collectionPrivateKey: payouts from ${chain.settings.collectionAddress} wait.`
+          message: `Chain ${chain.chainId} has no usable payout signer: payouts from ${chain.settings.collectionAddress} wait.`
         })
       )
     }

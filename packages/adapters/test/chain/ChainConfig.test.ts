@@ -42,7 +42,7 @@ describe("ChainConfig", () => {
       const settings = chains.chains.get("eip155:31337")
       assert.isDefined(settings)
       assert.strictEqual(settings?.collectionAddress, "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720")
-      assert.strictEqual(Redacted.value(settings!.executorPrivateKey), key)
+      assert.strictEqual(Redacted.value(settings!.executorPrivateKey!), key)
       assert.strictEqual(Redacted.value(settings!.rpcUrl), chain.rpcUrl)
       // Secrets never show in logs or errors.
       assert.notInclude(JSON.stringify(chains.settings), key.slice(2))

@@ -10,6 +10,7 @@ import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ExecutorSender from "../../src/chain/ExecutorSender.ts"
 import { makeClient } from "../../src/chain/RpcCall.ts"
 import * as SignatureRecovery from "../../src/chain/SignatureRecovery.ts"
+import { fromPrivateKey } from "../../src/chain/TransactionSigner.ts"
 
 /** A zero-value self-call: cheap and always succeeds. */
 const ping = (sender: ExecutorSender.ExecutorSender) => sender.send({ to: sender.address, data: "0x", gas: 21_000n })
@@ -22,7 +23,7 @@ describe("ExecutorSender", () => {
       const sender = yield* ExecutorSender.make({
         chainId: `eip155:${node.chainId}`,
         client,
-        privateKey: Redacted.make(anvilAccount(3).privateKey)
+        signer: fromPrivateKey(Redacted.make(anvilAccount(3).privateKey))
       })
       const hashes = yield* Effect.forEach(Array.from({ length: 15 }), () => ping(sender), { concurrency: "unbounded" })
       const txs = yield* Effect.forEach(hashes, (hash) =>
@@ -37,7 +38,7 @@ describe("ExecutorSender", () => {
       const options = {
         chainId: `eip155:${node.chainId}`,
         client,
-        privateKey: Redacted.make(anvilAccount(4).privateKey)
+        signer: fromPrivateKey(Redacted.make(anvilAccount(4).privateKey))
       }
       const ours = yield* ExecutorSender.make(options)
       const theirs = yield* ExecutorSender.make(options)
@@ -55,7 +56,7 @@ describe("ExecutorSender", () => {
       const sender = yield* ExecutorSender.make({
         chainId: "eip155:31337",
         client: makeClient(Redacted.make("http://127.0.0.1:9"), { timeout: "1 second" }),
-        privateKey: Redacted.make(anvilAccount(0).privateKey)
+        signer: fromPrivateKey(Redacted.make(anvilAccount(0).privateKey))
       })
       const error = yield* Effect.flip(ping(sender))
       assert.strictEqual(error._tag, "ChainRpcError")

@@ -29,6 +29,7 @@ import {
   testGatewayOptions,
   wallet
 } from "./support/ChainTest.ts"
+import { fromPrivateKey } from "../../src/chain/TransactionSigner.ts"
 
 const usdc = (whole: number) => BigInt(whole) * 10n ** 6n
 const chainId = "eip155:31337"
@@ -52,7 +53,7 @@ const gatewayWithGas = (gas: GasSettings) =>
 const call = (privateKey: `0x${string}`, to: `0x${string}`, data: `0x${string}`) =>
   Effect.gen(function*() {
     const client = yield* localClient
-    const sender = yield* ExecutorSender.make({ chainId, client, privateKey: Redacted.make(privateKey) })
+    const sender = yield* ExecutorSender.make({ chainId, client, signer: fromPrivateKey(Redacted.make(privateKey)) })
     const hash = yield* Effect.orDie(sender.send({ to, data, gas: 200_000n }))
     const receipt = yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, pollingInterval: 50 }))
     assert.strictEqual(receipt.status, "success")

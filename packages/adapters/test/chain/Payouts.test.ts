@@ -159,7 +159,7 @@ layer(payoutsLayer, { excludeTestServices: true, timeout: "60 seconds" })("ViemP
       const transfer = yield* transferTo(fresh(), 1n)
       const error = yield* Effect.flip(payouts.send(transfer, () => Effect.succeed(true)))
       assert.strictEqual(error._tag, "ChainUnavailable")
-      assert.include(error.message, "has no collectionPrivateKey")
+      assert.include(error.message, "has no usable payout signer")
       const exit = yield* Effect.exit(payouts.resend(transfer.asset, yield* signedByCollection(fresh(), 1n, 0)))
       assert.isTrue(Exit.isFailure(exit))
     }))

@@ -14,6 +14,7 @@ import * as ExecutorSender from "../../src/chain/ExecutorSender.ts"
 import * as LocalChain from "../../src/chain/LocalChain.ts"
 import * as ConfiguredPriceOracle from "../../src/pricing/ConfiguredPriceOracle.ts"
 import { localClient } from "../chain/support/ChainTest.ts"
+import { fromPrivateKey } from "../../src/chain/TransactionSigner.ts"
 
 // A token priced by the feed (any address: the oracle never calls the token).
 const teth = "0x00000000000000000000000000000000000e7e01"
@@ -62,7 +63,7 @@ const setAnswer = (answer: bigint) =>
     const chain = yield* LocalChain.LocalChain
     const client = yield* localClient
     // The deployer (anvil #0) owns the feed.
-    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, privateKey: Redacted.make(anvilAccount(0).privateKey) })
+    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, signer: fromPrivateKey(Redacted.make(anvilAccount(0).privateKey)) })
     const data = encodeFunctionData({ abi: TestPriceFeed.abi, functionName: "setAnswer", args: [answer] })
     const hash = yield* Effect.orDie(sender.send({ to: chain.contracts.priceFeed, data, gas: 200_000n }))
     yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, pollingInterval: 50 }))

@@ -16,6 +16,7 @@ import * as LocalChain from "../../../src/chain/LocalChain.ts"
 import { makeClient } from "../../../src/chain/RpcCall.ts"
 import * as SignatureRecovery from "../../../src/chain/SignatureRecovery.ts"
 import * as ViemChainGateway from "../../../src/chain/ViemChainGateway.ts"
+import { fromPrivateKey } from "../../../src/chain/TransactionSigner.ts"
 
 /** Tuning for tests: short windows so that failure paths stay fast. */
 export const testGatewayOptions: ViemChainGateway.GatewayOptions = {
@@ -104,7 +105,7 @@ export const sendTokenCall = (privateKey: Hex, data: Hex) =>
   Effect.gen(function*() {
     const chain = yield* LocalChain.LocalChain
     const client = yield* localClient
-    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, privateKey: Redacted.make(privateKey) })
+    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, signer: fromPrivateKey(Redacted.make(privateKey)) })
     const hash = yield* Effect.orDie(sender.send({ to: chain.contracts.usdc, data, gas: 120_000n }))
     yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, pollingInterval: 50 }))
     return hash
@@ -120,7 +121,7 @@ export const sendAuthorizationAs = (privateKey: Hex, proof: Extract<PaymentProof
     const client = yield* localClient
     const payer = getAddress(proof.account.slice(proof.account.lastIndexOf(":") + 1))
     const data = yield* Effect.orDie(Effect.fromResult(authorizationCalldata(proof, payer, chain.collectionAddress)))
-    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, privateKey: Redacted.make(privateKey) })
+    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, signer: fromPrivateKey(Redacted.make(privateKey)) })
     return yield* Effect.orDie(sender.send({ to: chain.contracts.usdc, data, gas: 200_000n }))
   })
 
@@ -139,7 +140,7 @@ export const deployContract = (privateKey: Hex, data: Hex) =>
   Effect.gen(function*() {
     const chain = yield* LocalChain.LocalChain
     const client = yield* localClient
-    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, privateKey: Redacted.make(privateKey) })
+    const sender = yield* ExecutorSender.make({ chainId: chain.chainId, client, signer: fromPrivateKey(Redacted.make(privateKey)) })
     const hash = yield* Effect.orDie(sender.send({ data, gas: 1_000_000n }))
     const receipt = yield* Effect.promise(() => client.waitForTransactionReceipt({ hash, pollingInterval: 50 }))
     if (!receipt.contractAddress) return yield* Effect.die(new Error("no contract deployed"))
