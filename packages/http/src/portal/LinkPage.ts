@@ -79,12 +79,19 @@ const amountBlock = (input: LinkPageInput) => {
 ${bounds === "" ? "" : `<p class="muted help" id="link-amount-help">Enter ${escapeHtml(bounds)}.</p>`}`
 }
 
+// The page's own address and its QR code, to open it on a phone or pass it on.
+const shareBlock = (id: string, url: string) => `<section class="card share" aria-labelledby="share-title">
+<h2 id="share-title">Pay on another device</h2>
+<img class="qr" src="/l/${escapeHtml(id)}/qr.svg" alt="QR code of this page's address" width="160" height="160">
+<p class="link-url"><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>
+</section>`
+
 /** The link's page. */
 export const linkPage = (input: LinkPageInput) => {
   const { link } = input.view
   const merchant = escapeHtml(input.merchant.name)
   const icon = input.merchant.iconUrl === null
-    ? `<span class="avatar" aria-hidden="true">${escapeHtml([...input.merchant.name.trim()][0]?.toUpperCase() ?? "?")}</span>`
+    ? `<span class="merchant-icon avatar" aria-hidden="true">${escapeHtml([...input.merchant.name.trim()][0]?.toUpperCase() ?? "?")}</span>`
     : `<img class="merchant-icon" src="${escapeHtml(input.merchant.iconUrl)}" alt="">`
   const closed = input.closed === null ? null : closedText[input.closed]
   const action = closed !== null
@@ -107,11 +114,7 @@ ${link.value !== null ? amountBlock(input) : ""}${invoiceBlock(input.view)}
 ${action}
 ${link.expiresAt === null || input.closed !== null ? "" : `<p class="muted help">Open until ${escapeHtml(new Date(link.expiresAt * 1000).toUTCString().replace("GMT", "UTC"))}.</p>`}
 </main>
-<section class="card share" aria-labelledby="share-title">
-<h2 id="share-title">Pay on another device</h2>
-<img class="qr" src="/l/${escapeHtml(link.id)}/qr.svg" alt="QR code of this page's address" width="160" height="160">
-<p class="link-url"><a href="${escapeHtml(input.url)}">${escapeHtml(input.url)}</a></p>
-</section>
+${input.closed === null ? shareBlock(link.id, input.url) : ""}
 </div>`
   })
 }
