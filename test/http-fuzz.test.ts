@@ -245,6 +245,13 @@ const validBodies: Record<string, (world: World) => unknown> = {
   "POST /v1/merchant/payment": () => ({ amount, referenceId: `order-${keyCounter++}`, checkout }),
   "POST /v1/payments": (world) => ({ merchantId: world.merchantId, amount, referenceId: `order-${keyCounter++}`, checkout }),
   "POST /v1/refunds": (world) => ({ paymentId: world.paymentId }),
+  "POST /v1/links": (world) => ({
+    merchantId: world.merchantId,
+    title: "Donation",
+    amount,
+    usage: "single",
+    invoice: { reference: `inv-${keyCounter++}`, dueDate: "2026-12-31", buyerEmail: "buyer@example.com", lines: [{ description: "Item", quantity: 1, unitValue: amount.value }] }
+  }),
   "POST /v1/merchants": () => merchantProfile(),
   "PATCH /v1/merchants/{merchantId}": () => merchantProfile(),
   "POST /v1/merchants/{merchantId}/settlements/crypto": () => ({ settlements: [{ asset: usdc, destination: wallet }] }),

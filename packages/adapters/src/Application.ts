@@ -10,6 +10,7 @@ import {
   Executions,
   IdGenerator,
   Merchants,
+  PaymentLinks,
   Payments,
   PayoutRetries,
   ReceiptRefunds,
@@ -47,7 +48,7 @@ import * as WebhookAdapters from "./webhooks/index.ts"
 
 /** The use cases the HTTP API serves. */
 export const UseCases = Layer.mergeAll(
-  Payments.layer,
+  PaymentLinks.layer.pipe(Layer.provideMerge(Payments.layer)),
   Merchants.layer,
   Settlements.layer,
   Refunds.layer,

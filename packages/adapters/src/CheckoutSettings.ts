@@ -9,6 +9,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   readonly dataCollectionUrl: string
   /** `{x402_url}`: a payment's x402 address is `{x402_url}/{paymentId}` (on `PUBLIC_URL`). */
   readonly x402Url: string
+  /** Where payment links' pages are: a link's page is `{link_url}/{linkId}` (on `PUBLIC_URL`). */
+  readonly linkUrl: string
 }>()("@paygate/adapters/CheckoutSettings") {
   /**
    * From `CHECKOUT_URL` and `DATA_COLLECTION_URL`, defaulting to this server's `/checkout` and
@@ -24,7 +26,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
       return CheckoutSettings.of({
         checkoutUrl: checkoutUrl.replace(/\/$/, ""),
         dataCollectionUrl: dataCollectionUrl.replace(/\/$/, ""),
-        x402Url: `${publicUrl}/v1/x402/payments`
+        x402Url: `${publicUrl}/v1/x402/payments`,
+        linkUrl: `${publicUrl}/l`
       })
     })
   )

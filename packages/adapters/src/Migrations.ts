@@ -34,6 +34,7 @@ import * as SignInAttempts from "./migrations/0017_sign_in_attempts.ts"
 import * as ReceiptReversals from "./migrations/0018_receipt_reversals.ts"
 import * as Ledger from "./migrations/0019_ledger.ts"
 import * as LedgerOpening from "./migrations/0020_ledger_opening.ts"
+import * as PaymentLinks from "./migrations/0022_payment_links.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -63,7 +64,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0017_sign_in_attempts": runStatements(SignInAttempts.statements),
   "0018_receipt_reversals": runStatements(ReceiptReversals.statements),
   "0019_ledger": runStatements(Ledger.statements),
-  "0020_ledger_opening": runStatements(LedgerOpening.statements)
+  "0020_ledger_opening": runStatements(LedgerOpening.statements),
+  "0022_payment_links": runStatements(PaymentLinks.statements)
 }
 
 /** The table recording applied migrations. */

@@ -94,6 +94,7 @@ export const make = Effect.gen(function*() {
     if (query.merchantId !== undefined) where.push(sql`merchant_id = ${query.merchantId}`)
     if (query.statuses !== undefined && query.statuses.length > 0) where.push(sql.in("status", query.statuses))
     if (query.referenceId !== undefined) where.push(sql`reference_id = ${query.referenceId}`)
+    if (query.linkId !== undefined) where.push(sql`link_id = ${query.linkId}`)
     if (query.createdFrom !== undefined) where.push(sql`created_at >= ${query.createdFrom}`)
     if (query.createdBefore !== undefined) where.push(sql`created_at < ${query.createdBefore}`)
     if (query.after !== null) {

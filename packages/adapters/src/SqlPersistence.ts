@@ -13,6 +13,7 @@ import type {
   IdempotencyStore,
   LedgerBalances,
   MerchantRepository,
+  PaymentLinkRepository,
   PaymentRepository,
   PaymentVolume,
   PayoutRepository,
@@ -35,6 +36,7 @@ import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
 import * as SqlLedgerBalances from "./SqlLedgerBalances.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
+import * as SqlPaymentLinkRepository from "./SqlPaymentLinkRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPaymentVolume from "./SqlPaymentVolume.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
@@ -47,6 +49,7 @@ import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
 /** Every persistence port the SQL adapters implement. */
 export type Ports =
   | PaymentRepository
+  | PaymentLinkRepository
   | PaymentVolume
   | EventOutbox
   | MerchantRepository
@@ -65,6 +68,7 @@ export type Ports =
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
   SqlPaymentRepository.layer,
+  SqlPaymentLinkRepository.layer,
   SqlPaymentVolume.layer,
   SqlEventOutbox.layer,
   SqlMerchantRepository.layer,

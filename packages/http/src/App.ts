@@ -3,6 +3,7 @@ import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
+import { LinkRoutes } from "./portal/LinkRoutes.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
 import { BalanceHandlers } from "./server/BalanceHandlers.ts"
@@ -11,6 +12,7 @@ import { DashboardGuardLive, DashboardHandlers } from "./server/DashboardHandler
 import { DashboardSessions } from "./server/DashboardSessions.ts"
 import { DocsPage } from "./server/DocsPage.ts"
 import { GatewayHandlers } from "./server/GatewayHandlers.ts"
+import { LinksHandlers } from "./server/LinksHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
 import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
@@ -38,6 +40,7 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
     Layer.provide(X402Handlers),
+    Layer.provide(LinksHandlers),
     Layer.provide([DashboardHandlers, ApiKeysHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
     // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).
@@ -47,6 +50,8 @@ export const AppRoutes = Layer.mergeAll(
   DocsPage,
   // The hosted checkout portal and data collection page (portal/PortalRoutes.ts).
   PortalRoutes,
+  // Payment links' public pages (portal/LinkRoutes.ts).
+  LinkRoutes,
   // The partner dashboard's pages (dashboard/DashboardRoutes.ts).
   DashboardRoutes,
   // Every payment's x402 address (server/X402PaymentRoutes.ts).

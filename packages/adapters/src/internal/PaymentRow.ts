@@ -60,6 +60,7 @@ export interface PaymentColumns {
   readonly cancelled_at: number | null
   readonly created_at: number
   readonly updated_at: number
+  readonly link_id: string | null
 }
 
 /** A payment's column values (timestamps in milliseconds). */
@@ -81,13 +82,14 @@ export const paymentColumns = (payment: Payment): PaymentColumns => {
     cancelled_reason: payment.cancelledReason,
     cancelled_at: payment.cancelledAt === null ? null : secondsToMillis(payment.cancelledAt),
     created_at: payment.createdAt,
-    updated_at: payment.updatedAt
+    updated_at: payment.updatedAt,
+    link_id: payment.linkId ?? null
   }
 }
 
 /** The columns selected for a payment, in order. */
 export const paymentSelect =
-  "id, partner_id, merchant_id, mode, reference_id, currency, value::text AS value, status, state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at"
+  "id, partner_id, merchant_id, mode, reference_id, currency, value::text AS value, status, state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at, link_id"
 
 /** Decodes a `payments` row selected with {@link paymentSelect}; a row that is not a valid payment is a defect. */
 export const paymentFromRow = (row: Record<string, unknown>): Payment =>
@@ -107,7 +109,8 @@ export const paymentFromRow = (row: Record<string, unknown>): Payment =>
     cancelledReason: row.cancelled_reason,
     cancelledAt: millisToSecondsOrNull(row.cancelled_at),
     createdAt: toInt(row.created_at),
-    updatedAt: toInt(row.updated_at)
+    updatedAt: toInt(row.updated_at),
+    ...(row.link_id === null || row.link_id === undefined ? {} : { linkId: row.link_id })
   })
 
 /** The columns of `outbox_events`, as bound on insert. */

@@ -11,7 +11,8 @@ export const idPrefixes = {
   settlement: "stl",
   apiKey: "key",
   app: "app",
-  receipt: "rcp"
+  receipt: "rcp",
+  paymentLink: "lnk"
 } as const
 
 /** A resource kind that has an id. */
@@ -71,6 +72,11 @@ export const ReceiptId = idPattern("rcp").pipe(Schema.brand("ReceiptId"))
 /** A receipt id. */
 export type ReceiptId = typeof ReceiptId.Type
 
+/** `lnk_…`: a payment link (public: its page is shared with buyers). */
+export const PaymentLinkId = idPattern("lnk").pipe(Schema.brand("PaymentLinkId"))
+/** A payment link id. */
+export type PaymentLinkId = typeof PaymentLinkId.Type
+
 /** The branded id type of each kind. */
 export interface IdTypes {
   readonly payment: PaymentId
@@ -83,4 +89,5 @@ export interface IdTypes {
   readonly apiKey: ApiKeyId
   readonly app: AppId
   readonly receipt: ReceiptId
+  readonly paymentLink: PaymentLinkId
 }

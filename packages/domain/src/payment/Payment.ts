@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
+import { MerchantId, PartnerId, PaymentId, PaymentLinkId } from "../ids/Ids.ts"
 import { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
 
 /** Live or sandbox: data of one mode is never visible to credentials of the other (API rules §2). */
@@ -81,5 +81,7 @@ export class Payment extends Schema.Class<Payment>("paygate/Payment")({
   /** Unix milliseconds. */
   createdAt: Schema.Int,
   /** Unix milliseconds. */
-  updatedAt: Schema.Int
+  updatedAt: Schema.Int,
+  /** The payment link a buyer opened this payment from; absent for payments created through the API. */
+  linkId: Schema.optionalKey(PaymentLinkId)
 }) {}

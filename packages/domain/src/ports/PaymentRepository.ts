@@ -15,6 +15,8 @@ export interface PaymentQuery {
   /** Stored statuses to include; empty or unset means all. */
   readonly statuses?: ReadonlyArray<PaymentStatus> | undefined
   readonly referenceId?: string | undefined
+  /** Only payments opened from this payment link. */
+  readonly linkId?: string | undefined
   /** Creation time bounds, Unix milliseconds, inclusive start and exclusive end. */
   readonly createdFrom?: number | undefined
   readonly createdBefore?: number | undefined

@@ -75,6 +75,7 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
               (q.merchantId === undefined || p.merchantId === q.merchantId) &&
               (q.statuses === undefined || q.statuses.length === 0 || q.statuses.includes(p.status)) &&
               (q.referenceId === undefined || p.referenceId === q.referenceId) &&
+              (q.linkId === undefined || p.linkId === q.linkId) &&
               (q.createdFrom === undefined || p.createdAt >= q.createdFrom) &&
               (q.createdBefore === undefined || p.createdAt < q.createdBefore) &&
               isAfterCursor(p, q.after, q.order)

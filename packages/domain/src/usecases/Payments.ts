@@ -67,6 +67,8 @@ export interface ListPaymentsInput {
   readonly statuses: ReadonlyArray<PaymentStatus>
   readonly merchantId?: MerchantId | undefined
   readonly referenceId?: string | undefined
+  /** Only payments opened from this payment link. */
+  readonly linkId?: string | undefined
   /** Creation time bounds, Unix milliseconds: inclusive start, exclusive end. */
   readonly createdFrom?: number | undefined
   readonly createdBefore?: number | undefined
@@ -185,6 +187,7 @@ export class Payments extends Context.Service<Payments, {
           merchantId: input.merchantId,
           statuses: input.statuses,
           referenceId: input.referenceId,
+          linkId: input.linkId,
           createdFrom: input.createdFrom,
           createdBefore: input.createdBefore,
           order: input.order,

@@ -66,7 +66,9 @@ export const PaymentRecord = Schema.Struct({
   /** Increments with every change; lets webhook receivers drop stale events. */
   stateVersion: NonNegativeInt,
   createdAt: NonNegativeInt,
-  updatedAt: NonNegativeInt
+  updatedAt: NonNegativeInt,
+  /** The payment link the buyer paid through (docs/payment-links.md); absent otherwise. */
+  linkId: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "PaymentRecord" })
 /** A payment record. */
 export type PaymentRecord = typeof PaymentRecord.Type
@@ -109,6 +111,7 @@ export const toPaymentRecord = (
     cancelledAt: payment.cancelledAt,
     stateVersion: payment.stateVersion,
     createdAt: Math.floor(payment.createdAt / 1000),
-    updatedAt: Math.floor(payment.updatedAt / 1000)
+    updatedAt: Math.floor(payment.updatedAt / 1000),
+    ...(payment.linkId === undefined ? {} : { linkId: payment.linkId })
   }
 }

@@ -3,6 +3,7 @@ import { ApiKeysApi } from "./ApiKeysApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DashboardApi } from "./DashboardApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
+import { LinksApi } from "./LinksApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
 import { MerchantsApi } from "./MerchantsApi.ts"
@@ -18,6 +19,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(MerchantPaymentApi)
   .add(PaymentsApi)
   .add(RefundsApi)
+  .add(LinksApi)
   .add(BalanceApi)
   .add(ReceiptsApi)
   .add(MerchantsApi)

@@ -47,6 +47,7 @@ export const PaymentListFilters = {
     })
   ),
   referenceId: text("The merchant's reference, exactly."),
+  linkId: text("Only payments opened from this payment link (docs/payment-links.md)."),
   startTs: text("Created at or after (Unix seconds)."),
   endTs: text("Created before (Unix seconds)."),
   sortDir: text("asc or desc (by creation; default desc)."),

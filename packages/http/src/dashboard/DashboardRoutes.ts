@@ -32,6 +32,7 @@ export const dashboardViews = [
   "/dashboard/payments/:id",
   "/dashboard/merchants",
   "/dashboard/merchants/:id",
+  "/dashboard/links",
   "/dashboard/developers"
 ] as const
 

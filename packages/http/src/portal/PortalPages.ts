@@ -12,7 +12,8 @@ import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
 /** Where the pages' static files are served. */
 export const assetsPath = "/portal/assets"
 
-const escapeHtml = (text: string) =>
+/** Text safe inside HTML content and quoted attributes. */
+export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 // JSON inside <script>: `<` escaped so that no `</script>` or `<!--` can end or alter the block.

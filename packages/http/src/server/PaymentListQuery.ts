@@ -6,6 +6,7 @@ export interface PaymentListQuery {
   readonly status?: ReadonlyArray<string> | undefined
   readonly merchantId?: string | undefined
   readonly referenceId?: string | undefined
+  readonly linkId?: string | undefined
   /** Unix seconds, inclusive. */
   readonly startTs?: string | undefined
   /** Unix seconds, exclusive. */
@@ -43,6 +44,7 @@ export const decodePaymentListQuery = (query: PaymentListQuery): Effect.Effect<L
       // An id that names no merchant of the partner lists nothing.
       merchantId: query.merchantId as MerchantId | undefined,
       referenceId: query.referenceId,
+      linkId: query.linkId,
       createdFrom: yield* unixSeconds("startTs", query.startTs),
       createdBefore: yield* unixSeconds("endTs", query.endTs),
       order: query.sortDir === "asc" ? "asc" : "desc",

@@ -13,6 +13,7 @@ import { createApi } from "./api.js"
 import { GatewayError } from "./gateway.js"
 import { showDevelopers } from "./developers.js"
 import { showHome } from "./home.js"
+import { showLinks } from "./links.js"
 import { showMerchant, showMerchants } from "./merchants.js"
 import { showPayment } from "./payment.js"
 import { showPayments } from "./payments.js"
@@ -60,6 +61,7 @@ const sections = /** @type {const} */ ([
   ["/dashboard", "Home"],
   ["/dashboard/payments", "Payments"],
   ["/dashboard/merchants", "Merchants"],
+  ["/dashboard/links", "Links"],
   ["/dashboard/developers", "Developers"]
 ])
 
@@ -136,6 +138,7 @@ async function render(options = {}) {
     else if (payment !== null) await showPayment(context, decodeURIComponent(payment[1] ?? ""))
     else if (path === "/dashboard/merchants") await showMerchants(context)
     else if (merchant !== null) await showMerchant(context, decodeURIComponent(merchant[1] ?? ""))
+    else if (path === "/dashboard/links") await showLinks(context)
     else if (path === "/dashboard/developers") await showDevelopers(context)
     else showView("not-found", [h("h1", {}, "Page not found"), link("/dashboard/payments", {}, "Go to payments")])
   } catch (error) {

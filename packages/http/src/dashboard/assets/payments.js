@@ -74,6 +74,8 @@ export async function showPayments(context) {
     status: status === "" ? undefined : [status],
     merchantId,
     referenceId: reference,
+    // From a payment link's row on the Links page: that link's payments.
+    linkId: query.get("link") ?? "",
     startTs: dayStart(from, 0),
     // The "to" day is included: before the start of the next day.
     endTs: dayStart(to, 1),

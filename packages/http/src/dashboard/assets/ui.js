@@ -121,7 +121,11 @@ const statusLabels = /** @type {Record<string, string>} */ ({
   active: "Active",
   disabled: "Disabled",
   deleted: "Deleted",
-  revoked: "Revoked"
+  revoked: "Revoked",
+  open: "Open",
+  inactive: "Inactive",
+  paid: "Paid",
+  limit_reached: "Limit reached"
 })
 
 /** @param {string} status */
