@@ -72,6 +72,18 @@ export const chainRpcErrors = (chainId: string, operation: string, failure: stri
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
 
+const disagreementCounters = labelledCounters(
+  "paygate_chain_rpc_disagreements_total",
+  "Chain reads on which the RPC providers answered but no quorum of them alike, by CAIP-2 chain id and operation."
+)
+
+/** The counter of reads of one chain and operation on which its providers disagreed. */
+export const chainRpcDisagreements = (chainId: string, operation: string) => disagreementCounters({ chain_id: chainId, operation })
+
+/** Counts one read on which the chain's providers disagreed (see `chain/QuorumTransport.ts`). */
+export const recordChainRpcDisagreement = (chainId: string, operation: string) =>
+  Metric.update(chainRpcDisagreements(chainId, operation), 1)
+
 const quarantineCounters = labelledCounters(
   "paygate_chain_quarantined_transfers_total",
   "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id."

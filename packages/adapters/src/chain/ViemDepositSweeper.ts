@@ -15,7 +15,7 @@
 import { Caip, ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
 import { Duration, Effect, Layer, Result } from "effect"
 import { type Address, getAddress, type Hash, type Hex, isAddress, parseEventLogs } from "viem"
-import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { ChainsConfig, lookupAsset, rpcEndpoints } from "./ChainConfig.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -40,7 +40,7 @@ export const make = Effect.gen(function*() {
   const runtimes = new Map<string, Omit<SweepTarget, "token">>()
   for (const settings of chains.settings.chains) {
     if (settings.depositFactory === undefined) continue
-    const client = makeClient(settings.rpcUrl)
+    const client = makeClient(rpcEndpoints(settings))
     const sender = yield* ExecutorSender.shared({
       chainId: settings.chainId,
       client,
