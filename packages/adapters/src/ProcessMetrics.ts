@@ -84,6 +84,14 @@ export const chainRpcDisagreements = (chainId: string, operation: string) => dis
 export const recordChainRpcDisagreement = (chainId: string, operation: string) =>
   Metric.update(chainRpcDisagreements(chainId, operation), 1)
 
+const deepReorgCounters = labelledCounters(
+  "paygate_chain_deep_reorgs_total",
+  "Reorganisations deeper than the confirmations the chain watcher found, by CAIP-2 chain id and whether they reached past its rewind window (within, beyond)."
+)
+
+/** The counter of reorganisations deeper than the confirmations of one chain, within or beyond the watcher's rewind window. */
+export const chainDeepReorgs = (chainId: string, window: "within" | "beyond") => deepReorgCounters({ chain_id: chainId, window })
+
 const quarantineCounters = labelledCounters(
   "paygate_chain_quarantined_transfers_total",
   "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id."
