@@ -1,7 +1,8 @@
 /**
  * A refund's transfer reorganised away before its confirmations, on anvil (two confirmations; the
- * payout jobs running in process): the worker sees it dropped and sends it again, once; the payer is
- * paid once and the collection address debited once, and the payout completes with the new transfer.
+ * payout jobs running in process): the worker sees it gone and sends it again, once; the payer is
+ * paid once, the collection address debited once, the ledger posts the payout once, and the payout
+ * completes with the transfer on the new chain.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
 import { type PaymentId, PayoutRepository } from "@paygate/domain"
@@ -74,7 +75,8 @@ forEachDatabase("A payout reorganised away before its confirmations (anvil)", (d
       await anvilRpc(world(), "anvil_mine", ["0x1"])
       return record(paymentId)
     }, (r) => r.refund?.status === "completed", 45_000)
-    expect(done.refund.txHash).not.toBe(first.toLowerCase())
+    // Sent again (the same signed transfer, or a new one): on the new chain, not in the replaced block.
+    expect((await world().client.getTransactionReceipt({ hash: done.refund.txHash as Hex })).blockHash).not.toBe(mined.blockHash)
     // Mined deeper still: nothing is sent a third time.
     await anvilRpc(world(), "anvil_mine", ["0x4"])
     await new Promise((resolve) => setTimeout(resolve, 1_000))
@@ -89,7 +91,7 @@ forEachDatabase("A payout reorganised away before its confirmations (anvil)", (d
       return yield* sql<{ readonly moved: string; readonly total: string }>`SELECT
           sum(CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END)::text AS moved, sum(e.amount)::text AS total
         FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-        WHERE t.source = 'payout' AND t.source_id = ${payout.id}
+        WHERE t.source = 'payout' AND t.source_id = ${`${payout.paymentId}:${payout.kind}:${payout.leg}`}
         GROUP BY t.id`
     }).pipe(Effect.orDie))
     expect(posted).toEqual([{ moved: String(amount), total: "0" }])
