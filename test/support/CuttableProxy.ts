@@ -10,12 +10,14 @@ export interface CuttableProxy {
   /** Drops open connections and refuses new ones (they are closed at once). */
   readonly cut: () => void
   readonly restore: () => void
+  /** From now on goes to `target` instead (open connections are dropped): a provider now serving another chain. */
+  readonly retarget: (target: string) => void
   readonly close: () => Promise<void>
 }
 
 /** Starts a proxy on a free local port to `target` (`http://host:port`). */
 export const startProxy = async (target: string): Promise<CuttableProxy> => {
-  const { hostname, port } = new URL(target)
+  let { hostname, port } = new URL(target)
   const open = new Set<Socket>()
   let up = true
   const server = createServer((client) => {
@@ -32,6 +34,10 @@ export const startProxy = async (target: string): Promise<CuttableProxy> => {
     upstream.on("error", drop).on("close", drop)
     client.pipe(upstream).pipe(client)
   })
+  const dropOpen = () => {
+    for (const socket of open) socket.destroy()
+    open.clear()
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()
   if (address === null || typeof address === "string") throw new Error("proxy has no port")
@@ -39,8 +45,11 @@ export const startProxy = async (target: string): Promise<CuttableProxy> => {
     url: `http://127.0.0.1:${address.port}`,
     cut: () => {
       up = false
-      for (const socket of open) socket.destroy()
-      open.clear()
+      dropOpen()
+    },
+    retarget: (next) => {
+      ;({ hostname, port } = new URL(next))
+      dropOpen()
     },
     restore: () => {
       up = true

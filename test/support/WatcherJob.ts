@@ -1,23 +1,23 @@
 /**
  * The worker's chain watcher for tests over a test server's database (its own use cases, as in a
  * worker process), polling every 50 ms with a short lease and reading a new chain from its first
- * block; and what the watcher tests do to the local chain.
+ * block (other tunables as a test asks); and what the watcher tests do to the local chain.
  */
 import { Chain, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
 import { IdGenerator, ReceiptReversals, Reconciliation } from "@paygate/domain"
-import { chainWatcher, defaultWatcherSettings, WatcherSettings } from "@paygate/worker"
+import { chainWatcher, defaultWatcherSettings, WatcherSettings, type WatcherSettingsShape } from "@paygate/worker"
 import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { LocalChainWorld } from "./LocalChainWorld.ts"
 
 /** The watcher over `chains`, forked into the layer's scope (with their modes, as a worker has them: the ledger posts per mode). */
-export const watcherJob = (chains: Chain.ChainConfig.Chains) =>
+export const watcherJob = (chains: Chain.ChainConfig.Chains, tuning: Partial<WatcherSettingsShape> = {}) =>
   Layer.effectDiscard(Effect.forkScoped(chainWatcher(Chain.TransferLogs.watchedChains(chains)))).pipe(
     Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
     Layer.provide(Chain.ChainNetworkModes.layer.pipe(Layer.provide(Layer.succeed(Chain.ChainConfig.ChainsConfig, chains)))),
     Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
-    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000 }))
+    Layer.provide(Layer.succeed(WatcherSettings, { ...defaultWatcherSettings, pollIntervalMs: 50, leaseMs: 1_500, lookbackBlocks: 100_000, ...tuning }))
   )
 
 /** The local chain's settings with `confirmations`, its token offered for pull payments (`eip3009`) or push ones. */

@@ -72,6 +72,26 @@ export const chainRpcErrors = (chainId: string, operation: string, failure: stri
 export const recordChainRpcError = (chainId: string, operation: string, failure: string) =>
   Metric.update(chainRpcErrors(chainId, operation, failure), 1)
 
+const disagreementCounters = labelledCounters(
+  "paygate_chain_rpc_disagreements_total",
+  "Chain reads on which the RPC providers answered but no quorum of them alike, by CAIP-2 chain id and operation."
+)
+
+/** The counter of reads of one chain and operation on which its providers disagreed. */
+export const chainRpcDisagreements = (chainId: string, operation: string) => disagreementCounters({ chain_id: chainId, operation })
+
+/** Counts one read on which the chain's providers disagreed (see `chain/QuorumTransport.ts`). */
+export const recordChainRpcDisagreement = (chainId: string, operation: string) =>
+  Metric.update(chainRpcDisagreements(chainId, operation), 1)
+
+const deepReorgCounters = labelledCounters(
+  "paygate_chain_deep_reorgs_total",
+  "Reorganisations deeper than the confirmations the chain watcher found, by CAIP-2 chain id and whether they reached past its rewind window (within, beyond)."
+)
+
+/** The counter of reorganisations deeper than the confirmations of one chain, within or beyond the watcher's rewind window. */
+export const chainDeepReorgs = (chainId: string, window: "within" | "beyond") => deepReorgCounters({ chain_id: chainId, window })
+
 const quarantineCounters = labelledCounters(
   "paygate_chain_quarantined_transfers_total",
   "Transfer logs the chain watcher could not record and quarantined, by CAIP-2 chain id."

@@ -1,5 +1,6 @@
 /**
- * `ScanCursors` on SQL (`chain_cursors`, migration 0010). A claim creates the chain's row when it
+ * `ScanCursors` on SQL (`chain_cursors`, migration 0010; its checkpoints in `chain_checkpoints`, migration 0026,
+ * written with each move and the newest {@link keptCheckpoints} kept). A claim creates the chain's row when it
  * is missing, then takes the lease only if it is free, ended, or already the claimer's: the row lock
  * makes two claimers of a free chain wait for each other, and the second then sees the first's lease.
  * "Now" is the Effect `Clock`, in Unix milliseconds.
@@ -14,8 +15,12 @@ import { toIntOrNull } from "./internal/Rows.ts"
 const spans = {
   claim: traced("SqlScanCursors.claim"),
   advance: traced("SqlScanCursors.advance"),
-  release: traced("SqlScanCursors.release")
+  release: traced("SqlScanCursors.release"),
+  checkpoints: traced("SqlScanCursors.checkpoints")
 }
+
+/** Checkpoints kept per chain: thousands of blocks back, one per range the watcher read. */
+export const keptCheckpoints = 1_000
 
 /** Builds the cursors over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
@@ -43,8 +48,26 @@ export const make = Effect.gen(function*() {
           updated_at = ${now}::bigint
         WHERE chain_id = ${chainId} AND holder = ${holder} AND lease_until > ${now}::bigint
         RETURNING chain_id`
-      return rows.length > 0
-    }).pipe(Effect.orDie, spans.advance)
+      if (rows.length === 0) return false
+      if (cursor.nextBlock !== null && cursor.lastHash !== null) {
+        yield* sql`INSERT INTO chain_checkpoints (chain_id, block_number, block_hash)
+          VALUES (${chainId}, ${cursor.nextBlock - 1}::bigint, ${cursor.lastHash})
+          ON CONFLICT (chain_id, block_number) DO UPDATE SET block_hash = EXCLUDED.block_hash`
+        yield* sql`DELETE FROM chain_checkpoints c USING (
+            SELECT block_number, row_number() OVER (ORDER BY block_number DESC) AS place
+            FROM chain_checkpoints WHERE chain_id = ${chainId}
+          ) o
+          WHERE c.chain_id = ${chainId} AND c.block_number = o.block_number AND o.place > ${keptCheckpoints}::bigint`
+      }
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, spans.advance)
+
+  const checkpoints = (chainId: string) =>
+    Effect.map(
+      sql<{ readonly block_number: unknown; readonly block_hash: string }>`SELECT block_number, block_hash FROM chain_checkpoints
+        WHERE chain_id = ${chainId} ORDER BY block_number DESC`,
+      (rows) => rows.map((row) => ({ blockNumber: Number(row.block_number), hash: row.block_hash }))
+    ).pipe(Effect.orDie, spans.checkpoints)
 
   const release = (chainId: string, holder: string) =>
     sql`UPDATE chain_cursors SET holder = NULL, lease_until = NULL WHERE chain_id = ${chainId} AND holder = ${holder}`.pipe(
@@ -53,7 +76,7 @@ export const make = Effect.gen(function*() {
       spans.release
     )
 
-  return ScanCursors.of({ claim, advance, release })
+  return ScanCursors.of({ claim, advance, checkpoints, release })
 })
 
 /** `ScanCursors` over the `SqlClient` in context. */

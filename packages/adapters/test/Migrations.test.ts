@@ -8,6 +8,7 @@ const tables = [
   "api_keys",
   "apps",
   "buyer_data",
+  "chain_checkpoints",
   "chain_cursors",
   "chain_quarantine",
   "chain_receipts",

@@ -15,7 +15,9 @@
  *   ends and another resumes from the stored cursor. The cursor moves only after the range's
  *   receipts are written, and a rescanned log is recorded once (unique per chain, transaction, log).
  * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
- *   is logged as an error and the last `reorgRewindBlocks` are read again.
+ *   is logged as an error and the last `reorgRewindBlocks` are read again, or more: back to the
+ *   newest checkpoint (a block hash kept as the cursor moved) the chain still has, with an alert
+ *   when that is past the window.
  * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
  * - A range read again (after a reorganisation, or a lease lost before the cursor moved) first
  *   reverses the receipts recorded in it whose block the chain no longer has (`ReceiptReversals`: a
@@ -23,9 +25,9 @@
  *
  * @module
  */
-import { Chain, Configuration } from "@paygate/adapters"
+import { Chain, Configuration, ProcessMetrics } from "@paygate/adapters"
 import { DepositStore, type Receipt, ReceiptReversals, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
 import { recordTransfers, retryQuarantined } from "./TransferRecording.ts"
@@ -110,6 +112,39 @@ const reverseRemoved = (chain: WatchedChain, from: number, to: number, reversals
   })
 
 /**
+ * Where to read again from after block `next - 1` changed: at least the last `window` blocks, and
+ * back to the newest checkpoint the chain still has when the reorganisation reached past them. Past
+ * the window, or with no checkpoint left unchanged (then from the oldest one, if older), it is an
+ * alert: an error log and `paygate_chain_deep_reorgs_total{window="beyond"}`, never a silent loss.
+ */
+const rewind = (chain: WatchedChain, next: number, window: number, cursors: ScanCursors["Service"]) =>
+  Effect.gen(function*() {
+    const windowStart = Math.max(0, next - window)
+    const checkpoints = (yield* cursors.checkpoints(chain.chainId)).filter((c) => c.blockNumber < next - 1)
+    let forkedAfter: number | undefined
+    for (const checkpoint of checkpoints) {
+      if ((yield* blockHash(chain, checkpoint.blockNumber)) === checkpoint.hash) {
+        forkedAfter = checkpoint.blockNumber
+        break
+      }
+    }
+    const oldest = checkpoints.at(-1)?.blockNumber
+    const from = forkedAfter !== undefined ? Math.min(windowStart, forkedAfter + 1) : Math.min(windowStart, oldest ?? windowStart)
+    // No unchanged checkpoint: how deep it reached is unknown, which is as loud as too deep.
+    const beyond = from < windowStart || forkedAfter === undefined
+    const changed = `watcher: ${chain.chainId} block ${next - 1} changed after ${chain.requiredConfirmations} confirmation(s)`
+    yield* Metric.update(ProcessMetrics.chainDeepReorgs(chain.chainId, beyond ? "beyond" : "within"), 1)
+    yield* Effect.logError(
+      !beyond
+        ? `${changed}; reading again from ${from}`
+        : forkedAfter === undefined
+        ? `${changed}, and no earlier block it kept a hash of is unchanged: the reorganisation may reach below block ${from}; reading again from ${from}. Check the ledger against the chain (npm run admin -- ledger report).`
+        : `${changed}, and the reorganisation reached back to block ${from}, past the ${window}-block rewind window; reading again from ${from}.`
+    ).pipe(Effect.annotateLogs({ chainId: chain.chainId, alert: beyond ? "reorg_beyond_window" : "reorg" }))
+    return from
+  })
+
+/**
  * Reads the next confirmed range of one chain if this worker holds (or gets) its cursor; answers
  * whether more is left to read right away.
  */
@@ -128,11 +163,7 @@ const scanChain = (
     const safe = yield* safeHead(chain)
     let next = cursor.nextBlock ?? Math.max(0, safe - settings.lookbackBlocks + 1)
     if (cursor.lastHash !== null && next > 0 && (yield* blockHash(chain, next - 1)) !== cursor.lastHash) {
-      const from = Math.max(0, next - settings.reorgRewindBlocks)
-      yield* Effect.logError(
-        `watcher: ${chain.chainId} block ${next - 1} changed after ${chain.requiredConfirmations} confirmation(s); reading again from ${from}`
-      )
-      next = from
+      next = yield* rewind(chain, next, settings.reorgRewindBlocks, cursors)
     }
     // Every round, new blocks or not: a log the store refused waits for the store, not for the chain.
     yield* retryQuarantined(chain)

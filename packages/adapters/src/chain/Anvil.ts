@@ -30,6 +30,10 @@ export interface AnvilOptions {
   readonly port?: number | undefined
   /** Where the chain's state is kept across restarts; default none (a fresh chain every start). */
   readonly stateFile?: string | undefined
+  /** Another node whose chain this one continues from `forkBlockNumber` on (its own blocks after it). */
+  readonly forkUrl?: string | undefined
+  /** The block of `forkUrl` the fork starts at; default its head. */
+  readonly forkBlockNumber?: number | undefined
 }
 
 /** A running anvil node. */
@@ -186,6 +190,8 @@ export const start = Effect.fn("Anvil.start")(function*(
   const chainId = options.chainId ?? defaultChainId
   const args = ["--host", "127.0.0.1", "--port", String(options.port ?? 0), "--chain-id", String(chainId)]
   if (options.blockTimeSeconds !== undefined) args.push("--block-time", String(options.blockTimeSeconds))
+  if (options.forkUrl !== undefined) args.push("--fork-url", options.forkUrl)
+  if (options.forkBlockNumber !== undefined) args.push("--fork-block-number", String(options.forkBlockNumber))
   const pidFile = options.stateFile === undefined ? undefined : `${options.stateFile}.pid`
   if (options.stateFile !== undefined) {
     yield* stopLeftBehindAt(pidFile!, options.stateFile)

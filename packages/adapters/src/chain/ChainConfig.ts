@@ -116,6 +116,14 @@ export const ChainSettings = Schema.Struct({
   testnet: Schema.Boolean,
   /** JSON-RPC endpoint (http or https). */
   rpcUrl: Schema.RedactedFromValue(HttpUrl),
+  /**
+   * Optional: further providers of the same chain. With them, what decides a payment (a transfer, a
+   * receipt, a confirmation depth, a balance) counts only when `rpcQuorum` providers answer alike;
+   * see `QuorumTransport.ts`.
+   */
+  additionalRpcUrls: Schema.optionalKey(Schema.Array(Schema.RedactedFromValue(HttpUrl)).pipe(Schema.check(Schema.isMaxLength(8)))),
+  /** Optional: how many of the providers must agree; default a majority. More than half of them. */
+  rpcQuorum: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 9 })))),
   /** Blocks a transfer needs (its own included) before it counts: 1 = included. */
   requiredConfirmations: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))),
   /**
@@ -161,6 +169,12 @@ export const ChainSettings = Schema.Struct({
 
 /** One configured chain. */
 export type ChainSettings = typeof ChainSettings.Type
+
+/** A chain's RPC providers (`rpcUrl` first) and how many must agree: `rpcQuorum`, else a majority. */
+export const rpcEndpoints = (chain: Pick<ChainSettings, "rpcUrl" | "additionalRpcUrls" | "rpcQuorum">) => {
+  const urls = [chain.rpcUrl, ...(chain.additionalRpcUrls ?? [])]
+  return { urls, quorum: chain.rpcQuorum ?? Math.floor(urls.length / 2) + 1 }
+}
 
 /** How old (seconds) a price feed's latest round may be. */
 const FeedMaxAge = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 30 * 86_400 })))
@@ -256,6 +270,13 @@ export const ChainsSettings = Schema.Struct({
         }
         chainIds.add(chain.chainId)
         problems.push(...signerProblems(chain, i))
+        const providers = 1 + (chain.additionalRpcUrls?.length ?? 0)
+        if (chain.rpcQuorum !== undefined && (chain.rpcQuorum * 2 <= providers || chain.rpcQuorum > providers)) {
+          problems.push({
+            path: ["chains", i, "rpcQuorum"],
+            issue: `with ${providers} RPC provider(s) the quorum must be more than half of them and at most all of them`
+          })
+        }
         const key = chain.collectionPrivateKey
         const holder = key === undefined ? chain.signers?.payout?.address : privateKeyToAddress(Redacted.value(key))
         if (holder !== undefined && !sameAddress(holder, chain.collectionAddress)) {

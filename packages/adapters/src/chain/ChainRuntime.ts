@@ -6,7 +6,7 @@
  */
 import { Duration, Effect } from "effect"
 import type { PublicClient } from "viem"
-import { ChainConfigError, type ChainSettings } from "./ChainConfig.ts"
+import { ChainConfigError, type ChainSettings, rpcEndpoints } from "./ChainConfig.ts"
 import { signerFor } from "./ChainSigners.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { type GasBudget, type GasPolicy, makeBudget, policyOf } from "./GasPolicy.ts"
@@ -46,7 +46,7 @@ export const make = Effect.fnUntraced(function*(
 ): Effect.fn.Return<ChainRuntime, ChainConfigError> {
   const chainId = settings.chainId
   const chainNumber = Number(chainId.slice(chainId.indexOf(":") + 1))
-  const client = makeClient(settings.rpcUrl, { timeout: options.rpcTimeout })
+  const client = makeClient(rpcEndpoints(settings), { timeout: options.rpcTimeout })
   const served = yield* rpc(chainId, "eth_chainId", () => client.getChainId()).pipe(
     Effect.timeout(Duration.seconds(2)),
     Effect.option

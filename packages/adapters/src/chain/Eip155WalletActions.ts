@@ -18,7 +18,7 @@
 import { Caip, type OptionClaims, WalletActions, type Wire } from "@paygate/domain"
 import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex, PublicClient } from "viem"
-import { type Chains, ChainsConfig, executorAddress, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
+import { type Chains, ChainsConfig, executorAddress, lookupAsset, rpcEndpoints, viaPermit2 } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
 import { permit2Actions } from "./Permit2Actions.ts"
 import { isNativeToken, nativeTransferAction } from "./NativeAsset.ts"
@@ -100,7 +100,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
   const domainsByChain = new Map<string, TokenDomains.TokenDomains>()
   const permit2ByChain = new Map<string, { readonly client: PublicClient; readonly spender: Address }>()
   for (const settings of chains.settings.chains) {
-    const client = makeClient(settings.rpcUrl)
+    const client = makeClient(rpcEndpoints(settings))
     domainsByChain.set(settings.chainId, yield* TokenDomains.make({ chainId: settings.chainId, client }))
     permit2ByChain.set(settings.chainId, { client, spender: executorAddress(settings) })
   }

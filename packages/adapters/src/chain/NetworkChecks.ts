@@ -14,7 +14,7 @@
 import { Duration, Effect } from "effect"
 import type { Address } from "viem"
 import * as Configuration from "../Configuration.ts"
-import { type Chains, ChainConfigError, executorAddress } from "./ChainConfig.ts"
+import { type Chains, ChainConfigError, executorAddress, rpcEndpoints } from "./ChainConfig.ts"
 import { DepositFactory } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -31,7 +31,7 @@ const networkContext = (chains: Chains, network: Configuration.NetworkName) => {
   const chainId = `eip155:${preset.chainNumber}`
   const settings = chains.chains.get(chainId)!
   const fail = (problem: string) => Effect.fail(new ChainConfigError({ message: `${network}: ${problem}` }))
-  const client = makeClient(settings.rpcUrl, { timeout: Duration.seconds(10) })
+  const client = makeClient(rpcEndpoints(settings), { timeout: Duration.seconds(10) })
   const executor = executorAddress(settings)
   return { preset, chainId, settings, fail, client, executor }
 }

@@ -200,10 +200,11 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       if (rpcUrl === undefined || Option.isNone(rpcUrl)) {
         return yield* fail(`${Configuration.rpcVariable(network)} is not set: the RPC URL of ${network}.`)
       }
-      const url = URL.parse(Redacted.value(rpcUrl.value))
+      // Several providers, comma-separated, are read with a majority quorum (`QuorumTransport.ts`).
+      const rpcUrls = Redacted.value(rpcUrl.value).split(",").map((text) => text.trim())
       // The URL itself is never repeated: provider URLs carry API keys.
-      if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-        return yield* fail(`${Configuration.rpcVariable(network)} is not an http(s) URL.`)
+      if (rpcUrls.some((text) => !/^https?:$/.test(URL.parse(text)?.protocol ?? ""))) {
+        return yield* fail(`${Configuration.rpcVariable(network)} is not an http(s) URL (or several, comma-separated).`)
       }
       const preset = presets[network]
       const factory = configured.depositFactories[network]
@@ -214,7 +215,8 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
         testnet: preset.testnet,
-        rpcUrl: Redacted.value(rpcUrl.value),
+        rpcUrl: rpcUrls[0]!,
+        ...(rpcUrls.length > 1 ? { additionalRpcUrls: rpcUrls.slice(1) } : {}),
         requiredConfirmations: preset.confirmations,
         executorPrivateKey: Redacted.value(executorKey.value),
         collectionAddress,

@@ -80,10 +80,16 @@ export const transferStanding = (
     if (receipt === undefined) return "unmined"
     const head = yield* rpc(chainId, "eth_blockNumber", () => client.getBlockNumber({ cacheTime: 0 }))
     if (head - receipt.blockNumber + 1n < BigInt(settings.requiredConfirmations)) return "confirming"
-    // The receipt may predate a reorganisation: the block must still be the canonical one.
-    const block = yield* rpc(chainId, "eth_getBlockByNumber", () =>
-      client.getBlock({ blockNumber: receipt.blockNumber }))
-    if (block.hash !== receipt.blockHash) return "confirming"
+    // The receipt may predate a reorganisation: the block must still be the canonical one. The block
+    // completing the depth is read too: with several providers, a quorum of them must have it alike,
+    // so that one provider ahead of the others cannot count the confirmations alone.
+    const depthBlock = receipt.blockNumber + BigInt(settings.requiredConfirmations - 1)
+    const [block] = yield* Effect.all(
+      [...new Set([receipt.blockNumber, depthBlock])].map((blockNumber) =>
+        rpc(chainId, "eth_getBlockByNumber", () => client.getBlock({ blockNumber }))),
+      { concurrency: "unbounded" }
+    )
+    if (block!.hash !== receipt.blockHash) return "confirming"
     if (receipt.status !== "success") return "reverted"
     if (!isNativeToken(token)) return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
     // A native transfer leaves no log: the transaction itself must send value to the recipient.

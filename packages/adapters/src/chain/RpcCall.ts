@@ -6,26 +6,12 @@
  * @module
  */
 import { Duration, Effect, Redacted, Schema } from "effect"
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  ExecutionRevertedError,
-  http,
-  type PublicClient,
-  RpcRequestError
-} from "viem"
-import { recordChainRpcError } from "../ProcessMetrics.ts"
+import { BaseError, createPublicClient, http, type PublicClient } from "viem"
+import { recordChainRpcDisagreement, recordChainRpcError } from "../ProcessMetrics.ts"
+import { QuorumDisagreement, type QuorumEndpoints, quorumTransport } from "./QuorumTransport.ts"
+import { ChainRpcFailure, classify } from "./RpcFailure.ts"
 
-/**
- * Why a call failed: `reverted` (the EVM reverted, e.g. in `eth_estimateGas`), `rejected` (the node
- * answered with a JSON-RPC error, e.g. "nonce too low"), `unavailable` (no answer: network, timeout,
- * HTTP error). Only `unavailable` leaves the chain's state unknown.
- */
-export const ChainRpcFailure = Schema.Literals(["reverted", "rejected", "unavailable"])
-
-/** Why a call failed; see {@link ChainRpcFailure}. */
-export type ChainRpcFailure = typeof ChainRpcFailure.Type
+export { ChainRpcFailure, classify } from "./RpcFailure.ts"
 
 /** A JSON-RPC call failed. */
 export class ChainRpcError extends Schema.TaggedError<ChainRpcError>()("ChainRpcError", {
@@ -35,7 +21,9 @@ export class ChainRpcError extends Schema.TaggedError<ChainRpcError>()("ChainRpc
   operation: Schema.String,
   failure: ChainRpcFailure,
   /** viem's short message and the node's details, without the URL or the request body. */
-  message: Schema.String
+  message: Schema.String,
+  /** The chain's RPC providers answered, but no quorum of them alike. */
+  disagreement: Schema.optionalKey(Schema.Boolean)
 }) {}
 
 /** Options of {@link makeClient}. */
@@ -49,26 +37,15 @@ export interface ClientOptions {
  * Effect. Calls made in the same tick (concurrent confirms, the executor's submissions and receipt
  * checks) go out as one JSON-RPC batch: one HTTP request instead of one each, which cut the
  * service's CPU per accepted confirm by about a quarter under load (`BENCHMARKS.md`). Each call
- * still gets its own answer or error.
+ * still gets its own answer or error. Several providers with a quorum go through
+ * `QuorumTransport.ts`; one is the plain client.
  */
-export const makeClient = (rpcUrl: Redacted.Redacted<string>, options: ClientOptions = {}): PublicClient =>
-  createPublicClient({
-    transport: http(Redacted.value(rpcUrl), {
-      timeout: Duration.toMillis(Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))),
-      retryCount: 0,
-      batch: { wait: 0 }
-    })
-  })
-
-/** Classifies a viem error; see {@link ChainRpcFailure}. */
-export const classify = (error: unknown): ChainRpcFailure => {
-  if (!(error instanceof BaseError)) return "unavailable"
-  if (error.walk((e) => e instanceof ExecutionRevertedError || e instanceof ContractFunctionRevertedError)) {
-    return "reverted"
-  }
-  const answered = error.walk((e) => e instanceof RpcRequestError)
-  if (answered instanceof RpcRequestError) return answered.code === ExecutionRevertedError.code ? "reverted" : "rejected"
-  return "unavailable"
+export const makeClient = (rpc: Redacted.Redacted<string> | QuorumEndpoints, options: ClientOptions = {}): PublicClient => {
+  const timeout = Duration.toMillis(Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10)))
+  if (Redacted.isRedacted(rpc)) return createPublicClient({ transport: http(Redacted.value(rpc), { timeout, retryCount: 0, batch: { wait: 0 } }) })
+  return rpc.urls.length === 1
+    ? makeClient(rpc.urls[0]!, options)
+    : createPublicClient({ transport: quorumTransport(rpc, timeout) })
 }
 
 /** viem's short message plus the node's details; its long message would repeat the URL and the request. */
@@ -81,12 +58,32 @@ export const describeError = (error: unknown): string => {
   return error instanceof Error ? error.name : "unknown error"
 }
 
+/** The providers' disagreement behind `error`, when a quorum of them did not answer alike. */
+const disagreementOf = (error: unknown): QuorumDisagreement | undefined => {
+  if (error instanceof QuorumDisagreement) return error
+  const found = error instanceof BaseError ? error.walk((e) => e instanceof QuorumDisagreement) : null
+  return found instanceof QuorumDisagreement ? found : undefined
+}
+
 /**
  * Runs one RPC call of `chainId` (CAIP-2); a rejection becomes a {@link ChainRpcError}, counted in
- * `paygate_chain_rpc_errors_total` (`ProcessMetrics`).
+ * `paygate_chain_rpc_errors_total` (`ProcessMetrics`). A disagreement of the chain's providers is
+ * also counted in `paygate_chain_rpc_disagreements_total` and logged, naming the providers.
  */
 export const rpc = <A>(chainId: string, operation: string, call: () => Promise<A>): Effect.Effect<A, ChainRpcError> =>
   Effect.tryPromise({
     try: call,
-    catch: (cause) => new ChainRpcError({ chainId, operation, failure: classify(cause), message: describeError(cause) })
-  }).pipe(Effect.tapError((error) => recordChainRpcError(error.chainId, error.operation, error.failure)))
+    catch: (cause) => {
+      const disagreement = disagreementOf(cause)
+      return disagreement === undefined
+        ? new ChainRpcError({ chainId, operation, failure: classify(cause), message: describeError(cause) })
+        : new ChainRpcError({ chainId, operation, failure: "unavailable", message: disagreement.message, disagreement: true })
+    }
+  }).pipe(Effect.tapError((error) =>
+    Effect.andThen(
+      recordChainRpcError(error.chainId, error.operation, error.failure),
+      error.disagreement === true
+        ? Effect.andThen(recordChainRpcDisagreement(error.chainId, error.operation), Effect.logWarning(`Chain ${error.chainId}: ${error.message}; its outcome waits until they agree.`))
+        : Effect.void
+    )
+  ))

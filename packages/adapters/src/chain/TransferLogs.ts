@@ -12,7 +12,7 @@
 import type { ObservedTransfer } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { type Address, getAddress, type Hash, type Hex, type PublicClient } from "viem"
-import { type Chains } from "./ChainConfig.ts"
+import { type Chains, rpcEndpoints } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { permitReference } from "./Permit2.ts"
@@ -48,7 +48,7 @@ export const watchedChains = (chains: Chains): ReadonlyArray<WatchedChain> =>
     if (tokens.size === 0 && nativeAsset === undefined) return []
     return [{
       chainId: chain.chainId,
-      client: makeClient(chain.rpcUrl),
+      client: makeClient(rpcEndpoints(chain)),
       collectionAddress: chain.collectionAddress as Address,
       requiredConfirmations: chain.requiredConfirmations,
       tokens,

@@ -15,7 +15,7 @@
 import { Caip, ChainUnavailable, DepositSweeper, type PayoutOutcome, type SignedTransfer } from "@paygate/domain"
 import { Duration, Effect, Layer, Result } from "effect"
 import { type Address, getAddress, type Hash, type Hex, isAddress, parseEventLogs } from "viem"
-import { ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { ChainsConfig, lookupAsset, rpcEndpoints } from "./ChainConfig.ts"
 import { depositAddress, saltOf, sweepCall } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
@@ -47,7 +47,7 @@ export const make = Effect.gen(function*() {
       )
     )
     if (signer === undefined) continue
-    const client = makeClient(settings.rpcUrl)
+    const client = makeClient(rpcEndpoints(settings))
     const sender = yield* ExecutorSender.shared({ chainId: settings.chainId, client, signer, rpcUrl: settings.rpcUrl })
     runtimes.set(settings.chainId, {
       chain: { chainId: settings.chainId, client, settings },

@@ -29,7 +29,7 @@ import {
 } from "@paygate/domain"
 import { Duration, Effect, Layer, Option, Result, Schedule } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex, type PublicClient } from "viem"
-import { type ChainSettings, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
+import { type ChainSettings, ChainsConfig, lookupAsset, rpcEndpoints } from "./ChainConfig.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { signerFor } from "./ChainSigners.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
@@ -102,7 +102,7 @@ export const make = Effect.fn("ViemPayouts.make")(function*(options: PayoutsOpti
   const chains = yield* ChainsConfig
   const payoutChains = new Map<string, PayoutChain>()
   for (const settings of chains.settings.chains) {
-    const client = makeClient(settings.rpcUrl, { timeout: options.rpcTimeout })
+    const client = makeClient(rpcEndpoints(settings), { timeout: options.rpcTimeout })
     const signer = yield* signerFor(settings, "payout").pipe(
       Effect.catch((error) =>
         Effect.as(Effect.logError(`Chain ${settings.chainId}: the payout signer cannot be used (${error.message}).`), undefined)

@@ -15,7 +15,7 @@
 import { Money, type Pricing, PriceOracle, traced } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import type { Address, PublicClient } from "viem"
-import { ChainsConfig, lookupAsset } from "../chain/ChainConfig.ts"
+import { ChainsConfig, lookupAsset, rpcEndpoints } from "../chain/ChainConfig.ts"
 import { makeClient } from "../chain/RpcCall.ts"
 import { defaultMaxAgeSeconds, type FeedAnswer, type FeedReader, makeReader } from "./PriceFeed.ts"
 
@@ -40,7 +40,7 @@ export const fxToRate = (feed: FeedAnswer): Pricing => rate(feed.answer, 10n ** 
 /** Builds the oracle over the configured chains, one RPC client per chain. */
 export const make: Effect.Effect<PriceOracle["Service"], never, ChainsConfig> = Effect.gen(function*() {
   const chains = yield* ChainsConfig
-  const clients = new Map<string, PublicClient>(chains.settings.chains.map((chain) => [chain.chainId, makeClient(chain.rpcUrl)]))
+  const clients = new Map<string, PublicClient>(chains.settings.chains.map((chain) => [chain.chainId, makeClient(rpcEndpoints(chain))]))
   const readers = new Map<string, FeedReader>()
   const reader = (chainId: string, address: Address): FeedReader | undefined => {
     const key = `${chainId} ${address.toLowerCase()}`

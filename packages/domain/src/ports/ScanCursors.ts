@@ -18,6 +18,11 @@ export class ScanCursors extends Context.Service<ScanCursors, {
   readonly claim: (chainId: string, holder: string, leaseMillis: number) => Effect.Effect<Option.Option<ScanCursor>>
   /** Moves the cursor and renews the lease if `holder` still holds it; answers whether it did. */
   readonly advance: (chainId: string, holder: string, cursor: ScanCursor, leaseMillis: number) => Effect.Effect<boolean>
+  /**
+   * The hashes of blocks read up to on the chain (each cursor moved past one, lower-case), newest
+   * first: where a reorganisation forked is after the newest one the chain still has.
+   */
+  readonly checkpoints: (chainId: string) => Effect.Effect<ReadonlyArray<{ readonly blockNumber: number; readonly hash: string }>>
   /** Gives the lease up (at shutdown). */
   readonly release: (chainId: string, holder: string) => Effect.Effect<void>
 }>()("@paygate/domain/ScanCursors") {}
