@@ -20,7 +20,8 @@ import type {
   RefundRepository,
   ScanCursors,
   SettlementRepository,
-  SignInThrottleStore
+  SignInThrottleStore,
+  TeamStore
 } from "@paygate/domain"
 import type { PgClient } from "@effect/sql-pg"
 import { type Config, Layer } from "effect"
@@ -43,6 +44,7 @@ import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
 import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
+import * as SqlTeamStore from "./SqlTeamStore.ts"
 
 /** Every persistence port the SQL adapters implement. */
 export type Ports =
@@ -57,6 +59,7 @@ export type Ports =
   | CredentialStore
   | DashboardSessionStore
   | SignInThrottleStore
+  | TeamStore
   | ReceiptStore
   | ScanCursors
   | DepositStore
@@ -75,6 +78,7 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlCredentialStore.layer,
   SqlDashboardSessionStore.layer,
   SqlSignInThrottleStore.layer,
+  SqlTeamStore.layer,
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
   SqlDepositStore.layer,
