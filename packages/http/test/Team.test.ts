@@ -12,7 +12,7 @@ const password = "correct horse battery staple"
 /** A signed-in dashboard session: sends with its cookie and, for a change, its CSRF token. */
 interface Session {
   readonly body: any
-  readonly send: (method: string, path: string, body?: unknown) => Promise<TestResponse>
+  readonly send: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<TestResponse>
 }
 
 forEachDatabase("Team", (database) => {
@@ -24,8 +24,8 @@ forEachDatabase("Team", (database) => {
     const csrfToken = response.body.csrfToken as string
     return {
       body: response.body,
-      send: (method, path, body) =>
-        server.request(method, path, { body, headers: { cookie, ...(method === "GET" ? {} : { "csrf-token": csrfToken }) } })
+      send: (method, path, body, headers = {}) =>
+        server.request(method, path, { body, headers: { cookie, ...headers, ...(method === "GET" ? {} : { "csrf-token": csrfToken }) } })
     }
   }
 
@@ -178,7 +178,7 @@ forEachDatabase("Team", (database) => {
       expect((await viewer.session.send("POST", "/v1/merchants", { merchantName: "Not yet" })).status).toBe(403)
       const promoted = await first.session.send("PATCH", `/v1/team/members/${viewerId}`, { role: "owner" })
       expect(promoted.body.role).toBe("owner")
-      expect((await viewer.session.send("POST", "/v1/merchants", { merchantName: "Now" })).status).toBe(201)
+      expect((await viewer.session.send("POST", "/v1/merchants", { merchantName: "Now" }, { "idempotency-key": unique("merchant") })).status).toBe(201)
       // Two owners: one may step down.
       expect((await viewer.session.send("PATCH", `/v1/team/members/${ownerId}`, { role: "viewer" })).status).toBe(200)
 
