@@ -32,7 +32,9 @@ export const dashboardViews = [
   "/dashboard/payments/:id",
   "/dashboard/merchants",
   "/dashboard/merchants/:id",
-  "/dashboard/developers"
+  "/dashboard/developers",
+  "/dashboard/team",
+  "/dashboard/invitation"
 ] as const
 
 /** The dashboard's page and assets. */
