@@ -72,7 +72,7 @@ export function showSignIn(api, notice, signedIn) {
       form,
       h("h2", {}, "Team members"),
       passwordForm({
-        label: "Sign in as a member",
+        label: "Continue as team member",
         emailField: true,
         run: (email, password) => api.signInMember(email, password),
         refused: "That email and password do not match a team member.",
