@@ -6,7 +6,7 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PaygateApi } from "../api/Api.ts"
 import { DashboardGuard } from "../api/DashboardApi.ts"
 import { errorResponse } from "./ErrorResponses.ts"
-import { type Client, ClientAddress } from "./ClientAddress.ts"
+import { ClientAddress } from "./ClientAddress.ts"
 import { teamSignIn } from "./TeamSignIn.ts"
 import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { Environment } from "./PartnerCredential.ts"
@@ -86,7 +86,7 @@ export const DashboardHandlers = HandlerGroup.group(
     // (a success gives the attempt back).
     const attempted = <E>(
       request: HttpServerRequest.HttpServerRequest,
-      signIn: (client: Client) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, E>
+      signIn: () => Effect.Effect<{ readonly token: string; readonly view: SessionView }, E>
     ) =>
       Effect.gen(function*() {
         const client = clients.of(request)
@@ -96,7 +96,7 @@ export const DashboardHandlers = HandlerGroup.group(
             "retry-after": String(retryAfter)
           })
         }
-        const { token, view } = yield* signIn(client)
+        const { token, view } = yield* signIn()
         yield* sessions.giveBack(client)
         const cookie = sessionCookieHeader(secureCookieFor(settings, client), { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
         return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
@@ -118,7 +118,7 @@ export const DashboardHandlers = HandlerGroup.group(
             return yield* attempted(request, () => members.signIn(credentials.email, credentials.password, environment))
           }
           const apiKey = yield* sessions.checkKey(credentials.apiKey, client)
-          return yield* attempted(request, (client) => sessions.signIn(apiKey, client, environment))
+          return yield* attempted(request, () => sessions.signIn(apiKey, environment))
         }).pipe(Effect.catchIf(isApiError, refused(request))))
       .handle("acceptInvitation", ({ payload, request }) =>
         Effect.gen(function*() {

@@ -141,11 +141,10 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   readonly takeAttempt: (client: Client) => Effect.Effect<number | undefined>
   /**
    * Exchanges a partner secret key for a new session, with the partner API's checks and codes,
-   * after the attempt was taken ({@link takeAttempt}); success gives the attempt back.
+   * after the attempt was taken ({@link takeAttempt}); the caller gives it back on success ({@link giveBack}).
    */
   readonly signIn: (
     apiKey: string,
-    client: Client,
     environment: "production" | "staging"
   ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
   /**
@@ -153,7 +152,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
    * their partner in their mode; `unauthorized` when the partner has none.
    */
   readonly open: (member: Member, environment: "production" | "staging") => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
-  /** Gives a client's sign-in attempt back (a member signed in). */
+  /** Gives a client's sign-in attempt back (it signed in). */
   readonly giveBack: (client: Client) => Effect.Effect<void>
   /** What a sign-in is refused before any attempt is taken: no key (`missing_api_key`), a live key over plain HTTP (`forbidden`). */
   readonly checkKey: (apiKey: string | undefined, client: Client) => Effect.Effect<string, ApiError>
@@ -212,10 +211,9 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const takeAttempt = (client: Client) => Effect.flatMap(Clock.currentTimeMillis, (now) => attempts.take(allowancesOf(client), now))
 
-      const signIn = Effect.fnUntraced(function*(apiKey: string, client: Client, environment: "production" | "staging") {
+      const signIn = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
         const now = yield* Clock.currentTimeMillis
         const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment)
-        yield* attempts.giveBack(allowancesOf(client))
         const token = randomBytes(32).toString("base64url")
         // The key authentication just found (Authenticated carries ids as plain strings).
         const session = sessionOf(token, auth.keyId as ApiKeyId, undefined, now)
