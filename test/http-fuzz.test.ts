@@ -267,7 +267,10 @@ const validBodies: Record<string, (world: World) => unknown> = {
   "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey }),
   "PATCH /v1/webhooks/{id}": () => ({ events: ["payment.succeeded"], status: "active" }),
   "POST /x402/verify": () => x402Request(),
-  "POST /x402/settle": () => x402Request()
+  "POST /x402/settle": () => x402Request(),
+  "POST /v1/team/invitations": () => ({ email: `member-${keyCounter++}@example.com`, role: "viewer" }),
+  "PATCH /v1/team/members/{memberId}": () => ({ role: "viewer" }),
+  "POST /dashboard/invitation": () => ({ token: "A".repeat(43), password: "a long enough password" })
 }
 
 const validBody = (world: World, operation: Operation): unknown => {

@@ -21,7 +21,8 @@ import type {
   RefundRepository,
   ScanCursors,
   SettlementRepository,
-  SignInThrottleStore
+  SignInThrottleStore,
+  TeamStore
 } from "@paygate/domain"
 import type { PgClient } from "@effect/sql-pg"
 import { type Config, Layer } from "effect"
@@ -45,6 +46,7 @@ import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
 import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
+import * as SqlTeamStore from "./SqlTeamStore.ts"
 
 /** Every persistence port the SQL adapters implement. */
 export type Ports =
@@ -60,6 +62,7 @@ export type Ports =
   | CredentialStore
   | DashboardSessionStore
   | SignInThrottleStore
+  | TeamStore
   | ReceiptStore
   | ScanCursors
   | DepositStore
@@ -79,6 +82,7 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlCredentialStore.layer,
   SqlDashboardSessionStore.layer,
   SqlSignInThrottleStore.layer,
+  SqlTeamStore.layer,
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
   SqlDepositStore.layer,

@@ -22,6 +22,7 @@ import { RequestMiddleware } from "./server/RequestMiddleware.ts"
 import { ReceiptsHandlers } from "./server/ReceiptsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
+import { TeamHandlers } from "./server/TeamHandlers.ts"
 import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
 import { X402Handlers } from "./server/X402Handlers.ts"
 import { X402PaymentRoutes } from "./server/X402PaymentRoutes.ts"
@@ -41,7 +42,7 @@ export const AppRoutes = Layer.mergeAll(
     Layer.provide(WebhooksHandlers),
     Layer.provide(X402Handlers),
     Layer.provide(LinksHandlers),
-    Layer.provide([DashboardHandlers, ApiKeysHandlers]),
+    Layer.provide([DashboardHandlers, ApiKeysHandlers, TeamHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
     // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).
     Layer.provide(DashboardSessions.layer)

@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { ApiKeyId } from "../ids/Ids.ts"
 import type { KeyWithPartner } from "./CredentialStore.ts"
+import type { Member } from "./TeamStore.ts"
 
 /**
  * A dashboard session: a partner key exchanged once for a cookie. Only the SHA-256 of the
@@ -10,6 +11,8 @@ export interface DashboardSession {
   readonly tokenSha256: string
   /** The key the session acts as. */
   readonly keyId: ApiKeyId
+  /** The team member signed in, when a member (not a key) opened the session: their role limits it. */
+  readonly memberId?: string | undefined
   readonly createdAt: number
   /** Ends when unused until then; each use moves it on. */
   readonly idleExpiresAt: number
@@ -21,6 +24,8 @@ export interface DashboardSession {
 export interface OpenDashboardSession {
   readonly session: DashboardSession
   readonly credential: KeyWithPartner
+  /** The member signed in (with their current role), if any. */
+  readonly member: Member | undefined
 }
 
 /** Dashboard session persistence. Infrastructure failures are defects. */

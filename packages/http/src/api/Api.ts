@@ -11,6 +11,7 @@ import { PaymentsApi } from "./PaymentsApi.ts"
 import { ReceiptsApi } from "./ReceiptsApi.ts"
 import { RefundsApi } from "./RefundsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
+import { TeamApi } from "./TeamApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
 import { X402Api } from "./X402Api.ts"
 
@@ -26,6 +27,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(GatewayApi)
   .add(WebhooksApi)
   .add(ApiKeysApi)
+  .add(TeamApi)
   .add(SystemApi)
   .add(DashboardApi)
   .add(X402Api)

@@ -28,6 +28,8 @@ export class CurrentCaller extends Context.Service<CurrentCaller, {
   readonly partner: Partner
   readonly mode: Mode
   readonly keyId: string
+  /** Who the audit log names: `key:<key id>`, or `member:<email>` for a team member's session. */
+  readonly actor: string
   readonly version: ApiVersion
 }>()("@paygate/http/CurrentCaller") {}
 

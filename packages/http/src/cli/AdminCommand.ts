@@ -1,4 +1,5 @@
-import type { Mode } from "@paygate/domain"
+import { type Mode, Role } from "@paygate/domain"
+import { Schema } from "effect"
 import { parseArgs } from "node:util"
 
 /** A parsed operator command. */
@@ -10,6 +11,7 @@ export type AdminCommand =
   | { readonly _tag: "MerchantCreate"; readonly partnerId: string; readonly name: string; readonly sandbox: boolean }
   | { readonly _tag: "KeyCreate"; readonly partnerId: string; readonly mode: "live" | "sandbox" | undefined }
   | { readonly _tag: "KeyRevoke"; readonly keyId: string }
+  | { readonly _tag: "TeamInvite"; readonly partnerId: string; readonly email: string; readonly role: Role; readonly mode: Mode | undefined }
   | { readonly _tag: "KeyList"; readonly partnerId: string | undefined }
   | { readonly _tag: "AppCreate"; readonly name: string; readonly sandbox: boolean }
   | { readonly _tag: "AppList" }
@@ -44,6 +46,10 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   key create --partner ID [--sandbox | --live]        → {"keyId", "apiKey", "mode"}
   key revoke --key ID                                 → {"keyId", "revoked": true}
   key list [--partner ID]                             → [{"keyId", "kind", "ownerId", "mode", "hint", "createdAt", "revokedAt"}]
+  team invite --partner ID --email E --role R [--sandbox | --live]
+                                                      → {"invitationId", "email", "role", "mode", "url", "expiresAt"}
+      a one-time dashboard link (7 days) for a member with role R (owner, developer, operator,
+      viewer): no mail is sent, hand it over; its host is PUBLIC_URL (else http://localhost:3000)
   app create --name N [--sandbox]                     → {"appId", "walletApiKey"}
   app revoke --app ID                                 → {"appId", "revoked": true}
       its App-Id and wallet keys stop working
@@ -92,7 +98,9 @@ const options = {
   chain: { type: "string" },
   address: { type: "string" },
   asset: { type: "string" },
-  network: { type: "string" }
+  network: { type: "string" },
+  email: { type: "string" },
+  role: { type: "string" }
 } as const
 
 type Flag = keyof typeof options
@@ -108,6 +116,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "key create": ["partner", "sandbox", "live"],
   "key revoke": ["key"],
   "key list": ["partner"],
+  "team invite": ["partner", "email", "role", "sandbox", "live"],
   "app create": ["name", "sandbox", "live"],
   "app revoke": ["app"],
   "app list": [],
@@ -187,6 +196,12 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "key list":
       return { _tag: "KeyList", partnerId: given("partner") }
+    case "team invite": {
+      const [partnerId, email, role] = [given("partner"), given("email"), given("role")]
+      if (partnerId === undefined || email === undefined || role === undefined) return needs("team invite needs --partner, --email and --role.")
+      if (!Schema.is(Role)(role)) return needs("--role is one of owner, developer, operator, viewer.")
+      return { _tag: "TeamInvite", partnerId, email, role, mode: sandbox ? "sandbox" : values.live === true ? "live" : undefined }
+    }
     case "app create": {
       const name = given("name")
       return name === undefined ? needs("app create needs --name.") : { _tag: "AppCreate", name, sandbox }

@@ -1,11 +1,13 @@
 import {
   Chain,
+  Configuration,
   CredentialAdmin,
   SqlDataCollectionThresholds,
   SqlDepositStore,
   SqlLedgerBalances,
   SqlLedgerOpening,
-  SqlReceiptStore
+  SqlReceiptStore,
+  SqlTeamStore
 } from "@paygate/adapters"
 import {
   Caip,
@@ -17,9 +19,11 @@ import {
   ReceiptRefunds,
   ReceiptStore,
   receiptView,
-  systemAccess
+  systemAccess,
+  TeamStore
 } from "@paygate/domain"
-import { Effect, Layer, Result } from "effect"
+import { Clock, Effect, Layer, Option, Result } from "effect"
+import { invite } from "../server/Invitations.ts"
 import type { AdminCommand } from "./AdminCommand.ts"
 
 /** Why an operator command failed, in words for the operator. */
@@ -81,6 +85,21 @@ export const runAdmin = (command: AdminCommand) =>
         const keyMode = command.mode ?? own
         const key = yield* admin.createApiKey({ kind: "partner", partnerId, mode: keyMode })
         return { keyId: key.keyId, apiKey: key.apiKey, mode: keyMode }
+      }
+      case "TeamInvite": {
+        const partnerId = command.partnerId as PartnerId
+        const own = yield* admin.partnerMode(partnerId)
+        const inviteMode = own === "sandbox" ? "sandbox" : command.mode ?? "live"
+        const origin = Option.getOrElse(yield* Configuration.publicUrl, () => "http://localhost:3000")
+        return yield* Effect.gen(function*() {
+          const invited = yield* invite({ partnerId, mode: inviteMode, email: command.email, role: command.role, invitedBy: "operator" }, origin).pipe(
+            Effect.mapError((error) => new AdminFailure(error.message))
+          )
+          const team = yield* Effect.service(TeamStore)
+          const at = yield* Clock.currentTimeMillis
+          yield* team.record({ partnerId, mode: inviteMode, actor: "operator", action: "team.invite", subject: `${invited.email} as ${invited.role}`, at })
+          return invited
+        }).pipe(Effect.provide(SqlTeamStore.layer))
       }
       case "KeyRevoke": {
         if (!(yield* admin.revokeKey(command.keyId))) return yield* Effect.fail(new AdminFailure(`No key ${command.keyId}.`))

@@ -33,7 +33,9 @@ export const dashboardViews = [
   "/dashboard/merchants",
   "/dashboard/merchants/:id",
   "/dashboard/links",
-  "/dashboard/developers"
+  "/dashboard/developers",
+  "/dashboard/team",
+  "/dashboard/invitation"
 ] as const
 
 /** The dashboard's page and assets. */

@@ -1,8 +1,8 @@
-import { type ApiError, type ApiVersion, CredentialStore, IdempotencyStore } from "@paygate/domain"
+import { type ApiError, type ApiVersion, CredentialStore, Forbidden, IdempotencyStore, type Member } from "@paygate/domain"
 import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
-import type { HttpApiEndpoint } from "effect/http-api"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CurrentCaller, CurrentGatewayCaller, CurrentMerchantId, GatewayAuth, MerchantAuth, PartnerAuth } from "../api/Security.ts"
 import { csrfHeader, DashboardSessions, sessionCookie } from "./DashboardSessions.ts"
 import { authenticateGateway } from "./GatewayCredential.ts"
@@ -10,6 +10,8 @@ import { headerValue } from "./HeaderChecks.ts"
 import { authenticatePartnerKey, Environment, type PartnerAuthentication } from "./PartnerCredential.ts"
 import { type Authenticated, pipeline, type PipelineServices } from "./Pipeline.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import { actorOf, auditTrail } from "./AuditTrail.ts"
+import { mayCall } from "./Permissions.ts"
 
 /** What an API family's authentication establishes, and how it hands the caller to handlers. */
 interface Authentication<R> {
@@ -22,7 +24,9 @@ interface Authentication<R> {
 type Authenticate<R> = (
   store: CredentialStore["Service"],
   request: HttpServerRequest.HttpServerRequest,
-  environment: "production" | "staging"
+  environment: "production" | "staging",
+  /** `group.endpoint`: what the request calls (server/Permissions.ts). */
+  operation: string
 ) => Effect.Effect<Authentication<R>, ApiError>
 
 /**
@@ -36,11 +40,14 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
     const environment = yield* Environment
     const store = yield* CredentialStore
     const services: PipelineServices = { rateLimiter: yield* RateLimiter, idempotency: yield* IdempotencyStore }
-    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>, { endpoint }: { readonly endpoint: HttpApiEndpoint.Top }) =>
+    return (
+      httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
+      { endpoint, group }: { readonly endpoint: HttpApiEndpoint.Top; readonly group: HttpApiGroup.Top }
+    ) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         let provide: Authentication<R>["provide"] | undefined
-        const authenticated = Effect.map(authenticate(store, request, environment), (authentication) => {
+        const authenticated = Effect.map(authenticate(store, request, environment, `${group.identifier}.${endpoint.identifier}`), (authentication) => {
           provide = authentication.provide
           return authentication.auth
         })
@@ -51,21 +58,24 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
 const partnerCaller = (store: CredentialStore["Service"], apiKey: string, environment: "production" | "staging") =>
   Effect.map(authenticatePartnerKey(store, apiKey, environment), callerOf)
 
-const callerOf = ({ auth, partner }: PartnerAuthentication) => ({
+const callerOf = ({ auth, partner }: PartnerAuthentication, member?: Member) => ({
   auth,
-  caller: { partner, mode: auth.mode, keyId: auth.keyId }
+  caller: { partner, mode: auth.mode, keyId: auth.keyId, actor: actorOf(auth.keyId, member) }
 })
 
 /**
  * Partner API: `Api-Key` must be a partner secret key. Without one, a dashboard session's cookie
  * acts as the session's key (a change with the cookie needs its `Csrf-Token`); with one, any
- * cookie is ignored.
+ * cookie is ignored. A team member's session may call only what their role allows
+ * (server/Permissions.ts: `forbidden` otherwise). Every change that succeeds is written to the
+ * audit log with who made it (server/AuditTrail.ts).
  */
 export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
   const sessions = yield* DashboardSessions
+  const trail = yield* auditTrail
   return Layer.effect(
     PartnerAuth,
-    authMiddleware<CurrentCaller>((store, request, environment) =>
+    authMiddleware<CurrentCaller>((store, request, environment, operation) =>
       Effect.gen(function*() {
         const apiKey = headerValue(request.headers, "api-key")
         const session = request.cookies[sessionCookie]
@@ -73,10 +83,17 @@ export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
         if (apiKey !== undefined) found = yield* partnerCaller(store, apiKey, environment)
         else if (session !== undefined && session !== "") {
           const csrfToken = request.headers[csrfHeader]
-          found = callerOf(yield* sessions.authenticate(session, { method: request.method, csrfToken, headers: request.headers }, environment))
+          const opened = yield* sessions.authenticate(session, { method: request.method, csrfToken, headers: request.headers }, environment)
+          if (opened.member !== undefined && !mayCall(opened.member.role, operation)) {
+            return yield* new Forbidden({ message: `Your role (${opened.member.role}) does not allow this; ask an owner of the team.` })
+          }
+          found = callerOf(opened, opened.member)
         } else return yield* new MissingApiKey({ message: "The Api-Key header is required." })
         const { auth, caller } = found
-        return { auth, provide: (version) => Effect.provideService(CurrentCaller, { ...caller, version }) }
+        return {
+          auth,
+          provide: (version) => (effect) => trail(request, operation, caller, Effect.provideService(effect, CurrentCaller, { ...caller, version }))
+        }
       })
     )
   )

@@ -7,29 +7,41 @@ import { PaygateApi } from "../api/Api.ts"
 import { DashboardGuard } from "../api/DashboardApi.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { ClientAddress } from "./ClientAddress.ts"
+import { teamSignIn } from "./TeamSignIn.ts"
 import { requireAsciiHeaders } from "./HeaderChecks.ts"
 import { Environment } from "./PartnerCredential.ts"
-import { csrfHeader, DashboardSessions, secureCookieFor, sessionCookie, sessionCookieHeader } from "./DashboardSessions.ts"
+import { csrfHeader, DashboardSessions, secureCookieFor, sessionCookie, sessionCookieHeader, type SessionView } from "./DashboardSessions.ts"
 import { renderFailures } from "./Pipeline.ts"
 import { refuseUnknownBodyFields, unknownFieldMessage, unknownFieldOf } from "./UnknownFields.ts"
 import { requireWellFormedText } from "./WellFormedText.ts"
 
 // `null` and absent alike: no key (missing_api_key); anything but a string or an object is invalid_params.
 const decodeSignIn = Schema.decodeUnknownEffect(
-  Schema.fromJsonString(Schema.Struct({ apiKey: Schema.optionalKey(Schema.NullOr(Schema.String)) })),
+  Schema.fromJsonString(Schema.Struct({
+    apiKey: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    email: Schema.optionalKey(Schema.String),
+    password: Schema.optionalKey(Schema.String)
+  })),
   { onExcessProperty: "error" }
 )
 
-const apiKeyOf = (text: string) =>
+/** What a sign-in presents: a key (maybe none), or a member's email and password. */
+type Credentials = { readonly apiKey: string | undefined } | { readonly email: string; readonly password: string }
+
+const credentialsOf = (text: string): Effect.Effect<Credentials, InvalidParams | ParamsValidation> =>
   text.trim() === ""
-    ? Effect.succeed(undefined)
+    ? Effect.succeed({ apiKey: undefined })
     : decodeSignIn(text).pipe(
-      Effect.map((body) => body.apiKey ?? undefined),
+      Effect.map((body): Credentials =>
+        body.email !== undefined && body.apiKey === undefined
+          ? { email: body.email, password: body.password ?? "" }
+          : { apiKey: body.apiKey ?? undefined }
+      ),
       Effect.mapError((error) => {
         const unknownField = unknownFieldOf(error.issue)
         return unknownField !== undefined
           ? new ParamsValidation({ message: unknownFieldMessage(unknownField) })
-          : new InvalidParams({ message: 'The body must be JSON {"apiKey": "sk_…"} with the key as a string.' })
+          : new InvalidParams({ message: 'The body must be JSON {"apiKey": "sk_…"} with the key as a string, or {"email", "password"}.' })
       })
     )
 
@@ -56,7 +68,7 @@ export const DashboardGuardLive = Layer.succeed(DashboardGuard, (httpEffect, { e
     return yield* renderFailures(request, Effect.andThen(checked, httpEffect))
   }))
 
-/** `POST`, `GET` and `DELETE /dashboard/session` (server/DashboardSessions.ts). */
+/** `POST`, `GET` and `DELETE /dashboard/session` (server/DashboardSessions.ts) and `POST /dashboard/invitation` (server/TeamSignIn.ts). */
 export const DashboardHandlers = HandlerGroup.group(
   PaygateApi,
   "dashboard",
@@ -65,10 +77,30 @@ export const DashboardHandlers = HandlerGroup.group(
     const clients = yield* ClientAddress
     const environment = yield* Environment
     const { settings } = sessions
+    const members = yield* teamSignIn
     const clearedFor = (request: HttpServerRequest.HttpServerRequest) => ({
       ...noStore,
       "set-cookie": sessionCookieHeader(secureCookieFor(settings, clients.of(request)))
     })
+    // Takes a sign-in attempt of the client, then opens the session and answers it with its cookie
+    // (a success gives the attempt back).
+    const attempted = <E>(
+      request: HttpServerRequest.HttpServerRequest,
+      signIn: () => Effect.Effect<{ readonly token: string; readonly view: SessionView }, E>
+    ) =>
+      Effect.gen(function*() {
+        const client = clients.of(request)
+        const retryAfter = yield* sessions.takeAttempt(client)
+        if (retryAfter !== undefined) {
+          return errorResponse(new RateLimited({ message: `Too many failed sign-ins; retry after ${retryAfter} s.` }), {
+            "retry-after": String(retryAfter)
+          })
+        }
+        const { token, view } = yield* signIn()
+        yield* sessions.giveBack(client)
+        const cookie = sessionCookieHeader(secureCookieFor(settings, client), { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
+        return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
+      })
     // Refusals are answered here (the session service speaks every contract code); an ended
     // session's answer also clears its cookie.
     const refused = (request: HttpServerRequest.HttpServerRequest) => (error: ApiError) =>
@@ -81,17 +113,18 @@ export const DashboardHandlers = HandlerGroup.group(
           if (!isJson(request.headers["content-type"])) return yield* notJson
           // The body is the credential: read first (a malformed one, one without a key or a live key over
           // plain HTTP is no attempt), then the client's allowance.
-          const apiKey = yield* sessions.checkKey(yield* apiKeyOf(yield* request.text.pipe(Effect.mapError(() => unreadable))), client)
-          const retryAfter = yield* sessions.takeAttempt(client)
-          if (retryAfter !== undefined) {
-            return errorResponse(new RateLimited({ message: `Too many failed sign-ins; retry after ${retryAfter} s.` }), {
-              "retry-after": String(retryAfter)
-            })
+          const credentials = yield* credentialsOf(yield* request.text.pipe(Effect.mapError(() => unreadable)))
+          if ("email" in credentials) {
+            return yield* attempted(request, () => members.signIn(credentials.email, credentials.password, environment))
           }
-          const { token, view } = yield* sessions.signIn(apiKey, client, environment)
-          const cookie = sessionCookieHeader(secureCookieFor(settings, client), { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
-          return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
+          const apiKey = yield* sessions.checkKey(credentials.apiKey, client)
+          return yield* attempted(request, () => sessions.signIn(apiKey, environment))
         }).pipe(Effect.catchIf(isApiError, refused(request))))
+      .handle("acceptInvitation", ({ payload, request }) =>
+        Effect.gen(function*() {
+          yield* sessions.admit(request.headers)
+          return yield* attempted(request, () => members.accept(payload.token, payload.password, environment))
+        }).pipe(Effect.catch(refused(request))))
       .handle("session", ({ request }) =>
         sessions.resume(request.cookies[sessionCookie], environment).pipe(
           Effect.map(({ view }) => HttpServerResponse.jsonUnsafe(view, { headers: noStore })),

@@ -12,7 +12,11 @@
  * attempt back. A live key signs in only over TLS (or from this machine, straight to the socket).
  * The cookie is `Secure` when PUBLIC_URL is https or the request came over TLS.
  *
- * A session acts exactly as its key: the partner API's authentication (server/AuthMiddleware.ts)
+ * A team member signs in with their email and password (server/TeamSignIn.ts): their session acts
+ * through a key of their partner in their mode, limited by their role (server/Permissions.ts),
+ * read on each request with the member, so a role change or a removal applies at once.
+ *
+ * A key's session acts exactly as its key: the partner API's authentication (server/AuthMiddleware.ts)
  * takes the cookie when no `Api-Key` is sent and goes on as the key would. It ends when unused for
  * `DASHBOARD_SESSION_IDLE_SECONDS`, `DASHBOARD_SESSION_MAX_SECONDS` after sign-in, on sign-out,
  * and when its key is revoked (read from the database on each request, never from a cache).
@@ -27,10 +31,12 @@ import {
   type DashboardSession,
   DashboardSessionStore,
   Forbidden,
+  type Member,
   type Mode,
   type OpenDashboardSession,
   type Partner,
-  SignInThrottleStore
+  SignInThrottleStore,
+  TeamStore
 } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { NetAddress } from "effect/net"
@@ -96,15 +102,18 @@ export interface SessionView {
   readonly csrfToken: string
   /** Unix seconds: when the session ends unless used before (the earlier of its two expiries). */
   readonly expiresAt: number
+  /** The team member signed in, or `null` for a key's session (the partner's full rights). */
+  readonly member: { readonly memberId: string; readonly email: string; readonly role: Member["role"] } | null
 }
 
-const viewOf = (token: string, partner: Partner, session: DashboardSession, mode: Mode): SessionView => ({
+const viewOf = (token: string, partner: Partner, open: { readonly session: DashboardSession; readonly member: Member | undefined }, mode: Mode): SessionView => ({
   partnerId: partner.id,
   partnerName: partner.name,
-  keyId: session.keyId,
+  keyId: open.session.keyId,
   mode,
   csrfToken: csrfTokenOf(token),
-  expiresAt: Math.floor(Math.min(session.idleExpiresAt, session.expiresAt) / 1000)
+  expiresAt: Math.floor(Math.min(open.session.idleExpiresAt, open.session.expiresAt) / 1000),
+  member: open.member === undefined ? null : { memberId: open.member.id, email: open.member.email, role: open.member.role }
 })
 
 /** Whether the session cookie of a request from `client` is `Secure`. */
@@ -132,13 +141,19 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   readonly takeAttempt: (client: Client) => Effect.Effect<number | undefined>
   /**
    * Exchanges a partner secret key for a new session, with the partner API's checks and codes,
-   * after the attempt was taken ({@link takeAttempt}); success gives the attempt back.
+   * after the attempt was taken ({@link takeAttempt}); the caller gives it back on success ({@link giveBack}).
    */
   readonly signIn: (
     apiKey: string,
-    client: Client,
     environment: "production" | "staging"
   ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  /**
+   * Opens a session for a team member (their credentials already checked): through a key of
+   * their partner in their mode; `unauthorized` when the partner has none.
+   */
+  readonly open: (member: Member, environment: "production" | "staging") => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  /** Gives a client's sign-in attempt back (it signed in). */
+  readonly giveBack: (client: Client) => Effect.Effect<void>
   /** What a sign-in is refused before any attempt is taken: no key (`missing_api_key`), a live key over plain HTTP (`forbidden`). */
   readonly checkKey: (apiKey: string | undefined, client: Client) => Effect.Effect<string, ApiError>
   /** The open session of a cookie's token (its idle expiry moved on), else `unauthorized`. */
@@ -154,7 +169,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
     token: string,
     request: { readonly method: string; readonly csrfToken: string | undefined; readonly headers: { readonly [name: string]: string | undefined } },
     environment: "production" | "staging"
-  ) => Effect.Effect<PartnerAuthentication, ApiError>
+  ) => Effect.Effect<PartnerAuthentication & { readonly member: Member | undefined }, ApiError>
   /** Ends the session of a token (nothing when there is none). */
   readonly signOut: (token: string) => Effect.Effect<void>
 }>()("@paygate/http/DashboardSessions") {
@@ -163,6 +178,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
     DashboardSessions,
     Effect.gen(function*() {
       const store = yield* DashboardSessionStore
+      const team = yield* TeamStore
       const attempts = yield* SignInThrottleStore
       const credentials = yield* CredentialStore
       const lifetimes = yield* Configuration.dashboardSessions
@@ -195,22 +211,37 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const takeAttempt = (client: Client) => Effect.flatMap(Clock.currentTimeMillis, (now) => attempts.take(allowancesOf(client), now))
 
-      const signIn = Effect.fnUntraced(function*(apiKey: string, client: Client, environment: "production" | "staging") {
+      const signIn = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
         const now = yield* Clock.currentTimeMillis
         const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment)
-        yield* attempts.giveBack(allowancesOf(client))
         const token = randomBytes(32).toString("base64url")
-        const session: DashboardSession = {
-          tokenSha256: hashSecret(token),
-          // The key authentication just found (Authenticated carries ids as plain strings).
-          keyId: auth.keyId as ApiKeyId,
-          createdAt: now,
-          idleExpiresAt: now + Math.min(settings.idleMillis, settings.maxMillis),
-          expiresAt: now + settings.maxMillis
-        }
+        // The key authentication just found (Authenticated carries ids as plain strings).
+        const session = sessionOf(token, auth.keyId as ApiKeyId, undefined, now)
         yield* store.create(session)
-        return { token, view: viewOf(token, partner, session, auth.mode) }
+        return { token, view: viewOf(token, partner, { session, member: undefined }, auth.mode) }
       })
+
+      const sessionOf = (token: string, keyId: ApiKeyId, memberId: string | undefined, now: number): DashboardSession => ({
+        tokenSha256: hashSecret(token),
+        keyId,
+        memberId,
+        createdAt: now,
+        idleExpiresAt: now + Math.min(settings.idleMillis, settings.maxMillis),
+        expiresAt: now + settings.maxMillis
+      })
+
+      const open = Effect.fnUntraced(function*(member: Member, environment: "production" | "staging") {
+        const now = yield* Clock.currentTimeMillis
+        const keyId = yield* team.keyFor(member.partnerId, member.mode)
+        if (Option.isNone(keyId)) {
+          return yield* new Unauthorized({ message: "Your team's partner has no active API key in this mode; ask an owner to create one." })
+        }
+        const token = randomBytes(32).toString("base64url")
+        yield* store.create(sessionOf(token, keyId.value, member.id, now))
+        return yield* resume(token, environment).pipe(Effect.map(({ view }) => ({ token, view })))
+      })
+
+      const giveBack = (client: Client) => attempts.giveBack(allowancesOf(client))
 
       const resumeOpen = Effect.fnUntraced(function*(token: string | undefined) {
         if (token === undefined || token === "") return yield* sessionEnded()
@@ -230,7 +261,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       const resume = Effect.fnUntraced(function*(token: string | undefined, environment: "production" | "staging") {
         const { open } = yield* resumeOpen(token)
         const { auth, partner } = yield* partnerAuthentication(open.credential, environment)
-        return { open, view: viewOf(token!, partner, open.session, auth.mode) }
+        return { open, view: viewOf(token!, partner, open, auth.mode) }
       })
 
       const authenticate = Effect.fnUntraced(function*(
@@ -244,12 +275,12 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
         if (!safe && (request.csrfToken === undefined || !sameText(request.csrfToken, csrfTokenOf(token)))) {
           return yield* new Forbidden({ message: "Missing or wrong Csrf-Token header." })
         }
-        return yield* partnerAuthentication(open.credential, environment)
+        return { ...(yield* partnerAuthentication(open.credential, environment)), member: open.member }
       })
 
       const signOut = (token: string) => store.remove(hashSecret(token))
 
-      return DashboardSessions.of({ settings, admit, checkKey, takeAttempt, signIn, resume, authenticate, signOut })
+      return DashboardSessions.of({ settings, admit, checkKey, takeAttempt, signIn, open, giveBack, resume, authenticate, signOut })
     })
   )
 }

@@ -10,7 +10,7 @@
 import { randomId } from "./dom.js"
 import { GatewayError, requestJson } from "./gateway.js"
 
-/** @typedef {{ partnerId: string, partnerName: string, keyId: string, mode: "sandbox" | "live", csrfToken: string, expiresAt: number }} Session */
+/** @typedef {{ partnerId: string, partnerName: string, keyId: string, mode: "sandbox" | "live", csrfToken: string, expiresAt: number, member: { memberId: string, email: string, role: string } | null }} Session */
 
 /**
  * A client; `onSignedOut` runs when an answer says the session is gone.
@@ -83,6 +83,18 @@ export function createApi(hooks) {
     /** Exchanges the secret key for a session; the key is not kept. @param {string} apiKey @returns {Promise<Session>} */
     signIn: async (apiKey) => {
       const session = await call("POST", "/dashboard/session", { body: { apiKey }, signedOut: true })
+      csrfToken = session.csrfToken
+      return session
+    },
+    /** A team member's sign-in. @param {string} email @param {string} password @returns {Promise<Session>} */
+    signInMember: async (email, password) => {
+      const session = await call("POST", "/dashboard/session", { body: { email, password }, signedOut: true })
+      csrfToken = session.csrfToken
+      return session
+    },
+    /** Accepts an invitation with the new member's password. @param {string} token @param {string} password @returns {Promise<Session>} */
+    acceptInvitation: async (token, password) => {
+      const session = await call("POST", "/dashboard/invitation", { body: { token, password }, signedOut: true })
       csrfToken = session.csrfToken
       return session
     },

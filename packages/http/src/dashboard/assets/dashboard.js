@@ -17,7 +17,8 @@ import { showLinks } from "./links.js"
 import { showMerchant, showMerchants } from "./merchants.js"
 import { showPayment } from "./payment.js"
 import { showPayments } from "./payments.js"
-import { showSignIn } from "./signin.js"
+import { showAcceptInvitation, showSignIn } from "./signin.js"
+import { showTeam } from "./team.js"
 import { busy } from "./forms.js"
 import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 
@@ -62,7 +63,8 @@ const sections = /** @type {const} */ ([
   ["/dashboard/payments", "Payments"],
   ["/dashboard/merchants", "Merchants"],
   ["/dashboard/links", "Links"],
-  ["/dashboard/developers", "Developers"]
+  ["/dashboard/developers", "Developers"],
+  ["/dashboard/team", "Team"]
 ])
 
 function renderTopbar() {
@@ -98,6 +100,7 @@ function renderTopbar() {
       "div",
       { class: "topbar-row" },
       h("div", { class: "brand" }, "paygate", h("span", { class: "muted brand-sub" }, ` · ${session.partnerName}`)),
+      session.member === null ? null : h("span", { class: "muted", title: session.member.email }, `${session.member.role}`),
       session.mode === "sandbox"
         ? h("span", { class: "badge test-mode", title: "Sandbox: test payments, no real funds" }, "Test mode")
         : h("span", { class: "badge live-mode" }, "Live"),
@@ -120,11 +123,21 @@ function renderTopbar() {
 async function render(options = {}) {
   const mine = ++generation
   renderTopbar()
+  /** @param {Session} started */
+  const signedIn = (started) => {
+    session = started
+    if (location.pathname === "/dashboard/invitation") history.replaceState(null, "", "/dashboard")
+    render()
+  }
+  // An invitation link: its token is the fragment (never sent to a server), cleared once read.
+  if (location.pathname === "/dashboard/invitation" && location.hash.length > 1) {
+    const token = location.hash.slice(1)
+    history.replaceState(null, "", "/dashboard/invitation")
+    showAcceptInvitation(api, token, signedIn)
+    return
+  }
   if (session === null) {
-    showSignIn(api, options.notice, (started) => {
-      session = started
-      render()
-    })
+    showSignIn(api, options.notice, signedIn)
     return
   }
   /** @type {Context} */
@@ -140,6 +153,7 @@ async function render(options = {}) {
     else if (merchant !== null) await showMerchant(context, decodeURIComponent(merchant[1] ?? ""))
     else if (path === "/dashboard/links") await showLinks(context)
     else if (path === "/dashboard/developers") await showDevelopers(context)
+    else if (path === "/dashboard/team") await showTeam(context)
     else showView("not-found", [h("h1", {}, "Page not found"), link("/dashboard/payments", {}, "Go to payments")])
   } catch (error) {
     if (mine !== generation || session === null) return

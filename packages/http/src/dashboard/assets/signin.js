@@ -2,7 +2,9 @@
 /**
  * The sign-in view: the partner's secret API key, typed into a form and sent once to
  * `POST /dashboard/session`, which answers with an HttpOnly session cookie. The key is cleared from
- * the form at once and never stored (no web storage, no script-readable cookie).
+ * the form at once and never stored (no web storage, no script-readable cookie). A team member
+ * signs in with their email and password instead, or accepts an invitation link by choosing a
+ * password.
  *
  * @module
  */
@@ -67,7 +69,80 @@ export function showSignIn(api, notice, signedIn) {
       h("h1", {}, "Sign in to your dashboard"),
       h("p", { class: "muted" }, "See and refund payments, manage merchants, webhooks and API keys."),
       notice === undefined ? null : alertBox(notice, "info"),
-      form)
+      form,
+      h("h2", {}, "Team members"),
+      passwordForm({
+        label: "Continue as team member",
+        emailField: true,
+        run: (email, password) => api.signInMember(email, password),
+        refused: "That email and password do not match a team member.",
+        signedIn
+      }))
   ])
   key.focus()
+}
+
+/**
+ * An email (for sign-in) and password form.
+ *
+ * @param {{ label: string, emailField: boolean, run: (email: string, password: string) => Promise<import("./api.js").Session>, refused: string, signedIn: (session: import("./api.js").Session) => void }} options
+ */
+function passwordForm(options) {
+  const email = h("input", { type: "email", id: "member-email", name: "email", autocomplete: "username", required: true })
+  const password = h("input", {
+    type: "password",
+    id: "member-password",
+    name: "password",
+    autocomplete: options.emailField ? "current-password" : "new-password",
+    minlength: "12",
+    required: true
+  })
+  const problem = h("div", { id: "member-problem" })
+  const submit = h("button", { type: "submit", class: "button primary" }, options.label)
+  return h(
+    "form",
+    {
+      class: "form",
+      novalidate: true,
+      onsubmit: (event) => {
+        event.preventDefault()
+        void busy(submit, async () => {
+          try {
+            const session = await options.run(email.value.trim(), password.value)
+            password.value = ""
+            options.signedIn(session)
+          } catch (error) {
+            const message = error instanceof Error && "status" in error && error.status === 401 ? options.refused : error instanceof Error ? error.message : "That failed. Try again."
+            problem.replaceChildren(alertBox(message))
+          }
+        })
+      }
+    },
+    options.emailField ? field("Email", email) : null,
+    field(options.emailField ? "Password" : "Choose a password", password, options.emailField ? undefined : "At least 12 characters."),
+    problem,
+    submit
+  )
+}
+
+/**
+ * The invitation view: the invited member chooses their password, which signs them in.
+ *
+ * @param {import("./api.js").Api} api
+ * @param {string} token the invitation link's fragment
+ * @param {(session: import("./api.js").Session) => void} signedIn
+ */
+export function showAcceptInvitation(api, token, signedIn) {
+  showView("invitation", [
+    h("div", { class: "sign-in" },
+      h("h1", {}, "Join your team"),
+      h("p", { class: "muted" }, "Choose a password to accept the invitation. You will sign in with your email and this password."),
+      passwordForm({
+        label: "Accept invitation",
+        emailField: false,
+        run: (_email, password) => api.acceptInvitation(token, password),
+        refused: "This invitation link is no longer valid: it was used or it expired. Ask an owner of your team for a new one.",
+        signedIn
+      }))
+  ])
 }
