@@ -197,6 +197,8 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         id: yield* (yield* IdGenerator).make("refund"),
         paymentId: paymentId as PaymentId,
         partnerId: partner.partnerId,
+        amount: 1_000n,
+        value: 1_500_000n,
         status: "pending",
         txHash: signed.txHash,
         createdAt: millis,
@@ -210,7 +212,7 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         recipient: caip10(payer),
         value: 1_500_000n
       }, millis)
-      yield* (yield* RefundRepository).insert(refund, [new Payout({ ...payout, transfer: signed })])
+      yield* (yield* RefundRepository).insert(refund.paymentId, () => Effect.succeed({ refund, payouts: [new Payout({ ...payout, transfer: signed })] }))
     }).pipe(Effect.orDie))
     const refunded = await eventually(() => record(paymentId), (r) => r.refund?.status === "completed")
     expect(await world().balanceOf(payer)).toBe(1_500_000n)
