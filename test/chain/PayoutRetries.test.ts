@@ -200,6 +200,7 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         id: yield* (yield* IdGenerator).make("refund"),
         paymentId: paymentId as PaymentId,
         partnerId: partner.partnerId,
+        currency: "USD",
         amount: 1_000n,
         value: 700_000n,
         status: "failed",

@@ -197,6 +197,7 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         id: yield* (yield* IdGenerator).make("refund"),
         paymentId: paymentId as PaymentId,
         partnerId: partner.partnerId,
+        currency: "USD",
         amount: 1_000n,
         value: 1_500_000n,
         status: "pending",

@@ -26,6 +26,7 @@ const refundFromRow = (row: Record<string, unknown>): Refund =>
     id: row.id,
     paymentId: row.payment_id,
     partnerId: row.partner_id,
+    currency: row.currency,
     amount: row.amount,
     value: row.value,
     status: row.status,
@@ -39,7 +40,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const listByPayment = (paymentId: PaymentId) =>
-    sql`SELECT id, payment_id, partner_id, amount::text AS amount, value::text AS value, status, tx_hash, created_at, updated_at
+    sql`SELECT id, payment_id, partner_id, currency, amount::text AS amount, value::text AS value, status, tx_hash, created_at, updated_at
       FROM refunds WHERE payment_id = ${paymentId} ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(refundFromRow)),
       Effect.orDie,
@@ -71,8 +72,8 @@ export const make = Effect.gen(function*() {
         .map(payoutFromRow)
       const { payouts: legs, refund: r } = yield* plan({ refunds, payouts })
       yield* withdrawSettlement(paymentId)
-      yield* sql`INSERT INTO refunds (id, payment_id, partner_id, amount, value, status, tx_hash, created_at, updated_at)
-        VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.amount.toString()}::numeric, ${r.value.toString()}::numeric, ${r.status},
+      yield* sql`INSERT INTO refunds (id, payment_id, partner_id, currency, amount, value, status, tx_hash, created_at, updated_at)
+        VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.currency}, ${r.amount.toString()}::numeric, ${r.value.toString()}::numeric, ${r.status},
           ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
       for (const payout of legs) yield* insertPayout(sql, payout)
       return r

@@ -25,6 +25,7 @@ const refundOf = (payment: Payment) =>
       id: yield* (yield* IdGenerator).make("refund"),
       paymentId: payment.id,
       partnerId: payment.partnerId,
+      currency: payment.currency,
       amount: payment.value,
       value: payment.commitment!.tokenAmount,
       status: "pending",

@@ -11,6 +11,7 @@ const refundOf = (payment: Payment, amount: bigint) =>
       id: yield* ids.make("refund"),
       paymentId: payment.id,
       partnerId: payment.partnerId,
+      currency: payment.currency,
       amount,
       value: amount,
       status: "pending",

@@ -14,7 +14,9 @@ export class Refund extends Schema.Class<Refund>("paygate/Refund")({
   id: RefundId,
   paymentId: PaymentId,
   partnerId: PartnerId,
-  /** What it gives back in the payment's currency, minor units. */
+  /** The payment's currency (ISO 4217 code). */
+  currency: Schema.String,
+  /** What it gives back in that currency, minor units. */
   amount: Schema.BigInt,
   /** What it sends back, token base units of the committed token (all its payouts together). */
   value: Schema.BigInt,
@@ -31,6 +33,6 @@ export const refundStage = (refund: Refund) => ({
   refundId: refund.id,
   status: refund.status,
   txHash: refund.txHash,
-  amount: refund.amount.toString(),
+  amount: { unit: `iso4217/${refund.currency}`, value: refund.amount.toString() },
   tokenValue: refund.value.toString()
 })

@@ -14,6 +14,24 @@ import { traced } from "./Traced.ts"
 
 const isPaymentId = Schema.is(PaymentId)
 
+/** How much to refund: `value` minor units of `unit`, which must be the payment's currency (`iso4217/USD`). */
+export interface RefundAmount {
+  readonly unit: string
+  readonly value: string
+}
+
+// Minor units of the payment's own currency only: converting between currencies would change what "the paid amount" is.
+const refundAmount = (currency: string, amount: RefundAmount) =>
+  Effect.gen(function*() {
+    if (!/^[1-9][0-9]{0,17}$/.test(amount.value)) {
+      return yield* new ParamsValidation({ message: "amount.value must be a positive whole number of minor units, such as \"1250\"." })
+    }
+    if (amount.unit !== `iso4217/${currency}`) {
+      return yield* new ParamsValidation({ message: `amount.unit must be the payment's currency, iso4217/${currency}.` })
+    }
+    return BigInt(amount.value)
+  })
+
 /**
  * Refunds of succeeded payments (API rules §11), whole or in part: the worker sends tokens back
  * from the collection address (refund payouts). `amount` is in the payment's currency (minor
@@ -29,14 +47,14 @@ const isPaymentId = Schema.is(PaymentId)
  */
 export class Refunds extends Context.Service<Refunds, {
   /**
-   * Requests a refund of `amount` (payment currency, minor units; absent: all that is left): not
+   * Requests a refund of `amount` (the payment's currency, minor units; absent: all that is left): not
    * succeeded → `payment_not_succeeded`; nothing or less than `amount` left → `already_refunded`;
    * too small for one token unit → `params_validation`; settled (or being settled) → `invalid_state`.
    */
   readonly request: (
     access: Access,
     paymentId: string,
-    amount?: bigint
+    amount?: RefundAmount
   ) => Effect.Effect<Refund, PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded | ParamsValidation | InvalidState>
 }>()("@paygate/domain/Refunds") {
   /**
@@ -52,7 +70,7 @@ export class Refunds extends Context.Service<Refunds, {
       // Without a receipt store (a host keeping no receipts), a refund goes back to the committed account.
       const receipts = yield* Effect.serviceOption(ReceiptStore)
 
-      const request = Effect.fnUntraced(function*(access: Access, paymentId: string, amount?: bigint) {
+      const request = Effect.fnUntraced(function*(access: Access, paymentId: string, amount?: RefundAmount) {
         const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
         if (Option.isNone(found) || !canSee(access, found.value)) {
           return yield* new PaymentNotFound({ message: `No payment ${paymentId}.` })
@@ -67,9 +85,7 @@ export class Refunds extends Context.Service<Refunds, {
         }
         const commitment = payment.commitment
         if (commitment === null) return yield* Effect.die(new Error(`succeeded payment ${payment.id} has no commitment`))
-        if (amount !== undefined && amount <= 0n) {
-          return yield* new ParamsValidation({ message: "amount must be a positive number of minor units." })
-        }
+        const requested = amount === undefined ? null : yield* refundAmount(payment.currency, amount)
         const id = yield* ids.make("refund")
         const parts = Option.isSome(receipts)
           ? yield* receipts.value.list({
@@ -81,7 +97,7 @@ export class Refunds extends Context.Service<Refunds, {
           })
           : []
         return yield* refunds.insert(payment.id, (prior): Effect.Effect<PlannedRefund, AlreadyRefunded | ParamsValidation> => {
-          const plan = planRefund({ value: payment.value, commitment }, parts, prior, amount ?? null)
+          const plan = planRefund({ value: payment.value, commitment }, parts, prior, requested)
           if (plan._tag === "Exceeds") {
             const done = prior.refunds.map((r) => r.id).join(", ")
             return Effect.fail(
@@ -89,14 +105,14 @@ export class Refunds extends Context.Service<Refunds, {
                 message: plan.remaining === 0n
                   ? `Payment ${payment.id} is already refunded in full (${done}).`
                   : `Payment ${payment.id} has ${plan.remaining} ${payment.currency} minor units left to refund (after ${done}); ` +
-                    `${amount} is more than that.`
+                    `${requested} is more than that.`
               })
             )
           }
           if (plan._tag === "TooSmall") {
             return Effect.fail(
               new ParamsValidation({
-                message: `amount ${amount} is less than one unit of the token paid; the least refundable is ${plan.minimum}.`
+                message: `amount ${requested} is less than one unit of the token paid; the least refundable is ${plan.minimum}.`
               })
             )
           }
@@ -104,6 +120,7 @@ export class Refunds extends Context.Service<Refunds, {
             id,
             paymentId: payment.id,
             partnerId: payment.partnerId,
+            currency: payment.currency,
             amount: plan.amount,
             value: plan.value,
             status: "pending",

@@ -69,7 +69,8 @@ const provide = <A, E>(
 const code = <A, E extends ApiError, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(Effect.map(() => "ok"), Effect.catch((e) => Effect.succeed<string>(errorCode(e))))
 
-const request = (id: string, as: Access = access, amount?: bigint) => Refunds.use((r) => r.request(as, id, amount))
+const request = (id: string, as: Access = access, amount?: bigint | string) =>
+  Refunds.use((r) => r.request(as, id, amount === undefined ? undefined : { unit: "iso4217/USD", value: `${amount}` }))
 
 const created = (input: Partial<CreatePaymentInput> = {}) =>
   Payments.use((p) => p.create({ ...base, ...input })).pipe(Effect.map((p) => p.id))
@@ -222,12 +223,15 @@ describe("Refunds.request", () => {
         ])
       })))
 
-  it.effect("refuses a zero or negative amount with params_validation", () =>
+  it.effect("refuses a malformed amount, or one in another currency, with params_validation", () =>
     provide(({ payments, refunds: store }) =>
       Effect.gen(function*() {
         const id = yield* settled(payments, "succeeded")
-        assert.strictEqual(yield* code(request(id, access, 0n)), "params_validation")
-        assert.strictEqual(yield* code(request(id, access, -5n)), "params_validation")
+        for (const bad of ["0", "-5", "5.00", "1e3", " 5", "0005", "9".repeat(19)]) {
+          assert.strictEqual(yield* code(request(id, access, bad)), "params_validation", bad)
+        }
+        const other = yield* Effect.flip(Refunds.use((r) => r.request(access, id, { unit: "iso4217/EUR", value: "5" })))
+        assert.strictEqual(other.message, "amount.unit must be the payment's currency, iso4217/USD.")
         assert.strictEqual(store.refunds.size, 0)
       })))
 
