@@ -2,7 +2,8 @@
  * Migration 0023: partial and multiple refunds. A payment may have several refunds until its paid
  * amount is used up, so `refunds_one_per_payment` goes; each refund records what it gives back,
  * `amount` in the payment's `currency` (minor units) and `value` in token base units. Refunds made
- * before were whole: the payment's amount, and the tokens of their payouts.
+ * before were whole: the payment's amount, and the tokens of their payouts. A refund's end is reported by
+ * `payment.refunded` or `payment.refund_failed`, which `outbox_events.type` now admits.
  *
  * @module
  */
@@ -17,5 +18,11 @@ export const statements: ReadonlyArray<string> = [
     value = COALESCE((SELECT sum(o.value) FROM payouts o WHERE o.refund_id = r.id), (p.commitment ->> 'tokenAmount')::numeric)
     FROM payments p WHERE p.id = r.payment_id`,
   `ALTER TABLE refunds ALTER COLUMN currency SET NOT NULL, ALTER COLUMN amount SET NOT NULL, ALTER COLUMN value SET NOT NULL`,
-  `CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at, id)`
+  `CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at, id)`,
+  `ALTER TABLE outbox_events DROP CONSTRAINT outbox_events_type_check`,
+  `ALTER TABLE outbox_events ADD CONSTRAINT outbox_events_type_check CHECK (type IN (
+    'payment.created', 'payment.processing', 'payment.succeeded', 'payment.failed',
+    'payment.expired', 'payment.cancelled', 'payment.settled', 'payment.transfer_received',
+    'payment.refunded', 'payment.refund_failed'
+  ))`
 ]
