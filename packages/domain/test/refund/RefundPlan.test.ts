@@ -1,53 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { PaymentId, ReceiptId, RefundId } from "../../src/ids/Ids.ts"
-import { Commitment } from "../../src/payment/Payment.ts"
+import type { PaymentId, RefundId } from "../../src/ids/Ids.ts"
 import { pendingPayout } from "../../src/payout/Payout.ts"
-import { Receipt } from "../../src/receipt/Receipt.ts"
+import type { Receipt } from "../../src/receipt/Receipt.ts"
 import { Refund } from "../../src/refund/Refund.ts"
 import { planRefund, type PriorRefunds } from "../../src/refund/RefundPlan.ts"
+import { account, commitmentOf, receipt, usdc } from "./Fixtures.ts"
 
-const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
-const account = (n: number) => `eip155:1:0x${n.toString(16).padStart(40, "0")}`
 const paymentId = "pay_1" as PaymentId
-
-const commitmentOf = (tokenAmount: bigint) =>
-  new Commitment({
-    kind: "push",
-    account: account(9),
-    asset: usdc,
-    tokenAmount,
-    fingerprint: "f",
-    txHash: null,
-    authorization: null,
-    reference: null,
-    walletName: "w",
-    confirmedAt: 0
-  })
-
-const part = (n: number, from: number, value: bigint) =>
-  new Receipt({
-    id: `rcp_${n}` as ReceiptId,
-    chainId: "eip155:1",
-    asset: usdc,
-    txHash: `0x${n.toString(16).padStart(64, "0")}`,
-    logIndex: 0,
-    blockNumber: n,
-    blockHash: "0x00",
-    blockTime: 0,
-    from: account(from),
-    value,
-    reference: null,
-    outcome: "paid",
-    paymentId,
-    partnerId: null,
-    mode: null,
-    expectedValue: null,
-    paymentStatus: "succeeded",
-    recordedAt: 0,
-    refund: null,
-    reversedAt: null
-  })
 
 /** Applies `requests` one after the other, as the store does; answers the prior refunds at the end and the outcomes. */
 const run = (value: bigint, tokenAmount: bigint, parts: ReadonlyArray<Receipt>, requests: ReadonlyArray<bigint | null>) => {
@@ -105,7 +65,7 @@ describe("planRefund", () => {
         fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.bigInt({ min: 1n, max: 10n ** 9n })), { minLength: 2, maxLength: 6 }),
         fc.array(fc.bigInt({ min: 1n, max: 1000n }), { maxLength: 6 }),
         (paid, requests) => {
-          const parts = paid.map(([from, v], i) => part(i + 1, from, v))
+          const parts = paid.map(([from, v]) => receipt(from, v))
           const tokenAmount = sum(parts.map((p) => p.value))
           const { prior } = run(1000n, tokenAmount, parts, [...requests, null])
           for (const from of [1, 2, 3]) {
