@@ -266,7 +266,7 @@ describe("PayoutExecutions.advance", () => {
         const record = latestRefundOf(stores.refunds, id)!
         assert.deepStrictEqual([record.status, record.txHash], ["failed", failed.transfer!.txHash])
         assert.strictEqual(stores.payments.payments.get(id)!.stateVersion, version + 1)
-        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded"], "no refund event type")
+        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded", "payment.refund_failed"])
       }))
   })
 
