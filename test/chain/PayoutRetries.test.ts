@@ -200,6 +200,9 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         id: yield* (yield* IdGenerator).make("refund"),
         paymentId: paymentId as PaymentId,
         partnerId: partner.partnerId,
+        currency: "USD",
+        amount: 1_000n,
+        value: 700_000n,
         status: "failed",
         txHash: signed.txHash,
         createdAt: millis,
@@ -213,7 +216,7 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
         recipient: caip10(payer),
         value: 700_000n
       }, millis)
-      yield* (yield* RefundRepository).insert(refund, [new Payout({ ...payout, status: "failed", attempts: 5, transfer: signed })])
+      yield* (yield* RefundRepository).insert(refund.paymentId, () => Effect.succeed({ refund, payouts: [new Payout({ ...payout, status: "failed", attempts: 5, transfer: signed })] }))
     }).pipe(Effect.orDie))
     expect((await record(paymentId)).refund.status).toBe("failed")
 

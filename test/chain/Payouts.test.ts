@@ -149,8 +149,47 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
     expect(await world().balanceOf(payer)).toBe(before)
     expect(refunded.settlement).toBeNull()
     expectCode(await api("POST", "/v1/refunds", { paymentId }), "already_refunded")
-    // No refund event type exists (service-spec "Webhook events"): the refund is on the payment only.
-    expect((await outboxOf(paymentId)).map((e) => e.type)).not.toContain("payment.settled")
+    const events = await outboxOf(paymentId)
+    expect(events.map((e) => e.type)).not.toContain("payment.settled")
+    expect(events.find((e) => e.type === "payment.refunded")!.payload.stage).toEqual({
+      refundId: requested.body.refundId,
+      status: "completed",
+      txHash: refunded.refund.txHash,
+      amount: { unit: "iso4217/USD", value: "1250" },
+      tokenValue: "12500000"
+    })
+  })
+
+  it("partial refunds: each goes back on chain and is reported, the last sends exactly what is left, beyond is refused; the ledger balances", async () => {
+    const payer = anvilAccount(3).address
+    const before = await world().balanceOf(payer)
+    const paymentId = await payOnChain(keeping, 3)
+    const usd = (value: string) => ({ paymentId, amount: { unit: "iso4217/USD", value } })
+    const first = await api("POST", "/v1/refunds", usd("333"))
+    expect([first.status, first.body.tokenValue]).toEqual([201, "3330000"])
+    await eventually(() => record(paymentId), (r) => r.refund?.refundId === first.body.refundId && r.refund.status === "completed")
+    expect(await world().balanceOf(payer)).toBe(before - 12_500_000n + 3_330_000n)
+    expectCode(await api("POST", "/v1/refunds", usd("918")), "already_refunded")
+    const rest = await api("POST", "/v1/refunds", usd("917"))
+    expect([rest.status, rest.body.tokenValue]).toEqual([201, "9170000"])
+    const done = await eventually(() => record(paymentId), (r) => r.refund?.refundId === rest.body.refundId && r.refund.status === "completed")
+    expect(done.refund.txHash).toMatch(hash)
+    expect(await world().balanceOf(payer)).toBe(before)
+    expectCode(await api("POST", "/v1/refunds", usd("1")), "already_refunded")
+    const reported = (await outboxOf(paymentId)).filter((e) => e.type === "payment.refunded").map((e) => e.payload.stage.refundId)
+    expect(reported.sort()).toEqual([first.body.refundId, rest.body.refundId].sort())
+    // Each refund transfer posted once, balanced: the merchant paid back exactly what came in.
+    const ledger = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ readonly source_id: string; readonly total: string; readonly merchant: string }>`
+        SELECT t.source_id, sum(e.amount)::text AS total, sum(e.amount) FILTER (WHERE a.kind = 'merchant')::text AS merchant
+        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE t.source = 'payout' AND t.source_id LIKE ${`${paymentId}:%`} GROUP BY t.source_id ORDER BY t.source_id`
+    }).pipe(Effect.orDie))
+    expect(ledger).toEqual([
+      { source_id: `${paymentId}:refund:0`, total: "0", merchant: "3330000" },
+      { source_id: `${paymentId}:refund:1`, total: "0", merchant: "9170000" }
+    ])
   })
 
   it("RPC outage during a payout: the settlement stays pending, then completes when the chain is back", async () => {
@@ -197,6 +236,9 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         id: yield* (yield* IdGenerator).make("refund"),
         paymentId: paymentId as PaymentId,
         partnerId: partner.partnerId,
+        currency: "USD",
+        amount: 1_000n,
+        value: 1_500_000n,
         status: "pending",
         txHash: signed.txHash,
         createdAt: millis,
@@ -210,7 +252,7 @@ forEachDatabase("Settlements and refunds on chain (anvil)", (database) => {
         recipient: caip10(payer),
         value: 1_500_000n
       }, millis)
-      yield* (yield* RefundRepository).insert(refund, [new Payout({ ...payout, transfer: signed })])
+      yield* (yield* RefundRepository).insert(refund.paymentId, () => Effect.succeed({ refund, payouts: [new Payout({ ...payout, transfer: signed })] }))
     }).pipe(Effect.orDie))
     const refunded = await eventually(() => record(paymentId), (r) => r.refund?.status === "completed")
     expect(await world().balanceOf(payer)).toBe(1_500_000n)

@@ -1,35 +1,34 @@
 /**
- * `RefundRepository` on SQL (`refunds`, and the refund's payouts in `payouts`, one per sender). `payment_id` is
- * unique (constraint `refunds_one_per_payment`): of two concurrent inserts for a payment exactly
- * one succeeds, the other answers `AlreadyRefunded`. An insert locks the payment row first, like a
- * settlement decision (`SqlPayoutRepository.decide`), then withdraws an unsigned settlement or
- * refuses a signed one.
+ * `RefundRepository` on SQL (`refunds`, and each refund's payouts in `payouts`, one per sender).
+ * An insert locks the payment row first, like a settlement decision (`SqlPayoutRepository.decide`),
+ * then withdraws an unsigned settlement or refuses a signed one, reads the payment's refunds and
+ * refund payouts so far, and plans the new refund against them: concurrent refunds of one payment
+ * are planned one after the other, so together they never exceed what was paid.
  *
  * @module
  */
-import { AlreadyRefunded, InvalidState, type PaymentId, type Payout, Refund, RefundRepository, traced } from "@paygate/domain"
+import { InvalidState, type PaymentId, type PlannedRefund, type PriorRefunds, Refund, RefundRepository, traced } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { insertPayout } from "./internal/PayoutRow.ts"
+import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { toInt } from "./internal/Rows.ts"
-import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  findByPayment: traced("SqlRefundRepository.findByPayment"),
+  listByPayment: traced("SqlRefundRepository.listByPayment"),
   insert: traced("SqlRefundRepository.insert")
 }
 
-/** The unique constraint behind `AlreadyRefunded`. */
-export const onePerPaymentConstraint = "refunds_one_per_payment"
-
-const decodeRefund = Schema.decodeUnknownSync(Refund)
+const decodeRefund = Schema.decodeUnknownSync(Schema.toCodecJson(Refund))
 
 const refundFromRow = (row: Record<string, unknown>): Refund =>
   decodeRefund({
     id: row.id,
     paymentId: row.payment_id,
     partnerId: row.partner_id,
+    currency: row.currency,
+    amount: row.amount,
+    value: row.value,
     status: row.status,
     txHash: row.tx_hash,
     createdAt: toInt(row.created_at),
@@ -40,17 +39,19 @@ const refundFromRow = (row: Record<string, unknown>): Refund =>
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const findByPayment = (paymentId: PaymentId) =>
-    sql`SELECT * FROM refunds WHERE payment_id = ${paymentId}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), refundFromRow)),
+  const listByPayment = (paymentId: PaymentId) =>
+    sql`SELECT id, payment_id, partner_id, currency, amount::text AS amount, value::text AS value, status, tx_hash, created_at, updated_at
+      FROM refunds WHERE payment_id = ${paymentId} ORDER BY created_at, id`.pipe(
+      Effect.map((rows) => rows.map(refundFromRow)),
       Effect.orDie,
-      spans.findByPayment
+      spans.listByPayment
     )
+
+  const findByPayment = (paymentId: PaymentId) => Effect.map(listByPayment(paymentId), (all) => Option.fromNullishOr(all.at(-1)))
 
   // The payment's live settlement: withdrawn while its transfer is unsigned, else the refund is refused.
   const withdrawSettlement = (paymentId: PaymentId) =>
     Effect.gen(function*() {
-      yield* sql`SELECT id FROM payments WHERE id = ${paymentId} FOR UPDATE`
       const [settlement] = yield* sql<{ readonly status: string; readonly tx_hash: string | null }>`SELECT status, tx_hash
         FROM payouts WHERE payment_id = ${paymentId} AND kind = 'settlement' AND status <> 'failed' FOR UPDATE`
       if (settlement === undefined) return
@@ -63,35 +64,26 @@ export const make = Effect.gen(function*() {
       yield* sql`DELETE FROM payouts WHERE payment_id = ${paymentId} AND kind = 'settlement'`
     })
 
-  const insert = (r: Refund, payouts: ReadonlyArray<Payout>) =>
+  const insert = <E>(paymentId: PaymentId, plan: (prior: PriorRefunds) => Effect.Effect<PlannedRefund, E>) =>
     Effect.gen(function*() {
-      yield* withdrawSettlement(r.paymentId)
-      yield* sql`INSERT INTO refunds (id, payment_id, partner_id, status, tx_hash, created_at, updated_at)
-        VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.status}, ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
-      for (const payout of payouts) yield* insertPayout(sql, payout)
+      yield* sql`SELECT id FROM payments WHERE id = ${paymentId} FOR UPDATE`
+      const refunds = yield* listByPayment(paymentId)
+      const payouts = (yield* sql`SELECT ${sql.literal(payoutSelect)} FROM payouts WHERE payment_id = ${paymentId} AND kind = 'refund'`)
+        .map(payoutFromRow)
+      const { payouts: legs, refund: r } = yield* plan({ refunds, payouts })
+      yield* withdrawSettlement(paymentId)
+      yield* sql`INSERT INTO refunds (id, payment_id, partner_id, currency, amount, value, status, tx_hash, created_at, updated_at)
+        VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.currency}, ${r.amount.toString()}::numeric, ${r.value.toString()}::numeric, ${r.status},
+          ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
+      for (const payout of legs) yield* insertPayout(sql, payout)
+      return r
     }).pipe(
       sql.withTransaction,
-      Effect.catchIf(
-        (error) => error._tag === "SqlError" && isUniqueViolation(error, onePerPaymentConstraint),
-        () =>
-          findByPayment(r.paymentId).pipe(
-            Effect.flatMap((existing) =>
-              Effect.fail(
-                new AlreadyRefunded({
-                  message: Option.match(existing, {
-                    onNone: () => `Payment ${r.paymentId} already has a refund.`,
-                    onSome: (refund) => `Payment ${r.paymentId} already has refund ${refund.id}.`
-                  })
-                })
-              )
-            )
-          )
-      ),
       Effect.catchTag("SqlError", Effect.die),
       spans.insert
     )
 
-  return RefundRepository.of({ insert, findByPayment })
+  return RefundRepository.of({ insert, listByPayment, findByPayment })
 })
 
 /** `RefundRepository` over the `SqlClient` in context. */

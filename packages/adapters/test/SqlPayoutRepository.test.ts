@@ -25,6 +25,9 @@ const refundOf = (payment: Payment) =>
       id: yield* (yield* IdGenerator).make("refund"),
       paymentId: payment.id,
       partnerId: payment.partnerId,
+      currency: payment.currency,
+      amount: payment.value,
+      value: payment.commitment!.tokenAmount,
       status: "pending",
       txHash: null,
       createdAt: 1_700_000_300_000,
@@ -66,7 +69,7 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const repo = yield* PayoutRepository
       const payment = yield* succeededPayment()
       const refund = yield* refundOf(payment)
-      yield* (yield* RefundRepository).insert(refund, [payoutOf(payment, "refund", refund)])
+      yield* (yield* RefundRepository).insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] }))
       assert.isFalse(yield* repo.decide(payment.id, payoutOf(payment, "settlement")))
       assert.deepStrictEqual((yield* repo.listByPayment(payment.id)).map((p) => p.kind), ["refund"])
     }))
@@ -76,7 +79,7 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const repo = yield* PayoutRepository
       const refunds = yield* RefundRepository
       const request = (payment: Payment) =>
-        Effect.flatMap(refundOf(payment), (refund) => Effect.as(refunds.insert(refund, [payoutOf(payment, "refund", refund)]), refund))
+        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] })))
 
       const unsigned = yield* succeededPayment()
       yield* repo.decide(unsigned.id, payoutOf(unsigned, "settlement"))
@@ -107,7 +110,7 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const repo = yield* PayoutRepository
       const refunds = yield* RefundRepository
       const request = (payment: Payment) =>
-        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(refund, [payoutOf(payment, "refund", refund)]))
+        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] })))
       for (let round = 0; round < 5; round++) {
         // A settlement decision racing a refund request: the refund always stands, alone.
         const decided = yield* succeededPayment()
@@ -139,7 +142,7 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const payments = yield* PaymentRepository
       const payment = yield* succeededPayment()
       const refund = yield* refundOf(payment)
-      yield* (yield* RefundRepository).insert(refund, [payoutOf(payment, "refund", refund)])
+      yield* (yield* RefundRepository).insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] }))
       const payout = payoutOf(payment, "refund", refund)
       const recorded = next(payout, { transfer: signed(2) })
       assert.isTrue(yield* repo.update(recorded, { refund: new Refund({ ...refund, txHash: signed(2).txHash }) }))

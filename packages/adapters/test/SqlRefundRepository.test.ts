@@ -1,16 +1,19 @@
-import { IdGenerator, type Payment, Refund, RefundRepository } from "@paygate/domain"
+import { AlreadyRefunded, IdGenerator, type Payment, Payout, type PriorRefunds, Refund, RefundRepository } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { payoutOf, succeededPayment } from "./support/PayoutFixtures.ts"
 
-const refundOf = (payment: Payment) =>
+const refundOf = (payment: Payment, amount: bigint) =>
   Effect.gen(function*() {
     const ids = yield* IdGenerator
     return new Refund({
       id: yield* ids.make("refund"),
       paymentId: payment.id,
       partnerId: payment.partnerId,
+      currency: payment.currency,
+      amount,
+      value: amount,
       status: "pending",
       txHash: null,
       createdAt: 1_700_000_000_000,
@@ -18,38 +21,45 @@ const refundOf = (payment: Payment) =>
     })
   })
 
-/** Inserts `refund` with the payout that executes it. */
-const insert = (refund: Refund, payment: Payment) =>
-  RefundRepository.use((repo) => repo.insert(refund, [payoutOf(payment, "refund", refund)]))
+/** Inserts a refund of `amount`, planned as the use case plans: refused when it would exceed the payment's amount. */
+const insert = (payment: Payment, amount: bigint) =>
+  Effect.flatMap(refundOf(payment, amount), (refund) =>
+    RefundRepository.use((repo) =>
+      repo.insert(payment.id, (prior: PriorRefunds) => {
+        const refunded = prior.refunds.reduce((sum, r) => sum + r.amount, 0n)
+        if (refunded + amount > payment.value) return Effect.fail(new AlreadyRefunded({ message: `only ${payment.value - refunded} left` }))
+        const payout = payoutOf(payment, "refund", refund)
+        return Effect.succeed({ refund, payouts: [new Payout({ ...payout, leg: prior.payouts.length, value: amount })] })
+      })
+    ))
 
 adapterSuite("SqlRefundRepository", (it) => {
-  it.effect("stores and finds a refund; a second one for the payment is already_refunded", () =>
+  it.effect("stores refunds of a payment and lists them oldest first; the plan sees those before", () =>
     Effect.gen(function*() {
       const repo = yield* RefundRepository
       const payment = yield* succeededPayment()
       assert.isTrue(Option.isNone(yield* repo.findByPayment(payment.id)))
-      const first = yield* refundOf(payment)
-      yield* insert(first, payment)
+      const first = yield* insert(payment, 1n)
       assert.deepStrictEqual(yield* repo.findByPayment(payment.id), Option.some(first))
-      const error = yield* Effect.flip(insert(yield* refundOf(payment), payment))
+      const second = yield* insert(payment, payment.value - 1n)
+      assert.deepStrictEqual(yield* repo.listByPayment(payment.id), [first, second])
+      assert.deepStrictEqual(yield* repo.findByPayment(payment.id), Option.some(second))
+      const error = yield* Effect.flip(insert(payment, 1n))
       assert.strictEqual(error._tag, "AlreadyRefunded")
-      assert.include(error.message, first.id)
+      assert.strictEqual(error.message, "only 0 left")
     }))
 
-  it.effect("of two concurrent refunds of a payment exactly one is stored", () =>
+  it.effect("concurrent refunds of a payment are planned one after the other: never more than its amount", () =>
     Effect.gen(function*() {
       const repo = yield* RefundRepository
-      for (let round = 0; round < 5; round++) {
+      for (let round = 0; round < 3; round++) {
         const payment = yield* succeededPayment()
-        const attempts = [yield* refundOf(payment), yield* refundOf(payment), yield* refundOf(payment)]
-        const outcomes = yield* Effect.all(attempts.map((r) => Effect.result(insert(r, payment))), { concurrency: "unbounded" })
-        const won = outcomes.filter((o) => o._tag === "Success")
-        const lost = outcomes.filter((o) => o._tag === "Failure")
-        assert.strictEqual(won.length, 1)
-        assert.strictEqual(lost.length, 2)
-        for (const o of lost) if (o._tag === "Failure") assert.strictEqual(o.failure._tag, "AlreadyRefunded")
-        const stored = Option.getOrThrow(yield* repo.findByPayment(payment.id))
-        assert.isTrue(attempts.some((r) => r.id === stored.id))
+        const part = payment.value / 3n
+        const outcomes = yield* Effect.all(Array.from({ length: 5 }, () => Effect.result(insert(payment, part))), { concurrency: "unbounded" })
+        assert.strictEqual(outcomes.filter((o) => o._tag === "Success").length, 3)
+        for (const o of outcomes) if (o._tag === "Failure") assert.strictEqual(o.failure._tag, "AlreadyRefunded")
+        const stored = yield* repo.listByPayment(payment.id)
+        assert.strictEqual(stored.reduce((sum, r) => sum + r.amount, 0n), part * 3n)
       }
     }))
 })

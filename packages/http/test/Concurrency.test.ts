@@ -93,6 +93,28 @@ forEachDatabase("Partner API: concurrent requests", (database) => {
     expect(record.body.refund.refundId).toBe(responses.find((r) => r.status === 201)!.body.refundId)
   })
 
+  it("twelve parallel partial refunds of one payment never refund more than was paid", async () => {
+    const payment = await server.payment(partner.sandbox, merchantId)
+    await server.succeed(payment.paymentId)
+    const body = { paymentId: payment.paymentId, amount: { unit: "iso4217/USD", value: "300" } }
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, body }))
+    )
+    // 1250 cents paid: four refunds of 300 fit, the other eight are refused.
+    expect(statuses(responses)).toEqual({ "201": 4, "409 already_refunded": 8 })
+    expect(await count("SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1", payment.paymentId)).toBe(4)
+    const sums = await count("SELECT (sum(value) = 12000000 AND sum(amount) = 1200)::int AS n FROM refunds WHERE payment_id = $1", payment.paymentId)
+    expect(sums).toBe(1)
+    expect(await count("SELECT sum(value)::int AS n FROM payouts WHERE payment_id = $1 AND kind = 'refund'", payment.paymentId)).toBe(12_000_000)
+    // And the 50 cents left, raced by a full refund and another partial one: exactly one of them.
+    const last = await Promise.all([
+      server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, body: { paymentId: payment.paymentId } }),
+      server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, body: { ...body, amount: { unit: "iso4217/USD", value: "50" } } })
+    ])
+    expect(statuses(last)).toEqual({ "201": 1, "409 already_refunded": 1 })
+    expect(await count("SELECT sum(value)::int AS n FROM payouts WHERE payment_id = $1 AND kind = 'refund'", payment.paymentId)).toBe(12_500_000)
+  })
+
   it("two parallel cancels: one cancels, the other is invalid_state; one event, one version step", async () => {
     const payment = await server.payment(partner.sandbox, merchantId)
     const cancel = () => server.request("POST", `/v1/payments/${payment.paymentId}/cancel`, { apiKey: partner.sandbox })

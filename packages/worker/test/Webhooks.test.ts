@@ -38,7 +38,9 @@ const allTypes: ReadonlyArray<PaymentEventType> = [
   "payment.expired",
   "payment.cancelled",
   "payment.settled",
-  "payment.transfer_received"
+  "payment.transfer_received",
+  "payment.refunded",
+  "payment.refund_failed"
 ]
 
 let pathCounter = 0

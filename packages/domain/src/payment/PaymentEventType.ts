@@ -11,7 +11,10 @@ export const PaymentEventType = Schema.Literals([
   "payment.settled",
   // Not in the service specification: added (API rules §6, fields and kinds are only ever added) for
   // transfers the chain watcher records against a payment without moving it (underpaid, late).
-  "payment.transfer_received"
+  "payment.transfer_received",
+  // Not in the service specification either: a refund's transfers all went through, or one of them failed.
+  "payment.refunded",
+  "payment.refund_failed"
 ])
 /** A webhook event type. */
 export type PaymentEventType = typeof PaymentEventType.Type

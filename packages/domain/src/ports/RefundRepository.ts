@@ -1,16 +1,31 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AlreadyRefunded, InvalidState } from "../errors/ApiErrors.ts"
+import type { InvalidState } from "../errors/ApiErrors.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { Payout } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"
+import type { PriorRefunds } from "../refund/RefundPlan.ts"
 
-/** Refund persistence; one refund per payment, enforced by the store (`AlreadyRefunded`). */
+/** A refund and the payouts that execute it (one per sender). */
+export interface PlannedRefund {
+  readonly refund: Refund
+  readonly payouts: ReadonlyArray<Payout>
+}
+
+/** Refund persistence; a payment may have several refunds, planned one at a time by the store. */
 export class RefundRepository extends Context.Service<RefundRepository, {
   /**
-   * Stores the refund with the payouts that execute it (one per sender), atomically. A pending settlement of the
-   * payment whose transfer is not signed yet is withdrawn (a refunded payment is not settled); a
-   * settlement signed, sent or completed fails it with `InvalidState` (the funds have left).
+   * Stores the refund `plan` makes of the payment's refunds so far, with its payouts, atomically.
+   * The payment is locked while `plan` runs and its answer is written, so concurrent refunds of one
+   * payment are planned one after the other, each seeing those before it. A pending settlement of
+   * the payment whose transfer is not signed yet is withdrawn (a refunded payment is not settled);
+   * a settlement signed, sent or completed fails it with `InvalidState` (the funds have left).
    */
-  readonly insert: (refund: Refund, payouts: ReadonlyArray<Payout>) => Effect.Effect<void, AlreadyRefunded | InvalidState>
+  readonly insert: <E>(
+    paymentId: PaymentId,
+    plan: (prior: PriorRefunds) => Effect.Effect<PlannedRefund, E>
+  ) => Effect.Effect<Refund, E | InvalidState>
+  /** A payment's refunds, oldest first. */
+  readonly listByPayment: (paymentId: PaymentId) => Effect.Effect<ReadonlyArray<Refund>>
+  /** A payment's latest refund. */
   readonly findByPayment: (paymentId: PaymentId) => Effect.Effect<Option.Option<Refund>>
 }>()("@paygate/domain/RefundRepository") {}

@@ -6,11 +6,20 @@ export const RefundStatus = Schema.Literals(["pending", "completed", "failed"])
 /** A refund status. */
 export type RefundStatus = typeof RefundStatus.Type
 
-/** A full refund of a succeeded payment; at most one per payment. Executed on chain by the worker. */
+/**
+ * A refund of a succeeded payment, whole or in part; a payment may have several until its paid
+ * amount is used up. Executed on chain by the worker.
+ */
 export class Refund extends Schema.Class<Refund>("paygate/Refund")({
   id: RefundId,
   paymentId: PaymentId,
   partnerId: PartnerId,
+  /** The payment's currency (ISO 4217 code). */
+  currency: Schema.String,
+  /** What it gives back in that currency, minor units. */
+  amount: Schema.BigInt,
+  /** What it sends back, token base units of the committed token (all its payouts together). */
+  value: Schema.BigInt,
   status: RefundStatus,
   txHash: Schema.NullOr(Schema.String),
   /** Unix milliseconds. */
@@ -18,3 +27,12 @@ export class Refund extends Schema.Class<Refund>("paygate/Refund")({
   /** Unix milliseconds. */
   updatedAt: Schema.Int
 }) {}
+
+/** A refund as webhooks report it (`payment.refunded`, `payment.refund_failed`); amounts as decimal strings. */
+export const refundStage = (refund: Refund) => ({
+  refundId: refund.id,
+  status: refund.status,
+  txHash: refund.txHash,
+  amount: { unit: `iso4217/${refund.currency}`, value: refund.amount.toString() },
+  tokenValue: refund.value.toString()
+})

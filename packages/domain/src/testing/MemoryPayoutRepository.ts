@@ -46,7 +46,7 @@ export const layerMemoryPayouts = (stores: {
     for (const p of next) store.payouts.set(payoutKey(p.paymentId, p.kind, p.leg), p)
     if (payment !== undefined) payments.payments.set(payment.id, payment)
     payments.events.push(...(effects.events ?? []))
-    if (effects.refund !== undefined) refunds.refunds.set(effects.refund.paymentId, effects.refund)
+    if (effects.refund !== undefined) refunds.refunds.set(effects.refund.id, effects.refund)
     return true
   }
   return Layer.succeed(PayoutRepository, PayoutRepository.of({

@@ -1,14 +1,15 @@
 import { Effect, Layer, Option } from "effect"
-import { AlreadyRefunded, InvalidState } from "../errors/ApiErrors.ts"
-import type { PaymentId } from "../ids/Ids.ts"
+import { InvalidState } from "../errors/ApiErrors.ts"
+import type { PaymentId, RefundId } from "../ids/Ids.ts"
 import type { Refund } from "../refund/Refund.ts"
-import { RefundRepository } from "../ports/RefundRepository.ts"
+import { type PlannedRefund, RefundRepository } from "../ports/RefundRepository.ts"
+import type { PriorRefunds } from "../refund/RefundPlan.ts"
 import { makeMemoryPayouts, type MemoryPayouts, payoutKey, payoutsOf } from "./MemoryPayoutRepository.ts"
 
 /** The state behind the in-memory refund repository, exposed so tests can inspect it. */
 export interface MemoryRefunds {
-  /** By payment id. */
-  readonly refunds: Map<PaymentId, Refund>
+  /** By refund id, in the order they were stored. */
+  readonly refunds: Map<RefundId, Refund>
   /** The payouts refunds are executed by (shared with the payout repository). */
   readonly payouts: MemoryPayouts
 }
@@ -16,27 +17,34 @@ export interface MemoryRefunds {
 /** A fresh, empty refund store. */
 export const makeMemoryRefunds = (payouts: MemoryPayouts = makeMemoryPayouts()): MemoryRefunds => ({ refunds: new Map(), payouts })
 
+/** A payment's refunds, oldest first. */
+export const refundsOf = (store: MemoryRefunds, paymentId: PaymentId): ReadonlyArray<Refund> =>
+  [...store.refunds.values()].filter((r) => r.paymentId === paymentId)
+
+/** A payment's latest refund, if any. */
+export const latestRefundOf = (store: MemoryRefunds, paymentId: PaymentId): Refund | undefined => refundsOf(store, paymentId).at(-1)
+
 /**
- * In-memory {@link RefundRepository} for unit tests: one refund per payment, checked and written
- * in one synchronous step, so of two concurrent inserts exactly one wins. The payment's settlement
- * is withdrawn while its transfer is unsigned, and refuses the refund once signed.
+ * In-memory {@link RefundRepository} for unit tests: each refund planned and written in one
+ * synchronous step, so concurrent inserts are planned one after the other. The payment's
+ * settlement is withdrawn while its transfer is unsigned, and refuses the refund once signed.
  */
 export const layerMemoryRefunds = (store: MemoryRefunds = makeMemoryRefunds()): Layer.Layer<RefundRepository> =>
   Layer.succeed(RefundRepository, RefundRepository.of({
-    insert: (refund, payouts) =>
-      Effect.suspend((): Effect.Effect<void, AlreadyRefunded | InvalidState> => {
-        const existing = store.refunds.get(refund.paymentId)
-        if (existing !== undefined) {
-          return Effect.fail(new AlreadyRefunded({ message: `Payment ${refund.paymentId} already has refund ${existing.id}.` }))
-        }
-        const settlement = payoutsOf(store.payouts, refund.paymentId).find((p) => p.kind === "settlement" && p.status !== "failed")
+    insert: <E>(paymentId: PaymentId, plan: (prior: PriorRefunds) => Effect.Effect<PlannedRefund, E>) =>
+      Effect.suspend((): Effect.Effect<Refund, E | InvalidState> => {
+        const settlement = payoutsOf(store.payouts, paymentId).find((p) => p.kind === "settlement" && p.status !== "failed")
         if (settlement !== undefined && (settlement.status === "completed" || settlement.transfer !== null)) {
-          return Effect.fail(new InvalidState({ message: `Payment ${refund.paymentId} was settled to the merchant; it cannot be refunded.` }))
+          return Effect.fail(new InvalidState({ message: `Payment ${paymentId} was settled to the merchant; it cannot be refunded.` }))
         }
-        if (settlement !== undefined) store.payouts.payouts.delete(payoutKey(refund.paymentId, "settlement"))
-        store.refunds.set(refund.paymentId, refund)
+        const planned = Effect.runSyncExit(plan({ refunds: refundsOf(store, paymentId), payouts: payoutsOf(store.payouts, paymentId) }))
+        if (planned._tag === "Failure") return Effect.failCause(planned.cause)
+        const { payouts, refund } = planned.value
+        if (settlement !== undefined) store.payouts.payouts.delete(payoutKey(paymentId, "settlement"))
+        store.refunds.set(refund.id, refund)
         for (const payout of payouts) store.payouts.payouts.set(payoutKey(payout.paymentId, payout.kind, payout.leg), payout)
-        return Effect.void
+        return Effect.succeed(refund)
       }),
-    findByPayment: (paymentId) => Effect.sync(() => Option.fromNullishOr(store.refunds.get(paymentId)))
+    listByPayment: (paymentId) => Effect.sync(() => refundsOf(store, paymentId)),
+    findByPayment: (paymentId) => Effect.sync(() => Option.fromNullishOr(latestRefundOf(store, paymentId)))
   }))

@@ -6,7 +6,7 @@ import { type Payout, type PayoutStatus, settlementStage } from "../payout/Payou
 import type { PaymentRepository } from "../ports/PaymentRepository.ts"
 import type { PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
 import type { RefundRepository } from "../ports/RefundRepository.ts"
-import { Refund } from "../refund/Refund.ts"
+import { Refund, refundStage } from "../refund/Refund.ts"
 
 const samePayout = (a: Payout, b: Payout) => a.paymentId === b.paymentId && a.kind === b.kind && a.leg === b.leg
 
@@ -31,23 +31,22 @@ export const makePayoutWrites = (ports: {
   const refundEffect = Effect.fnUntraced(function*(changed: ReadonlyArray<Payout>) {
     const first = changed[0]!
     if (first.kind !== "refund") return undefined
-    const refund = yield* Effect.flatMap(refunds.findByPayment(first.paymentId), Option.match({
-      onNone: () => Effect.die(new Error(`refund payout of ${first.paymentId} has no refund`)),
-      onSome: Effect.succeed
-    }))
-    const stored = (yield* payouts.listByPayment(first.paymentId)).filter((p) => p.kind === "refund")
-    const legs = stored.map((p) => changed.find((c) => samePayout(c, p)) ?? p)
+    const refund = (yield* refunds.listByPayment(first.paymentId)).find((r) => r.id === first.refundId)
+    if (refund === undefined) return yield* Effect.die(new Error(`refund payout of ${first.paymentId} has no refund`))
+    const stored = (yield* payouts.listByPayment(first.paymentId)).filter((p) => p.refundId === refund.id)
+    const legs = stored.length === 0 ? changed : stored.map((p) => changed.find((c) => samePayout(c, p)) ?? p)
+    const firstLeg = legs.reduce((a, b) => (b.leg < a.leg ? b : a))
     return new Refund({
       ...refund,
-      status: refundStatus(legs.length === 0 ? changed : legs),
+      status: refundStatus(legs),
       // A refund of several senders shows its first transfer's.
-      txHash: (legs.length === 0 ? changed : legs).find((p) => p.leg === 0)?.transfer?.txHash ?? null,
+      txHash: firstLeg.transfer?.txHash ?? null,
       updatedAt: Math.max(first.updatedAt, refund.updatedAt)
     })
   })
 
   // A changed status changes the payment's record: its next version, and `payment.settled`.
-  const paymentEffects = Effect.fnUntraced(function*(next: Payout) {
+  const paymentEffects = Effect.fnUntraced(function*(next: Payout, refund: Refund | undefined) {
     const found = yield* payments.findById(next.paymentId)
     if (Option.isNone(found)) return yield* Effect.die(new Error(`payout of unknown payment ${next.paymentId}`))
     const payment = new Payment({
@@ -55,14 +54,16 @@ export const makePayoutWrites = (ports: {
       stateVersion: found.value.stateVersion + 1,
       updatedAt: Math.max(next.updatedAt, found.value.updatedAt)
     })
-    if (next.kind !== "settlement" || next.status !== "completed") return { payment }
+    const settled = next.kind === "settlement" && next.status === "completed"
+    const refunded = refund !== undefined && refund.status !== "pending"
+    if (!settled && !refunded) return { payment }
     const event = new OutboxEvent({
       id: yield* ids.make("event"),
-      type: "payment.settled",
+      type: settled ? "payment.settled" : refund!.status === "completed" ? "payment.refunded" : "payment.refund_failed",
       partnerId: payment.partnerId,
       paymentId: payment.id,
       payment,
-      stage: settlementStage(next),
+      stage: settled ? settlementStage(next) : refundStage(refund!),
       createdAt: Math.floor(payment.updatedAt / 1000)
     })
     return { payment, events: [event] }
@@ -75,8 +76,9 @@ export const makePayoutWrites = (ports: {
    * written again with the other's outcome in view.
    */
   const effectsOf = Effect.fnUntraced(function*(previous: ReadonlyArray<Payout>, next: ReadonlyArray<Payout>) {
-    const moved = next.some((p, i) => p.status !== previous[i]!.status) ? yield* paymentEffects(next[0]!) : {}
-    const effects: PayoutEffects = { refund: yield* refundEffect(next), ...moved }
+    const refund = yield* refundEffect(next)
+    const moved = next.some((p, i) => p.status !== previous[i]!.status) ? yield* paymentEffects(next[0]!, refund) : {}
+    const effects: PayoutEffects = { refund, ...moved }
     return effects
   })
 

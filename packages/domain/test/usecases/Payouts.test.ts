@@ -9,7 +9,7 @@ import { type PayoutKind, SignedTransfer } from "../../src/payout/Payout.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
 import { type PayoutOutcome, PayoutReverted, Payouts } from "../../src/ports/Payouts.ts"
 import { layerMemoryPayouts, type MemoryPayouts, payoutKey } from "../../src/testing/MemoryPayoutRepository.ts"
-import { layerMemoryRefunds, makeMemoryRefunds, type MemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
+import { latestRefundOf, layerMemoryRefunds, makeMemoryRefunds, type MemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
 import { layerMemorySettlements, makeMemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
@@ -249,10 +249,10 @@ describe("PayoutExecutions.advance", () => {
         const version = stores.payments.payments.get(id)!.stateVersion
         yield* refund(id)
         assert.strictEqual(yield* advance(id, "refund"), "pending")
-        assert.strictEqual(stores.refunds.refunds.get(id)!.txHash, payoutOf(stores, id, "refund")!.transfer!.txHash)
+        assert.strictEqual(latestRefundOf(stores.refunds, id)!.txHash, payoutOf(stores, id, "refund")!.transfer!.txHash)
         assert.strictEqual(yield* advance(id, "refund"), "retry")
         assert.deepStrictEqual([payoutOf(stores, id, "refund")!.attempts, payoutOf(stores, id, "refund")!.transfer], [1, null])
-        assert.isNull(stores.refunds.refunds.get(id)!.txHash)
+        assert.isNull(latestRefundOf(stores.refunds, id)!.txHash)
         // Estimating already reverts: an attempt too, and nothing is signed.
         script.send = "reverts"
         assert.strictEqual(yield* advance(id, "refund"), "retry")
@@ -263,10 +263,10 @@ describe("PayoutExecutions.advance", () => {
         const failed = payoutOf(stores, id, "refund")!
         assert.deepStrictEqual([failed.status, failed.attempts], ["failed", 3])
         assert.include(failed.lastError, "reverted (attempt 3 of 3)")
-        const record = stores.refunds.refunds.get(id)!
+        const record = latestRefundOf(stores.refunds, id)!
         assert.deepStrictEqual([record.status, record.txHash], ["failed", failed.transfer!.txHash])
         assert.strictEqual(stores.payments.payments.get(id)!.stateVersion, version + 1)
-        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded"], "no refund event type")
+        assert.deepStrictEqual(eventTypes(stores.payments, id), ["payment.created", "payment.succeeded", "payment.refund_failed"])
       }))
   })
 
@@ -284,7 +284,7 @@ describe("PayoutExecutions.advance", () => {
         const done = payoutOf(stores, id, "refund")!
         assert.deepStrictEqual([done.status, done.attempts, script.signed], ["completed", 0, 2])
         assert.deepStrictEqual(
-          [stores.refunds.refunds.get(id)!.status, stores.refunds.refunds.get(id)!.txHash],
+          [latestRefundOf(stores.refunds, id)!.status, latestRefundOf(stores.refunds, id)!.txHash],
           ["completed", done.transfer!.txHash]
         )
       }))

@@ -6,7 +6,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
 import { Commitment, Payment } from "../../src/payment/Payment.ts"
 import { RefundRepository } from "../../src/ports/RefundRepository.ts"
-import { layerMemoryRefunds, makeMemoryRefunds, type MemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
+import { latestRefundOf, layerMemoryRefunds, makeMemoryRefunds, type MemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { type Access, systemAccess } from "../../src/usecases/Access.ts"
@@ -28,7 +28,7 @@ const base: CreatePaymentInput = {
   referenceId: "order-1"
 }
 
-/** Counts refund inserts and yields after each lookup, so concurrent requests both pass the pre-check. */
+/** Counts refund inserts and yields before each, so concurrent requests both reach the store. */
 interface Probe {
   inserts: number
 }
@@ -38,11 +38,12 @@ const racyRefunds = (store: MemoryRefunds, probe: Probe) =>
     Effect.gen(function*() {
       const inner = yield* RefundRepository
       return RefundRepository.of({
-        insert: (refund, payouts) => Effect.suspend(() => {
+        insert: (paymentId, plan) => Effect.suspend(() => {
           probe.inserts++
-          return inner.insert(refund, payouts)
+          return Effect.andThen(Effect.yieldNow, inner.insert(paymentId, plan))
         }),
-        findByPayment: (id) => inner.findByPayment(id).pipe(Effect.tap(() => Effect.yieldNow))
+        listByPayment: inner.listByPayment,
+        findByPayment: inner.findByPayment
       })
     })
   ).pipe(Layer.provide(layerMemoryRefunds(store)))
@@ -68,7 +69,8 @@ const provide = <A, E>(
 const code = <A, E extends ApiError, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(Effect.map(() => "ok"), Effect.catch((e) => Effect.succeed<string>(errorCode(e))))
 
-const request = (id: string, as: Access = access) => Refunds.use((r) => r.request(as, id))
+const request = (id: string, as: Access = access, amount?: bigint | string) =>
+  Refunds.use((r) => r.request(as, id, amount === undefined ? undefined : { unit: "iso4217/USD", value: `${amount}` }))
 
 const created = (input: Partial<CreatePaymentInput> = {}) =>
   Payments.use((p) => p.create({ ...base, ...input })).pipe(Effect.map((p) => p.id))
@@ -115,7 +117,7 @@ describe("Refunds.request", () => {
         assert.isNull(refund.txHash)
         assert.strictEqual(refund.createdAt, start + 60_000)
         assert.strictEqual(refund.updatedAt, start + 60_000)
-        assert.deepStrictEqual(store.refunds.get(id as PaymentId), refund)
+        assert.deepStrictEqual(latestRefundOf(store, id as PaymentId), refund)
       })))
 
   it.effect("refuses a second refund with already_refunded", () =>
@@ -126,7 +128,7 @@ describe("Refunds.request", () => {
         const error = yield* Effect.flip(request(id))
         assert.strictEqual(error._tag, "AlreadyRefunded")
         assert.include(error.message, id)
-        assert.deepStrictEqual(store.refunds.get(id as PaymentId), first)
+        assert.deepStrictEqual(latestRefundOf(store, id as PaymentId), first)
       })))
 
   it.effect("refuses payments that have not succeeded with payment_not_succeeded", () =>
@@ -181,7 +183,7 @@ describe("Refunds.request", () => {
         assert.strictEqual(wins.length, 1)
         assert.strictEqual(losses.length, 1)
         assert.strictEqual(losses[0]!._tag === "Some" ? losses[0]!.value._tag : "none", "AlreadyRefunded")
-        assert.deepStrictEqual(store.refunds.get(id as PaymentId), wins[0]!.value)
+        assert.deepStrictEqual(latestRefundOf(store, id as PaymentId), wins[0]!.value)
       })))
 
   it.effect("the store fails the loser when both pass the pre-check", () => {
@@ -195,4 +197,52 @@ describe("Refunds.request", () => {
         assert.strictEqual(store.refunds.size, 1)
       }), { racy: probe })
   })
+
+  it.effect("refunds in parts until the paid amount is used up, then refuses with already_refunded", () =>
+    provide(({ payments, refunds: store }) =>
+      Effect.gen(function*() {
+        const id = yield* settled(payments, "succeeded")
+        const first = yield* request(id, access, 500n)
+        assert.deepStrictEqual([first.amount, first.value], [500n, 5_000_000n])
+        const second = yield* request(id, access, 333n)
+        assert.deepStrictEqual([second.amount, second.value], [333n, 3_330_000n])
+        const beyond = yield* Effect.flip(request(id, access, 418n))
+        assert.strictEqual(beyond._tag, "AlreadyRefunded")
+        assert.include(beyond.message, "417")
+        // Without an amount: all that is left, exactly the tokens not yet sent.
+        const rest = yield* request(id)
+        assert.deepStrictEqual([rest.amount, rest.value], [417n, 12_500_000n - 5_000_000n - 3_330_000n])
+        const done = yield* Effect.flip(request(id, access, 1n))
+        assert.strictEqual(done._tag, "AlreadyRefunded")
+        assert.include(done.message, "in full")
+        const payouts = [...store.payouts.payouts.values()].filter((p) => p.paymentId === id)
+        assert.deepStrictEqual(payouts.map((p) => [p.leg, p.refundId, p.value]), [
+          [0, first.id, 5_000_000n],
+          [1, second.id, 3_330_000n],
+          [2, rest.id, 4_170_000n]
+        ])
+      })))
+
+  it.effect("refuses a malformed amount, or one in another currency, with params_validation", () =>
+    provide(({ payments, refunds: store }) =>
+      Effect.gen(function*() {
+        const id = yield* settled(payments, "succeeded")
+        for (const bad of ["0", "-5", "5.00", "1e3", " 5", "0005", "9".repeat(19)]) {
+          assert.strictEqual(yield* code(request(id, access, bad)), "params_validation", bad)
+        }
+        const other = yield* Effect.flip(Refunds.use((r) => r.request(access, id, { unit: "iso4217/EUR", value: "5" })))
+        assert.strictEqual(other.message, "amount.unit must be the payment's currency, iso4217/USD.")
+        assert.strictEqual(store.refunds.size, 0)
+      })))
+
+  it.effect("concurrent partial refunds never exceed the paid amount", () =>
+    provide(({ payments, refunds: store }) =>
+      Effect.gen(function*() {
+        const id = yield* settled(payments, "succeeded")
+        const codes = yield* Effect.all(Array.from({ length: 6 }, () => code(request(id, access, 400n))), { concurrency: "unbounded" })
+        assert.deepStrictEqual([...codes].sort(), ["already_refunded", "already_refunded", "already_refunded", "ok", "ok", "ok"])
+        const stored = [...store.refunds.values()]
+        assert.strictEqual(stored.reduce((sum, r) => sum + r.amount, 0n), 1_200n)
+        assert.strictEqual(stored.reduce((sum, r) => sum + r.value, 0n), 12_000_000n)
+      }), { racy: { inserts: 0 } }))
 })

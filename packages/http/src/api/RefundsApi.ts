@@ -1,23 +1,36 @@
-import { AlreadyRefunded, InvalidState, PaymentNotFound, PaymentNotSucceeded, RefundStatus, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded, RefundStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 
-/** Body of `POST /v1/refunds`. */
-export const RefundRequest = Schema.Struct({ paymentId: Schema.String }).annotate({ identifier: "RefundRequest" })
+/** Body of `POST /v1/refunds`. Structural only: the amount's rules are the use case's. */
+export const RefundRequest = Schema.Struct({
+  paymentId: Schema.String,
+  amount: Schema.optionalKey(
+    Schema.Struct({ unit: Schema.String, value: Schema.String }).annotate({
+      description: "How much to give back, in the payment's own currency: `unit` is the payment's (`iso4217/USD`), `value` " +
+        "minor units (`\"500\"` is USD 5.00). Absent: all that is left to refund. Its token value is its share of the token " +
+        "amount paid, rounded down; the refund that uses up the payment sends exactly the tokens left."
+    })
+  )
+}).annotate({ identifier: "RefundRequest" })
 
 /** A refund as the partner API shows it; the worker executes it on chain (`txHash` once sent). */
 export const RefundRecord = Schema.Struct({
   refundId: Schema.String,
   paymentId: Schema.String,
+  /** What it gives back, in the payment's currency. */
+  amount: Schema.Struct({ unit: Schema.String, value: Schema.String }),
+  /** What it sends back: base units of the token paid, all its transfers together. */
+  tokenValue: Schema.String,
   status: RefundStatus,
   txHash: Schema.NullOr(Schema.String),
   /** Unix seconds. */
   createdAt: Wire.NonNegativeInt
 }).annotate({ identifier: "RefundRecord" })
 
-/** Partner API: full refunds of succeeded payments (API rules §11). */
+/** Partner API: refunds of succeeded payments, whole or in part (API rules §11). */
 export class RefundsApi extends HttpApiGroup.make("refunds")
   .add(
     HttpApiEndpoint.post("create", "/v1/refunds", {
@@ -26,11 +39,13 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       error: [
         wire(PaymentNotFound, "PaymentNotFound"),
         wire(PaymentNotSucceeded, "PaymentNotSucceeded"),
+        // Nothing, or less than asked, is left to refund.
         wire(AlreadyRefunded, "AlreadyRefunded"),
+        wire(ParamsValidation, "ParamsValidation"),
         // The payment's funds were settled to the merchant: they are no longer at the collection address.
         wire(InvalidState, "InvalidState")
       ]
-    }).annotate(OpenApi.Summary, "Request a full refund of a succeeded payment; a second request is 409")
+    }).annotate(OpenApi.Summary, "Refund a succeeded payment, whole or in part; asking for more than is left is 409 already_refunded")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Refunds")

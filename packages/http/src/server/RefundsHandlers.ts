@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { Refunds } from "@paygate/domain"
+import { refundStage, Refunds } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -12,10 +12,12 @@ export const RefundsHandlers = HandlerGroup.group(
     const refunds = yield* Refunds
     return handlers.handle("create", ({ payload }) =>
       Effect.gen(function*() {
-        const refund = yield* refunds.request(yield* partnerAccess, payload.paymentId)
+        const refund = yield* refunds.request(yield* partnerAccess, payload.paymentId, payload.amount)
         return {
           refundId: refund.id,
           paymentId: refund.paymentId,
+          amount: refundStage(refund).amount,
+          tokenValue: refund.value.toString(),
           status: refund.status,
           txHash: refund.txHash,
           createdAt: Math.floor(refund.createdAt / 1000)
