@@ -23,7 +23,7 @@
 import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
-import { isKnown } from "./ObserveTransfer.ts"
+import { isKnown } from "./KnownTransaction.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
 
 /** A transaction to send: a call (`to`) or a contract creation (no `to`). */
