@@ -12,7 +12,7 @@ import { anvilAccount } from "../packages/adapters/src/chain/AnvilAccounts.ts"
 import { signOption } from "../packages/adapters/src/chain/LocalWallet.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample } from "./lib/load.ts"
 import { admin, log, machineCpuSeconds, mainThreadCpuSecondsOf } from "./lib/processes.ts"
-import type { BenchContext } from "./scenarios.ts"
+import type { BenchContext } from "./lib/context.ts"
 
 /** The local chain's CAIP-2 id (anvil's default chain id). */
 const chainId = "eip155:31337"

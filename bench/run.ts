@@ -61,7 +61,8 @@ import {
   text,
   writeMarkdown
 } from "./report.ts"
-import { type BenchContext, canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
+import type { BenchContext } from "./lib/context.ts"
+import { canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
 import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
 
 const int = (name: string, fallback: number) => {

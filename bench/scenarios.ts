@@ -6,29 +6,11 @@
  */
 import { options, prepareConfirms, underConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
+import type { BenchContext } from "./lib/context.ts"
 import type { Server } from "./lib/processes.ts"
 
 /** The systems a scenario measures side by side, each started fresh for it. */
 export type System = "service" | "floor" | "raw"
-
-/** What the loads can use: the servers, a credential, a merchant, payments to read. */
-export interface BenchContext {
-  readonly runId: string
-  /** The database the scenario's systems run on (for `npm run admin`). */
-  readonly databaseUrl: string
-  readonly service: Server
-  /** The framework floor (`floor.ts`). */
-  readonly floor: Server
-  /** The raw baseline (`baseline.ts`). */
-  readonly baseline: Server
-  readonly apiKey: string
-  readonly partnerId: string
-  readonly merchantId: string
-  /** Payments created through the service before the rounds, read by the status loads. */
-  readonly paymentIds: ReadonlyArray<string>
-  /** Paths of the service's OpenAPI document. */
-  readonly servedPaths: ReadonlySet<string>
-}
 
 /** One measured load. */
 export interface Load {

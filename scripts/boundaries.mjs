@@ -9,6 +9,7 @@
 //   (internals included) or `test/` by path or by name (`@paygate/x/src/…`). A test that needs http
 //   and the worker together is a cross-package test (`test/`). Each `@paygate/*` a package's tests
 //   import is declared in its package.json too.
+// - no circles: files never import each other, directly or around a circle (type-only imports too).
 // - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only;
 //   the root package.json declares each `@paygate/*` the composition root imports.
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
@@ -132,6 +133,46 @@ const checkManifests = (root) =>
     return [...wrong, ...undeclared]
   })
 
+/** Resolves a relative import of `file` to the file it names, if it exists. */
+const resolveRelative = (file, specifier) => {
+  const target = resolve(dirname(file), specifier)
+  if (existsSync(target) && statSync(target).isFile()) return target
+  if (existsSync(`${target}.ts`)) return `${target}.ts`
+  if (existsSync(join(target, "index.ts"))) return join(target, "index.ts")
+  return undefined
+}
+
+/** Files that import each other, directly or around a circle (type-only imports too): one line per circle. */
+export const importCircles = (root, files) => {
+  const edges = new Map(files.map((file) => [
+    file,
+    importsOf(readFileSync(file, "utf8")).filter((s) => s.startsWith(".")).map((s) => resolveRelative(file, s)).filter(Boolean)
+  ]))
+  // Tarjan's strongly connected components: every component of more than one file is a circle.
+  const order = new Map()
+  const low = new Map()
+  const stack = []
+  const circles = []
+  const visit = (file) => {
+    order.set(file, order.size)
+    low.set(file, order.get(file))
+    stack.push(file)
+    for (const next of edges.get(file) ?? []) {
+      if (!order.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file), low.get(next)))
+      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file), order.get(next)))
+    }
+    if (low.get(file) !== order.get(file)) return
+    const component = stack.splice(stack.indexOf(file))
+    if (component.length > 1) {
+      circles.push(`${component.map((f) => relative(root, f)).sort().join(" → ")} import each other (move what they share into a module of its own)`)
+    }
+  }
+  for (const file of edges.keys()) if (!order.has(file)) visit(file)
+  return circles
+}
+
 /** Every violation of the rule under `root`. */
 export const checkBoundaries = (root) => {
   const files = [
@@ -140,6 +181,7 @@ export const checkBoundaries = (root) => {
     ...sourceFiles(join(root, "app"))
   ]
   return [
+    ...importCircles(root, [...files, ...sourceFiles(join(root, "bench")), ...sourceFiles(join(root, "scripts"))]),
     ...files.flatMap((file) => importsOf(readFileSync(file, "utf8")).flatMap((specifier) => checkImport(root, file, specifier))),
     ...checkManifests(root),
     ...checkRootManifest(root)

@@ -22,7 +22,7 @@
  */
 import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
-import { isKnown } from "./ObserveTransfer.ts"
+import { isKnown } from "./KnownTransaction.ts"
 import { ChainRpcError, rpc } from "./RpcCall.ts"
 import type { TransactionSigner } from "./TransactionSigner.ts"
 

@@ -25,7 +25,6 @@ import {
   type Hex,
   parseEventLogs,
   parseTransaction,
-  TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError
 } from "viem"
@@ -33,6 +32,7 @@ import { type Chains, lookupAsset } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { isKnown } from "./KnownTransaction.ts"
 import { isNativeToken } from "./NativeAsset.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
 
@@ -111,17 +111,6 @@ export const nonceTaken = (chain: ObservedChain, sender: Address, raw: Hex): Eff
     const used = yield* rpc(chainId, "eth_getTransactionCount", () => client.getTransactionCount({ address: sender, blockNumber: confirmed }))
     return used > nonce
   })
-
-/** Whether the node has the transaction `hash`, mined or in its pool. */
-export const isKnown = (chain: Pick<ObservedChain, "chainId" | "client">, hash: Hash): Effect.Effect<boolean, ChainRpcError> =>
-  rpc(chain.chainId, "eth_getTransactionByHash", () =>
-    chain.client.getTransaction({ hash }).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof TransactionNotFoundError) return false
-        throw error
-      }
-    ))
 
 /** A payment's outcome: a transfer to the chain's collection address (or to `recipient`, a deposit address). */
 const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: string): Effect.Effect<ChainOutcome, ChainRpcError> =>

@@ -1,27 +1,8 @@
 import { Effect, Layer, Option } from "effect"
-import type { PaymentId } from "../ids/Ids.ts"
-import type { Payout, PayoutKind } from "../payout/Payout.ts"
+import type { Payout } from "../payout/Payout.ts"
 import { type PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
-import type { MemoryRefunds } from "./MemoryRefundRepository.ts"
+import { type MemoryRefunds, payoutKey, payoutsOf } from "./MemoryPayoutStore.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
-
-/** The state behind the in-memory payout repository, exposed so tests can inspect it. */
-export interface MemoryPayouts {
-  /** By {@link payoutKey}. */
-  readonly payouts: Map<string, Payout>
-  /** Payments whose settlement was decided. */
-  readonly decided: Set<PaymentId>
-}
-
-/** A fresh, empty payout store. */
-export const makeMemoryPayouts = (): MemoryPayouts => ({ payouts: new Map(), decided: new Set() })
-
-/** The key of a payout in {@link MemoryPayouts.payouts}. */
-export const payoutKey = (paymentId: PaymentId, kind: PayoutKind, leg = 0): string => `${paymentId}/${kind}/${leg}`
-
-/** A payment's payouts. */
-export const payoutsOf = (store: MemoryPayouts, paymentId: PaymentId): ReadonlyArray<Payout> =>
-  [...store.payouts.values()].filter((p) => p.paymentId === paymentId)
 
 /**
  * In-memory {@link PayoutRepository} over the payment store (payment changes and events) and the

@@ -1,28 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import { InvalidState } from "../errors/ApiErrors.ts"
-import type { PaymentId, RefundId } from "../ids/Ids.ts"
+import type { PaymentId } from "../ids/Ids.ts"
 import type { Refund } from "../refund/Refund.ts"
 import { type PlannedRefund, RefundRepository } from "../ports/RefundRepository.ts"
 import type { PriorRefunds } from "../refund/RefundPlan.ts"
-import { makeMemoryPayouts, type MemoryPayouts, payoutKey, payoutsOf } from "./MemoryPayoutRepository.ts"
-
-/** The state behind the in-memory refund repository, exposed so tests can inspect it. */
-export interface MemoryRefunds {
-  /** By refund id, in the order they were stored. */
-  readonly refunds: Map<RefundId, Refund>
-  /** The payouts refunds are executed by (shared with the payout repository). */
-  readonly payouts: MemoryPayouts
-}
-
-/** A fresh, empty refund store. */
-export const makeMemoryRefunds = (payouts: MemoryPayouts = makeMemoryPayouts()): MemoryRefunds => ({ refunds: new Map(), payouts })
-
-/** A payment's refunds, oldest first. */
-export const refundsOf = (store: MemoryRefunds, paymentId: PaymentId): ReadonlyArray<Refund> =>
-  [...store.refunds.values()].filter((r) => r.paymentId === paymentId)
-
-/** A payment's latest refund, if any. */
-export const latestRefundOf = (store: MemoryRefunds, paymentId: PaymentId): Refund | undefined => refundsOf(store, paymentId).at(-1)
+import { latestRefundOf, makeMemoryRefunds, type MemoryRefunds, payoutKey, payoutsOf, refundsOf } from "./MemoryPayoutStore.ts"
 
 /**
  * In-memory {@link RefundRepository} for unit tests: each refund planned and written in one

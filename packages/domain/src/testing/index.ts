@@ -6,6 +6,7 @@
 export * from "./MemoryIdempotencyStore.ts"
 export * from "./MemoryMerchantRepository.ts"
 export * from "./MemoryPayoutRepository.ts"
+export * from "./MemoryPayoutStore.ts"
 export * from "./MemoryRefundRepository.ts"
 export * from "./MemorySettlementRepository.ts"
 export * from "./MemoryStore.ts"
