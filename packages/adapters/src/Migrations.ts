@@ -33,6 +33,7 @@ import * as RefundLegs from "./migrations/0016_refund_legs.ts"
 import * as SignInAttempts from "./migrations/0017_sign_in_attempts.ts"
 import * as ReceiptReversals from "./migrations/0018_receipt_reversals.ts"
 import * as Ledger from "./migrations/0019_ledger.ts"
+import * as GasSpent from "./migrations/0021_gas_spent.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -61,7 +62,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0016_refund_legs": runStatements(RefundLegs.statements),
   "0017_sign_in_attempts": runStatements(SignInAttempts.statements),
   "0018_receipt_reversals": runStatements(ReceiptReversals.statements),
-  "0019_ledger": runStatements(Ledger.statements)
+  "0019_ledger": runStatements(Ledger.statements),
+  "0021_gas_spent": runStatements(GasSpent.statements)
 }
 
 /** The table recording applied migrations. */

@@ -12,12 +12,12 @@ import type { SqlClient } from "effect/sql"
 import { toInt } from "./Rows.ts"
 
 /** What a ledger transaction records. */
-export type LedgerSource = "receipt" | "receipt_reversal" | "payout" | "receipt_refund" | "sweep"
+export type LedgerSource = "receipt" | "receipt_reversal" | "payout" | "receipt_refund" | "sweep" | "gas"
 
 const chainOf = (asset: string) => asset.slice(0, asset.indexOf("/"))
 
 const columnsOf = (account: LedgerAccount) => ({
-  address: account.kind === "collection" || account.kind === "merchant" ? null : account.address,
+  address: account.kind === "collection" || account.kind === "merchant" || account.kind === "gas_expense" ? null : account.address,
   partnerId: account.kind === "merchant" || account.kind === "refund_claim" || account.kind === "unmatched" ? account.partnerId : null,
   merchantId: account.kind === "merchant" ? account.merchantId : null
 })

@@ -1,3 +1,4 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { Receipt } from "../receipt/Receipt.ts"
 
 /**
@@ -9,12 +10,16 @@ import type { Receipt } from "../receipt/Receipt.ts"
  * - `refund_claim`: what is owed back to a buyer (`address`, the sender): a late, underpaid or
  *   overpaid transfer's refundable part.
  * - `unmatched`: an unmatched receipt, owed to the operator until it is refunded to its sender.
+ * - `signer`: the native asset a signer of the service (`address`) holds for gas; `gas_expense`:
+ *   the operator's gas spent, per native asset.
  */
 export type LedgerAccount =
   | { readonly kind: "collection"; readonly asset: string }
   | { readonly kind: "deposit"; readonly asset: string; readonly address: string }
   | { readonly kind: "merchant"; readonly asset: string; readonly partnerId: string; readonly merchantId: string }
   | { readonly kind: "refund_claim" | "unmatched"; readonly asset: string; readonly address: string; readonly partnerId: string | null }
+  | { readonly kind: "signer"; readonly asset: string; readonly address: string }
+  | { readonly kind: "gas_expense"; readonly asset: string }
 
 /** One leg of a posting: token base units, positive for a debit, negative for a credit. */
 export interface LedgerEntry {
@@ -93,6 +98,10 @@ export const sweptPostings = (
   moved.flatMap(({ address, value }) =>
     transfer({ kind: "collection", asset }, { kind: "deposit", asset, address: address.toLowerCase() }, value)
   )
+
+/** Gas the service paid: its signer's native balance credited, the operator's gas expense debited. */
+export const gasPostings = (gas: GasPaid): ReadonlyArray<LedgerEntry> =>
+  transfer({ kind: "gas_expense", asset: gas.asset }, { kind: "signer", asset: gas.asset, address: gas.payer.toLowerCase() }, gas.amount)
 
 /** Whether `entries` sum to zero in every asset. */
 export const balanced = (entries: ReadonlyArray<LedgerEntry>): boolean => {
