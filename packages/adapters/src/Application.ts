@@ -13,6 +13,7 @@ import {
   Payments,
   PayoutRetries,
   ReceiptRefunds,
+  Exports,
   Receipts,
   ReceiptReversals,
   Reconciliation,
@@ -53,7 +54,8 @@ export const UseCases = Layer.mergeAll(
   Refunds.layer,
   PayoutRetries.layer,
   Receipts.layer,
-  ReceiptRefunds.layer
+  ReceiptRefunds.layer,
+  Exports.layer
 )
 
 /** Webhook endpoints, deliveries and redelivery (API rules §6), their adapters and settings from configuration. */
@@ -82,9 +84,11 @@ export const layerWith = <E, R, GE, GR>(
     Layer.provideMerge(gateway),
     Layer.provideMerge(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
-        // Which currencies a payment can be created in, read when Payments is built; from the same
-        // (memoized) gateway settings, built after the database (its lock refuses a second start first).
-        Layer.provide(Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer).pipe(Layer.provide(gateway))),
+        // Which currencies a payment can be created in, read when Payments is built (and the tokens' decimals of
+        // the exports); from the same (memoized) gateway settings, built after the database (its lock refuses a second start first).
+        Layer.provide(
+          Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer, Chain.ChainAssetCatalog.layer).pipe(Layer.provide(gateway))
+        ),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).

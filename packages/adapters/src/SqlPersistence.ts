@@ -11,6 +11,7 @@ import type {
   DepositStore,
   EventOutbox,
   IdempotencyStore,
+  ExportSource,
   LedgerBalances,
   MerchantRepository,
   PaymentRepository,
@@ -33,6 +34,7 @@ import * as SqlDashboardSessionStore from "./SqlDashboardSessionStore.ts"
 import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
+import * as SqlExportSource from "./SqlExportSource.ts"
 import * as SqlLedgerBalances from "./SqlLedgerBalances.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
@@ -61,6 +63,7 @@ export type Ports =
   | ScanCursors
   | DepositStore
   | LedgerBalances
+  | ExportSource
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -78,7 +81,8 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
   SqlDepositStore.layer,
-  SqlLedgerBalances.layer
+  SqlLedgerBalances.layer,
+  SqlExportSource.layer
 )
 
 /**

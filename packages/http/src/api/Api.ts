@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysApi } from "./ApiKeysApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DashboardApi } from "./DashboardApi.ts"
+import { ExportsApi } from "./ExportsApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
 import { MerchantPaymentApi } from "./MerchantPaymentApi.ts"
@@ -20,6 +21,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(RefundsApi)
   .add(BalanceApi)
   .add(ReceiptsApi)
+  .add(ExportsApi)
   .add(MerchantsApi)
   .add(GatewayApi)
   .add(WebhooksApi)

@@ -1,0 +1,26 @@
+import * as HandlerGroup from "./HandlerGroup.ts"
+import { Exports } from "@paygate/domain"
+import { Effect, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { PaygateApi } from "../api/Api.ts"
+import { partnerAccess } from "./PaymentsHandlers.ts"
+
+const contentTypes = { csv: "text/csv; charset=utf-8", jsonl: "application/x-ndjson; charset=utf-8" } as const
+
+/** Partner API export handler: `Exports.open` validates (bad values are `invalid_params`), then the file streams as an attachment. */
+export const ExportsHandlers = HandlerGroup.group(
+  PaygateApi,
+  "exports",
+  Effect.fn(function*(handlers) {
+    const exports = yield* Exports
+    return handlers.handle("download", ({ params, query }) =>
+      Effect.gen(function*() {
+        const file = yield* exports.open(yield* partnerAccess, { dataset: params.dataset, ...query })
+        const encoder = new TextEncoder()
+        return HttpServerResponse.stream(Stream.map(file.lines, (line) => encoder.encode(line)), {
+          contentType: contentTypes[file.format],
+          headers: { "content-disposition": `attachment; filename="${file.fileName}"`, "cache-control": "no-store" }
+        })
+      }))
+  })
+)
