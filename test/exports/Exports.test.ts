@@ -104,7 +104,6 @@ describe("Exports (PGlite)", () => {
       `/v1/exports/payments?from=2026-01-01T00:00:00%2B02:00&to=${to}`,
       `/v1/exports/payments?to=${to}`,
       `/v1/exports/payments?from=${to}&to=${from}`,
-      `/v1/exports/invoices?from=${from}&to=${to}`,
       `/v1/exports/payments?from=2026-02-31&to=${to}`
     ]) {
       const answer = await server.request("GET", query, { apiKey: partner.sandbox })

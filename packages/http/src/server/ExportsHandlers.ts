@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { Exports } from "@paygate/domain"
+import { type ExportInput, Exports } from "@paygate/domain"
 import { Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { PaygateApi } from "../api/Api.ts"
@@ -13,14 +13,18 @@ export const ExportsHandlers = HandlerGroup.group(
   "exports",
   Effect.fn(function*(handlers) {
     const exports = yield* Exports
-    return handlers.handle("download", ({ params, query }) =>
+    const download = (dataset: string, query: Omit<ExportInput, "dataset">) =>
       Effect.gen(function*() {
-        const file = yield* exports.open(yield* partnerAccess, { dataset: params.dataset, ...query })
+        const file = yield* exports.open(yield* partnerAccess, { dataset, ...query })
         const encoder = new TextEncoder()
         return HttpServerResponse.stream(Stream.map(file.lines, (line) => encoder.encode(line)), {
           contentType: contentTypes[file.format],
           headers: { "content-disposition": `attachment; filename="${file.fileName}"`, "cache-control": "no-store" }
         })
-      }))
+      })
+    return handlers
+      .handle("payments", ({ query }) => download("payments", query))
+      .handle("settlements", ({ query }) => download("settlements", query))
+      .handle("refunds", ({ query }) => download("refunds", query))
   })
 )
