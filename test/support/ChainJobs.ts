@@ -1,7 +1,8 @@
 /**
  * The worker's chain jobs for tests over a test server's services, checking often: the executor
  * (`Executor.ts`) and the payout jobs (`Payouts.ts`, over `Application.payoutPorts` of their own:
- * their own `ViemPayouts`, as in a worker process of their own), and the deposit sweeps.
+ * their own `ViemPayouts`, as in a worker process of their own), and the deposit sweeps; each records
+ * the gas the service paid (`ViemGasMeter`), as in the worker.
  */
 import { Application, Chain, SqlChainWork, SqlPersistence } from "@paygate/adapters"
 import { type DepositSweeper, ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
@@ -23,7 +24,7 @@ import { Layer } from "effect"
  */
 export const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(
-    Executions.layer.pipe(Layer.provide(Layer.succeed(ExecutionPolicy, { droppedResendAfterMs: 500 }))),
+    Executions.layer.pipe(Layer.provide(Layer.mergeAll(Layer.succeed(ExecutionPolicy, { droppedResendAfterMs: 500 }), Chain.ViemGasMeter.layer))),
     SqlChainWork.layer
   )),
   Layer.provide(Layer.succeed(ExecutorSettings, {
@@ -52,7 +53,8 @@ export const payoutJobs = (options: { readonly maxAttempts?: number; readonly se
 export const sweepJob = depositSweepJob.pipe(
   Layer.provide(Layer.mergeAll(
     SqlPersistence.layer,
-    Chain.ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>
+    Chain.ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>,
+    Chain.ViemGasMeter.layer
   )),
   Layer.provide(Layer.succeed(PayoutSettings, {
     ...defaultPayoutSettings,

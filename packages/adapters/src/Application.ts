@@ -14,6 +14,7 @@ import {
   Payments,
   PayoutRetries,
   ReceiptRefunds,
+  Exports,
   Receipts,
   ReceiptReversals,
   Reconciliation,
@@ -54,7 +55,8 @@ export const UseCases = Layer.mergeAll(
   Refunds.layer,
   PayoutRetries.layer,
   Receipts.layer,
-  ReceiptRefunds.layer
+  ReceiptRefunds.layer,
+  Exports.layer
 )
 
 /** Webhook endpoints, deliveries and redelivery (API rules §6), their adapters and settings from configuration. */
@@ -83,9 +85,11 @@ export const layerWith = <E, R, GE, GR>(
     Layer.provideMerge(gateway),
     Layer.provideMerge(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
-        // Which currencies a payment can be created in, read when Payments is built; from the same
-        // (memoized) gateway settings, built after the database (its lock refuses a second start first).
-        Layer.provide(Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer).pipe(Layer.provide(gateway))),
+        // Which currencies a payment can be created in, read when Payments is built (and the tokens' decimals of
+        // the exports); from the same (memoized) gateway settings, built after the database (its lock refuses a second start first).
+        Layer.provide(
+          Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer, Chain.ChainAssetCatalog.layer).pipe(Layer.provide(gateway))
+        ),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).
@@ -99,11 +103,12 @@ export const layerWith = <E, R, GE, GR>(
 
 /**
  * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
- * queue, the chains' modes (no payout on a network of the other mode) and the viem `Payouts` over
- * the configured chains (one instance per worker: it holds each collection key's nonce sequence);
+ * queue, the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
+ * the configured chains (one instance per worker: it holds each collection key's nonce sequence)
+ * and the `GasMeter` (what the service's own transactions cost, recorded when they are seen mined);
  * given the `SqlClient` and the chain configuration.
  */
-export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer)
+export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
 
 /** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
 export const executionPolicy = Layer.unwrap(

@@ -34,10 +34,11 @@ import * as SignInAttempts from "./migrations/0017_sign_in_attempts.ts"
 import * as ReceiptReversals from "./migrations/0018_receipt_reversals.ts"
 import * as Ledger from "./migrations/0019_ledger.ts"
 import * as LedgerOpening from "./migrations/0020_ledger_opening.ts"
+import * as GasSpent from "./migrations/0021_gas_spent.ts"
 import * as PaymentLinks from "./migrations/0022_payment_links.ts"
 import * as PartialRefunds from "./migrations/0023_partial_refunds.ts"
 import * as Team from "./migrations/0024_team.ts"
-import * as ChainCheckpoints from "./migrations/0026_chain_checkpoints.ts"
+import * as ChainCheckpoints from "./migrations/0025_chain_checkpoints.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -68,10 +69,11 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0018_receipt_reversals": runStatements(ReceiptReversals.statements),
   "0019_ledger": runStatements(Ledger.statements),
   "0020_ledger_opening": runStatements(LedgerOpening.statements),
+  "0021_gas_spent": runStatements(GasSpent.statements),
   "0022_payment_links": runStatements(PaymentLinks.statements),
   "0023_partial_refunds": runStatements(PartialRefunds.statements),
   "0024_team": runStatements(Team.statements),
-  "0026_chain_checkpoints": runStatements(ChainCheckpoints.statements)
+  "0025_chain_checkpoints": runStatements(ChainCheckpoints.statements)
 }
 
 /** The table recording applied migrations. */

@@ -9,6 +9,7 @@
 import {
   type DepositAddress,
   type DepositKey,
+  type GasPaid,
   DepositStore,
   DepositSweep,
   type Mode,
@@ -20,6 +21,7 @@ import {
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { recordGas } from "./internal/GasWrites.ts"
 import { post } from "./internal/LedgerWrites.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
@@ -147,7 +149,7 @@ export const make = Effect.gen(function*() {
       spans.recordSweep
     )
 
-  const swept = (txHash: string, moved: ReadonlyArray<SweptAmount>) =>
+  const swept = (txHash: string, moved: ReadonlyArray<SweptAmount>, gas?: GasPaid) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const rows = yield* sql<{ readonly asset: string; readonly mode: Mode }>`UPDATE deposit_sweeps
@@ -156,7 +158,10 @@ export const make = Effect.gen(function*() {
         WHERE tx_hash = ${txHash}
         RETURNING asset, (SELECT mode FROM payments WHERE id = deposit_sweeps.payment_id) AS mode`
       // Followed by one worker only: another finding it swept already moves nothing twice.
-      if (rows.length > 0) yield* post(sql, rows[0]!.mode, "sweep", txHash.toLowerCase(), sweptPostings(rows[0]!.asset, moved))
+      if (rows.length > 0) {
+        yield* post(sql, rows[0]!.mode, "sweep", txHash.toLowerCase(), sweptPostings(rows[0]!.asset, moved))
+        yield* recordGas(sql, rows[0]!.mode, "sweep", txHash.toLowerCase(), gas)
+      }
     }).pipe(sql.withTransaction, Effect.orDie, spans.swept)
 
   const nothingLeft = (sweep: DepositSweep) =>
@@ -166,13 +171,15 @@ export const make = Effect.gen(function*() {
         WHERE chain_id = ${sweep.chainId} AND address = ${sweep.address} AND asset = ${sweep.asset} AND tx_hash IS NULL`
     }).pipe(Effect.orDie, spans.nothingLeft)
 
-  const abandon = (txHash: string, reason: string) =>
+  const abandon = (txHash: string, reason: string, gas?: GasPaid) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      yield* sql`UPDATE deposit_sweeps SET tx_hash = NULL, signed_tx = NULL, tx_version = NULL,
+      const rows = yield* sql<{ readonly mode: Mode }>`UPDATE deposit_sweeps SET tx_hash = NULL, signed_tx = NULL, tx_version = NULL,
           attempts = attempts + 1, last_error = ${reason}, updated_at = ${now}::bigint
-        WHERE tx_hash = ${txHash}`
-    }).pipe(Effect.orDie, spans.abandon)
+        WHERE tx_hash = ${txHash}
+        RETURNING (SELECT mode FROM payments WHERE id = deposit_sweeps.payment_id) AS mode`
+      if (rows.length > 0) yield* recordGas(sql, rows[0]!.mode, "sweep", txHash.toLowerCase(), gas)
+    }).pipe(sql.withTransaction, Effect.orDie, spans.abandon)
 
   const release = (key: DepositKey, afterMillis: number) =>
     Effect.gen(function*() {

@@ -8,6 +8,7 @@
  */
 import {
   DuplicateCommitment,
+  type GasPaid,
   type IdempotencyCompletion,
   type OutboxEvent,
   type Payment,
@@ -18,6 +19,7 @@ import {
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
+import { recordGas } from "./internal/GasWrites.ts"
 import * as GroupCommit from "./internal/GroupCommit.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
@@ -74,10 +76,11 @@ export const make = Effect.gen(function*() {
     )
 
   // Only what a transition can change is written; identity, owner, amount and creation time never change.
-  const update = (next: Payment, events: ReadonlyArray<OutboxEvent>) =>
+  const update = (next: Payment, events: ReadonlyArray<OutboxEvent>, gas?: GasPaid) =>
     Effect.gen(function*() {
       if (!(yield* compareAndSet(sql, next))) return false
       yield* insertEvents(sql, events)
+      yield* recordGas(sql, next.mode, "payment", next.id, gas)
       return true
     }).pipe(
       sql.withTransaction,

@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { type Mode, paidOutPostings, type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
+import { type GasPaid, type Mode, paidOutPostings, type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { recordGas } from "./internal/GasWrites.ts"
 import { post } from "./internal/LedgerWrites.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
@@ -78,11 +79,14 @@ export const make = Effect.gen(function*() {
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.decide)
 
-  const postPayout = (p: Payout) =>
+  // Its transfer left the collection address (`completed`: the merchant is paid), and what its transaction cost.
+  const postPayout = (p: Payout, completed: boolean, gas: GasPaid | undefined) =>
     Effect.gen(function*() {
       const [payment] = yield* sql<{ readonly partner_id: string; readonly merchant_id: string; readonly mode: Mode }>`
         SELECT partner_id, merchant_id, mode FROM payments WHERE id = ${p.paymentId}`
-      yield* post(sql, payment!.mode, "payout", `${p.paymentId}:${p.kind}:${p.leg}`, paidOutPostings(p, payment!.partner_id, payment!.merchant_id))
+      const source = `${p.paymentId}:${p.kind}:${p.leg}`
+      if (completed) yield* post(sql, payment!.mode, "payout", source, paidOutPostings(p, payment!.partner_id, payment!.merchant_id))
+      yield* recordGas(sql, payment!.mode, p.kind, source, gas)
     })
 
   // Compare-and-set of each payout, then the effects, all or nothing. A payout leaving a final
@@ -99,7 +103,8 @@ export const make = Effect.gen(function*() {
             AND o.leg = payouts.leg) AS was`
         if (rows.length === 0) return yield* new LostRace()
         // Its transfer left the collection address: the merchant is paid (once: the status it had is read in the same statement).
-        if (p.status === "completed" && rows[0]!.was !== "completed") yield* postPayout(p)
+        const completed = p.status === "completed" && rows[0]!.was !== "completed"
+        if (completed || effects.gas !== undefined) yield* postPayout(p, completed, effects.gas)
       }
       if (effects.payment !== undefined && !(yield* compareAndSet(sql, effects.payment))) return yield* new LostRace()
       yield* insertEvents(sql, effects.events ?? [])

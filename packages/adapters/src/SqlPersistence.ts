@@ -11,6 +11,7 @@ import type {
   DepositStore,
   EventOutbox,
   IdempotencyStore,
+  ExportSource,
   LedgerBalances,
   MerchantRepository,
   PaymentLinkRepository,
@@ -35,6 +36,7 @@ import * as SqlDashboardSessionStore from "./SqlDashboardSessionStore.ts"
 import * as SqlDepositStore from "./SqlDepositStore.ts"
 import * as SqlEventOutbox from "./SqlEventOutbox.ts"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.ts"
+import * as SqlExportSource from "./SqlExportSource.ts"
 import * as SqlLedgerBalances from "./SqlLedgerBalances.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentLinkRepository from "./SqlPaymentLinkRepository.ts"
@@ -67,6 +69,7 @@ export type Ports =
   | ScanCursors
   | DepositStore
   | LedgerBalances
+  | ExportSource
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -86,7 +89,8 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlReceiptStore.layer,
   SqlScanCursors.layer,
   SqlDepositStore.layer,
-  SqlLedgerBalances.layer
+  SqlLedgerBalances.layer,
+  SqlExportSource.layer
 )
 
 /**

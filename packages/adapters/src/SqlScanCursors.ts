@@ -1,5 +1,5 @@
 /**
- * `ScanCursors` on SQL (`chain_cursors`, migration 0010; its checkpoints in `chain_checkpoints`, migration 0026,
+ * `ScanCursors` on SQL (`chain_cursors`, migration 0010; its checkpoints in `chain_checkpoints`, migration 0025,
  * written with each move and the newest {@link keptCheckpoints} kept). A claim creates the chain's row when it
  * is missing, then takes the lease only if it is free, ended, or already the claimer's: the row lock
  * makes two claimers of a free chain wait for each other, and the second then sees the first's lease.

@@ -19,6 +19,7 @@ import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
 import { maxPathIdLength } from "./server/PathIds.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
 import { RequestMiddleware } from "./server/RequestMiddleware.ts"
+import { ExportsHandlers } from "./server/ExportsHandlers.ts"
 import { ReceiptsHandlers } from "./server/ReceiptsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
@@ -37,7 +38,7 @@ export const AppRoutes = Layer.mergeAll(
     // Labels request metrics with the matched route template (server/Metrics.ts).
     Layer.provide(RouteMetrics),
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
-    Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, MerchantsHandlers, BalanceHandlers]),
+    Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, ExportsHandlers, MerchantsHandlers, BalanceHandlers]),
     Layer.provide(GatewayHandlers),
     Layer.provide(WebhooksHandlers),
     Layer.provide(X402Handlers),

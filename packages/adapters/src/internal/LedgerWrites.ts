@@ -12,12 +12,14 @@ import type { SqlClient } from "effect/sql"
 import { toInt } from "./Rows.ts"
 
 /** What a ledger transaction records. */
-export type LedgerSource = "receipt" | "receipt_reversal" | "payout" | "receipt_refund" | "sweep" | "opening"
+export type LedgerSource = "receipt" | "receipt_reversal" | "payout" | "receipt_refund" | "sweep" | "opening" | "gas"
 
 const chainOf = (asset: string) => asset.slice(0, asset.indexOf("/"))
 
 const columnsOf = (account: LedgerAccount) => ({
-  address: account.kind === "deposit" || account.kind === "refund_claim" || account.kind === "unmatched" ? account.address : null,
+  address: account.kind === "collection" || account.kind === "merchant" || account.kind === "gas_expense" || account.kind === "opening"
+    ? null
+    : account.address,
   partnerId: account.kind === "merchant" || account.kind === "refund_claim" || account.kind === "unmatched" ? account.partnerId : null,
   merchantId: account.kind === "merchant" ? account.merchantId : null
 })

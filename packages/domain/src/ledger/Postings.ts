@@ -1,3 +1,4 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { Receipt } from "../receipt/Receipt.ts"
 
 /**
@@ -10,6 +11,8 @@ import type { Receipt } from "../receipt/Receipt.ts"
  *   overpaid transfer's refundable part.
  * - `unmatched`: an unmatched receipt, owed to the operator until it is refunded to its sender.
  * - `opening`: the operator's equity: what an address held before the ledger saw it (its opening balance).
+ * - `signer`: the native asset a signer of the service (`address`) holds for gas; `gas_expense`:
+ *   the operator's gas spent, per native asset.
  */
 export type LedgerAccount =
   | { readonly kind: "collection"; readonly asset: string }
@@ -17,6 +20,8 @@ export type LedgerAccount =
   | { readonly kind: "merchant"; readonly asset: string; readonly partnerId: string; readonly merchantId: string }
   | { readonly kind: "refund_claim" | "unmatched"; readonly asset: string; readonly address: string; readonly partnerId: string | null }
   | { readonly kind: "opening"; readonly asset: string }
+  | { readonly kind: "signer"; readonly asset: string; readonly address: string }
+  | { readonly kind: "gas_expense"; readonly asset: string }
 
 /** One leg of a posting: token base units, positive for a debit, negative for a credit. */
 export interface LedgerEntry {
@@ -103,6 +108,10 @@ export const openingPostings = (asset: string, at: Arrival, value: bigint): Read
     { kind: "opening", asset },
     value
   )
+
+/** Gas the service paid: its signer's native balance credited, the operator's gas expense debited. */
+export const gasPostings = (gas: GasPaid): ReadonlyArray<LedgerEntry> =>
+  transfer({ kind: "gas_expense", asset: gas.asset }, { kind: "signer", asset: gas.asset, address: gas.payer.toLowerCase() }, gas.amount)
 
 /** Whether `entries` sum to zero in every asset. */
 export const balanced = (entries: ReadonlyArray<LedgerEntry>): boolean => {

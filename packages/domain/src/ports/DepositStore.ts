@@ -1,3 +1,4 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
 import { Context, type Effect } from "effect"
 import type { DepositKey, DepositSweep, SweptAmount } from "../deposit/DepositSweep.ts"
 import type { PaymentId } from "../ids/Ids.ts"
@@ -37,13 +38,14 @@ export class DepositStore extends Context.Service<DepositStore, {
   readonly recordSweep: (sweeps: ReadonlyArray<DepositSweep>, signed: SignedTransfer) => Effect.Effect<boolean>
   /**
    * The sweep `txHash` succeeded: every deposit it covered is swept up to the version it covered,
-   * and the ledger moves what it `moved` from each deposit address to the collection address.
+   * and the ledger moves what it `moved` from each deposit address to the collection address; the
+   * `gas` the service paid for it is recorded with it.
    */
-  readonly swept: (txHash: string, moved: ReadonlyArray<SweptAmount>) => Effect.Effect<void>
+  readonly swept: (txHash: string, moved: ReadonlyArray<SweptAmount>, gas?: GasPaid) => Effect.Effect<void>
   /** Nothing is left to sweep at `sweep` as read (its balance is zero): swept up to its `markedVersion`. */
   readonly nothingLeft: (sweep: DepositSweep) => Effect.Effect<void>
-  /** The sweep `txHash` moved nothing (reverted, dropped): its deposits are due for a new one. */
-  readonly abandon: (txHash: string, reason: string) => Effect.Effect<void>
+  /** The sweep `txHash` moved nothing (reverted, dropped): its deposits are due for a new one; a mined one's `gas` is recorded. */
+  readonly abandon: (txHash: string, reason: string, gas?: GasPaid) => Effect.Effect<void>
   /** Ends the lease on a deposit; its next check is due `afterMillis` from now. */
   readonly release: (key: DepositKey, afterMillis: number) => Effect.Effect<void>
 }>()("@paygate/domain/DepositStore") {}

@@ -1,3 +1,4 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
 import type { IdempotencyConflict } from "../errors/ApiErrors.ts"
@@ -56,9 +57,10 @@ export class PaymentRepository extends Context.Service<PaymentRepository, {
    * Compare-and-set: stores `next` only if the stored version is `next.stateVersion - 1`, with
    * its events. Answers `false` when another writer got there first (nothing is written then).
    * Fails with {@link DuplicateCommitment} (writing nothing) when `next.commitment` holds an
-   * authorization or transaction another payment already holds.
+   * authorization or transaction another payment already holds. `gas`, what the service paid for
+   * the transaction whose receipt the change observes, is recorded with it (once per transaction).
    */
-  readonly update: (next: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<boolean, DuplicateCommitment>
+  readonly update: (next: Payment, events: ReadonlyArray<OutboxEvent>, gas?: GasPaid) => Effect.Effect<boolean, DuplicateCommitment>
   /** Payments matching the query, in the requested creation order. */
   readonly list: (query: PaymentQuery) => Effect.Effect<ReadonlyArray<Payment>>
 }>()("@paygate/domain/PaymentRepository") {}

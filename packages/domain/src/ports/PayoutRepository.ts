@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
@@ -21,6 +22,8 @@ export interface PayoutEffects {
   readonly events?: ReadonlyArray<OutboxEvent> | undefined
   /** The refund record the payout executes, as it now stands. */
   readonly refund?: Refund | undefined
+  /** Gas the service paid for the transfer whose receipt the change observes (recorded once per transaction). */
+  readonly gas?: GasPaid | undefined
 }
 
 /**

@@ -1,3 +1,4 @@
+import { gasReader } from "../ports/GasMeter.ts"
 import { Context, Effect, Layer, Option } from "effect"
 import type { DepositSweep } from "../deposit/DepositSweep.ts"
 import type { SignedTransfer } from "../payout/Payout.ts"
@@ -44,6 +45,7 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
     Effect.gen(function*() {
       const store = yield* DepositStore
       const sweeper = yield* DepositSweeper
+      const gasOf = yield* gasReader
 
       const follow = Effect.fnUntraced(function*(sweeps: ReadonlyArray<DepositSweep>, signed: SignedTransfer) {
         const asset = sweeps[0]!.asset
@@ -52,8 +54,9 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
           case "succeeded": {
             // What it moved, as the chain says, for the ledger; the chain not answering: followed again later.
             const moved = yield* Effect.result(sweeper.moved(asset, signed))
-            if (moved._tag === "Failure") return "unknown" as const
-            yield* store.swept(signed.txHash, moved.success)
+            const gas = yield* Effect.result(gasOf(asset, signed.txHash))
+            if (moved._tag === "Failure" || gas._tag === "Failure") return "unknown" as const
+            yield* store.swept(signed.txHash, moved.success, gas.success)
             yield* Effect.logInfo(`sweep: ${signed.txHash} swept ${sweeps.length} deposit(s) in ${asset}`)
             return "final" as const
           }
@@ -62,8 +65,11 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
           case "dropped": {
             // Nothing reached the collection address: the deposits are due again (those found empty then are done).
             const why = outcome === "failed" ? "moved nothing to the collection address" : outcome
+            // A mined sweep cost gas even so; a dropped one cost nothing.
+            const gas = outcome === "dropped" ? undefined : yield* Effect.result(gasOf(asset, signed.txHash))
+            if (gas?._tag === "Failure") return "unknown" as const
             yield* Effect.logWarning(`sweep: ${signed.txHash} ${why}; sweeping its deposits again`)
-            yield* store.abandon(signed.txHash, `transaction ${signed.txHash} ${why}`)
+            yield* store.abandon(signed.txHash, `transaction ${signed.txHash} ${why}`, gas?.success)
             return outcome === "dropped" ? "pending" as const : "retry" as const
           }
           case "pending":

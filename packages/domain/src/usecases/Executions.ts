@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { PaymentId } from "../ids/Ids.ts"
 import { Commitment, Payment, type SignedAuthorization } from "../payment/Payment.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
+import { gasReader } from "../ports/GasMeter.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { Payments } from "./Payments.ts"
 import { traced } from "./Traced.ts"
@@ -62,13 +63,22 @@ export class Executions extends Context.Service<Executions, {
       const chain = yield* ChainGateway
       const payments = yield* Payments
       const { droppedResendAfterMs } = yield* ExecutionPolicy
+      const gasOf = yield* gasReader
 
-      const settle = (id: PaymentId, outcome: "succeeded" | "failed", txHash: string | null) =>
-        payments.settleOutcome(id, outcome, txHash).pipe(
-          // Someone else settled it meanwhile: the same chain fact, nothing left to do.
-          Effect.catchTag("InvalidState", () => Effect.void),
-          Effect.orDie,
-          Effect.as("final" as const)
+      // With the gas the executor paid for the transaction (a pull payment's: a push payment's is the payer's).
+      const settle = (payment: Payment, outcome: "succeeded" | "failed", txHash: string | null) =>
+        Effect.gen(function*() {
+          const commitment = payment.commitment!
+          const gas = txHash === null || commitment.authorization === null ? undefined : yield* gasOf(commitment.asset, txHash)
+          yield* payments.settleOutcome(payment.id, outcome, txHash, gas).pipe(
+            // Someone else settled it meanwhile: the same chain fact, nothing left to do.
+            Effect.catchTag("InvalidState", () => Effect.void),
+            Effect.orDie
+          )
+          return "final" as const
+        }).pipe(
+          Effect.catchTag("ChainUnavailable", (error) =>
+            Effect.as(Effect.logWarning(`executor: reading the gas of ${payment.id} failed; retrying later`, error.message), "unknown" as const))
         )
 
       // Records the hash unless another worker recorded one first; answers the hash to follow.
@@ -117,7 +127,7 @@ export class Executions extends Context.Service<Executions, {
             yield* recordSubmission(payment, other.value)
             return "pending" as const
           }
-          if (expired || Option.isSome(used)) return yield* settle(payment.id, "failed", previous)
+          if (expired || Option.isSome(used)) return yield* settle(payment, "failed", previous)
           return "live" as const
         }).pipe(
           Effect.catchTag("ChainUnavailable", (error) =>
@@ -158,7 +168,7 @@ export class Executions extends Context.Service<Executions, {
         }
         const outcome = yield* chain.observe(commitment.asset, txHash, commitment.recipient)
         if (outcome === "failed" && commitment.authorization !== null) return yield* proceed(payment, commitment.authorization, txHash)
-        if (outcome === "succeeded" || outcome === "failed") return yield* settle(id, outcome, txHash)
+        if (outcome === "succeeded" || outcome === "failed") return yield* settle(payment, outcome, txHash)
         if (outcome === "dropped") return yield* dropped(payment, txHash)
         return outcome
       }, traced("Executions.advance"))

@@ -1,5 +1,6 @@
 import { Clock, Effect, Option, Result } from "effect"
 import { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { IdGenerator } from "../ids/IdGenerator.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import { OutboxEvent } from "../payment/OutboxEvent.ts"
@@ -15,6 +16,8 @@ export interface Change {
   readonly type: PaymentEventType
   readonly patch: (payment: Payment, nowSeconds: number) => Partial<Payment>
   readonly stage: Record<string, unknown>
+  /** Gas the service paid for the transaction the change observes. */
+  readonly gas?: GasPaid | undefined
 }
 
 /** A use case's verdict on the current state: refuse, change nothing (`none`), or change. */
@@ -81,7 +84,7 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
         const decision = decide(current, now)
         if (Result.isFailure(decision)) return yield* Effect.fail(decision.failure)
         if (Option.isNone(decision.success)) return withStatusNow(current, now)
-        const { event, patch, stage, type } = decision.success.value
+        const { event, gas, patch, stage, type } = decision.success.value
         const status = Result.getOrThrow(transition(current.status, event))
         const next = new Payment({
           ...current,
@@ -90,7 +93,7 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
           stateVersion: current.stateVersion + 1,
           updatedAt: Math.max(millis, current.updatedAt)
         })
-        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)]).pipe(
+        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)], gas).pipe(
           Effect.catchTag("DuplicateCommitment", (error) => {
             const mapped = onDuplicate(error)
             return mapped === undefined ? Effect.die(error) : Effect.fail(mapped)

@@ -6,6 +6,7 @@ import {
   ParamsValidation,
   type PaymentNotFound
 } from "../errors/ApiErrors.ts"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, type PartnerId, type PaymentId } from "../ids/Ids.ts"
 import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
@@ -99,11 +100,12 @@ export class Payments extends Context.Service<Payments, {
   readonly list: (access: PartnerAccess, input: ListPaymentsInput) => Effect.Effect<Page<Payment>>
   /** Cancels a payment that still waits for the buyer. */
   readonly cancel: (access: Access, id: string, reason: CancelReason) => Effect.Effect<Payment, PaymentNotFound | InvalidState>
-  /** Records the chain's verdict on a processing payment. */
+  /** Records the chain's verdict on a processing payment, with the gas the service paid for its transaction (if any). */
   readonly settleOutcome: (
     id: PaymentId,
     outcome: "succeeded" | "failed",
-    txHash: string | null
+    txHash: string | null,
+    gas?: GasPaid
   ) => Effect.Effect<Payment, PaymentNotFound | InvalidState>
   /** Records the expiry of a payment past `expiresAt` (the worker's job; reads already show it). */
   readonly expire: (id: PaymentId) => Effect.Effect<Payment, PaymentNotFound | InvalidState>
@@ -212,7 +214,7 @@ export class Payments extends Context.Service<Payments, {
       )
 
       const settleOutcome = Effect.fn("Payments.settleOutcome")(
-        function*(id: PaymentId, outcome: "succeeded" | "failed", txHash: string | null) {
+        function*(id: PaymentId, outcome: "succeeded" | "failed", txHash: string | null, gas?: GasPaid) {
           return yield* change(systemAccess, id, (latest) =>
             latest.status !== "processing" || latest.commitment === null
               ? Result.fail(new InvalidState({ message: `Payment ${id} is ${latest.status}, not processing.` }))
@@ -220,7 +222,8 @@ export class Payments extends Context.Service<Payments, {
                 event: { _tag: outcome === "succeeded" ? "ChainSucceeded" : "ChainFailed" },
                 type: outcome === "succeeded" ? "payment.succeeded" : "payment.failed",
                 patch: (p) => ({ commitment: new Commitment({ ...p.commitment!, txHash: txHash ?? p.commitment!.txHash }) }),
-                stage: { txHash }
+                stage: { txHash },
+                gas
               }))
           )
         }

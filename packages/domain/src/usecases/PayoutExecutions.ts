@@ -1,3 +1,5 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
+import { gasReader } from "../ports/GasMeter.ts"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
@@ -59,6 +61,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const ids = yield* IdGenerator
       const { maxAttempts } = yield* PayoutPolicy
       const modes = yield* NetworkModes
+      const gasOf = yield* gasReader
 
       const describe = (payout: Payout) => `${payout.kind}${payout.leg === 0 ? "" : ` ${payout.leg}`} of ${payout.paymentId}`
       const transferOf = (payout: Payout): PayoutTransfer => ({
@@ -70,18 +73,18 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const writes = makePayoutWrites({ payments, refunds, payouts: repo, ids })
 
       // The payout's next version from `patch`, stored with what it implies; `false` on a lost race.
-      const write = (payout: Payout, patch: Partial<Payout>) =>
+      const write = (payout: Payout, patch: Partial<Payout>, gas?: GasPaid) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
-          return yield* writes.write(payout, new Payout({ ...payout, ...patch, version: payout.version + 1, updatedAt: Math.max(millis, payout.updatedAt) }))
+          return yield* writes.write(payout, new Payout({ ...payout, ...patch, version: payout.version + 1, updatedAt: Math.max(millis, payout.updatedAt) }), gas)
         })
 
       // Applies `patch` to the pending payout, reloading after a lost race; `false` once it is no longer pending.
-      const change = (key: PayoutKey, first: Payout, patch: (payout: Payout) => Partial<Payout>) =>
+      const change = (key: PayoutKey, first: Payout, patch: (payout: Payout) => Partial<Payout>, gas?: GasPaid) =>
         Effect.gen(function*() {
           let current = first
           for (let race = 1; ; race++) {
-            if (yield* write(current, patch(current))) return true
+            if (yield* write(current, patch(current), gas)) return true
             const latest = yield* repo.find(key)
             if (Option.isNone(latest) || latest.value.status !== "pending") return false
             if (race >= maxRaces) return yield* Effect.die(new Error(`payout ${describe(first)} kept changing under us`))
@@ -94,7 +97,8 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         payout: Payout,
         status: Exclude<PayoutStatus, "pending">,
         lastError: string | null,
-        attempts = payout.attempts
+        attempts = payout.attempts,
+        gas?: GasPaid
       ) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
@@ -103,7 +107,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
             attempts,
             lastError: lastError ?? p.lastError,
             completedAt: status === "completed" ? millis : null
-          }))
+          }), gas)
           if (done) {
             yield* status === "completed"
               ? Effect.logInfo(`payout: ${describe(payout)} completed (${payout.transfer?.txHash})`)
@@ -113,14 +117,14 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         })
 
       // An attempt moved nothing: retry with a new transfer, or fail after the last attempt.
-      const attemptFailed = (key: PayoutKey, payout: Payout, reason: string) =>
+      const attemptFailed = (key: PayoutKey, payout: Payout, reason: string, gas?: GasPaid) =>
         Effect.gen(function*() {
           const attempts = payout.attempts + 1
           if (attempts >= maxAttempts) {
-            return yield* finish(key, payout, "failed", `${reason} (attempt ${attempts} of ${maxAttempts})`, attempts)
+            return yield* finish(key, payout, "failed", `${reason} (attempt ${attempts} of ${maxAttempts})`, attempts, gas)
           }
           yield* Effect.logWarning(`payout: ${describe(payout)} attempt ${attempts} of ${maxAttempts} failed: ${reason}; retrying later`)
-          yield* change(key, payout, () => ({ transfer: null, attempts, lastError: reason }))
+          yield* change(key, payout, () => ({ transfer: null, attempts, lastError: reason }), gas)
           return "retry" as const
         })
 
@@ -145,13 +149,18 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const follow = (key: PayoutKey, payout: Payout, signed: SignedTransfer) =>
         Effect.gen(function*() {
           const outcome = yield* chain.observe(transferOf(payout), signed)
+          // A mined transfer cost gas, whatever it did: recorded with the change that observes it.
+          const mined = outcome === "succeeded" || outcome === "failed" || outcome === "reverted"
+          const gas = mined ? yield* Effect.result(gasOf(payout.asset, signed.txHash)) : undefined
+          if (gas?._tag === "Failure") return "unknown" as const
+          const paid = gas?.success
           switch (outcome) {
             case "succeeded":
-              return yield* finish(key, payout, "completed", null)
+              return yield* finish(key, payout, "completed", null, payout.attempts, paid)
             case "failed":
-              return yield* finish(key, payout, "failed", `transaction ${signed.txHash} was included without paying ${payout.recipient}`)
+              return yield* finish(key, payout, "failed", `transaction ${signed.txHash} was included without paying ${payout.recipient}`, payout.attempts, paid)
             case "reverted":
-              return yield* attemptFailed(key, payout, `transaction ${signed.txHash} reverted`)
+              return yield* attemptFailed(key, payout, `transaction ${signed.txHash} reverted`, paid)
             case "dropped":
               // Its nonce went to another transaction: it can never be included, so a new one is safe.
               yield* Effect.logWarning(`payout: ${describe(payout)}: ${signed.txHash} was dropped; sending a new transfer`)

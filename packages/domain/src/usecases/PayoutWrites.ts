@@ -1,3 +1,4 @@
+import type { GasPaid } from "../gas/GasPaid.ts"
 import { Effect, Option } from "effect"
 import type { IdGenerator } from "../ids/IdGenerator.ts"
 import { OutboxEvent } from "../payment/OutboxEvent.ts"
@@ -82,9 +83,9 @@ export const makePayoutWrites = (ports: {
     return effects
   })
 
-  /** Stores `next` (the version after `previous`) with what it implies; `false` on a lost race. */
-  const write = (previous: Payout, next: Payout) =>
-    Effect.flatMap(effectsOf([previous], [next]), (effects) => payouts.update(next, effects))
+  /** Stores `next` (the version after `previous`) with what it implies and the `gas` it observed; `false` on a lost race. */
+  const write = (previous: Payout, next: Payout, gas?: GasPaid) =>
+    Effect.flatMap(effectsOf([previous], [next]), (effects) => payouts.update(next, { ...effects, gas }))
 
   return { effectsOf, write }
 }

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysApi } from "./ApiKeysApi.ts"
 import { BalanceApi } from "./BalanceApi.ts"
 import { DashboardApi } from "./DashboardApi.ts"
+import { ExportsApi } from "./ExportsApi.ts"
 import { GatewayApi } from "./GatewayApi.ts"
 import { LinksApi } from "./LinksApi.ts"
 import { documentSecurity } from "./SecuritySchemes.ts"
@@ -23,6 +24,7 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(LinksApi)
   .add(BalanceApi)
   .add(ReceiptsApi)
+  .add(ExportsApi)
   .add(MerchantsApi)
   .add(GatewayApi)
   .add(WebhooksApi)
