@@ -7,6 +7,7 @@ import { adapterSuite } from "./support/AdapterSuite.ts"
 const tables = [
   "api_keys",
   "apps",
+  "audit_log",
   "buyer_data",
   "chain_checkpoints",
   "chain_cursors",
@@ -17,6 +18,7 @@ const tables = [
   "deposit_addresses",
   "deposit_sweeps",
   "effect_sql_migrations",
+  "gas_spent",
   "idempotency_keys",
   "ledger_accounts",
   "ledger_balances",
@@ -26,11 +28,15 @@ const tables = [
   "merchants",
   "outbox_events",
   "partners",
+  "payment_link_visits",
+  "payment_links",
   "payments",
   "payouts",
   "quotes",
   "refunds",
   "sign_in_attempts",
+  "team_invitations",
+  "team_members",
   "webhook_deliveries",
   "webhook_endpoints"
 ]

@@ -1,4 +1,4 @@
-import { InvalidState, Mode, Role, Wire } from "@paygate/domain"
+import { ApiKeyNotFound, InvalidState, Mode, Role, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -44,6 +44,8 @@ export const AuditRecord = Schema.Struct({
 }).annotate({ identifier: "AuditEntry" })
 
 const memberId = { memberId: Schema.String }
+// A member is one of the partner's credentials, like a key: an unknown one answers as a missing key does.
+const memberErrors = [wire(ApiKeyNotFound, "ApiKeyNotFound"), wire(InvalidState, "InvalidState")]
 
 /**
  * Partner API: the dashboard team (docs/team.md). Owners (and API keys) invite, change roles and
@@ -62,12 +64,12 @@ export class TeamApi extends HttpApiGroup.make("team")
       params: memberId,
       payload: Schema.Struct({ role: Role }).annotate({ identifier: "TeamRoleChange" }),
       success: MemberRecord,
-      error: wire(InvalidState, "InvalidState")
-    }).annotate(OpenApi.Summary, "Change a member's role (the last owner stays an owner: 409 invalid_state)"),
+      error: memberErrors
+    }).annotate(OpenApi.Summary, "Change a member's role (the last owner stays an owner: 409 invalid_state; an unknown member: 404 api_key_not_found)"),
     HttpApiEndpoint.delete("remove", "/v1/team/members/:memberId", {
       params: memberId,
       success: HttpApiSchema.NoContent,
-      error: wire(InvalidState, "InvalidState")
+      error: memberErrors
     }).annotate(OpenApi.Summary, "Remove a member and end their sessions (never the last owner: 409 invalid_state)"),
     HttpApiEndpoint.get("audit", "/v1/audit-log", {
       query: { limit: Schema.optionalKey(Schema.String.annotate({ description: "1 to 500; default 100." })) },

@@ -41,12 +41,15 @@ export const routableUrl = (url: string): string | undefined => {
 /**
  * The not-found error of the resource a route's path ids name, by route family: merchants and their
  * settlements answer `merchant_not_found`, webhook endpoints their owner's `partner_not_found`
- * (api/WebhooksApi.ts), API keys `api_key_not_found`, and every other path id names a payment (an
- * event id belongs to its payment). `message` replaces the resource's own.
+ * (api/WebhooksApi.ts), API keys and team members (the partner's other credential) `api_key_not_found`,
+ * and every other path id names a payment (an event id belongs to its payment, a payment link is a
+ * way to pay). `message` replaces the resource's own.
  */
 export const pathIdNotFound = (routePath: string, message?: string): ApiError => {
   if (routePath.startsWith("/v1/merchants/")) return new MerchantNotFound({ message: message ?? "No merchant with this id." })
   if (routePath.startsWith("/v1/webhooks/")) return new PartnerNotFound({ message: message ?? "No webhook endpoint with this id." })
   if (routePath.startsWith("/v1/api-keys/")) return new ApiKeyNotFound({ message: message ?? "No API key with this id." })
+  if (routePath.startsWith("/v1/team/members/")) return new ApiKeyNotFound({ message: message ?? "No team member with this id." })
+  if (routePath.startsWith("/v1/links/")) return new PaymentNotFound({ message: message ?? "No payment link with this id." })
   return new PaymentNotFound({ message: message ?? (routePath.startsWith("/v1/events/") ? "No event with this id." : "No payment with this id.") })
 }

@@ -28,6 +28,11 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "webhooks.paymentDeliveries": "viewer",
   "apiKeys.list": "viewer",
   "team.members": "viewer",
+  "links.list": "viewer",
+  "links.get": "viewer",
+  "exports.payments": "viewer",
+  "exports.settlements": "viewer",
+  "exports.refunds": "viewer",
   // Money going back and payments: operators.
   "payments.create": "operator",
   "payments.cancel": "operator",
@@ -36,6 +41,9 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "refunds.create": "operator",
   "receipts.refund": "operator",
   "receipts.retryRefund": "operator",
+  "links.create": "operator",
+  "links.activate": "operator",
+  "links.deactivate": "operator",
   // Integration: developers.
   "apiKeys.create": "developer",
   "apiKeys.revoke": "developer",

@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { InvalidState, type Member, type MemberChange, ParamsValidation, TeamStore } from "@paygate/domain"
+import { ApiKeyNotFound, InvalidState, type Member, type MemberChange, ParamsValidation, TeamStore } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/Security.ts"
@@ -12,7 +12,7 @@ const toRecord = (member: Member) => ({ memberId: member.id, email: member.email
 
 const refusalOf = (change: MemberChange, memberId: string) =>
   change === "not_found"
-    ? Effect.fail(new ParamsValidation({ message: `No member ${memberId} in your team.` }))
+    ? Effect.fail(new ApiKeyNotFound({ message: `No member ${memberId} in your team.` }))
     : change === "last_owner"
     ? Effect.fail(new InvalidState({ message: "The team needs an owner: make another member an owner first." }))
     : Effect.void
