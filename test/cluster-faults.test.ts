@@ -488,7 +488,8 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")(
         expect(settledEvents).toBe(expectedSettlements.length)
         expect(undelivered).toBe(0)
         expect(unverified).toBe(0)
-        expect(events.length).toBe(orders.length + 2 * confirmedOrders.length + expectedSettlements.length)
+        // created each; processing and succeeded each paid; settled each settlement; refunded each refund.
+        expect(events.length).toBe(orders.length + 2 * confirmedOrders.length + expectedSettlements.length + expectedRefunds.length)
         expect(stats.unexpected).toEqual([])
 
         // ---- The ledger after the faults: it equals the chain at every collection and deposit address, and balances.
