@@ -8,3 +8,14 @@ export const eventually = async <A>(read: () => Promise<A>, done: (a: A) => bool
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/** Polls `probe` every 100 ms until it answers something; fails naming `what` after `withinMs`. */
+export const eventuallyFound = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const found = await probe()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

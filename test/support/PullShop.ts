@@ -8,21 +8,11 @@ import { randomBytes } from "node:crypto"
 import type { Hex, TransactionReceipt } from "viem"
 import { expect } from "vitest"
 import { executorJob } from "./ChainJobs.ts"
+import { eventuallyFound } from "./Eventually.ts"
 import type { LocalChainWorld } from "./LocalChainWorld.ts"
 import { outboxEventsOf } from "./OutboxEvents.ts"
 import { makeTestServer, type TestDatabase, type TestPartner, type TestServer } from "./TestServer.ts"
 import { watcherJob } from "./WatcherJob.ts"
-
-/** Polls `probe` every 100 ms until it answers something; fails naming `what` after `withinMs`. */
-export const eventuallyFound = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const found = await probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 /** A running pull-payment shop; see {@link startPullShop}. */
 export interface PullShop {

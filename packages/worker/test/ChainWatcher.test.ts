@@ -7,6 +7,7 @@
  * reference → unmatched. Plus a worker killed mid-scan (another resumes from the cursor, nothing
  * twice) and a reorganisation within the confirmation depth (the orphaned transfer never counts).
  */
+import { eventuallyFound } from "../../../test/support/Eventually.ts"
 import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
 import {
   Executions,
@@ -135,19 +136,10 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   const operatorRefused = (id: string) => server.run(Effect.flip(asOperator(id)))
   const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const status = async (paymentId: string) => (await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })).body.status
-  const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
-    const deadline = Date.now() + withinMs
-    for (;;) {
-      const found = await probe()
-      if (found !== undefined) return found
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
   const receiptOf = (paymentId: string, txHash: string) =>
-    eventually(`a receipt of ${txHash}`, async () => (await receiptsOf(paymentId)).find((r) => r.txHash === txHash.toLowerCase()))
+    eventuallyFound(`a receipt of ${txHash}`, async () => (await receiptsOf(paymentId)).find((r) => r.txHash === txHash.toLowerCase()))
   const statusBecomes = (paymentId: string, wanted: string) =>
-    eventually(`${paymentId} ${wanted}`, async () => ((await status(paymentId)) === wanted ? wanted : undefined))
+    eventuallyFound(`${paymentId} ${wanted}`, async () => ((await status(paymentId)) === wanted ? wanted : undefined))
 
   it("exact amount, no confirm: processed as a confirm would be, then succeeded (two workers watching)", async () => {
     // Two workers: one holds the chain's cursor, the other finds it leased; nothing is done twice.
@@ -257,7 +249,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     const plain = await send(PushTransfer.encodeTransferWithReference(world().chain.collectionAddress, 1_234n, `0x${"ab".repeat(16)}`))
     const bare = await send(`0xa9059cbb${world().chain.collectionAddress.slice(2).toLowerCase().padStart(64, "0")}${(4_321n).toString(16).padStart(64, "0")}`)
     await mine(confirmations - 1)
-    const found = await eventually("both unmatched receipts", async () => {
+    const found = await eventuallyFound("both unmatched receipts", async () => {
       const all = await unmatched()
       const mine = all.filter((r) => r.txHash === plain.toLowerCase() || r.txHash === bare.toLowerCase())
       return mine.length === 2 ? mine : undefined
@@ -381,7 +373,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
     const overReceipt = await receiptOf(over.paymentId, overHash)
     const lateReceipt = await receiptOf(cancelled.paymentId, lateHash)
     const exactReceipt = await receiptOf(exact.paymentId, exactHash)
-    const stray = await eventually("the stray transfer's receipt", async () => (await unmatched()).find((r) => r.txHash === strayHash.toLowerCase()))
+    const stray = await eventuallyFound("the stray transfer's receipt", async () => (await unmatched()).find((r) => r.txHash === strayHash.toLowerCase()))
     const refund = (id: string, apiKey = partner.sandbox) => server.request("POST", `/v1/receipts/${id}/refund`, { apiKey })
     const before = await world().balanceOf(payer.address)
     const other = await server.partner()
@@ -411,7 +403,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
       return found?.refund?.status === "completed" ? found.refund : undefined
     }
     for (const [paymentId, id] of [[over.paymentId, overReceipt.id], [cancelled.paymentId, lateReceipt.id], [null, stray.id]] as const) {
-      const done = await eventually(`the refund of ${id}`, async () => {
+      const done = await eventuallyFound(`the refund of ${id}`, async () => {
         await mine(1)
         return completed(paymentId, id)
       })
@@ -455,7 +447,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
       yield* cursors.release(watched!.chainId, "test")
     })))
     await startWatcher()
-    await eventually("the cursor's real hash again", () =>
+    await eventuallyFound("the cursor's real hash again", () =>
       server.run(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ readonly last_hash: string | null }>`SELECT last_hash FROM chain_cursors WHERE chain_id = ${watched!.chainId}`

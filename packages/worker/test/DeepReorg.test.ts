@@ -10,6 +10,7 @@
  *   authorization is sent again, and the executor, whose next nonce is no longer the chain's, reads
  *   it again: the next payments are executed too, each buyer debited once.
  */
+import { eventuallyFound } from "../../../test/support/Eventually.ts"
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { type PaymentId, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
@@ -34,16 +35,6 @@ const mine = (n: number) => anvil("anvil_mine", [`0x${n.toString(16)}`])
 const reorgFrom = async (block: bigint) => {
   const head = await world().client.getBlockNumber({ cacheTime: 0 })
   await anvil("anvil_reorg", [Number(head - block + 1n), []])
-}
-
-const eventually = async <A>(what: string, probe: () => Promise<A | undefined>, withinMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const found = await probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (database) => {
@@ -91,7 +82,7 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
   const status = async (shop: Shop, paymentId: string) =>
     (await shop.server.request("GET", `/v1/payments/${paymentId}`, { apiKey: shop.partner.sandbox })).body
   const statusBecomes = (shop: Shop, paymentId: string, wanted: string) =>
-    eventually(`${paymentId} ${wanted}`, async () => {
+    eventuallyFound(`${paymentId} ${wanted}`, async () => {
       const record = await status(shop, paymentId)
       return record.status === wanted ? record : undefined
     })
@@ -100,7 +91,7 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
       return yield* (yield* ReceiptStore).list({ owner: { partnerId: partner.partnerId, mode: "sandbox" }, paymentId: paymentId as PaymentId, after: null, limit: 100 })
     }).pipe(Effect.provide(SqlPersistence.layer), Effect.orDie))
   const receiptOf = (shop: Shop, paymentId: string, txHash: string) =>
-    eventually(`a receipt of ${txHash}`, async () =>
+    eventuallyFound(`a receipt of ${txHash}`, async () =>
       (await receiptsOf(shop, shop.partner, paymentId)).find((r) => r.txHash === txHash.toLowerCase() && r.reversedAt === null))
 
   it("a push transfer removed after the payment succeeded: receipt reversed, back to processing, succeeded again once mined again", async () => {
@@ -182,7 +173,7 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
     }
     const before = await world().balanceOf(buyer.address)
     const first = await confirmPull()
-    const sent = await eventually("the executor's transaction", async () => (await status(pull, first)).transaction?.hash as string | undefined)
+    const sent = await eventuallyFound("the executor's transaction", async () => (await status(pull, first)).transaction?.hash as string | undefined)
     const mined = await world().client.waitForTransactionReceipt({ hash: sent as Hex })
     await mine(confirmations - 1)
     await statusBecomes(pull, first, "succeeded")
@@ -195,7 +186,7 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
     const second = await confirmPull()
     const third = await confirmPull()
     for (const paymentId of [first, second, third]) {
-      await eventually(`${paymentId} succeeded`, async () => {
+      await eventuallyFound(`${paymentId} succeeded`, async () => {
         await mine(1)
         return (await status(pull, paymentId)).status === "succeeded" ? true : undefined
       }, 45_000)

@@ -10,7 +10,7 @@
  */
 import { type Address, encodeAbiParameters, encodeFunctionData, type Hex, keccak256 } from "viem"
 import { PaymentEscrow } from "./contracts.generated.ts"
-import type { TokenDomain } from "./Eip3009.ts"
+import { type TokenDomain, transferWithAuthorizationTypes } from "./Eip3009.ts"
 
 /** What the buyer agrees to (the contract's `Terms`); times are Unix seconds. */
 export interface EscrowTerms {
@@ -42,17 +42,8 @@ export const escrowTermsHash = (chainId: number, escrow: Address, terms: EscrowT
     [BigInt(chainId), escrow, terms]
   ))
 
-/** The EIP-712 types of `ReceiveWithAuthorization` (EIP-3009's payee-only variant). */
-const receiveWithAuthorizationTypes = {
-  ReceiveWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
+/** The EIP-712 types of `ReceiveWithAuthorization`: EIP-3009's payee-only variant, the same fields. */
+const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: transferWithAuthorizationTypes.TransferWithAuthorization } as const
 
 /** The typed data the payer signs to hold `amount` in `escrow` under `terms`. */
 export const escrowAuthorizationTypedData = (domain: TokenDomain, escrow: Address, terms: EscrowTerms, amount: bigint) => ({

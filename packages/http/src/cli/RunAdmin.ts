@@ -17,6 +17,7 @@ import {
   type PartnerId,
   PayoutRetries,
   ReceiptRefunds,
+  type ReconciliationLine,
   ReceiptStore,
   receiptView,
   systemAccess,
@@ -33,6 +34,17 @@ const mode = (sandbox: boolean): Mode => (sandbox ? "sandbox" : "live")
 
 // Times are stored in Unix milliseconds; an operator reads ISO 8601.
 const iso = (millis: number) => new Date(millis).toISOString()
+
+/** What a ledger line prints, the report's and the opening's alike: one address and token at a block, both sides. */
+const ledgerLine = (l: ReconciliationLine) => ({
+  chainId: l.chainId,
+  asset: l.asset,
+  kind: l.kind,
+  address: l.address,
+  block: l.blockNumber,
+  ledger: l.ledger.toString(),
+  chain: l.chain.toString()
+})
 const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
 
 // Receipts and their refunds over the operator's database.
@@ -160,30 +172,10 @@ export const runAdmin = (command: AdminCommand) =>
       }
       case "LedgerReport": {
         const lines = yield* Effect.provide(LedgerBalances.use((ledger) => ledger.latestReconciliation), SqlLedgerBalances.layer)
-        return lines.map((l) => ({
-          chainId: l.chainId,
-          asset: l.asset,
-          kind: l.kind,
-          address: l.address,
-          block: l.blockNumber,
-          ledger: l.ledger.toString(),
-          chain: l.chain.toString(),
-          difference: (l.chain - l.ledger).toString(),
-          runAt: iso(l.runAt)
-        }))
+        return lines.map((l) => ({ ...ledgerLine(l), difference: (l.chain - l.ledger).toString(), runAt: iso(l.runAt) }))
       }
       case "LedgerOpen":
-        return (yield* openLedger(command.chainId)).map((l) => ({
-          chainId: l.chainId,
-          asset: l.asset,
-          kind: l.kind,
-          address: l.address,
-          block: l.blockNumber,
-          ledger: l.ledger.toString(),
-          chain: l.chain.toString(),
-          opened: l.opened.toString(),
-          outcome: l.outcome
-        }))
+        return (yield* openLedger(command.chainId)).map((l) => ({ ...ledgerLine(l), opened: l.opened.toString(), outcome: l.outcome }))
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {
           return yield* Effect.fail(new AdminFailure(`No partner ${command.partnerId}.`))

@@ -10,6 +10,7 @@
  */
 import { h, replace, showView } from "./dom.js"
 import { formatAmount } from "./format.js"
+import { exportPanel } from "./exports.js"
 import { field, input, select } from "./forms.js"
 import { alertBox, announce, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
 
@@ -165,6 +166,7 @@ export async function showPayments(context) {
     h("div", { class: "title-row" }, h("h1", {}, "Payments"), toggle),
     filters,
     list,
+    exportPanel({ merchantId, from, to }),
     merchants.size === 0 ? alertBox("You have no merchants yet: create one under Merchants, then create payments for it with the API.", "info") : null
   ])
   void follow(context, listQuery, page, (next) => replace(list, results(next)))
