@@ -26,13 +26,14 @@ export interface LocalChainWorld {
 
 /**
  * Starts a local chain before the file's tests and stops it after them; answers a getter of it
- * (valid from the tests and their hooks on).
+ * (valid from the tests and their hooks on). A file running two chains gives the second its own
+ * chain id (`options.chainId`).
  */
-export const localChainForFile = (): (() => LocalChainWorld) => {
+export const localChainForFile = (options: Chain.LocalChain.LocalChainOptions = {}): (() => LocalChainWorld) => {
   const scope = Effect.runSync(Scope.make())
   let world: LocalChainWorld | undefined
   beforeAll(async () => {
-    const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), scope))
+    const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(options), scope))
     const chain = Context.get(context, LocalChain.LocalChain)
     const proxy = await startProxy(chain.node.rpcUrl)
     const client = createPublicClient({ transport: http(chain.node.rpcUrl) })

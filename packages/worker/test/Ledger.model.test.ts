@@ -8,7 +8,10 @@
  * (the jobs interrupted with work in flight, then started again). After each
  * step, once the worker settled: every ledger transaction balances, the ledger equals the chain at
  * the collection and every deposit address, every unit that arrived is credited once or owed back
- * once, and no ledger transaction mixes modes. Then the reconciliation job reports and alerts.
+ * once, and no ledger transaction mixes modes. A second anvil, configured as a real network, carries
+ * live payments (a live key's authorizations, unmatched transfers) beside the sandbox ones: each
+ * chain's collection address equals its own mode's ledger, every account is of its chain's mode and
+ * no account is shared across modes. Then the reconciliation job reports and alerts.
  */
 import { Chain, GatewayServices, ProcessMetrics, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
 import { LedgerBalances, ReceiptRefunds } from "@paygate/domain"
@@ -30,6 +33,8 @@ import { ledgerReconciliation, LedgerReconciliationSettings, reconcileChain } fr
 const { anvilAccount, ChainConfig, Contracts, LocalWallet, TransferLogs } = Chain
 
 const world = localChainForFile()
+/** The live chain: its own chain id, declared a real network in the configuration. */
+const liveWorld = localChainForFile({ chainId: 31_338 })
 /** 12.50 USD in TUSDC base units (6 decimals, pegged 1:1). */
 const amount = 12_500_000n
 const buyer = anvilAccount(6)
@@ -45,11 +50,13 @@ interface Paid {
 
 describe("Ledger against the chain (anvil, PGlite)", () => {
   const server = useTestServer(pglite, () => ({
-    gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(world().settings())), secret: new Uint8Array(randomBytes(32)) })
+    gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(bothChains())), secret: new Uint8Array(randomBytes(32)) })
   }))
   let chains: Chain.ChainConfig.Chains
   let partner: TestPartner
   let walletKey: string
+  let liveWalletKey: string
+  let liveMerchant: string
   let holding: string
   let settling: string
   let forwarder: Address
@@ -59,6 +66,11 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
   const paid: Array<Paid> = []
   const deposits: Array<Address> = []
 
+  /** Both chains' configuration: the sandbox one as it is, the live one as a real network. */
+  function bothChains() {
+    const [sandbox, live] = [world().settings(), liveWorld().settings()]
+    return { chains: [...sandbox.chains, ...live.chains.map((c) => ({ ...c, testnet: false }))], assets: [...sandbox.assets, ...live.assets] }
+  }
   const token = () => world().chain.contracts.usdc
   const collection = () => world().chain.collectionAddress
   const rpcUrl = () => world().chain.node.rpcUrl
@@ -105,12 +117,16 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     return address
   }
   /** A pull payment confirmed with the buyer's authorization; answers its `transferWithAuthorization` calldata. */
-  const confirmedPull = async (merchantId: string) => {
-    const paymentId = await payment(merchantId)
-    const options = await gateway("POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [`${world().chain.chainId}:${buyer.address}`] })
+  const confirmedPull = async (merchantId: string, live = false) => {
+    const [key, wallet, chainId] = live
+      ? [partner.live, liveWalletKey, liveWorld().chain.chainId]
+      : [partner.sandbox, walletKey, world().chain.chainId]
+    const paymentId = (await server.payment(key, merchantId)).paymentId as string
+    const pay = (path: string, body: unknown) => server.request("POST", `/v1/gateway/payment/${paymentId}/${path}`, { apiKey: wallet, body })
+    const options = await pay("options", { accounts: [`${chainId}:${buyer.address}`] })
     const option = options.body.options.find((o: any) => o.actions[0]?.data?.method === "eth_signTypedData_v4")
     const signature = await LocalWallet.signOption(option, buyer.privateKey)
-    const confirmed = await gateway("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
+    const confirmed = await pay("confirm", {
       optionId: option.id,
       results: [{ type: "walletRpc", data: [signature] }],
       collectedData: null
@@ -125,10 +141,10 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     return { paymentId, data }
   }
 
-  /** Ledger balance of the `kind` accounts of `asset` (and `address`), as posted (a debit positive). */
-  const ledgerOf = async (kind: string, asset: string, address: string | null) => {
+  /** Ledger balance of the `kind` accounts of `asset` (and `address`) in `mode`, as posted (a debit positive). */
+  const ledgerOf = async (kind: string, asset: string, address: string | null, mode = "sandbox") => {
     const rows = await query<{ readonly balance: string | null }>(
-      `SELECT sum(balance)::text AS balance FROM ledger_balances WHERE kind = '${kind}' AND asset = '${asset}'` +
+      `SELECT sum(balance)::text AS balance FROM ledger_balances WHERE kind = '${kind}' AND asset = '${asset}' AND mode = '${mode}'` +
         (address === null ? "" : ` AND address = '${address.toLowerCase()}'`)
     )
     return BigInt(rows[0]?.balance ?? "0")
@@ -149,8 +165,16 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     )) found.push(`ledger transaction ${row.transaction_id} does not balance`)
     for (const row of await query<{ readonly id: string }>(
       `SELECT DISTINCT t.id::text FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-        JOIN ledger_accounts a ON a.id = e.account_id WHERE a.mode <> t.mode OR e.mode <> t.mode OR t.mode <> 'sandbox'`
+        JOIN ledger_accounts a ON a.id = e.account_id WHERE a.mode <> t.mode OR e.mode <> t.mode`
     )) found.push(`ledger transaction ${row.id} mixes modes`)
+    // Each account is of its chain's mode (a live receipt posted as sandbox would make a consistent but wrong account).
+    const modeOf: Record<string, string> = { [world().chain.chainId]: "sandbox", [liveWorld().chain.chainId]: "live" }
+    for (const row of await query<{ readonly id: string; readonly mode: string; readonly chain_id: string }>(
+      `SELECT id::text, mode, chain_id FROM ledger_accounts`
+    )) if (modeOf[row.chain_id] !== row.mode) found.push(`account ${row.id} on ${row.chain_id} is ${row.mode}`)
+    for (const row of await query<{ readonly kind: string; readonly asset: string }>(
+      `SELECT kind, asset FROM ledger_accounts GROUP BY kind, asset, address, partner_id, merchant_id HAVING count(DISTINCT mode) > 1`
+    )) found.push(`a ${row.kind} account of ${row.asset} is shared across modes`)
     // The watcher read the chain from its start: the tokens minted to the collection address are in the ledger too.
     const heldAtCollection = await balanceOf(token(), collection())
     const ledgerCollection = await ledgerOf("collection", usdc, null)
@@ -161,6 +185,9 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
         if (onChain !== inLedger) found.push(`deposit ${address} holds ${onChain} of ${asset}, the ledger says ${inLedger}`)
       }
     }
+    const liveCollection = liveWorld().chain.collectionAddress
+    const [heldLive, ledgerLive] = [await liveWorld().balanceOf(liveCollection), await ledgerOf("collection", liveWorld().chain.usdcAssetId, null, "live")]
+    if (heldLive !== ledgerLive) found.push(`live collection holds ${heldLive}, the live ledger says ${ledgerLive}`)
     const otherCollection = await ledgerOf("collection", otherAsset, null)
     const otherOnChain = await balanceOf(other, collection())
     if (otherOnChain !== otherCollection) found.push(`collection holds ${otherOnChain} of the other token, the ledger says ${otherCollection}`)
@@ -201,9 +228,11 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
   }
 
   beforeAll(async () => {
-    chains = await Effect.runPromise(ChainConfig.decode(world().settings()))
+    chains = await Effect.runPromise(ChainConfig.decode(bothChains()))
     partner = await server.partner()
     walletKey = await server.walletKey("sandbox")
+    liveWalletKey = await server.walletKey("live")
+    liveMerchant = await server.merchant(partner.live, "Live")
     holding = await server.merchant(partner.sandbox, "Holding")
     settling = await server.merchant(partner.sandbox, "Settling")
     const registered = await api("POST", `/v1/merchants/${settling}/settlements/crypto`, {
@@ -232,13 +261,49 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
 
   const merchantOf = (refundable: boolean) => (refundable ? holding : settling)
 
+  const pull = fc.boolean().chain((refundable) =>
+    step(`pay with an authorization (${refundable ? "holding" : "settling"})`, async () => {
+      const { paymentId } = await confirmedPull(merchantOf(refundable))
+      paid.push({ id: paymentId, refundable, deposit: null })
+    })
+  )
+  const unmatched = fc.bigInt({ min: 1n, max: 5_000n }).chain((value) =>
+    step(`an unmatched transfer of ${value} into the collection address`, async () => {
+      await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(7).privateKey, token: token(), to: collection(), value })
+    })
+  )
+  const livePull = step("live: pay with an authorization on the real network", async () => {
+    const { paymentId } = await confirmedPull(liveMerchant, true)
+    // Not vacuous: the live payment succeeds and its receipt is posted in the live ledger.
+    await eventually(() => query<{ readonly mode: string }>(`SELECT t.mode FROM chain_receipts r
+      JOIN ledger_transactions t ON t.source = 'receipt' AND t.source_id = r.id WHERE r.payment_id = '${paymentId}'`), (rows) => rows.length > 0, 60_000)
+      .then((rows) => expect(rows.map((r) => r.mode)).toEqual(["live"]))
+  })
+  const liveUnmatched = fc.bigInt({ min: 1n, max: 5_000n }).chain((value) =>
+    step(`live: an unmatched transfer of ${value} into the live collection address`, async () => {
+      const live = liveWorld()
+      await sendTokenTransfer({ rpcUrl: live.chain.node.rpcUrl, privateKey: anvilAccount(7).privateKey, token: live.chain.contracts.usdc, to: live.chain.collectionAddress, value })
+    })
+  )
+  const crash = step("the worker crashes mid-flight and starts again", async () => {
+    // Work under way when the jobs are interrupted: a push payment arriving and a refund asked for.
+    const paymentId = await payment(holding)
+    const address = await depositAddress(paymentId)
+    await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: amount })
+    paid.push({ id: paymentId, refundable: true, deposit: address })
+    const target = paid.find((p) => p.refundable && p.id !== paymentId)
+    if (target !== undefined) {
+      paid.splice(paid.indexOf(target), 1)
+      expect([201, 409]).toContain((await api("POST", "/v1/refunds", { paymentId: target.id })).status)
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)))
+    await stop()
+    await start()
+  })
+
   const commands = [
-    fc.boolean().chain((refundable) =>
-      step(`pay with an authorization (${refundable ? "holding" : "settling"})`, async () => {
-        const { paymentId } = await confirmedPull(merchantOf(refundable))
-        paid.push({ id: paymentId, refundable, deposit: null })
-      })
-    ),
+    pull,
+    unmatched,
     fc.boolean().chain((refundable) =>
       step(`pay into a deposit address (${refundable ? "holding" : "settling"})`, async () => {
         const paymentId = await payment(merchantOf(refundable))
@@ -272,11 +337,6 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
         }
       })
     ),
-    fc.bigInt({ min: 1n, max: 5_000n }).chain((value) =>
-      step(`an unmatched transfer of ${value} into the collection address`, async () => {
-        await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(7).privateKey, token: token(), to: collection(), value })
-      })
-    ),
     step("a token nobody accepts reaches a deposit address, and the operator sweeps it", async () => {
       const address = await depositAddress(await payment(holding))
       await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(4).privateKey, token: other, to: address, value: 5_000n })
@@ -308,21 +368,7 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
       if (receipt === undefined) return
       expect((await api("POST", `/v1/receipts/${receipt.id}/refund`)).status).toBe(200)
     }),
-    step("the worker crashes mid-flight and starts again", async () => {
-      // Work under way when the jobs are interrupted: a push payment arriving and a refund asked for.
-      const paymentId = await payment(holding)
-      const address = await depositAddress(paymentId)
-      await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: amount })
-      paid.push({ id: paymentId, refundable: true, deposit: address })
-      const target = paid.find((p) => p.refundable && p.id !== paymentId)
-      if (target !== undefined) {
-        paid.splice(paid.indexOf(target), 1)
-        expect([201, 409]).toContain((await api("POST", "/v1/refunds", { paymentId: target.id })).status)
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)))
-      await stop()
-      await start()
-    })
+    crash
   ]
 
   it("model: the ledger balances, equals the chain, and credits every unit once, whatever happens", async () => {
@@ -330,6 +376,18 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 6 }), (cmds) =>
         fc.asyncModelRun(() => ({ model: {}, real: { run: async () => {} } }), cmds)),
       { numRuns: 3, endOnFailure: true }
+    )
+  }, 600_000)
+
+  it("modes: sandbox and live payments side by side never share an account, and each chain equals its mode's ledger", async () => {
+    await fc.assert(
+      // Every run pays and transfers on the live chain at least once, among random others, in a random order.
+      fc.asyncProperty(
+        fc.tuple(livePull, liveUnmatched, fc.array(fc.oneof(pull, unmatched, livePull, liveUnmatched, crash), { minLength: 1, maxLength: 3 }))
+          .chain(([paying, transfer, rest]) => fc.shuffledSubarray([paying, transfer, ...rest], { minLength: rest.length + 2 })),
+        (cmds) => fc.asyncModelRun(() => ({ model: {}, real: { run: async () => {} } }), cmds)
+      ),
+      { numRuns: 2, endOnFailure: true }
     )
   }, 600_000)
 
