@@ -17,7 +17,7 @@ import { confirmDialog, busy, field, input } from "./forms.js"
 import { sendBackButton } from "./receipts.js"
 import { alertBox, announce, details, messageOf, statusBadge, table, time } from "./ui.js"
 
-/** @typedef {{ id: string, payment_id: string, status: string, fiat_amount: string, token_base_units: string, token_asset: string, network: string, tx_hash: string, created_at: string }} RefundRow */
+/** @typedef {{ id: string, payment_id: string, status: string, fiat_amount: string, token_base_units: string, token_asset: string, network: string, tx_hash: string | null, created_at: string }} RefundRow */
 
 /** ISO 8601 in UTC without milliseconds, as the export's period takes it. @param {number} ms */
 const isoSeconds = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
@@ -171,7 +171,7 @@ export function refundPanel(context, state) {
         of(minorUnits(row.fiat_amount, decimals) ?? 0n),
         tokenAmount(config, row.token_asset, row.token_base_units),
         statusBadge(row.status),
-        row.tx_hash === "" ? "—" : transactionLink(config, row.network, row.tx_hash)
+        typeof row.tx_hash === "string" && row.tx_hash !== "" ? transactionLink(config, row.network, row.tx_hash) : "—"
       ])),
     left > 0n ? form : h("p", { class: "muted" }, "The payment is refunded in full."))
 }
