@@ -118,13 +118,13 @@ for (const database of testDatabases) {
       const second = await suite.open()
       await suite.signIn(second.page, world.partnerKey, `/dashboard/payments/${paid.paymentId}`)
       await view(second.page, "payment")
-      expect(await second.page.getByRole("button", { name: "Refund" }).count()).toBe(1)
+      expect(await second.page.getByRole("button", { name: "Refund…" }).count()).toBe(1)
 
-      await page.getByRole("button", { name: "Refund" }).click()
+      await page.getByRole("button", { name: "Refund…" }).click()
       const dialog = page.getByRole("dialog")
-      expect(await dialog.innerText()).toMatch(/Refund \$12\.50\?[\s\S]*12\.50 TUSDC[\s\S]*0x7099/)
+      expect(await dialog.innerText()).toMatch(/Refund \$12\.50\?[\s\S]*All that is left of the payment[\s\S]*0x7099/)
       await shoot(page, "dashboard-refund-confirm")
-      await dialog.getByRole("button", { name: "Refund in full" }).click()
+      await dialog.getByRole("button", { name: "Refund $12.50" }).click()
       // The worker sends it on chain; the page follows it without a reload.
       await expect.poll(() => mainText(page), { timeout: chainTimeoutMs }).toMatch(/Refund\s+Refunded/)
       const record = await partner.call("GET", `/v1/payments/${paid.paymentId}`)
@@ -136,16 +136,14 @@ for (const database of testDatabases) {
         `${explorerUrl}/tx/${record.transaction.hash}`,
         `${explorerUrl}/tx/${record.refund.txHash}`
       ])
-      expect(await page.getByRole("button", { name: "Refund" }).count()).toBe(0)
+      expect(await page.getByRole("button", { name: "Refund…" }).count()).toBe(0)
       await shoot(page, "dashboard-payment-refunded")
 
       // A second refund from the other tab is the API's 409, explained on the page in one sentence.
-      await second.page.getByRole("button", { name: "Refund" }).click()
-      await second.page.getByRole("dialog").getByRole("button", { name: "Refund in full" }).click()
-      const refused = second.page.locator("#payment-problem").getByRole("alert")
-      await expect.poll(() => refused.innerText()).toBe(
-        "This payment has already been refunded, perhaps from another tab or through the API. Reload the page to see that refund."
-      )
+      await second.page.getByRole("button", { name: "Refund…" }).click()
+      await second.page.getByRole("dialog").getByRole("button", { name: "Refund $12.50" }).click()
+      const refused = second.page.locator("#refund-problem").getByRole("alert")
+      await expect.poll(() => refused.innerText()).toMatch(/^Not refunded: .* Reload the page to see the other refunds\.$/)
       await shoot(second.page, "dashboard-refund-refused")
       expect((await partner.call("GET", `/v1/payments/${paid.paymentId}`)).refund.status).toBe("completed")
       await expectClean(second, [409])

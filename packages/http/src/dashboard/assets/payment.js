@@ -3,19 +3,19 @@
  * A payment's page: what was asked and paid (fiat and token), by whom, its timeline (created →
  * processing → outcome → settled, and a refund), its transactions with block explorer links, the
  * webhook deliveries of its events, and the actions that apply: cancel while it waits for the
- * buyer, a full refund (confirmed first) once it succeeded. While the payment or its refund is
+ * buyer, once it succeeded its refunds (whole or in parts, see refunds.js). While the payment or its refund is
  * under way the page follows it (the status operation, then the record) and announces changes.
  *
  * @module
  */
 import { h, showView } from "./dom.js"
 import { formatAmount } from "./format.js"
-import { GatewayError } from "./gateway.js"
 import { addressOf, tokenAmount, transactionLink } from "./chain.js"
 import { deliveryTable } from "./deliveries.js"
 import { paymentReceipts, receiptsKey, receiptsTable } from "./receipts.js"
 import { paymentEvents, timeline } from "./timeline.js"
 import { actionButton } from "./forms.js"
+import { paymentRefunds, refundPanel } from "./refunds.js"
 import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
@@ -68,11 +68,12 @@ export async function showPayment(context, paymentId) {
     back: ["/dashboard/payments", "Back to payments"]
   })
   if (payment === undefined) return
-  const [merchant, events, { deliveries, endpointUrls }, receipts] = await Promise.all([
+  const [merchant, events, { deliveries, endpointUrls }, receipts, refunds] = await Promise.all([
     api.get(`/v1/merchants/${encodeURIComponent(payment.merchantId)}`).catch(() => null),
     paymentEvents(api, paymentId),
     deliveriesOf(api, paymentId),
-    paymentReceipts(api, paymentId)
+    paymentReceipts(api, paymentId),
+    payment.status === "succeeded" ? paymentRefunds(payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
   ])
   if (!context.isCurrent()) return
 
@@ -99,31 +100,6 @@ export async function showPayment(context, paymentId) {
   const settles = merchant === null || paidAsset === null ||
     (merchant.settlements?.crypto ?? []).some((/** @type {{ asset: string }} */ s) => s.asset.toLowerCase() === paidAsset)
   const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
-  const refund = actionButton({
-    label: "Refund",
-    // Not the page's main action: an outlined button; the confirmation is the red one.
-    className: "secondary danger-outline",
-    problem,
-    confirm: {
-      title: `Refund ${formatAmount(payment.amount)}?`,
-      text: `${paidWith === null ? "The full payment" : `The full payment, ${paidWith},`} is sent back on chain to the buyer's account${buyer === null ? "" : ` ${buyer}`}. This cannot be undone.`,
-      confirm: "Refund in full",
-      danger: true
-    },
-    action: async () => {
-      await api.post("/v1/refunds", { paymentId })
-      announce("Refund requested. It is sent on chain in a moment.")
-      refresh()
-    },
-    // 409: already refunded (another tab, the API) is said plainly; otherwise the service's sentence says why.
-    describe: (error) => {
-      if (!(error instanceof GatewayError) || error.status !== 409) return messageOf(error)
-      return error.code === "already_refunded"
-        ? "This payment has already been refunded, perhaps from another tab or through the API. Reload the page to see that refund."
-        : `This payment cannot be refunded: ${error.message}`
-    }
-  })
-
   const chainId = payment.transaction?.chainId ?? (payment.option === null ? null : payment.option.asset.split("/")[0])
   /** @param {string | null | undefined} hash @param {string | null} [explorerUrl] */
   const tx = (hash, explorerUrl) => (typeof hash === "string" && chainId !== null ? transactionLink(config, chainId, hash, explorerUrl) : null)
@@ -141,8 +117,7 @@ export async function showPayment(context, paymentId) {
       payment.refund === null ? null : h("span", { class: `status status-${payment.refund.status}` }, refundText(payment.refund))),
     problem,
     h("div", { class: "actions-row" },
-      payment.status === "requires_action" ? cancel : null,
-      payment.status === "succeeded" && payment.refund === null ? refund : null),
+      payment.status === "requires_action" ? cancel : null),
     h("div", { class: "columns" },
       section("Summary", details([
         ["Amount", formatAmount(payment.amount)],
@@ -161,6 +136,9 @@ export async function showPayment(context, paymentId) {
         payment.status === "succeeded" ? ["Refund", refundText(payment.refund)] : null
       ])),
       section("Timeline", timeline(payment, events, settles))),
+    payment.status !== "succeeded" ? null : section("Refunds", typeof refunds === "string"
+      ? alertBox(refunds)
+      : refundPanel(context, { payment, rows: refunds, receipts, buyer, refresh })),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
     receipts.length === 0 ? null : section("Transfers received", receiptsTable(context, receipts, problem, refresh)),
     section("Webhook deliveries", endpointUrls.size === 0
@@ -201,7 +179,8 @@ async function follow(context, payment, receipts) {
         else continue
       } else {
         const [next, nextReceipts] = await Promise.all([context.api.get(`/v1/payments/${id}`), paymentReceipts(context.api, payment.paymentId)])
-        const same = next.stateVersion === payment.stateVersion && next.refund?.status === payment.refund?.status &&
+        const same = next.stateVersion === payment.stateVersion && next.refund?.refundId === payment.refund?.refundId &&
+          next.refund?.status === payment.refund?.status &&
           next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts)
         if (same) continue
         if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)

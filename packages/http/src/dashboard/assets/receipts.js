@@ -63,10 +63,9 @@ export const receiptsKey = (receipts) => receipts.map((r) => `${r.receiptId}:${r
  * @param {() => void} refresh
  */
 export function receiptsTable(context, receipts, problem, refresh) {
-  const { api, config } = context
+  const { config } = context
   const rows = receipts.map((receipt) => {
     const refundable = receipt.refund === null && /^[1-9][0-9]*$/.test(receipt.refundableValue)
-    const back = tokenAmount(config, receipt.asset, receipt.refundableValue)
     return [
       h("span", { class: "stack" }, h("span", { class: "strong" }, tokenAmount(config, receipt.asset, receipt.value)), time(receipt.blockTime)),
       outcomeText(config, receipt),
@@ -76,24 +75,39 @@ export function receiptsTable(context, receipts, problem, refresh) {
         ? h("span", { class: "stack" }, h("span", {}, "Sent back: ", statusBadge(receipt.refund.status)),
           receipt.refund.txHash === null ? null : transactionLink(config, receipt.chainId, receipt.refund.txHash))
         : refundable
-        ? actionButton({
-          label: "Send back",
-          ariaLabel: `Send back ${back} to ${addressOf(receipt.from)}`,
-          problem,
-          confirm: {
-            title: `Send back ${back}?`,
-            text: `It goes back on chain to ${addressOf(receipt.from)}, the account it came from. This cannot be undone.`,
-            confirm: "Send back",
-            danger: true
-          },
-          action: async () => {
-            await api.post(`/v1/receipts/${encodeURIComponent(receipt.receiptId)}/refund`)
-            announce("Sending it back. It is sent on chain in a moment.")
-            refresh()
-          }
-        })
+        ? sendBackButton(context, receipt, problem, refresh, "Send back")
         : "—"
     ]
   })
   return table("Transfers received for this payment", ["Received", "Outcome", "From", "Transaction", "Sent back"], rows)
+}
+
+/**
+ * A button sending back what the payment did not keep of `receipt` (an overpayment's excess, an
+ * underpaid or late transfer) to its sender, after a confirmation.
+ *
+ * @param {{ api: import("./api.js").Api, config: import("./dashboard.js").DashboardConfig }} context
+ * @param {Receipt} receipt
+ * @param {HTMLElement} problem
+ * @param {() => void} refresh
+ * @param {string} label
+ */
+export function sendBackButton(context, receipt, problem, refresh, label) {
+  const back = tokenAmount(context.config, receipt.asset, receipt.refundableValue)
+  return actionButton({
+    label,
+    ariaLabel: `${label} ${back} to ${addressOf(receipt.from)}`,
+    problem,
+    confirm: {
+      title: `Send back ${back}?`,
+      text: `It goes back on chain to ${addressOf(receipt.from)}, the account it came from. This cannot be undone.`,
+      confirm: "Send back",
+      danger: true
+    },
+    action: async () => {
+      await context.api.post(`/v1/receipts/${encodeURIComponent(receipt.receiptId)}/refund`)
+      announce("Sending it back. It is sent on chain in a moment.")
+      refresh()
+    }
+  })
 }

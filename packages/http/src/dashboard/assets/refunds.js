@@ -1,0 +1,188 @@
+// @ts-check
+/**
+ * A succeeded payment's refunds on its page: what was paid, already refunded and left, each refund
+ * transfer, and a form to give back all that is left (the default) or part of it, checked in the
+ * page before the service decides (`POST /v1/refunds`). There is no route listing a payment's
+ * refunds, so they are read from the refunds export (one row per transfer, its amount the
+ * transfer's share of the payment's, rounded to the minor unit). An overpayment's excess is offered
+ * on its own: that is its receipt's refund, not the payment's.
+ *
+ * @module
+ */
+import { h } from "./dom.js"
+import { formatAmount, toDecimal } from "./format.js"
+import { GatewayError } from "./gateway.js"
+import { tokenAmount, transactionLink } from "./chain.js"
+import { confirmDialog, busy, field, input } from "./forms.js"
+import { sendBackButton } from "./receipts.js"
+import { alertBox, announce, details, messageOf, statusBadge, table, time } from "./ui.js"
+
+/** @typedef {{ id: string, payment_id: string, status: string, fiat_amount: string, token_base_units: string, token_asset: string, network: string, tx_hash: string | null, created_at: string }} RefundRow */
+
+/** ISO 8601 in UTC without milliseconds, as the export's period takes it. @param {number} ms */
+const isoSeconds = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/**
+ * The payment's refund transfers, oldest first, from the refunds export of its merchant since the
+ * payment was created.
+ *
+ * @param {any} payment
+ * @returns {Promise<ReadonlyArray<RefundRow>>}
+ */
+export async function paymentRefunds(payment) {
+  const query = new URLSearchParams({
+    format: "jsonl",
+    from: isoSeconds(payment.createdAt * 1000),
+    to: isoSeconds(Date.now() + 86_400_000),
+    merchantId: payment.merchantId
+  })
+  const response = await fetch(`/v1/exports/refunds?${query}`, { credentials: "same-origin" })
+  if (!response.ok) throw new Error("The refunds of this payment could not be read. Reload the page to try again.")
+  return (await response.text()).split("\n").filter((line) => line.trim() !== "")
+    .map((line) => /** @type {RefundRow} */ (JSON.parse(line)))
+    .filter((row) => row.payment_id === payment.paymentId)
+}
+
+/**
+ * A decimal in major units ("12.50") as minor units, or null when it is not one with at most
+ * `decimals` decimals.
+ *
+ * @param {string} text
+ * @param {number} decimals
+ * @returns {bigint | null}
+ */
+export function minorUnits(text, decimals) {
+  const match = /^([0-9]{1,18})(?:[.,]([0-9]*))?$/.exec(text.trim())
+  if (match === null) return null
+  const fraction = match[2] ?? ""
+  if (fraction.length > decimals) return null
+  return BigInt(`${match[1]}${fraction.padEnd(decimals, "0")}`)
+}
+
+/**
+ * Why `text` cannot be refunded, or the amount in minor units.
+ *
+ * @param {string} text
+ * @param {any} payment
+ * @param {bigint} left
+ * @returns {{ value: bigint } | { problem: string }}
+ */
+export function checkAmount(text, payment, left) {
+  const { decimals } = payment.amount.display
+  const of = (/** @type {bigint} */ value) => formatAmount({ ...payment.amount, value: value.toString() })
+  const value = minorUnits(text, decimals)
+  if (value === null) {
+    return { problem: decimals === 0 ? "Enter a whole amount, like 500." : `Enter an amount with at most ${decimals} decimals, like ${toDecimal("500", decimals)}.` }
+  }
+  if (value <= 0n) return { problem: "Enter an amount more than zero." }
+  if (value > left) return { problem: `At most ${of(left)} is left to refund.` }
+  return { value }
+}
+
+/**
+ * The refunds section of a succeeded payment.
+ *
+ * @param {{ api: import("./api.js").Api, config: any }} context
+ * @param {{ payment: any, rows: ReadonlyArray<RefundRow>, receipts: ReadonlyArray<import("./receipts.js").Receipt>, buyer: string | null, refresh: () => void }} state
+ */
+export function refundPanel(context, state) {
+  const { api, config } = context
+  const { payment, rows, buyer, refresh } = state
+  const paid = BigInt(payment.amount.value)
+  const { decimals } = payment.amount.display
+  const refunded = rows.reduce((sum, row) => sum + (minorUnits(row.fiat_amount, decimals) ?? 0n), 0n)
+  const left = paid > refunded ? paid - refunded : 0n
+  const of = (/** @type {bigint} */ value) => formatAmount({ ...payment.amount, value: value.toString() })
+  const to = buyer === null ? "the buyer's account" : `the buyer's account ${buyer}`
+
+  const problem = h("div", { class: "form-problem", id: "refund-problem" })
+  const whole = h("input", { type: "radio", name: "refund-kind", id: "refund-whole", value: "whole", checked: true })
+  const part = h("input", { type: "radio", name: "refund-kind", id: "refund-part", value: "part" })
+  const currency = String(payment.amount.unit).replace(/^iso4217\//, "")
+  const amount = input("refund-amount", { inputmode: "decimal", autocomplete: "off", disabled: true })
+  const amountHint = `In ${currency}, at most ${of(left)}${decimals === 0 ? ", a whole number" : `, up to ${decimals} decimals`}.`
+  const choose = () => {
+    amount.disabled = !part.checked
+    if (part.checked) amount.focus()
+  }
+  whole.addEventListener("change", choose)
+  part.addEventListener("change", choose)
+  const submit = h("button", { type: "submit", class: "button secondary danger-outline" }, "Refund…")
+  const ask = async () => {
+    problem.replaceChildren()
+    amount.removeAttribute("aria-invalid")
+    const checked = part.checked ? checkAmount(amount.value, payment, left) : { value: left }
+    if ("problem" in checked) {
+      amount.setAttribute("aria-invalid", "true")
+      problem.replaceChildren(alertBox(checked.problem))
+      amount.focus()
+      return
+    }
+    const rest = !part.checked || checked.value === left
+    const ok = await confirmDialog({
+      title: `Refund ${of(checked.value)}?`,
+      text: `${rest ? "All that is left of the payment is" : "This part of the payment is"} sent back on chain to ${to}. This cannot be undone.`,
+      confirm: `Refund ${of(checked.value)}`,
+      danger: true
+    })
+    if (!ok) return
+    await busy(submit, async () => {
+      try {
+        // All that is left is asked without an amount: the service knows it exactly.
+        await api.post("/v1/refunds", part.checked ? { paymentId: payment.paymentId, amount: { unit: payment.amount.unit, value: checked.value.toString() } } : { paymentId: payment.paymentId })
+        announce("Refund requested. It is sent on chain in a moment.")
+        refresh()
+      } catch (error) {
+        problem.replaceChildren(alertBox(describe(error)))
+      }
+    })
+  }
+
+  const form = h("form", {
+    class: "form refund-form",
+    novalidate: true,
+    onsubmit: (/** @type {Event} */ event) => {
+      event.preventDefault()
+      void ask()
+    }
+  },
+  h("fieldset", { class: "fieldset refund-kind" },
+    h("legend", {}, "How much to refund"),
+    h("label", { class: "choice", for: whole.id }, whole, `All that is left, ${of(left)}`),
+    h("label", { class: "choice", for: part.id }, part, "Part of it")),
+  field(`Amount (${currency})`, amount, amountHint),
+  problem,
+  h("div", { class: "filter-actions" }, submit))
+
+  const excess = state.receipts.filter((r) => r.outcome === "overpaid" && r.refund === null && /^[1-9][0-9]*$/.test(r.refundableValue))
+  return h("div", { class: "refund-panel" },
+    details([
+      ["Paid", of(paid)],
+      ["Refunded", of(refunded)],
+      ["Left to refund", of(left)]
+    ]),
+    ...excess.map((receipt) => h("div", { class: "excess" },
+      h("p", {}, `The buyer paid ${tokenAmount(config, receipt.asset, receipt.refundableValue)} more than asked. You can send back just that excess, leaving the payment as it is.`),
+      sendBackButton(context, receipt, problem, refresh, "Refund the excess"))),
+    rows.length === 0
+      ? h("p", { class: "muted" }, "No refund yet.")
+      : table("Refunds of this payment", ["Requested", "Amount", "Sent back", "Status", "Transaction"], rows.map((row) => [
+        time(Math.floor(Date.parse(row.created_at) / 1000)),
+        of(minorUnits(row.fiat_amount, decimals) ?? 0n),
+        tokenAmount(config, row.token_asset, row.token_base_units),
+        statusBadge(row.status),
+        typeof row.tx_hash === "string" && row.tx_hash !== "" ? transactionLink(config, row.network, row.tx_hash) : "—"
+      ])),
+    left > 0n ? form : h("p", { class: "muted" }, "The payment is refunded in full."))
+}
+
+/**
+ * The service's refusal in one line; `already_refunded` carries how much is left.
+ *
+ * @param {unknown} error
+ */
+function describe(error) {
+  if (!(error instanceof GatewayError)) return messageOf(error)
+  if (error.code === "already_refunded") return `Not refunded: ${error.message} Reload the page to see the other refunds.`
+  return error.status === 409 ? `This payment cannot be refunded: ${error.message}` : messageOf(error)
+}
