@@ -70,6 +70,9 @@ for (const database of testDatabases) {
       await page.reload()
       await view(page, "payment")
       await expect.poll(() => refundsText(page), { timeout: chainTimeoutMs }).toMatch(/Refunded\s+\$8\.33\s+Left to refund\s+\$4\.17/)
+      // Refunded in part: the title and the timeline say so, not "Refunded".
+      expect(await page.locator(".title-row").innerText()).toContain("Partly refunded")
+      expect(await page.locator("ol.timeline").innerText()).toContain("Partly refunded")
       expect(await page.getByLabel("All that is left, $4.17").isChecked()).toBe(true)
       await page.getByRole("button", { name: "Refund…" }).click()
       expect(await page.getByRole("dialog").innerText()).toMatch(/Refund \$4\.17\?[\s\S]*All that is left of the payment/)
@@ -78,6 +81,7 @@ for (const database of testDatabases) {
         .toMatch(/Refunded\s+\$12\.50\s+Left to refund\s+\$0\.00[\s\S]*The payment is refunded in full\./)
       await expect.poll(() => refundsText(page), { timeout: chainTimeoutMs }).not.toContain("Pending")
       expect(await page.getByRole("button", { name: "Refund…" }).count()).toBe(0)
+      await expect.poll(() => page.locator(".title-row").innerText(), { timeout: chainTimeoutMs }).not.toContain("Partly")
       await shoot(page, "dashboard-refund-full")
       await expect(partner.call("POST", "/v1/refunds", { paymentId: paid.paymentId })).rejects.toThrow(/409.*already_refunded/)
       await probe.close()

@@ -15,7 +15,7 @@ import { deliveryTable } from "./deliveries.js"
 import { paymentReceipts, receiptsKey, receiptsTable } from "./receipts.js"
 import { paymentEvents, timeline } from "./timeline.js"
 import { actionButton } from "./forms.js"
-import { paymentRefunds, refundPanel } from "./refunds.js"
+import { paymentRefunds, refundPanel, refundTotals } from "./refunds.js"
 import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
 
 /** @typedef {import("./dashboard.js").Context} Context */
@@ -48,9 +48,12 @@ async function deliveriesOf(api, paymentId) {
  * The refund's words, for the summary.
  *
  * @param {any} refund
+ * @param {boolean} [partly] some of the payment is left to refund
  */
-const refundText = (refund) =>
-  refund === null ? "None" : { pending: "Refund under way", completed: "Refunded", failed: "Refund failed" }[/** @type {string} */ (refund.status)] ?? refund.status
+const refundText = (refund, partly = false) =>
+  refund === null
+    ? "None"
+    : { pending: "Refund under way", completed: partly ? "Partly refunded" : "Refunded", failed: "Refund failed" }[/** @type {string} */ (refund.status)] ?? refund.status
 
 /**
  * @param {Context} context
@@ -109,12 +112,14 @@ export async function showPayment(context, paymentId) {
     payment.refund?.txHash == null ? null : /** @type {const} */ (["Refund", tx(payment.refund.txHash)])
   ]
 
+  // The latest refund's status alone would say "Refunded" after a part: say what is left.
+  const partly = typeof refunds !== "string" && payment.refund !== null && refundTotals(payment, refunds).left > 0n
   showView("payment", [
     h("p", { class: "crumbs" }, link("/dashboard/payments", {}, "← Payments")),
     h("div", { class: "title-row" },
       h("h1", {}, `${formatAmount(payment.amount)} · ${payment.referenceId}`),
       h("span", { id: "payment-status", "data-status": payment.status }, statusBadge(payment.status)),
-      payment.refund === null ? null : h("span", { class: `status status-${payment.refund.status}` }, refundText(payment.refund))),
+      payment.refund === null ? null : h("span", { class: `status status-${payment.refund.status}` }, refundText(payment.refund, partly))),
     problem,
     h("div", { class: "actions-row" },
       payment.status === "requires_action" ? cancel : null),
@@ -133,9 +138,9 @@ export async function showPayment(context, paymentId) {
             ? statusLabel(payment.settlement.status)
             : settles ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
           : null,
-        payment.status === "succeeded" ? ["Refund", refundText(payment.refund)] : null
+        payment.status === "succeeded" ? ["Refund", refundText(payment.refund, partly)] : null
       ])),
-      section("Timeline", timeline(payment, events, settles))),
+      section("Timeline", timeline(payment, events, settles, partly))),
     payment.status !== "succeeded" ? null : section("Refunds", typeof refunds === "string"
       ? alertBox(refunds)
       : refundPanel(context, { payment, rows: refunds, receipts, buyer, refresh })),

@@ -88,10 +88,8 @@ export function checkAmount(text, payment, left) {
 export function refundPanel(context, state) {
   const { api, config } = context
   const { payment, rows, buyer, refresh } = state
-  const paid = BigInt(payment.amount.value)
+  const { paid, refunded, left } = refundTotals(payment, rows)
   const { decimals } = payment.amount.display
-  const refunded = rows.reduce((sum, row) => sum + (minorUnits(row.fiat_amount, decimals) ?? 0n), 0n)
-  const left = paid > refunded ? paid - refunded : 0n
   const of = (/** @type {bigint} */ value) => formatAmount({ ...payment.amount, value: value.toString() })
   const to = buyer === null ? "the buyer's account" : `the buyer's account ${buyer}`
 
@@ -174,6 +172,18 @@ export function refundPanel(context, state) {
         typeof row.tx_hash === "string" && row.tx_hash !== "" ? transactionLink(config, row.network, row.tx_hash) : "—"
       ])),
     left > 0n ? form : h("p", { class: "muted" }, "The payment is refunded in full."))
+}
+
+/**
+ * What was paid, what its refunds gave back so far and what is left, in the payment's minor units.
+ *
+ * @param {any} payment
+ * @param {ReadonlyArray<RefundRow>} rows
+ */
+export function refundTotals(payment, rows) {
+  const paid = BigInt(payment.amount.value)
+  const refunded = rows.reduce((sum, row) => sum + (minorUnits(row.fiat_amount, payment.amount.display.decimals) ?? 0n), 0n)
+  return { paid, refunded, left: paid > refunded ? paid - refunded : 0n }
 }
 
 /**

@@ -38,9 +38,10 @@ export async function paymentEvents(api, paymentId) {
  * @param {any} payment the payment record
  * @param {ReadonlyArray<PaymentEvent>} events
  * @param {boolean} settles whether the merchant has a settlement destination for what was paid
+ * @param {boolean} [partlyRefunded] some of the payment is left to refund after its refunds
  *   (without one the funds stay at the collection address: no Settled step)
  */
-export function timeline(payment, events, settles) {
+export function timeline(payment, events, settles, partlyRefunded = false) {
   /** @param {string} type */
   const at = (type) => events.find((e) => e.type === type)?.createdAt ?? null
   const status = /** @type {string} */ (payment.status)
@@ -82,7 +83,7 @@ export function timeline(payment, events, settles) {
   if (payment.refund !== null) {
     const refund = payment.refund
     steps.push({
-      label: refund.status === "completed" ? "Refunded" : refund.status === "failed" ? "Refund failed" : "Refund under way",
+      label: refund.status === "completed" ? (partlyRefunded ? "Partly refunded" : "Refunded") : refund.status === "failed" ? "Refund failed" : "Refund under way",
       state: refund.status === "completed" ? "done" : refund.status === "failed" ? "failed" : "current",
       when: null
     })
