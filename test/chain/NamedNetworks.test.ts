@@ -200,7 +200,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
       /^PAYGATE_EXECUTOR_KEY_FILE: .* cannot be read\.$/
     )
     expect(await startError({ ...environment(), PAYGATE_RPC_BASE: "wss://node.example/v2/provider-api-key-456" })).toBe(
-      "PAYGATE_RPC_BASE is not an http(s) URL."
+      "PAYGATE_RPC_BASE is not an http(s) URL (or several, comma-separated)."
     )
     expect(await startError({ ...environment(), PAYGATE_COLLECTION_ADDRESS: "0x1234" })).toMatch(/^PAYGATE_COLLECTION_ADDRESS is not an address: it /)
     expect(await startError({ ...environment(), PAYGATE_COLLECTION_ADDRESS: "" })).toBe(

@@ -40,7 +40,8 @@ for (const database of testDatabases) {
       await shoot(page, "dashboard-export")
 
       const csv = await downloaded(page)
-      expect(csv.name).toMatch(/^payments-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/)
+      // The service names the file: records, mode and period.
+      expect(csv.name).toMatch(/^payments-sandbox-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/)
       const [header, ...rows] = csv.text.trimEnd().split("\n")
       expect(header).toContain("payment_id")
       // Only the filtered merchant's two payments; hostile references escaped, a formula defused.

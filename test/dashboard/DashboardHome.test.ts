@@ -228,7 +228,7 @@ for (const database of testDatabases) {
 
       await page.goto(`${world.baseUrl}/dashboard/payments/${firstSucceeded}`)
       await view(page, "payment")
-      const refund = page.getByRole("button", { name: "Refund", exact: true })
+      const refund = page.getByRole("button", { name: "Refund…", exact: true })
       const classes = (await refund.getAttribute("class"))!.split(" ")
       expect(classes).toContain("secondary")
       expect(classes).not.toContain("danger")
@@ -243,7 +243,7 @@ for (const database of testDatabases) {
       await refund.click()
       const dialog = page.getByRole("dialog")
       expect(await dialog.innerText()).toContain("This cannot be undone")
-      const confirm = dialog.getByRole("button", { name: "Refund in full" })
+      const confirm = dialog.getByRole("button", { name: /^Refund \$/ })
       expect(await confirm.getAttribute("class")).toContain("danger")
       await dialog.getByRole("button", { name: "Keep it" }).click()
       expect(await dialog.isVisible()).toBe(false)

@@ -71,7 +71,7 @@ for (const database of testDatabases) {
       await view(page, "payment")
       await expect.poll(() => refundsText(page), { timeout: chainTimeoutMs }).toMatch(/Refunded\s+\$8\.33\s+Left to refund\s+\$4\.17/)
       // Refunded in part: the title and the timeline say so, not "Refunded".
-      expect(await page.locator(".title-row").innerText()).toContain("Partly refunded")
+      await expect.poll(() => page.locator(".title-row").innerText(), { timeout: chainTimeoutMs }).toContain("Partly refunded")
       expect(await page.locator("ol.timeline").innerText()).toContain("Partly refunded")
       expect(await page.getByLabel("All that is left, $4.17").isChecked()).toBe(true)
       await page.getByRole("button", { name: "Refund…" }).click()

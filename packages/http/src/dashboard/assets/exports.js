@@ -24,7 +24,8 @@ export function exportPanel(filters) {
   const format = select("export-format", [["csv", "CSV (spreadsheets)"], ["jsonl", "JSON lines"]], "csv")
   const from = input("export-from", { type: "date", value: filters.from === "" ? day(monthStart) : filters.from, required: true })
   const to = input("export-to", { type: "date", value: filters.to === "" ? day(today) : filters.to, required: true })
-  const download = h("a", { class: "button secondary small", id: "export-download" }, "Download")
+  // The service names the file (Content-Disposition): records, mode and period.
+  const download = h("a", { class: "button secondary small", id: "export-download", download: true }, "Download")
   const note = h("p", { class: "muted" })
   const update = () => {
     const ok = from.value !== "" && to.value !== "" && from.value <= to.value
@@ -34,7 +35,6 @@ export function exportPanel(filters) {
     if (filters.merchantId !== "") query.set("merchantId", filters.merchantId)
     download.setAttribute("href", ok ? `/v1/exports/${dataset.value}?${query}` : "#")
     download.setAttribute("aria-disabled", String(!ok))
-    download.setAttribute("download", `${dataset.value}-${from.value}-to-${to.value}.${format.value === "csv" ? "csv" : "jsonl"}`)
     note.textContent = ok
       ? `Every ${dataset.value.slice(0, -1)} created from ${from.value} to ${to.value} (UTC, both days included)${
         filters.merchantId === "" ? "" : ", of the merchant the list shows"
