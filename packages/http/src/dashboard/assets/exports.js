@@ -21,7 +21,7 @@ export function exportPanel(filters) {
   const today = new Date()
   const monthStart = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))
   const dataset = select("export-dataset", [["payments", "Payments"], ["settlements", "Settlements"], ["refunds", "Refunds"]], "payments")
-  const format = select("export-format", [["csv", "CSV (spreadsheets)"], ["jsonl", "JSON lines"]], "csv")
+  const format = select("export-format", [["csv", "CSV"], ["jsonl", "JSON lines"]], "csv")
   const from = input("export-from", { type: "date", value: filters.from === "" ? day(monthStart) : filters.from, required: true })
   const to = input("export-to", { type: "date", value: filters.to === "" ? day(today) : filters.to, required: true })
   // The service names the file (Content-Disposition): records, mode and period.
