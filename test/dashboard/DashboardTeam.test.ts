@@ -49,8 +49,8 @@ for (const database of testDatabases) {
 
       await viewer.page.goto(`${world.baseUrl}/dashboard/payments/${paid.paymentId}`)
       await view(viewer.page, "payment")
-      await viewer.page.getByRole("button", { name: "Refund" }).click()
-      await viewer.page.getByRole("dialog").getByRole("button", { name: "Refund in full" }).click()
+      await viewer.page.getByRole("button", { name: "Refund…" }).click()
+      await viewer.page.getByRole("dialog").getByRole("button", { name: /^Refund \$/ }).click()
       await expect.poll(() => mainText(viewer.page), { timeout: chainTimeoutMs }).toContain("Your role (viewer) does not allow this; ask an owner of the team.")
       await shoot(viewer.page, "dashboard-team-refund-refused")
       expect((await partner.call("GET", `/v1/payments/${paid.paymentId}`)).refund).toBeNull()

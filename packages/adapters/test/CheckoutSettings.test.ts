@@ -12,12 +12,14 @@ describe("CheckoutSettings", () => {
     expect(await settingsFrom({})).toEqual({
       checkoutUrl: "http://localhost:3000/checkout",
       dataCollectionUrl: "http://localhost:3000/collect",
+      linkUrl: "http://localhost:3000/l",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
     expect(await settingsFrom({ PORT: "8080" })).toMatchObject({ dataCollectionUrl: "http://localhost:8080/collect" })
     expect(await settingsFrom({ PUBLIC_URL: "https://pay.example/" })).toEqual({
       checkoutUrl: "https://pay.example/checkout",
       dataCollectionUrl: "https://pay.example/collect",
+      linkUrl: "https://pay.example/l",
       x402Url: "https://pay.example/v1/x402/payments"
     })
   })
@@ -26,6 +28,7 @@ describe("CheckoutSettings", () => {
     expect(await settingsFrom({ CHECKOUT_URL: "https://portal.example/pay/", DATA_COLLECTION_URL: "https://kyc.example/form/" })).toEqual({
       checkoutUrl: "https://portal.example/pay",
       dataCollectionUrl: "https://kyc.example/form",
+      linkUrl: "http://localhost:3000/l",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
   })
