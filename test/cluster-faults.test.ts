@@ -123,6 +123,8 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")(
         // A killed worker's payments and payouts are taken over after this lease (default 120 s).
         EXECUTOR_LEASE_MS: "15000",
         PAYOUT_LEASE_MS: "15000",
+        // The chain's scan too (default 60 s): the ledger's receipts wait for it when the killed worker held it.
+        WATCHER_LEASE_MS: "5000",
         EXECUTOR_PENDING_RECHECK_MS: "200",
         EXECUTOR_UNKNOWN_RECHECK_MS: "500",
         EXECUTOR_DROPPED_RESEND_MS: "2000",
