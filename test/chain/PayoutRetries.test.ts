@@ -250,6 +250,29 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
     expect(events.filter((e) => e.type === "payment.settled")).toHaveLength(1)
   })
 
+  it("a refund in part of a payment whose settlement failed: the buyer gets the part and the merchant the rest, once each", async () => {
+    const amount = await tooMuch()
+    const payer = freshAccount()
+    const paymentId = await paidInDatabase(settling, payer, amount)
+    await eventually(() => record(paymentId), (r) => r.settlement?.status === "failed")
+    await topUpCollection()
+    const [destinationBefore, collectionBefore] = [await world().balanceOf(destination), await world().balanceOf(collection())]
+    // 5.00 of the 12.50 paid: its share of the tokens, rounded down; the settlement takes exactly the rest.
+    const refunded = await api("POST", "/v1/refunds", { paymentId, amount: { unit: "iso4217/USD", value: "500" } })
+    expect(refunded.status).toBe(201)
+    const part = (amount * 500n) / 1250n
+    const done = await eventually(() => record(paymentId), (r) => r.refund?.status === "completed" && r.settlement?.status === "completed")
+    expect(done.settlement.txHash).toMatch(hash)
+    expect(await world().balanceOf(payer)).toBe(part)
+    expect(await world().balanceOf(destination)).toBe(destinationBefore + amount - part)
+    expect(await world().balanceOf(collection())).toBe(collectionBefore - amount)
+    // Nothing is left to pay, retry or refund.
+    expectCode(await api("POST", `/v1/payments/${paymentId}/settlement/retry`), "invalid_state")
+    expectCode(await api("POST", "/v1/refunds", { paymentId }), "invalid_state")
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(await world().balanceOf(destination)).toBe(destinationBefore + amount - part)
+  })
+
   it("another tenant cannot retry a payment's refund: 404, as for a missing payment", async () => {
     const paymentId = await failedRefund(freshAccount(), await tooMuch())
     const other = await server.partner()

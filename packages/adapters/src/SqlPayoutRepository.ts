@@ -7,7 +7,18 @@
  *
  * @module
  */
-import { type GasPaid, type Mode, paidOutPostings, type PaymentId, type Payout, type PayoutEffects, type PayoutKey, PayoutRepository, traced } from "@paygate/domain"
+import {
+  type GasPaid,
+  type Mode,
+  paidOutPostings,
+  type PaymentId,
+  type Payout,
+  type PayoutEffects,
+  type PayoutKey,
+  PayoutRepository,
+  type PriorRefunds,
+  traced
+} from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { recordGas } from "./internal/GasWrites.ts"
@@ -15,6 +26,7 @@ import { post } from "./internal/LedgerWrites.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import { priorRefunds } from "./internal/RefundRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 /** The unique index keeping a payment's funds with one live payout. */
@@ -65,16 +77,15 @@ export const make = Effect.gen(function*() {
       spans.undecided
     )
 
-  const decide = (paymentId: PaymentId, settlement: Payout | null) =>
+  const decide = (paymentId: PaymentId, plan: (prior: PriorRefunds) => Payout | null) =>
     Effect.gen(function*() {
       const open = yield* sql`SELECT id FROM payments
         WHERE id = ${paymentId} AND status = 'succeeded' AND NOT settlement_decided FOR UPDATE`
       if (open.length === 0) return false
       yield* sql`UPDATE payments SET settlement_decided = true WHERE id = ${paymentId}`
+      // Planned against the refunds so far, the payment locked: a refund waits for this decision or came before it.
+      const settlement = plan(yield* priorRefunds(sql, paymentId))
       if (settlement === null) return false
-      // A refund requested first holds the payment's funds.
-      const taken = yield* sql`SELECT 1 AS taken FROM payouts WHERE payment_id = ${paymentId}`
-      if (taken.length > 0) return false
       yield* insertPayout(sql, settlement)
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.decide)

@@ -7,6 +7,8 @@ import {
   type PayoutKey,
   PayoutRepository,
   PayoutWork,
+  planSettlement,
+  type PriorRefunds,
   Refund,
   RefundRepository,
   SignedTransfer
@@ -17,23 +19,35 @@ import { SqlClient } from "effect/sql"
 import * as SqlPayoutWork from "../src/SqlPayoutWork.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { eventFor } from "./support/Fixtures.ts"
-import { payoutOf, succeededPayment } from "./support/PayoutFixtures.ts"
+import { payoutOf, succeededPayment, usdc } from "./support/PayoutFixtures.ts"
 
-const refundOf = (payment: Payment) =>
+const refundOf = (payment: Payment, value = payment.commitment!.tokenAmount) =>
   Effect.gen(function*() {
     return new Refund({
       id: yield* (yield* IdGenerator).make("refund"),
       paymentId: payment.id,
       partnerId: payment.partnerId,
       currency: payment.currency,
-      amount: payment.value,
-      value: payment.commitment!.tokenAmount,
+      amount: value === payment.commitment!.tokenAmount ? payment.value : 1n,
+      value,
       status: "pending",
       txHash: null,
       createdAt: 1_700_000_300_000,
       updatedAt: 1_700_000_300_000
     })
   })
+
+// A refund of `value` (all of it by default) to the payer, as the refund's payout `leg`.
+const refund = (payment: Payment, value?: bigint, leg = 0) =>
+  Effect.gen(function*() {
+    const planned = yield* refundOf(payment, value)
+    const payout = new Payout({ ...payoutOf(payment, "refund", planned), value: planned.value, leg })
+    return yield* (yield* RefundRepository).insert(payment.id, () => Effect.succeed({ refund: planned, payouts: [payout] }))
+  })
+
+// The settlement of what the payment's refunds left, to the fixtures' destination.
+const settleRest = (payment: Payment) => (prior: PriorRefunds) =>
+  planSettlement({ paymentId: payment.id, asset: usdc, recipient: payoutOf(payment, "settlement").recipient, tokenAmount: payment.commitment!.tokenAmount }, prior, 1_700_000_200_000)
 
 const signed = (n: number) => new SignedTransfer({ txHash: `0x${n.toString(16).padStart(64, "0")}`, raw: `0x02f8${n}` })
 const next = (payout: Payout, patch: Partial<Payout>) =>
@@ -56,83 +70,97 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const mine = (list: ReadonlyArray<Payment>) => list.filter((p) => p.id === paid.id || p.id === other.id).map((p) => p.id)
       assert.deepStrictEqual(mine(yield* repo.undecided(1000)), [paid.id, other.id], "oldest first")
       const settlement = payoutOf(paid, "settlement")
-      assert.isTrue(yield* repo.decide(paid.id, settlement))
-      assert.isFalse(yield* repo.decide(paid.id, settlement), "decided already")
-      assert.isFalse(yield* repo.decide(other.id, null), "no destination")
+      assert.isTrue(yield* repo.decide(paid.id, () => settlement))
+      assert.isFalse(yield* repo.decide(paid.id, () => settlement), "decided already")
+      assert.isFalse(yield* repo.decide(other.id, () => null), "no destination")
       assert.deepStrictEqual(mine(yield* repo.undecided(1000)), [])
       assert.deepStrictEqual(yield* repo.find({ paymentId: paid.id, kind: "settlement" }), Option.some(settlement))
       assert.deepStrictEqual(yield* repo.listByPayment(other.id), [])
     }))
 
-  it.effect("a payment refunded before its decision is not settled", () =>
+  it.effect("a payment refunded in full before its decision is not settled; refunded in part, the rest is settled on the next leg", () =>
     Effect.gen(function*() {
       const repo = yield* PayoutRepository
-      const payment = yield* succeededPayment()
-      const refund = yield* refundOf(payment)
-      yield* (yield* RefundRepository).insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] }))
-      assert.isFalse(yield* repo.decide(payment.id, payoutOf(payment, "settlement")))
-      assert.deepStrictEqual((yield* repo.listByPayment(payment.id)).map((p) => p.kind), ["refund"])
+      const whole = yield* succeededPayment()
+      yield* refund(whole)
+      assert.isFalse(yield* repo.decide(whole.id, settleRest(whole)))
+      assert.deepStrictEqual((yield* repo.listByPayment(whole.id)).map((p) => p.kind), ["refund"])
+
+      const part = yield* succeededPayment()
+      yield* refund(part, 4_000_000n)
+      assert.isTrue(yield* repo.decide(part.id, settleRest(part)))
+      const settled = (yield* repo.listByPayment(part.id)).map((p) => [p.kind, p.leg, p.value])
+      assert.deepStrictEqual(settled, [["refund", 0, 4_000_000n], ["settlement", 1, 15_990_000n]])
     }))
 
-  it.effect("a refund withdraws an unsigned settlement, is refused once it is signed, and allowed after it failed", () =>
+  it.effect("a refund withdraws an unsigned or failed settlement and has the rest decided anew; it is refused once the settlement is signed", () =>
     Effect.gen(function*() {
       const repo = yield* PayoutRepository
       const refunds = yield* RefundRepository
-      const request = (payment: Payment) =>
-        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] })))
+      const undecided = (payment: Payment) => Effect.map(repo.undecided(1000), (all) => all.some((p) => p.id === payment.id))
 
       const unsigned = yield* succeededPayment()
-      yield* repo.decide(unsigned.id, payoutOf(unsigned, "settlement"))
-      yield* request(unsigned)
+      assert.isTrue(yield* repo.decide(unsigned.id, settleRest(unsigned)))
+      yield* refund(unsigned, 5_000_000n)
       assert.deepStrictEqual((yield* repo.listByPayment(unsigned.id)).map((p) => p.kind), ["refund"])
+      assert.isTrue(yield* undecided(unsigned), "decided anew")
+      assert.isTrue(yield* repo.decide(unsigned.id, settleRest(unsigned)))
+      const rest = (yield* repo.listByPayment(unsigned.id)).map((p) => [p.kind, p.leg, p.value])
+      assert.deepStrictEqual(rest, [["refund", 0, 5_000_000n], ["settlement", 1, 14_990_000n]])
+      // Refunding the rest withdraws that settlement too, and nothing is left to settle.
+      yield* refund(unsigned, 14_990_000n, 1)
+      assert.isFalse(yield* repo.decide(unsigned.id, settleRest(unsigned)))
+      assert.deepStrictEqual((yield* repo.listByPayment(unsigned.id)).map((p) => p.kind), ["refund", "refund"])
 
       const sent = yield* succeededPayment()
       const settlement = payoutOf(sent, "settlement")
-      yield* repo.decide(sent.id, settlement)
+      yield* repo.decide(sent.id, () => settlement)
       assert.isTrue(yield* repo.update(next(settlement, { transfer: signed(1) })))
-      const refused = yield* Effect.flip(request(sent))
+      const refused = yield* Effect.flip(refund(sent))
       assert.strictEqual(refused._tag, "InvalidState")
       assert.include(refused.message, signed(1).txHash)
       assert.isTrue(Option.isNone(yield* refunds.findByPayment(sent.id)))
+      assert.isFalse(yield* undecided(sent))
 
       const failed = yield* succeededPayment()
       const doomed = payoutOf(failed, "settlement")
-      yield* repo.decide(failed.id, doomed)
+      yield* repo.decide(failed.id, () => doomed)
       assert.isTrue(yield* repo.update(next(doomed, { status: "failed", attempts: 5, lastError: "reverted" })))
-      const refund = yield* request(failed)
-      const kinds = (yield* repo.listByPayment(failed.id)).map((p) => [p.kind, p.status])
-      assert.deepStrictEqual(kinds, [["refund", "pending"], ["settlement", "failed"]])
-      assert.deepStrictEqual(yield* refunds.findByPayment(failed.id), Option.some(refund))
+      const done = yield* refund(failed, 9_990_000n)
+      assert.deepStrictEqual((yield* repo.listByPayment(failed.id)).map((p) => [p.kind, p.status]), [["refund", "pending"]])
+      assert.deepStrictEqual(yield* refunds.findByPayment(failed.id), Option.some(done))
+      assert.isTrue(yield* repo.decide(failed.id, settleRest(failed)))
+      assert.deepStrictEqual((yield* repo.listByPayment(failed.id)).map((p) => [p.kind, p.value]), [["refund", 9_990_000n], ["settlement", 10_000_000n]])
     }))
 
-  it.effect("concurrently: a refund beats an unsigned settlement, and exactly one of a refund and a signed settlement wins", () =>
+  it.effect("concurrently: refunds and settlement decisions never send more than was paid, and a signed settlement refuses refunds", () =>
     Effect.gen(function*() {
       const repo = yield* PayoutRepository
-      const refunds = yield* RefundRepository
-      const request = (payment: Payment) =>
-        Effect.flatMap(refundOf(payment), (refund) => refunds.insert(payment.id, () => Effect.succeed({ refund, payouts: [payoutOf(payment, "refund", refund)] })))
+      const live = (payment: Payment) => Effect.map(repo.listByPayment(payment.id), (all) => all.filter((p) => p.status !== "failed"))
       for (let round = 0; round < 5; round++) {
-        // A settlement decision racing a refund request: the refund always stands, alone.
+        // A settlement decision racing a partial refund, then decided again if the refund withdrew it:
+        // the refund stands and the settlement sends exactly the rest.
         const decided = yield* succeededPayment()
         const [, refunded] = yield* Effect.all([
-          repo.decide(decided.id, payoutOf(decided, "settlement")),
-          Effect.result(request(decided))
+          repo.decide(decided.id, settleRest(decided)),
+          Effect.result(refund(decided, 3_000_000n))
         ], { concurrency: "unbounded" })
         assert.strictEqual(refunded._tag, "Success")
-        assert.deepStrictEqual((yield* repo.listByPayment(decided.id)).map((p) => p.kind), ["refund"])
+        yield* repo.decide(decided.id, settleRest(decided))
+        const payouts = (yield* live(decided)).map((p) => [p.kind, p.value])
+        assert.deepStrictEqual(payouts, [["refund", 3_000_000n], ["settlement", 16_990_000n]])
 
         // A worker recording the settlement's transfer racing a refund request: one of them wins.
         const racing = yield* succeededPayment()
         const settlement = payoutOf(racing, "settlement")
-        yield* repo.decide(racing.id, settlement)
-        const [recorded, refund] = yield* Effect.all([
+        yield* repo.decide(racing.id, () => settlement)
+        const [recorded, refunding] = yield* Effect.all([
           repo.update(next(settlement, { transfer: signed(round + 10) })),
-          Effect.result(request(racing))
+          Effect.result(refund(racing))
         ], { concurrency: "unbounded" })
-        assert.strictEqual(recorded, refund._tag === "Failure", "the transfer is recorded exactly when the refund is refused")
-        if (refund._tag === "Failure") assert.strictEqual(refund.failure._tag, "InvalidState")
-        const live = (yield* repo.listByPayment(racing.id)).filter((p) => p.status !== "failed").map((p) => p.kind)
-        assert.deepStrictEqual(live, [recorded ? "settlement" : "refund"])
+        assert.strictEqual(recorded, refunding._tag === "Failure", "the transfer is recorded exactly when the refund is refused")
+        if (refunding._tag === "Failure") assert.strictEqual(refunding.failure._tag, "InvalidState")
+        assert.deepStrictEqual((yield* live(racing)).map((p) => p.kind), [recorded ? "settlement" : "refund"])
       }
     }))
 
@@ -172,7 +200,7 @@ adapterSuite("SqlPayoutRepository", (it) => {
       const work = yield* PayoutWork
       const payment = yield* succeededPayment()
       const settlement = payoutOf(payment, "settlement")
-      yield* repo.decide(payment.id, settlement)
+      yield* repo.decide(payment.id, () => settlement)
       const key: PayoutKey = { paymentId: payment.id, kind: "settlement", leg: 0 }
       const mine = (keys: ReadonlyArray<PayoutKey>) => keys.filter((k) => k.paymentId === payment.id)
       assert.deepStrictEqual(mine(yield* work.claim(1000, 60_000)), [key])

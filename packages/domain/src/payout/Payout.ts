@@ -27,14 +27,15 @@ export class SignedTransfer extends Schema.Class<SignedTransfer>("paygate/Signed
 
 /**
  * One payout of a succeeded payment: `value` of `asset` from the collection address to `recipient`.
- * A payment's funds leave once: its live (not `failed`) payouts are all of one kind. A settlement
- * is one payout; a refund is one per sender of the payment's parts (`leg` 0, 1, …), each part's
- * amount back to its sender. Changes are compare-and-set on `version`.
+ * A payment's funds leave once: together its payouts never send more than was paid (its refunds,
+ * then a settlement of what they left). A refund is one payout per sender of the payment's parts,
+ * each part's amount back to its sender; a settlement is one. A payment's payouts are numbered on
+ * (`leg` 0, 1, …) and no two live ones share a number. Changes are compare-and-set on `version`.
  */
 export class Payout extends Schema.Class<Payout>("paygate/Payout")({
   paymentId: PaymentId,
   kind: PayoutKind,
-  /** Which of the refund's transfers (0 for a settlement, and for a refund of one sender). */
+  /** Its number among the payment's payouts (see {@link nextLeg}). */
   leg: Schema.Int,
   /** The refund this payout executes; `null` for a settlement. */
   refundId: Schema.NullOr(RefundId),
@@ -85,3 +86,7 @@ export const settlementStage = (payout: Payout) => ({
   txHash: payout.transfer?.txHash ?? null,
   settledAt: payout.completedAt === null ? null : Math.floor(payout.completedAt / 1000)
 })
+
+/** The number the next payout of a payment takes: one past the highest of `payouts` (0 for the first). */
+export const nextLeg = (payouts: ReadonlyArray<Pick<Payout, "leg">>): number =>
+  payouts.reduce((next, p) => (p.leg >= next ? p.leg + 1 : next), 0)

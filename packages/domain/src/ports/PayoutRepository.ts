@@ -5,6 +5,7 @@ import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { Payout, PayoutKind } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"
+import type { PriorRefunds } from "../refund/RefundPlan.ts"
 
 /** A payout is identified by its payment, kind and leg (a refund has one per sender of the payment's parts). */
 export interface PayoutKey {
@@ -28,7 +29,8 @@ export interface PayoutEffects {
 
 /**
  * Payout persistence. Each method is atomic; infrastructure failures are defects. A payment's
- * funds leave once: the store keeps its live (not `failed`) payouts to one kind.
+ * funds leave once: no two live (not `failed`) payouts of a payment share a leg, and a settlement
+ * is planned with the payment locked against refunds.
  */
 export class PayoutRepository extends Context.Service<PayoutRepository, {
   readonly find: (key: PayoutKey) => Effect.Effect<Option.Option<Payout>>
@@ -37,11 +39,12 @@ export class PayoutRepository extends Context.Service<PayoutRepository, {
   /** Up to `limit` succeeded payments whose settlement is yet to be decided, oldest first. */
   readonly undecided: (limit: number) => Effect.Effect<ReadonlyArray<Payment>>
   /**
-   * Records the settlement decision of a succeeded payment: stores `settlement` (when given) unless
-   * the payment has a payout by then (a refund came first), and marks the payment decided. Answers
-   * whether `settlement` was stored. Deciding again changes nothing.
+   * Records the settlement decision of a succeeded payment: with the payment locked, stores the
+   * settlement `plan` makes of its refunds so far (if any) and marks the payment decided. Answers
+   * whether a settlement was stored. Deciding again changes nothing, until a refund withdraws the
+   * settlement (`RefundRepository.insert`): then what that refund left is decided anew.
    */
-  readonly decide: (paymentId: PaymentId, settlement: Payout | null) => Effect.Effect<boolean>
+  readonly decide: (paymentId: PaymentId, plan: (prior: PriorRefunds) => Payout | null) => Effect.Effect<boolean>
   /**
    * Compare-and-set: stores `next` only if the stored payout's version is `next.version - 1`, with
    * `effects` (whose payment is itself compare-and-set). Answers `false`, writing nothing, when

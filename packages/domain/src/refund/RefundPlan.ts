@@ -1,5 +1,5 @@
 import type { Commitment } from "../payment/Payment.ts"
-import type { Payout } from "../payout/Payout.ts"
+import { nextLeg, type Payout } from "../payout/Payout.ts"
 import type { Receipt } from "../receipt/Receipt.ts"
 import type { Refund } from "./Refund.ts"
 import { type RefundLeg, refundLegs } from "./RefundLegs.ts"
@@ -68,6 +68,5 @@ export const planRefund = (
   }
   // Parts recorded differently from earlier refunds' (only possible while receipts were still arriving): the rest to the committed account.
   if (rest > 0n) legs.push({ recipient: commitment.account, value: rest })
-  const firstLeg = refunded.reduce((next, p) => (p.leg >= next ? p.leg + 1 : next), 0)
-  return { _tag: "Planned", amount, value, legs, firstLeg }
+  return { _tag: "Planned", amount, value, legs, firstLeg: nextLeg(refunded) }
 }

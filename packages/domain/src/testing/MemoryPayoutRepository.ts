@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { Payout } from "../payout/Payout.ts"
 import { type PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
-import { type MemoryRefunds, payoutKey, payoutsOf } from "./MemoryPayoutStore.ts"
+import { type MemoryRefunds, payoutKey, payoutsOf, refundsOf } from "./MemoryPayoutStore.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
 
 /**
@@ -15,12 +15,12 @@ export const layerMemoryPayouts = (stores: {
 }): Layer.Layer<PayoutRepository> => {
   const { payments, refunds } = stores
   const store = refunds.payouts
-  // Each payout of `next` at its stored version + 1, no other live payout of the payment, and the payment's compare-and-set.
+  // Each payout of `next` at its stored version + 1, no other live payout of the payment on its leg, and the payment's compare-and-set.
   const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) => {
     const fits = next.every((p) => store.payouts.get(payoutKey(p.paymentId, p.kind, p.leg))?.version === p.version - 1)
     const held = next.some((p) =>
       p.status !== "failed" &&
-      payoutsOf(store, p.paymentId).some((other) => other.kind !== p.kind && other.status !== "failed")
+      payoutsOf(store, p.paymentId).some((other) => other.kind !== p.kind && other.leg === p.leg && other.status !== "failed")
     )
     const payment = effects.payment
     if (!fits || held || (payment !== undefined && payments.payments.get(payment.id)?.stateVersion !== payment.stateVersion - 1)) return false
@@ -40,12 +40,13 @@ export const layerMemoryPayouts = (stores: {
           .sort((a, b) => a.updatedAt - b.updatedAt)
           .slice(0, limit)
       ),
-    decide: (paymentId, settlement) =>
+    decide: (paymentId, plan) =>
       Effect.sync(() => {
         if (store.decided.has(paymentId)) return false
         store.decided.add(paymentId)
-        if (settlement === null || payoutsOf(store, paymentId).length > 0) return false
-        store.payouts.set(payoutKey(paymentId, settlement.kind), settlement)
+        const settlement = plan({ refunds: refundsOf(refunds, paymentId), payouts: payoutsOf(store, paymentId).filter((p) => p.kind === "refund") })
+        if (settlement === null) return false
+        store.payouts.set(payoutKey(paymentId, settlement.kind, settlement.leg), settlement)
         return true
       }),
     update: (next, effects = {}) => Effect.sync(() => updateAll([next], effects)),

@@ -9,7 +9,8 @@ import { latestRefundOf, makeMemoryRefunds, type MemoryRefunds, payoutKey, payou
 /**
  * In-memory {@link RefundRepository} for unit tests: each refund planned and written in one
  * synchronous step, so concurrent inserts are planned one after the other. The payment's
- * settlement is withdrawn while its transfer is unsigned, and refuses the refund once signed.
+ * settlement is withdrawn while its transfer is unsigned (what the refund leaves is then decided
+ * anew), and refuses the refund once signed.
  */
 export const layerMemoryRefunds = (store: MemoryRefunds = makeMemoryRefunds()): Layer.Layer<RefundRepository> =>
   Layer.succeed(RefundRepository, RefundRepository.of({
@@ -19,10 +20,14 @@ export const layerMemoryRefunds = (store: MemoryRefunds = makeMemoryRefunds()): 
         if (settlement !== undefined && (settlement.status === "completed" || settlement.transfer !== null)) {
           return Effect.fail(new InvalidState({ message: `Payment ${paymentId} was settled to the merchant; it cannot be refunded.` }))
         }
-        const planned = Effect.runSyncExit(plan({ refunds: refundsOf(store, paymentId), payouts: payoutsOf(store.payouts, paymentId) }))
+        const refundPayouts = payoutsOf(store.payouts, paymentId).filter((p) => p.kind === "refund")
+        const planned = Effect.runSyncExit(plan({ refunds: refundsOf(store, paymentId), payouts: refundPayouts }))
         if (planned._tag === "Failure") return Effect.failCause(planned.cause)
         const { payouts, refund } = planned.value
-        if (settlement !== undefined) store.payouts.payouts.delete(payoutKey(paymentId, "settlement"))
+        // Withdrawn (even failed), so what this refund leaves is decided anew.
+        const withdrawn = payoutsOf(store.payouts, paymentId).filter((p) => p.kind === "settlement")
+        for (const p of withdrawn) store.payouts.payouts.delete(payoutKey(paymentId, p.kind, p.leg))
+        if (withdrawn.length > 0) store.payouts.decided.delete(paymentId)
         store.refunds.set(refund.id, refund)
         for (const payout of payouts) store.payouts.payouts.set(payoutKey(payout.paymentId, payout.kind, payout.leg), payout)
         return Effect.succeed(refund)

@@ -25,7 +25,8 @@ const maxRaces = 5
  * from the chain before it signs anything new, so a transfer that went through after all completes
  * the payout instead of being followed by another. Of two retries at once, one wins the payout's
  * compare-and-set; the other is `invalid_state`, as is a retry of a payout that has not failed,
- * and of a settlement once the payment was refunded instead.
+ * and of a settlement whose amount the payment's refunds took meanwhile. A refund and the
+ * settlement of what refunds left are retried independently: neither holds the other's funds.
  */
 export class PayoutRetries extends Context.Service<PayoutRetries, {
   /** Makes the payment's failed payout of `kind` pending again; answers the payment at its new version. */
@@ -42,22 +43,23 @@ export class PayoutRetries extends Context.Service<PayoutRetries, {
       const writes = makePayoutWrites({ payments, refunds, payouts, ids })
 
       // Why the payment's payouts of `kind` cannot be retried now, if they cannot.
-      const refusal = (paymentId: string, kind: PayoutKind, all: ReadonlyArray<Payout>) => {
+      const refusal = Effect.fnUntraced(function*(payment: Payment, kind: PayoutKind, all: ReadonlyArray<Payout>) {
         const own = all.filter((p) => p.kind === kind)
-        if (own.length === 0) return new InvalidState({ message: `Payment ${paymentId} has no ${kind} to retry.` })
-        if (kind === "settlement" && all.some((p) => p.kind === "refund")) {
-          return new InvalidState({ message: `Payment ${paymentId} is being refunded instead of settled; its settlement cannot be retried.` })
-        }
-        const other = all.find((p) => p.kind !== kind && p.status !== "failed")
-        if (other !== undefined) {
-          return new InvalidState({ message: `Payment ${paymentId}'s funds are held by its ${other.kind} (${other.status}); its ${kind} cannot be retried.` })
-        }
-        if (!own.some((p) => p.status === "failed")) {
+        if (own.length === 0) return new InvalidState({ message: `Payment ${payment.id} has no ${kind} to retry.` })
+        const failed = own.filter((p) => p.status === "failed")
+        if (failed.length === 0) {
           const status = own.some((p) => p.status === "pending") ? "pending" : "completed"
-          return new InvalidState({ message: `The ${kind} of payment ${paymentId} is ${status}; only a failed one can be retried.` })
+          return new InvalidState({ message: `The ${kind} of payment ${payment.id} is ${status}; only a failed one can be retried.` })
+        }
+        // A refund's value is its buyer's until paid, and a settlement is planned after the refunds
+        // (a later one withdraws it), so a retry fits beside them; one that would not is refused.
+        const refunded = (yield* refunds.listByPayment(payment.id)).reduce((total, r) => total + r.value, 0n)
+        const settling = failed.reduce((total, p) => total + p.value, 0n)
+        if (kind === "settlement" && refunded + settling > (payment.commitment?.tokenAmount ?? 0n)) {
+          return new InvalidState({ message: `Payment ${payment.id} was refunded instead of settled; its settlement cannot be retried.` })
         }
         return undefined
-      }
+      })
 
       const retry = Effect.fn("PayoutRetries.retry")(function*(access: Access, paymentId: string, kind: PayoutKind) {
         const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
@@ -66,7 +68,7 @@ export class PayoutRetries extends Context.Service<PayoutRetries, {
         }
         for (let race = 1; ; race++) {
           const all = yield* payouts.listByPayment(found.value.id)
-          const refused = refusal(paymentId, kind, all)
+          const refused = yield* refusal(found.value, kind, all)
           if (refused !== undefined) return yield* refused
           const failed = all.filter((p) => p.kind === kind && p.status === "failed")
           const millis = yield* Clock.currentTimeMillis

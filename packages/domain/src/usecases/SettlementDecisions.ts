@@ -1,7 +1,8 @@
 import { Clock, Context, Effect, Layer, Option, Result } from "effect"
 import { formatAssetId, validateAssetId } from "../caip/AssetId.ts"
 import type { Payment } from "../payment/Payment.ts"
-import { pendingPayout } from "../payout/Payout.ts"
+import type { Payout } from "../payout/Payout.ts"
+import { planSettlement, type SettlementTarget } from "../payout/SettlementPlan.ts"
 import { PayoutRepository } from "../ports/PayoutRepository.ts"
 import { SettlementRepository } from "../ports/SettlementRepository.ts"
 
@@ -11,10 +12,11 @@ const canonicalAsset = (asset: string): string | undefined =>
 
 /**
  * Where a succeeded payment's funds go (API rules §11): when its merchant has a crypto settlement
- * destination for the asset paid in, a settlement payout of the whole token amount (no fee is
- * taken) to that destination; otherwise the funds stay at the collection address and the payment
- * has no settlement stage. Decided once per payment, after it succeeded; a payment refunded before
- * its decision is not settled (the store checks it atomically).
+ * destination for the asset paid in, a settlement payout to that destination of the token amount
+ * less its refunds (no fee is taken; `planSettlement`); otherwise the funds stay at the collection
+ * address and the payment has no settlement stage. Decided after the payment succeeded, with the
+ * payment locked against refunds; a refund that withdraws the settlement has what it left decided
+ * anew, so a payment refunded in part still settles the rest.
  */
 export class SettlementDecisions extends Context.Service<SettlementDecisions, {
   /** Decides up to `limit` succeeded payments awaiting a decision; answers how many it decided. */
@@ -27,31 +29,36 @@ export class SettlementDecisions extends Context.Service<SettlementDecisions, {
       const payouts = yield* PayoutRepository
       const destinations = yield* SettlementRepository
 
-      const settlementOf = Effect.fnUntraced(function*(payment: Payment) {
+      const targetOf = Effect.fnUntraced(function*(payment: Payment) {
         const commitment = payment.commitment
         const asset = commitment === null ? undefined : canonicalAsset(commitment.asset)
         if (commitment === null || asset === undefined) return null
         const destination = yield* destinations.findByAsset(payment.merchantId, asset)
         if (Option.isNone(destination)) return null
-        return pendingPayout({
+        const target: SettlementTarget = {
           paymentId: payment.id,
-          kind: "settlement",
-          refundId: null,
           asset: commitment.asset,
           recipient: destination.value.destination,
-          value: commitment.tokenAmount
-        }, yield* Clock.currentTimeMillis)
+          tokenAmount: commitment.tokenAmount
+        }
+        return target
       })
 
       const decide = (payment: Payment) =>
         Effect.gen(function*() {
-          const settlement = yield* settlementOf(payment)
-          const stored = yield* payouts.decide(payment.id, settlement)
-          if (settlement !== null) {
-            yield* stored
-              ? Effect.logInfo(`settlement: ${payment.id} is forwarded to ${settlement.recipient}`)
-              : Effect.logInfo(`settlement: ${payment.id} is not settled, it was refunded first`)
-          }
+          const target = yield* targetOf(payment)
+          const millis = yield* Clock.currentTimeMillis
+          // What the plan made, if it ran (another worker may have decided the payment already).
+          const decision: { settlement?: Payout | null } = {}
+          yield* payouts.decide(payment.id, (prior) => {
+            decision.settlement = target === null ? null : planSettlement(target, prior, millis)
+            return decision.settlement
+          })
+          const settlement = decision.settlement
+          if (target === null || settlement === undefined) return
+          yield* settlement === null
+            ? Effect.logInfo(`settlement: ${payment.id} is not settled, its refunds used it up`)
+            : Effect.logInfo(`settlement: ${settlement.value} of ${payment.id} is forwarded to ${target.recipient}`)
         })
 
       const decideNext = Effect.fn("SettlementDecisions.decideNext")(function*(limit: number) {

@@ -160,6 +160,18 @@ describe("SettlementDecisions", () => {
         assert.isUndefined(payoutOf(stores, id, "settlement"))
         assert.strictEqual(payoutOf(stores, id, "refund")!.recipient, payer)
       })))
+
+  it.effect("a payment refunded in part before its decision settles exactly the rest, on the next leg", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        // 5.00 of 12.50: 5,000,000 of the 12,500,000 token units.
+        yield* Refunds.use((r) => r.request(systemAccess, id, { unit: "iso4217/USD", value: "500" }))
+        assert.strictEqual(yield* decide, 1)
+        const settlement = stores.payouts.payouts.get(payoutKey(id, "settlement", 1))!
+        assert.deepStrictEqual([settlement.value, settlement.recipient], [7_500_000n, destination])
+        assert.strictEqual(payoutOf(stores, id, "refund")!.value, 5_000_000n)
+      })))
 })
 
 describe("PayoutExecutions.advance", () => {

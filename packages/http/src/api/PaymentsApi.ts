@@ -61,7 +61,7 @@ const retryDescription = (stage: string, owner: string) =>
   `A failed ${stage} moved nothing: its amount is still owed to the ${owner}. This makes it pending again with fresh ` +
   `attempts, and the worker pays it. Its last transaction is read from the chain first, so one that went through ` +
   `after all completes the ${stage} and nothing is sent twice. A ${stage} that is not failed (or a second retry at ` +
-  "the same time) is `invalid_state`" + (stage === "settlement" ? "; so is a settlement of a payment refunded instead." : ".")
+  "the same time) is `invalid_state`" + (stage === "settlement" ? "; so is a settlement whose amount the payment's refunds took." : ".")
 
 /** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (API rules §4, §11). */
 export class PaymentsApi extends HttpApiGroup.make("payments")
