@@ -114,13 +114,19 @@ export class Executions extends Context.Service<Executions, {
       // dropped). A failed payment must leave nothing behind that could still move the buyer's money,
       // and the executor cannot cancel an authorization (only its signer can): so the payment follows
       // any transaction that used it, and fails only once the chain is past `validBefore` with it
-      // unused. Until then it is `live`: the payment stays `processing` and it is sent again.
-      const resolve = (payment: Payment, authorization: SignedAuthorization, previous: string | null) =>
+      // unused. Until then it is `live`: the payment stays `processing` and it is sent again. A
+      // `dropped` previous transaction that used it after all was mined late: it is followed again.
+      const resolve = (payment: Payment, authorization: SignedAuthorization, previous: string | null, dropped: boolean) =>
         Effect.gen(function*() {
           const proof = authorizationProof(payment.commitment!, authorization)
           // Expiry first: an authorization unused once the chain is past its validBefore stays unused.
           const expired = yield* chain.expiredOnChain(proof)
           const used = yield* chain.usedBy(proof)
+          const ours = Option.isSome(used) && previous !== null && used.value.toLowerCase() === previous.toLowerCase()
+          if (ours && dropped) {
+            yield* Effect.logWarning(`executor: ${previous} of ${payment.id}, seen dropped, used its authorization after all: following it`)
+            return "pending" as const
+          }
           const other = Option.filter(used, (hash) => previous === null || hash.toLowerCase() !== previous.toLowerCase())
           if (Option.isSome(other)) {
             yield* Effect.logWarning(`executor: ${other.value} used the authorization of ${payment.id}: following it`)
@@ -137,16 +143,16 @@ export class Executions extends Context.Service<Executions, {
       // Moves a pull payment on whose authorization no transaction of ours carries: sends it while it
       // can still pay, else settles it as the chain decides (see `resolve`). Once our clock is past
       // validBefore, or after a transaction of ours failed, the chain is read before anything is sent.
-      const proceed = (payment: Payment, authorization: SignedAuthorization, previous: string | null) =>
+      const proceed = (payment: Payment, authorization: SignedAuthorization, previous: string | null, dropped = false) =>
         Effect.gen(function*() {
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           if (previous !== null || now >= authorization.validBefore) {
-            const state = yield* resolve(payment, authorization, previous)
+            const state = yield* resolve(payment, authorization, previous, dropped)
             if (state !== "live") return state
           }
           const sent = yield* send(payment, authorization)
           if (sent !== "refused") return sent === "unknown" ? sent : "pending" as const
-          const state = yield* resolve(payment, authorization, previous)
+          const state = yield* resolve(payment, authorization, previous, dropped)
           // Live but not sendable now (e.g. the buyer is short of funds): checked again later.
           return state === "live" ? "unknown" as const : state
         })
@@ -186,7 +192,7 @@ export class Executions extends Context.Service<Executions, {
           const now = yield* Clock.currentTimeMillis
           if (authorization === null || now - payment.updatedAt < droppedResendAfterMs) return "pending" as const
           yield* Effect.logWarning(`executor: ${txHash} of ${payment.id} is no longer known to the chain; sending its authorization again`)
-          return yield* proceed(payment, authorization, txHash)
+          return yield* proceed(payment, authorization, txHash, true)
         })
 
       return Executions.of({ advance })

@@ -212,6 +212,25 @@ describe("Executions.advance", () => {
       }))
   })
 
+  it.effect("a transaction seen dropped but mined meanwhile (the node answered late): followed again, never failed, never sent twice", () => {
+    const script: Script = { submits: 0, submit: "ok", outcome: "pending", outcomes: new Map([[submittedHash, "dropped"]]), usedBy: submittedHash }
+    return provide(script, (store) =>
+      Effect.gen(function*() {
+        const id = yield* confirmedPull(store)
+        assert.strictEqual(yield* advance(id), "pending")
+        yield* TestClock.adjust((yield* ExecutionPolicy).droppedResendAfterMs)
+        // The node still says dropped, but the authorization shows it used by this very transaction.
+        assert.strictEqual(yield* advance(id), "pending")
+        assert.strictEqual(store.payments.get(id)!.status, "processing")
+        assert.strictEqual(store.payments.get(id)!.commitment!.txHash, submittedHash)
+        assert.strictEqual(script.submits, 1)
+        script.outcomes!.set(submittedHash, "succeeded")
+        assert.strictEqual(yield* advance(id), "final")
+        assert.strictEqual(store.payments.get(id)!.status, "succeeded")
+        assert.strictEqual(script.submits, 1)
+      }))
+  })
+
   it.effect("a dropped transaction whose authorization expired: the payment follows a transaction that used it, else fails", () => {
     const paidHash = `0x${"22".repeat(32)}`
     const script: Script = { submits: 0, submit: "ok", outcome: "dropped", usedBy: paidHash }
