@@ -113,10 +113,11 @@ forEachDatabase("Partner API: a payment's refunds", (database) => {
     const payment = await server.payment(partner.sandbox, merchantId)
     await server.succeed(payment.paymentId)
     expect((await server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, body: { paymentId: payment.paymentId } })).status).toBe(201)
+    expect((await list(payment.paymentId)).body.data).toHaveLength(1)
     const other = await server.partner()
     expectError(await list(payment.paymentId, other.sandbox), 404, "payment_not_found")
     expectError(await list(payment.paymentId, partner.live), 404, "payment_not_found")
-    for (const id of ["pay_00000000000000000000000000", "not-a-payment", "pay_%00", "%FF", "%C3%28", `pay_${"x".repeat(5000)}`, "pay_'--"]) {
+    for (const id of ["pay_00000000000000000000000000", "not-a-payment", "pay_%00", "%FF", "%C3%28", `pay_${"x".repeat(4097)}`, "pay_'--"]) {
       expectError(await list(id), 404, "payment_not_found")
     }
   })
