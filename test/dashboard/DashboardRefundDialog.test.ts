@@ -2,7 +2,8 @@
  * The refund dialog of a payment's page in Chromium against the service (anvil, the worker in
  * process): it shows what was paid, refunded and left; a partial amount is checked in the page; a
  * partial refund then the rest complete on chain; a refund beyond what is left (the page being out
- * of date) is refused with the service's message in one line. Screenshots at 375 px and 1280 px go
+ * of date) is refused with the service's message in one line. The page reads the payment's own
+ * refunds, never its merchant's whole refunds export. Screenshots at 375 px and 1280 px go
  * to artifacts/screenshots/dashboard-refund-*.png.
  */
 import type { Page } from "playwright-core"
@@ -26,6 +27,8 @@ for (const database of testDatabases) {
 
       const probe = await suite.open()
       const { page } = probe
+      const asked: Array<string> = []
+      page.on("request", (request) => asked.push(new URL(request.url()).pathname))
       await suite.signIn(page, world.partnerKey)
       await view(page, "payments")
       await page.goto(`${world.baseUrl}/dashboard/payments/${paid.paymentId}`)
@@ -84,6 +87,8 @@ for (const database of testDatabases) {
       await expect.poll(() => page.locator(".title-row").innerText(), { timeout: chainTimeoutMs }).not.toContain("Partly")
       await shoot(page, "dashboard-refund-full")
       await expect(partner.call("POST", "/v1/refunds", { paymentId: paid.paymentId })).rejects.toThrow(/409.*already_refunded/)
+      expect(asked).toContain(`/v1/payments/${paid.paymentId}/refunds`)
+      expect(asked.filter((path) => path.startsWith("/v1/exports/"))).toEqual([])
       await probe.close()
     }, chainTimeoutMs * 3)
   })

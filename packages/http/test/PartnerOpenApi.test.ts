@@ -12,6 +12,7 @@ const operations: ReadonlyArray<readonly [method: string, path: string, success:
   ["post", "/v1/payments/{id}/cancel", "200", ["404", "409"]],
   ["get", "/v1/payments/{id}/status", "200", ["404"]],
   ["post", "/v1/refunds", "201", ["404", "409"]],
+  ["get", "/v1/payments/{id}/refunds", "200", ["404"]],
   ["post", "/v1/merchants", "201", ["409"]],
   ["get", "/v1/merchants", "200", []],
   ["get", "/v1/merchants/payments", "200", ["404"]],
@@ -61,6 +62,7 @@ describe("OpenAPI of the partner API", () => {
     expect(codes("post", "/v1/payments/{id}/cancel", "409")).toEqual(expect.arrayContaining(["invalid_state", "idempotency_conflict"]))
     expect(codes("post", "/v1/refunds", "409")).toEqual(expect.arrayContaining(["payment_not_succeeded", "already_refunded", "idempotency_conflict"]))
     expect(codes("post", "/v1/refunds", "404")).toEqual(["payment_not_found"])
+    expect(codes("get", "/v1/payments/{id}/refunds", "404")).toEqual(["payment_not_found"])
     expect(codes("post", "/v1/merchants", "409")).toEqual(expect.arrayContaining(["merchant_exists"]))
     expect(codes("get", "/v1/merchants/payments", "400")).toContain("missing_merchant_id")
     expect(codes("post", "/v1/merchants/{merchantId}/settlements/crypto", "409")).toContain("invalid_state")

@@ -1,4 +1,4 @@
-import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded, RefundStatus, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded, PayoutStatus, RefundStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -30,6 +30,30 @@ export const RefundRecord = Schema.Struct({
   createdAt: Wire.NonNegativeInt
 }).annotate({ identifier: "RefundRecord" })
 
+/** One on-chain transfer of a refund: one per sender of the payment's parts (one for a payment paid at once). */
+export const RefundTransfer = Schema.Struct({
+  /** CAIP-10 account the tokens go back to. */
+  recipient: Schema.String,
+  /** Token base units. */
+  value: Schema.String,
+  status: PayoutStatus,
+  txHash: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "RefundTransfer" })
+
+/** A refund with the token it sends back and its transfers, as `GET /v1/payments/{id}/refunds` lists it. */
+export const RefundDetail = Schema.Struct({
+  ...RefundRecord.fields,
+  /** CAIP-19 token of `tokenValue`: the one the payment was paid in. */
+  asset: Schema.String,
+  transfers: Schema.Array(RefundTransfer)
+}).annotate({ identifier: "RefundDetail" })
+
+/** A payment's refunds, oldest first, all in one page (`nextCursor` is always `null`). */
+export const RefundList = Schema.Struct({
+  data: Schema.Array(RefundDetail),
+  nextCursor: Schema.Null
+}).annotate({ identifier: "RefundList" })
+
 /** Partner API: refunds of succeeded payments, whole or in part (API rules §11). */
 export class RefundsApi extends HttpApiGroup.make("refunds")
   .add(
@@ -45,7 +69,12 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
         // The payment's funds were settled to the merchant: they are no longer at the collection address.
         wire(InvalidState, "InvalidState")
       ]
-    }).annotate(OpenApi.Summary, "Refund a succeeded payment, whole or in part; asking for more than is left is 409 already_refunded")
+    }).annotate(OpenApi.Summary, "Refund a succeeded payment, whole or in part; asking for more than is left is 409 already_refunded"),
+    HttpApiEndpoint.get("list", "/v1/payments/:id/refunds", {
+      params: { id: Schema.String },
+      success: RefundList,
+      error: wire(PaymentNotFound, "PaymentNotFound")
+    }).annotate(OpenApi.Summary, "A payment's refunds, oldest first, each with its on-chain transfers")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Refunds")

@@ -14,6 +14,7 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "payments.list": "viewer",
   "payments.get": "viewer",
   "payments.status": "viewer",
+  "refunds.list": "viewer",
   "balance.get": "viewer",
   "receipts.list": "viewer",
   "merchants.list": "viewer",

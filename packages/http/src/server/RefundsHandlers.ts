@@ -1,8 +1,19 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { refundStage, Refunds } from "@paygate/domain"
+import { PaymentRefunds, type Refund, refundStage, Refunds } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
+
+/** A refund as the partner API shows it (`RefundRecord`). */
+const refundRecord = (refund: Refund) => ({
+  refundId: refund.id,
+  paymentId: refund.paymentId,
+  amount: refundStage(refund).amount,
+  tokenValue: refund.value.toString(),
+  status: refund.status,
+  txHash: refund.txHash,
+  createdAt: Math.floor(refund.createdAt / 1000)
+})
 
 /** Partner API refund handlers: the refund is recorded here and executed on chain by the worker. */
 export const RefundsHandlers = HandlerGroup.group(
@@ -10,18 +21,24 @@ export const RefundsHandlers = HandlerGroup.group(
   "refunds",
   Effect.fn(function*(handlers) {
     const refunds = yield* Refunds
-    return handlers.handle("create", ({ payload }) =>
-      Effect.gen(function*() {
-        const refund = yield* refunds.request(yield* partnerAccess, payload.paymentId, payload.amount)
-        return {
-          refundId: refund.id,
-          paymentId: refund.paymentId,
-          amount: refundStage(refund).amount,
-          tokenValue: refund.value.toString(),
-          status: refund.status,
-          txHash: refund.txHash,
-          createdAt: Math.floor(refund.createdAt / 1000)
-        }
-      }))
+    const paymentRefunds = yield* PaymentRefunds
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.map(Effect.flatMap(partnerAccess, (access) => refunds.request(access, payload.paymentId, payload.amount)), refundRecord))
+      .handle("list", ({ params }) =>
+        Effect.gen(function*() {
+          const listed = yield* paymentRefunds.list(yield* partnerAccess, params.id)
+          const data = listed.map(({ refund, asset, transfers }) => ({
+            ...refundRecord(refund),
+            asset,
+            transfers: transfers.map((payout) => ({
+              recipient: payout.recipient,
+              value: payout.value.toString(),
+              status: payout.status,
+              txHash: payout.transfer?.txHash ?? null
+            }))
+          }))
+          return { data, nextCursor: null }
+        }))
   })
 )

@@ -76,7 +76,7 @@ export async function showPayment(context, paymentId) {
     paymentEvents(api, paymentId),
     deliveriesOf(api, paymentId),
     paymentReceipts(api, paymentId),
-    payment.status === "succeeded" ? paymentRefunds(payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
+    payment.status === "succeeded" ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
   ])
   if (!context.isCurrent()) return
 
@@ -143,7 +143,7 @@ export async function showPayment(context, paymentId) {
       section("Timeline", timeline(payment, events, settles, partly))),
     payment.status !== "succeeded" ? null : section("Refunds", typeof refunds === "string"
       ? alertBox(refunds)
-      : refundPanel(context, { payment, rows: refunds, receipts, buyer, refresh })),
+      : refundPanel(context, { payment, refunds, receipts, buyer, refresh })),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
     receipts.length === 0 ? null : section("Transfers received", receiptsTable(context, receipts, problem, refresh)),
     section("Webhook deliveries", endpointUrls.size === 0

@@ -2,10 +2,10 @@
 /**
  * A succeeded payment's refunds on its page: what was paid, already refunded and left, each refund
  * transfer, and a form to give back all that is left (the default) or part of it, checked in the
- * page before the service decides (`POST /v1/refunds`). There is no route listing a payment's
- * refunds, so they are read from the refunds export (one row per transfer, its amount the
- * transfer's share of the payment's, rounded to the minor unit). An overpayment's excess is offered
- * on its own: that is its receipt's refund, not the payment's.
+ * page before the service decides (`POST /v1/refunds`). The refunds are the payment's own list
+ * (`GET /v1/payments/{id}/refunds`), each with its transfers: one per sender of the payment's
+ * parts, each shown with its share of its refund's amount. An overpayment's excess is offered on
+ * its own: that is its receipt's refund, not the payment's.
  *
  * @module
  */
@@ -17,30 +17,36 @@ import { confirmDialog, busy, field, input } from "./forms.js"
 import { sendBackButton } from "./receipts.js"
 import { alertBox, announce, details, messageOf, statusBadge, table, time } from "./ui.js"
 
-/** @typedef {{ id: string, payment_id: string, status: string, fiat_amount: string, token_base_units: string, token_asset: string, network: string, tx_hash: string | null, created_at: string }} RefundRow */
-
-/** ISO 8601 in UTC without milliseconds, as the export's period takes it. @param {number} ms */
-const isoSeconds = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+/** @typedef {{ recipient: string, value: string, status: string, txHash: string | null }} RefundTransfer */
+/** @typedef {{ refundId: string, status: string, amount: { unit: string, value: string }, tokenValue: string, asset: string, createdAt: number, transfers: ReadonlyArray<RefundTransfer> }} PaymentRefund */
 
 /**
- * The payment's refund transfers, oldest first, from the refunds export of its merchant since the
- * payment was created.
+ * The payment's refunds, oldest first, with their transfers.
  *
+ * @param {import("./api.js").Api} api
  * @param {any} payment
- * @returns {Promise<ReadonlyArray<RefundRow>>}
+ * @returns {Promise<ReadonlyArray<PaymentRefund>>}
  */
-export async function paymentRefunds(payment) {
-  const query = new URLSearchParams({
-    format: "jsonl",
-    from: isoSeconds(payment.createdAt * 1000),
-    to: isoSeconds(Date.now() + 86_400_000),
-    merchantId: payment.merchantId
+export async function paymentRefunds(api, payment) {
+  return (await api.get(`/v1/payments/${encodeURIComponent(payment.paymentId)}/refunds`)).data
+}
+
+/**
+ * Each transfer's share of its refund's amount (minor units), in proportion to the tokens it sends;
+ * the last takes what rounding down left, so the shares add up to the refund.
+ *
+ * @param {PaymentRefund} refund
+ * @returns {ReadonlyArray<bigint>}
+ */
+export function transferShares(refund) {
+  const amount = BigInt(refund.amount.value)
+  const total = BigInt(refund.tokenValue)
+  let left = amount
+  return refund.transfers.map((transfer, index) => {
+    const share = index === refund.transfers.length - 1 || total === 0n ? left : (amount * BigInt(transfer.value)) / total
+    left -= share
+    return share
   })
-  const response = await fetch(`/v1/exports/refunds?${query}`, { credentials: "same-origin" })
-  if (!response.ok) throw new Error("The refunds of this payment could not be read. Reload the page to try again.")
-  return (await response.text()).split("\n").filter((line) => line.trim() !== "")
-    .map((line) => /** @type {RefundRow} */ (JSON.parse(line)))
-    .filter((row) => row.payment_id === payment.paymentId)
 }
 
 /**
@@ -83,12 +89,12 @@ export function checkAmount(text, payment, left) {
  * The refunds section of a succeeded payment.
  *
  * @param {{ api: import("./api.js").Api, config: any }} context
- * @param {{ payment: any, rows: ReadonlyArray<RefundRow>, receipts: ReadonlyArray<import("./receipts.js").Receipt>, buyer: string | null, refresh: () => void }} state
+ * @param {{ payment: any, refunds: ReadonlyArray<PaymentRefund>, receipts: ReadonlyArray<import("./receipts.js").Receipt>, buyer: string | null, refresh: () => void }} state
  */
 export function refundPanel(context, state) {
   const { api, config } = context
-  const { payment, rows, buyer, refresh } = state
-  const { paid, refunded, left } = refundTotals(payment, rows)
+  const { payment, refunds, buyer, refresh } = state
+  const { paid, refunded, left } = refundTotals(payment, refunds)
   const { decimals } = payment.amount.display
   const of = (/** @type {bigint} */ value) => formatAmount({ ...payment.amount, value: value.toString() })
   const to = buyer === null ? "the buyer's account" : `the buyer's account ${buyer}`
@@ -162,15 +168,19 @@ export function refundPanel(context, state) {
     ...excess.map((receipt) => h("div", { class: "excess" },
       h("p", {}, `The buyer paid ${tokenAmount(config, receipt.asset, receipt.refundableValue)} more than asked. You can send back just that excess, leaving the payment as it is.`),
       sendBackButton(context, receipt, problem, refresh, "Refund the excess"))),
-    rows.length === 0
+    refunds.length === 0
       ? h("p", { class: "muted" }, "No refund yet.")
-      : table("Refunds of this payment", ["Requested", "Amount", "Sent back", "Status", "Transaction"], rows.map((row) => [
-        time(Math.floor(Date.parse(row.created_at) / 1000)),
-        of(minorUnits(row.fiat_amount, decimals) ?? 0n),
-        tokenAmount(config, row.token_asset, row.token_base_units),
-        statusBadge(row.status),
-        typeof row.tx_hash === "string" && row.tx_hash !== "" ? transactionLink(config, row.network, row.tx_hash) : "—"
-      ])),
+      : table("Refunds of this payment", ["Requested", "Amount", "Sent back", "Status", "Transaction"], refunds.flatMap((refund) => {
+        const shares = transferShares(refund)
+        const network = refund.asset.slice(0, refund.asset.indexOf("/"))
+        return refund.transfers.map((transfer, index) => [
+          time(refund.createdAt),
+          of(shares[index] ?? 0n),
+          tokenAmount(config, refund.asset, transfer.value),
+          statusBadge(transfer.status),
+          typeof transfer.txHash === "string" && transfer.txHash !== "" ? transactionLink(config, network, transfer.txHash) : "—"
+        ])
+      })),
     left > 0n ? form : h("p", { class: "muted" }, "The payment is refunded in full."))
 }
 
@@ -178,11 +188,11 @@ export function refundPanel(context, state) {
  * What was paid, what its refunds gave back so far and what is left, in the payment's minor units.
  *
  * @param {any} payment
- * @param {ReadonlyArray<RefundRow>} rows
+ * @param {ReadonlyArray<PaymentRefund>} refunds
  */
-export function refundTotals(payment, rows) {
+export function refundTotals(payment, refunds) {
   const paid = BigInt(payment.amount.value)
-  const refunded = rows.reduce((sum, row) => sum + (minorUnits(row.fiat_amount, payment.amount.display.decimals) ?? 0n), 0n)
+  const refunded = refunds.reduce((sum, refund) => sum + BigInt(refund.amount.value), 0n)
   return { paid, refunded, left: paid > refunded ? paid - refunded : 0n }
 }
 
