@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  type GasPaid,
   type ObservedTransfer,
   type OutboxEvent,
   type Payment,
@@ -25,6 +26,7 @@ import {
 import { Clock, Data, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
+import { recordGas } from "./internal/GasWrites.ts"
 import { modeOfArrival, post, postReversal } from "./internal/LedgerWrites.ts"
 import { fromJsonColumn, toInt, toIntOrNull } from "./internal/Rows.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
@@ -188,7 +190,7 @@ export const make = Effect.gen(function*() {
       spans.find
     )
 
-  const saveRefund = (id: ReceiptId, refund: ReceiptRefund) =>
+  const saveRefund = (id: ReceiptId, refund: ReceiptRefund, gas?: GasPaid) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const due = refund.status === "pending" ? now : null
@@ -200,12 +202,12 @@ export const make = Effect.gen(function*() {
           AND NOT (refund IS NULL AND outcome = 'paid') AND reversed_at IS NULL
         RETURNING ${select}`
       if (rows.length === 0) return false
-      if (refund.status === "completed") {
-        // What it sent left the collection address: the sender's claim is paid.
-        const receipt = fromRow(rows[0]!)
-        const mode = yield* modeOfArrival(sql, receipt, null)
-        yield* post(sql, mode, "receipt_refund", receipt.id, receiptRefundPostings(receipt, refund.value))
-      }
+      if (refund.status !== "completed" && gas === undefined) return true
+      const receipt = fromRow(rows[0]!)
+      const mode = yield* modeOfArrival(sql, receipt, null)
+      // What it sent left the collection address: the sender's claim is paid.
+      if (refund.status === "completed") yield* post(sql, mode, "receipt_refund", receipt.id, receiptRefundPostings(receipt, refund.value))
+      yield* recordGas(sql, mode, "refund", receipt.id, gas)
       return true
     }).pipe(sql.withTransaction, Effect.orDie, spans.saveRefund)
 

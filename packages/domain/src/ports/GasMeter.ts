@@ -22,3 +22,7 @@ export const gasReader: Effect.Effect<GasReader> = Effect.map(Effect.serviceOpti
   Option.isNone(meter)
     ? () => Effect.succeed(undefined)
     : (asset, txHash) => Effect.map(meter.value.paid(asset, txHash), Option.getOrUndefined))
+
+/** The gas of a transfer the chain reported mined (whatever it did: any included transaction cost gas); `undefined` while it is not. */
+export const gasIfMined = (gasOf: GasReader, outcome: string, asset: string, txHash: string) =>
+  outcome === "succeeded" || outcome === "failed" || outcome === "reverted" ? gasOf(asset, txHash) : Effect.succeed(undefined)

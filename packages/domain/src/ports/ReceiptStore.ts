@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { PartnerId, PaymentId, ReceiptId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
@@ -47,9 +48,10 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   /**
    * Stores the receipt's refund if the stored one is at `version - 1` (none counts as version 0) and,
    * for a first refund, the receipt is not `paid` (an underpaid receipt a later transfer completed
-   * meanwhile); a `pending` refund becomes due now. Answers whether it did.
+   * meanwhile); a `pending` refund becomes due now. With it, once, the `gas` the refund's mined
+   * transaction cost the collection address. Answers whether it did.
    */
-  readonly saveRefund: (id: ReceiptId, refund: ReceiptRefund) => Effect.Effect<boolean>
+  readonly saveRefund: (id: ReceiptId, refund: ReceiptRefund, gas?: GasPaid) => Effect.Effect<boolean>
   /** Leases up to `limit` receipts whose pending refund is due (any number of workers share them). */
   readonly claimRefunds: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<ReceiptId>>
   /** Ends the lease; the refund is due again after `afterMillis`. */

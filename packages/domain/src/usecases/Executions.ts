@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import { Commitment, Payment, type SignedAuthorization } from "../payment/Payment.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"
@@ -81,8 +82,9 @@ export class Executions extends Context.Service<Executions, {
             Effect.as(Effect.logWarning(`executor: reading the gas of ${payment.id} failed; retrying later`, error.message), "unknown" as const))
         )
 
-      // Records the hash unless another worker recorded one first; answers the hash to follow.
-      const recordSubmission = (payment: Payment, txHash: string): Effect.Effect<string> =>
+      // Records the hash unless another worker recorded one first, with the gas of the transaction it
+      // replaces (one of ours mined reverted); answers the hash to follow.
+      const recordSubmission = (payment: Payment, txHash: string, replaced: GasPaid | undefined): Effect.Effect<string> =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
           const next = new Payment({
@@ -91,7 +93,7 @@ export class Executions extends Context.Service<Executions, {
             stateVersion: payment.stateVersion + 1,
             updatedAt: Math.max(millis, payment.updatedAt)
           })
-          if (yield* Effect.orDie(repo.update(next, []))) return txHash
+          if (yield* Effect.orDie(repo.update(next, [], replaced))) return txHash
           const latest = yield* repo.findById(payment.id)
           const recorded = Option.flatMap(latest, (p) => Option.fromNullishOr(p.commitment?.txHash))
           // Not recorded by anyone (the payment moved on): ours is the one that was sent.
@@ -101,9 +103,9 @@ export class Executions extends Context.Service<Executions, {
       // Sends the authorization (unless the chain shows it used: then follows that transaction) and
       // records the hash; `refused` when the adapter would not send it (it would revert, or the
       // executor's gas may not be spent on it now), `unknown` when the chain is down.
-      const send = (payment: Payment, authorization: SignedAuthorization) =>
+      const send = (payment: Payment, authorization: SignedAuthorization, replaced: GasPaid | undefined) =>
         chain.submit(authorizationProof(payment.commitment!, authorization)).pipe(
-          Effect.flatMap((txHash) => recordSubmission(payment, txHash)),
+          Effect.flatMap((txHash) => recordSubmission(payment, txHash, replaced)),
           Effect.catchTag("ChainUnavailable", (error) =>
             Effect.as(Effect.logWarning(`executor: submitting ${payment.id} failed; retrying later`, error.message), "unknown" as const)),
           Effect.catchTag("SubmissionRefused", (error) =>
@@ -116,7 +118,13 @@ export class Executions extends Context.Service<Executions, {
       // any transaction that used it, and fails only once the chain is past `validBefore` with it
       // unused. Until then it is `live`: the payment stays `processing` and it is sent again. A
       // `dropped` previous transaction that used it after all was mined late: it is followed again.
-      const resolve = (payment: Payment, authorization: SignedAuthorization, previous: string | null, dropped: boolean) =>
+      const resolve = (
+        payment: Payment,
+        authorization: SignedAuthorization,
+        previous: string | null,
+        dropped: boolean,
+        replaced: GasPaid | undefined
+      ) =>
         Effect.gen(function*() {
           const proof = authorizationProof(payment.commitment!, authorization)
           // Expiry first: an authorization unused once the chain is past its validBefore stays unused.
@@ -130,7 +138,7 @@ export class Executions extends Context.Service<Executions, {
           const other = Option.filter(used, (hash) => previous === null || hash.toLowerCase() !== previous.toLowerCase())
           if (Option.isSome(other)) {
             yield* Effect.logWarning(`executor: ${other.value} used the authorization of ${payment.id}: following it`)
-            yield* recordSubmission(payment, other.value)
+            yield* recordSubmission(payment, other.value, replaced)
             return "pending" as const
           }
           if (expired || Option.isSome(used)) return yield* settle(payment, "failed", previous)
@@ -143,19 +151,25 @@ export class Executions extends Context.Service<Executions, {
       // Moves a pull payment on whose authorization no transaction of ours carries: sends it while it
       // can still pay, else settles it as the chain decides (see `resolve`). Once our clock is past
       // validBefore, or after a transaction of ours failed, the chain is read before anything is sent.
+      // A `previous` transaction of ours that was mined (reverted) cost gas though the payment moves
+      // on from it: its gas is recorded with the change that replaces its hash.
       const proceed = (payment: Payment, authorization: SignedAuthorization, previous: string | null, dropped = false) =>
         Effect.gen(function*() {
+          const replaced = previous === null ? undefined : yield* gasOf(payment.commitment!.asset, previous)
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           if (previous !== null || now >= authorization.validBefore) {
-            const state = yield* resolve(payment, authorization, previous, dropped)
+            const state = yield* resolve(payment, authorization, previous, dropped, replaced)
             if (state !== "live") return state
           }
-          const sent = yield* send(payment, authorization)
+          const sent = yield* send(payment, authorization, replaced)
           if (sent !== "refused") return sent === "unknown" ? sent : "pending" as const
-          const state = yield* resolve(payment, authorization, previous, dropped)
+          const state = yield* resolve(payment, authorization, previous, dropped, replaced)
           // Live but not sendable now (e.g. the buyer is short of funds): checked again later.
           return state === "live" ? "unknown" as const : state
-        })
+        }).pipe(
+          Effect.catchTag("ChainUnavailable", (error) =>
+            Effect.as(Effect.logWarning(`executor: reading the gas of ${previous} of ${payment.id} failed; retrying later`, error.message), "unknown" as const))
+        )
 
       const advance: (id: PaymentId) => Effect.Effect<ExecutionStep> = Effect.fnUntraced(function*(id: PaymentId) {
         const found = yield* repo.findById(id)

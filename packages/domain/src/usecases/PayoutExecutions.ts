@@ -1,5 +1,5 @@
 import type { GasPaid } from "../gas/GasPaid.ts"
-import { gasReader } from "../ports/GasMeter.ts"
+import { gasIfMined, gasReader } from "../ports/GasMeter.ts"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
@@ -150,10 +150,9 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         Effect.gen(function*() {
           const outcome = yield* chain.observe(transferOf(payout), signed)
           // A mined transfer cost gas, whatever it did: recorded with the change that observes it.
-          const mined = outcome === "succeeded" || outcome === "failed" || outcome === "reverted"
-          const gas = mined ? yield* Effect.result(gasOf(payout.asset, signed.txHash)) : undefined
-          if (gas?._tag === "Failure") return "unknown" as const
-          const paid = gas?.success
+          const gas = yield* Effect.result(gasIfMined(gasOf, outcome, payout.asset, signed.txHash))
+          if (gas._tag === "Failure") return "unknown" as const
+          const paid = gas.success
           switch (outcome) {
             case "succeeded":
               return yield* finish(key, payout, "completed", null, payout.attempts, paid)

@@ -1,6 +1,8 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { GasPaid } from "../gas/GasPaid.ts"
 import type { ReceiptId } from "../ids/Ids.ts"
 import type { PayoutStatus, SignedTransfer } from "../payout/Payout.ts"
+import { gasIfMined, gasReader } from "../ports/GasMeter.ts"
 import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { type Receipt, ReceiptRefund } from "../receipt/Receipt.ts"
@@ -11,7 +13,7 @@ import { PayoutPolicy, type PayoutStep } from "./PayoutExecutions.ts"
  * collection address (the signed transfer is recorded before its broadcast; a new one only after the
  * chain proved the last one moved nothing: reverted or dropped), then follows it until the chain
  * decides: `completed`, or `failed` after `PayoutPolicy.maxAttempts` attempts or a transfer included
- * without paying the sender.
+ * without paying the sender. A mined transfer's gas is recorded with the change that observes it.
  */
 export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecutions, {
   readonly advance: (id: ReceiptId) => Effect.Effect<PayoutStep>
@@ -23,6 +25,7 @@ export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecut
       const store = yield* ReceiptStore
       const chain = yield* Payouts
       const { maxAttempts } = yield* PayoutPolicy
+      const gasOf = yield* gasReader
 
       const transferOf = (receipt: Receipt, refund: ReceiptRefund): PayoutTransfer => ({
         asset: receipt.asset,
@@ -31,16 +34,23 @@ export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecut
       })
 
       // The refund's next version; `false` when another worker changed it first.
-      const write = (receipt: Receipt, refund: ReceiptRefund, patch: Partial<ReceiptRefund>) =>
+      const write = (receipt: Receipt, refund: ReceiptRefund, patch: Partial<ReceiptRefund>, gas?: GasPaid) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
           const next = new ReceiptRefund({ ...refund, ...patch, version: refund.version + 1, updatedAt: Math.max(millis, refund.updatedAt) })
-          return yield* store.saveRefund(receipt.id, next)
+          return yield* store.saveRefund(receipt.id, next, gas)
         })
 
-      const finish = (receipt: Receipt, refund: ReceiptRefund, status: Exclude<PayoutStatus, "pending">, why: string, attempts = refund.attempts) =>
+      const finish = (
+        receipt: Receipt,
+        refund: ReceiptRefund,
+        status: Exclude<PayoutStatus, "pending">,
+        why: string,
+        attempts = refund.attempts,
+        gas?: GasPaid
+      ) =>
         Effect.gen(function*() {
-          if (yield* write(receipt, refund, { status, attempts })) {
+          if (yield* write(receipt, refund, { status, attempts }, gas)) {
             yield* status === "completed"
               ? Effect.logInfo(`receipt refund: ${receipt.id} completed (${refund.transfer?.txHash})`)
               : Effect.logWarning(`receipt refund: ${receipt.id} failed: ${why}`)
@@ -48,12 +58,12 @@ export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecut
           return "final" as const
         })
 
-      const attemptFailed = (receipt: Receipt, refund: ReceiptRefund, reason: string) =>
+      const attemptFailed = (receipt: Receipt, refund: ReceiptRefund, reason: string, gas?: GasPaid) =>
         Effect.gen(function*() {
           const attempts = refund.attempts + 1
-          if (attempts >= maxAttempts) return yield* finish(receipt, refund, "failed", `${reason} (attempt ${attempts} of ${maxAttempts})`, attempts)
+          if (attempts >= maxAttempts) return yield* finish(receipt, refund, "failed", `${reason} (attempt ${attempts} of ${maxAttempts})`, attempts, gas)
           yield* Effect.logWarning(`receipt refund: ${receipt.id} attempt ${attempts} of ${maxAttempts} failed: ${reason}; retrying later`)
-          yield* write(receipt, refund, { transfer: null, attempts })
+          yield* write(receipt, refund, { transfer: null, attempts }, gas)
           return "retry" as const
         })
 
@@ -69,14 +79,18 @@ export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecut
       const follow = (receipt: Receipt, refund: ReceiptRefund, signed: SignedTransfer) =>
         Effect.gen(function*() {
           const outcome = yield* chain.observe(transferOf(receipt, refund), signed)
+          // A mined transfer cost gas, whatever it did: recorded with the change that observes it.
+          const gas = yield* Effect.result(gasIfMined(gasOf, outcome, receipt.asset, signed.txHash))
+          if (gas._tag === "Failure") return "unknown" as const
+          const paid = gas.success
           switch (outcome) {
             case "succeeded":
-              return yield* finish(receipt, refund, "completed", "")
+              return yield* finish(receipt, refund, "completed", "", refund.attempts, paid)
             case "failed":
-              return yield* finish(receipt, refund, "failed", `transaction ${signed.txHash} was included without paying ${receipt.from}`)
+              return yield* finish(receipt, refund, "failed", `transaction ${signed.txHash} was included without paying ${receipt.from}`, refund.attempts, paid)
             case "reverted":
             case "dropped":
-              return yield* attemptFailed(receipt, refund, `transaction ${signed.txHash} ${outcome === "reverted" ? "reverted" : "was dropped"}`)
+              return yield* attemptFailed(receipt, refund, `transaction ${signed.txHash} ${outcome === "reverted" ? "reverted" : "was dropped"}`, paid)
             case "pending":
               // Perhaps never broadcast (a crash right after recording): the same bytes again.
               yield* chain.resend(receipt.asset, signed).pipe(Effect.catchTag("ChainUnavailable", () => Effect.void))
