@@ -34,7 +34,9 @@ export const toSettlementRecord = (settlement: CryptoSettlement) => ({
   asset: settlement.asset,
   destination: settlement.destination,
   createdAt: seconds(settlement.createdAt),
-  updatedAt: seconds(settlement.updatedAt)
+  updatedAt: seconds(settlement.updatedAt),
+  // Rounded up: never a second at which the destination is not usable yet.
+  usableFrom: Math.ceil(settlement.usableFrom / 1000)
 })
 
 const settlementsOf = (crypto: ReadonlyArray<CryptoSettlement>) => ({ crypto: crypto.map(toSettlementRecord), fiat: [] as const })
