@@ -35,8 +35,7 @@ export const toSettlementRecord = (settlement: CryptoSettlement) => ({
   destination: settlement.destination,
   createdAt: seconds(settlement.createdAt),
   updatedAt: seconds(settlement.updatedAt),
-  // Rounded up: never a second at which the destination is not usable yet.
-  usableFrom: Math.ceil(settlement.usableFrom / 1000)
+  usableFrom: seconds(settlement.usableFrom)
 })
 
 const settlementsOf = (crypto: ReadonlyArray<CryptoSettlement>) => ({ crypto: crypto.map(toSettlementRecord), fiat: [] as const })
