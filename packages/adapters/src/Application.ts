@@ -29,6 +29,7 @@ import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
+import * as ConfiguredSettlementDelay from "./ConfiguredSettlementDelay.ts"
 import * as Configuration from "./Configuration.ts"
 import { CredentialAdmin } from "./CredentialAdmin.ts"
 import { CredentialCache } from "./CredentialCache.ts"
@@ -92,6 +93,7 @@ export const layerWith = <E, R, GE, GR>(
         Layer.provide(
           Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer, Chain.ChainAssetCatalog.layer).pipe(Layer.provide(gateway))
         ),
+        Layer.provide(ConfiguredSettlementDelay.layer),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { defaultLiveSettlementDelayMs } from "@paygate/domain"
 import { Config, Option, Redacted, Schema } from "effect"
 
 const names = new Set<string>()
@@ -84,6 +85,16 @@ export const defaultIdempotencyLeaseMs = 30_000
 
 /** `IDEMPOTENCY_LEASE_MS`: how long an unanswered idempotency key is held by its request (at least 1). */
 export const idempotencyLeaseMs = Config.Int(name("IDEMPOTENCY_LEASE_MS")).pipe(Config.withDefault(defaultIdempotencyLeaseMs), atLeast(1))
+
+/**
+ * `SETTLEMENT_DESTINATION_DELAY_MS`, `SANDBOX_SETTLEMENT_DESTINATION_DELAY_MS`: how long a settlement
+ * destination added or changed waits before payments are forwarded to it, for live and sandbox
+ * merchants (at least 0; a day and none by default).
+ */
+export const settlementDestinationDelay = Config.all({
+  live: Config.Int(name("SETTLEMENT_DESTINATION_DELAY_MS")).pipe(Config.withDefault(defaultLiveSettlementDelayMs), atLeast(0)),
+  sandbox: Config.Int(name("SANDBOX_SETTLEMENT_DESTINATION_DELAY_MS")).pipe(Config.withDefault(0), atLeast(0))
+})
 
 /** `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`: the per-credential token bucket; `RATE_LIMIT_MAX_BUCKETS`: how many are held at most. */
 export const rateLimit = Config.all({

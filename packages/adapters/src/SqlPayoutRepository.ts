@@ -19,7 +19,7 @@ import {
   type PriorRefunds,
   traced
 } from "@paygate/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { recordGas } from "./internal/GasWrites.ts"
 import { post } from "./internal/LedgerWrites.ts"
@@ -65,13 +65,20 @@ export const make = Effect.gen(function*() {
     )
 
   const undecided = (limit: number) =>
-    sql`SELECT ${sql.literal(paymentSelect)} FROM payments
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      return yield* sql`SELECT ${sql.literal(paymentSelect)} FROM payments
       WHERE status = 'succeeded' AND NOT settlement_decided
+        -- A payment whose destination is not usable yet waits (left out, so it never fills the batch of the others).
+        -- Destinations are stored checksummed, commitments as paid: asset ids compare without case (eip155 hex).
+        AND NOT EXISTS (SELECT 1 FROM crypto_settlements s WHERE s.merchant_id = payments.merchant_id
+          AND lower(s.asset) = lower(commitment ->> 'asset') AND s.usable_from > ${now}::bigint)
         -- A payment paid into its deposit address (commitment.recipient) is settled once the deposit was marked
         -- for its sweep and swept to the collection address, where settlements are paid from.
         AND NOT EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id AND d.marked_version > d.swept_version)
         AND (commitment ->> 'recipient' IS NULL OR EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id))
-      ORDER BY updated_at LIMIT ${limit}`.pipe(
+      ORDER BY updated_at LIMIT ${limit}`
+    }).pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),
       Effect.orDie,
       spans.undecided

@@ -35,7 +35,8 @@ const settlementFromRow = (row: Record<string, unknown>): CryptoSettlement =>
     asset: row.asset,
     destination: row.destination,
     createdAt: toInt(row.created_at),
-    updatedAt: toInt(row.updated_at)
+    updatedAt: toInt(row.updated_at),
+    usableFrom: toInt(row.usable_from)
   })
 
 /** Builds the repository over the `SqlClient` in context. */
@@ -60,10 +61,10 @@ export const make = Effect.gen(function*() {
 
   const insertAll = (batch: ReadonlyArray<CryptoSettlement>) => {
     const [first, ...rest] = batch.map((s) =>
-      sql`(${s.id}, ${s.merchantId}, ${s.asset}, ${s.destination}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint)`
+      sql`(${s.id}, ${s.merchantId}, ${s.asset}, ${s.destination}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint, ${s.usableFrom}::bigint)`
     )
     if (first === undefined) return Effect.void
-    return sql`INSERT INTO crypto_settlements (id, merchant_id, asset, destination, created_at, updated_at)
+    return sql`INSERT INTO crypto_settlements (id, merchant_id, asset, destination, created_at, updated_at, usable_from)
       VALUES ${sql.csv([first, ...rest])}`.pipe(
       sql.withTransaction,
       Effect.asVoid,
@@ -109,7 +110,8 @@ export const make = Effect.gen(function*() {
     )
 
   const update = (s: CryptoSettlement) =>
-    sql`UPDATE crypto_settlements SET asset = ${s.asset}, destination = ${s.destination}, updated_at = ${s.updatedAt}::bigint
+    sql`UPDATE crypto_settlements SET asset = ${s.asset}, destination = ${s.destination}, updated_at = ${s.updatedAt}::bigint,
+        usable_from = ${s.usableFrom}::bigint
       WHERE merchant_id = ${s.merchantId} AND id = ${s.id}
       RETURNING id`.pipe(
       Effect.orDie,

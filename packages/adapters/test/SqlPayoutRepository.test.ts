@@ -14,7 +14,7 @@ import {
   SignedTransfer
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqlPayoutWork from "../src/SqlPayoutWork.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
@@ -62,6 +62,26 @@ const eventTypes = (payment: Payment) =>
   })
 
 adapterSuite("SqlPayoutRepository", (it) => {
+  it.effect("a payment whose destination is not usable yet is not listed undecided (it never fills the batch), until it is", () =>
+    Effect.gen(function*() {
+      const repo = yield* PayoutRepository
+      const sql = yield* SqlClient.SqlClient
+      const waiting = yield* succeededPayment(1)
+      const other = yield* succeededPayment(2)
+      const usableFrom = (yield* Clock.currentTimeMillis) + 600_000
+      // Stored in another spelling than the commitment's: asset ids compare without case.
+      yield* sql`INSERT INTO crypto_settlements (id, merchant_id, asset, destination, created_at, updated_at, usable_from)
+        VALUES (${`stl_${waiting.id.slice(4)}`}, ${waiting.merchantId}, ${usdc.toLowerCase()}, ${payoutOf(waiting, "settlement").recipient},
+          0, 0, ${usableFrom}::bigint)`
+      const mine = (list: ReadonlyArray<Payment>) => list.filter((p) => p.id === waiting.id || p.id === other.id).map((p) => p.id)
+      const [first] = yield* repo.undecided(1)
+      assert.strictEqual(first?.id, other.id, "the waiting payment, older, does not take the batch of one")
+      assert.deepStrictEqual(mine(yield* repo.undecided(1000)), [other.id])
+      // Its time has come.
+      yield* sql`UPDATE crypto_settlements SET usable_from = ${(yield* Clock.currentTimeMillis)}::bigint WHERE merchant_id = ${waiting.merchantId}`
+      assert.deepStrictEqual(mine(yield* repo.undecided(1000)), [waiting.id, other.id])
+    }))
+
   it.effect("a succeeded payment's settlement is decided once; undecided lists only undecided succeeded payments", () =>
     Effect.gen(function*() {
       const repo = yield* PayoutRepository

@@ -12,7 +12,7 @@ const payoutEth = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 const settlement = (merchant: Merchant, asset: string, destination: string, createdAt = 1_700_000_000_000) =>
   Effect.gen(function*() {
     const ids = yield* IdGenerator
-    return new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: merchant.id, asset, destination, createdAt, updatedAt: createdAt })
+    return new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: merchant.id, asset, destination, createdAt, updatedAt: createdAt, usableFrom: createdAt })
   })
 
 adapterSuite("SqlSettlementRepository", (it) => {

@@ -293,7 +293,8 @@ forEachDatabase("Partner API: merchants", (database) => {
       asset: expect.any(String),
       destination: expect.any(String),
       createdAt: expect.any(Number),
-      updatedAt: expect.any(Number)
+      updatedAt: expect.any(Number),
+      usableFrom: expect.any(Number)
     }
 
     it("registers destinations (201), lists them and answers them in canonical form", async () => {
@@ -355,6 +356,32 @@ forEachDatabase("Partner API: merchants", (database) => {
       }
     })
 
+    it("a live destination is usable a day after it is added or changed to another account; a sandbox one at once", async () => {
+      const day = 86_400
+      const live = await server.merchant(partner.live)
+      const before = Math.floor(Date.now() / 1000)
+      const registered = await call("POST", `/v1/merchants/${live}/settlements/crypto`, {
+        settlements: [{ asset: usdcEthereum, destination: walletEthereum }]
+      }, {}, partner.live)
+      expect(registered.status).toBe(201)
+      const settlement = registered.body.crypto[0]
+      expect(settlement.usableFrom - settlement.createdAt).toBe(day)
+      const same = await call("PUT", `/v1/merchants/${live}/settlements/crypto/${settlement.id}`, { destination: walletEthereum.toLowerCase() }, {}, partner.live)
+      expect(same.body.usableFrom).toBe(settlement.usableFrom)
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      const moved = await call("PUT", `/v1/merchants/${live}/settlements/crypto/${settlement.id}`, { destination: otherWalletEthereum }, {}, partner.live)
+      expect(moved.status).toBe(200)
+      expect(moved.body.usableFrom).toBeGreaterThan(settlement.usableFrom)
+      expect(moved.body.usableFrom).toBeGreaterThanOrEqual(before + 1 + day)
+      expect((await call("GET", `/v1/merchants/${live}`, undefined, {}, partner.live)).body.settlements.crypto).toEqual([moved.body])
+
+      const sandbox = await server.merchant(partner.sandbox)
+      const now = await call("POST", `/v1/merchants/${sandbox}/settlements/crypto`, {
+        settlements: [{ asset: usdcEthereum, destination: walletEthereum }]
+      })
+      expect(now.body.crypto[0].usableFrom).toBe(now.body.crypto[0].createdAt)
+    })
+
     it("changes a destination on the asset's chain", async () => {
       const id = await server.merchant(partner.sandbox)
       const registered = await call("POST", `/v1/merchants/${id}/settlements/crypto`, {
@@ -363,7 +390,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       const settlement = registered.body.crypto[0]
       const changed = await call("PUT", `/v1/merchants/${id}/settlements/crypto/${settlement.id}`, { destination: otherWalletEthereum.toLowerCase() })
       expect(changed.status).toBe(200)
-      expect(changed.body).toEqual({ ...settlement, destination: otherWalletEthereum, updatedAt: expect.any(Number) })
+      expect(changed.body).toEqual({ ...settlement, destination: otherWalletEthereum, updatedAt: expect.any(Number), usableFrom: expect.any(Number) })
       expect((await call("GET", `/v1/merchants/${id}/settlements`)).body.crypto).toEqual([changed.body])
       expectError(await call("PUT", `/v1/merchants/${id}/settlements/crypto/${settlement.id}`, { destination: walletBase }), 400, "params_validation")
       expectError(await call("PUT", `/v1/merchants/${id}/settlements/crypto/${settlement.id}`, { destination: "nope" }), 400, "params_validation")

@@ -12,5 +12,13 @@ export class CryptoSettlement extends Schema.Class<CryptoSettlement>("paygate/Cr
   /** Unix milliseconds. */
   createdAt: Schema.Int,
   /** Unix milliseconds. */
-  updatedAt: Schema.Int
+  updatedAt: Schema.Int,
+  /**
+   * Unix milliseconds from which payments are forwarded to `destination`: set when the destination
+   * is added or changed (`SettlementDelay`). Until then payments stay at the collection address.
+   */
+  usableFrom: Schema.Int
 }) {}
+
+/** Whether payments may be forwarded to `settlement` at `millis`. */
+export const isUsable = (settlement: CryptoSettlement, millis: number): boolean => settlement.usableFrom <= millis

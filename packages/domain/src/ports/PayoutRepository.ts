@@ -36,7 +36,10 @@ export class PayoutRepository extends Context.Service<PayoutRepository, {
   readonly find: (key: PayoutKey) => Effect.Effect<Option.Option<Payout>>
   /** A payment's payouts, by kind and leg. */
   readonly listByPayment: (paymentId: PaymentId) => Effect.Effect<ReadonlyArray<Payout>>
-  /** Up to `limit` succeeded payments whose settlement is yet to be decided, oldest first. */
+  /**
+   * Up to `limit` succeeded payments whose settlement is yet to be decided, oldest first. Payments
+   * whose settlement destination is not usable yet are left out, so they never fill the batch.
+   */
   readonly undecided: (limit: number) => Effect.Effect<ReadonlyArray<Payment>>
   /**
    * Records the settlement decision of a succeeded payment: with the payment locked, stores the

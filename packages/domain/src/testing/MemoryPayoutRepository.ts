@@ -1,19 +1,31 @@
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
+import { isUsable } from "../merchant/CryptoSettlement.ts"
+import type { Payment } from "../payment/Payment.ts"
 import type { Payout } from "../payout/Payout.ts"
 import { type PayoutEffects, PayoutRepository } from "../ports/PayoutRepository.ts"
 import { type MemoryRefunds, payoutKey, payoutsOf, refundsOf } from "./MemoryPayoutStore.ts"
+import type { MemorySettlements } from "./MemorySettlementRepository.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
 
 /**
  * In-memory {@link PayoutRepository} over the payment store (payment changes and events) and the
  * refund store (refund records, and the payouts they share). Each method runs synchronously, so
- * it is atomic with respect to other fibers, like a database transaction.
+ * it is atomic with respect to other fibers, like a database transaction. Given the settlement
+ * store, `undecided` leaves out payments whose destination is not usable yet, as the SQL store does.
  */
 export const layerMemoryPayouts = (stores: {
   readonly payments: MemoryStore
   readonly refunds: MemoryRefunds
+  readonly settlements?: MemorySettlements
 }): Layer.Layer<PayoutRepository> => {
-  const { payments, refunds } = stores
+  const { payments, refunds, settlements } = stores
+  // Whether `payment`'s destination (asset ids compare without case, as the SQL store's do) is not usable at `millis`.
+  const waiting = (payment: Payment, millis: number) => {
+    const asset = payment.commitment?.asset.toLowerCase()
+    return [...(settlements?.settlements.values() ?? [])].some((s) =>
+      s.merchantId === payment.merchantId && s.asset.toLowerCase() === asset && !isUsable(s, millis)
+    )
+  }
   const store = refunds.payouts
   // Each payout of `next` at its stored version + 1, no other live payout of the payment on its leg, and the payment's compare-and-set.
   const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) => {
@@ -34,9 +46,9 @@ export const layerMemoryPayouts = (stores: {
     find: (key) => Effect.sync(() => Option.fromNullishOr(store.payouts.get(payoutKey(key.paymentId, key.kind, key.leg)))),
     listByPayment: (paymentId) => Effect.sync(() => payoutsOf(store, paymentId)),
     undecided: (limit) =>
-      Effect.sync(() =>
+      Effect.map(Clock.currentTimeMillis, (millis) =>
         [...payments.payments.values()]
-          .filter((p) => p.status === "succeeded" && !store.decided.has(p.id))
+          .filter((p) => p.status === "succeeded" && !store.decided.has(p.id) && !waiting(p, millis))
           .sort((a, b) => a.updatedAt - b.updatedAt)
           .slice(0, limit)
       ),

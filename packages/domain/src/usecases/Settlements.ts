@@ -4,6 +4,7 @@ import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiE
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, SettlementId } from "../ids/Ids.ts"
 import { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
+import { SettlementDelay, settlementDelayOf } from "../merchant/SettlementDelay.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { assetMode, NetworkModes, type NetworkModesShape, offNetwork } from "../ports/NetworkModes.ts"
@@ -80,6 +81,10 @@ const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): Inva
  * a soft-deleted merchant, like reading the merchant itself does. Assets and destinations are
  * stored in canonical form (EIP-55 checksummed on `eip155`). The request is checked before the
  * merchant is looked up (API rules §1 order: params, then resource, then state rules).
+ *
+ * A destination added, or changed to another account, is used only from `usableFrom` (now plus the
+ * mode's `SettlementDelay`): payments succeeded until then wait at the collection address. Changing
+ * to the same account keeps its time; removing takes effect at once.
  */
 export class Settlements extends Context.Service<Settlements, {
   readonly register: (
@@ -104,6 +109,7 @@ export class Settlements extends Context.Service<Settlements, {
       const merchants = yield* MerchantRepository
       const ids = yield* IdGenerator
       const modes = yield* NetworkModes
+      const delay = yield* SettlementDelay
 
       const loadMerchant = Effect.fnUntraced(function*(access: PartnerAccess, id: string, activeOnly: boolean) {
         const found = isMerchantId(id) ? yield* merchants.findById(access.partnerId, access.mode, id) : Option.none()
@@ -135,10 +141,11 @@ export class Settlements extends Context.Service<Settlements, {
             }
           }
           const millis = yield* Clock.currentTimeMillis
+          const usableFrom = millis + settlementDelayOf(delay, access.mode)
           const settlements: Array<CryptoSettlement> = []
           for (const entry of valid) {
             settlements.push(
-              new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: owner, ...entry, createdAt: millis, updatedAt: millis })
+              new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: owner, ...entry, createdAt: millis, updatedAt: millis, usableFrom })
             )
           }
           // The store checks uniqueness again atomically: a concurrent registration still fails as a whole.
@@ -162,7 +169,13 @@ export class Settlements extends Context.Service<Settlements, {
           }
           yield* sameMode(current.asset as AssetId, access.mode, modes, `The settlement's asset ${current.asset}`)
           const millis = yield* Clock.currentTimeMillis
-          const next = new CryptoSettlement({ ...current, destination: account, updatedAt: Math.max(millis, current.updatedAt) })
+          const moved = account !== current.destination
+          const next = new CryptoSettlement({
+            ...current,
+            destination: account,
+            updatedAt: Math.max(millis, current.updatedAt),
+            usableFrom: moved ? millis + settlementDelayOf(delay, access.mode) : current.usableFrom
+          })
           yield* repo.update(next)
           return next
         }

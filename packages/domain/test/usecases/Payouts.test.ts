@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId, SettlementId } from "../../src/ids/Ids.ts"
@@ -11,7 +11,7 @@ import { type PayoutOutcome, PayoutReverted, Payouts } from "../../src/ports/Pay
 import { layerMemoryPayouts } from "../../src/testing/MemoryPayoutRepository.ts"
 import { latestRefundOf, makeMemoryRefunds, type MemoryPayouts, type MemoryRefunds, payoutKey } from "../../src/testing/MemoryPayoutStore.ts"
 import { layerMemoryRefunds } from "../../src/testing/MemoryRefundRepository.ts"
-import { layerMemorySettlements, makeMemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
+import { layerMemorySettlements, makeMemorySettlements, type MemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
 import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { systemAccess } from "../../src/usecases/Access.ts"
@@ -72,11 +72,13 @@ interface Stores {
   readonly payments: MemoryStore
   readonly refunds: MemoryRefunds
   readonly payouts: MemoryPayouts
+  readonly settlements: MemorySettlements
 }
 
 type Services = Payments | Refunds | SettlementDecisions | PayoutExecutions
 
-const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A, E, Services>, maxAttempts = 3) => {
+// `listsWaiting`: the payout store lists payments whose destination waits too (as one read before a change would).
+const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A, E, Services>, maxAttempts = 3, listsWaiting = false) => {
   const payments = makeMemoryStore()
   const refunds = makeMemoryRefunds()
   const settlements = makeMemorySettlements()
@@ -86,16 +88,17 @@ const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A
     asset: usdc,
     destination,
     createdAt: 0,
-    updatedAt: 0
+    updatedAt: 0,
+    usableFrom: 0
   }))
   return Effect.provide(
-    Effect.andThen(TestClock.setTime(start), body({ payments, refunds, payouts: refunds.payouts })),
+    Effect.andThen(TestClock.setTime(start), body({ payments, refunds, payouts: refunds.payouts, settlements })),
     Layer.mergeAll(Payments.layer, Refunds.layer, SettlementDecisions.layer, PayoutExecutions.layer).pipe(
       Layer.provide(IdGenerator.layer),
       Layer.provide([
         layerMemory(payments),
         layerMemoryRefunds(refunds),
-        layerMemoryPayouts({ payments, refunds }),
+        layerMemoryPayouts(listsWaiting ? { payments, refunds } : { payments, refunds, settlements }),
         layerMemorySettlements(settlements),
         scriptedPayouts(script),
         oneMerchant(partnerId, merchantId),
@@ -172,6 +175,41 @@ describe("SettlementDecisions", () => {
         assert.deepStrictEqual([settlement.value, settlement.recipient], [7_500_000n, destination])
         assert.strictEqual(payoutOf(stores, id, "refund")!.value, 5_000_000n)
       })))
+
+  it.effect("a payment whose destination is not usable yet waits undecided, without holding up the others, and settles once it is", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const row = stores.settlements.settlements.get("stl_usdc" as SettlementId)!
+        stores.settlements.settlements.set(row.id, new CryptoSettlement({ ...row, usableFrom: start + 3_600_000 }))
+        const waiting = yield* succeeded(stores.payments)
+        const other = yield* succeeded(stores.payments, dai)
+        // A batch of one: the waiting payment (the older) must not take it.
+        assert.strictEqual(yield* SettlementDecisions.use((d) => d.decideNext(1)), 1)
+        assert.isTrue(stores.payouts.decided.has(other))
+        assert.strictEqual(yield* decide, 0, "nothing to decide while the destination waits")
+        assert.isFalse(stores.payouts.decided.has(waiting), "not decided: neither forwarded nor kept")
+        assert.isUndefined(payoutOf(stores, waiting, "settlement"))
+        yield* TestClock.adjust(Duration.minutes(59))
+        assert.strictEqual(yield* decide, 0)
+        yield* TestClock.adjust(Duration.minutes(1))
+        assert.strictEqual(yield* decide, 1, "decided once the destination is usable")
+        const payout = payoutOf(stores, waiting, "settlement")!
+        assert.deepStrictEqual([payout.recipient, payout.value], [destination, 12_500_000n])
+      })))
+
+  it.effect("decides nothing for a payment listed while its destination waits (listed before a change)", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        const row = stores.settlements.settlements.get("stl_usdc" as SettlementId)!
+        stores.settlements.settlements.set(row.id, new CryptoSettlement({ ...row, destination: payer, usableFrom: start + 1 }))
+        assert.strictEqual(yield* decide, 0, "listed, but not decided")
+        assert.isFalse(stores.payouts.decided.has(id))
+        assert.isUndefined(payoutOf(stores, id, "settlement"))
+        yield* TestClock.adjust(Duration.millis(1))
+        assert.strictEqual(yield* decide, 1)
+        assert.strictEqual(payoutOf(stores, id, "settlement")!.recipient, payer)
+      }), 3, true))
 })
 
 describe("PayoutExecutions.advance", () => {

@@ -5,6 +5,7 @@ import { type ApiError, errorCode } from "../../src/errors/ApiErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { PartnerId } from "../../src/ids/Ids.ts"
 import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
+import { SettlementDelay } from "../../src/merchant/SettlementDelay.ts"
 import { SettlementRepository } from "../../src/ports/SettlementRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import { layerMemorySettlements, makeMemorySettlements, type MemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
@@ -27,11 +28,15 @@ const otherPayoutMainnet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 type Services = Merchants | Settlements | SettlementRepository
 
 // A fresh store per test; the settlement state is handed to the test body.
-const provide = <A, E>(body: (store: MemorySettlements) => Effect.Effect<A, E, Services>) => {
+const provide = <A, E>(
+  body: (store: MemorySettlements) => Effect.Effect<A, E, Services>,
+  delay: Layer.Layer<never> = Layer.empty
+) => {
   const store = makeMemorySettlements()
   return Effect.provide(
     body(store),
     Layer.mergeAll(Merchants.layer, Settlements.layer).pipe(
+      Layer.provide(delay),
       Layer.provideMerge(Layer.mergeAll(layerMemoryMerchants(makeMemoryMerchants()), layerMemorySettlements(store))),
       Layer.provide(IdGenerator.layer),
       Layer.provide(seededSecureRandom(5))
@@ -138,7 +143,7 @@ describe("Settlements.register", () => {
         const [existing] = yield* register(merchantId, [{ asset: usdcMainnet, destination: payoutMainnet }])
         const repo = yield* SettlementRepository
         const row = (id: string, asset: string) =>
-          new CryptoSettlement({ id: id as CryptoSettlement["id"], merchantId: existing!.merchantId, asset, destination: payoutMainnet, createdAt: 0, updatedAt: 0 })
+          new CryptoSettlement({ id: id as CryptoSettlement["id"], merchantId: existing!.merchantId, asset, destination: payoutMainnet, createdAt: 0, updatedAt: 0, usableFrom: 0 })
         assert.strictEqual(yield* code(repo.insertAll([row("stl_a", daiMainnet), row("stl_b", usdcMainnet)])), "invalid_state")
         assert.strictEqual(yield* code(repo.insertAll([row("stl_c", daiMainnet), row("stl_d", daiMainnet)])), "invalid_state")
         assert.deepStrictEqual([...store.settlements.keys()], [existing!.id])
@@ -260,4 +265,38 @@ describe("Settlements.remove", () => {
         assert.strictEqual(yield* code(remove(merchantId, settlement!.id)), "merchant_not_found")
         assert.deepStrictEqual(yield* list(merchantId), [settlement!])
       })))
+})
+
+describe("Settlement destination delay", () => {
+  const now = 1_800_000_000_000
+  const day = 86_400_000
+  const change = (merchantId: string, id: string, destination: string, as: PartnerAccess = access) =>
+    Settlements.use((s) => s.changeDestination(as, merchantId, id, destination))
+
+  it.effect("a live destination is usable a day after it is added, a sandbox one at once (the defaults)", () =>
+    provide(() =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(now)
+        const live = yield* register(yield* newMerchant(otherMode), [{ asset: usdcMainnet, destination: payoutMainnet }], otherMode)
+        const sandbox = yield* register(yield* newMerchant(), [{ asset: usdcMainnet, destination: payoutMainnet }])
+        assert.deepStrictEqual([live[0]!.usableFrom, sandbox[0]!.usableFrom], [now + day, now])
+      })))
+
+  it.effect("a changed account waits the delay anew; the same account keeps its time", () =>
+    provide(
+      () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(now)
+          const merchantId = yield* newMerchant()
+          const [made] = yield* register(merchantId, [{ asset: usdcMainnet, destination: payoutMainnet }])
+          assert.strictEqual(made!.usableFrom, now + 60_000)
+          yield* TestClock.adjust("2 minutes")
+          const same = yield* change(merchantId, made!.id, payoutMainnet.toLowerCase())
+          assert.strictEqual(same.usableFrom, now + 60_000, "the same account (however spelled) is no change")
+          const moved = yield* change(merchantId, made!.id, otherPayoutMainnet)
+          assert.strictEqual(moved.usableFrom, now + 120_000 + 60_000)
+          assert.deepStrictEqual((yield* list(merchantId)).map((s) => s.usableFrom), [now + 180_000])
+        }),
+      Layer.succeed(SettlementDelay, { live: day, sandbox: 60_000 })
+    ))
 })

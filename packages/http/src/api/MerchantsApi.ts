@@ -40,7 +40,12 @@ export const CryptoSettlementRecord = Schema.Struct({
   asset: Schema.String,
   destination: Schema.String,
   createdAt: Wire.NonNegativeInt,
-  updatedAt: Wire.NonNegativeInt
+  updatedAt: Wire.NonNegativeInt,
+  /**
+   * Unix seconds from which payments are forwarded to `destination`: added or changed, a destination
+   * waits the configured delay (docs/partners.md); payments succeeded until then stay at the collection address.
+   */
+  usableFrom: Wire.NonNegativeInt
 }).annotate({ identifier: "CryptoSettlementRecord" })
 
 /** A merchant's settlement destinations. Fiat settlement is not offered yet: `fiat` is always empty. */

@@ -34,7 +34,8 @@ export const toSettlementRecord = (settlement: CryptoSettlement) => ({
   asset: settlement.asset,
   destination: settlement.destination,
   createdAt: seconds(settlement.createdAt),
-  updatedAt: seconds(settlement.updatedAt)
+  updatedAt: seconds(settlement.updatedAt),
+  usableFrom: seconds(settlement.usableFrom)
 })
 
 const settlementsOf = (crypto: ReadonlyArray<CryptoSettlement>) => ({ crypto: crypto.map(toSettlementRecord), fiat: [] as const })

@@ -177,8 +177,13 @@ function settlements(context, merchant, reload) {
         await reload()
       }
     })
+    // Added or changed lately: the service forwards nothing to it before then.
+    const waiting = typeof s.usableFrom === "number" && s.usableFrom * 1000 > Date.now()
+      ? h("p", { class: "alert info", role: "status" }, "Usable from ", time(s.usableFrom), " — payments until then stay at the collection address.")
+      : null
     return h("li", { class: "settlement" },
       h("div", { class: "settlement-head" }, h("p", { class: "strong" }, assetName(s.asset)), removeButton),
+      waiting,
       problem,
       actionForm({
         label: "Change",
