@@ -182,4 +182,64 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     scenario("refund", step, 1_100_000n + BigInt(i))
     scenario("settlement", step, 2_200_000n + BigInt(i))
   })
+
+  it("a pull payment whose worker is killed right after the executor broadcast its authorization is collected once", async () => {
+    const buyer = Chain.anvilAccount(5)
+    const collection = world().chain.collectionAddress
+    const executor = Chain.anvilAccount(0).address
+    const walletKey = await server.walletKey("sandbox")
+    const created = await api("POST", "/v1/payments", {
+      merchantId: await server.merchant(await partnerKey()),
+      amount: { unit: "iso4217/USD", value: "1250" },
+      referenceId: `crash-${randomBytes(4).toString("hex")}`
+    })
+    expect(created.status).toBe(201)
+    const paymentId = created.body.paymentId as string
+    const options = await server.request("POST", `/v1/gateway/payment/${paymentId}/options`, {
+      apiKey: walletKey,
+      body: { accounts: [caip10(buyer.address)] }
+    })
+    const option = options.body.options[0]
+    const signature = await Chain.LocalWallet.signOption(option, buyer.privateKey)
+    const confirmed = await server.request("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
+      apiKey: walletKey,
+      body: { optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null }
+    })
+    expect(confirmed.status).toBe(200)
+    const pulls = () =>
+      world().client.getLogs({
+        address: world().chain.contracts.usdc,
+        event: transferEvent,
+        args: { from: buyer.address, to: collection },
+        fromBlock: 0n,
+        toBlock: "latest"
+      })
+    const before = await pulls()
+
+    const crashing = spawnNode(["test/support/CrashingWorker.ts"], { ...workerEnv(), CRASH_AT: "submitted" })
+    const died = await Promise.race([crashing.exited, new Promise((resolve) => setTimeout(() => resolve("alive"), 60_000))])
+    if (died !== "SIGKILL") await stop(crashing)
+    expect(died, crashing.output().slice(-4_000)).toBe("SIGKILL")
+    expect(crashing.output()).toContain("crashing at submitted")
+    // Sent, its hash not recorded.
+    const left = (await api("GET", `/v1/payments/${paymentId}`)).body
+    expect(left.status).toBe("processing")
+    expect(left.transaction?.hash ?? null).toBeNull()
+    const sent = (await pulls()).slice(before.length)
+    expect(sent).toHaveLength(1)
+
+    const worker = spawnNode(["app/worker.ts"], workerEnv())
+    try {
+      await waitForLine(worker, "worker started: dispatcher", 60_000, "worker")
+      const done = await eventually(async () => (await api("GET", `/v1/payments/${paymentId}`)).body, (p) => p.status !== "processing", 30_000)
+      expect(done.status, worker.output().slice(-4_000)).toBe("succeeded")
+      expect(done.transaction.hash).toBe(sent[0]!.transactionHash)
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      expect((await pulls()).slice(before.length).map((log) => log.transactionHash)).toEqual([sent[0]!.transactionHash])
+      expect(await world().client.getTransactionCount({ address: executor, blockTag: "pending" }))
+        .toBe(await world().client.getTransactionCount({ address: executor, blockTag: "latest" }))
+    } finally {
+      await stop(worker)
+    }
+  }, 180_000)
 })

@@ -6,18 +6,20 @@
  * - `signed`: the transfer is signed and about to be recorded;
  * - `recorded`: the signed transfer (hash and raw bytes) is recorded, not yet broadcast;
  * - `broadcast`: the node accepted the transfer; its outcome is not yet observed;
- * - `observed`: the chain says it paid the recipient; the payout is not yet completed.
+ * - `observed`: the chain says it paid the recipient; the payout is not yet completed;
+ * - `submitted`: the executor's `ChainGateway` broadcast a pull payment's authorization; its
+ *   transaction hash is not yet recorded.
  *
  * Before dying it prints `crashing at <step>` (stderr is a pipe: the write is synchronous), so a
  * test can tell a crash at the step from any other death.
  */
 import { Application, Chain, LogOutput } from "@paygate/adapters"
-import { Payouts } from "@paygate/domain"
+import { ChainGateway, Payouts } from "@paygate/domain"
 import { Jobs } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
 import { launch } from "../../app/Launch.ts"
 
-const crashSteps = ["signed", "recorded", "broadcast", "observed"] as const
+const crashSteps = ["signed", "recorded", "broadcast", "observed", "submitted"] as const
 type CrashStep = (typeof crashSteps)[number]
 
 const step = process.env.CRASH_AT as CrashStep
@@ -45,12 +47,20 @@ const crashing = Layer.effect(
     }))
 )
 
-// `app/WorkerLive.ts`'s composition, with the crashing port over the real one.
+const crashingGateway = Layer.effect(
+  ChainGateway,
+  Effect.gen(function*() {
+    const real = yield* ChainGateway
+    return ChainGateway.of({ ...real, submit: (proof) => real.submit(proof).pipe(Effect.tap(() => at("submitted"))) })
+  })
+).pipe(Layer.provide(Application.workerChainGateway))
+
+// `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.
 launch(
   Jobs.pipe(
     Layer.provide(Layer.merge(Application.workerServices, crashing)),
     Layer.provide(Application.migrated),
-    Layer.provide(Application.workerChainGateway),
+    Layer.provide(Layer.merge(Application.workerChainGateway, crashingGateway)),
     Layer.provide(Application.workerDatabase),
     Layer.provide(LogOutput.layer)
   )
