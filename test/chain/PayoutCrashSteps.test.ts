@@ -13,7 +13,7 @@ import { type PaymentId, type Payout, PayoutRepository } from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { type Address, type Hash, parseAbiItem } from "viem"
+import { type Address, createWalletClient, type Hash, http, parseAbiItem } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { describe, expect, it } from "vitest"
 import { eventually } from "../support/Eventually.ts"
@@ -125,30 +125,62 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     await p.exited
   }
 
-  const scenario = (kind: Kind, step: Step, value: bigint) =>
-    it(`a ${kind} whose worker is killed right after it was ${step} is paid exactly once`, async () => {
+  /** Runs the crashing worker until it kills itself at `step`. */
+  const crashAt = async (step: Step | "submitted") => {
+    const crashing = spawnNode(["test/support/CrashingWorker.ts"], { ...workerEnv(), CRASH_AT: step })
+    const died = await Promise.race([crashing.exited, new Promise((resolve) => setTimeout(() => resolve("alive"), 60_000))])
+    if (died !== "SIGKILL") await stop(crashing)
+    expect(died, crashing.output().slice(-4_000)).toBe("SIGKILL")
+    expect(crashing.output()).toContain(`crashing at ${step}`)
+  }
+
+  /** Runs `body` while a normal worker (`app/worker.ts`) runs on the same database and chain. */
+  const withWorker = async (body: (worker: WorkerProcess) => Promise<void>) => {
+    const worker = spawnNode(["app/worker.ts"], workerEnv())
+    try {
+      await waitForLine(worker, "worker started: dispatcher", 60_000, "worker")
+      await body(worker)
+    } finally {
+      await stop(worker)
+    }
+  }
+
+  /** No transaction of `address` waits in the pool: none holds a nonce the chain cannot reach. */
+  const expectNoGap = async (address: Address) =>
+    expect(await world().client.getTransactionCount({ address, blockTag: "pending" }))
+      .toBe(await world().client.getTransactionCount({ address, blockTag: "latest" }))
+
+  /** Another transaction of the collection key (an operator's, another process's) takes the next nonce. */
+  const takeCollectionNonce = async () => {
+    const key = Chain.anvilAccount(9)
+    const wallet = createWalletClient({ account: privateKeyToAccount(key.privateKey), transport: http(world().chain.node.rpcUrl) })
+    const hash = await wallet.sendTransaction({ chain: null, to: key.address, value: 0n })
+    await world().client.waitForTransactionReceipt({ hash })
+  }
+
+  const scenario = (kind: Kind, step: Step, value: bigint, meanwhile?: { readonly title: string; readonly run: () => Promise<void> }) =>
+    it(`a ${kind} whose worker is killed right after it was ${step}${meanwhile?.title ?? ""} is paid exactly once`, async () => {
       const { paymentId, recipient } = await payoutToMake(kind, value)
-      const crashing = spawnNode(["test/support/CrashingWorker.ts"], { ...workerEnv(), CRASH_AT: step })
-      const died = await Promise.race([crashing.exited, new Promise((resolve) => setTimeout(() => resolve("alive"), 60_000))])
-      if (died !== "SIGKILL") await stop(crashing)
-      expect(died, crashing.output().slice(-4_000)).toBe("SIGKILL")
-      expect(crashing.output()).toContain(`crashing at ${step}`)
+      await crashAt(step)
       const left = Option.getOrThrow(await payoutOf(paymentId, kind))
       await expectStoppedAt(step, left, recipient)
+      await meanwhile?.run()
 
-      const worker = spawnNode(["app/worker.ts"], workerEnv())
-      try {
-        await waitForLine(worker, "worker started: dispatcher", 60_000, "worker")
+      // A later payout, due before the crashed one's lease ends: it takes the next nonce the chain
+      // knows, which a recorded transfer never broadcast may hold too.
+      const later = await payoutToMake("refund", 1_000n)
+      await withWorker(async (worker) => {
         const done = await eventually(
           async () => Option.getOrThrow(await payoutOf(paymentId, kind)),
           (p) => p.status !== "pending",
           30_000
         )
         expect(done.status, worker.output().slice(-4_000)).toBe("completed")
-        if (step !== "signed") expect(done.transfer).toEqual(left.transfer)
+        // On chain already: followed, never replaced; its nonce taken by another: replaced.
+        if (step === "broadcast" || step === "observed") expect(done.transfer).toEqual(left.transfer)
+        if (meanwhile !== undefined) expect(done.transfer!.txHash).not.toBe(left.transfer!.txHash)
 
-        // A later payout from the same collection key goes through: no gap in its nonces.
-        const later = await payoutToMake("refund", 1_000n)
+        // The later payout goes through too: no gap in the collection key's nonces.
         await eventually(async () => Option.getOrThrow(await payoutOf(later.paymentId, "refund")), (p) => p.status === "completed", 30_000)
         // Time for a second transfer of the crashed payout to show up, were one sent.
         await new Promise((resolve) => setTimeout(resolve, 1_000))
@@ -170,23 +202,22 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
           )
           expect(settled).toHaveLength(1)
         }
-        const collection = world().chain.collectionAddress
-        expect(await world().client.getTransactionCount({ address: collection, blockTag: "pending" }))
-          .toBe(await world().client.getTransactionCount({ address: collection, blockTag: "latest" }))
-      } finally {
-        await stop(worker)
-      }
+        await expectNoGap(world().chain.collectionAddress)
+      })
     }, 180_000)
 
   steps.forEach((step, i) => {
     scenario("refund", step, 1_100_000n + BigInt(i))
     scenario("settlement", step, 2_200_000n + BigInt(i))
   })
+  scenario("refund", "recorded", 3_300_000n, {
+    title: " and another transaction of its key took the recorded nonce",
+    run: takeCollectionNonce
+  })
 
   it("a pull payment whose worker is killed right after the executor broadcast its authorization is collected once", async () => {
     const buyer = Chain.anvilAccount(5)
     const collection = world().chain.collectionAddress
-    const executor = Chain.anvilAccount(0).address
     const walletKey = await server.walletKey("sandbox")
     const created = await api("POST", "/v1/payments", {
       merchantId: await server.merchant(await partnerKey()),
@@ -216,11 +247,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
       })
     const before = await pulls()
 
-    const crashing = spawnNode(["test/support/CrashingWorker.ts"], { ...workerEnv(), CRASH_AT: "submitted" })
-    const died = await Promise.race([crashing.exited, new Promise((resolve) => setTimeout(() => resolve("alive"), 60_000))])
-    if (died !== "SIGKILL") await stop(crashing)
-    expect(died, crashing.output().slice(-4_000)).toBe("SIGKILL")
-    expect(crashing.output()).toContain("crashing at submitted")
+    await crashAt("submitted")
     // Sent, its hash not recorded.
     const left = (await api("GET", `/v1/payments/${paymentId}`)).body
     expect(left.status).toBe("processing")
@@ -228,18 +255,13 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     const sent = (await pulls()).slice(before.length)
     expect(sent).toHaveLength(1)
 
-    const worker = spawnNode(["app/worker.ts"], workerEnv())
-    try {
-      await waitForLine(worker, "worker started: dispatcher", 60_000, "worker")
+    await withWorker(async (worker) => {
       const done = await eventually(async () => (await api("GET", `/v1/payments/${paymentId}`)).body, (p) => p.status !== "processing", 30_000)
       expect(done.status, worker.output().slice(-4_000)).toBe("succeeded")
       expect(done.transaction.hash).toBe(sent[0]!.transactionHash)
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       expect((await pulls()).slice(before.length).map((log) => log.transactionHash)).toEqual([sent[0]!.transactionHash])
-      expect(await world().client.getTransactionCount({ address: executor, blockTag: "pending" }))
-        .toBe(await world().client.getTransactionCount({ address: executor, blockTag: "latest" }))
-    } finally {
-      await stop(worker)
-    }
+      await expectNoGap(Chain.anvilAccount(0).address)
+    })
   }, 180_000)
 })
