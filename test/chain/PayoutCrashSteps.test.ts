@@ -17,6 +17,7 @@ import { type Address, createWalletClient, type Hash, http, parseAbiItem } from 
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { describe, expect, it } from "vitest"
 import { eventually } from "../support/Eventually.ts"
+import { confirmWithWallet } from "../support/PullShop.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import type { WorkerProcess } from "../support/PostgresWorld.ts"
 import { spawnNode, waitForLine } from "../support/ServiceProcess.ts"
@@ -226,17 +227,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     })
     expect(created.status).toBe(201)
     const paymentId = created.body.paymentId as string
-    const options = await server.request("POST", `/v1/gateway/payment/${paymentId}/options`, {
-      apiKey: walletKey,
-      body: { accounts: [caip10(buyer.address)] }
-    })
-    const option = options.body.options[0]
-    const signature = await Chain.LocalWallet.signOption(option, buyer.privateKey)
-    const confirmed = await server.request("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
-      apiKey: walletKey,
-      body: { optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null }
-    })
-    expect(confirmed.status).toBe(200)
+    await confirmWithWallet(server, walletKey, world(), paymentId, buyer)
     const pulls = () =>
       world().client.getLogs({
         address: world().chain.contracts.usdc,
