@@ -28,6 +28,21 @@ export interface PullShop {
   readonly close: () => Promise<void>
 }
 
+/** Confirms a waiting payment as a wallet app (`walletKey`) would: the first option for `buyer`, signed with its key. */
+export const confirmWithWallet = async (server: TestServer, walletKey: string, world: LocalChainWorld, paymentId: string, buyer: Chain.AnvilAccount) => {
+  const options = await server.request("POST", `/v1/gateway/payment/${paymentId}/options`, {
+    apiKey: walletKey,
+    body: { accounts: [`${world.chain.chainId}:${buyer.address}`] }
+  })
+  const option = options.body.options[0]
+  const signature = await Chain.LocalWallet.signOption(option, buyer.privateKey)
+  const confirmed = await server.request("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
+    apiKey: walletKey,
+    body: { optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null }
+  })
+  expect(confirmed.status).toBe(200)
+}
+
 /** Starts the shop on `database` over `chains` (the executor and the watcher forked in). */
 export const startPullShop = async (world: LocalChainWorld, database: TestDatabase, chains: Chain.ChainConfig.Chains): Promise<PullShop> => {
   const server = await makeTestServer(database, {
@@ -57,17 +72,7 @@ export const startPullShop = async (world: LocalChainWorld, database: TestDataba
       })
       expect(created.status).toBe(201)
       const paymentId = created.body.paymentId as string
-      const options = await server.request("POST", `/v1/gateway/payment/${paymentId}/options`, {
-        apiKey: walletKey,
-        body: { accounts: [`${world.chain.chainId}:${buyer.address}`] }
-      })
-      const option = options.body.options[0]
-      const signature = await Chain.LocalWallet.signOption(option, buyer.privateKey)
-      const confirmed = await server.request("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
-        apiKey: walletKey,
-        body: { optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null }
-      })
-      expect(confirmed.status).toBe(200)
+      await confirmWithWallet(server, walletKey, world, paymentId, buyer)
       const sent = await eventuallyFound("the executor's transaction", async () => (await status(paymentId)).transaction?.hash as string | undefined)
       const mined = await world.client.waitForTransactionReceipt({ hash: sent as Hex })
       return { paymentId, sent, mined }

@@ -55,20 +55,28 @@ const adminQuery = (url: string, statement: string) =>
     yield* sql.unsafe(statement)
   }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
 
-/** A fresh database on the PostgreSQL server at `url`, dropped when the server closes. */
-export const postgres = (url: string): TestDatabase => ({
+/** The URL of database `name` on the PostgreSQL server at `url`. */
+export const databaseAt = (url: string, name: string) => {
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  return target.toString()
+}
+
+/**
+ * A fresh database on the PostgreSQL server at `url`, dropped when the server closes: named `name`
+ * (for other processes to reach it, see {@link databaseAt}), else a new random name per server.
+ */
+export const postgres = (url: string, name?: string): TestDatabase => ({
   name: "PostgreSQL",
   layer: () =>
     Layer.unwrap(
       Effect.gen(function*() {
-        const name = `paygate_http_${randomBytes(6).toString("hex")}`
+        const database = name ?? `paygate_http_${randomBytes(6).toString("hex")}`
         yield* Effect.acquireRelease(
-          adminQuery(url, `CREATE DATABASE ${name}`),
-          () => adminQuery(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+          adminQuery(url, `CREATE DATABASE ${database}`),
+          () => adminQuery(url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).pipe(Effect.ignore)
         )
-        const target = new URL(url)
-        target.pathname = `/${name}`
-        return Database.layerUrl(target.toString(), { maxConnections: 20 })
+        return Database.layerUrl(databaseAt(url, database), { maxConnections: 20 })
       })
     )
 })
