@@ -39,6 +39,7 @@ import * as PaymentLinks from "./migrations/0022_payment_links.ts"
 import * as PartialRefunds from "./migrations/0023_partial_refunds.ts"
 import * as Team from "./migrations/0024_team.ts"
 import * as ChainCheckpoints from "./migrations/0025_chain_checkpoints.ts"
+import * as RefundClaims from "./migrations/0027_refund_claims.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -73,7 +74,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0022_payment_links": runStatements(PaymentLinks.statements),
   "0023_partial_refunds": runStatements(PartialRefunds.statements),
   "0024_team": runStatements(Team.statements),
-  "0025_chain_checkpoints": runStatements(ChainCheckpoints.statements)
+  "0025_chain_checkpoints": runStatements(ChainCheckpoints.statements),
+  "0027_refund_claims": runStatements(RefundClaims.statements)
 }
 
 /** The table recording applied migrations. */

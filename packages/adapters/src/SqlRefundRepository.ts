@@ -12,6 +12,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { toInt } from "./internal/Rows.ts"
+import { insertClaim } from "./SqlRefundClaimStore.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -70,12 +71,14 @@ export const make = Effect.gen(function*() {
       const refunds = yield* listByPayment(paymentId)
       const payouts = (yield* sql`SELECT ${sql.literal(payoutSelect)} FROM payouts WHERE payment_id = ${paymentId} AND kind = 'refund'`)
         .map(payoutFromRow)
-      const { payouts: legs, refund: r } = yield* plan({ refunds, payouts })
+      const { claim, payouts: legs, refund: r } = yield* plan({ refunds, payouts })
       yield* withdrawSettlement(paymentId)
       yield* sql`INSERT INTO refunds (id, payment_id, partner_id, currency, amount, value, status, tx_hash, created_at, updated_at)
         VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.currency}, ${r.amount.toString()}::numeric, ${r.value.toString()}::numeric, ${r.status},
           ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
       for (const payout of legs) yield* insertPayout(sql, payout)
+      // A refund to an address the buyer chooses: its link now, its payout when claimed.
+      if (claim !== undefined) yield* insertClaim(sql, r.id, claim)
       return r
     }).pipe(
       sql.withTransaction,
