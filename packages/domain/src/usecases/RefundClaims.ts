@@ -24,6 +24,7 @@ export interface ClaimView {
   readonly refund: Refund
   readonly claim: RefundClaim
   readonly merchantName: string
+  readonly merchantIconUrl: string | null
   readonly mode: Payment["mode"]
   /** The token it is paid in (absent: a token no longer configured; the page then names the CAIP-19 id). */
   readonly asset: PayableAsset | undefined
@@ -73,6 +74,8 @@ export class RefundClaims extends Context.Service<RefundClaims, {
   >
   /** A new link for an unclaimed claim refund; unknown or not the caller's → `payment_not_found`; claimed or not a claim refund → `invalid_state`. */
   readonly reissue: (access: Access, refundId: string) => Effect.Effect<ClaimLink, PaymentNotFound | InvalidState>
+  /** The EIP-55 form of the address the buyer `entered`, or why it is refused (as `claim` refuses it). */
+  readonly check: (entered: string) => Effect.Effect<string, ParamsValidation>
   /** The claim page of `token`; none for a token that is not a current link. */
   readonly open: (token: string) => Effect.Effect<Option.Option<ClaimView>>
   /**
@@ -134,6 +137,7 @@ export class RefundClaims extends Context.Service<RefundClaims, {
           refund,
           claim,
           merchantName: Option.isSome(merchant) ? merchant.value.name : "The merchant",
+          merchantIconUrl: Option.isSome(merchant) ? merchant.value.iconUrl : null,
           mode: payment.mode,
           asset: catalog.asset(payment.commitment.asset),
           assetId: payment.commitment.asset,
@@ -141,16 +145,23 @@ export class RefundClaims extends Context.Service<RefundClaims, {
         })
       }, traced("RefundClaims.open"))
 
+      const check = (entered: string) =>
+        Result.match(
+          checkAddress(entered.trim(), (address) =>
+            catalog.all.some((asset) =>
+              asset.collectionAddress.toLowerCase() === address.toLowerCase() || contractOf(asset.assetId) === address.toLowerCase()
+            )),
+          {
+            onFailure: (message) => Effect.fail(new ParamsValidation({ message })),
+            onSuccess: Effect.succeed
+          }
+        )
+
       const claim = Effect.fnUntraced(function*(token: string, entered: string) {
         const view = yield* open(token)
         if (Option.isNone(view)) return { _tag: "Missing" } as const
         if (view.value.state !== "open") return { _tag: "Closed", state: view.value.state } as const
-        const checked = checkAddress(entered.trim(), (address) =>
-          catalog.all.some((asset) =>
-            asset.collectionAddress.toLowerCase() === address.toLowerCase() || contractOf(asset.assetId) === address.toLowerCase()
-          ))
-        if (Result.isFailure(checked)) return yield* new ParamsValidation({ message: checked.failure })
-        const address = checked.success
+        const address = yield* check(entered)
         const payment = yield* paymentOf(view.value.refund)
         const chainId = payment.commitment.account.split(":").slice(0, 2).join(":")
         const now = yield* Clock.currentTimeMillis
@@ -173,7 +184,7 @@ export class RefundClaims extends Context.Service<RefundClaims, {
           : { _tag: "Closed", state: "claimed" } as const
       }, traced("RefundClaims.claim"))
 
-      return RefundClaims.of({ create, reissue, open, claim })
+      return RefundClaims.of({ create, reissue, check, open, claim })
     })
   )
 }

@@ -1,5 +1,6 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { refundStage, Refunds } from "@paygate/domain"
+import { CheckoutSettings } from "@paygate/adapters"
+import { RefundClaims, refundStage, Refunds } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -10,18 +11,34 @@ export const RefundsHandlers = HandlerGroup.group(
   "refunds",
   Effect.fn(function*(handlers) {
     const refunds = yield* Refunds
-    return handlers.handle("create", ({ payload }) =>
-      Effect.gen(function*() {
-        const refund = yield* refunds.request(yield* partnerAccess, payload.paymentId, payload.amount)
-        return {
-          refundId: refund.id,
-          paymentId: refund.paymentId,
-          amount: refundStage(refund).amount,
-          tokenValue: refund.value.toString(),
-          status: refund.status,
-          txHash: refund.txHash,
-          createdAt: Math.floor(refund.createdAt / 1000)
-        }
-      }))
+    const claims = yield* RefundClaims
+    const { refundClaimUrl } = yield* CheckoutSettings
+    const claimLink = (link: { readonly token: string; readonly expiresAt: number }) => ({
+      claimUrl: `${refundClaimUrl}/${link.token}`,
+      claimExpiresAt: Math.floor(link.expiresAt / 1000)
+    })
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const access = yield* partnerAccess
+          const { link, refund } = payload.to === "claim"
+            ? yield* claims.create(access, payload.paymentId, payload.amount)
+            : { refund: yield* refunds.request(access, payload.paymentId, payload.amount), link: undefined }
+          return {
+            refundId: refund.id,
+            paymentId: refund.paymentId,
+            amount: refundStage(refund).amount,
+            tokenValue: refund.value.toString(),
+            status: refund.status,
+            txHash: refund.txHash,
+            createdAt: Math.floor(refund.createdAt / 1000),
+            ...(link === undefined ? {} : claimLink(link))
+          }
+        }))
+      .handle("claimLink", ({ params }) =>
+        Effect.gen(function*() {
+          const link = yield* claims.reissue(yield* partnerAccess, params.refundId)
+          return { refundId: params.refundId, ...claimLink(link) }
+        }))
   })
 )
