@@ -72,7 +72,7 @@ export class RefundClaims extends Context.Service<RefundClaims, {
     { readonly refund: Refund; readonly link: ClaimLink },
     PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded | ParamsValidation | InvalidState
   >
-  /** A new link for an unclaimed claim refund; unknown or not the caller's → `payment_not_found`; claimed or not a claim refund → `invalid_state`. */
+  /** A new link for an unclaimed claim refund; unknown, not the caller's or not a claim refund → `payment_not_found`; claimed → `invalid_state`. */
   readonly reissue: (access: Access, refundId: string) => Effect.Effect<ClaimLink, PaymentNotFound | InvalidState>
   /** The EIP-55 form of the address the buyer `entered`, or why it is refused (as `claim` refuses it). */
   readonly check: (entered: string) => Effect.Effect<string, ParamsValidation>

@@ -69,9 +69,9 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       params: { refundId: Schema.String },
       success: RefundClaimLink.pipe(HttpApiSchema.status(201)),
       error: [
-        // Unknown, or another partner's.
+        // Unknown, another partner's, or not a refund to an address the buyer chooses.
         wire(PaymentNotFound, "PaymentNotFound"),
-        // Claimed already, or not a refund to an address the buyer chooses.
+        // Claimed already: its payout exists.
         wire(InvalidState, "InvalidState")
       ]
     }).annotate(OpenApi.Summary, "Issue a new claim link for an unclaimed refund to an address the buyer chooses; the previous link stops working")
