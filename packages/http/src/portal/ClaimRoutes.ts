@@ -29,7 +29,13 @@ export const ClaimRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const claims = yield* RefundClaims
   const settings = yield* CheckoutSettings
   const publicOrigin = originOf(settings.refundClaimUrl)
-  const headers = { ...pageHeaders(contentSecurityPolicy("'none'", "'none'").replace("form-action 'none'", "form-action 'self'")), "x-frame-options": "DENY" }
+  const headers = {
+    ...pageHeaders(contentSecurityPolicy("'none'", "'none'").replace("form-action 'none'", "form-action 'self'")),
+    "x-frame-options": "DENY",
+    // Its own forms must carry their Origin (under no-referrer a browser sends "null", which reads as another site's);
+    // no other site ever sees the page's address, which holds the token.
+    "referrer-policy": "same-origin"
+  }
 
   const notFound = html(notFoundPage("Refund link not found", "This refund link is not valid. Check the link the merchant sent you."), 404, headers)
   const refused = html(
