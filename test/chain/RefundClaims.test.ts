@@ -85,6 +85,17 @@ forEachDatabase("Refunds to an address the buyer chooses (claim links)", (databa
     expect(JSON.stringify(await query("SELECT refund_id, token_hash, recipient FROM refund_claims"))).not.toContain(token)
   })
 
+  it("an Idempotency-Key replays the claim refund without its link: the token is never stored in the clear", async () => {
+    const paymentId = await paid()
+    const headers = { "idempotency-key": randomBytes(8).toString("hex") }
+    const first = await server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, headers, body: { paymentId, to: "claim" } })
+    const replay = await server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, headers, body: { paymentId, to: "claim" } })
+    expect([first.status, replay.status]).toEqual([201, 201])
+    expect(replay.body).toEqual({ ...first.body, claimUrl: "(shown only in the first response)" })
+    const token = pathOf(first.body.claimUrl).split("/").at(-1)!
+    expect(JSON.stringify(await query("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL"))).not.toContain(token)
+  })
+
   it("concurrent claim refunds of one payment never reserve more than was paid", async () => {
     const paymentId = await paid()
     const answers = await Promise.all(

@@ -61,20 +61,22 @@ const reviewForm = (view: ClaimView, token: string, address: string) =>
 <button type="submit" name="intent" value="edit" class="button secondary" id="claim-edit">Change the address</button></div>
 </form>`
 
-// What a claimed or expired link says; `justClaimed`: the answer to the claim itself.
+// What a claimed or expired link says (the address on a line of its own); `justClaimed`: the answer to the claim itself.
 const closedBlock = (view: ClaimView, justClaimed: boolean) => {
   const address = addressOf(view.claim.recipient)
-  const [heading, text] = view.state === "expired"
-    ? ["This refund link has expired", `Ask ${view.merchantName} for a new link: they can send one at any time.`]
+  const [heading, text, after] = view.state === "expired"
+    ? ["This refund link has expired", `Ask ${view.merchantName} for a new link: they can send one at any time.`, ""]
     : view.refund.status === "completed"
-    ? ["Refund sent", `${tokenText(view)} was sent to ${address}.`]
+    ? ["Refund sent", `${tokenText(view)} was sent to`, ""]
     : view.refund.status === "failed"
-    ? ["The refund could not be sent", `Sending it to ${address} failed. ${view.merchantName} can see it and will retry it.`]
-    : [justClaimed ? "Refund on its way" : "This refund was claimed", `${tokenText(view)} is being sent to ${address}. It arrives in a few minutes.`]
+    ? ["The refund could not be sent", "Sending it failed to", `${view.merchantName} can see it and retry it.`]
+    : [justClaimed ? "Refund on its way" : "This refund was claimed", `${tokenText(view)} is being sent to`, "It arrives in a few minutes."]
   const used = !justClaimed && view.state === "claimed" ? `<p class="muted help">This link has been used; it cannot be used again.</p>` : ""
   return `<div class="closed ${view.state}" id="claim-closed" role="status">${
     view.refund.status === "completed" ? `<span class="outcome paid" aria-hidden="true"></span>` : ""
-  }<h2>${escapeHtml(heading)}</h2><p class="address-text">${escapeHtml(text)}</p>${used}</div>`
+  }<h2>${escapeHtml(heading)}</h2><p>${escapeHtml(text)}</p>${
+    address === "" ? "" : `<p class="address" id="claim-sent-to">${escapeHtml(address)}</p>`
+  }${after === "" ? "" : `<p>${escapeHtml(after)}</p>`}${used}</div>`
 }
 
 /** The claim page of `view` at `step`. */

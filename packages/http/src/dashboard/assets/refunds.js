@@ -140,7 +140,10 @@ export function refundPanel(context, state) {
         })
         if (claim) {
           // The link is shown once (a new one can be issued through the API); it is listed here once claimed.
-          form.replaceChildren(shownOnce(`Send the buyer this link to choose where the refund goes. It works once, until ${new Date(created.claimExpiresAt * 1000).toUTCString().replace("GMT", "UTC")}:`, created.claimUrl, "claim link"))
+          form.replaceChildren(
+            shownOnce(`Send the buyer this link to choose where the refund goes. It works once, until ${new Date(created.claimExpiresAt * 1000).toUTCString().replace("GMT", "UTC")}:`, created.claimUrl, "claim link"),
+            h("p", { class: "muted" }, `${of(checked.value)} is set aside for it now; the refund is listed here once the buyer has chosen the address.`)
+          )
           announce("Refund link created. Copy it and send it to the buyer.")
           return
         }
