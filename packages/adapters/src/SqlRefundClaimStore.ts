@@ -19,21 +19,14 @@ import {
 } from "@paygate/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { createHash } from "node:crypto"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
+import { tokenHash } from "./internal/RefundClaimRow.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
 const spans = {
   find: traced("SqlRefundClaimStore.find"),
   claim: traced("SqlRefundClaimStore.claim")
 }
-
-/** The stored form of a link's token. */
-export const tokenHash = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
-
-/** The `INSERT` of a new refund's claim (in the refund insert's transaction). */
-export const insertClaim = (sql: SqlClient.SqlClient, refundId: RefundId, link: ClaimLink) =>
-  sql`INSERT INTO refund_claims (refund_id, token_hash, expires_at) VALUES (${refundId}, ${tokenHash(link.token)}, ${link.expiresAt}::bigint)`
 
 const decodeClaim = Schema.decodeUnknownSync(RefundClaim)
 

@@ -11,8 +11,8 @@ import { InvalidState, type PaymentId, type PlannedRefund, type PriorRefunds, Re
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
+import { insertClaim } from "./internal/RefundClaimRow.ts"
 import { toInt } from "./internal/Rows.ts"
-import { insertClaim } from "./SqlRefundClaimStore.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
