@@ -4,7 +4,7 @@
  * claim's payout is looked at in the database). The browser side is test/dashboard/RefundClaimPage.test.ts.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import { type ErrorCode, statusOf } from "@paygate/domain"
+import { type ErrorCode, SettlementDecisions, statusOf } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
@@ -30,14 +30,16 @@ forEachDatabase("Refunds to an address the buyer chooses (claim links)", (databa
   }))
   let partner: TestPartner
   let merchantId: string
+  /** Has a crypto settlement destination for TUSDC: its payments are settled unless refunded first. */
+  let settling: string
 
   const api = (method: string, path: string, body?: unknown, apiKey = partner.sandbox) =>
     server.request(method, path, { apiKey, ...(body === undefined ? {} : { body }) })
   const caip10 = (address: string) => `${world().chain.chainId}:${address}`
   const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address
   /** A succeeded payment of 12.50 USD paid with 12.5 TUSDC by a fresh account. */
-  const paid = async () => {
-    const paymentId = (await server.payment(partner.sandbox, merchantId)).paymentId as string
+  const paid = async (merchant = merchantId) => {
+    const paymentId = (await server.payment(partner.sandbox, merchant)).paymentId as string
     await server.succeed(paymentId, { account: caip10(freshAddress()), asset: world().chain.usdcAssetId, tokenAmount: 12_500_000n })
     return paymentId
   }
@@ -59,6 +61,11 @@ forEachDatabase("Refunds to an address the buyer chooses (claim links)", (databa
   beforeAll(async () => {
     partner = await server.partner()
     merchantId = await server.merchant(partner.sandbox, "Claim Shop")
+    settling = await server.merchant(partner.sandbox, "Settling Claim Shop")
+    const registered = await api("POST", `/v1/merchants/${settling}/settlements/crypto`, {
+      settlements: [{ asset: world().chain.usdcAssetId, destination: caip10(freshAddress()) }]
+    })
+    expect(registered.status).toBe(201)
   }, 120_000)
 
   it("a claim refund reserves its amount with no payout; a refund beyond the rest is already_refunded; the link's token is stored hashed", async () => {
@@ -94,6 +101,16 @@ forEachDatabase("Refunds to an address the buyer chooses (claim links)", (databa
     expect(replay.body).toEqual({ ...first.body, claimUrl: "(shown only in the first response)" })
     const token = pathOf(first.body.claimUrl).split("/").at(-1)!
     expect(JSON.stringify(await query("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL"))).not.toContain(token)
+  })
+
+  it("an unclaimed claim refund holds the payment's funds: the settlement decision does not settle it", async () => {
+    const paymentId = await paid(settling)
+    const refund = await claimRefund(paymentId, "100")
+    await server.run(Effect.provide(SettlementDecisions.use((decisions) => decisions.decideNext(10_000)), SettlementDecisions.layer))
+    const payouts = await query<{ kind: string }>("SELECT kind FROM payouts WHERE payment_id = $1", paymentId)
+    expect(payouts).toEqual([])
+    expect((await send(refund.claimUrl, freshAddress())).status).toBe(200)
+    expect((await query<{ kind: string }>("SELECT kind FROM payouts WHERE payment_id = $1", paymentId)).map((p) => p.kind)).toEqual(["refund"])
   })
 
   it("concurrent claim refunds of one payment never reserve more than was paid", async () => {

@@ -72,8 +72,9 @@ export const make = Effect.gen(function*() {
       if (open.length === 0) return false
       yield* sql`UPDATE payments SET settlement_decided = true WHERE id = ${paymentId}`
       if (settlement === null) return false
-      // A refund requested first holds the payment's funds.
-      const taken = yield* sql`SELECT 1 AS taken FROM payouts WHERE payment_id = ${paymentId}`
+      // A refund requested first holds the payment's funds, a claim refund (no payout until claimed) included.
+      const taken = yield* sql`SELECT 1 AS taken FROM payouts WHERE payment_id = ${paymentId}
+        UNION ALL SELECT 1 FROM refunds WHERE payment_id = ${paymentId}`
       if (taken.length > 0) return false
       yield* insertPayout(sql, settlement)
       return true
