@@ -137,7 +137,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     )
     const http = HttpRouter.serve(
       AppRoutes.pipe(Layer.provide([
-        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l` })),
+        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l`, refundClaimUrl: `${baseUrl}/r` })),
         RateLimiter.layer,
         SqlReadiness,
         ClientAddress.ClientAddress.layer

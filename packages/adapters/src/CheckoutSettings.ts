@@ -11,6 +11,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   readonly x402Url: string
   /** Where payment links' pages are: a link's page is `{link_url}/{linkId}` (on `PUBLIC_URL`). */
   readonly linkUrl: string
+  /** Where refund claim pages are: a claim link is `{refund_claim_url}/{token}` (on `PUBLIC_URL`). */
+  readonly refundClaimUrl: string
 }>()("@paygate/adapters/CheckoutSettings") {
   /**
    * From `CHECKOUT_URL` and `DATA_COLLECTION_URL`, defaulting to this server's `/checkout` and
@@ -27,7 +29,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
         checkoutUrl: checkoutUrl.replace(/\/$/, ""),
         dataCollectionUrl: dataCollectionUrl.replace(/\/$/, ""),
         x402Url: `${publicUrl}/v1/x402/payments`,
-        linkUrl: `${publicUrl}/l`
+        linkUrl: `${publicUrl}/l`,
+        refundClaimUrl: `${publicUrl}/r`
       })
     })
   )

@@ -19,6 +19,7 @@ import type {
   PaymentVolume,
   PayoutRepository,
   ReceiptStore,
+  RefundClaimStore,
   RefundRepository,
   ScanCursors,
   SettlementRepository,
@@ -44,6 +45,7 @@ import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPaymentVolume from "./SqlPaymentVolume.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
 import * as SqlReceiptStore from "./SqlReceiptStore.ts"
+import * as SqlRefundClaimStore from "./SqlRefundClaimStore.ts"
 import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
@@ -59,6 +61,7 @@ export type Ports =
   | MerchantRepository
   | SettlementRepository
   | RefundRepository
+  | RefundClaimStore
   | PayoutRepository
   | IdempotencyStore
   | CredentialStore
@@ -80,6 +83,7 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlMerchantRepository.layer,
   SqlSettlementRepository.layer,
   SqlRefundRepository.layer,
+  SqlRefundClaimStore.layer.pipe(Layer.provide(SqlRefundRepository.layer)),
   SqlPayoutRepository.layer,
   SqlIdempotencyStore.layer,
   SqlCredentialStore.layer,

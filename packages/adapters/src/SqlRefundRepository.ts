@@ -11,6 +11,7 @@ import { InvalidState, type PaymentId, type PlannedRefund, type PriorRefunds, Re
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertPayout } from "./internal/PayoutRow.ts"
+import { insertClaim } from "./internal/RefundClaimRow.ts"
 import { priorRefunds, refundsOf } from "./internal/RefundRow.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -50,12 +51,14 @@ export const make = Effect.gen(function*() {
   const insert = <E>(paymentId: PaymentId, plan: (prior: PriorRefunds) => Effect.Effect<PlannedRefund, E>) =>
     Effect.gen(function*() {
       yield* sql`SELECT id FROM payments WHERE id = ${paymentId} FOR UPDATE`
-      const { payouts: legs, refund: r } = yield* plan(yield* priorRefunds(sql, paymentId))
+      const { claim, payouts: legs, refund: r } = yield* plan(yield* priorRefunds(sql, paymentId))
       yield* withdrawSettlement(paymentId)
       yield* sql`INSERT INTO refunds (id, payment_id, partner_id, currency, amount, value, status, tx_hash, created_at, updated_at)
         VALUES (${r.id}, ${r.paymentId}, ${r.partnerId}, ${r.currency}, ${r.amount.toString()}::numeric, ${r.value.toString()}::numeric, ${r.status},
           ${r.txHash}, ${r.createdAt}::bigint, ${r.updatedAt}::bigint)`
       for (const payout of legs) yield* insertPayout(sql, payout)
+      // A refund to an address the buyer chooses: its link now, its payout when claimed.
+      if (claim !== undefined) yield* insertClaim(sql, r.id, claim)
       return r
     }).pipe(
       sql.withTransaction,

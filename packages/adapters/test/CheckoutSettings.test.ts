@@ -13,6 +13,7 @@ describe("CheckoutSettings", () => {
       checkoutUrl: "http://localhost:3000/checkout",
       dataCollectionUrl: "http://localhost:3000/collect",
       linkUrl: "http://localhost:3000/l",
+      refundClaimUrl: "http://localhost:3000/r",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
     expect(await settingsFrom({ PORT: "8080" })).toMatchObject({ dataCollectionUrl: "http://localhost:8080/collect" })
@@ -20,6 +21,7 @@ describe("CheckoutSettings", () => {
       checkoutUrl: "https://pay.example/checkout",
       dataCollectionUrl: "https://pay.example/collect",
       linkUrl: "https://pay.example/l",
+      refundClaimUrl: "https://pay.example/r",
       x402Url: "https://pay.example/v1/x402/payments"
     })
   })
@@ -29,6 +31,7 @@ describe("CheckoutSettings", () => {
       checkoutUrl: "https://portal.example/pay",
       dataCollectionUrl: "https://kyc.example/form",
       linkUrl: "http://localhost:3000/l",
+      refundClaimUrl: "http://localhost:3000/r",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
   })

@@ -3,6 +3,7 @@ import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PaygateApi } from "./api/Api.ts"
 import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
+import { ClaimRoutes } from "./portal/ClaimRoutes.ts"
 import { LinkRoutes } from "./portal/LinkRoutes.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
 import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
@@ -54,6 +55,8 @@ export const AppRoutes = Layer.mergeAll(
   PortalRoutes,
   // Payment links' public pages (portal/LinkRoutes.ts).
   LinkRoutes,
+  // Refund claim pages (portal/ClaimRoutes.ts).
+  ClaimRoutes,
   // The partner dashboard's pages (dashboard/DashboardRoutes.ts).
   DashboardRoutes,
   // Every payment's x402 address (server/X402PaymentRoutes.ts).

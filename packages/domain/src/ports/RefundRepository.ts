@@ -3,12 +3,15 @@ import type { InvalidState } from "../errors/ApiErrors.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { Payout } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"
+import type { ClaimLink } from "../refund/RefundClaim.ts"
 import type { PriorRefunds } from "../refund/RefundPlan.ts"
 
 /** A refund and the payouts that execute it (one per sender). */
 export interface PlannedRefund {
   readonly refund: Refund
   readonly payouts: ReadonlyArray<Payout>
+  /** A refund to an address the buyer chooses: its first link (its payouts come with the claim). */
+  readonly claim?: ClaimLink | undefined
 }
 
 /** Refund persistence; a payment may have several refunds, planned one at a time by the store. */

@@ -8,6 +8,7 @@ import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { type PlannedRefund, RefundRepository } from "../ports/RefundRepository.ts"
 import { Refund } from "../refund/Refund.ts"
+import type { ClaimLink } from "../refund/RefundClaim.ts"
 import { planRefund } from "../refund/RefundPlan.ts"
 import { type Access, canSee } from "./Access.ts"
 import { traced } from "./Traced.ts"
@@ -50,11 +51,14 @@ export class Refunds extends Context.Service<Refunds, {
    * Requests a refund of `amount` (the payment's currency, minor units; absent: all that is left): not
    * succeeded → `payment_not_succeeded`; nothing or less than `amount` left → `already_refunded`;
    * too small for one token unit → `params_validation`; settled (or being settled) → `invalid_state`.
+   * With `claim`, the refund goes to an address the buyer chooses through that link: it reserves its
+   * amount like any refund but has no payout until claimed (`RefundClaims`).
    */
   readonly request: (
     access: Access,
     paymentId: string,
-    amount?: RefundAmount
+    amount?: RefundAmount,
+    claim?: ClaimLink
   ) => Effect.Effect<Refund, PaymentNotFound | PaymentNotSucceeded | AlreadyRefunded | ParamsValidation | InvalidState>
 }>()("@paygate/domain/Refunds") {
   /**
@@ -70,7 +74,7 @@ export class Refunds extends Context.Service<Refunds, {
       // Without a receipt store (a host keeping no receipts), a refund goes back to the committed account.
       const receipts = yield* Effect.serviceOption(ReceiptStore)
 
-      const request = Effect.fnUntraced(function*(access: Access, paymentId: string, amount?: RefundAmount) {
+      const request = Effect.fnUntraced(function*(access: Access, paymentId: string, amount?: RefundAmount, claim?: ClaimLink) {
         const found = isPaymentId(paymentId) ? yield* payments.findById(paymentId) : Option.none()
         if (Option.isNone(found) || !canSee(access, found.value)) {
           return yield* new PaymentNotFound({ message: `No payment ${paymentId}.` })
@@ -128,6 +132,7 @@ export class Refunds extends Context.Service<Refunds, {
             createdAt: millis,
             updatedAt: millis
           })
+          if (claim !== undefined) return Effect.succeed({ refund, payouts: [], claim })
           const payouts = plan.legs.map((leg, index) =>
             pendingPayout({
               paymentId: payment.id,

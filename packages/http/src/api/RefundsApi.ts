@@ -7,6 +7,12 @@ import { PartnerAuth } from "./Security.ts"
 /** Body of `POST /v1/refunds`. Structural only: the amount's rules are the use case's. */
 export const RefundRequest = Schema.Struct({
   paymentId: Schema.String,
+  to: Schema.optionalKey(
+    Schema.Literals(["payer", "claim"]).annotate({
+      description: "Where the refund goes: `payer` (default) back to the accounts that paid; `claim` to an address the buyer " +
+        "chooses on the page of the one-time link `claimUrl` (the refund reserves its amount now and is sent once claimed)."
+    })
+  ),
   amount: Schema.optionalKey(
     Schema.Struct({ unit: Schema.String, value: Schema.String }).annotate({
       description: "How much to give back, in the payment's own currency: `unit` is the payment's (`iso4217/USD`), `value` " +
@@ -27,7 +33,10 @@ export const RefundRecord = Schema.Struct({
   status: RefundStatus,
   txHash: Schema.NullOr(Schema.String),
   /** Unix seconds. */
-  createdAt: Wire.NonNegativeInt
+  createdAt: Wire.NonNegativeInt,
+  /** A refund `to: "claim"`: the link to send the buyer (shown once; a new one replaces it), and when it expires (Unix seconds). */
+  claimUrl: Schema.optionalKey(Schema.String),
+  claimExpiresAt: Schema.optionalKey(Wire.NonNegativeInt)
 }).annotate({ identifier: "RefundRecord" })
 
 /** One on-chain transfer of a refund: one per sender of the payment's parts (one for a payment paid at once). */
@@ -54,6 +63,14 @@ export const RefundList = Schema.Struct({
   nextCursor: Schema.Null
 }).annotate({ identifier: "RefundList" })
 
+/** A new claim link of a refund to an address the buyer chooses. */
+export const RefundClaimLink = Schema.Struct({
+  refundId: Schema.String,
+  claimUrl: Schema.String,
+  /** Unix seconds. */
+  claimExpiresAt: Wire.NonNegativeInt
+}).annotate({ identifier: "RefundClaimLink" })
+
 /** Partner API: refunds of succeeded payments, whole or in part (API rules §11). */
 export class RefundsApi extends HttpApiGroup.make("refunds")
   .add(
@@ -75,6 +92,18 @@ export class RefundsApi extends HttpApiGroup.make("refunds")
       success: RefundList,
       error: wire(PaymentNotFound, "PaymentNotFound")
     }).annotate(OpenApi.Summary, "A payment's refunds, oldest first, each with its on-chain transfers")
+  )
+  .add(
+    HttpApiEndpoint.post("claimLink", "/v1/refunds/:refundId/claim-link", {
+      params: { refundId: Schema.String },
+      success: RefundClaimLink.pipe(HttpApiSchema.status(201)),
+      error: [
+        // Unknown, another partner's, or not a refund to an address the buyer chooses.
+        wire(PaymentNotFound, "PaymentNotFound"),
+        // Claimed already: its payout exists.
+        wire(InvalidState, "InvalidState")
+      ]
+    }).annotate(OpenApi.Summary, "Issue a new claim link for an unclaimed refund to an address the buyer chooses; the previous link stops working")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Refunds")

@@ -86,13 +86,19 @@ const shareBlock = (id: string, url: string) => `<section class="card share" ari
 <p class="link-url"><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>
 </section>`
 
+/** The header of a merchant's public page: its icon (or initial), its name and, in sandbox, a "Test mode" badge. */
+export const merchantHeader = (merchant: { readonly name: string; readonly iconUrl: string | null }, mode: "live" | "sandbox") => {
+  const icon = merchant.iconUrl === null
+    ? `<span class="merchant-icon avatar" aria-hidden="true">${escapeHtml([...merchant.name.trim()][0]?.toUpperCase() ?? "?")}</span>`
+    : `<img class="merchant-icon" src="${escapeHtml(merchant.iconUrl)}" alt="">`
+  return `<header class="summary merchant">${icon}<p><span class="merchant-name">${escapeHtml(merchant.name)}</span>${
+    mode === "sandbox" ? ` <span class="badge test-mode">Test mode</span>` : ""
+  }</p></header>`
+}
+
 /** The link's page. */
 export const linkPage = (input: LinkPageInput) => {
   const { link } = input.view
-  const merchant = escapeHtml(input.merchant.name)
-  const icon = input.merchant.iconUrl === null
-    ? `<span class="merchant-icon avatar" aria-hidden="true">${escapeHtml([...input.merchant.name.trim()][0]?.toUpperCase() ?? "?")}</span>`
-    : `<img class="merchant-icon" src="${escapeHtml(input.merchant.iconUrl)}" alt="">`
   const closed = input.closed === null ? null : closedText[input.closed]
   const action = closed !== null
     ? `<div class="closed ${input.closed}" id="link-closed" role="status">${input.closed === "paid" ? `<span class="outcome paid" aria-hidden="true"></span>` : ""}<h2>${closed[0]}</h2><p>${closed[1]}</p></div>`
@@ -105,9 +111,7 @@ ${link.value === null ? amountBlock(input) : ""}${input.error === undefined ? ""
     title: `${input.closed === "paid" ? "Paid: " : ""}${link.title} · ${input.merchant.name}`,
     styles: ["portal.css", "link.css"],
     body: `<div class="page link-page">
-<header class="summary merchant">${icon}<p><span class="merchant-name">${merchant}</span>${
-      link.mode === "sandbox" ? ` <span class="badge test-mode">Test mode</span>` : ""
-    }</p></header>
+${merchantHeader(input.merchant, link.mode)}
 <main class="card" id="view" data-view="${input.closed ?? "open"}">
 <h1 id="link-title">${escapeHtml(link.title)}</h1>
 ${link.value !== null ? amountBlock(input) : ""}${invoiceBlock(input.view)}

@@ -21,12 +21,17 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string | und
 /** What a replay shows instead of a secret: secrets are shown once and never stored with a response. */
 export const secretShownOnce = "(shown only in the first response)"
 
-// A stored response must not hold a secret (a webhook's signing secret, say): it is kept for 24 h
-// in plain form, so the secret is replaced before storing and the replay says it was shown once.
+// Fields that hold a secret: a webhook's signing secret, a refund's claim link (its token).
+const secretFields = ["secret", "claimUrl"] as const
+
+// A stored response must not hold a secret: it is kept for 24 h in plain form, so the secret is
+// replaced before storing and the replay says it was shown once.
 const withoutSecret = (body: string): string => {
-  if (!body.includes('"secret"')) return body
+  if (!secretFields.some((field) => body.includes(`"${field}"`))) return body
   const parsed: unknown = JSON.parse(body)
-  return Predicate.isObject(parsed) && "secret" in parsed ? JSON.stringify({ ...parsed, secret: secretShownOnce }) : body
+  if (!Predicate.isObject(parsed)) return body
+  const hidden = secretFields.filter((field) => field in parsed)
+  return hidden.length === 0 ? body : JSON.stringify({ ...parsed, ...Object.fromEntries(hidden.map((field) => [field, secretShownOnce])) })
 }
 
 /**

@@ -51,5 +51,6 @@ export const pathIdNotFound = (routePath: string, message?: string): ApiError =>
   if (routePath.startsWith("/v1/api-keys/")) return new ApiKeyNotFound({ message: message ?? "No API key with this id." })
   if (routePath.startsWith("/v1/team/members/")) return new ApiKeyNotFound({ message: message ?? "No team member with this id." })
   if (routePath.startsWith("/v1/links/")) return new PaymentNotFound({ message: message ?? "No payment link with this id." })
+  if (routePath.startsWith("/v1/refunds/")) return new PaymentNotFound({ message: message ?? "No refund with this id." })
   return new PaymentNotFound({ message: message ?? (routePath.startsWith("/v1/events/") ? "No event with this id." : "No payment with this id.") })
 }

@@ -40,6 +40,7 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "payments.retryRefund": "operator",
   "payments.retrySettlement": "operator",
   "refunds.create": "operator",
+  "refunds.claimLink": "operator",
   "receipts.refund": "operator",
   "receipts.retryRefund": "operator",
   "links.create": "operator",

@@ -1,5 +1,6 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { PaymentRefunds, type Refund, refundStage, Refunds } from "@paygate/domain"
+import { CheckoutSettings } from "@paygate/adapters"
+import { PaymentRefunds, type Refund, RefundClaims, refundStage, Refunds } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -22,9 +23,21 @@ export const RefundsHandlers = HandlerGroup.group(
   Effect.fn(function*(handlers) {
     const refunds = yield* Refunds
     const paymentRefunds = yield* PaymentRefunds
+    const claims = yield* RefundClaims
+    const { refundClaimUrl } = yield* CheckoutSettings
+    const claimLink = (link: { readonly token: string; readonly expiresAt: number }) => ({
+      claimUrl: `${refundClaimUrl}/${link.token}`,
+      claimExpiresAt: Math.floor(link.expiresAt / 1000)
+    })
     return handlers
       .handle("create", ({ payload }) =>
-        Effect.map(Effect.flatMap(partnerAccess, (access) => refunds.request(access, payload.paymentId, payload.amount)), refundRecord))
+        Effect.gen(function*() {
+          const access = yield* partnerAccess
+          const { link, refund } = payload.to === "claim"
+            ? yield* claims.create(access, payload.paymentId, payload.amount)
+            : { refund: yield* refunds.request(access, payload.paymentId, payload.amount), link: undefined }
+          return { ...refundRecord(refund), ...(link === undefined ? {} : claimLink(link)) }
+        }))
       .handle("list", ({ params }) =>
         Effect.gen(function*() {
           const listed = yield* paymentRefunds.list(yield* partnerAccess, params.id)
@@ -39,6 +52,11 @@ export const RefundsHandlers = HandlerGroup.group(
             }))
           }))
           return { data, nextCursor: null }
+        }))
+      .handle("claimLink", ({ params }) =>
+        Effect.gen(function*() {
+          const link = yield* claims.reissue(yield* partnerAccess, params.refundId)
+          return { refundId: params.refundId, ...claimLink(link) }
         }))
   })
 )

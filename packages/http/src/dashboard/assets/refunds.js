@@ -15,7 +15,7 @@ import { GatewayError } from "./gateway.js"
 import { tokenAmount, transactionLink } from "./chain.js"
 import { confirmDialog, busy, field, input } from "./forms.js"
 import { sendBackButton } from "./receipts.js"
-import { alertBox, announce, details, messageOf, statusBadge, table, time } from "./ui.js"
+import { alertBox, announce, details, messageOf, shownOnce, statusBadge, table, time } from "./ui.js"
 
 /** @typedef {{ recipient: string, value: string, status: string, txHash: string | null }} RefundTransfer */
 /** @typedef {{ refundId: string, status: string, amount: { unit: string, value: string }, tokenValue: string, asset: string, createdAt: number, transfers: ReadonlyArray<RefundTransfer> }} PaymentRefund */
@@ -111,6 +111,9 @@ export function refundPanel(context, state) {
   }
   whole.addEventListener("change", choose)
   part.addEventListener("change", choose)
+  // Where it goes: back to the payer, or to an address the buyer chooses through a one-time link.
+  const toPayer = h("input", { type: "radio", name: "refund-to", id: "refund-to-payer", value: "payer", checked: true })
+  const toClaim = h("input", { type: "radio", name: "refund-to", id: "refund-to-claim", value: "claim" })
   const submit = h("button", { type: "submit", class: "button secondary danger-outline" }, "Refund…")
   const ask = async () => {
     problem.replaceChildren()
@@ -123,17 +126,33 @@ export function refundPanel(context, state) {
       return
     }
     const rest = !part.checked || checked.value === left
+    const claim = toClaim.checked
     const ok = await confirmDialog({
       title: `Refund ${of(checked.value)}?`,
-      text: `${rest ? "All that is left of the payment is" : "This part of the payment is"} sent back on chain to ${to}. This cannot be undone.`,
-      confirm: `Refund ${of(checked.value)}`,
+      text: claim
+        ? `${rest ? "All that is left of the payment" : "This part of the payment"} is set aside for the buyer, who chooses the address on the page of a one-time link you send them. This cannot be undone.`
+        : `${rest ? "All that is left of the payment is" : "This part of the payment is"} sent back on chain to ${to}. This cannot be undone.`,
+      confirm: claim ? `Create a link for ${of(checked.value)}` : `Refund ${of(checked.value)}`,
       danger: true
     })
     if (!ok) return
     await busy(submit, async () => {
       try {
         // All that is left is asked without an amount: the service knows it exactly.
-        await api.post("/v1/refunds", part.checked ? { paymentId: payment.paymentId, amount: { unit: payment.amount.unit, value: checked.value.toString() } } : { paymentId: payment.paymentId })
+        const created = await api.post("/v1/refunds", {
+          paymentId: payment.paymentId,
+          ...(part.checked ? { amount: { unit: payment.amount.unit, value: checked.value.toString() } } : {}),
+          ...(claim ? { to: "claim" } : {})
+        })
+        if (claim) {
+          // The link is shown once (a new one can be issued through the API); it is listed here once claimed.
+          form.replaceChildren(
+            shownOnce(`Send the buyer this link to choose where the refund goes. It works once, until ${new Date(created.claimExpiresAt * 1000).toUTCString().replace("GMT", "UTC")}:`, created.claimUrl, "claim link"),
+            h("p", { class: "muted" }, `${of(checked.value)} is set aside for it now; the refund is listed here once the buyer has chosen the address.`)
+          )
+          announce("Refund link created. Copy it and send it to the buyer.")
+          return
+        }
         announce("Refund requested. It is sent on chain in a moment.")
         refresh()
       } catch (error) {
@@ -155,6 +174,10 @@ export function refundPanel(context, state) {
     h("label", { class: "choice", for: whole.id }, whole, `All that is left, ${of(left)}`),
     h("label", { class: "choice", for: part.id }, part, "Part of it")),
   field(`Amount (${currency})`, amount, amountHint),
+  h("fieldset", { class: "fieldset refund-kind" },
+    h("legend", {}, "Where it goes"),
+    h("label", { class: "choice", for: toPayer.id }, toPayer, "Back to the account that paid"),
+    h("label", { class: "choice", for: toClaim.id }, toClaim, "Send the buyer a link to choose the address")),
   problem,
   h("div", { class: "filter-actions" }, submit))
 

@@ -182,9 +182,10 @@ export function copyable(text, what) {
  *
  * @param {string} text
  * @param {string} secret
+ * @param {string} [what] what the copy button names
  */
-export function shownOnce(text, secret) {
-  return h("div", { class: "alert info secret", role: "status" }, h("p", { class: "strong" }, text), copyable(secret, "secret"))
+export function shownOnce(text, secret, what = "secret") {
+  return h("div", { class: "alert info secret", role: "status" }, h("p", { class: "strong" }, text), copyable(secret, what))
 }
 
 /**
