@@ -40,6 +40,7 @@ import * as SqlChainWork from "./SqlChainWork.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
+import * as SqlPayoutLimits from "./SqlPayoutLimits.ts"
 import * as SqlPayoutWork from "./SqlPayoutWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
 import * as SqlReceiptStore from "./SqlReceiptStore.ts"
@@ -103,12 +104,12 @@ export const layerWith = <E, R, GE, GR>(
 
 /**
  * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
- * queue, the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
+ * queue, the payout limits (`SqlPayoutLimits`), the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
  * the configured chains (one instance per worker: it holds each collection key's nonce sequence)
  * and the `GasMeter` (what the service's own transactions cost, recorded when they are seen mined);
  * given the `SqlClient` and the chain configuration.
  */
-export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
+export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, SqlPayoutLimits.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
 
 /** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
 export const executionPolicy = Layer.unwrap(

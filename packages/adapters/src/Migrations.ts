@@ -40,6 +40,7 @@ import * as PartialRefunds from "./migrations/0023_partial_refunds.ts"
 import * as Team from "./migrations/0024_team.ts"
 import * as ChainCheckpoints from "./migrations/0025_chain_checkpoints.ts"
 import * as SettlementLegs from "./migrations/0026_settlement_legs.ts"
+import * as PayoutLimits from "./migrations/0028_payout_limits.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -75,7 +76,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0023_partial_refunds": runStatements(PartialRefunds.statements),
   "0024_team": runStatements(Team.statements),
   "0025_chain_checkpoints": runStatements(ChainCheckpoints.statements),
-  "0026_settlement_legs": runStatements(SettlementLegs.statements)
+  "0026_settlement_legs": runStatements(SettlementLegs.statements),
+  "0028_payout_limits": runStatements(PayoutLimits.statements)
 }
 
 /** The table recording applied migrations. */

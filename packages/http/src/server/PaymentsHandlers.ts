@@ -1,5 +1,6 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import {
+  approvalWait,
   ExplorerLinks,
   isFinal,
   type Payment,
@@ -50,8 +51,10 @@ export const paymentRecords = Effect.gen(function*() {
       let payment = read
       for (let attempt = 1; ; attempt++) {
         const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
-        const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
-        const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement) }
+        const all = yield* payouts.listByPayment(payment.id)
+        const settlement = all.find((payout) => payout.kind === "settlement")
+        const refundWait = approvalWait(all.filter((payout) => payout.kind === "refund" && payout.refundId === refund?.id))
+        const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement), refundWait }
         const again = yield* repository.findById(payment.id)
         if (Option.isNone(again) || again.value.stateVersion === payment.stateVersion || attempt >= maxStageReads) {
           return Wire.toPaymentRecord(payment, stages, explorer)
