@@ -12,6 +12,7 @@ import {
   Merchants,
   PaymentLinks,
   Payments,
+  PayoutApprovals,
   PayoutRetries,
   ReceiptRefunds,
   Exports,
@@ -55,6 +56,7 @@ export const UseCases = Layer.mergeAll(
   Settlements.layer,
   Refunds.layer,
   PayoutRetries.layer,
+  PayoutApprovals.layer,
   Receipts.layer,
   ReceiptRefunds.layer,
   Exports.layer
@@ -169,9 +171,10 @@ export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
 
 /**
  * The operator's retries of failed settlements, refunds and receipt refunds (`PayoutRetries`,
- * `ReceiptRefunds`) over the SQL stores; given the `SqlClient`.
+ * `ReceiptRefunds`) and approvals of payouts held over a limit (`PayoutApprovals`) over the SQL
+ * stores; given the `SqlClient`.
  */
-export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, ReceiptRefunds.layer).pipe(
+export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, PayoutApprovals.layer, ReceiptRefunds.layer).pipe(
   Layer.provide(Layer.mergeAll(
     SqlPaymentRepository.layer,
     SqlPayoutRepository.layer,

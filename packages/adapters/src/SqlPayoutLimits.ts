@@ -2,7 +2,7 @@
  * `PayoutLimits` over the chain configuration's `limits` (`chain/PayoutLimitSettings.ts`) and the
  * `payouts` table: a settlement over `perPayout`, a refund payout over `perRefund`, or a payout
  * that would bring the UTC day's total of its token on its chain over `perDay` is answered with
- * a reason an owner reads before approving, e.g. `refund of 1,500.00 USDC is over the 1,000.00
+ * a reason an owner reads before approving, e.g. `refund of 1,500.00 USDC — over the 1,000.00
  * USDC per-refund limit`. The day's total is the token's payouts signed and still pending (in
  * flight, whenever signed) and those completed since 00:00 UTC, approved ones included; the
  * payout itself is counted once, as the one to send. "Now" is the Effect `Clock`.
@@ -40,7 +40,7 @@ export const make = Effect.gen(function*() {
       const amount = (value: bigint) => `${readable(value, decimals)} ${symbol}`
       const each = payout.kind === "refund" ? limits.perRefund : limits.perPayout
       if (each !== undefined && payout.value > each) {
-        return `${payout.kind} of ${amount(payout.value)} is over the ${amount(each)} ${payout.kind === "refund" ? "per-refund" : "per-payout"} limit`
+        return `${payout.kind} of ${amount(payout.value)} — over the ${amount(each)} ${payout.kind === "refund" ? "per-refund" : "per-payout"} limit`
       }
       if (limits.perDay === undefined) return undefined
       const now = yield* Clock.currentTimeMillis
@@ -50,7 +50,7 @@ export const make = Effect.gen(function*() {
           AND ((status = 'completed' AND completed_at >= ${now - (now % dayMillis)}::bigint) OR (status = 'pending' AND tx_hash IS NOT NULL))`
       const total = BigInt(row!.total) + payout.value
       return total > limits.perDay
-        ? `${payout.kind} of ${amount(payout.value)} would bring today's (UTC) payouts to ${amount(total)}, over the ${amount(limits.perDay)} per-day limit`
+        ? `${payout.kind} of ${amount(payout.value)} — today's (UTC) payouts would reach ${amount(total)}, over the ${amount(limits.perDay)} per-day limit`
         : undefined
     }).pipe(Effect.orDie, span)
 

@@ -6,6 +6,7 @@ import {
   type Payment,
   PaymentRepository,
   Payments,
+  PayoutApprovals,
   PayoutRepository,
   PayoutRetries,
   pollInMs,
@@ -76,6 +77,13 @@ export const PaymentsHandlers = HandlerGroup.group(
     const { checkoutUrl, x402Url } = yield* CheckoutSettings
     const records = yield* paymentRecords
     const retries = yield* PayoutRetries
+    const approvals = yield* PayoutApprovals
+    const approve = (id: string, kind: "refund" | "settlement") =>
+      Effect.gen(function*() {
+        const caller = yield* CurrentCaller
+        const { payment } = yield* approvals.approve(yield* partnerAccess, id, kind, caller.actor)
+        return yield* recordOf(payment)
+      })
     const recordOf = (payment: Payment) => Effect.map(records([payment]), ([record]) => record!)
     return handlers
       .handle("create", ({ payload }) =>
@@ -115,6 +123,8 @@ export const PaymentsHandlers = HandlerGroup.group(
         Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "refund")), recordOf))
       .handle("retrySettlement", ({ params }) =>
         Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "settlement")), recordOf))
+      .handle("approveRefund", ({ params }) => approve(params.id, "refund"))
+      .handle("approveSettlement", ({ params }) => approve(params.id, "settlement"))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {
           const payment = yield* payments.find(yield* partnerAccess, params.id)
