@@ -208,7 +208,8 @@ async function follow(context, payment, receipts) {
         const [next, nextReceipts] = await Promise.all([context.api.get(`/v1/payments/${id}`), paymentReceipts(context.api, payment.paymentId)])
         const same = next.stateVersion === payment.stateVersion && next.refund?.refundId === payment.refund?.refundId &&
           next.refund?.status === payment.refund?.status &&
-          next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts)
+          next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts) &&
+          next.refund?.waitingFor === payment.refund?.waitingFor && next.settlement?.waitingFor === payment.settlement?.waitingFor
         if (same) continue
         if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
       }
