@@ -6,9 +6,10 @@
  * Only owners approve (the server refuses a viewer and a developer), two approvals at once are one
  * 200 and one 409, and approving what does not wait is `invalid_state`.
  */
-import { Chain, GatewayServices } from "@paygate/adapters"
-import { type ErrorCode, type PaymentId, PayoutRepository, statusOf } from "@paygate/domain"
+import { Chain, GatewayServices, SqlPayoutWork } from "@paygate/adapters"
+import { type ErrorCode, type PaymentId, PayoutRepository, PayoutWork, statusOf } from "@paygate/domain"
 import { Effect, Fiber, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -87,6 +88,10 @@ forEachDatabase("Payout limits on chain (anvil)", (database) => {
   const staysUnsigned = async (paymentId: string, kind: "refund" | "settlement") => {
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(await payoutOf(paymentId, kind)).toMatchObject({ status: "pending", transfer: null, approvedAt: null })
+    // Not retried in a loop: the queue does not hand it out at all, even with no lease on it.
+    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE payouts SET lease_until = NULL, due_at = NULL WHERE payment_id = ${paymentId}`))
+    const claimed = await server.run(Effect.provide(PayoutWork.use((work) => work.claim(1_000, 1)), SqlPayoutWork.layer))
+    expect(claimed.filter((key) => key.paymentId === paymentId)).toEqual([])
   }
 
   beforeAll(async () => {
