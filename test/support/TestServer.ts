@@ -24,6 +24,7 @@ import {
   PaymentRepository,
   Payments,
   type PayoutRepository,
+  type PayoutApprovals,
   type PayoutRetries,
   type ReceiptRefunds,
   type ReceiptStore,
@@ -108,6 +109,7 @@ export type Services =
   | Settlements
   | Refunds
   | PayoutRetries
+  | PayoutApprovals
   | ReceiptRefunds
   | IdGenerator
   | CredentialAdmin

@@ -13,6 +13,7 @@ import {
   PaymentLinks,
   PaymentRefunds,
   Payments,
+  PayoutApprovals,
   PayoutRetries,
   ReceiptRefunds,
   Exports,
@@ -43,6 +44,7 @@ import * as SqlChainWork from "./SqlChainWork.ts"
 import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
 import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
 import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
+import * as SqlPayoutLimits from "./SqlPayoutLimits.ts"
 import * as SqlPayoutWork from "./SqlPayoutWork.ts"
 import * as SqlPersistence from "./SqlPersistence.ts"
 import * as SqlReceiptStore from "./SqlReceiptStore.ts"
@@ -59,6 +61,7 @@ export const UseCases = Layer.mergeAll(
   PaymentRefunds.layer,
   RefundClaims.layer.pipe(Layer.provide(Refunds.layer)),
   PayoutRetries.layer,
+  PayoutApprovals.layer,
   Receipts.layer,
   ReceiptRefunds.layer,
   Exports.layer
@@ -109,12 +112,12 @@ export const layerWith = <E, R, GE, GR>(
 
 /**
  * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
- * queue, the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
+ * queue, the payout limits (`SqlPayoutLimits`), the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
  * the configured chains (one instance per worker: it holds each collection key's nonce sequence)
  * and the `GasMeter` (what the service's own transactions cost, recorded when they are seen mined);
  * given the `SqlClient` and the chain configuration.
  */
-export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
+export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, SqlPayoutLimits.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
 
 /** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
 export const executionPolicy = Layer.unwrap(
@@ -174,9 +177,10 @@ export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
 
 /**
  * The operator's retries of failed settlements, refunds and receipt refunds (`PayoutRetries`,
- * `ReceiptRefunds`) over the SQL stores; given the `SqlClient`.
+ * `ReceiptRefunds`) and approvals of payouts held over a limit (`PayoutApprovals`) over the SQL
+ * stores; given the `SqlClient`.
  */
-export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, ReceiptRefunds.layer).pipe(
+export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, PayoutApprovals.layer, ReceiptRefunds.layer).pipe(
   Layer.provide(Layer.mergeAll(
     SqlPaymentRepository.layer,
     SqlPayoutRepository.layer,

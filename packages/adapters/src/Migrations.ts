@@ -41,6 +41,7 @@ import * as Team from "./migrations/0024_team.ts"
 import * as ChainCheckpoints from "./migrations/0025_chain_checkpoints.ts"
 import * as SettlementLegs from "./migrations/0026_settlement_legs.ts"
 import * as RefundClaims from "./migrations/0027_refund_claims.ts"
+import * as PayoutLimits from "./migrations/0028_payout_limits.ts"
 import * as DestinationDelay from "./migrations/0029_destination_delay.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
@@ -79,6 +80,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0025_chain_checkpoints": runStatements(ChainCheckpoints.statements),
   "0026_settlement_legs": runStatements(SettlementLegs.statements),
   "0027_refund_claims": runStatements(RefundClaims.statements),
+  "0028_payout_limits": runStatements(PayoutLimits.statements),
   "0029_destination_delay": runStatements(DestinationDelay.statements)
 }
 

@@ -108,14 +108,18 @@ export const make = Effect.gen(function*() {
     })
 
   // Compare-and-set of each payout, then the effects, all or nothing. A payout leaving a final
-  // status (a retry) is due at once, its worker's lease long gone.
+  // status (a retry), or approved, is due at once, its worker's lease long gone.
   const updateAll = (next: ReadonlyArray<Payout>, effects: PayoutEffects) =>
     Effect.gen(function*() {
       for (const p of next) {
+        // Approved now: due at once, the lease of the worker that held it long gone.
+        const approving = sql.literal(p.approvedAt !== null ? "approved_at IS NULL" : "false")
         const rows = yield* sql<{ readonly was: string }>`UPDATE payouts SET status = ${p.status}, tx_hash = ${p.transfer?.txHash ?? null},
             signed_tx = ${p.transfer?.raw ?? null}, attempts = ${p.attempts}, last_error = ${p.lastError}, version = ${p.version},
             updated_at = ${p.updatedAt}::bigint, completed_at = ${p.completedAt}::bigint,
-            due_at = CASE WHEN status = 'pending' THEN due_at END, lease_until = CASE WHEN status = 'pending' THEN lease_until END
+            approval_required_reason = ${p.approvalRequired}, approved_by = ${p.approvedBy}, approved_at = ${p.approvedAt}::bigint,
+            due_at = CASE WHEN status = 'pending' AND NOT ${approving} THEN due_at END,
+            lease_until = CASE WHEN status = 'pending' AND NOT ${approving} THEN lease_until END
           WHERE payment_id = ${p.paymentId} AND kind = ${p.kind} AND leg = ${p.leg} AND version = ${p.version - 1}
           RETURNING (SELECT o.status FROM payouts o WHERE o.payment_id = payouts.payment_id AND o.kind = payouts.kind
             AND o.leg = payouts.leg) AS was`

@@ -2,7 +2,8 @@
  * `PayoutWork` on SQL: the queue is the pending payouts themselves (migration 0006's `due_at` /
  * `lease_until`, covered by `payouts_work`), so recording a payout enqueues it and finishing it
  * dequeues it. Claims take rows with `FOR UPDATE SKIP LOCKED` and lease them, like `SqlChainWork`;
- * a lease that ends without a release (a killed worker) frees the payout. "Now" is the Effect
+ * a lease that ends without a release (a killed worker) frees the payout. A payout held for an owner's
+ * approval (migration 0028) is skipped until it is approved. "Now" is the Effect
  * `Clock`, in Unix milliseconds.
  *
  * @module
@@ -29,6 +30,7 @@ export const make = Effect.gen(function*() {
         WHERE (payment_id, kind, leg) IN (
           SELECT payment_id, kind, leg FROM payouts
           WHERE status = 'pending' AND coalesce(due_at, 0) <= ${now}::bigint AND coalesce(lease_until, 0) <= ${now}::bigint
+            AND (approval_required_reason IS NULL OR approved_at IS NOT NULL)
           ORDER BY due_at NULLS FIRST
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED

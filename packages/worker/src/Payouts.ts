@@ -23,6 +23,7 @@ import {
   PayoutExecutions,
   PayoutPolicy,
   type PayoutKey,
+  type PayoutLimits,
   type PayoutRepository,
   type Payouts,
   type PayoutStep,
@@ -143,6 +144,7 @@ export type PayoutsRequirements =
   | ReceiptStore
   | PayoutWork
   | Payouts
+  | PayoutLimits
   | IdGenerator
 
 /**

@@ -49,6 +49,7 @@ import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 import { GasSettings } from "./GasPolicy.ts"
 import { isNativeAssetId, nativeAssetProblems, nativeToken } from "./NativeAsset.ts"
+import { PayoutLimitSettings, resolveLimits, type TokenLimits } from "./PayoutLimitSettings.ts"
 import { SignerSettings } from "./TransactionSigner.ts"
 
 /** secp256k1 group order: a private key is an integer in [1, n - 1]. */
@@ -164,7 +165,13 @@ export const ChainSettings = Schema.Struct({
    * Optional: the executor's gas ceilings per operation and its gas budget (see `GasPolicy.ts`);
    * unset fields take the defaults.
    */
-  gas: Schema.optionalKey(GasSettings)
+  gas: Schema.optionalKey(GasSettings),
+  /**
+   * Optional: per token (its symbol or asset id), the most a payout key moves per settlement
+   * (`perPayout`), per refund (`perRefund`) and per UTC day (`perDay`), as decimals in the token's
+   * units; beyond them a payout waits for an owner's approval (see `PayoutLimitSettings.ts`).
+   */
+  limits: Schema.optionalKey(PayoutLimitSettings)
 })
 
 /** One configured chain. */
@@ -270,6 +277,11 @@ export const ChainsSettings = Schema.Struct({
         }
         chainIds.add(chain.chainId)
         problems.push(...signerProblems(chain, i))
+        if (chain.limits !== undefined) {
+          for (const problem of resolveLimits(chain.limits, chain.chainId, settings.assets).problems) {
+            problems.push({ path: ["chains", i, "limits", ...problem.path], issue: problem.issue })
+          }
+        }
         const providers = 1 + (chain.additionalRpcUrls?.length ?? 0)
         if (chain.rpcQuorum !== undefined && (chain.rpcQuorum * 2 <= providers || chain.rpcQuorum > providers)) {
           problems.push({
@@ -319,6 +331,8 @@ export interface Chains {
   readonly chains: ReadonlyMap<string, ChainSettings>
   /** By CAIP-19 asset id in canonical (checksum) form. */
   readonly assets: ReadonlyMap<string, AssetSettings>
+  /** Payout limits in base units, by CAIP-19 asset id in lower case; a token without limits is absent. */
+  readonly limits: ReadonlyMap<string, TokenLimits>
 }
 
 /** The chain configuration of the surrounding layer. */
@@ -328,7 +342,12 @@ export class ChainsConfig extends Context.Service<ChainsConfig, Chains>()("@payg
 export const index = (settings: ChainsSettings): Chains => ({
   settings,
   chains: new Map(settings.chains.map((chain) => [chain.chainId, chain])),
-  assets: new Map(settings.assets.map((asset) => [asset.assetId, asset]))
+  assets: new Map(settings.assets.map((asset) => [asset.assetId, asset])),
+  limits: new Map(settings.chains.flatMap((chain) =>
+    chain.limits === undefined
+      ? []
+      : [...resolveLimits(chain.limits, chain.chainId, settings.assets).limits].map(([assetId, limits]) => [assetId.toLowerCase(), limits] as const)
+  ))
 })
 
 /** The executor account of a chain: its key's, or its signer's. */

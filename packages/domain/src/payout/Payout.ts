@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { PaymentId, RefundId } from "../ids/Ids.ts"
 
 /**
@@ -59,8 +59,18 @@ export class Payout extends Schema.Class<Payout>("paygate/Payout")({
   /** Unix milliseconds. */
   updatedAt: Schema.Int,
   /** Unix milliseconds when it completed. */
-  completedAt: Schema.NullOr(Schema.Int)
+  completedAt: Schema.NullOr(Schema.Int),
+  /** Why it waits for an owner's approval before it is signed (over a limit: `PayoutLimits`); `null` when it need not. */
+  approvalRequired: Schema.NullOr(Schema.String).pipe(Schema.withConstructorDefault(Effect.succeed(null))),
+  /** Who approved it (an audit actor: `member:…`, `key:…`, `operator`); an approved payout is signed whatever the limits. */
+  approvedBy: Schema.NullOr(Schema.String).pipe(Schema.withConstructorDefault(Effect.succeed(null))),
+  /** Unix milliseconds when it was approved. */
+  approvedAt: Schema.NullOr(Schema.Int).pipe(Schema.withConstructorDefault(Effect.succeed(null)))
 }) {}
+
+/** Whether a pending payout waits for an owner's approval (it is not signed until then). */
+export const awaitsApproval = (payout: Payout): boolean =>
+  payout.status === "pending" && payout.transfer === null && payout.approvalRequired !== null && payout.approvedAt === null
 
 /** A new payout, pending with no transfer yet, created at `millis` (Unix ms). */
 export const pendingPayout = (
@@ -80,11 +90,18 @@ export const pendingPayout = (
     completedAt: null
   })
 
+/** What a pending stage waits for, when it waits for an owner's approval: `waitingFor` and `approvalReason`. */
+export const approvalWait = (payouts: ReadonlyArray<Payout>) => {
+  const waiting = payouts.find(awaitsApproval)
+  return waiting === undefined ? {} : { waitingFor: "approval" as const, approvalReason: waiting.approvalRequired! }
+}
+
 /** The settlement stage of a payment (API rules §4) as its settlement payout stands. */
 export const settlementStage = (payout: Payout) => ({
   status: payout.status,
   txHash: payout.transfer?.txHash ?? null,
-  settledAt: payout.completedAt === null ? null : Math.floor(payout.completedAt / 1000)
+  settledAt: payout.completedAt === null ? null : Math.floor(payout.completedAt / 1000),
+  ...approvalWait([payout])
 })
 
 /** The number the next payout of a payment takes: one past the highest of `payouts` (0 for the first). */

@@ -1,10 +1,11 @@
 import type { GasPaid } from "../gas/GasPaid.ts"
 import { gasIfMined, gasReader } from "../ports/GasMeter.ts"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Option } from "effect"
 import { IdGenerator } from "../ids/IdGenerator.ts"
-import { Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
+import { awaitsApproval, Payout, type PayoutStatus, type SignedTransfer } from "../payout/Payout.ts"
 import { assetMode, NetworkModes, offNetwork } from "../ports/NetworkModes.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
+import { PayoutLimits, payoutsHeld } from "../ports/PayoutLimits.ts"
 import { type PayoutKey, PayoutRepository } from "../ports/PayoutRepository.ts"
 import { Payouts, type PayoutTransfer } from "../ports/Payouts.ts"
 import { RefundRepository } from "../ports/RefundRepository.ts"
@@ -46,6 +47,11 @@ const maxRaces = 5
  * recipient fails it at once. Completion and failure commit with the payment's next version and,
  * for a settlement's completion, `payment.settled`; a refund payout keeps its refund record in step.
  * A payout on a network of the other mode than its payment's (`NetworkModes`) is failed unsent.
+ *
+ * Over a limit (`PayoutLimits`), a payout is not signed: it is held for an owner's approval
+ * (`PayoutApprovals`), the reason recorded on it, logged and counted once; the queue skips it until
+ * it is approved. The check precedes the signature within the same compare-and-set: a payout
+ * changed meanwhile records nothing and sends nothing. An approved payout is signed whatever the limits.
  */
 export class PayoutExecutions extends Context.Service<PayoutExecutions, {
   readonly advance: (key: PayoutKey) => Effect.Effect<PayoutStep>
@@ -62,6 +68,7 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
       const { maxAttempts } = yield* PayoutPolicy
       const modes = yield* NetworkModes
       const gasOf = yield* gasReader
+      const limits = yield* PayoutLimits
 
       const describe = (payout: Payout) => `${payout.kind}${payout.leg === 0 ? "" : ` ${payout.leg}`} of ${payout.paymentId}`
       const transferOf = (payout: Payout): PayoutTransfer => ({
@@ -185,13 +192,25 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         return offNetwork(payment.value.mode, `${payout.asset}`)
       })
 
+      // Holds a payout over a limit for an owner's approval; the queue skips it from then on.
+      const hold = (key: PayoutKey, payout: Payout, reason: string) =>
+        Effect.gen(function*() {
+          if (yield* change(key, payout, () => ({ approvalRequired: reason }))) {
+            yield* Effect.logWarning(`payout: ${describe(payout)} waits for an owner's approval: ${reason}`)
+            yield* Metric.update(payoutsHeld(payout.asset, payout.kind), 1)
+          }
+          return "final" as const
+        })
+
       const advance = Effect.fn("PayoutExecutions.advance")(function*(key: PayoutKey) {
         const found = yield* repo.find(key)
-        if (Option.isNone(found) || found.value.status !== "pending") return "final" as const
+        if (Option.isNone(found) || found.value.status !== "pending" || awaitsApproval(found.value)) return "final" as const
         const payout = found.value
         if (payout.transfer !== null) return yield* follow(key, payout, payout.transfer)
         const refused = yield* offMode(payout)
-        return yield* refused === undefined ? sendNew(key, payout) : finish(key, payout, "failed", refused)
+        if (refused !== undefined) return yield* finish(key, payout, "failed", refused)
+        const over = payout.approvedAt === null ? yield* limits.exceeded(payout) : undefined
+        return yield* over === undefined ? sendNew(key, payout) : hold(key, payout, over)
       })
 
       return PayoutExecutions.of({ advance })

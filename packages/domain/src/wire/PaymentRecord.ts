@@ -27,18 +27,29 @@ export const fiatAmount = (currency: string, value: bigint): Amount => {
   }
 }
 
+/**
+ * Present while a pending stage's payout waits for an owner's approval (it is over a payout limit
+ * the operator configured; docs/going-live.md "Limits"): `waitingFor: "approval"` and why.
+ */
+const approvalFields = {
+  waitingFor: Schema.optionalKey(Schema.Literal("approval")),
+  approvalReason: Schema.optionalKey(Schema.String)
+}
+
 /** Settlement stage of a succeeded payment (API rules §4). */
 export const SettlementStage = Schema.Struct({
   status: Schema.Literals(["pending", "completed", "failed"]),
   txHash: Schema.NullOr(Schema.String),
-  settledAt: Schema.NullOr(NonNegativeInt)
+  settledAt: Schema.NullOr(NonNegativeInt),
+  ...approvalFields
 })
 
 /** Refund stage of a succeeded payment (API rules §4). */
 export const RefundStage = Schema.Struct({
   refundId: Schema.String,
   status: RefundStatus,
-  txHash: Schema.NullOr(Schema.String)
+  txHash: Schema.NullOr(Schema.String),
+  ...approvalFields
 })
 
 /**
@@ -77,6 +88,8 @@ export type PaymentRecord = typeof PaymentRecord.Type
 export interface PaymentStages {
   readonly refund?: Refund | null | undefined
   readonly settlement?: typeof SettlementStage.Type | null | undefined
+  /** When the refund's payouts wait for an owner's approval: what the refund stage shows of it. */
+  readonly refundWait?: { readonly waitingFor?: "approval"; readonly approvalReason?: string } | undefined
 }
 
 // The CAIP-2 chain of a CAIP-19 asset id: everything before the first "/".
@@ -106,7 +119,7 @@ export const toPaymentRecord = (
     settlement: stages.settlement ?? null,
     refund: stages.refund == null
       ? null
-      : { refundId: stages.refund.id, status: stages.refund.status, txHash: stages.refund.txHash },
+      : { refundId: stages.refund.id, status: stages.refund.status, txHash: stages.refund.txHash, ...stages.refundWait },
     cancelledReason: payment.cancelledReason,
     cancelledAt: payment.cancelledAt,
     stateVersion: payment.stateVersion,

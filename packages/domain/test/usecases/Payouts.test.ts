@@ -7,6 +7,7 @@ import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
 import { Commitment, Payment } from "../../src/payment/Payment.ts"
 import { type PayoutKind, SignedTransfer } from "../../src/payout/Payout.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
+import { PayoutLimits } from "../../src/ports/PayoutLimits.ts"
 import { type PayoutOutcome, PayoutReverted, Payouts } from "../../src/ports/Payouts.ts"
 import { layerMemoryPayouts } from "../../src/testing/MemoryPayoutRepository.ts"
 import { latestRefundOf, makeMemoryRefunds, type MemoryPayouts, type MemoryRefunds, payoutKey } from "../../src/testing/MemoryPayoutStore.ts"
@@ -103,7 +104,8 @@ const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A
         scriptedPayouts(script),
         oneMerchant(partnerId, merchantId),
         seededSecureRandom(5),
-        Layer.succeed(PayoutPolicy, { maxAttempts })
+        Layer.succeed(PayoutPolicy, { maxAttempts }),
+        PayoutLimits.layerNone
       ])
     )
   )

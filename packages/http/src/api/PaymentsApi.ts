@@ -63,6 +63,12 @@ const retryDescription = (stage: string, owner: string) =>
   `after all completes the ${stage} and nothing is sent twice. A ${stage} that is not failed (or a second retry at ` +
   "the same time) is `invalid_state`" + (stage === "settlement" ? "; so is a settlement whose amount the payment's refunds took." : ".")
 
+const approveDescription = (stage: string) =>
+  `A ${stage} over a payout limit the operator configured (per payout, per refund or per day) waits, unsigned, with ` +
+  "`waitingFor: \"approval\"` and `approvalReason` on its stage. A team owner's approval (this route, or the operator's " +
+  "`payout approve`) lets the worker send it whatever the limits; it still counts in the day's total. A " + stage +
+  " that does not wait for approval (or a second approval at the same time) is `invalid_state`. Owners only."
+
 /** Partner API: payments of the partner's merchants, statuses in the gateway vocabulary (API rules §4, §11). */
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
@@ -96,6 +102,17 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Retry the payment's failed settlement")
       .annotate(OpenApi.Description, retryDescription("settlement", "merchant's settlement destination")),
+    HttpApiEndpoint.post("approveRefund", "/v1/payments/:id/refund/approve", {
+      params: paymentId,
+      success: Wire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Approve the payment's refund held over a payout limit").annotate(OpenApi.Description, approveDescription("refund")),
+    HttpApiEndpoint.post("approveSettlement", "/v1/payments/:id/settlement/approve", {
+      params: paymentId,
+      success: Wire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Approve the payment's settlement held over a payout limit")
+      .annotate(OpenApi.Description, approveDescription("settlement")),
     HttpApiEndpoint.get("status", "/v1/payments/:id/status", {
       params: paymentId,
       success: ApiWire.GatewayStatusResponse,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { CredentialAdmin } from "@paygate/adapters"
-import type { Merchants, PayoutRetries, ReceiptRefunds } from "@paygate/domain"
+import type { Merchants, PayoutApprovals, PayoutRetries, ReceiptRefunds } from "@paygate/domain"
 import { Migrations, Preflight } from "@paygate/adapters"
 import { Cause, Effect, Exit, type Layer, References } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -18,7 +18,7 @@ import { AdminFailure, runAdmin } from "./RunAdmin.ts"
 /** Runs the command of `argv` and exits; see the module documentation. */
 export const adminCli = async (
   argv: ReadonlyArray<string>,
-  services: Layer.Layer<CredentialAdmin | Merchants | PayoutRetries | ReceiptRefunds | SqlClient.SqlClient, unknown>
+  services: Layer.Layer<CredentialAdmin | Merchants | PayoutRetries | PayoutApprovals | ReceiptRefunds | SqlClient.SqlClient, unknown>
 ): Promise<never> => {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.error(usage)

@@ -19,6 +19,7 @@ export type AdminCommand =
   /** `threshold`: a decimal in major units of the payment's currency, or `null` for the default (1000.00). */
   | { readonly _tag: "PartnerThreshold"; readonly partnerId: string; readonly threshold: string | null }
   | { readonly _tag: "PayoutRetry"; readonly kind: "refund" | "settlement"; readonly paymentId: string }
+  | { readonly _tag: "PayoutApprove"; readonly kind: "refund" | "settlement"; readonly paymentId: string }
   | { readonly _tag: "ReceiptRefundRetry"; readonly receiptId: string }
   | { readonly _tag: "ReceiptList" }
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
@@ -58,6 +59,10 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   settlement retry --payment ID                       → {"paymentId", "kind": "settlement", "status": "pending"}
       a failed refund (settlement) is pending again and the worker pays it: still owed to the
       payer (merchant); its last transaction is read from the chain first, so nothing is sent twice
+  payout approve --payment ID --kind refund|settlement
+                                                      → {"paymentId", "kind", "status": "pending", "approved": [{"leg", "value", "reason"}]}
+      lets the worker send a refund (settlement) held over a payout limit (docs/going-live.md,
+      "Limits"); recorded in the partner's audit log as "operator"
   receipt retry-refund --receipt ID                   → {"receiptId", "status": "pending", "value"}
       the same for a receipt's failed refund
   receipt list                                        → the newest 100 unmatched receipts no partner owns (as GET /v1/receipts)
@@ -93,6 +98,7 @@ const options = {
   key: { type: "string" },
   app: { type: "string" },
   threshold: { type: "string" },
+  kind: { type: "string" },
   payment: { type: "string" },
   receipt: { type: "string" },
   chain: { type: "string" },
@@ -122,6 +128,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "app list": [],
   "refund retry": ["payment"],
   "settlement retry": ["payment"],
+  "payout approve": ["payment", "kind"],
   "receipt retry-refund": ["receipt"],
   "receipt list": [],
   "receipt refund": ["receipt"],
@@ -217,6 +224,14 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
       const paymentId = given("payment")
       const kind = command === "refund retry" ? "refund" : "settlement"
       return paymentId === undefined ? needs(`${command} needs --payment.`) : { _tag: "PayoutRetry", kind, paymentId }
+    }
+    case "payout approve": {
+      const paymentId = given("payment")
+      const kind = given("kind")
+      if (paymentId === undefined) return needs("payout approve needs --payment.")
+      return kind === "refund" || kind === "settlement"
+        ? { _tag: "PayoutApprove", kind, paymentId }
+        : needs("payout approve needs --kind refund or --kind settlement.")
     }
     case "receipt retry-refund": {
       const receiptId = given("receipt")

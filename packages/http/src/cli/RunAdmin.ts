@@ -15,6 +15,7 @@ import {
   Merchants,
   type Mode,
   type PartnerId,
+  PayoutApprovals,
   PayoutRetries,
   ReceiptRefunds,
   type ReconciliationLine,
@@ -185,6 +186,21 @@ export const runAdmin = (command: AdminCommand) =>
       case "PayoutRetry": {
         yield* (yield* PayoutRetries).retry(systemAccess, command.paymentId, command.kind)
         return { paymentId: command.paymentId, kind: command.kind, status: "pending" }
+      }
+      case "PayoutApprove": {
+        const { payment, approved } = yield* (yield* PayoutApprovals).approve(systemAccess, command.paymentId, command.kind, "operator")
+        const at = yield* Clock.currentTimeMillis
+        const subject = `/v1/payments/${payment.id}/${command.kind}/approve`
+        yield* Effect.service(TeamStore).pipe(
+          Effect.flatMap((team) => team.record({ partnerId: payment.partnerId, mode: payment.mode, actor: "operator", action: command.kind === "refund" ? "payments.approveRefund" : "payments.approveSettlement", subject, at })),
+          Effect.provide(SqlTeamStore.layer)
+        )
+        return {
+          paymentId: payment.id,
+          kind: command.kind,
+          status: "pending",
+          approved: approved.map((p) => ({ leg: p.leg, value: p.value.toString(), reason: p.approvalRequired }))
+        }
       }
       case "FactoryDeploy": {
         const deployed = yield* Chain.FactoryDeployment.deploy(command.network).pipe(

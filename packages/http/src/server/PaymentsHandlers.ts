@@ -1,10 +1,12 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import {
+  approvalWait,
   ExplorerLinks,
   isFinal,
   type Payment,
   PaymentRepository,
   Payments,
+  PayoutApprovals,
   PayoutRepository,
   PayoutRetries,
   pollInMs,
@@ -50,8 +52,10 @@ export const paymentRecords = Effect.gen(function*() {
       let payment = read
       for (let attempt = 1; ; attempt++) {
         const refund = Option.getOrNull(yield* refunds.findByPayment(payment.id))
-        const settlement = (yield* payouts.listByPayment(payment.id)).find((payout) => payout.kind === "settlement")
-        const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement) }
+        const all = yield* payouts.listByPayment(payment.id)
+        const settlement = all.find((payout) => payout.kind === "settlement")
+        const refundWait = approvalWait(all.filter((payout) => payout.kind === "refund" && payout.refundId === refund?.id))
+        const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement), refundWait }
         const again = yield* repository.findById(payment.id)
         if (Option.isNone(again) || again.value.stateVersion === payment.stateVersion || attempt >= maxStageReads) {
           return Wire.toPaymentRecord(payment, stages, explorer)
@@ -73,6 +77,13 @@ export const PaymentsHandlers = HandlerGroup.group(
     const { checkoutUrl, x402Url } = yield* CheckoutSettings
     const records = yield* paymentRecords
     const retries = yield* PayoutRetries
+    const approvals = yield* PayoutApprovals
+    const approve = (id: string, kind: "refund" | "settlement") =>
+      Effect.gen(function*() {
+        const caller = yield* CurrentCaller
+        const { payment } = yield* approvals.approve(yield* partnerAccess, id, kind, caller.actor)
+        return yield* recordOf(payment)
+      })
     const recordOf = (payment: Payment) => Effect.map(records([payment]), ([record]) => record!)
     return handlers
       .handle("create", ({ payload }) =>
@@ -112,6 +123,8 @@ export const PaymentsHandlers = HandlerGroup.group(
         Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "refund")), recordOf))
       .handle("retrySettlement", ({ params }) =>
         Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "settlement")), recordOf))
+      .handle("approveRefund", ({ params }) => approve(params.id, "refund"))
+      .handle("approveSettlement", ({ params }) => approve(params.id, "settlement"))
       .handle("status", ({ params }) =>
         Effect.gen(function*() {
           const payment = yield* payments.find(yield* partnerAccess, params.id)

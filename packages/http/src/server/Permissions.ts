@@ -54,7 +54,10 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "webhooks.remove": "developer",
   "webhooks.rotateSecret": "developer",
   "webhooks.redeliver": "developer",
-  "webhooks.test": "developer"
+  "webhooks.test": "developer",
+  // Money beyond the payout limits the operator set: owners.
+  "payments.approveRefund": "owner",
+  "payments.approveSettlement": "owner"
   // Merchants, their settlement addresses, the team and the audit log: owners (by absence).
 }
 

@@ -3,7 +3,8 @@
  * A payment's page: what was asked and paid (fiat and token), by whom, its timeline (created →
  * processing → outcome → settled, and a refund), its transactions with block explorer links, the
  * webhook deliveries of its events, and the actions that apply: cancel while it waits for the
- * buyer, once it succeeded its refunds (whole or in parts, see refunds.js). While the payment or its refund is
+ * buyer, once it succeeded its refunds (whole or in parts, see refunds.js), and an owner's approval
+ * of a refund or settlement held over a payout limit. While the payment or its refund is
  * under way the page follows it (the status operation, then the record) and announces changes.
  *
  * @module
@@ -97,6 +98,25 @@ export async function showPayment(context, paymentId) {
     }
   })
 
+  // A refund or settlement held over a payout limit waits for an owner (the server refuses anyone else).
+  const owner = context.session.member === null || context.session.member.role === "owner"
+  /** @param {"refund" | "settlement"} kind */
+  const approve = (kind) => payment[kind]?.waitingFor !== "approval" ? null : h("div", { class: "approval" },
+    h("p", { class: "muted" }, `Waiting for an owner's approval: ${payment[kind].approvalReason}.`),
+    owner
+      ? actionButton({
+        label: `Approve ${payment[kind].approvalReason}`,
+        className: "primary small",
+        problem,
+        confirm: { title: `Approve this ${kind}?`, text: `It is sent at once, beyond the payout limit: ${payment[kind].approvalReason}.`, confirm: `Approve ${kind}` },
+        action: async () => {
+          await api.post(`/v1/payments/${encodeURIComponent(paymentId)}/${kind}/approve`)
+          announce(`The ${kind} is approved.`)
+          refresh()
+        }
+      })
+      : null)
+
   const paidWith = payment.option === null ? null : tokenAmount(config, payment.option.asset, payment.option.value)
   // Funds are forwarded only to a destination the merchant has for the token paid (API rules §11).
   const paidAsset = payment.option === null ? null : String(payment.option.asset).toLowerCase()
@@ -123,6 +143,8 @@ export async function showPayment(context, paymentId) {
     problem,
     h("div", { class: "actions-row" },
       payment.status === "requires_action" ? cancel : null),
+    approve("refund"),
+    approve("settlement"),
     h("div", { class: "columns" },
       section("Summary", details([
         ["Amount", formatAmount(payment.amount)],
@@ -186,7 +208,8 @@ async function follow(context, payment, receipts) {
         const [next, nextReceipts] = await Promise.all([context.api.get(`/v1/payments/${id}`), paymentReceipts(context.api, payment.paymentId)])
         const same = next.stateVersion === payment.stateVersion && next.refund?.refundId === payment.refund?.refundId &&
           next.refund?.status === payment.refund?.status &&
-          next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts)
+          next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts) &&
+          next.refund?.waitingFor === payment.refund?.waitingFor && next.settlement?.waitingFor === payment.settlement?.waitingFor
         if (same) continue
         if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
       }
