@@ -33,6 +33,7 @@ const tables = [
   "payments",
   "payouts",
   "quotes",
+  "refund_claims",
   "refunds",
   "sign_in_attempts",
   "team_invitations",
