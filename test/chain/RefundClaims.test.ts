@@ -103,14 +103,15 @@ forEachDatabase("Refunds to an address the buyer chooses (claim links)", (databa
     expect(JSON.stringify(await query("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL"))).not.toContain(token)
   })
 
-  it("an unclaimed claim refund holds the payment's funds: the settlement decision does not settle it", async () => {
+  it("an unclaimed claim refund holds its amount: the settlement sends only what it left, and the claim's payout takes the next leg", async () => {
     const paymentId = await paid(settling)
     const refund = await claimRefund(paymentId, "100")
     await server.run(Effect.provide(SettlementDecisions.use((decisions) => decisions.decideNext(10_000)), SettlementDecisions.layer))
-    const payouts = await query<{ kind: string }>("SELECT kind FROM payouts WHERE payment_id = $1", paymentId)
-    expect(payouts).toEqual([])
+    const legs = () => query<{ kind: string; leg: number; value: string }>("SELECT kind, leg, value::text AS value FROM payouts WHERE payment_id = $1 ORDER BY leg", paymentId)
+    const rest = (12_500_000n - BigInt(refund.tokenValue)).toString()
+    expect(await legs()).toEqual([{ kind: "settlement", leg: 0, value: rest }])
     expect((await send(refund.claimUrl, freshAddress())).status).toBe(200)
-    expect((await query<{ kind: string }>("SELECT kind FROM payouts WHERE payment_id = $1", paymentId)).map((p) => p.kind)).toEqual(["refund"])
+    expect(await legs()).toEqual([{ kind: "settlement", leg: 0, value: rest }, { kind: "refund", leg: 1, value: refund.tokenValue }])
   })
 
   it("concurrent claim refunds of one payment never reserve more than was paid", async () => {
