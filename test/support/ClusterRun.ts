@@ -272,8 +272,15 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     ].join("\n")
   }
   const refunds: Array<Promise<void>> = []
+  // A soak goes on past an order whose payment is late, to its convergence and checks, which then tell stalled from slow.
+  const late: Array<string> = []
   const refund = async (o: Order) => {
-    await waitSucceeded(o)
+    if (options.minutes !== undefined) {
+      const waited = await waitSucceeded(o).then(() => true, (error: Error) => (late.push(error.message.split("\n")[0]!), false))
+      if (!waited) return
+    } else {
+      await waitSucceeded(o)
+    }
     const answer = await call(o.api, "POST", "/v1/refunds", { headers: partnerHeaders, body: { paymentId: o.paymentId }, key: `refund-${o.key}` })
     // The refund commits with its answer: a retry after a kill replays it or makes it, never already_refunded.
     if (answer.status === 201) o.refundId = answer.body.refundId
@@ -374,7 +381,7 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     last.processing + last.undecided + last.pending_payouts + last.unprocessed + last.pending_deliveries > 0 ||
     receivedIds().size < last.events
   ) {
-    if (Date.now() - convergeStarted > 180_000) break
+    if (Date.now() - convergeStarted > (options.minutes === undefined ? 180_000 : 900_000)) break
     await sleep(500)
     last = await state()
   }
@@ -395,6 +402,7 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     partnerId,
     destination,
     orders,
+    late,
     stats: stats as ClientStats,
     kills,
     samples,
