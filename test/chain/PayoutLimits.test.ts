@@ -13,7 +13,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
+import { parseAdminCommand } from "@paygate/http/admin-cli"
 import { payoutJobs } from "../support/ChainJobs.ts"
 import { eventually } from "../support/Eventually.ts"
 import { expectError } from "../support/ExpectError.ts"
@@ -55,11 +55,7 @@ forEachDatabase("Payout limits on chain (anvil)", (database) => {
   const api = (method: string, path: string, body?: unknown) =>
     server.request(method, path, { apiKey: partner.sandbox, ...(body === undefined ? {} : { body }) })
   const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
-  const admin = (...argv: Array<string>) => {
-    const command = parseAdminCommand(argv)
-    if (command._tag === "Invalid") throw new Error(command.message)
-    return server.run(runAdmin(command))
-  }
+  const admin = (...argv: Array<string>) => server.admin(...argv)
   const payoutOf = async (paymentId: string, kind: "refund" | "settlement") =>
     Option.getOrThrow(await server.run(PayoutRepository.use((repo) => repo.find({ paymentId: paymentId as PaymentId, kind }))))
 

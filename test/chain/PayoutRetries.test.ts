@@ -26,7 +26,6 @@ import { randomBytes } from "node:crypto"
 import { encodeFunctionData, keccak256, parseAbi } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
 import { payoutJobs } from "../support/ChainJobs.ts"
 import { eventually } from "../support/Eventually.ts"
 import { expectError } from "../support/ExpectError.ts"
@@ -62,11 +61,7 @@ forEachDatabase("Retrying failed payouts on chain (anvil)", (database) => {
   const api = (method: string, path: string, body?: unknown) =>
     server.request(method, path, { apiKey: partner.sandbox, ...(body === undefined ? {} : { body }) })
   const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
-  const admin = (...argv: Array<string>) => {
-    const command = parseAdminCommand(argv)
-    if (command._tag === "Invalid") throw new Error(command.message)
-    return server.run(runAdmin(command))
-  }
+  const admin = (...argv: Array<string>) => server.admin(...argv)
   const launch = async (layer: Layer.Layer<never, never, Services>) => {
     jobs.push(await server.run(Effect.forkDetach(Layer.launch(layer))))
   }

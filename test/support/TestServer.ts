@@ -39,6 +39,7 @@ import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
 import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
+import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
 import { freePort } from "./FreePort.ts"
 
 /** The database a suite runs on. */
@@ -194,6 +195,8 @@ export interface TestServer {
   readonly fetch: typeof globalThis.fetch
   /** Runs an effect with the server's services. */
   readonly run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>
+  /** Runs an operator CLI command (`npm run admin -- …`'s arguments) on the server's database; rejects with its message. */
+  readonly admin: (...argv: Array<string>) => Promise<unknown>
   /** A new partner with a live and a sandbox key. */
   readonly partner: (pinnedVersion?: string) => Promise<TestPartner>
   /** Creates a merchant over HTTP and answers its id. */
@@ -366,6 +369,10 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     listen,
     fetch: ((input: string | URL | Request, init?: RequestInit) => main(new Request(input, init))) as typeof globalThis.fetch,
     run,
+    admin: (...argv) => {
+      const command = parseAdminCommand(argv)
+      return command._tag === "Invalid" ? Promise.reject(new Error(command.message)) : run(runAdmin(command))
+    },
     partner,
     merchant,
     walletKey,
