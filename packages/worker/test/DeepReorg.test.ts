@@ -185,10 +185,13 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
     // The next payments, right away: the executor's next nonce is one past the removed transaction's.
     const second = await confirmPull()
     const third = await confirmPull()
-    for (const paymentId of [first, second, third]) {
+    // The first is still `succeeded` until the watcher sees the reorganisation: done once it succeeded again.
+    const succeededTimes = async (paymentId: string) =>
+      (await outboxEventsOf(pull.server, paymentId)).filter((e) => e.type === "payment.succeeded").length
+    for (const [paymentId, times] of [[first, 2], [second, 1], [third, 1]] as const) {
       await eventuallyFound(`${paymentId} succeeded`, async () => {
         await mine(1)
-        return (await status(pull, paymentId)).status === "succeeded" ? true : undefined
+        return (await status(pull, paymentId)).status === "succeeded" && (await succeededTimes(paymentId)) === times ? true : undefined
       }, 45_000)
     }
     // Sent again by the executor (the test broadcasts nothing). Re-signed with the same nonce and
