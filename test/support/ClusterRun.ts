@@ -42,6 +42,8 @@ export interface ClusterOptions {
   readonly minutes?: number
   /** Orders in flight at once. */
   readonly lanes: number
+  /** At most this many orders started per minute (an offered rate below capacity); absent: as fast as the lanes go. */
+  readonly ordersPerMinute?: number
   /** A kill of api-1 and worker-1 every this many ms (a soak); absent: one kill, a third into the orders. */
   readonly killEveryMs?: number
   /** Three RPC providers, one cut for this long every three times this long (a soak); absent: one. */
@@ -318,8 +320,13 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
   }, 60_000))
 
   const firstBlock = await client.getBlockNumber()
+  // Order i starts no earlier than i / ordersPerMinute minutes into the load.
+  const paced = async (o: Order) => {
+    if (options.ordersPerMinute !== undefined) await sleep(loadStarted + (o.i * 60_000) / options.ordersPerMinute - Date.now())
+  }
   const lanes = Array.from({ length: options.lanes }, async () => {
     for (let o = nextOrder(); o !== undefined; o = nextOrder()) {
+      await paced(o)
       const body = { amount: { unit: "iso4217/USD", value: String(o.value) }, referenceId: o.referenceId }
       const createdAnswer = await call(o.api, "POST", "/v1/merchant/payment", {
         headers: { ...partnerHeaders, "merchant-id": merchantOf(o) },
