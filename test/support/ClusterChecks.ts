@@ -157,6 +157,17 @@ export const checkCluster = async (run: ClusterRun) => {
 
   // ---- The ledger after the faults: it equals the chain at every collection and deposit address, and balances.
   const audit = await auditLedger(Database.layerUrl(w.url, { maxConnections: 2 }), JSON.parse(chains))
+  if (audit.differing.length > 0) console.log(await watcherState(run, inbound.map((t) => ({ txHash: t.transactionHash, block: t.blockNumber }))))
   expect(audit).toEqual({ compared: audit.compared, differing: [], unbalanced: [] })
   expect(audit.compared).toBeGreaterThan(0)
+}
+
+/** Why the ledger trails the chain: the watcher's cursor against the head, and the inbound transfers it has no receipt of. */
+const watcherState = async (run: ClusterRun, inbound: ReadonlyArray<{ readonly txHash: Hex; readonly block: bigint }>) => {
+  const cursors = await run.sql<Array<Record<string, unknown>>>`SELECT chain_id, next_block::text, holder, lease_until::text FROM chain_cursors`
+  const recorded = new Set((await run.sql<Array<{ tx_hash: string }>>`SELECT tx_hash FROM chain_receipts`).map((r) => r.tx_hash))
+  const unrecorded = inbound.filter((t) => !recorded.has(t.txHash.toLowerCase()))
+  const head = await run.client.getBlockNumber({ cacheTime: 0 })
+  return `ledger audit: head ${head}, now ${Date.now()}, cursors ${JSON.stringify(cursors)}; ${unrecorded.length} inbound transfer(s) without a receipt` +
+    (unrecorded.length === 0 ? "" : `, in blocks ${unrecorded.map((t) => t.block).join(", ")}`)
 }
