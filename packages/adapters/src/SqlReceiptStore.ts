@@ -199,7 +199,12 @@ export const make = Effect.gen(function*() {
           -- A retried (failed) refund is due at once: the lease of the worker that failed it is long gone.
           refund_lease_until = CASE WHEN refund ->> 'status' = 'pending' THEN refund_lease_until END
         WHERE id = ${id} AND coalesce((refund ->> 'version')::integer, 0) = ${refund.version - 1}
-          AND NOT (refund IS NULL AND outcome = 'paid') AND reversed_at IS NULL
+          AND NOT (refund IS NULL AND (outcome = 'paid' OR reversed_at IS NOT NULL OR EXISTS (
+            -- The same transfer read again after a reorganisation is a new receipt: refunded once across them.
+            SELECT 1 FROM chain_receipts other
+            WHERE other.chain_id = chain_receipts.chain_id AND other.tx_hash = chain_receipts.tx_hash
+              AND other.log_index = chain_receipts.log_index AND other.reversed_at IS NOT NULL
+              AND other.refund ->> 'status' IN ('pending', 'completed'))))
         RETURNING ${select}`
       if (rows.length === 0) return false
       if (refund.status !== "completed" && gas === undefined) return true
@@ -218,7 +223,7 @@ export const make = Effect.gen(function*() {
         WHERE id IN (
           SELECT id FROM chain_receipts
           WHERE refund ->> 'status' = 'pending' AND refund_due_at <= ${now}::bigint
-            AND coalesce(refund_lease_until, 0) <= ${now}::bigint AND reversed_at IS NULL
+            AND coalesce(refund_lease_until, 0) <= ${now}::bigint
           ORDER BY refund_due_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED

@@ -47,12 +47,13 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   readonly find: (id: ReceiptId) => Effect.Effect<Option.Option<Receipt>>
   /**
    * Stores the receipt's refund if the stored one is at `version - 1` (none counts as version 0) and,
-   * for a first refund, the receipt is not `paid` (an underpaid receipt a later transfer completed
-   * meanwhile); a `pending` refund becomes due now. With it, once, the `gas` the refund's mined
-   * transaction cost the collection address. Answers whether it did.
+   * for a first refund, the receipt is neither `paid` (an underpaid receipt a later transfer completed
+   * meanwhile) nor reversed, and no other receipt of the same transfer (read again after a
+   * reorganisation) has a refund pending or completed; a `pending` refund becomes due now. With it,
+   * once, the `gas` the refund's mined transaction cost the collection address. Answers whether it did.
    */
   readonly saveRefund: (id: ReceiptId, refund: ReceiptRefund, gas?: GasPaid) => Effect.Effect<boolean>
-  /** Leases up to `limit` receipts whose pending refund is due (any number of workers share them). */
+  /** Leases up to `limit` receipts whose pending refund is due, reversed or not (any number of workers share them). */
   readonly claimRefunds: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<ReceiptId>>
   /** Ends the lease; the refund is due again after `afterMillis`. */
   readonly releaseRefund: (id: ReceiptId, afterMillis: number) => Effect.Effect<void>

@@ -12,8 +12,9 @@ import { PayoutPolicy, type PayoutStep } from "./PayoutExecutions.ts"
  * The worker's side of receipt refunds (see `ReceiptRefunds`): sends a pending refund once from the
  * collection address (the signed transfer is recorded before its broadcast; a new one only after the
  * chain proved the last one moved nothing: reverted or dropped), then follows it until the chain
- * decides: `completed`, or `failed` after `PayoutPolicy.maxAttempts` attempts or a transfer included
- * without paying the sender. A mined transfer's gas is recorded with the change that observes it.
+ * decides: `completed`, or `failed` after `PayoutPolicy.maxAttempts` attempts, a transfer included
+ * without paying the sender, or the receipt reversed by a reorganisation before anything was sent.
+ * A mined transfer's gas is recorded with the change that observes it.
  */
 export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecutions, {
   readonly advance: (id: ReceiptId) => Effect.Effect<PayoutStep>
@@ -104,6 +105,11 @@ export class ReceiptRefundExecutions extends Context.Service<ReceiptRefundExecut
         const found = yield* store.find(id)
         const refund = Option.isSome(found) ? found.value.refund : null
         if (Option.isNone(found) || refund === null || refund.status !== "pending") return "final" as const
+        // A reorganisation took the transfer away: a transfer already sent is followed to its end (it may
+        // still be mined), but nothing new is sent for money that is no longer there.
+        if (refund.transfer === null && found.value.reversedAt !== null) {
+          return yield* finish(found.value, refund, "failed", "its transfer was removed from the chain by a reorganisation: nothing arrived to refund")
+        }
         return yield* refund.transfer === null ? sendNew(found.value, refund) : follow(found.value, refund, refund.transfer)
       })
 

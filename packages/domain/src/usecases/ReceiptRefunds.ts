@@ -66,10 +66,16 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         })
         if (!(yield* store.saveRefund(receipt.id, refund))) {
           // Refunded meanwhile, or an underpaid receipt that a later transfer completed meanwhile.
+          // Or its transfer was refunded under the receipt a reorganisation reversed.
           const now = yield* store.find(receipt.id)
-          return yield* (Option.isSome(now) && now.value.refund === null
-            ? new InvalidState({ message: `Receipt ${id} paid its payment: it has nothing to refund.` })
-            : new AlreadyRefunded({ message: `Receipt ${id} is already refunded.` }))
+          if (Option.isSome(now) && now.value.refund === null && now.value.outcome === "paid") {
+            return yield* new InvalidState({ message: `Receipt ${id} paid its payment: it has nothing to refund.` })
+          }
+          return yield* new AlreadyRefunded({
+            message: Option.isSome(now) && now.value.refund === null
+              ? `The transfer of receipt ${id} is already refunded under its receipt from before a reorganisation.`
+              : `Receipt ${id} is already refunded.`
+          })
         }
         return new Receipt({ ...receipt, refund }, { disableChecks: true })
       })
@@ -85,6 +91,9 @@ export class ReceiptRefunds extends Context.Service<ReceiptRefunds, {
         if (refund === null) return yield* new InvalidState({ message: `Receipt ${id} has no refund to retry; ask for one first.` })
         if (refund.status !== "failed") {
           return yield* new InvalidState({ message: `The refund of receipt ${id} is ${refund.status}; only a failed one can be retried.` })
+        }
+        if (receipt.reversedAt !== null) {
+          return yield* new InvalidState({ message: `Receipt ${id} was removed from the chain by a reorganisation: nothing arrived to refund.` })
         }
         const millis = yield* Clock.currentTimeMillis
         const next = new ReceiptRefund({ ...refund, status: "pending", attempts: 0, version: refund.version + 1, updatedAt: Math.max(millis, refund.updatedAt) })
