@@ -28,7 +28,8 @@ export const merchantAssetConstraint = "crypto_settlements_merchant_asset"
 
 const decodeSettlement = Schema.decodeUnknownSync(CryptoSettlement)
 
-const settlementFromRow = (row: Record<string, unknown>): CryptoSettlement =>
+/** A `crypto_settlements` row as the domain's value. */
+export const settlementFromRow = (row: Record<string, unknown>): CryptoSettlement =>
   decodeSettlement({
     id: row.id,
     merchantId: row.merchant_id,
