@@ -29,8 +29,8 @@ import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 import { priorRefunds } from "./internal/RefundRow.ts"
+import { settlementFromRow } from "./internal/SettlementRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
-import { settlementFromRow } from "./SqlSettlementRepository.ts"
 
 /** The unique index keeping a payment's funds with one live payout. */
 const oneLivePerPayment = "payouts_one_live_per_payment"
