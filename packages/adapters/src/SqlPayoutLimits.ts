@@ -3,9 +3,14 @@
  * `payouts` table: a settlement over `perPayout`, a refund payout over `perRefund`, or a payout
  * that would bring the UTC day's total of its token on its chain over `perDay` is answered with
  * a reason an owner reads before approving, e.g. `refund of 1,500.00 USDC — over the 1,000.00
- * USDC per-refund limit`. The day's total is the token's payouts signed and still pending (in
- * flight, whenever signed) and those completed since 00:00 UTC, approved ones included; the
- * payout itself is counted once, as the one to send. "Now" is the Effect `Clock`.
+ * USDC per-refund limit`. The day's total is the token's payouts whose signed transfer is recorded
+ * and still pending (in flight, whenever signed) and those completed since 00:00 UTC, approved
+ * ones included; never a failed one, nor one not signed yet; the payout itself is counted once,
+ * as the one to send. "Now" is the Effect `Clock`.
+ *
+ * `admit` takes a transaction-scoped advisory lock on the token (its asset id in lower case), then
+ * reads the day's total and records the transfer in that same transaction: another process's
+ * `admit` of the token waits until the first commits, and then counts its transfer.
  *
  * @module
  */
@@ -16,7 +21,10 @@ import { ChainsConfig, lookupAsset } from "./chain/ChainConfig.ts"
 
 const dayMillis = 86_400_000
 
-const span = traced("SqlPayoutLimits.exceeded")
+const spans = { exceeded: traced("SqlPayoutLimits.exceeded"), admit: traced("SqlPayoutLimits.admit") }
+
+// The first key of the advisory locks taken here (the second is the token's): other locks use other first keys.
+const lockSpace = 28
 
 /** `value` base units as people read them: thousands grouped, at least two decimals (when the token has them), no trailing zeros beyond. */
 export const readable = (value: bigint, decimals: number): string => {
@@ -31,7 +39,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const chains = yield* ChainsConfig
 
-  const exceeded = (payout: Payout) =>
+  const reasonFor = (payout: Payout) =>
     Effect.gen(function*() {
       const limits = chains.limits.get(payout.asset.toLowerCase())
       const found = lookupAsset(chains, payout.asset)
@@ -52,9 +60,19 @@ export const make = Effect.gen(function*() {
       return total > limits.perDay
         ? `${payout.kind} of ${amount(payout.value)} — today's (UTC) payouts would reach ${amount(total)}, over the ${amount(limits.perDay)} per-day limit`
         : undefined
-    }).pipe(Effect.orDie, span)
+    })
 
-  return PayoutLimits.of({ exceeded })
+  const exceeded = (payout: Payout) => reasonFor(payout).pipe(Effect.orDie, spans.exceeded)
+
+  // Each token's payouts are admitted one at a time across processes: the lock is held until the record commits.
+  const admit = (payout: Payout, record: Effect.Effect<boolean>) =>
+    Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(${lockSpace}, hashtext(${payout.asset.toLowerCase()}))`
+      const over = payout.approvedAt === null ? yield* reasonFor(payout) : undefined
+      return over ?? (yield* record)
+    }).pipe(sql.withTransaction, Effect.orDie, spans.admit)
+
+  return PayoutLimits.of({ exceeded, admit })
 })
 
 /** `PayoutLimits` over the `SqlClient` and chain configuration in context. */

@@ -3,11 +3,13 @@
  * payout's `version`, in one transaction with the payment's own compare-and-set, its outbox events
  * and the refund record: all commit or none. `decide` locks the payment row, like a refund request
  * does (`SqlRefundRepository`), so of a settlement decision and a refund one comes first, and the
- * other sees it.
+ * other sees it; then it reads the destination `FOR SHARE`, so a change of it comes before or after
+ * the decision, never in between.
  *
  * @module
  */
 import {
+  type CryptoSettlement,
   type GasPaid,
   type Mode,
   paidOutPostings,
@@ -27,6 +29,7 @@ import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 import { priorRefunds } from "./internal/RefundRow.ts"
+import { settlementFromRow } from "./internal/SettlementRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 /** The unique index keeping a payment's funds with one live payout. */
@@ -84,14 +87,22 @@ export const make = Effect.gen(function*() {
       spans.undecided
     )
 
-  const decide = (paymentId: PaymentId, plan: (prior: PriorRefunds) => Payout | null) =>
+  const decide = (
+    paymentId: PaymentId,
+    plan: (destination: Option.Option<CryptoSettlement>, prior: PriorRefunds) => Payout | null | "waiting"
+  ) =>
     Effect.gen(function*() {
       const open = yield* sql`SELECT id FROM payments
         WHERE id = ${paymentId} AND status = 'succeeded' AND NOT settlement_decided FOR UPDATE`
       if (open.length === 0) return false
-      yield* sql`UPDATE payments SET settlement_decided = true WHERE id = ${paymentId}`
+      // The destination as committed now, the payment locked; a change or removal of it waits for this decision.
+      // Destinations are stored checksummed, commitments as paid: asset ids compare without case (eip155 hex).
+      const destination = yield* sql`SELECT s.* FROM crypto_settlements s JOIN payments p ON p.merchant_id = s.merchant_id
+        WHERE p.id = ${paymentId} AND lower(s.asset) = lower(p.commitment ->> 'asset') FOR SHARE OF s`
       // Planned against the refunds so far, the payment locked: a refund waits for this decision or came before it.
-      const settlement = plan(yield* priorRefunds(sql, paymentId))
+      const settlement = plan(Option.map(Option.fromNullishOr(destination[0]), settlementFromRow), yield* priorRefunds(sql, paymentId))
+      if (settlement === "waiting") return false
+      yield* sql`UPDATE payments SET settlement_decided = true WHERE id = ${paymentId}`
       if (settlement === null) return false
       yield* insertPayout(sql, settlement)
       return true

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { CryptoSettlement, InvalidState, type MerchantId, type SettlementId, SettlementRepository, traced } from "@paygate/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { type CryptoSettlement, InvalidState, type MerchantId, type SettlementId, SettlementRepository, traced } from "@paygate/domain"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { toInt } from "./internal/Rows.ts"
+import { settlementFromRow } from "./internal/SettlementRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -25,19 +25,6 @@ const spans = {
 
 /** The unique constraint behind `InvalidState`. */
 export const merchantAssetConstraint = "crypto_settlements_merchant_asset"
-
-const decodeSettlement = Schema.decodeUnknownSync(CryptoSettlement)
-
-const settlementFromRow = (row: Record<string, unknown>): CryptoSettlement =>
-  decodeSettlement({
-    id: row.id,
-    merchantId: row.merchant_id,
-    asset: row.asset,
-    destination: row.destination,
-    createdAt: toInt(row.created_at),
-    updatedAt: toInt(row.updated_at),
-    usableFrom: toInt(row.usable_from)
-  })
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {

@@ -46,7 +46,7 @@ const refund = (payment: Payment, value?: bigint, leg = 0) =>
   })
 
 // The settlement of what the payment's refunds left, to the fixtures' destination.
-const settleRest = (payment: Payment) => (prior: PriorRefunds) =>
+const settleRest = (payment: Payment) => (_destination: unknown, prior: PriorRefunds) =>
   planSettlement({ paymentId: payment.id, asset: usdc, recipient: payoutOf(payment, "settlement").recipient, tokenAmount: payment.commitment!.tokenAmount }, prior, 1_700_000_200_000)
 
 const signed = (n: number) => new SignedTransfer({ txHash: `0x${n.toString(16).padStart(64, "0")}`, raw: `0x02f8${n}` })

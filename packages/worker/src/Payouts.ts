@@ -32,8 +32,7 @@ import {
   type ReceiptId,
   ReceiptStore,
   type RefundRepository,
-  SettlementDecisions,
-  type SettlementRepository
+  SettlementDecisions
 } from "@paygate/domain"
 import { Config, Context, Effect, Layer } from "effect"
 import { forever } from "./Forever.ts"
@@ -140,7 +139,6 @@ export type PayoutsRequirements =
   | PaymentRepository
   | PayoutRepository
   | RefundRepository
-  | SettlementRepository
   | ReceiptStore
   | PayoutWork
   | Payouts

@@ -6,13 +6,24 @@ import type { Payout } from "../payout/Payout.ts"
  * settlement, per refund and per UTC day. `exceeded` answers why a payout may not be signed
  * without an owner's approval (its value, or the day's total with it, is over a limit), or
  * nothing when it is within them. The day's total counts the token's payouts on that chain
- * signed and not yet final, and those completed since the UTC day began.
+ * whose transfer is recorded and not yet final, and those completed since the UTC day began.
  */
 export class PayoutLimits extends Context.Service<PayoutLimits, {
+  /** A first look, before signing: nothing is held, so two payouts checked at once may both pass. */
   readonly exceeded: (payout: Payout) => Effect.Effect<string | undefined>
+  /**
+   * Checks again and runs `record` (storing the payout's signed transfer) as one step that every
+   * other `admit` of the token on its chain, in any process, waits for: of two payouts admitted
+   * at once, the later counts the earlier. Answers the reason, recording nothing, when the payout
+   * is over a limit; else what `record` answered. An approved payout is recorded whatever the limits.
+   */
+  readonly admit: (payout: Payout, record: Effect.Effect<boolean>) => Effect.Effect<boolean | string>
 }>()("@paygate/domain/PayoutLimits") {
   /** No limits: every payout may be signed (unit tests of other rules). */
-  static readonly layerNone = Layer.succeed(PayoutLimits, PayoutLimits.of({ exceeded: () => Effect.succeed(undefined) }))
+  static readonly layerNone = Layer.succeed(
+    PayoutLimits,
+    PayoutLimits.of({ exceeded: () => Effect.succeed(undefined), admit: (_payout, record) => record })
+  )
 }
 
 const heldCounters = new Map<string, Metric.Counter<number>>()

@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { GasPaid } from "../gas/GasPaid.ts"
 import type { PaymentId } from "../ids/Ids.ts"
+import type { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { Payout, PayoutKind } from "../payout/Payout.ts"
@@ -42,12 +43,18 @@ export class PayoutRepository extends Context.Service<PayoutRepository, {
    */
   readonly undecided: (limit: number) => Effect.Effect<ReadonlyArray<Payment>>
   /**
-   * Records the settlement decision of a succeeded payment: with the payment locked, stores the
-   * settlement `plan` makes of its refunds so far (if any) and marks the payment decided. Answers
-   * whether a settlement was stored. Deciding again changes nothing, until a refund withdraws the
-   * settlement (`RefundRepository.insert`): then what that refund left is decided anew.
+   * Records the settlement decision of a succeeded payment: with the payment locked, reads its
+   * merchant's settlement destination for the asset paid in (as committed then, and kept from
+   * changing until the decision commits), stores the settlement `plan` makes of it and of the
+   * refunds so far (if any) and marks the payment decided; `plan` answering `"waiting"` leaves the
+   * payment undecided. Answers whether a settlement was stored. Deciding again changes nothing,
+   * until a refund withdraws the settlement (`RefundRepository.insert`): then what that refund
+   * left is decided anew.
    */
-  readonly decide: (paymentId: PaymentId, plan: (prior: PriorRefunds) => Payout | null) => Effect.Effect<boolean>
+  readonly decide: (
+    paymentId: PaymentId,
+    plan: (destination: Option.Option<CryptoSettlement>, prior: PriorRefunds) => Payout | null | "waiting"
+  ) => Effect.Effect<boolean>
   /**
    * Compare-and-set: stores `next` only if the stored payout's version is `next.version - 1`, with
    * `effects` (whose payment is itself compare-and-set). Answers `false`, writing nothing, when

@@ -10,21 +10,27 @@ import type { MemoryStore } from "./MemoryStore.ts"
 /**
  * In-memory {@link PayoutRepository} over the payment store (payment changes and events) and the
  * refund store (refund records, and the payouts they share). Each method runs synchronously, so
- * it is atomic with respect to other fibers, like a database transaction. Given the settlement
- * store, `undecided` leaves out payments whose destination is not usable yet, as the SQL store does.
+ * it is atomic with respect to other fibers, like a database transaction. `decide` reads the
+ * destination from the settlement store; `undecided` leaves out payments whose destination is not
+ * usable yet, as the SQL store does (unless `listsWaiting`).
  */
 export const layerMemoryPayouts = (stores: {
   readonly payments: MemoryStore
   readonly refunds: MemoryRefunds
-  readonly settlements?: MemorySettlements
+  readonly settlements: MemorySettlements
+  /** Lists payments whose destination is not usable yet too (as a listing read before a change would). */
+  readonly listsWaiting?: boolean
 }): Layer.Layer<PayoutRepository> => {
   const { payments, refunds, settlements } = stores
-  // Whether `payment`'s destination (asset ids compare without case, as the SQL store's do) is not usable at `millis`.
-  const waiting = (payment: Payment, millis: number) => {
+  // `payment`'s destination: asset ids compare without case, as the SQL store's do.
+  const destinationOf = (payment: Payment) => {
     const asset = payment.commitment?.asset.toLowerCase()
-    return [...(settlements?.settlements.values() ?? [])].some((s) =>
-      s.merchantId === payment.merchantId && s.asset.toLowerCase() === asset && !isUsable(s, millis)
-    )
+    return [...settlements.settlements.values()].find((s) => s.merchantId === payment.merchantId && s.asset.toLowerCase() === asset)
+  }
+  // Whether `payment`'s destination is not usable at `millis` (never, for a store listing them all).
+  const waiting = (payment: Payment, millis: number) => {
+    const destination = destinationOf(payment)
+    return stores.listsWaiting !== true && destination !== undefined && !isUsable(destination, millis)
   }
   const store = refunds.payouts
   // Each payout of `next` at its stored version + 1, no other live payout of the payment on its leg, and the payment's compare-and-set.
@@ -54,9 +60,14 @@ export const layerMemoryPayouts = (stores: {
       ),
     decide: (paymentId, plan) =>
       Effect.sync(() => {
-        if (store.decided.has(paymentId)) return false
+        const payment = payments.payments.get(paymentId)
+        if (store.decided.has(paymentId) || payment === undefined) return false
+        const settlement = plan(
+          Option.fromNullishOr(destinationOf(payment)),
+          { refunds: refundsOf(refunds, paymentId), payouts: payoutsOf(store, paymentId).filter((p) => p.kind === "refund") }
+        )
+        if (settlement === "waiting") return false
         store.decided.add(paymentId)
-        const settlement = plan({ refunds: refundsOf(refunds, paymentId), payouts: payoutsOf(store, paymentId).filter((p) => p.kind === "refund") })
         if (settlement === null) return false
         store.payouts.set(payoutKey(paymentId, settlement.kind, settlement.leg), settlement)
         return true

@@ -50,8 +50,10 @@ const maxRaces = 5
  *
  * Over a limit (`PayoutLimits`), a payout is not signed: it is held for an owner's approval
  * (`PayoutApprovals`), the reason recorded on it, logged and counted once; the queue skips it until
- * it is approved. The check precedes the signature within the same compare-and-set: a payout
- * changed meanwhile records nothing and sends nothing. An approved payout is signed whatever the limits.
+ * it is approved. The limits are looked at before signing, and checked again with the recording of
+ * the signed transfer (`PayoutLimits.admit`), in turn with every other payout of the token: two
+ * payouts that each fit the day alone, but not together, are never both sent, whichever workers
+ * advance them. An approved payout is signed whatever the limits.
  */
 export class PayoutExecutions extends Context.Service<PayoutExecutions, {
   readonly advance: (key: PayoutKey) => Effect.Effect<PayoutStep>
@@ -135,13 +137,30 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
           return "retry" as const
         })
 
-      // Signs, records, then broadcasts a new transfer.
+      // Holds a payout over a limit for an owner's approval; the queue skips it from then on.
+      const hold = (key: PayoutKey, payout: Payout, reason: string) =>
+        Effect.gen(function*() {
+          if (yield* change(key, payout, () => ({ approvalRequired: reason }))) {
+            yield* Effect.logWarning(`payout: ${describe(payout)} waits for an owner's approval: ${reason}`)
+            yield* Metric.update(payoutsHeld(payout.asset, payout.kind), 1)
+          }
+          return "final" as const
+        })
+
+      // Signs, records (within the limits, checked again with the record), then broadcasts a new transfer.
       const sendNew = (key: PayoutKey, payout: Payout) => {
-        const record = (signed: SignedTransfer) => write(payout, { transfer: signed })
+        let over: string | undefined
+        const record = (signed: SignedTransfer) =>
+          Effect.map(limits.admit(payout, write(payout, { transfer: signed })), (admitted) => {
+            if (typeof admitted === "boolean") return admitted
+            over = admitted
+            return false
+          })
         return chain.send(transferOf(payout), record).pipe(
           Effect.flatMap(Option.match({
-            // Another worker (or a refund withdrawing a settlement) changed the payout first: nothing was sent.
-            onNone: () => Effect.succeed("pending" as const),
+            // Another worker (or a refund withdrawing a settlement) changed the payout first, or a payout
+            // recorded meanwhile brought it over a limit: nothing was sent.
+            onNone: () => over === undefined ? Effect.succeed("pending" as const) : hold(key, payout, over),
             onSome: (signed) => Effect.as(Effect.logInfo(`payout: ${describe(payout)} sent ${signed.txHash}`), "pending" as const)
           })),
           Effect.catchTags({
@@ -191,16 +210,6 @@ export class PayoutExecutions extends Context.Service<PayoutExecutions, {
         if (network === undefined || Option.isNone(payment) || network === payment.value.mode) return undefined
         return offNetwork(payment.value.mode, `${payout.asset}`)
       })
-
-      // Holds a payout over a limit for an owner's approval; the queue skips it from then on.
-      const hold = (key: PayoutKey, payout: Payout, reason: string) =>
-        Effect.gen(function*() {
-          if (yield* change(key, payout, () => ({ approvalRequired: reason }))) {
-            yield* Effect.logWarning(`payout: ${describe(payout)} waits for an owner's approval: ${reason}`)
-            yield* Metric.update(payoutsHeld(payout.asset, payout.kind), 1)
-          }
-          return "final" as const
-        })
 
       const advance = Effect.fn("PayoutExecutions.advance")(function*(key: PayoutKey) {
         const found = yield* repo.find(key)

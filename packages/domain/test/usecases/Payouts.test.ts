@@ -99,7 +99,7 @@ const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A
       Layer.provide([
         layerMemory(payments),
         layerMemoryRefunds(refunds),
-        layerMemoryPayouts(listsWaiting ? { payments, refunds } : { payments, refunds, settlements }),
+        layerMemoryPayouts({ payments, refunds, settlements, listsWaiting }),
         layerMemorySettlements(settlements),
         scriptedPayouts(script),
         oneMerchant(partnerId, merchantId),
