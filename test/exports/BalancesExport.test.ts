@@ -183,6 +183,35 @@ forEachDatabase("The balances export", (database) => {
     }
   })
 
+  it("an entry of a kind no column holds breaks the download off rather than send a row that does not add up", async () => {
+    const partner = await server.partner()
+    const merchant = await server.merchant(partner.sandbox)
+    await post({ mode: "sandbox", partnerId: partner.partnerId, merchantId: merchant, asset: usdc, kind: "received", at: start, amount: -7n })
+    await query((sql) =>
+      Effect.gen(function*() {
+        // A movement the statement does not classify (no posting rule credits a merchant from an opening).
+        const [t] = yield* sql<{ readonly id: string }>`INSERT INTO ledger_transactions (mode, source, source_id, posted_at)
+          VALUES ('sandbox', 'opening', ${`odd_${merchant}`}, ${start + 1}::bigint) RETURNING id::text`
+        yield* sql`INSERT INTO ledger_entries (transaction_id, account_id, mode, asset, amount)
+          SELECT ${t!.id}::bigint, id, 'sandbox', asset, CASE kind WHEN 'merchant' THEN -3 ELSE 3 END FROM ledger_accounts
+          WHERE mode = 'sandbox' AND asset = ${usdc} AND (kind = 'collection' OR (kind = 'merchant' AND merchant_id = ${merchant}))`
+      }).pipe(sql.withTransaction)
+    )
+    const broken = async (format: string) => {
+      try {
+        const response = await server.fetch(new Request(`http://paygate.test/v1/exports/balances?format=${format}&from=2031-03-01&to=2031-04-01`, {
+          headers: { "api-key": partner.sandbox }
+        }))
+        const text = await response.text()
+        return response.status !== 200 || text.includes(merchant) ? `answered ${response.status}: ${text}` : "broken"
+      } catch {
+        return "broken"
+      }
+    }
+    expect(await broken("csv")).toBe("broken")
+    expect(await broken("jsonl")).toBe("broken")
+  })
+
   it("more merchants than a page stream each once, in order", async () => {
     const partner = await server.partner()
     const count = 2_345
