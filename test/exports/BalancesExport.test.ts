@@ -31,7 +31,7 @@ interface Posted {
 
 forEachDatabase("The balances export", (database) => {
   const server = useTestServer(database)
-  const query = <A extends object>(effect: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  const query = <A>(effect: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
     server.run(Effect.flatMap(SqlClient.SqlClient, effect).pipe(Effect.orDie))
   let sequence = 0
 
