@@ -80,14 +80,20 @@ describe("The balance's held funds come from the ledger (anvil, PGlite)", () => 
   const payouts = (paymentId: string) =>
     query<{ readonly status: string }>(`SELECT status FROM payouts WHERE payment_id = '${paymentId}'`)
 
-  it("equals the merchant accounts' entries after payments, a refund and a settlement", async () => {
-    const holding = await server.merchant(partner.sandbox, "Holding")
-    const settling = await server.merchant(partner.sandbox, "Settling")
+  /** Two merchants of `apiKey`: one holding what it is paid, one settling it to anvil's account #8. */
+  const merchants = async (apiKey: string) => {
+    const holding = await server.merchant(apiKey, "Holding")
+    const settling = await server.merchant(apiKey, "Settling")
     const registered = await server.request("POST", `/v1/merchants/${settling}/settlements/crypto`, {
-      apiKey: partner.sandbox,
+      apiKey,
       body: { settlements: [{ asset: usdc(), destination: `${world().chain.chainId}:${anvilAccount(8).address}` }] }
     })
     expect(registered.status).toBe(201)
+    return { holding, settling }
+  }
+
+  it("equals the merchant accounts' entries after payments, a refund and a settlement", async () => {
+    const { holding, settling } = await merchants(partner.sandbox)
 
     const [kept, refunded] = [await paid(partner.sandbox, holding), await paid(partner.sandbox, holding)]
     const settled = await paid(partner.sandbox, settling)
@@ -110,13 +116,7 @@ describe("The balance's held funds come from the ledger (anvil, PGlite)", () => 
 
   it("the balances export: opening, the period's receipts, settlement and refund, closing; its closings sum to held", async () => {
     const mine = await server.partner()
-    const holding = await server.merchant(mine.sandbox, "Holding")
-    const settling = await server.merchant(mine.sandbox, "Settling")
-    const registered = await server.request("POST", `/v1/merchants/${settling}/settlements/crypto`, {
-      apiKey: mine.sandbox,
-      body: { settlements: [{ asset: usdc(), destination: `${world().chain.chainId}:${anvilAccount(8).address}` }] }
-    })
-    expect(registered.status).toBe(201)
+    const { holding, settling } = await merchants(mine.sandbox)
     await paid(mine.sandbox, holding)
     // The period starts after the first payment: it is the opening balance.
     const from = new Date().toISOString()
