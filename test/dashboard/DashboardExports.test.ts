@@ -1,7 +1,8 @@
 /**
  * The export for the books in Chromium: from the payments page a partner downloads this month's
  * payments as CSV and as JSON lines, with the session's cookie; the file holds what the API lists
- * (one row per payment, the same amounts), and the list's merchant filter narrows it. Screenshots
+ * (one row per payment, the same amounts), and the list's merchant filter narrows it; the balances
+ * read from the ledger download the same way (a paid payment received, owed at the end). Screenshots
  * at 375 px and 1280 px: artifacts/screenshots/dashboard-export-*.png.
  */
 import { readFile } from "node:fs/promises"
@@ -21,7 +22,7 @@ for (const database of testDatabases) {
   describe(`Exports from the dashboard in Chromium (${database.name})`, () => {
     const suite = dashboardSuite(database)
 
-    it("downloads this month's payments as CSV and JSON lines, the same as the API lists, and only the filtered merchant's", async () => {
+    it("downloads this month's payments as CSV and JSON lines, the same as the API lists, and only the filtered merchant's; its balances too", async () => {
       const partner = suite.partner()
       const world = suite.world()
       const created = [
@@ -30,6 +31,8 @@ for (const database of testDatabases) {
       ]
       const other = await partner.call("POST", "/v1/merchants", { merchantName: "Other Shop" }, suite.idempotency())
       await suite.createPayment(partner, other.merchantId, "export-other", "500")
+      await suite.pay(created[0]!.paymentId)
+      expect(await suite.settled(partner, created[0]!.paymentId)).toBe("succeeded")
 
       const probe = await suite.open()
       const { page } = probe
@@ -61,6 +64,25 @@ for (const database of testDatabases) {
         listed.map((p: any) => [p.paymentId, (Number(p.amount.value) / 100).toFixed(2), p.amount.unit.split("/")[1]]).sort()
       )
       expect(records.map((r: any) => r.reference_id).sort()).toEqual(["=export-b", "export-a,\"quoted\""])
+
+      // The balances: what the ledger says the filtered merchant received this month and is owed at its end.
+      await page.getByLabel("Records").selectOption("balances")
+      await expect.poll(() => page.locator(".export-panel .muted").innerText()).toContain("received, reversed, settled and refunded")
+      await shoot(page, "dashboard-export-balances")
+      await page.getByLabel("Format").selectOption("csv")
+      const balances = await downloaded(page)
+      expect(balances.name).toMatch(/^balances-sandbox-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/)
+      const [columns, ...lines] = balances.text.trimEnd().split("\r\n").map((line) => line.split(","))
+      const cell = (line: Array<string>, column: string) => line[columns!.indexOf(column)]
+      expect(lines.map((line) => cell(line, "merchant_id"))).toEqual([world.merchantId])
+      const paidIn = lines[0]!
+      expect(cell(paidIn, "opening_base_units")).toBe("0")
+      expect(BigInt(cell(paidIn, "received_base_units")!)).toBeGreaterThan(0n)
+      expect(cell(paidIn, "closing_base_units")).toBe(cell(paidIn, "received_base_units"))
+      expect(cell(paidIn, "closing")).toMatch(/^\d+\.\d+$/)
+      const { held } = await partner.call("GET", "/v1/balance")
+      expect(held).toEqual([{ asset: cell(paidIn, "token_asset"), value: cell(paidIn, "closing_base_units") }])
+      await page.getByLabel("Records").selectOption("payments")
 
       // A last day before the first: nothing to download, and the page says why.
       await page.getByLabel("First day").fill("2026-02-10")

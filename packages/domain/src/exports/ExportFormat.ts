@@ -28,13 +28,13 @@ export const exportColumns = [
 ] as const
 
 /** One exported line's values by column; `null` is an empty cell (CSV) or `null` (JSON). */
-export type ExportLine = { readonly [K in (typeof exportColumns)[number]]: string | null }
+export type ExportLine<Columns extends ReadonlyArray<string> = typeof exportColumns> = { readonly [K in Columns[number]]: string | null }
 
 /** Fractional digits of the `rate` column (rounded half up). */
 export const rateDigits = 8
 
-// `value` / 10^`decimals` as an exact decimal string.
-const decimal = (value: bigint, decimals: number): string => {
+/** `value` / 10^`decimals` as an exact decimal string. */
+export const decimal = (value: bigint, decimals: number): string => {
   const negative = value < 0n
   const digits = (negative ? -value : value).toString().padStart(decimals + 1, "0")
   const whole = digits.slice(0, digits.length - decimals)
@@ -86,17 +86,19 @@ export const exportLine = (record: ExportRecord, tokenDecimals: number | undefin
 /**
  * One CSV cell: quoted when it holds a comma, a quote or a line break (quotes doubled); a cell a
  * spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is
- * prefixed with `'`.
+ * prefixed with `'`. A negative number (`-12.5`) is no formula and stays a number.
  */
 export const csvCell = (value: string | null): string => {
   if (value === null) return ""
-  const inert = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  const inert = /^[=+\-@\t\r]/.test(value) && !/^-\d+(\.\d+)?$/.test(value) ? `'${value}` : value
   return /[",\r\n]/.test(inert) ? `"${inert.replaceAll("\"", "\"\"")}"` : inert
 }
 
-/** The CSV header line. */
-export const csvHeader = `${exportColumns.join(",")}\r\n`
+/** The CSV header line of `columns`. */
+export const csvHeader = (columns: ReadonlyArray<string>) => `${columns.join(",")}\r\n`
 
-/** A line of the export in `format`, with its line ending. */
-export const formatLine = (line: ExportLine, format: ExportFormat): string =>
-  format === "csv" ? `${exportColumns.map((column) => csvCell(line[column])).join(",")}\r\n` : `${JSON.stringify(line)}\n`
+/** A line of the export in `format` (its cells in the order of `columns`), with its line ending. */
+export const formatLine = <Columns extends ReadonlyArray<string>>(columns: Columns, line: ExportLine<Columns>, format: ExportFormat): string =>
+  format === "csv"
+    ? `${columns.map((column: Columns[number]) => csvCell(line[column])).join(",")}\r\n`
+    : `${JSON.stringify(line)}\n`

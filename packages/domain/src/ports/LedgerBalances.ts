@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { BalanceStatement } from "../exports/BalanceStatement.ts"
 import type { Mode } from "../payment/Payment.ts"
 
 /** What the ledger owes a merchant in one token: credited payments less what left as settlements and refunds. */
@@ -33,6 +34,18 @@ export interface ReconciliationLine {
   readonly chain: bigint
 }
 
+/** One page of the statements of a partner's merchant accounts in one mode over [`fromMillis`, `toMillis`). */
+export interface StatementPageQuery {
+  readonly partnerId: string
+  readonly mode: Mode
+  readonly merchantId?: string | undefined
+  readonly fromMillis: number
+  readonly toMillis: number
+  /** Keyset: the last statement of the previous page (merchant and token), else `null`. */
+  readonly after: { readonly merchantId: string; readonly asset: string } | null
+  readonly limit: number
+}
+
 /**
  * Balances derived from the ledger's entries (nothing stored twice), for the dashboard, the exports
  * and the reconciliation job, and the reports that job records. Infrastructure failures are defects.
@@ -40,6 +53,11 @@ export interface ReconciliationLine {
 export class LedgerBalances extends Context.Service<LedgerBalances, {
   /** Every merchant of `partnerId` in `mode` with an account, per token. */
   readonly merchantBalances: (partnerId: string, mode: Mode) => Effect.Effect<ReadonlyArray<MerchantBalance>>
+  /**
+   * The merchant accounts' statements, by merchant and token: those owed something before the
+   * period or moved in it (an entry's time is its ledger transaction's).
+   */
+  readonly statements: (query: StatementPageQuery) => Effect.Effect<ReadonlyArray<BalanceStatement>>
   /** The collection and deposit accounts of `chainId`. */
   readonly addressBalances: (chainId: string) => Effect.Effect<ReadonlyArray<AddressBalance>>
   /** Records a reconciliation run (its lines, at Unix milliseconds `runAt`). */

@@ -1,9 +1,11 @@
 import { Context, Effect, Layer, Option, Stream } from "effect"
 import { InvalidParams } from "../errors/ApiErrors.ts"
-import { csvHeader, type ExportFormat, exportLine, formatLine } from "../exports/ExportFormat.ts"
+import { balanceColumns, balanceLine } from "../exports/BalanceStatement.ts"
+import { csvHeader, exportColumns, type ExportFormat, exportLine, formatLine } from "../exports/ExportFormat.ts"
 import { exportDatasets } from "../exports/ExportRecord.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
-import { ExportSource } from "../ports/ExportSource.ts"
+import { type ExportPageQuery, ExportSource } from "../ports/ExportSource.ts"
+import { LedgerBalances, type StatementPageQuery } from "../ports/LedgerBalances.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 
 /** An export request as the API receives it (query strings). */
@@ -22,6 +24,9 @@ export interface ExportFile {
   readonly lines: Stream.Stream<string>
 }
 
+/** What an export lists: records (payments, settlements, refunds), or the merchants' balances from the ledger. */
+const datasets = [...exportDatasets, "balances"] as const
+
 /** Records read per page: memory holds one page, whatever the period's size. */
 export const exportPageSize = 1_000
 
@@ -38,8 +43,9 @@ const parseTime = (name: string, text: string | undefined) => {
 
 /**
  * Exports for the books: the partner's payments, settlements or refunds created in a period
- * [`from`, `to`), of one merchant or all, as CSV or JSON lines, read from the store a page at a time
- * (keyset on created-at and id) so that a period of any size streams in flat memory.
+ * [`from`, `to`), or its merchants' balances over it (the ledger's statements), of one merchant or
+ * all, as CSV or JSON lines, read from the store a page at a time (keyset on created-at and id, or on
+ * merchant and token) so that a period of any size streams in flat memory.
  */
 export class Exports extends Context.Service<Exports, {
   /** Validates the request (`InvalidParams` for a bad one) and answers the file to stream. */
@@ -51,31 +57,44 @@ export class Exports extends Context.Service<Exports, {
     Effect.gen(function*() {
       const source = yield* ExportSource
       const catalog = yield* AssetCatalog
+      const ledger = yield* LedgerBalances
+
+      // A period of any size in flat memory: `read` answers the page after `after` (null: the first).
+      const paged = <A, Key>(read: (after: Key | null) => Effect.Effect<ReadonlyArray<A>>, keyOf: (last: A) => Key) =>
+        Stream.paginate(null as Key | null, (after) =>
+          Effect.map(read(after), (rows) => {
+            const last = rows.at(-1)
+            return [rows, rows.length < exportPageSize || last === undefined ? Option.none() : Option.some(keyOf(last))] as const
+          }))
+      const decimalsOf = (asset: string | null) => (asset === null ? undefined : catalog.asset(asset)?.decimals)
 
       const open = Effect.fn("Exports.open")(function*(access: PartnerAccess, input: ExportInput) {
-        const dataset = exportDatasets.find((d) => d === input.dataset)
-        if (dataset === undefined) return yield* new InvalidParams({ message: `The export must be one of ${exportDatasets.join(", ")}.` })
+        const dataset = datasets.find((d) => d === input.dataset)
+        if (dataset === undefined) return yield* new InvalidParams({ message: `The export must be one of ${datasets.join(", ")}.` })
         const format = input.format ?? "csv"
         if (format !== "csv" && format !== "jsonl") return yield* new InvalidParams({ message: "format must be csv or jsonl." })
         const fromMillis = yield* parseTime("from", input.from)
         const toMillis = yield* parseTime("to", input.to)
         if (toMillis <= fromMillis) return yield* new InvalidParams({ message: "to must be later than from." })
-        const merchantId = input.merchantId === "" ? undefined : input.merchantId
-        const page = (after: { readonly createdAt: number; readonly id: string } | null) =>
-          source.page({ partnerId: access.partnerId, mode: access.mode, merchantId, dataset, fromMillis, toMillis, after, limit: exportPageSize })
-        const records = Stream.paginate(null as { readonly createdAt: number; readonly id: string } | null, (after) =>
-          Effect.map(page(after), (rows) => {
-            const last = rows.at(-1)
-            return [rows, rows.length < exportPageSize || last === undefined ? Option.none() : Option.some({ createdAt: last.createdAt, id: last.id })] as const
-          }))
-        const body = records.pipe(
-          Stream.map((record) => formatLine(exportLine(record, record.asset === null ? undefined : catalog.asset(record.asset)?.decimals), format))
-        )
+        const query = { partnerId: access.partnerId, mode: access.mode, merchantId: input.merchantId === "" ? undefined : input.merchantId, fromMillis, toMillis }
+        const [header, body] = dataset === "balances"
+          ? [
+            csvHeader(balanceColumns),
+            paged((after: StatementPageQuery["after"]) => ledger.statements({ ...query, after, limit: exportPageSize }), (last) => ({ merchantId: last.merchantId, asset: last.asset })).pipe(
+              Stream.map((statement) => formatLine(balanceColumns, balanceLine(statement, decimalsOf(statement.asset), query), format))
+            )
+          ] as const
+          : [
+            csvHeader(exportColumns),
+            paged((after: ExportPageQuery["after"]) => source.page({ ...query, dataset, after, limit: exportPageSize }), (last) => ({ createdAt: last.createdAt, id: last.id })).pipe(
+              Stream.map((record) => formatLine(exportColumns, exportLine(record, decimalsOf(record.asset)), format))
+            )
+          ] as const
         const stamp = (millis: number) => new Date(millis).toISOString().slice(0, 10)
         return {
           format,
           fileName: `${dataset}-${access.mode}-${stamp(fromMillis)}-${stamp(toMillis)}.${format}`,
-          lines: format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body
+          lines: format === "csv" ? Stream.concat(Stream.make(header), body) : body
         } satisfies ExportFile
       })
 

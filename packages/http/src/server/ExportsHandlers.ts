@@ -26,5 +26,6 @@ export const ExportsHandlers = HandlerGroup.group(
       .handle("payments", ({ query }) => download("payments", query))
       .handle("settlements", ({ query }) => download("settlements", query))
       .handle("refunds", ({ query }) => download("refunds", query))
+      .handle("balances", ({ query }) => download("balances", query))
   })
 )

@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * "Export for the books" on the payments page: payments, settlements or refunds of a period (and of
- * the merchant the list is filtered to) as a CSV or JSON-lines file, downloaded straight from the
- * partner API (`GET /v1/exports/…`, docs/exports.md) with the session's cookie.
+ * "Export for the books" on the payments page: payments, settlements or refunds of a period, or the
+ * merchants' balances over it (and of the merchant the list is filtered to) as a CSV or JSON-lines
+ * file, downloaded straight from the partner API (`GET /v1/exports/…`, docs/exports.md) with the
+ * session's cookie.
  *
  * @module
  */
@@ -20,7 +21,12 @@ const day = (/** @type {Date} */ date) => date.toISOString().slice(0, 10)
 export function exportPanel(filters) {
   const today = new Date()
   const monthStart = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))
-  const dataset = select("export-dataset", [["payments", "Payments"], ["settlements", "Settlements"], ["refunds", "Refunds"]], "payments")
+  const dataset = select("export-dataset", [
+    ["payments", "Payments"],
+    ["settlements", "Settlements"],
+    ["refunds", "Refunds"],
+    ["balances", "Balances"]
+  ], "payments")
   const format = select("export-format", [["csv", "CSV"], ["jsonl", "JSON lines"]], "csv")
   const from = input("export-from", { type: "date", value: filters.from === "" ? day(monthStart) : filters.from, required: true })
   const to = input("export-to", { type: "date", value: filters.to === "" ? day(today) : filters.to, required: true })
@@ -35,11 +41,14 @@ export function exportPanel(filters) {
     if (filters.merchantId !== "") query.set("merchantId", filters.merchantId)
     download.setAttribute("href", ok ? `/v1/exports/${dataset.value}?${query}` : "#")
     download.setAttribute("aria-disabled", String(!ok))
-    note.textContent = ok
-      ? `Every ${dataset.value.slice(0, -1)} created from ${from.value} to ${to.value} (UTC, both days included)${
-        filters.merchantId === "" ? "" : ", of the merchant the list shows"
-      }: amounts, tokens, rates, networks, transaction hashes and gas.`
-      : "Choose a first day on or before the last day."
+    const merchant = filters.merchantId === "" ? "" : ", of the merchant the list shows"
+    note.textContent = !ok
+      ? "Choose a first day on or before the last day."
+      : dataset.value === "balances"
+      ? `What each merchant was owed per token at the start of ${from.value} and at the end of ${to.value} (UTC)${merchant}, ` +
+        "with what was received, reversed, settled and refunded in between, from the ledger."
+      : `Every ${dataset.value.slice(0, -1)} created from ${from.value} to ${to.value} (UTC, both days included)${merchant}: ` +
+        "amounts, tokens, rates, networks, transaction hashes and gas."
   }
   for (const control of [dataset, format, from, to]) control.addEventListener("change", update)
   update()
