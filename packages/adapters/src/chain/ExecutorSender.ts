@@ -205,11 +205,9 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         Effect.withSpan("ExecutorSender.resend", { attributes: { chainId } })
       )
 
-    // Stored now when it can be; else this process's next section stores it (`resyncDue`).
-    const resync = Effect.suspend(() => {
-      resyncDue = true
-      return sequenced(() => Effect.map(pendingCount, (pending) => [undefined, pending] as const))
-    }).pipe(
+    // Stored now when it can be, else by this process's next section; flagged within the permit so a send under way keeps the flag.
+    const resync = permit.withPermit(Effect.sync(() => (resyncDue = true))).pipe(
+      Effect.andThen(sequenced(() => Effect.map(pendingCount, (pending) => [undefined, pending] as const))),
       Effect.catch((error) => Effect.logWarning("nonce resync deferred to the next send", { chainId, error: error.message }))
     )
 
