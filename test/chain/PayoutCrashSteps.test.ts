@@ -183,6 +183,12 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
 
         // The later payout goes through too: no gap in the collection key's nonces.
         await eventually(async () => Option.getOrThrow(await payoutOf(later.paymentId, "refund")), (p) => p.status === "completed", 30_000)
+        // The worker processes keep the collection key's nonce sequence in the database, one for all.
+        const sequence = await rows((sql) =>
+          sql<{ readonly next: string | null }>`SELECT next_nonce::text AS next FROM signer_nonces
+            WHERE lower(address) = lower(${Chain.anvilAccount(9).address})`
+        )
+        expect(sequence.map((row) => Number(row.next) > 0)).toEqual([true])
         // Time for a second transfer of the crashed payout to show up, were one sent.
         await new Promise((resolve) => setTimeout(resolve, 1_000))
 

@@ -18,6 +18,7 @@ import * as DataDirLock from "./DataDirLock.ts"
 import { exclusiveSequences } from "./ExclusiveSequences.ts"
 import * as Configuration from "./Configuration.ts"
 import * as PrivateFiles from "./PrivateFiles.ts"
+import * as SqlNonceSequences from "./SqlNonceSequences.ts"
 
 /** Default directory of the embedded database when `PAYGATE_DATA_DIR` is unset. */
 export const defaultDataDir = Configuration.defaultDataDir
@@ -159,15 +160,20 @@ export interface UrlOptions {
   readonly maxConnections?: number | undefined
 }
 
-/** A client for the PostgreSQL (15+) server at `url` (`postgres://user:password@host:port/db`). */
+/**
+ * A client for the PostgreSQL (15+) server at `url` (`postgres://user:password@host:port/db`). With
+ * a pool of two connections or more, signing accounts' nonce sequences live in it too
+ * (`SqlNonceSequences`): every process sending from a key shares one. A one-connection pool (an
+ * operator tool) keeps them in the process.
+ */
 export const layerUrl = (
   url: Redacted.Redacted<string> | string,
   options: UrlOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
-  PgClient.layer({
-    url: typeof url === "string" ? Redacted.make(url) : url,
-    maxConnections: options.maxConnections ?? 10
-  })
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
+  const maxConnections = options.maxConnections ?? 10
+  const client = PgClient.layer({ url: typeof url === "string" ? Redacted.make(url) : url, maxConnections })
+  return maxConnections >= 2 ? Layer.provideMerge(SqlNonceSequences.layer, client) : client
+}
 
 const databaseUrl = Configuration.databaseUrl
 const dataDirConfig = Configuration.dataDir

@@ -44,6 +44,7 @@ import * as RefundClaims from "./migrations/0027_refund_claims.ts"
 import * as PayoutLimits from "./migrations/0028_payout_limits.ts"
 import * as DestinationDelay from "./migrations/0029_destination_delay.ts"
 import * as ReversedReceipts from "./migrations/0030_reversed_receipts.ts"
+import * as SignerNonces from "./migrations/0032_signer_nonces.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -83,7 +84,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0027_refund_claims": runStatements(RefundClaims.statements),
   "0028_payout_limits": runStatements(PayoutLimits.statements),
   "0029_destination_delay": runStatements(DestinationDelay.statements),
-  "0030_reversed_receipts": runStatements(ReversedReceipts.statements)
+  "0030_reversed_receipts": runStatements(ReversedReceipts.statements),
+  "0032_signer_nonces": runStatements(SignerNonces.statements)
 }
 
 /** The table recording applied migrations. */

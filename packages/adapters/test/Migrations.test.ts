@@ -36,6 +36,7 @@ const tables = [
   "refund_claims",
   "refunds",
   "sign_in_attempts",
+  "signer_nonces",
   "team_invitations",
   "team_members",
   "webhook_deliveries",

@@ -1,28 +1,32 @@
 /**
- * Sends transactions from one account (a chain's executor) with ONE nonce sequence: a single permit
- * serializes "pick nonce → sign → broadcast", so concurrent senders never race for a nonce, while the
- * slow parts (fee and gas estimation, waiting for inclusion) stay outside it.
+ * Sends transactions from one account (a chain's executor) with ONE nonce sequence: "pick nonce →
+ * sign → broadcast → remember next" runs as one critical section, so concurrent senders never race
+ * for a nonce, while the slow parts (fee and gas estimation, waiting for inclusion) stay outside it.
+ * A permit serializes it in the process; the account's `NonceSequences` entry serializes it across
+ * processes and keeps the next nonce (in PostgreSQL: every worker signing with the key shares it).
  *
- * The next nonce is kept in memory only after a broadcast the node accepted; after anything else
- * (error, interruption) it is read again from the node (`eth_getTransactionCount`, `pending`), so a
- * restart, another process using the key, or a lost response costs one extra call, not a stuck
- * sequence. A transaction of the account found dropped (a reorganisation removed it after it was
- * mined, or another transaction took its nonce) makes the sender read the nonce again too
- * (`resync`): the cached one would leave a gap that stalls every later transaction, and the next
- * one sent fills it. A timed-out broadcast is retried with the same signed bytes (same hash), so it can never
- * produce two different transactions.
+ * The nonce used is the larger of the stored next one and the node's pending count
+ * (`eth_getTransactionCount`, `pending`): the stored one covers a provider whose count lags (it
+ * never hands out a nonce already used), the node's covers a broadcast whose success was not stored
+ * (a lost response, a process killed mid-section, another user of the key). A nonce the node says
+ * is used by something else moves the sender past it. A transaction of the account found dropped (a
+ * reorganisation removed it after it was mined, or another transaction took its nonce) lowers the
+ * stored nonce to the node's count (`resync`): the stored one would leave a gap that stalls every
+ * later transaction, and the next one sent fills it. A timed-out broadcast is retried with the same
+ * signed bytes (same hash), so it can never produce two different transactions.
  *
  * `sendRecorded` is the send-once variant (payouts): it hands the signed transaction to the caller to
- * record before broadcasting it, still within the permit, so that a crash between the broadcast and
+ * record before broadcasting it, still within the section, so that a crash between the broadcast and
  * its recording leaves a transaction the caller can broadcast again byte for byte (`resend`).
  *
  * Not handled here: replacing (fee-bumping) a transaction stuck in the mempool.
  *
  * @module
  */
-import { Effect, Exit, Redacted, Result, Schedule, Semaphore } from "effect"
+import { Effect, Redacted, Result, Schedule, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
 import { isKnown } from "./KnownTransaction.ts"
+import { NonceSequences } from "./NonceSequences.ts"
 import { ChainRpcError, rpc } from "./RpcCall.ts"
 import type { TransactionSigner } from "./TransactionSigner.ts"
 
@@ -62,7 +66,7 @@ export interface ExecutorSender {
    * (mined, or taken by another transaction: observing it tells which) all succeed.
    */
   readonly resend: (raw: Hex) => Effect.Effect<void, ChainRpcError>
-  /** Forgets the cached nonce (after the current send, if one is under way): the next send reads it from the node. */
+  /** Lowers the stored next nonce to the node's pending count (after the current send, if one is under way). */
   readonly resync: Effect.Effect<void>
 }
 
@@ -83,21 +87,30 @@ const broadcastRetries = 2
 /** Attempts when the node says the nonce is used (another sender, a restart): re-read and re-sign. */
 const maxNonceAttempts = 3
 
-/** A sender for the account of `signer` on `chainId`. */
+/** A sender for the account of `signer` on `chainId`, its sequence from `NonceSequences`. */
 export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
-  Effect.sync(() => {
+  Effect.gen(function*() {
     const account = options.signer
     const chainNumber = Number(options.chainId.slice(options.chainId.indexOf(":") + 1))
     const { client, chainId } = options
+    const sequence = (yield* NonceSequences).of(chainId, account.address)
     const permit = Semaphore.makeUnsafe(1)
-    let nextNonce: number | undefined
+    // A resync that could not be stored yet: the next section of this process ignores the stored nonce.
+    let resyncDue = false
 
-    const currentNonce = Effect.suspend(() =>
-      nextNonce !== undefined
-        ? Effect.succeed(nextNonce)
-        : rpc(chainId, "eth_getTransactionCount", () =>
-          client.getTransactionCount({ address: account.address, blockTag: "pending" }))
-    )
+    const pendingCount = rpc(chainId, "eth_getTransactionCount", () =>
+      client.getTransactionCount({ address: account.address, blockTag: "pending" }))
+
+    /** Runs `section` holding the sequence, given the lowest nonce it may use. */
+    const sequenced = <A, E>(section: (floor: number) => Effect.Effect<readonly [A, number | undefined], E>) =>
+      permit.withPermit(sequence.hold((stored) =>
+        Effect.suspend(() => {
+          const floor = resyncDue ? 0 : stored ?? 0
+          return Effect.tap(section(floor), ([, next]) => Effect.sync(() => (resyncDue = resyncDue && next === undefined)))
+        })
+      ))
+
+    const nextNonce = (floor: number) => Effect.map(pendingCount, (pending) => Math.max(floor, pending))
 
     const broadcast = (signed: Hex) =>
       rpc(chainId, "eth_sendRawTransaction", () => client.sendRawTransaction({ serializedTransaction: signed })).pipe(
@@ -135,47 +148,38 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         )
       )
 
-    // Only a success proves where the sequence stands; anything else re-reads it.
-    const sequenced = <A, E>(effect: Effect.Effect<A, E>) =>
-      effect.pipe(
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => (nextNonce = undefined))),
-        (self) => permit.withPermit(self)
-      )
-
+    // Only a success moves the stored nonce; after a failure the next section asks the node again.
     const sendWithFees = (request: TransactionRequest, fees: Fees) =>
-      Effect.gen(function*() {
-        for (let attempt = 1; ; attempt++) {
-          const nonce = yield* currentNonce
-          const { raw: signed, hash } = yield* sign(request, fees, nonce)
-          const sent = yield* Effect.result(broadcast(signed))
-          if (Result.isSuccess(sent)) {
-            nextNonce = nonce + 1
-            return hash
+      sequenced((floor) =>
+        Effect.gen(function*() {
+          for (let attempt = 1, lowest = floor; ; attempt++) {
+            const nonce = yield* nextNonce(lowest)
+            const { raw: signed, hash } = yield* sign(request, fees, nonce)
+            const sent = yield* Effect.result(broadcast(signed))
+            if (Result.isSuccess(sent)) return [hash, nonce + 1] as const
+            const error = sent.failure
+            if (error.failure !== "rejected" || !NONCE_USED.test(error.message)) return yield* error
+            if (yield* ownBroadcast(hash)) return [hash, nonce + 1] as const
+            if (attempt >= maxNonceAttempts) return yield* error
+            lowest = nonce + 1
           }
-          nextNonce = undefined
-          const error = sent.failure
-          if (error.failure !== "rejected" || !NONCE_USED.test(error.message)) return yield* error
-          if (yield* ownBroadcast(hash)) {
-            nextNonce = nonce + 1
-            return hash
-          }
-          if (attempt >= maxNonceAttempts) return yield* error
-        }
-      }).pipe(sequenced)
+        })
+      )
 
     const sendRecordedWithFees = <E>(
       request: TransactionRequest,
       fees: Fees,
       record: (signed: SignedTransaction) => Effect.Effect<boolean, E>
     ) =>
-      Effect.gen(function*() {
-        const nonce = yield* currentNonce
-        const signed = yield* sign(request, fees, nonce)
-        if (!(yield* record(signed))) return undefined
-        yield* broadcast(signed.raw)
-        nextNonce = nonce + 1
-        return signed
-      }).pipe(sequenced)
+      sequenced((floor) =>
+        Effect.gen(function*() {
+          const nonce = yield* nextNonce(floor)
+          const signed = yield* sign(request, fees, nonce)
+          if (!(yield* record(signed))) return [undefined, undefined] as const
+          yield* broadcast(signed.raw)
+          return [signed, nonce + 1] as const
+        })
+      )
 
     const fees = rpc(chainId, "eth_feeHistory", () => client.estimateFeesPerGas()).pipe(
       Effect.map((fees): Fees => ({ maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }))
@@ -193,16 +197,19 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
         Effect.withSpan("ExecutorSender.sendRecorded", { attributes: { chainId } })
       )
 
-    // The node may now be past the cached nonce (the transaction was accepted): read it again next time.
+    // Picks no nonce: the next section reads the node's count, which covers this transaction once accepted.
     const resend = (raw: Hex) =>
       broadcast(raw).pipe(
         Effect.catchIf((error: ChainRpcError) => error.failure === "rejected" && NONCE_USED.test(error.message), () => Effect.void),
-        Effect.ensuring(Effect.sync(() => (nextNonce = undefined))),
         (self) => permit.withPermit(self),
         Effect.withSpan("ExecutorSender.resend", { attributes: { chainId } })
       )
 
-    const resync = permit.withPermit(Effect.sync(() => (nextNonce = undefined)))
+    // Stored now when it can be, else by this process's next section; flagged within the permit so a send under way keeps the flag.
+    const resync = permit.withPermit(Effect.sync(() => (resyncDue = true))).pipe(
+      Effect.andThen(sequenced(() => Effect.map(pendingCount, (pending) => [undefined, pending] as const))),
+      Effect.catch((error) => Effect.logWarning("nonce resync deferred to the next send", { chainId, error: error.message }))
+    )
 
     return { address: account.address, send, sendRecorded, resend, resync }
   })

@@ -30,20 +30,22 @@ const adminRun = <A, E>(url: string, f: (sql: PgClient.PgClient) => Effect.Effec
     return yield* f(yield* PgClient.PgClient)
   }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
 
+/** The URL of a new database on the server of `url`, dropped (forcibly) when the scope closes. */
+export const freshPostgresUrl = (url: string) =>
+  Effect.gen(function*() {
+    const name = `paygate_t_${randomBytes(6).toString("hex")}`
+    yield* Effect.acquireRelease(
+      adminRun(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
+      () => adminRun(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
+    )
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return target.toString()
+  })
+
 /** A new database on the server of `url`, dropped (forcibly) when the layer's scope closes. */
 const freshPostgres = (url: string): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
-  Layer.unwrap(
-    Effect.gen(function*() {
-      const name = `paygate_t_${randomBytes(6).toString("hex")}`
-      yield* Effect.acquireRelease(
-        adminRun(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
-        () => adminRun(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
-      )
-      const target = new URL(url)
-      target.pathname = `/${name}`
-      return Database.layerUrl(target.toString(), { maxConnections: 8 })
-    })
-  )
+  Layer.unwrap(Effect.map(freshPostgresUrl(url), (target) => Database.layerUrl(target, { maxConnections: 8 })))
 
 export const databasesUnderTest: ReadonlyArray<DatabaseUnderTest> = [
   { name: "PGlite", fresh: Database.layerMemory, concurrentTransactions: false },
