@@ -43,6 +43,7 @@ import * as SettlementLegs from "./migrations/0026_settlement_legs.ts"
 import * as RefundClaims from "./migrations/0027_refund_claims.ts"
 import * as PayoutLimits from "./migrations/0028_payout_limits.ts"
 import * as DestinationDelay from "./migrations/0029_destination_delay.ts"
+import * as EventsWithoutPayment from "./migrations/0031_events_without_payment.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -81,7 +82,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0026_settlement_legs": runStatements(SettlementLegs.statements),
   "0027_refund_claims": runStatements(RefundClaims.statements),
   "0028_payout_limits": runStatements(PayoutLimits.statements),
-  "0029_destination_delay": runStatements(DestinationDelay.statements)
+  "0029_destination_delay": runStatements(DestinationDelay.statements),
+  "0031_events_without_payment": runStatements(EventsWithoutPayment.statements)
 }
 
 /** The table recording applied migrations. */
