@@ -6,6 +6,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { PartnerId } from "../../src/ids/Ids.ts"
 import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
 import { SettlementDelay } from "../../src/merchant/SettlementDelay.ts"
+import type { MerchantRepository } from "../../src/ports/MerchantRepository.ts"
 import { SettlementRepository } from "../../src/ports/SettlementRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import { layerMemorySettlements, makeMemorySettlements, type MemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
@@ -25,7 +26,7 @@ const payoutMainnet = "eip155:1:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const payoutBase = "eip155:8453:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const otherPayoutMainnet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
-type Services = Merchants | Settlements | SettlementRepository
+type Services = Merchants | Settlements | SettlementRepository | MerchantRepository
 
 // A fresh store per test; the settlement state is handed to the test body.
 const provide = <A, E>(
