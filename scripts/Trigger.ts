@@ -23,7 +23,9 @@ export const triggerTypes = Object.keys(triggerSequences) as ReadonlyArray<Trigg
 export const untriggerable: Record<string, string> = {
   "payment.expired": "a payment expires when its lifetime (15 minutes) ends: create one (trigger payment.created) and wait",
   "payment.failed": "a payment fails when its on-chain transfer does, which a sandbox cannot cause on demand",
-  "payment.settled": "a payment is settled by the worker's settlement batch after it succeeded: trigger payment.succeeded and wait for it"
+  "payment.settled": "a payment is settled by the worker's settlement batch after it succeeded: trigger payment.succeeded and wait for it",
+  "settlement_destination.changed":
+    "a merchant's settlement destination is added, changed or removed (`/v1/merchants/{id}/settlements/crypto`): do one of those"
 }
 
 // anvil's default account #1: a public test key that holds the local chain's test tokens.

@@ -13,7 +13,7 @@
  * the receiver's answer. `trigger` makes the sandbox emit an event of a type (see Trigger.ts).
  */
 import { createHmac } from "node:crypto"
-import { PaymentEventType } from "@paygate/domain"
+import { WebhookEventType } from "@paygate/domain"
 import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
 import { askSecret, fail, parseCommandLine } from "./CommandLine.ts"
 import { trigger, type TriggerType, triggerTypes, untriggerable } from "./Trigger.ts"
@@ -150,8 +150,8 @@ if (command === "test") {
 if (rest.length > 0) fail(`Unexpected argument ${JSON.stringify(rest[0])} (--help)`, 2)
 const forwardTo = values["forward-to"] === undefined ? undefined : validUrl("--forward-to", values["forward-to"])
 const types = values.events === undefined ? undefined : new Set(values.events.split(",").map((t) => t.trim()).filter((t) => t !== ""))
-const unknownType = [...(types ?? [])].find((type) => !(PaymentEventType.literals as ReadonlyArray<string>).includes(type))
-if (unknownType !== undefined) fail(`--events: ${JSON.stringify(unknownType)} is not an event type (${PaymentEventType.literals.join(", ")})`, 2)
+const unknownType = [...(types ?? [])].find((type) => !(WebhookEventType.literals as ReadonlyArray<string>).includes(type))
+if (unknownType !== undefined) fail(`--events: ${JSON.stringify(unknownType)} is not an event type (${WebhookEventType.literals.join(", ")})`, 2)
 const intervalMs = Number(values["interval-ms"] ?? "1000")
 if (!Number.isInteger(intervalMs) || intervalMs < 100) fail("--interval-ms must be an integer of at least 100", 2)
 // Stable per key, like a registered endpoint's: the receiver's configuration survives restarts.
@@ -177,7 +177,9 @@ const newEvents = async (): Promise<Array<Event>> => {
   return found.reverse()
 }
 
-const labelOf = (event: Event) => `${time()}  ${event.type.padEnd(18)} ${event.id}  ${event.data.payment.paymentId}`
+// A payment's event names its payment; a partner-level one (a settlement destination's change) its subject.
+const labelOf = (event: Event) =>
+  `${time()}  ${event.type.padEnd(18)} ${event.id}  ${"payment" in event.data ? event.data.payment.paymentId : event.data.settlementDestination.id}`
 
 /** Forwards made and refused, waiting for their next attempt. */
 const retries = new Map<string, { readonly event: Event; readonly attempt: number; readonly dueAt: number }>()

@@ -43,7 +43,7 @@ describe("Settlement decisions read the destination inside the payment lock (Pos
     await server.succeed(paymentId, { asset: usdc, tokenAmount: 12_500_000n })
     const id = `stl_${randomBytes(8).toString("hex")}` as SettlementId
     await server.run(SettlementRepository.use((repo) =>
-      repo.insertAll([new CryptoSettlement({ id, merchantId, asset: usdc, destination: first, createdAt: 0, updatedAt: 0, usableFrom: 0 })])
+      repo.insertAll([new CryptoSettlement({ id, merchantId, asset: usdc, destination: first, createdAt: 0, updatedAt: 0, usableFrom: 0 })], [])
     ))
     return { paymentId, id }
   }

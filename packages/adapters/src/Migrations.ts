@@ -44,6 +44,7 @@ import * as RefundClaims from "./migrations/0027_refund_claims.ts"
 import * as PayoutLimits from "./migrations/0028_payout_limits.ts"
 import * as DestinationDelay from "./migrations/0029_destination_delay.ts"
 import * as ReversedReceipts from "./migrations/0030_reversed_receipts.ts"
+import * as EventsWithoutPayment from "./migrations/0031_events_without_payment.ts"
 import * as SignerNonces from "./migrations/0032_signer_nonces.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
@@ -85,6 +86,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0028_payout_limits": runStatements(PayoutLimits.statements),
   "0029_destination_delay": runStatements(DestinationDelay.statements),
   "0030_reversed_receipts": runStatements(ReversedReceipts.statements),
+  "0031_events_without_payment": runStatements(EventsWithoutPayment.statements),
   "0032_signer_nonces": runStatements(SignerNonces.statements)
 }
 

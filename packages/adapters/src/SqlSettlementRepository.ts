@@ -2,14 +2,25 @@
  * `SettlementRepository` on SQL (`crypto_settlements`). `(merchant_id, asset)` is unique
  * (constraint `crypto_settlements_merchant_asset`): `insertAll` writes every row in one
  * transaction and answers `InvalidState`, with nothing written, when any asset already has a
- * destination (or repeats within the batch). `update` rewrites asset and destination; moving a
- * destination onto an asset that already has one is a defect (the port has no error for it).
+ * destination (or repeats within the batch). `update` rewrites asset and destination if the stored
+ * destination is still the one the caller read; moving a destination onto an asset that already has
+ * one is a defect (the port has no error for it). Each write inserts its outbox events in the same
+ * transaction.
  *
  * @module
  */
-import { type CryptoSettlement, InvalidState, type MerchantId, type SettlementId, SettlementRepository, traced } from "@paygate/domain"
+import {
+  type CryptoSettlement,
+  InvalidState,
+  type MerchantId,
+  type SettlementDestinationEvent,
+  type SettlementId,
+  SettlementRepository,
+  traced
+} from "@paygate/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { insertEvents } from "./internal/PaymentWrites.ts"
 import { settlementFromRow } from "./internal/SettlementRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
@@ -46,13 +57,14 @@ export const make = Effect.gen(function*() {
       return undefined
     })
 
-  const insertAll = (batch: ReadonlyArray<CryptoSettlement>) => {
+  const insertAll = (batch: ReadonlyArray<CryptoSettlement>, events: ReadonlyArray<SettlementDestinationEvent>) => {
     const [first, ...rest] = batch.map((s) =>
       sql`(${s.id}, ${s.merchantId}, ${s.asset}, ${s.destination}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint, ${s.usableFrom}::bigint)`
     )
     if (first === undefined) return Effect.void
     return sql`INSERT INTO crypto_settlements (id, merchant_id, asset, destination, created_at, updated_at, usable_from)
       VALUES ${sql.csv([first, ...rest])}`.pipe(
+      Effect.andThen(insertEvents(sql, events)),
       sql.withTransaction,
       Effect.asVoid,
       Effect.catchIf(
@@ -96,22 +108,25 @@ export const make = Effect.gen(function*() {
       spans.findByAsset
     )
 
-  const update = (s: CryptoSettlement) =>
-    sql`UPDATE crypto_settlements SET asset = ${s.asset}, destination = ${s.destination}, updated_at = ${s.updatedAt}::bigint,
-        usable_from = ${s.usableFrom}::bigint
-      WHERE merchant_id = ${s.merchantId} AND id = ${s.id}
-      RETURNING id`.pipe(
-      Effect.orDie,
-      Effect.flatMap((rows) => rows.length === 1 ? Effect.void : Effect.die(new Error(`unknown settlement ${s.id}`))),
-      spans.update
-    )
+  const update = (s: CryptoSettlement, previousDestination: string, event: SettlementDestinationEvent) =>
+    Effect.gen(function*() {
+      const rows = yield* sql`UPDATE crypto_settlements SET asset = ${s.asset}, destination = ${s.destination},
+          updated_at = ${s.updatedAt}::bigint, usable_from = ${s.usableFrom}::bigint
+        WHERE merchant_id = ${s.merchantId} AND id = ${s.id} AND destination = ${previousDestination}
+        RETURNING id`
+      if (rows.length === 0) return false
+      yield* insertEvents(sql, [event])
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, spans.update)
 
-  const remove = (merchantId: MerchantId, id: SettlementId) =>
-    sql`DELETE FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id} RETURNING id`.pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie,
-      spans.remove
-    )
+  const remove = (merchantId: MerchantId, id: SettlementId, eventOf: (removed: CryptoSettlement) => SettlementDestinationEvent) =>
+    Effect.gen(function*() {
+      const rows = yield* sql`DELETE FROM crypto_settlements WHERE merchant_id = ${merchantId} AND id = ${id} RETURNING *`
+      const removed = rows[0]
+      if (removed === undefined) return false
+      yield* insertEvents(sql, [eventOf(settlementFromRow(removed))])
+      return true
+    }).pipe(sql.withTransaction, Effect.orDie, spans.remove)
 
   return SettlementRepository.of({ insertAll, list, findById, findByAsset, update, remove })
 })

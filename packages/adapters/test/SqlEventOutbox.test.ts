@@ -1,4 +1,4 @@
-import { EventOutbox, type OutboxEvent, PaymentRepository } from "@paygate/domain"
+import { EventOutbox, type OutboxEvent, PaymentRepository, type WebhookEvent } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Clock, Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
@@ -24,7 +24,7 @@ const seedEvents = (count: number) =>
     return events
   })
 
-const idsOf = (events: ReadonlyArray<OutboxEvent>) => events.map((e) => e.id)
+const idsOf = (events: ReadonlyArray<WebhookEvent>) => events.map((e) => e.id)
 
 adapterSuite("SqlEventOutbox", (it, db) => {
   it.effect("claims oldest first, decodes the stored event exactly, and never hands out a completed one", () =>
@@ -87,7 +87,7 @@ adapterSuite("SqlEventOutbox", (it, db) => {
         const outbox = yield* EventOutbox
         const sql = yield* SqlClient.SqlClient
         const events = yield* seedEvents(10)
-        const claimedByA = yield* Deferred.make<ReadonlyArray<OutboxEvent>>()
+        const claimedByA = yield* Deferred.make<ReadonlyArray<WebhookEvent>>()
         const finishA = yield* Deferred.make<void>()
         // Claimer A claims inside a transaction that stays open: its rows stay locked and its
         // lease is not visible to others yet.

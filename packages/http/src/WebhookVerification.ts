@@ -7,12 +7,12 @@
  * @module
  */
 import { timingSafeEqual } from "node:crypto"
-import { secretKeyBytes, sign, type SignedHeaders, type TestEnvelope, type WebhookEnvelope } from "@paygate/domain"
+import { type EventEnvelope, secretKeyBytes, sign, type SignedHeaders, type TestEnvelope } from "@paygate/domain"
 import { Effect, Redacted } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 
-/** What a webhook carries: a payment event, or the `webhook.test` event of `POST /v1/webhooks/{id}/test`. */
-export type WebhookEvent = WebhookEnvelope | TestEnvelope
+/** What a webhook carries: a payment or partner-level event, or the `webhook.test` event of `POST /v1/webhooks/{id}/test`. */
+export type WebhookEvent = EventEnvelope | TestEnvelope
 
 /** A webhook request that is not signed by the endpoint's secret, or is too old. */
 export class WebhookVerificationError extends Error {

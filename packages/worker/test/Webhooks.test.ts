@@ -16,7 +16,8 @@ import {
   type PaymentId,
   PaymentRepository,
   Payments,
-  WebhookEnvelope
+  WebhookEnvelope,
+  type WebhookEventType
 } from "@paygate/domain"
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
@@ -30,7 +31,7 @@ process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
 process.env.WEBHOOK_ALLOW_PRIVATE = "true"
 
 const decodeEnvelope = Schema.decodeUnknownSync(WebhookEnvelope, { onExcessProperty: "error" })
-const allTypes: ReadonlyArray<PaymentEventType> = [
+const allTypes: ReadonlyArray<WebhookEventType> = [
   "payment.created",
   "payment.processing",
   "payment.succeeded",
@@ -40,7 +41,8 @@ const allTypes: ReadonlyArray<PaymentEventType> = [
   "payment.settled",
   "payment.transfer_received",
   "payment.refunded",
-  "payment.refund_failed"
+  "payment.refund_failed",
+  "settlement_destination.changed"
 ]
 
 let pathCounter = 0

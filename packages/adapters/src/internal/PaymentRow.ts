@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { OutboxEvent, Payment } from "@paygate/domain"
+import { isPaymentEvent, OutboxEvent, Payment, SettlementDestinationEvent, WebhookEvent } from "@paygate/domain"
 import { Schema } from "effect"
 import { fromJsonColumn, jsonText, millisToSeconds, millisToSecondsOrNull, secondsToMillis, toInt } from "./Rows.ts"
 
@@ -17,9 +17,9 @@ const PaymentJson = Schema.toCodecJson(Payment)
 const encodePayment = Schema.encodeSync(PaymentJson, ours)
 const decodePayment = Schema.decodeUnknownSync(PaymentJson, ours)
 
-const OutboxEventJson = Schema.toCodecJson(OutboxEvent)
 const encodeStage = Schema.encodeSync(Schema.toCodecJson(OutboxEvent.fields.stage), ours)
-const decodeEvent = Schema.decodeUnknownSync(OutboxEventJson, ours)
+const encodeDestinationEvent = Schema.encodeSync(Schema.toCodecJson(SettlementDestinationEvent), ours)
+const decodeEvent = Schema.decodeUnknownSync(Schema.toCodecJson(WebhookEvent), ours)
 
 /** A payment's canonical JSON (what its nested columns and event snapshots hold). */
 interface EncodedPayment {
@@ -118,14 +118,25 @@ export interface OutboxColumns {
   readonly id: string
   readonly type: string
   readonly partner_id: string
-  readonly payment_id: string
+  /** `null` for a partner-level event. */
+  readonly payment_id: string | null
   /** The whole event as JSON text. */
   readonly payload: string
   readonly created_at: number
 }
 
 /** An event's column values; `payload` is the event itself (payment snapshot included). */
-export const outboxColumns = (event: OutboxEvent): OutboxColumns => ({
+export const outboxColumns = (event: WebhookEvent): OutboxColumns =>
+  isPaymentEvent(event) ? paymentEventColumns(event) : {
+    id: event.id,
+    type: event.type,
+    partner_id: event.partnerId,
+    payment_id: null,
+    payload: JSON.stringify(encodeDestinationEvent(event)),
+    created_at: secondsToMillis(event.createdAt)
+  }
+
+const paymentEventColumns = (event: OutboxEvent): OutboxColumns => ({
   id: event.id,
   type: event.type,
   partner_id: event.partnerId,
@@ -144,4 +155,4 @@ export const outboxColumns = (event: OutboxEvent): OutboxColumns => ({
 })
 
 /** Decodes the `payload` column of an outbox row; an invalid payload is a defect. */
-export const eventFromPayload = (payload: unknown): OutboxEvent => decodeEvent(fromJsonColumn(payload))
+export const eventFromPayload = (payload: unknown): WebhookEvent => decodeEvent(fromJsonColumn(payload))

@@ -1,16 +1,17 @@
 /**
  * The statements every adapter that changes payments shares (the payment repository, payouts,
  * receipts): outbox events and a payment's compare-and-set, each run in the caller's transaction.
+ * Settlement destinations write their (partner-level) outbox events with them too.
  *
  * @module
  */
-import type { OutboxEvent, Payment } from "@paygate/domain"
+import type { Payment, WebhookEvent } from "@paygate/domain"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { outboxColumns, paymentColumns } from "./PaymentRow.ts"
 
-/** The `INSERT` of outbox events, or `undefined` for none (payouts write events too). */
-export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) => {
+/** The `INSERT` of outbox events, or `undefined` for none (payouts and settlement destinations write events too). */
+export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) => {
   const [first, ...rest] = events.map((event) => {
     const c = outboxColumns(event)
     return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
@@ -21,7 +22,7 @@ export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<Out
 }
 
 /** Inserts outbox events (in the caller's transaction). */
-export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>) =>
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
   eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
 
 /**

@@ -26,11 +26,11 @@ import {
   type EventId,
   type FanOut,
   type Mode,
-  type OutboxEvent,
   type PartnerId,
   type PaymentId,
   type WebhookEndpoint,
   type WebhookEndpointId,
+  type WebhookEvent,
   traced
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Option } from "effect"
@@ -75,7 +75,7 @@ export const make = Effect.gen(function*() {
   // Inserts one delivery per (event, endpoint) pair whose endpoint is active, due `now`, in one
   // statement; fan-out rows skip pairs that already have one.
   const insertDeliveries = (
-    pairs: ReadonlyArray<readonly [OutboxEvent, WebhookEndpointId]>,
+    pairs: ReadonlyArray<readonly [WebhookEvent, WebhookEndpointId]>,
     redelivery: boolean,
     now: number
   ): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError> => {
@@ -113,7 +113,7 @@ export const make = Effect.gen(function*() {
   // Claims decode the same endpoints (and, fanned out, the same events) over and over: both are
   // immutable per stored form, so decoded values are kept (bounded) by that form.
   const endpoints = new Map<string, WebhookEndpoint>()
-  const events = new Map<string, OutboxEvent>()
+  const events = new Map<string, WebhookEvent>()
   const remember = <A>(cache: Map<string, A>, key: string, value: A) => {
     if (cache.size >= 2_000) cache.clear()
     cache.set(key, value)
@@ -260,7 +260,8 @@ export const make = Effect.gen(function*() {
       spans.listForEndpoint
     )
 
-  // Migration 0008's index walks the partner's events newest first; the mode is the payment's.
+  // Migration 0008's index walks the partner's events newest first; the mode is the payment's, or
+  // a partner-level event's own.
   const listEvents = (query: {
     readonly partnerId: PartnerId
     readonly mode: Mode
@@ -270,7 +271,7 @@ export const make = Effect.gen(function*() {
   }) =>
     sql<{ readonly id: EventId; readonly created_at: string | number; readonly payload: unknown }>`
       SELECT id, created_at, payload FROM outbox_events
-      WHERE partner_id = ${query.partnerId} AND payload->'payment'->>'mode' = ${query.mode}
+      WHERE partner_id = ${query.partnerId} AND coalesce(payload->'payment'->>'mode', payload->>'mode') = ${query.mode}
         ${query.paymentId === undefined ? sql`` : sql`AND payment_id = ${query.paymentId}`}
         ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
@@ -304,7 +305,7 @@ export const make = Effect.gen(function*() {
       spans.findEvent
     )
 
-  const redeliver = (event: OutboxEvent, endpoints: ReadonlyArray<WebhookEndpointId>) =>
+  const redeliver = (event: WebhookEvent, endpoints: ReadonlyArray<WebhookEndpointId>) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const rows = yield* insertDeliveries(endpoints.map((endpoint) => [event, endpoint] as const), true, now)

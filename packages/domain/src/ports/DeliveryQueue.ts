@@ -1,22 +1,22 @@
 import { Context, type Effect, type Option } from "effect"
 import type { EventId, PartnerId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import type { Cursor } from "../paging/Page.ts"
-import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { Delivery, DeliveryId } from "../webhooks/Delivery.ts"
 import type { DeliveryResponse } from "../webhooks/DeliveryExchange.ts"
 import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+import type { WebhookEvent } from "../webhooks/WebhookEvent.ts"
 
 /** A delivery leased to one deliverer, with what sending it needs. */
 export interface ClaimedDelivery {
   readonly delivery: Delivery
-  readonly event: OutboxEvent
+  readonly event: WebhookEvent
   readonly endpoint: WebhookEndpoint
 }
 
 /** An event and the endpoints that receive it. */
 export interface FanOut {
-  readonly event: OutboxEvent
+  readonly event: WebhookEvent
   readonly endpoints: ReadonlyArray<WebhookEndpointId>
 }
 
@@ -24,7 +24,7 @@ export interface FanOut {
 export interface ListedEvent {
   readonly id: EventId
   readonly createdAt: number
-  readonly event: OutboxEvent
+  readonly event: WebhookEvent
 }
 
 /** Which due deliveries a claim may take. */
@@ -91,7 +91,7 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
     readonly after: Cursor | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Delivery>>
-  /** A partner's events of one mode (processed or not; of one payment when `paymentId` is set), newest first, after the cursor. */
+  /** A partner's events of one mode, its payments' and partner-level ones (processed or not; of one payment when `paymentId` is set), newest first, after the cursor. */
   readonly listEvents: (query: {
     readonly partnerId: PartnerId
     readonly mode: Mode
@@ -108,7 +108,7 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Delivery>>
   /** An outbox event (processed or not). */
-  readonly findEvent: (id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
+  readonly findEvent: (id: EventId) => Effect.Effect<Option.Option<WebhookEvent>>
   /** New deliveries of `event` (redeliveries), due now, one per endpoint. */
-  readonly redeliver: (event: OutboxEvent, endpoints: ReadonlyArray<WebhookEndpointId>) => Effect.Effect<ReadonlyArray<Delivery>>
+  readonly redeliver: (event: WebhookEvent, endpoints: ReadonlyArray<WebhookEndpointId>) => Effect.Effect<ReadonlyArray<Delivery>>
 }>()("@paygate/domain/DeliveryQueue") {}

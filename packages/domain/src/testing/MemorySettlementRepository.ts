@@ -2,26 +2,29 @@ import { Effect, Layer, Option } from "effect"
 import { InvalidState } from "../errors/ApiErrors.ts"
 import type { SettlementId } from "../ids/Ids.ts"
 import type { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
+import type { SettlementDestinationEvent } from "../merchant/SettlementDestinationEvent.ts"
 import { compareCreation } from "../paging/Page.ts"
 import { SettlementRepository } from "../ports/SettlementRepository.ts"
 
 /** The state behind the in-memory settlement repository, exposed so tests can inspect it. */
 export interface MemorySettlements {
   readonly settlements: Map<SettlementId, CryptoSettlement>
+  /** The outbox events of the changes, in commit order. */
+  readonly events: Array<SettlementDestinationEvent>
 }
 
 /** A fresh, empty settlement store. */
-export const makeMemorySettlements = (): MemorySettlements => ({ settlements: new Map() })
+export const makeMemorySettlements = (): MemorySettlements => ({ settlements: new Map(), events: [] })
 
 /**
  * In-memory {@link SettlementRepository} for unit tests: (merchant, asset) is unique and
- * `insertAll` writes all or nothing, checked and written in one synchronous step.
+ * every write (with its events) is checked and made in one synchronous step.
  */
 export const layerMemorySettlements = (store: MemorySettlements = makeMemorySettlements()): Layer.Layer<SettlementRepository> => {
   const owned = (merchantId: string, id: SettlementId) =>
     Option.fromNullishOr(store.settlements.get(id)).pipe(Option.filter((s) => s.merchantId === merchantId))
   return Layer.succeed(SettlementRepository, SettlementRepository.of({
-    insertAll: (batch) =>
+    insertAll: (batch, events) =>
       Effect.suspend(() => {
         const taken = [...store.settlements.values()]
         for (const [index, s] of batch.entries()) {
@@ -32,6 +35,7 @@ export const layerMemorySettlements = (store: MemorySettlements = makeMemorySett
           }
         }
         for (const s of batch) store.settlements.set(s.id, s)
+        store.events.push(...events)
         return Effect.void
       }),
     list: (merchantId) =>
@@ -41,14 +45,21 @@ export const layerMemorySettlements = (store: MemorySettlements = makeMemorySett
       Effect.sync(() =>
         Option.fromNullishOr([...store.settlements.values()].find((s) => s.merchantId === merchantId && s.asset === asset))
       ),
-    update: (settlement) =>
-      Effect.suspend(() => {
-        if (Option.isNone(owned(settlement.merchantId, settlement.id))) {
-          return Effect.die(new Error(`unknown settlement ${settlement.id}`))
-        }
+    update: (settlement, previousDestination, event) =>
+      Effect.sync(() => {
+        const stored = owned(settlement.merchantId, settlement.id)
+        if (Option.isNone(stored) || stored.value.destination !== previousDestination) return false
         store.settlements.set(settlement.id, settlement)
-        return Effect.void
+        store.events.push(event)
+        return true
       }),
-    remove: (merchantId, id) => Effect.sync(() => Option.isSome(owned(merchantId, id)) && store.settlements.delete(id))
+    remove: (merchantId, id, eventOf) =>
+      Effect.sync(() => {
+        const stored = owned(merchantId, id)
+        if (Option.isNone(stored)) return false
+        store.settlements.delete(id)
+        store.events.push(eventOf(stored.value))
+        return true
+      })
   }))
 }

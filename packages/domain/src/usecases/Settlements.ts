@@ -2,9 +2,14 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { type AssetId, formatAccountId, formatAssetId, parseAccountId, parseAssetId, sameChain } from "../caip/index.ts"
 import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
-import { MerchantId, SettlementId } from "../ids/Ids.ts"
+import { type EventId, MerchantId, SettlementId } from "../ids/Ids.ts"
 import { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
 import { SettlementDelay, settlementDelayOf } from "../merchant/SettlementDelay.ts"
+import {
+  type SettlementDestinationChange,
+  settlementDestinationChanged,
+  SettlementDestinationEvent
+} from "../merchant/SettlementDestinationEvent.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { assetMode, NetworkModes, type NetworkModesShape, offNetwork } from "../ports/NetworkModes.ts"
@@ -62,6 +67,26 @@ const validateEntries = Effect.fnUntraced(function*(
   return valid
 })
 
+/** The outbox event of a destination's change, made by `access` at `millis`. */
+const changeEvent = (
+  access: PartnerAccess,
+  id: EventId,
+  millis: number,
+  settlement: CryptoSettlement,
+  change: SettlementDestinationChange,
+  previousDestination: string | null = null
+) =>
+  new SettlementDestinationEvent({
+    id,
+    type: settlementDestinationChanged,
+    partnerId: access.partnerId,
+    mode: access.mode,
+    settlement,
+    change,
+    previousDestination,
+    createdAt: Math.floor(millis / 1000)
+  })
+
 /** The first entry whose asset an earlier entry already names, as `invalid_state`. */
 const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): InvalidState | undefined => {
   for (const [index, entry] of entries.entries()) {
@@ -84,7 +109,12 @@ const repeatedAsset = (entries: ReadonlyArray<{ readonly asset: string }>): Inva
  *
  * A destination added, or changed to another account, is used only from `usableFrom` (now plus the
  * mode's `SettlementDelay`): payments succeeded until then wait at the collection address. Changing
- * to the same account keeps its time; removing takes effect at once.
+ * to the same account keeps its time (and is no change: nothing is written); removing takes effect at once.
+ *
+ * Each destination added, changed to another account or removed commits with one
+ * `settlement_destination.changed` outbox event, so the owner's endpoints hear of it within the delay.
+ * A change is a compare-and-set on the destination it read: a concurrent change or removal makes it
+ * read again, so an event's `previousDestination` is always the one it replaced.
  */
 export class Settlements extends Context.Service<Settlements, {
   readonly register: (
@@ -143,13 +173,21 @@ export class Settlements extends Context.Service<Settlements, {
           const millis = yield* Clock.currentTimeMillis
           const usableFrom = millis + settlementDelayOf(delay, access.mode)
           const settlements: Array<CryptoSettlement> = []
+          const events: Array<SettlementDestinationEvent> = []
           for (const entry of valid) {
-            settlements.push(
-              new CryptoSettlement({ id: yield* ids.make("settlement"), merchantId: owner, ...entry, createdAt: millis, updatedAt: millis, usableFrom })
-            )
+            const settlement = new CryptoSettlement({
+              id: yield* ids.make("settlement"),
+              merchantId: owner,
+              ...entry,
+              createdAt: millis,
+              updatedAt: millis,
+              usableFrom
+            })
+            settlements.push(settlement)
+            events.push(changeEvent(access, yield* ids.make("event"), millis, settlement, "added"))
           }
           // The store checks uniqueness again atomically: a concurrent registration still fails as a whole.
-          yield* repo.insertAll(settlements)
+          yield* repo.insertAll(settlements, events)
           return settlements
         }
       )
@@ -162,28 +200,33 @@ export class Settlements extends Context.Service<Settlements, {
         function*(access: PartnerAccess, merchantId: string, id: string, destination: string) {
           const account = formatAccountId(yield* parseAccountId(destination, "destination"))
           const owner = yield* loadMerchant(access, merchantId, true)
-          const current = yield* loadSettlement(owner, id)
-          // Stored assets are canonical CAIP-19 ids: `register` wrote them through `formatAssetId`.
-          if (!sameChain(current.asset as AssetId, account)) {
-            return yield* new ParamsValidation({ message: `destination is not on the chain of the settlement's asset ${current.asset}.` })
+          for (;;) {
+            const current = yield* loadSettlement(owner, id)
+            // Stored assets are canonical CAIP-19 ids: `register` wrote them through `formatAssetId`.
+            if (!sameChain(current.asset as AssetId, account)) {
+              return yield* new ParamsValidation({ message: `destination is not on the chain of the settlement's asset ${current.asset}.` })
+            }
+            yield* sameMode(current.asset as AssetId, access.mode, modes, `The settlement's asset ${current.asset}`)
+            if (account === current.destination) return current
+            const millis = yield* Clock.currentTimeMillis
+            const next = new CryptoSettlement({
+              ...current,
+              destination: account,
+              updatedAt: Math.max(millis, current.updatedAt),
+              usableFrom: millis + settlementDelayOf(delay, access.mode)
+            })
+            const event = changeEvent(access, yield* ids.make("event"), millis, next, "changed", current.destination)
+            if (yield* repo.update(next, current.destination, event)) return next
           }
-          yield* sameMode(current.asset as AssetId, access.mode, modes, `The settlement's asset ${current.asset}`)
-          const millis = yield* Clock.currentTimeMillis
-          const moved = account !== current.destination
-          const next = new CryptoSettlement({
-            ...current,
-            destination: account,
-            updatedAt: Math.max(millis, current.updatedAt),
-            usableFrom: moved ? millis + settlementDelayOf(delay, access.mode) : current.usableFrom
-          })
-          yield* repo.update(next)
-          return next
         }
       )
 
       const remove = Effect.fn("Settlements.remove")(function*(access: PartnerAccess, merchantId: string, id: string) {
         const owner = yield* loadMerchant(access, merchantId, true)
-        const removed = isSettlementId(id) && (yield* repo.remove(owner, id))
+        if (!isSettlementId(id)) return yield* settlementNotFound(owner, id)
+        const eventId = yield* ids.make("event")
+        const millis = yield* Clock.currentTimeMillis
+        const removed = yield* repo.remove(owner, id, (settlement) => changeEvent(access, eventId, millis, settlement, "removed"))
         if (!removed) return yield* settlementNotFound(owner, id)
       })
 

@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Layer, Random } from "effect"
 import type { Mac } from "effect/crypto"
-import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
 import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
@@ -9,6 +8,7 @@ import { ExplorerLinks } from "../ports/ExplorerLinks.ts"
 import { retryDelay } from "../webhooks/RetrySchedule.ts"
 import { sendSigned } from "./SignedWebhook.ts"
 import { shouldReceive, type WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
+import { eventOwner, type WebhookEvent } from "../webhooks/WebhookEvent.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 import { traced } from "./Traced.ts"
 
@@ -49,7 +49,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
    * events, in one transaction; answers the deliveries created. Endpoints are read once per
    * partner and mode of the batch.
    */
-  readonly dispatch: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<number>
+  readonly dispatch: (events: ReadonlyArray<WebhookEvent>) => Effect.Effect<number>
   /** Makes one attempt of a claimed delivery and answers what to record (records nothing). */
   readonly send: (claimed: ClaimedDelivery) => Effect.Effect<AttemptRecord>
   /** {@link send}, then records the attempt; answers what was recorded. */
@@ -66,15 +66,16 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
       const settings = yield* WebhookSettings
       const explorer = yield* ExplorerLinks
 
-      const dispatch = Effect.fnUntraced(function*(events: ReadonlyArray<OutboxEvent>) {
+      const dispatch = Effect.fnUntraced(function*(events: ReadonlyArray<WebhookEvent>) {
         if (events.length === 0) return 0
         const byOwner = new Map<string, ReadonlyArray<WebhookEndpoint>>()
         const items: Array<FanOut> = []
         for (const event of events) {
-          const owner = `${event.partnerId}/${event.payment.mode}`
+          const { mode } = eventOwner(event)
+          const owner = `${event.partnerId}/${mode}`
           let candidates = byOwner.get(owner)
           if (candidates === undefined) {
-            candidates = yield* endpoints.active(event.partnerId, event.payment.mode)
+            candidates = yield* endpoints.active(event.partnerId, mode)
             byOwner.set(owner, candidates)
           }
           items.push({ event, endpoints: candidates.filter((e) => shouldReceive(e, event)).map((e) => e.id) })

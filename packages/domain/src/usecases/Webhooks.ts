@@ -4,7 +4,6 @@ import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, Pay
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { EventId, MerchantId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"
-import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import { DeliveryQueue } from "../ports/DeliveryQueue.ts"
 import { HostResolver } from "../ports/HostResolver.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
@@ -21,6 +20,7 @@ import { sendSigned } from "./SignedWebhook.ts"
 import { sendTestEvent } from "./WebhookTestEvent.ts"
 import { eventTypes, subscribes, WebhookEndpoint, type WebhookEndpointStatus } from "../webhooks/WebhookEndpoint.ts"
 import { checkWebhookUrl } from "../webhooks/WebhookUrl.ts"
+import { eventOwner, type WebhookEvent } from "../webhooks/WebhookEvent.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 
 /** `POST /v1/webhooks` body. `null` for an optional field means the same as leaving it out. */
@@ -118,9 +118,9 @@ export class Webhooks extends Context.Service<Webhooks, {
   readonly events: (
     access: PartnerAccess,
     input: PageInput & { readonly paymentId?: string | undefined }
-  ) => Effect.Effect<Page<OutboxEvent>, InvalidParams>
+  ) => Effect.Effect<Page<WebhookEvent>, InvalidParams>
   /** One of the partner's events (mode of the key). */
-  readonly event: (access: PartnerAccess, eventId: string) => Effect.Effect<OutboxEvent, PaymentNotFound>
+  readonly event: (access: PartnerAccess, eventId: string) => Effect.Effect<WebhookEvent, PaymentNotFound>
   /** The deliveries of a payment's events to any of the partner's endpoints, newest first (none for another partner's payment). */
   readonly paymentDeliveries: (access: PartnerAccess, paymentId: string, input: PageInput) => Effect.Effect<Page<Delivery>, InvalidParams>
   /**
@@ -238,7 +238,7 @@ export class Webhooks extends Context.Service<Webhooks, {
 
       const event = Effect.fn("Webhooks.event")(function*(access: PartnerAccess, eventId: string) {
         const found = isEventId(eventId) ? yield* queue.findEvent(eventId) : Option.none()
-        if (Option.isNone(found) || found.value.partnerId !== access.partnerId || found.value.payment.mode !== access.mode) {
+        if (Option.isNone(found) || found.value.partnerId !== access.partnerId || eventOwner(found.value).mode !== access.mode) {
           return yield* eventNotFound(eventId)
         }
         return found.value

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { EventId, WebhookEndpointId } from "../ids/Ids.ts"
-import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { DeliveryResponse, HeaderMap } from "./DeliveryExchange.ts"
+import { WebhookEventType } from "./WebhookEvent.ts"
 
 /**
  * `pending` (due at `nextAttemptAt`), `succeeded` (a 2xx answer) or `failed` (retries exhausted,
@@ -23,7 +23,7 @@ export type DeliveryId = typeof DeliveryId.Type
 export class Delivery extends Schema.Class<Delivery>("paygate/Delivery")({
   id: DeliveryId,
   eventId: EventId,
-  eventType: PaymentEventType,
+  eventType: WebhookEventType,
   endpointId: WebhookEndpointId,
   status: DeliveryStatus,
   /** Attempts made so far. */

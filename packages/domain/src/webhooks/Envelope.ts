@@ -1,5 +1,7 @@
 import { Schema } from "effect"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
+import { SettlementDestinationEnvelope, settlementDestinationEnvelope } from "./SettlementDestinationEnvelope.ts"
+import { isPaymentEvent, type WebhookEvent } from "./WebhookEvent.ts"
 import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
 import { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
@@ -24,13 +26,18 @@ export const WebhookEnvelope = Schema.Struct({
 /** A webhook envelope. */
 export type WebhookEnvelope = typeof WebhookEnvelope.Type
 
+/** The body of any webhook: a payment's event, or a partner-level one (told apart by `type`). */
+export const EventEnvelope = Schema.Union([WebhookEnvelope, SettlementDestinationEnvelope]).annotate({ identifier: "EventEnvelope" })
+/** Any webhook body. */
+export type EventEnvelope = typeof EventEnvelope.Type
+
 const isSettlementStage = Schema.is(SettlementStage)
 
 /**
- * The envelope of `event` for an endpoint pinned to `apiVersion`. A `payment.settled` event's
- * stage is the settlement, so its payment snapshot shows it too.
+ * The envelope of a payment's `event` for an endpoint pinned to `apiVersion`. A `payment.settled`
+ * event's stage is the settlement, so its payment snapshot shows it too.
  */
-export const envelopeOf = (
+const paymentEnvelope = (
   event: OutboxEvent,
   apiVersion: string,
   explorer: ExplorerLinksShape = ExplorerLinks.defaultValue()
@@ -45,6 +52,13 @@ export const envelopeOf = (
   }
 }
 
+/** The envelope of `event` for an endpoint pinned to `apiVersion` (a payment's event has a payment's envelope). */
+export function envelopeOf(event: OutboxEvent, apiVersion: string, explorer?: ExplorerLinksShape): WebhookEnvelope
+export function envelopeOf(event: WebhookEvent, apiVersion: string, explorer?: ExplorerLinksShape): EventEnvelope
+export function envelopeOf(event: WebhookEvent, apiVersion: string, explorer?: ExplorerLinksShape): EventEnvelope {
+  return isPaymentEvent(event) ? paymentEnvelope(event, apiVersion, explorer) : settlementDestinationEnvelope(event, apiVersion)
+}
+
 /** The exact bytes sent (and signed) for `event`: its envelope as JSON. */
-export const envelopeBody = (event: OutboxEvent, apiVersion: string, explorer?: ExplorerLinksShape): string =>
+export const envelopeBody = (event: WebhookEvent, apiVersion: string, explorer?: ExplorerLinksShape): string =>
   JSON.stringify(envelopeOf(event, apiVersion, explorer))

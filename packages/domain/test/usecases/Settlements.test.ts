@@ -6,6 +6,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { PartnerId } from "../../src/ids/Ids.ts"
 import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
 import { SettlementDelay } from "../../src/merchant/SettlementDelay.ts"
+import type { MerchantRepository } from "../../src/ports/MerchantRepository.ts"
 import { SettlementRepository } from "../../src/ports/SettlementRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import { layerMemorySettlements, makeMemorySettlements, type MemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
@@ -25,7 +26,7 @@ const payoutMainnet = "eip155:1:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const payoutBase = "eip155:8453:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const otherPayoutMainnet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
-type Services = Merchants | Settlements | SettlementRepository
+type Services = Merchants | Settlements | SettlementRepository | MerchantRepository
 
 // A fresh store per test; the settlement state is handed to the test body.
 const provide = <A, E>(
@@ -144,8 +145,8 @@ describe("Settlements.register", () => {
         const repo = yield* SettlementRepository
         const row = (id: string, asset: string) =>
           new CryptoSettlement({ id: id as CryptoSettlement["id"], merchantId: existing!.merchantId, asset, destination: payoutMainnet, createdAt: 0, updatedAt: 0, usableFrom: 0 })
-        assert.strictEqual(yield* code(repo.insertAll([row("stl_a", daiMainnet), row("stl_b", usdcMainnet)])), "invalid_state")
-        assert.strictEqual(yield* code(repo.insertAll([row("stl_c", daiMainnet), row("stl_d", daiMainnet)])), "invalid_state")
+        assert.strictEqual(yield* code(repo.insertAll([row("stl_a", daiMainnet), row("stl_b", usdcMainnet)], [])), "invalid_state")
+        assert.strictEqual(yield* code(repo.insertAll([row("stl_c", daiMainnet), row("stl_d", daiMainnet)], [])), "invalid_state")
         assert.deepStrictEqual([...store.settlements.keys()], [existing!.id])
       })))
 
@@ -299,4 +300,66 @@ describe("Settlement destination delay", () => {
         }),
       Layer.succeed(SettlementDelay, { live: day, sandbox: 60_000 })
     ))
+})
+
+describe("Settlement destination events", () => {
+  const change = (merchantId: string, id: string, destination: string, as: PartnerAccess = access) =>
+    Settlements.use((s) => s.changeDestination(as, merchantId, id, destination))
+  const remove = (merchantId: string, id: string, as: PartnerAccess = access) => Settlements.use((s) => s.remove(as, merchantId, id))
+  const kinds = (store: MemorySettlements) => store.events.map((e) => [e.change, e.settlement.destination, e.previousDestination])
+
+  it.effect("one event per destination added, changed to another account or removed; none for a no-op or a refusal", () =>
+    provide((store) =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(1_800_000_000_000)
+        const merchantId = yield* newMerchant()
+        const [usdc, dai] = yield* register(merchantId, [
+          { asset: usdcMainnet, destination: payoutMainnet },
+          { asset: daiMainnet, destination: payoutMainnet }
+        ])
+        assert.deepStrictEqual(kinds(store), [["added", payoutMainnet, null], ["added", payoutMainnet, null]])
+        const [added] = store.events
+        assert.deepStrictEqual(
+          { type: added!.type, partnerId: added!.partnerId, mode: added!.mode, settlement: added!.settlement, createdAt: added!.createdAt },
+          { type: "settlement_destination.changed", partnerId: access.partnerId, mode: access.mode, settlement: usdc!, createdAt: 1_800_000_000 }
+        )
+        // Refused requests and no-ops write nothing.
+        assert.strictEqual(yield* code(register(merchantId, [{ asset: usdcMainnet, destination: otherPayoutMainnet }])), "invalid_state")
+        assert.strictEqual(yield* code(change(merchantId, usdc!.id, payoutBase)), "params_validation")
+        assert.strictEqual(yield* code(change(merchantId, usdc!.id, otherPayoutMainnet, otherPartner)), "merchant_not_found")
+        assert.strictEqual(yield* code(remove(merchantId, "stl_unknown")), "merchant_not_found")
+        yield* change(merchantId, usdc!.id, payoutMainnet.toLowerCase())
+        assert.strictEqual(store.events.length, 2)
+
+        const moved = yield* change(merchantId, usdc!.id, otherPayoutMainnet)
+        yield* remove(merchantId, dai!.id)
+        assert.deepStrictEqual(kinds(store).slice(2), [["changed", otherPayoutMainnet, payoutMainnet], ["removed", payoutMainnet, null]])
+        assert.deepStrictEqual(store.events[2]!.settlement, moved)
+        assert.deepStrictEqual(store.events[3]!.settlement, dai!)
+        assert.strictEqual(new Set(store.events.map((e) => e.id)).size, 4)
+      })))
+
+  it.effect("a change that lost a race reads again: its event names the destination it replaced", () =>
+    provide((store) =>
+      Effect.gen(function*() {
+        const merchantId = yield* newMerchant()
+        const [usdc] = yield* register(merchantId, [{ asset: usdcMainnet, destination: payoutMainnet }])
+        // Another request changes the destination between this one's read and its write.
+        const third = "eip155:1:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+        const repo = yield* SettlementRepository
+        const racing = Layer.succeed(SettlementRepository, {
+          ...repo,
+          findById: (merchant, id) =>
+            Effect.tap(repo.findById(merchant, id), () =>
+              store.settlements.get(usdc!.id)!.destination === payoutMainnet
+                ? Effect.sync(() => store.settlements.set(usdc!.id, new CryptoSettlement({ ...usdc!, destination: third })))
+                : Effect.void
+            )
+        })
+        const raced = yield* Settlements.use((s) => s.changeDestination(access, merchantId, usdc!.id, otherPayoutMainnet)).pipe(
+          Effect.provide(Layer.fresh(Settlements.layer).pipe(Layer.provide(racing), Layer.provide(IdGenerator.layer), Layer.provide(seededSecureRandom(6))))
+        )
+        assert.strictEqual(raced.destination, otherPayoutMainnet)
+        assert.deepStrictEqual(kinds(store).slice(1), [["changed", otherPayoutMainnet, third]])
+      })))
 })

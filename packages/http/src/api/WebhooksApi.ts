@@ -2,10 +2,10 @@ import {
   DeliveryStatus,
   MerchantNotFound,
   PartnerNotFound,
-  PaymentEventType,
+  EventEnvelope,
   PaymentNotFound,
   WebhookEndpointStatus,
-  WebhookEnvelope,
+  WebhookEventType,
   Wire
 } from "@paygate/domain"
 import { Schema } from "effect"
@@ -39,7 +39,7 @@ export const WebhookEndpointRecord = Schema.Struct({
   id: Schema.String,
   url: Schema.String,
   /** The event types it receives (every type when registered without a list). */
-  events: Schema.Array(PaymentEventType),
+  events: Schema.Array(WebhookEventType),
   merchantId: Schema.NullOr(Schema.String),
   /** `disabled` once the receiver answered 410 Gone, or by `PATCH /v1/webhooks/{id}`. */
   status: WebhookEndpointStatus,
@@ -87,7 +87,7 @@ export const DeliveryResponseRecord = Schema.Struct({
 export const DeliveryRecord = Schema.Struct({
   id: Schema.String,
   eventId: Schema.String,
-  eventType: PaymentEventType,
+  eventType: WebhookEventType,
   endpointId: Schema.String,
   status: DeliveryStatus,
   attempts: Wire.NonNegativeInt,
@@ -120,7 +120,7 @@ export const RedeliveryRecord = Schema.Struct({
 
 /** One page of the partner's events, newest first: each the body its endpoints receive. */
 export const EventPage = Schema.Struct({
-  data: Schema.Array(WebhookEnvelope),
+  data: Schema.Array(EventEnvelope),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "EventPage" })
 
@@ -232,7 +232,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("event", "/v1/events/:eventId", {
       params: { eventId: Schema.String },
-      success: WebhookEnvelope,
+      success: EventEnvelope,
       error: wire(PaymentNotFound, "PaymentNotFound")
     }).annotate(OpenApi.Summary, "One of the partner's events: the body its webhook endpoints receive"),
     HttpApiEndpoint.get("paymentDeliveries", "/v1/payments/:id/deliveries", {

@@ -15,7 +15,7 @@
  * @module
  */
 import { Chain } from "@paygate/adapters"
-import { PaymentEventType } from "@paygate/domain"
+import { WebhookEventType } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { fileURLToPath } from "node:url"
@@ -57,7 +57,7 @@ export const DashboardRoutes = HttpRouter.use(Effect.fnUntraced(function*(router
       name: asset.name,
       networkName: asset.networkName
     })),
-    eventTypes: PaymentEventType.literals
+    eventTypes: WebhookEventType.literals
   })
   const headers = { ...pageHeaders(contentSecurityPolicy("'none'", "'none'")), "x-frame-options": "DENY" }
   for (const path of dashboardViews) yield* router.add("GET", path, Effect.sync(() => html(page, 200, headers)))

@@ -117,7 +117,7 @@ export async function webhooksSection(context, reload, news) {
 
   return [
     section("Webhook endpoints",
-      endpoints.length === 0 ? h("p", { class: "muted" }, "No endpoint yet: add one to be told when payments change.") : h("ul", { class: "endpoints" }, rows),
+      endpoints.length === 0 ? h("p", { class: "muted" }, "No endpoint yet: add one to be told when payments or settlement destinations change.") : h("ul", { class: "endpoints" }, rows),
       h("details", { class: "add", open: endpoints.length === 0 }, h("summary", {}, "Add an endpoint"), add)),
     log
   ]
