@@ -2,7 +2,8 @@
  * The merchant page in Chromium, signed in with a live key: a settlement destination added within
  * its delay (a day for live merchants by default) shows when it becomes usable and that payments
  * stay at the collection address until then; once usable, the notice is gone. Screenshots at
- * 375 px and 1280 px go to artifacts/screenshots/dashboard-settlement-waiting-*.png.
+ * 375 px and 1280 px go to artifacts/screenshots/dashboard-settlement-waiting-*.png. Its add form offers
+ * only tokens of real networks: here none (the local chain is a test network).
  */
 import { CredentialAdmin } from "@paygate/adapters"
 import type { PartnerId } from "@paygate/domain"
@@ -50,6 +51,8 @@ for (const database of testDatabases) {
       // The time is the browser's local rendering of usableFrom.
       expect(await notice.locator("time").getAttribute("datetime")).toBe(new Date(usableFrom * 1000).toISOString())
       await shoot(page, "dashboard-settlement-waiting")
+      // A live merchant is offered no token of a test network (the local chain's) to settle.
+      expect(await page.getByRole("button", { name: "Add destination" }).count()).toBe(0)
 
       // Once usable, no notice.
       await world.database(Effect.gen(function*() {

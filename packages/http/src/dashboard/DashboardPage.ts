@@ -19,6 +19,8 @@ export interface DashboardAsset {
   readonly decimals: number
   readonly name: string
   readonly networkName: string
+  /** The payments its chain carries: `sandbox` on a test network, `live` on a real one. */
+  readonly mode: "sandbox" | "live"
 }
 
 /** Configuration of the dashboard, read by `dashboard.js`. */

@@ -50,13 +50,17 @@ export const DashboardRoutes = HttpRouter.use(Effect.fnUntraced(function*(router
       explorerUrl: chain.explorerUrl ?? null,
       collectionAddress: chain.collectionAddress
     })),
-    assets: chains.settings.assets.map((asset) => ({
-      assetId: asset.assetId,
-      symbol: asset.symbol,
-      decimals: asset.decimals,
-      name: asset.name,
-      networkName: asset.networkName
-    })),
+    assets: chains.settings.assets.flatMap((asset) => {
+      const mode = Chain.ChainConfig.assetMode(chains, asset)
+      return mode === undefined ? [] : [{
+        assetId: asset.assetId,
+        symbol: asset.symbol,
+        decimals: asset.decimals,
+        name: asset.name,
+        networkName: asset.networkName,
+        mode
+      }]
+    }),
     eventTypes: WebhookEventType.literals
   })
   const headers = { ...pageHeaders(contentSecurityPolicy("'none'", "'none'")), "x-frame-options": "DENY" }

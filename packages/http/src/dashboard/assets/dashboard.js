@@ -24,7 +24,7 @@ import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 
 /** @typedef {import("./api.js").Session} Session */
 /** @typedef {{ chainId: string, explorerUrl: string | null, collectionAddress: string }} Network */
-/** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string }} AssetInfo */
+/** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string, mode: "sandbox" | "live" }} AssetInfo */
 /** @typedef {{ networks: ReadonlyArray<Network>, assets: ReadonlyArray<AssetInfo>, eventTypes: ReadonlyArray<string> }} DashboardConfig */
 /**
  * What every view gets. `isCurrent`: whether the view is still the one on screen (work that

@@ -196,7 +196,8 @@ function settlements(context, merchant, reload) {
       }))
   })
   const configured = new Set(crypto.map((s) => s.asset.toLowerCase()))
-  const choices = config.assets.filter((a) => !configured.has(a.assetId.toLowerCase()))
+  // Only tokens of the session's mode: a sandbox merchant settles test tokens, a live one real ones.
+  const choices = config.assets.filter((a) => a.mode === context.session.mode && !configured.has(a.assetId.toLowerCase()))
   const asset = select("settlement-asset", choices.map((a) => /** @type {const} */ ([a.assetId, `${a.symbol} on ${a.networkName}`])), choices[0]?.assetId ?? "")
   const destination = input("settlement-destination", { placeholder: "0x…", spellcheck: "false" })
   const add = actionForm({
