@@ -12,6 +12,7 @@ import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Ha
 import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
 import { DepositFactory, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
+import { inProcess, NonceSequences } from "./NonceSequences.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 import { fromPrivateKey } from "./TransactionSigner.ts"
 
@@ -82,11 +83,13 @@ const depositFactoryDeployData = (owner: Address, destination: Address) =>
 export const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">) {
   const chainId = `eip155:${options.chainId}`
   const client = makeClient(Redacted.make(options.rpcUrl))
+  // A development chain's contracts are deployed by the one process starting it, before the database
+  // is migrated: its nonces are kept in this process, not in the shared sequence.
   const sender = yield* ExecutorSender.make({
     chainId,
     client,
     signer: fromPrivateKey(Redacted.make(options.deployerPrivateKey ?? anvilAccount(0).privateKey))
-  })
+  }).pipe(Effect.provideService(NonceSequences, inProcess))
   const toDeployError = (what: string) => (error: { readonly message: string }) =>
     new DeployError({ message: `${what}: ${error.message}` })
   const deploy = (data: Hex, what: string) =>
