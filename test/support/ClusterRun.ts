@@ -203,14 +203,15 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     if (answer.status >= 300) throw new Error(`POST ${path} answered ${answer.status} ${answer.text}`)
     return answer.body
   }
+  // The endpoint first: it hears every event, the destination's too.
+  const endpoint = await post("/v1/webhooks", { url: r.url("/hooks") }, "w-hooks")
+  r.expect("/hooks", endpoint.secret)
   const refundShop = (await post("/v1/merchants", { merchantName: "Refund shop" }, "m-refund")).merchantId as string
   const settleShop = (await post("/v1/merchants", { merchantName: "Settle shop" }, "m-settle")).merchantId as string
   const destination = anvilAccount(8).address
   await post(`/v1/merchants/${settleShop}/settlements/crypto`, {
     settlements: [{ asset: chain.usdcAssetId, destination: `${chain.chainId}:${destination}` }]
   }, "s-settle")
-  const endpoint = await post("/v1/webhooks", { url: r.url("/hooks") }, "w-hooks")
-  r.expect("/hooks", endpoint.secret)
 
   // ---- The orders.
   const run = randomBytes(3).toString("hex")
