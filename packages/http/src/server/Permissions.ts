@@ -34,6 +34,7 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "exports.payments": "viewer",
   "exports.settlements": "viewer",
   "exports.refunds": "viewer",
+  "exports.balances": "viewer",
   // Money going back and payments: operators.
   "payments.create": "operator",
   "payments.cancel": "operator",
