@@ -6,7 +6,7 @@ import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
 const seconds = (millis: number) => Math.floor(millis / 1000)
 
 /**
- * The body of a `settlement_destination.changed` webhook: the envelope of API rules §6 whose
+ * The body of a `settlement_destination.changed` webhook: the webhook envelope (docs/api-rules.md, webhooks) whose
  * `data` is the destination as the partner API shows it (times in Unix seconds), with its merchant
  * and CAIP-2 `network`, what changed, and the account it pointed to before a `changed`.
  */
