@@ -80,7 +80,7 @@ describe("The balance's held funds come from the ledger (anvil, PGlite)", () => 
   const payouts = (paymentId: string) =>
     query<{ readonly status: string }>(`SELECT status FROM payouts WHERE payment_id = '${paymentId}'`)
 
-  /** Two merchants of `apiKey`: one holding what it is paid, one settling it to anvil's account #8. */
+  /** Two merchants of `apiKey`: one holding what it is paid, one settling it to anvil account 8. */
   const merchants = async (apiKey: string) => {
     const holding = await server.merchant(apiKey, "Holding")
     const settling = await server.merchant(apiKey, "Settling")
