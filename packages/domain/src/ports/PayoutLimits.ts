@@ -9,7 +9,7 @@ import type { Payout } from "../payout/Payout.ts"
  * whose transfer is recorded and not yet final, and those completed since the UTC day began.
  */
 export class PayoutLimits extends Context.Service<PayoutLimits, {
-  /** A first look, before signing: nothing is held, so two payouts checked at once may both pass. */
+  /** A first look, before signing: nothing is held, so two payouts checked at once may both get through it. */
   readonly exceeded: (payout: Payout) => Effect.Effect<string | undefined>
   /**
    * Checks again and runs `record` (storing the payout's signed transfer) as one step that every
