@@ -46,6 +46,7 @@ describe("configuration", () => {
       MAX_CONNECTIONS_PER_CLIENT: unset(Configuration.maxConnectionsPerClient),
       ENVIRONMENT: unset(Configuration.environment),
       IDEMPOTENCY_LEASE_MS: unset(Configuration.idempotencyLeaseMs),
+      PAYMENT_LIFETIME_SECONDS: unset(Configuration.paymentLifetimeSeconds),
       RATE_LIMIT_PER_SECOND: unset(rateLimit).perSecond,
       RATE_LIMIT_BURST: unset(rateLimit).burst,
       RATE_LIMIT_MAX_BUCKETS: unset(rateLimit).maxBuckets,

@@ -3,7 +3,7 @@
  * `SOAK_MINUTES` minutes (default 30) of orders — creates, confirms, refunds, settlements, webhooks —
  * offered at `SOAK_ORDERS_PER_MINUTE` (default 240, below what the executor keeps up with), with
  * api-1 and worker-1 killed every `SOAK_KILL_EVERY_MS` (default 4 minutes) and one of three RPC
- * providers (a quorum of 2) cut 10 s in every 30 s. Then the cluster's checks (nothing lost or done
+ * providers (a quorum of 2) cut 10 s in every 30 s; unpaid orders expire after 2 minutes. Then the cluster's checks (nothing lost or done
  * twice, the ledger equal to the chain), a line per minute, and flatness: api-2's and worker-2's
  * resident memory (never killed) and the p99 of the last five minutes against the first five's. The
  * method and the latest figures are in docs/operations.md.
@@ -35,7 +35,7 @@ describe("Soak: the cluster under kills and a flapping RPC provider", () => {
   it(`${minutes} minutes: nothing lost or doubled, memory and p99 flat`, async () => {
     const resources: ClusterResources = { processes: [], proxies: [] }
     try {
-      const run = await runCluster(chainWorld(), resources, { minutes, lanes: 6, ordersPerMinute, killEveryMs, flapMs: 10_000 })
+      const run = await runCluster(chainWorld(), resources, { minutes, lanes: 6, ordersPerMinute, killEveryMs, flapMs: 10_000, paymentLifetimeSeconds: 120 })
       const samples = run.samples
       console.log(`soak: ${samples.length} minutes sampled\n${samples.map(line).join("\n")}`)
       console.log(`soak: ${run.late.length} payments not succeeded within 200 s of their confirm${run.late.length === 0 ? "" : `, first: ${run.late[0]}`}`)

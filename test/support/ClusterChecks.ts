@@ -130,7 +130,7 @@ export const checkCluster = async (run: ClusterRun) => {
       `${p.id}: due ${p.chain_due_at}, leased until ${p.chain_lease_until} (now ${Date.now()}), commitment ${JSON.stringify(p.commitment)}`,
       ...processes.flatMap((x) => x.instances.flatMap((i, n) => i.output().split("\n").filter((l) => l.includes(p.id)).map((l) => `${x.name} #${n + 1}: ${l}`)))
     ].join("\n")).join("\n")
-  expect(last, `did not converge\n${stuck}\n${outputs()}`).toMatchObject({ processing: 0, undecided: 0, pending_payouts: 0, unprocessed: 0, pending_deliveries: 0 })
+  expect(last, `did not converge\n${stuck}\n${outputs()}`).toMatchObject({ processing: 0, unexpired: 0, undecided: 0, pending_payouts: 0, unprocessed: 0, pending_deliveries: 0 })
   // api-1 and worker-1, killed together (once, or every few minutes in a soak).
   expect(kills.length % 2 === 0 && kills.length > 0).toBe(true)
   // The kill cut requests in flight (or refused them): the client had to retry.
@@ -139,7 +139,8 @@ export const checkCluster = async (run: ClusterRun) => {
   expect(stuckKeys).toBe(0)
   expect({ duplicatePayments, lostPayments, wrongId }).toEqual({ duplicatePayments: 0, lostPayments: 0, wrongId: 0 })
   expect(payments.length).toBe(orders.length)
-  for (const o of orders) expect(paymentById.get(o.paymentId!)?.status, `order ${o.i}`).toBe(o.pay ? "succeeded" : "requires_action")
+  const unpaid = run.expiring ? "expired" : "requires_action"
+  for (const o of orders) expect(paymentById.get(o.paymentId!)?.status, `order ${o.i}`).toBe(o.pay ? "succeeded" : unpaid)
   expect({ transferDuplicates, transferMissing }).toEqual({ transferDuplicates: 0, transferMissing: 0 })
   expect(inbound.length).toBe(confirmedOrders.length)
   expect(usedAuthorizations.length).toBe(confirmedOrders.length)
@@ -152,9 +153,11 @@ export const checkCluster = async (run: ClusterRun) => {
   expect(undelivered).toBe(0)
   expect(unverified).toBe(0)
   // created each; processing and succeeded each paid; settled each settlement; refunded each refund;
-  // and the settling shop's destination, added once.
+  // expired each unpaid when the run expires them; and the settling shop's destination, added once.
+  const expired = run.expiring ? orders.length - confirmedOrders.length : 0
   expect(events.filter((e) => e.type === "settlement_destination.changed").length).toBe(1)
-  expect(events.length).toBe(orders.length + 2 * confirmedOrders.length + expectedSettlements.length + expectedRefunds.length + 1)
+  expect(events.filter((e) => e.type === "payment.expired").length).toBe(expired)
+  expect(events.length).toBe(orders.length + 2 * confirmedOrders.length + expectedSettlements.length + expectedRefunds.length + expired + 1)
   expect(stats.unexpected).toEqual([])
 
   // ---- The ledger after the faults: it equals the chain at every collection and deposit address, and balances.

@@ -48,6 +48,8 @@ export interface ClusterOptions {
   readonly killEveryMs?: number
   /** Three RPC providers, one cut for this long every three times this long (a soak); absent: one. */
   readonly flapMs?: number
+  /** The payment lifetime (`PAYMENT_LIFETIME_SECONDS`): unpaid orders expire within the run, and it waits for them; absent: they stay unpaid. */
+  readonly paymentLifetimeSeconds?: number
 }
 
 /** One order: what the client asked and what it was answered. */
@@ -100,6 +102,8 @@ export const releaseCluster = async (resources: ClusterResources) => {
 /** The convergence state: what is left to do for the run's partner. */
 export interface Leftover {
   processing: number
+  /** Unpaid payments not yet expired; counted only when the run expires them. */
+  unexpired: number
   undecided: number
   pending_payouts: number
   unprocessed: number
@@ -147,7 +151,8 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     WORKER_IN_PROCESS: "false",
     IDEMPOTENCY_LEASE_MS: String(leaseMs),
     RATE_LIMIT_PER_SECOND: "1000000",
-    RATE_LIMIT_BURST: "1000000"
+    RATE_LIMIT_BURST: "1000000",
+    ...(options.paymentLifetimeSeconds === undefined ? {} : { PAYMENT_LIFETIME_SECONDS: String(options.paymentLifetimeSeconds) })
   }
   const workerEnv = {
     ...common,
@@ -323,7 +328,7 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
   const firstBlock = await client.getBlockNumber()
   // Order i starts no earlier than i / ordersPerMinute minutes into the load.
   const paced = async (o: Order) => {
-    if (options.ordersPerMinute !== undefined) await sleep(loadStarted + (o.i * 60_000) / options.ordersPerMinute - Date.now())
+    if (options.ordersPerMinute !== undefined) await sleep(Math.max(0, loadStarted + (o.i * 60_000) / options.ordersPerMinute - Date.now()))
   }
   const lanes = Array.from({ length: options.lanes }, async () => {
     for (let o = nextOrder(); o !== undefined; o = nextOrder()) {
@@ -371,10 +376,12 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
 
   // ---- Convergence: no payment processing, no payout pending, every event processed and delivered.
   const partnerId = partner.partnerId as string
+  const expiring = options.paymentLifetimeSeconds !== undefined
   const state = async () => {
     const [row] = await sql<Array<Leftover>>`
       SELECT
         (SELECT count(*)::int FROM payments WHERE partner_id = ${partnerId} AND status = 'processing') AS processing,
+        (SELECT count(*)::int FROM payments WHERE partner_id = ${partnerId} AND status = 'requires_action' AND ${expiring}) AS unexpired,
         (SELECT count(*)::int FROM payments WHERE partner_id = ${partnerId} AND status = 'succeeded' AND NOT settlement_decided) AS undecided,
         (SELECT count(*)::int FROM payouts WHERE status = 'pending') AS pending_payouts,
         (SELECT count(*)::int FROM outbox_events WHERE processed_at IS NULL) AS unprocessed,
@@ -386,10 +393,10 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
   let last = await state()
   const receivedIds = () => new Set(r.on("/hooks").filter((x) => x.verified).map((x) => x.webhookId))
   while (
-    last.processing + last.undecided + last.pending_payouts + last.unprocessed + last.pending_deliveries > 0 ||
+    last.processing + last.unexpired + last.undecided + last.pending_payouts + last.unprocessed + last.pending_deliveries > 0 ||
     receivedIds().size < last.events
   ) {
-    if (Date.now() - convergeStarted > (options.minutes === undefined ? 180_000 : 900_000)) break
+    if (Date.now() - convergeStarted > (options.minutes === undefined ? 180_000 : 900_000 + 1_000 * (options.paymentLifetimeSeconds ?? 0))) break
     await sleep(500)
     last = await state()
   }
@@ -409,6 +416,7 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     outputs,
     partnerId,
     destination,
+    expiring,
     orders,
     late,
     stats: stats as ClientStats,

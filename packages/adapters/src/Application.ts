@@ -31,6 +31,7 @@ import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import * as Chain from "./chain/index.ts"
 import { CheckoutSettings } from "./CheckoutSettings.ts"
+import * as ConfiguredPaymentSettings from "./ConfiguredPaymentSettings.ts"
 import * as ConfiguredSettlementDelay from "./ConfiguredSettlementDelay.ts"
 import * as Configuration from "./Configuration.ts"
 import { CredentialAdmin } from "./CredentialAdmin.ts"
@@ -98,7 +99,7 @@ export const layerWith = <E, R, GE, GR>(
         Layer.provide(
           Layer.mergeAll(Pricing.ConfiguredCurrencies.layer, Chain.ChainNetworkModes.layer, Chain.ChainAssetCatalog.layer).pipe(Layer.provide(gateway))
         ),
-        Layer.provide(ConfiguredSettlementDelay.layer),
+        Layer.provide(Layer.mergeAll(ConfiguredSettlementDelay.layer, ConfiguredPaymentSettings.layer)),
         Layer.provideMerge(WebhookServices),
         Layer.provideMerge(SqlPersistence.layer),
         // Credentials and merchant API merchants kept for a few seconds (see CredentialCache).

@@ -86,6 +86,9 @@ export const defaultIdempotencyLeaseMs = 30_000
 /** `IDEMPOTENCY_LEASE_MS`: how long an unanswered idempotency key is held by its request (at least 1). */
 export const idempotencyLeaseMs = Config.Int(name("IDEMPOTENCY_LEASE_MS")).pipe(Config.withDefault(defaultIdempotencyLeaseMs), atLeast(1))
 
+/** `PAYMENT_LIFETIME_SECONDS`: how long a new payment waits for its buyer before it expires (at least 60; 15 minutes by default). */
+export const paymentLifetimeSeconds = Config.Int(name("PAYMENT_LIFETIME_SECONDS")).pipe(Config.withDefault(15 * 60), atLeast(60))
+
 /**
  * `SETTLEMENT_DESTINATION_DELAY_MS`, `SANDBOX_SETTLEMENT_DESTINATION_DELAY_MS`: how long a settlement
  * destination added or changed waits before payments are forwarded to it, for live and sandbox
