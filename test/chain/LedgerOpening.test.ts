@@ -3,7 +3,8 @@
  * collection address held tokens before the ledger existed (the watcher's cursor starts past them),
  * so the reconciliation shows a lasting difference; opening posts it once, against the operator's
  * `opening` account in the chain's mode, and the ledger then equals the chain; a second run posts
- * nothing, and a chain the worker has not read yet is refused.
+ * nothing, and a chain the worker has not read yet is refused. `ledger audit` then finds the ledger
+ * in agreement with the receipts.
  */
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
@@ -101,5 +102,10 @@ describe("Opening the ledger on a chain that held funds before it (anvil, PGlite
     const again = await opened()
     expect(again.map((l) => l.outcome)).toEqual(again.map(() => "agrees"))
     expect(await openings()).toEqual([{ n: "1" }])
+
+    // The audit against the records agrees too: the receipt is posted for its value.
+    const audit = await admin("ledger", "audit")
+    if (Exit.isFailure(audit)) throw new Error(String(audit.cause))
+    expect(audit.value).toMatchObject({ checked: { receipts: 1, payouts: 0, receiptRefunds: 0 }, findings: [] })
   }, 120_000)
 })

@@ -9,11 +9,15 @@
  *   else a throwaway PostgreSQL 15 (`test/support/ThrowawayPostgres.ts`: `scripts/ci-postgres.sh`, which
  *   installs the Debian package when it is missing) stopped when the run ends. The PostgreSQL suites are never skipped.
  *
- * Test workers are started after this returns and inherit `process.env`, so they see both.
+ * Test workers are started after this returns and inherit `process.env`, so they see both. When the
+ * run ends it prints the total of the ledger audits the tests' databases passed (`LedgerRecordsAudit`).
  */
 import { spawn } from "node:child_process"
-import { accessSync, constants } from "node:fs"
+import type { LedgerAuditReport } from "@paygate/domain"
+import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
 import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
 
 const say = (line: string) => process.stderr.write(`npm test: ${line}\n`)
@@ -84,13 +88,27 @@ const startPostgres = async (): Promise<() => Promise<void>> => {
   return server.stop
 }
 
+/** The ledger audits the test servers and worlds ran as they closed (`LedgerRecordsAudit`), added up in one line. */
+const auditTotal = (file: string) => {
+  if (!existsSync(file)) return "no test left a database with a ledger"
+  const reports = readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as LedgerAuditReport)
+  const sum = (pick: (r: LedgerAuditReport) => number) => reports.reduce((total, r) => total + pick(r), 0)
+  return `ledger audit of the ${reports.length} databases the tests left: ${sum((r) => r.checked.transactions)} ledger transactions, ` +
+    `${sum((r) => r.checked.receipts)} receipts, ${sum((r) => r.checked.payouts)} payouts and ${sum((r) => r.checked.receiptRefunds)} receipt refunds ` +
+    `checked, ${sum((r) => r.findings.length)} findings`
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
   // Services the suites start side by side each get a local chain on a port of their own (npm start's
   // default is the fixed 8545, which only one of them could have).
   process.env.LOCAL_CHAIN_PORT ??= "0"
   await ensureChromium()
   const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
+  const audits = join(tmpdir(), `paygate-ledger-audits-${process.pid}.jsonl`)
+  process.env[auditTallyVariable] = audits
   return async () => {
+    say(auditTotal(audits))
+    rmSync(audits, { force: true })
     await stopPostgres?.()
   }
 }

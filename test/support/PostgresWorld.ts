@@ -8,6 +8,7 @@ import { CredentialAdmin, Database, Migrations, SqlPersistence, WebhookAdapters 
 import {
   generateSecret,
   IdGenerator,
+  LedgerBalances,
   Merchant,
   MerchantRepository,
   OutboxEvent,
@@ -22,6 +23,7 @@ import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
+import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -200,8 +202,12 @@ export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorl
     close: async () => {
       for (const worker of children) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill("SIGKILL")
       await Promise.all(children.map((w) => w.exited))
-      await runtime.dispose()
-      await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      try {
+        await checkLedgerRecords(() => run(LedgerBalances.use((ledger) => ledger.audit)), `a PostgreSQL world (${name})`)
+      } finally {
+        await runtime.dispose()
+        await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      }
     }
   }
 }

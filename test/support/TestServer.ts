@@ -14,6 +14,7 @@ import {
   type CredentialStore,
   type IdempotencyStore,
   type IdGenerator,
+  LedgerBalances,
   type MerchantRepository,
   Merchants,
   type Mode,
@@ -41,6 +42,7 @@ import { afterAll, beforeAll, describe } from "vitest"
 import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
 import { freePort } from "./FreePort.ts"
+import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
 /** The database a suite runs on. */
 export interface TestDatabase {
@@ -388,7 +390,11 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     expireNow: (id) => run(changePayment(id, (payment) => ({ expiresAt: Math.floor(payment.createdAt / 1000) - 1 }))),
     close: async () => {
       for (const dispose of disposers) await dispose()
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      try {
+        await checkLedgerRecords(() => Effect.runPromise(Effect.provideContext(LedgerBalances.use((ledger) => ledger.audit), context)), `a test server (${database.name})`)
+      } finally {
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
     }
   }
 }

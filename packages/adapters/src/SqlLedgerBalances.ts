@@ -19,13 +19,15 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { toInt } from "./internal/Rows.ts"
+import * as SqlLedgerAudit from "./SqlLedgerAudit.ts"
 
 const spans = {
   merchantBalances: traced("SqlLedgerBalances.merchantBalances"),
   statements: traced("SqlLedgerBalances.statements"),
   addressBalances: traced("SqlLedgerBalances.addressBalances"),
   recordReconciliation: traced("SqlLedgerBalances.recordReconciliation"),
-  latestReconciliation: traced("SqlLedgerBalances.latestReconciliation")
+  latestReconciliation: traced("SqlLedgerBalances.latestReconciliation"),
+  audit: traced("SqlLedgerBalances.audit")
 }
 
 interface StatementRow {
@@ -152,7 +154,9 @@ export const make = Effect.gen(function*() {
     spans.latestReconciliation
   )
 
-  return LedgerBalances.of({ merchantBalances, statements, addressBalances, recordReconciliation, latestReconciliation })
+  const audit = SqlLedgerAudit.audit.pipe(Effect.provideService(SqlClient.SqlClient, sql), spans.audit)
+
+  return LedgerBalances.of({ merchantBalances, statements, addressBalances, recordReconciliation, latestReconciliation, audit })
 })
 
 /** `LedgerBalances` over the `SqlClient` in context. */

@@ -1,4 +1,4 @@
-import { LedgerBalances, paidOutPostings, PaymentRepository, receivedPostings, Receipt, type ReceiptId } from "@paygate/domain"
+import { LedgerBalances, paidOutPostings, PaymentRepository, receivedPostings, Receipt, type ReceiptId, ReceiptRefund, ReceiptStore } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -87,5 +87,39 @@ adapterSuite("SqlLedger", (it) => {
       )
       assert.deepStrictEqual(yield* ledger.merchantBalances(partner.id, "sandbox"), [{ merchantId: merchant.id, asset, owed: 40n }])
       assert.strictEqual((yield* held) - before, 40n)
+    }))
+
+  it.effect("the audit names each receipt and refund the ledger disagrees with, and none it agrees with", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* ReceiptStore
+      const ledger = yield* LedgerBalances
+      const findingsOf = (id: string) => Effect.map(ledger.audit, (report) => report.findings.filter((f) => f.includes(`${id} `)))
+      // Recorded as the service records it: posted, nothing found.
+      const recorded = receiptOf(null, null, 7n)
+      assert.strictEqual(yield* store.record(recorded, null, [], [], null), "recorded")
+      assert.deepStrictEqual(yield* findingsOf(recorded.id), [])
+      // A receipt row written without its posting (tokens arrived, nobody credited): found.
+      const unposted = receiptOf(null, null, 9n)
+      yield* sql`INSERT INTO chain_receipts (id, chain_id, tx_hash, log_index, asset, block_number, block_hash, block_time, sender, value, outcome, recorded_at)
+        VALUES (${unposted.id}, 'eip155:1', ${unposted.txHash}, 0, ${asset}, 1, '0x01', 1, 'eip155:1:0xab', 9, 'unmatched', 0)`
+      assert.deepStrictEqual(yield* findingsOf(unposted.id), [`receipt ${unposted.id} brought 9 of ${asset}; the ledger holds nothing`])
+      // Removed by a reorganisation without its posting undone: found.
+      yield* sql`UPDATE chain_receipts SET reversed_at = 5 WHERE id = ${recorded.id}`
+      assert.deepStrictEqual(yield* findingsOf(recorded.id), [`receipt ${recorded.id} was removed by a reorganisation but its arrival stands`])
+      // Removed, and undone as the service undoes it: nothing found.
+      const reversed = receiptOf(null, null, 13n)
+      assert.strictEqual(yield* store.record(reversed, null, [], [], null), "recorded")
+      assert.strictEqual(yield* store.reverse(reversed.id, 5, null, []), "recorded")
+      assert.deepStrictEqual(yield* findingsOf(reversed.id), [])
+      // A refund completed without the funds leaving the collection address in the ledger: found.
+      const refunded = receiptOf(null, null, 11n)
+      assert.strictEqual(yield* store.record(refunded, null, [], [], null), "recorded")
+      const refund = new ReceiptRefund({ status: "completed", value: 11n, requestedBy: null, transfer: null, attempts: 0, version: 1, requestedAt: 0, updatedAt: 0 })
+      yield* sql`UPDATE chain_receipts SET refund = ${JSON.stringify({ ...refund, value: "11" })}::jsonb WHERE id = ${refunded.id}`
+      assert.deepStrictEqual(yield* findingsOf(refunded.id), [`refund of receipt ${refunded.id} is completed for 11; the ledger moved nothing out of the collection address`])
+      const report = yield* ledger.audit
+      assert.isAtLeast(report.checked.receipts, 3)
+      assert.isAtLeast(report.checked.transactions, 1)
     }))
 })

@@ -1,5 +1,5 @@
+import { type PaymentId, Payout, PayoutRepository } from "@paygate/domain"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { beforeAll, expect, it } from "vitest"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
@@ -20,11 +20,15 @@ forEachDatabase("Partner API: balance and volume", (database) => {
 
   const balance = (apiKey: string, query = "") => server.request("GET", `/v1/balance${query}`, { apiKey })
 
-  /** Marks the payment's payout of `kind` completed, as the worker does once it is mined. */
+  /** Marks the payment's payout of `kind` completed, as the worker does once it is mined (its ledger posting too). */
   const complete = (paymentId: string, kind: "settlement" | "refund") =>
     server.run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE payouts SET status = 'completed', completed_at = 1 WHERE payment_id = ${paymentId} AND kind = ${kind}`
+      const payouts = yield* PayoutRepository
+      for (const p of yield* payouts.listByPayment(paymentId as PaymentId)) {
+        if (p.kind !== kind) continue
+        const done = new Payout({ ...p, status: "completed", version: p.version + 1, updatedAt: 1, completedAt: 1 })
+        if (!(yield* payouts.update(done))) throw new Error(`payout ${paymentId}:${kind} changed meanwhile`)
+      }
     }))
 
   it("adds up every payment of the partner in the key's mode: per currency, per token, per day; other partners and modes are not counted", async () => {

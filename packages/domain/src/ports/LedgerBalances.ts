@@ -47,6 +47,25 @@ export interface StatementPageQuery {
 }
 
 /**
+ * The ledger checked against the service's own records: every ledger transaction balanced per
+ * token; every receipt's arrival posted at its address for its whole value (so every unit that
+ * arrived is credited once or owed back once) and undone when a reorganisation removed it; every
+ * completed payout and receipt refund posted leaving the collection address for its value, and
+ * nothing posted for one that did not complete.
+ */
+export interface LedgerAuditReport {
+  /** How many of each were checked. */
+  readonly checked: {
+    readonly transactions: number
+    readonly receipts: number
+    readonly payouts: number
+    readonly receiptRefunds: number
+  }
+  /** One line per disagreement; none when the ledger agrees with the records. */
+  readonly findings: ReadonlyArray<string>
+}
+
+/**
  * Balances derived from the ledger's entries (nothing stored twice), for the dashboard, the exports
  * and the reconciliation job, and the reports that job records. Infrastructure failures are defects.
  */
@@ -64,4 +83,6 @@ export class LedgerBalances extends Context.Service<LedgerBalances, {
   readonly recordReconciliation: (runAt: number, lines: ReadonlyArray<ReconciliationLine>) => Effect.Effect<void>
   /** The lines of the latest run of each chain. */
   readonly latestReconciliation: Effect.Effect<ReadonlyArray<ReconciliationLine & { readonly runAt: number }>>
+  /** The ledger against the records (a full scan, for the operator and the tests; see {@link LedgerAuditReport}). */
+  readonly audit: Effect.Effect<LedgerAuditReport>
 }>()("@paygate/domain/LedgerBalances") {}

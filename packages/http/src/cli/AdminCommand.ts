@@ -25,6 +25,7 @@ export type AdminCommand =
   | { readonly _tag: "ReceiptRefund"; readonly receiptId: string }
   | { readonly _tag: "DepositSweep"; readonly chainId: string; readonly address: string; readonly asset: string }
   | { readonly _tag: "LedgerReport" }
+  | { readonly _tag: "LedgerAudit" }
   /** `chainId`: one chain (CAIP-2), or every configured chain. */
   | { readonly _tag: "LedgerOpen"; readonly chainId: string | undefined }
   | { readonly _tag: "Preflight" }
@@ -74,6 +75,9 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
                                                           "difference", "runAt"}]
       the worker's latest reconciliation of each chain: every collection and deposit address,
       its balance in the ledger and on chain at that block (base units); see docs/ledger.md
+  ledger audit                                        → {"checked": {"transactions", "receipts", "payouts", "receiptRefunds"}, "findings": []}
+      the ledger against the service's own records (every transaction balanced; every receipt,
+      completed payout and receipt refund posted once for its value); a line per disagreement
   ledger open [--chain C]                             → [{"chainId", "asset", "kind", "address", "block", "ledger", "chain",
                                                           "opened", "outcome"}]
       posts, once per address and token, what the chain holds beyond the ledger (funds held before
@@ -134,6 +138,7 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "receipt refund": ["receipt"],
   "deposit sweep": ["chain", "address", "asset"],
   "ledger report": [],
+  "ledger audit": [],
   "ledger open": ["chain"],
   preflight: [],
   "deposit-factory deploy": ["network"]
@@ -251,6 +256,8 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     }
     case "ledger report":
       return { _tag: "LedgerReport" }
+    case "ledger audit":
+      return { _tag: "LedgerAudit" }
     case "ledger open":
       return { _tag: "LedgerOpen", chainId: given("chain") }
     case "preflight":

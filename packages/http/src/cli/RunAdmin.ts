@@ -175,6 +175,8 @@ export const runAdmin = (command: AdminCommand) =>
         const lines = yield* Effect.provide(LedgerBalances.use((ledger) => ledger.latestReconciliation), SqlLedgerBalances.layer)
         return lines.map((l) => ({ ...ledgerLine(l), difference: (l.chain - l.ledger).toString(), runAt: iso(l.runAt) }))
       }
+      case "LedgerAudit":
+        return yield* Effect.provide(LedgerBalances.use((ledger) => ledger.audit), SqlLedgerBalances.layer)
       case "LedgerOpen":
         return (yield* openLedger(command.chainId)).map((l) => ({ ...ledgerLine(l), opened: l.opened.toString(), outcome: l.outcome }))
       case "PartnerThreshold": {
