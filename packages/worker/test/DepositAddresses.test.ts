@@ -7,7 +7,7 @@
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
 import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
+import { DepositSweep, DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -128,7 +128,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   /** The factory's `Swept` events of `address` so far. */
   const sweptEvents = async (address: Address) => {
     const logs = await world().client.getLogs({ address: factory(), fromBlock: 0n, toBlock: "latest" })
-    return parseEventLogs({ abi: Contracts.DepositFactory.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
+    return parseEventLogs({ abi: Contracts.DepositFactoryV2.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
   }
 
   it("POST /deposit: the payment's own address, the amount and its EIP-681 request; the same on repeated calls", async () => {
@@ -302,10 +302,10 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       DepositSweeper,
       Effect.map(ViemDepositSweeper.make, (real) => ({
         ...real,
-        send: (asset, paymentIds, record) =>
+        send: (deposits, record) =>
           when === "after broadcast"
-            ? real.send(asset, paymentIds, record).pipe(Effect.andThen(Effect.die(new Error("killed after broadcast"))))
-            : real.send(asset, paymentIds, (signed) => Effect.andThen(record(signed), Effect.die(new Error("killed before broadcast"))))
+            ? real.send(deposits, record).pipe(Effect.andThen(Effect.die(new Error("killed after broadcast"))))
+            : real.send(deposits, (signed) => Effect.andThen(record(signed), Effect.die(new Error("killed before broadcast"))))
       }))
     )
 
@@ -355,10 +355,13 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       DepositSweeper,
       Effect.map(ViemDepositSweeper.make, (real) => ({
         ...real,
-        send: (asset, paymentIds, record) => {
-          const ids = misdirected ? paymentIds : [`pay_${randomBytes(10).toString("hex")}`]
+        send: (deposits, record) => {
+          const other = `pay_${randomBytes(10).toString("hex")}` as PaymentId
+          const sent = misdirected
+            ? deposits
+            : [new DepositSweep({ ...deposits[0]!, paymentId: other, address: DepositAddresses.depositAddress(factory(), other).toLowerCase() })]
           misdirected = true
-          return real.send(asset, ids, record)
+          return real.send(sent, record)
         }
       }))
     )
