@@ -12,9 +12,10 @@ import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { DepositStore, DepositSweeper, type PaymentId, type ReconciliationLine } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { type Address, createWalletClient, encodeDeployData, getContractAddress, http, parseEventLogs } from "viem"
+import { type Address, createWalletClient, encodeDeployData, getAddress, getContractAddress, http, parseEventLogs } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { executorJob } from "../../../test/support/ChainJobs.ts"
 import { eventually as waitUntil } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
@@ -52,7 +53,7 @@ beforeAll(async () => {
     chain: null,
     data: encodeDeployData({ abi: Contracts.DepositFactory.abi, bytecode: Contracts.DepositFactory.bytecode, args: [anvilAccount(0).address, anvilAccount(9).address] })
   })
-  expect((await world().client.waitForTransactionReceipt({ hash })).contractAddress).toBe(firstFactory)
+  expect(getAddress((await world().client.waitForTransactionReceipt({ hash })).contractAddress!)).toBe(firstFactory)
 })
 
 forEachDatabase("Native deposit addresses (anvil)", (database) => {
@@ -68,6 +69,7 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
   let walletKey: string
   let sweeper: Fiber.Fiber<unknown, unknown> | undefined
   let watcher: Fiber.Fiber<unknown, unknown> | undefined
+  let executor: Fiber.Fiber<unknown, unknown> | undefined
 
   const chainId = () => world().chain.chainId
   const ethAsset = () => `${chainId()}/slip44:60`
@@ -79,6 +81,8 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
 
   beforeAll(async () => {
     chains = await Effect.runPromise(ChainConfig.decode(settings()))
+    // The executor follows a recorded transfer's transaction to its confirmations (processing → succeeded).
+    executor = await launch(executorJob)
     watcher = await launch(watcherJob(chains))
     sweeper = await launch(sweepJob())
     partner = await server.partner()
@@ -87,6 +91,7 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
   afterAll(async () => {
     await stop(sweeper)
     await stop(watcher)
+    await stop(executor)
   })
 
   const api = (method: string, path: string) => server.request(method, path, { apiKey: partner.sandbox })

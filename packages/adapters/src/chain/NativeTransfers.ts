@@ -65,7 +65,7 @@ export const nativeTransfersIn = (
           blockNumber: Number(block.number),
           blockHash: block.hash.toLowerCase(),
           blockTime: Number(block.timestamp),
-          from: `${chainId}:${tx.from}`,
+          from: `${chainId}:${getAddress(tx.from)}`,
           value: tx.value,
           ...(paymentId === undefined
             ? { reference: isReference(tx.input) ? tx.input.toLowerCase() : null }
