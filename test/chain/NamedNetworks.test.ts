@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createWalletClient, encodeDeployData, type Hex, http } from "viem"
+import { createWalletClient, encodeDeployData, getAddress, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
@@ -194,7 +194,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
         data: encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
       })
     })
-    const first = deployed.contractAddress!
+    const first = getAddress(deployed.contractAddress!)
     expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: first }))).toBe(
       `base: PAYGATE_DEPOSIT_FACTORY_BASE: ${first} is not a DepositFactoryV2 (a first DepositFactory answers no version): deploy one ` +
         "(npm run admin -- deposit-factory deploy --network base), set it here and move this address to PAYGATE_DEPOSIT_FACTORY_V1_BASE."
