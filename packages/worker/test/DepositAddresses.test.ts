@@ -17,6 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
+import { paymentReads } from "../../../test/support/PaymentReads.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { watcherJob } from "../../../test/support/WatcherJob.ts"
@@ -110,13 +111,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   /** A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined and succeeded. */
   const pay = (to: Address, value: bigint, index = 3) =>
     sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(index).privateKey, token: token(), to, value })
-  const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
-  const statusBecomes = (paymentId: string, status: string) => eventually(() => record(paymentId), (r) => r.status === status)
-  const receipts = async (paymentId: string) => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data as Array<any>
-  const receiptOf = (paymentId: string, hash: string) =>
-    eventually(() => receipts(paymentId), (list) => list.some((r) => r.txHash === hash.toLowerCase())).then((list) =>
-      list.find((r) => r.txHash === hash.toLowerCase())
-    )
+  const { record, receiptOf, receipts, statusBecomes } = paymentReads(server, () => partner.sandbox)
   const sweptEmpty = (address: Address) => eventually(() => world().balanceOf(address), (balance) => balance === 0n)
   const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const sweepsOf = (paymentId: string) =>

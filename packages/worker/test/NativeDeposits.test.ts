@@ -19,6 +19,7 @@ import { executorJob } from "../../../test/support/ChainJobs.ts"
 import { eventually as waitUntil } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
+import { paymentReads } from "../../../test/support/PaymentReads.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { watcherJob } from "../../../test/support/WatcherJob.ts"
@@ -94,7 +95,6 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
     await stop(executor)
   })
 
-  const api = (method: string, path: string) => server.request(method, path, { apiKey: partner.sandbox })
   /** A payment of 12.50 USD of a merchant without a settlement destination (the funds stay at the collection address). */
   const newPayment = async () => (await server.payment(partner.sandbox, await server.merchant(partner.sandbox))).paymentId as string
   const options = async (paymentId: string) => {
@@ -112,13 +112,7 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
   }
   const payToken = (to: Address, value: bigint) =>
     sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(4).privateKey, token: world().chain.contracts.usdc, to, value })
-  const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
-  const statusBecomes = (paymentId: string, status: string) => eventually(() => record(paymentId), (r) => r.status === status)
-  const receipts = async (paymentId: string) => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data as Array<any>
-  const receiptOf = (paymentId: string, hash: string) =>
-    eventually(() => receipts(paymentId), (list) => list.some((r) => r.txHash === hash.toLowerCase())).then((list) =>
-      list.find((r) => r.txHash === hash.toLowerCase())
-    )
+  const { record, receiptOf, receipts, statusBecomes } = paymentReads(server, () => partner.sandbox)
   const etherOf = (address: Address) => world().client.getBalance({ address })
   /** The sweeps of `address` in the chain's own coin (the second factory's `Swept` logs), in chain order. */
   const etherSweeps = async (address: Address) => {
