@@ -1,7 +1,8 @@
 /**
  * The deposit path of `npm run pay -- <id> --deposit`: a plain ERC-20 `transfer` of a deposit
- * option's amount to its address, as a buyer sends from an exchange or another wallet. The node
- * must be on the option's network, as a wallet that scanned the checkout's QR code checks.
+ * option's amount to its address, or for the chain's own coin a transaction sending that value there,
+ * as a buyer sends from an exchange or another wallet. The node must be on the option's network, as
+ * a wallet that scanned the checkout's QR code checks.
  */
 import { type Address, createWalletClient, defineChain, encodeFunctionData, erc20Abi, type Hex, http, publicActions } from "viem"
 import type { PrivateKeyAccount } from "viem/accounts"
@@ -24,8 +25,8 @@ export const sendDeposit = async (
   account: PrivateKeyAccount,
   rpcUrl: string
 ): Promise<{ readonly hash: Hex } | { readonly problem: string }> => {
-  const token = /^eip155:(\d+)\/erc20:(0x[0-9a-fA-F]{40})$/.exec(offer.asset)
-  if (token === null) return { problem: `the option's token ${offer.asset} is not an ERC-20 on an EVM chain` }
+  const token = /^eip155:(\d+)\/(?:erc20:(0x[0-9a-fA-F]{40})|slip44:\d+)$/.exec(offer.asset)
+  if (token === null) return { problem: `the option's token ${offer.asset} is neither an ERC-20 nor the coin of an EVM chain` }
   const chainId = Number(token[1])
   const chain = defineChain({
     id: chainId,
@@ -44,11 +45,16 @@ export const sendDeposit = async (
     return { problem: `the node at ${rpcUrl} is chain ${nodeChainId}, not ${offer.network}: give that network's RPC (--rpc-url)` }
   }
   try {
-    const hash = await wallet.sendTransaction({
-      to: token[2] as Address,
-      gas: transferGas,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [offer.address as Address, BigInt(offer.amount.value)] })
-    })
+    const value = BigInt(offer.amount.value)
+    const hash = await wallet.sendTransaction(
+      token[2] === undefined
+        ? { to: offer.address as Address, value, gas: transferGas }
+        : {
+          to: token[2] as Address,
+          gas: transferGas,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [offer.address as Address, value] })
+        }
+    )
     const receipt = await wallet.waitForTransactionReceipt({ hash })
     return receipt.status === "success" ? { hash } : { problem: `the transfer ${hash} reverted (does ${account.address} hold the token?)` }
   } catch (error) {

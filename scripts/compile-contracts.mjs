@@ -25,8 +25,11 @@ const contracts = [
   ["GasBurningWallet", "GasBurningWallet.sol"],
   ["DepositFactory", "DepositFactory.sol"],
   ["DepositForwarder", "DepositFactory.sol"],
+  ["DepositFactoryV2", "DepositFactoryV2.sol"],
+  ["DepositForwarderV2", "DepositFactoryV2.sol"],
   ["TestForwarder", "TestCallers.sol"],
   ["TestMulticall", "TestCallers.sol"],
+  ["TestEtherSender", "TestCallers.sol"],
   ["PaymentEscrow", "PaymentEscrow.sol"]
 ]
 

@@ -25,8 +25,8 @@ const usage = `Usage: npm run pay -- <paymentId> --app-id <app_…> [options]
        npm run pay -- <x402Url> [--key 0x…]
 
 Pays a sandbox payment as a wallet would: options, buyer data when asked, sign, confirm, status.
-With --deposit, as a buyer paying from an exchange: a plain token transfer to the payment's
-deposit address, credited once the chain watcher sees it.
+With --deposit, as a buyer paying from an exchange: a plain token transfer (or, with --asset TETH,
+an ether transfer) to the payment's deposit address, credited once the chain watcher sees it.
 
 Options:
   --app-id ID            the wallet app's public App-Id (required; printed by npm start)
@@ -34,7 +34,8 @@ Options:
   --url URL              the service (default: http://localhost:3000)
   --chain CAIP-2         the account's chain (default: eip155:31337, the local chain)
   --asset SYMBOL         pay with this token's option, e.g. TUSDT (Permit2), TEURC or TETH (the local chain's
-                         ether); default: the first signed option (TUSDC, or TEURC for EUR)
+                         ether); default: the first signed option (TUSDC, or TEURC for EUR), with --deposit the
+                         first deposit option
   --deposit              pay through the payment's deposit address instead of signing
   --rpc-url URL          the chain's RPC for transactions and --deposit (default: http://127.0.0.1:8545, the local
                          chain; npm start prints its address when it moved)
@@ -191,11 +192,12 @@ if (values.deposit === true) {
   })()
   say(`deposit address on ${text("chain")}`)
   const offers = (await call("POST", "/deposit")).options as Array<any>
-  const offer = offers.find((o) => o.network === text("chain"))
+  const symbol = text("asset")
+  const offer = offers.find((o) => o.network === text("chain") && (symbol === undefined || o.amount.display.assetSymbol === symbol))
   if (offer === undefined) {
     fail(offers.length === 0
       ? "This payment has no deposit address: no network has a deposit factory, or it needs the buyer's data (pay it without --deposit)"
-      : `No deposit address on ${text("chain")}; the payment offers ${offers.map((o) => o.network).join(", ")} (--chain)`)
+      : `No ${symbol ?? "deposit"} option on ${text("chain")}; the payment offers ${offers.map((o) => `${o.amount.display.assetSymbol} on ${o.network}`).join(", ")} (--chain, --asset)`)
   }
   console.log(`   send ${offer.amount.value} base units of ${offer.amount.display.assetSymbol} (${offer.asset}) to ${offer.address}`)
   say(`transfer from ${wallet.address} through ${rpcUrl}`)

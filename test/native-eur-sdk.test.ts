@@ -194,7 +194,7 @@ describe("@walletconnect/pay: ether and euro payments against npm start", () => 
     expect(settled.transaction).toMatchObject({ hash: hash.toLowerCase() })
   }, 400_000)
 
-  it("offers no deposit address or QR code for ether: the deposit options are the tokens alone, and a QR code for ether is not found", async () => {
+  it("offers ether at the deposit address too, with its EIP-681 value request and its QR code", async () => {
     const paymentId = await createPayment("USD", "1050")
     // The wallet options do include ether.
     expect(await nativeOption(paymentId, wallet(3).caip10)).toBeDefined()
@@ -203,14 +203,14 @@ describe("@walletconnect/pay: ether and euro payments against npm start", () => 
       headers: { "app-id": service.credentials.appId, "client-id": "native-test" }
     }).then(async (r) => ({ status: r.status, body: await r.json() as any }))
     expect(deposit.status).toBe(200)
-    const assets = deposit.body.options.map((o: any) => o.asset)
-    expect(assets).toContain(chain.usdcAssetId)
-    expect(assets).not.toContain(chain.nativeAssetId)
     const usdc = deposit.body.options.find((o: any) => o.asset === chain.usdcAssetId)
+    const ether = deposit.body.options.find((o: any) => o.asset === chain.nativeAssetId)
+    expect(ether.address).toBe(usdc.address)
     const qr = (asset: string) => fetch(`${service.url}/checkout/${paymentId}/deposit-qr.svg?asset=${encodeURIComponent(asset)}`)
     expect((await qr(chain.usdcAssetId)).status).toBe(200)
     expect(usdc.uri).toMatch(/^ethereum:0x[0-9a-fA-F]{40}@31337\/transfer\?/)
-    expect((await qr(chain.nativeAssetId)).status).toBe(404)
+    expect(ether.uri).toBe(`ethereum:${usdc.address}@31337?value=${ether.amount.value}`)
+    expect((await qr(chain.nativeAssetId)).status).toBe(200)
   }, 60_000)
 
   it("pays a EUR payment with the euro test token: the TEURC option alone, signed, to succeeded", async () => {

@@ -180,7 +180,7 @@ forEachDatabase("Gas spent by the service (anvil)", (database) => {
     })
     const sweep = await eventually(async () => {
       const logs = await world().client.getLogs({ address: world().chain.contracts.depositFactory, fromBlock: 0n, toBlock: "latest" })
-      return parseEventLogs({ abi: Contracts.DepositFactory.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
+      return parseEventLogs({ abi: Contracts.DepositFactoryV2.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
     }, (events) => events.length > 0, 45_000)
     const txHash = sweep[0]!.transactionHash
     await expectGasOf(txHash, "sweep", txHash.toLowerCase(), anvilAccount(0).address)

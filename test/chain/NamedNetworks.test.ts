@@ -13,7 +13,8 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Hex } from "viem"
+import { createWalletClient, encodeDeployData, getAddress, type Hex, http } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
 import { type PresetChain, presetChain } from "../support/PresetChain.ts"
@@ -184,6 +185,28 @@ describe("Named networks (anvil at the real chain ids)", () => {
       PAYGATE_EXECUTOR_KEY_FILE: "",
       PAYGATE_EXECUTOR_KEY: other.privateKey
     }))).toBe(`base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory is owned by ${executor.address}, not by the executor ${other.address}.`)
+
+    // A first DepositFactory (tokens only) named as the factory is refused with where it goes; named there, it is still swept.
+    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
+    const deployed = await chains.base.client.waitForTransactionReceipt({
+      hash: await deployer.sendTransaction({
+        chain: null,
+        data: encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
+      })
+    })
+    const first = getAddress(deployed.contractAddress!)
+    expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: first }))).toBe(
+      `base: PAYGATE_DEPOSIT_FACTORY_BASE: ${first} is not a DepositFactoryV2 (a first DepositFactory answers no version): deploy one ` +
+        "(npm run admin -- deposit-factory deploy --network base), set it here and move this address to PAYGATE_DEPOSIT_FACTORY_V1_BASE."
+    )
+    const upgraded = await Effect.runPromise(Effect.scoped(Effect.map(
+      Layer.build(chainsFrom(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory, PAYGATE_DEPOSIT_FACTORY_V1_BASE: first }))),
+      (context) => Context.get(context, ChainConfig.ChainsConfig)
+    )))
+    expect(upgraded.chains.get(`eip155:${base.chainNumber}`)).toMatchObject({ depositFactory: chains.base.depositFactory, depositFactoryV1: first })
+    expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory, PAYGATE_DEPOSIT_FACTORY_V1_BASE: payer.address }))).toBe(
+      `base: PAYGATE_DEPOSIT_FACTORY_V1_BASE: ${payer.address} is not a DepositFactory (its owner could not be read).`
+    )
   })
 
   it("configuration mistakes are one line each and never show a key", async () => {

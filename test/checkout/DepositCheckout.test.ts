@@ -135,7 +135,7 @@ for (const database of testDatabases) {
       expect(text).toMatch(/Network\s+Anvil \(local\)/)
       expect(text).toContain(transfer.to)
       expect(text).toMatch(/Send only TUSDC on Anvil \(local\)[\s\S]*Exactly 12\.50 TUSDC must arrive[\s\S]*It must arrive before \d{1,2}:\d\d [AP]M UTC\.[\s\S]*another network/)
-      // A deposit address takes tokens only: its forwarder sweeps tokens, and ether sent to it stays there.
+      // Where the network's coin is not accepted, the address is for tokens only: ether sent there is not credited.
       expect(text).toContain("So is the network's own coin (such as ETH): this address takes tokens only")
 
       // The QR code, as Chromium drew it, is the transfer the service waits for, and nothing else.

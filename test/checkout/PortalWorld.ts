@@ -43,6 +43,8 @@ export interface WorldOptions {
   readonly deposits?: boolean
   /** Also accept TUSDT, pulled through Permit2 whatever `pull` says; default no. */
   readonly usdt?: boolean
+  /** Also accept the chain's ether (TETH, priced by the test feed, which the world sets to {@link eurUsd}); default no. */
+  readonly native?: boolean
   /** The database (default: a fresh PGlite). */
   readonly database?: TestDatabase
   /** `WEBHOOK_ALLOW_PRIVATE`: webhook endpoints on 127.0.0.1 (a test receiver); default no. */
@@ -106,7 +108,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     const localChain = await Effect.runPromise(Layer.buildWithScope(Chain.LocalChain.layer(), scope))
     const chain = Context.get(localChain, Chain.LocalChain.LocalChain)
     await setEurFeed(chain)
-    const settings = Chain.LocalChain.settingsFor(chain, 1, { usdt: options.usdt ?? false })
+    const settings = Chain.LocalChain.settingsFor(chain, 1, { usdt: options.usdt ?? false, native: options.native ?? false })
     const chains = await Effect.runPromise(Chain.ChainConfig.decode({
       ...settings,
       chains: settings.chains.map(({ depositFactory, ...c }) => ({
@@ -114,11 +116,13 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
         ...(options.explorerUrl === undefined ? {} : { explorerUrl: options.explorerUrl }),
         ...(options.deposits === false ? {} : { depositFactory })
       })),
-      assets: settings.assets.map((asset) => ({
-        ...asset,
-        eip3009: "permit2" in asset ? false : options.pull ?? true,
-        pricing: { kind: "peg", currency: "USD", fxFeeds: [{ currency: "EUR", address: chain.contracts.priceFeed }] }
-      }))
+      assets: settings.assets.map((asset) =>
+        Chain.NativeAsset.isNativeAssetId(asset.assetId) ? asset : {
+          ...asset,
+          eip3009: "permit2" in asset ? false : options.pull ?? true,
+          pricing: { kind: "peg", currency: "USD", fxFeeds: [{ currency: "EUR", address: chain.contracts.priceFeed }] }
+        }
+      )
     }))
     const chainContext = Context.add(localChain, Chain.ChainConfig.ChainsConfig, chains)
     const port = await freePort()

@@ -39,3 +39,12 @@ contract TestMulticall {
         }
     }
 }
+
+/// @notice Sends the ether it is given on with 2,300 gas (what Solidity's `transfer` gives), as many contract wallets
+/// and exchanges' contracts do: an internal transfer, for tests of addresses that must take it.
+contract TestEtherSender {
+    function send(address payable to) external payable {
+        (bool sent,) = to.call{value: msg.value, gas: 2300}("");
+        require(sent, "TestEtherSender: refused");
+    }
+}

@@ -163,9 +163,13 @@ export type NetworkName = typeof networkNames[number]
 /** `PAYGATE_RPC_<NETWORK>`: the variable holding a named network's RPC URL, e.g. `PAYGATE_RPC_BASE_SEPOLIA`. */
 export const rpcVariable = (network: NetworkName) => `PAYGATE_RPC_${network.toUpperCase().replaceAll("-", "_")}`
 
-/** `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`: a named network's `DepositFactory` address, e.g. `PAYGATE_DEPOSIT_FACTORY_BASE`. */
+/** `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`: a named network's `DepositFactoryV2` address, e.g. `PAYGATE_DEPOSIT_FACTORY_BASE`. */
 export const depositFactoryVariable = (network: NetworkName) =>
   `PAYGATE_DEPOSIT_FACTORY_${network.toUpperCase().replaceAll("-", "_")}`
+
+/** `PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`: a named network's first `DepositFactory`, whose addresses are still swept. */
+export const depositFactoryV1Variable = (network: NetworkName) =>
+  `PAYGATE_DEPOSIT_FACTORY_V1_${network.toUpperCase().replaceAll("-", "_")}`
 
 /** A secret given in `<VAR>` itself or in the file `<VAR>_FILE` names (e.g. a mounted secret). */
 export interface SecretSource {
@@ -183,7 +187,8 @@ const secretSource = (variable: string): Config.Config<SecretSource> =>
  * The named networks (`PAYGATE_NETWORKS`, comma-separated; unset or blank, none) with what only the
  * operator knows: each network's RPC URL (`PAYGATE_RPC_<NETWORK>`, a secret: provider URLs carry API
  * keys), the executor's key, the collection address and, optionally, its key for payouts and each
- * network's deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`; unset, that network offers no deposit addresses).
+ * network's deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`; unset, that network offers no deposit addresses)
+ * and its first-version factory (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept.
  */
 export const networks = Config.all({
   names: optionalString("PAYGATE_NETWORKS"),
@@ -193,6 +198,9 @@ export const networks = Config.all({
   collectionKey: secretSource("PAYGATE_COLLECTION_KEY"),
   depositFactories: Config.all(
     Object.fromEntries(networkNames.map((network) => [network, optionalString(depositFactoryVariable(network))]))
+  ),
+  firstDepositFactories: Config.all(
+    Object.fromEntries(networkNames.map((network) => [network, optionalString(depositFactoryV1Variable(network))]))
   )
 })
 /** The named networks' configuration, as read. */

@@ -90,10 +90,18 @@ export const sweepOnRequest = (key: DepositKey): Effect.Effect<boolean, never, S
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
+  // The statement's snapshot does not see its own insert: the address is the inserted one or the one on record.
   const ensure = (deposit: DepositAddress) =>
-    sql`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
-      VALUES (${deposit.chainId}, ${deposit.address.toLowerCase()}, ${deposit.paymentId}, ${deposit.createdAt}::bigint)
-      ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, Effect.orDie, spans.ensure)
+    sql<{ readonly address: string }>`WITH inserted AS (
+        INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
+        VALUES (${deposit.chainId}, ${deposit.address.toLowerCase()}, ${deposit.paymentId}, ${deposit.createdAt}::bigint)
+        ON CONFLICT DO NOTHING RETURNING address)
+      SELECT address FROM inserted
+      UNION ALL SELECT address FROM deposit_addresses WHERE payment_id = ${deposit.paymentId} AND chain_id = ${deposit.chainId}`.pipe(
+      Effect.map((rows) => rows[0]?.address ?? deposit.address.toLowerCase()),
+      Effect.orDie,
+      spans.ensure
+    )
 
   const watched = (chainId: string, sinceMillis: number) =>
     sql<{ readonly address: string; readonly payment_id: string; readonly created_at: unknown }>`SELECT a.address, a.payment_id, a.created_at

@@ -28,8 +28,12 @@ adapterSuite("SqlDepositStore", (it) => {
       const store = yield* DepositStore
       const old = yield* deposit(1_000)
       const recent = yield* deposit(5_000)
-      // Handed out again: the first record stands.
-      yield* store.ensure({ chainId, address: old.key.address, paymentId: old.paymentId, createdAt: 9_000 })
+      // Handed out again: the first record stands, and is answered.
+      assert.strictEqual(yield* store.ensure({ chainId, address: old.key.address, paymentId: old.paymentId, createdAt: 9_000 }), old.key.address)
+      // Another address for the same payment and chain (a newer factory's): the one on record is the payment's, nothing added.
+      const newer = `0x${"AB".repeat(20)}`
+      assert.strictEqual(yield* store.ensure({ chainId, address: newer, paymentId: old.paymentId, createdAt: 9_000 }), old.key.address)
+      assert.strictEqual(yield* store.ensure({ chainId: "eip155:10", address: newer, paymentId: old.paymentId, createdAt: 9_000 }), newer.toLowerCase())
       const sql = yield* SqlClient.SqlClient
       const clash = yield* Effect.exit(sql`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
         VALUES (${chainId}, ${"0x" + "f".repeat(40)}, ${old.paymentId}, 1)`)

@@ -1,8 +1,8 @@
 /**
  * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
  * token into its chain's collection address (and, where the native asset is accepted, the blocks'
- * transactions sending it there: `NativeTransfers`), and those of any token into the deposit addresses not
- * swept yet or handed out in the last `depositWatchMs`, and hands every one to `Reconciliation`
+ * transactions sending it there, or to a deposit address whose factory sweeps it: `NativeTransfers`),
+ * and those of any token into the deposit addresses not swept yet or handed out in the last `depositWatchMs`, and hands every one to `Reconciliation`
  * (`TransferRecording`: each log on its own, one that cannot be recorded quarantined), so that a
  * payment whose wallet never confirmed is still found, and nothing that arrives is lost. What
  * reaches a deposit address in a configured token is marked for its sweep to the collection
@@ -35,6 +35,7 @@ import { recordTransfers, retryQuarantined } from "./TransferRecording.ts"
 type WatchedChain = Chain.TransferLogs.WatchedChain
 const { blockHash, depositTransfersIn, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
 const { nativeTransfersIn } = Chain.NativeTransfers
+const { factoryOf } = Chain.DepositAddresses
 
 /** Tunables of the chain watcher. */
 export interface WatcherSettingsShape {
@@ -176,11 +177,13 @@ const scanChain = (
     const lastHash = yield* blockHash(chain, to)
     yield* reverseRemoved(chain, next, to, reversals)
     const transfers = yield* transfersIn(chain, next, to)
-    const native = chain.nativeAsset === undefined ? [] : yield* nativeTransfersIn({ ...chain, nativeAsset: chain.nativeAsset }, next, to)
     // Read after the confirmed head: an address handed out later cannot have a transfer in this range.
-    const watched = chain.depositFactory === undefined
+    const watched = chain.depositFactories.length === 0
       ? []
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
+    // The coin counts only at addresses whose factory can sweep it (a first-version one cannot).
+    const takingCoin = watched.filter((d) => factoryOf(chain.depositFactories, d.paymentId, d.address)?.version === 2)
+    const native = chain.nativeAsset === undefined ? [] : yield* nativeTransfersIn({ ...chain, nativeAsset: chain.nativeAsset }, next, to, takingCoin)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
     yield* recordTransfers([...transfers, ...native, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)

@@ -46,5 +46,5 @@ export const depositSweepJob: Layer.Layer<never, never, DepositStore | DepositSw
 /** The sweep job when a configured chain has a deposit factory (nothing to do without one). */
 export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore | DepositSweeper> = Layer.unwrap(
   Effect.map(Chain.ChainConfig.ChainsConfig, (chains) =>
-    chains.settings.chains.some((chain) => chain.depositFactory !== undefined) ? depositSweepJob : Layer.empty)
+    chains.settings.chains.some((chain) => Chain.DepositAddresses.factoriesOf(chain).length > 0) ? depositSweepJob : Layer.empty)
 )

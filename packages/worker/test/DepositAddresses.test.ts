@@ -7,7 +7,7 @@
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
 import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
-import { DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
+import { DepositSweep, DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -17,6 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
+import { paymentReads } from "../../../test/support/PaymentReads.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { watcherJob } from "../../../test/support/WatcherJob.ts"
@@ -110,13 +111,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   /** A plain ERC-20 transfer of TUSDC from anvil account `index` (never an API caller), mined and succeeded. */
   const pay = (to: Address, value: bigint, index = 3) =>
     sendTokenTransfer({ rpcUrl: world().chain.node.rpcUrl, privateKey: anvilAccount(index).privateKey, token: token(), to, value })
-  const record = async (paymentId: string) => (await api("GET", `/v1/payments/${paymentId}`)).body
-  const statusBecomes = (paymentId: string, status: string) => eventually(() => record(paymentId), (r) => r.status === status)
-  const receipts = async (paymentId: string) => (await api("GET", `/v1/receipts?paymentId=${paymentId}`)).body.data as Array<any>
-  const receiptOf = (paymentId: string, hash: string) =>
-    eventually(() => receipts(paymentId), (list) => list.some((r) => r.txHash === hash.toLowerCase())).then((list) =>
-      list.find((r) => r.txHash === hash.toLowerCase())
-    )
+  const { record, receiptOf, receipts, statusBecomes } = paymentReads(server, () => partner.sandbox)
   const sweptEmpty = (address: Address) => eventually(() => world().balanceOf(address), (balance) => balance === 0n)
   const eventsOf = (paymentId: string) => outboxEventsOf(server, paymentId)
   const sweepsOf = (paymentId: string) =>
@@ -128,7 +123,7 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
   /** The factory's `Swept` events of `address` so far. */
   const sweptEvents = async (address: Address) => {
     const logs = await world().client.getLogs({ address: factory(), fromBlock: 0n, toBlock: "latest" })
-    return parseEventLogs({ abi: Contracts.DepositFactory.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
+    return parseEventLogs({ abi: Contracts.DepositFactoryV2.abi, eventName: "Swept", logs }).filter((log) => log.args.forwarder === address)
   }
 
   it("POST /deposit: the payment's own address, the amount and its EIP-681 request; the same on repeated calls", async () => {
@@ -302,10 +297,10 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       DepositSweeper,
       Effect.map(ViemDepositSweeper.make, (real) => ({
         ...real,
-        send: (asset, paymentIds, record) =>
+        send: (deposits, record) =>
           when === "after broadcast"
-            ? real.send(asset, paymentIds, record).pipe(Effect.andThen(Effect.die(new Error("killed after broadcast"))))
-            : real.send(asset, paymentIds, (signed) => Effect.andThen(record(signed), Effect.die(new Error("killed before broadcast"))))
+            ? real.send(deposits, record).pipe(Effect.andThen(Effect.die(new Error("killed after broadcast"))))
+            : real.send(deposits, (signed) => Effect.andThen(record(signed), Effect.die(new Error("killed before broadcast"))))
       }))
     )
 
@@ -355,10 +350,13 @@ forEachDatabase("Deposit addresses (anvil)", (database) => {
       DepositSweeper,
       Effect.map(ViemDepositSweeper.make, (real) => ({
         ...real,
-        send: (asset, paymentIds, record) => {
-          const ids = misdirected ? paymentIds : [`pay_${randomBytes(10).toString("hex")}`]
+        send: (deposits, record) => {
+          const other = `pay_${randomBytes(10).toString("hex")}` as PaymentId
+          const sent = misdirected
+            ? deposits
+            : [new DepositSweep({ ...deposits[0]!, paymentId: other, address: DepositAddresses.depositAddress(factory(), other).toLowerCase() })]
           misdirected = true
-          return real.send(asset, ids, record)
+          return real.send(sent, record)
         }
       }))
     )

@@ -16,7 +16,8 @@
  *     "collectionAddress": "0x…",
  *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)",
  *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})",
- *     "depositFactory": "0x… (optional: a DepositFactory owned by the executor; without it, no deposit addresses)"
+ *     "depositFactory": "0x… (optional: a DepositFactoryV2 owned by the executor; without it, no deposit addresses)",
+ *     "depositFactoryV1": "0x… (optional: the first DepositFactory, whose addresses are still swept)"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -156,11 +157,18 @@ export const ChainSettings = Schema.Struct({
    */
   explorerUrl: Schema.optionalKey(HttpUrl),
   /**
-   * Optional: a `DepositFactory` (`packages/adapters/contracts/DepositFactory.sol`) owned by the
+   * Optional: a `DepositFactoryV2` (`packages/adapters/contracts/DepositFactoryV2.sol`) owned by the
    * executor account and sweeping to `collectionAddress`: payments then get a deposit address on
-   * this chain (a plain transfer pays them). Without it, this chain offers no deposit option.
+   * this chain (a plain transfer of a token or of the chain's own coin pays them). Without it, this
+   * chain hands out no deposit address.
    */
   depositFactory: Schema.optionalKey(EvmAddress),
+  /**
+   * Optional: the chain's first `DepositFactory` (`DepositFactory.sol`, tokens only), from before
+   * `depositFactory` named a version 2: the addresses it handed out are still watched and swept
+   * through it; it hands out no new one.
+   */
+  depositFactoryV1: Schema.optionalKey(EvmAddress),
   /**
    * Optional: the executor's gas ceilings per operation and its gas budget (see `GasPolicy.ts`);
    * unset fields take the defaults.

@@ -1,6 +1,7 @@
 /**
  * The domain's `DepositChains` port from the chain configuration: the chains with a
- * `depositFactory`, and each payment's CREATE2 deposit address under it (`DepositAddresses`).
+ * `depositFactory`, and each payment's CREATE2 deposit address under it (`DepositAddresses`); its
+ * addresses take the chain's own coin (a version-2 factory sweeps it).
  *
  * @module
  */

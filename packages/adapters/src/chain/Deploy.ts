@@ -1,7 +1,7 @@
 /**
  * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
  * (a USDC-style EIP-3009 token) twice, as TUSDC and as the euro token TEURC, TestPriceFeed (a settable Chainlink-style feed) and a
- * DepositFactory (per-payment deposit addresses, owned by the deployer), then mints
+ * DepositFactoryV2 (per-payment deposit addresses taking tokens and the coin, owned by the deployer), then mints
  * both tokens to the default anvil accounts (TestUsdt and Permit2: `Permit2Deploy.ts`). Meant for a fresh anvil node: nothing checks for an earlier
  * deployment.
  *
@@ -10,7 +10,7 @@
 import { Effect, Redacted, Schema } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
-import { DepositFactory, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
+import { DepositFactoryV2, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { inProcess, NonceSequences } from "./NonceSequences.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
@@ -27,7 +27,7 @@ export interface TestContracts {
   readonly eurc: Address
   /** TestPriceFeed, settable by the deployer. */
   readonly priceFeed: Address
-  /** DepositFactory, owned by the deployer (the executor), sweeping to `depositDestination`. */
+  /** DepositFactoryV2, owned by the deployer (the executor), sweeping to `depositDestination`. */
   readonly depositFactory: Address
   /** The account that deployed them and owns them. */
   readonly deployer: Address
@@ -75,9 +75,9 @@ const mined = (client: PublicClient, chainId: string, hash: Hash, what: string) 
       )
     )
 
-/** The creation data of a DepositFactory owned by `owner` (the executor) sweeping to `destination` (the collection address). */
+/** The creation data of a DepositFactoryV2 owned by `owner` (the executor) sweeping to `destination` (the collection address). */
 const depositFactoryDeployData = (owner: Address, destination: Address) =>
-  encodeDeployData({ abi: DepositFactory.abi, bytecode: DepositFactory.bytecode, args: [owner, destination] })
+  encodeDeployData({ abi: DepositFactoryV2.abi, bytecode: DepositFactoryV2.bytecode, args: [owner, destination] })
 
 /** A deployer on a development chain: its sender, and contract creation waiting for the address. */
 export const deployerOn = Effect.fnUntraced(function*(options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">) {
@@ -130,12 +130,12 @@ export const mintEach = (
   )
 }
 
-/** Deploys a DepositFactory alone (owned by the deployer), e.g. on a kept chain recorded before it had one. */
+/** Deploys a DepositFactoryV2 alone (owned by the deployer), e.g. on a kept chain recorded before it had one. */
 export const deployDepositFactory = Effect.fn("Deploy.deployDepositFactory")(function*(
   options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey" | "depositDestination">
 ): Effect.fn.Return<Address, DeployError> {
   const { deploy, sender } = yield* deployerOn(options)
-  return yield* deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
+  return yield* deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactoryV2")
 })
 
 /** Deploys the euro test token alone and mints it to the default accounts, e.g. on a kept chain recorded before it had one. */
@@ -148,7 +148,7 @@ export const deployTestEurc = Effect.fn("Deploy.deployTestEurc")(function*(
   return eurc
 })
 
-/** Deploys TestUsdc (twice: TUSDC and TEURC), TestPriceFeed and DepositFactory and mints both tokens; answers their addresses. */
+/** Deploys TestUsdc (twice: TUSDC and TEURC), TestPriceFeed and DepositFactoryV2 and mints both tokens; answers their addresses. */
 export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(function*(
   options: DeployOptions
 ): Effect.fn.Return<TestContracts, DeployError> {
@@ -167,7 +167,7 @@ export const deployTestContracts = Effect.fn("Deploy.deployTestContracts")(funct
       }),
       "deploy TestPriceFeed"
     ),
-    deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactory")
+    deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactoryV2")
   ], { concurrency: "unbounded" })
 
   yield* mintEach(deployer, usdc, "TUSDC", options)

@@ -1,8 +1,9 @@
 /**
- * `npm run admin -- deposit-factory deploy --network <name>`: deploys the `DepositFactory` of a
+ * `npm run admin -- deposit-factory deploy --network <name>`: deploys the `DepositFactoryV2` of a
  * named network of `PAYGATE_NETWORKS`, owned by the executor (which sweeps) and sweeping to the
  * collection address, paid by the executor: what the start-up checks and the preflight expect of
- * `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`.
+ * `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`. A factory configured there already is named with the
+ * variable that keeps a first-version one swept (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`).
  *
  * @module
  */
@@ -36,5 +37,10 @@ export const deploy = (network: string) =>
       depositDestination: settings.collectionAddress as Address
     })
     const variable = Configuration.depositFactoryVariable(network as Configuration.NetworkName)
-    return { network, depositFactory: factory, variable }
+    // The factory configured until now, when there is one, may be a first DepositFactory whose addresses must still be swept.
+    const before = settings.depositFactory === undefined ? {} : {
+      previousFactory: settings.depositFactory,
+      previousVariable: Configuration.depositFactoryV1Variable(network as Configuration.NetworkName)
+    }
+    return { network, depositFactory: factory, variable, ...before }
   })

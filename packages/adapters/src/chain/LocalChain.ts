@@ -22,6 +22,7 @@ import { type Address, getAddress } from "viem"
 import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
+import { DepositFactoryV2 } from "./contracts.generated.ts"
 import { DeployError, deployDepositFactory, deployTestContracts, deployTestEurc, type TestContracts } from "./Deploy.ts"
 import { permit2Address } from "./Permit2.ts"
 import { deployPermit2Token } from "./Permit2Deploy.ts"
@@ -51,6 +52,8 @@ const TestContractsJson = Schema.Struct({
   priceFeed: Schema.String,
   // Absent from deployments recorded before deposit addresses, or the euro token, existed.
   depositFactory: Schema.optionalKey(Schema.String),
+  // A first-version factory a kept chain had before the coin could be swept: its addresses are still swept.
+  depositFactoryV1: Schema.optionalKey(Schema.String),
   // Absent from deployments recorded before Permit2 payments existed.
   usdt: Schema.optionalKey(Schema.String),
   eurc: Schema.optionalKey(Schema.String),
@@ -61,6 +64,8 @@ const TestContractsJson = Schema.Struct({
 export type LocalContracts = TestContracts & {
   /** TestUsdt ("Test Tether USD", TUSDT, 6 decimals, no EIP-3009: paid through Permit2). */
   readonly usdt: Address
+  /** The first `DepositFactory` of a chain kept from before `DepositFactoryV2`. */
+  readonly depositFactoryV1?: Address
 }
 
 /** Every test contract on a fresh chain. */
@@ -84,7 +89,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, usdt, eurc, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, depositFactoryV1, usdt, eurc, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -93,10 +98,19 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
             Effect.mapError((error) => new DeployError({ message: `reading the kept chain: ${error.message}` }))
           )
       if ((yield* hasCode(usdc)) && (yield* hasCode(priceFeed))) {
-        // A chain kept from before deposit addresses gets its factory now; its token and payments stay.
-        const factory = (yield* hasCode(depositFactory))
+        // A chain kept from before deposit addresses gets its factory now; its token and payments stay. One
+        // kept from before the second version gets that, and its first factory is still swept.
+        const version2 = (address: string | undefined) =>
+          address === undefined ? Effect.succeed(false) : rpc(`eip155:${node.chainId}`, "eth_call", () =>
+            client.readContract({ address: address as Address, abi: DepositFactoryV2.abi, functionName: "version" })).pipe(
+              Effect.map((version) => version === 2n),
+              Effect.orElseSucceed(() => false)
+            )
+        const current = yield* version2(depositFactory)
+        const factory = current
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const first = !current && (yield* hasCode(depositFactory)) ? getAddress(depositFactory!) : depositFactoryV1 === undefined ? undefined : getAddress(depositFactoryV1)
         // Likewise TestUsdt with Permit2, and the euro token, for a chain kept from before they existed.
         const usdtNow = (yield* hasCode(usdt)) && (yield* hasCode(permit2Address))
           ? getAddress(usdt!)
@@ -107,6 +121,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
           eurc: euro,
           priceFeed: getAddress(priceFeed),
           depositFactory: factory,
+          ...(first === undefined ? {} : { depositFactoryV1: first }),
           usdt: usdtNow,
           deployer: getAddress(deployer)
         }
@@ -207,7 +222,8 @@ export const settingsFor = (
     executorPrivateKey: anvilAccount(0).privateKey,
     collectionAddress: info.collectionAddress,
     collectionPrivateKey: anvilAccount(9).privateKey,
-    depositFactory: info.contracts.depositFactory
+    depositFactory: info.contracts.depositFactory,
+    ...(info.contracts.depositFactoryV1 === undefined ? {} : { depositFactoryV1: info.contracts.depositFactoryV1 })
   }],
   assets: [{
     assetId: `eip155:${info.node.chainId}/erc20:${info.contracts.usdc}`,

@@ -6,8 +6,9 @@
  * - a contract is at the preset's USDC address, with a consistent EIP-712 domain (read from the token,
  *   as confirms use it) and answers EIP-3009's `authorizationState`;
  * - the executor account has native currency for gas;
- * - a configured deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`) is a `DepositFactory` owned by
- *   the executor (which sweeps) and sweeping to the collection address.
+ * - a configured deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`) is a `DepositFactoryV2` owned by
+ *   the executor (which sweeps) and sweeping to the collection address; a first-version one
+ *   (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, is owned and sweeps alike.
  *
  * @module
  */
@@ -15,7 +16,7 @@ import { Duration, Effect } from "effect"
 import type { Address } from "viem"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError, executorAddress, rpcEndpoints } from "./ChainConfig.ts"
-import { DepositFactory } from "./contracts.generated.ts"
+import { DepositFactory, DepositFactoryV2 } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { presets } from "./NetworkPresets.ts"
@@ -78,16 +79,10 @@ export const checkExecutor = (chains: Chains, network: Configuration.NetworkName
     return { executor, balance }
   })
 
-/**
- * The configured deposit factory is a `DepositFactory` owned by the executor and sweeping to the
- * collection address; answers it, `undefined` when none is configured.
- */
-export const checkFactory = (chains: Chains, network: Configuration.NetworkName) =>
+/** The deposit factory `factory` (of either version) is owned by the executor and sweeps to the collection address. */
+const checkOwned = (chains: Chains, network: Configuration.NetworkName, factory: Address, factoryVariable: string) =>
   Effect.gen(function*() {
     const { chainId, client, executor, fail, settings } = networkContext(chains, network)
-    const factory = settings.depositFactory as Address | undefined
-    if (factory === undefined) return undefined
-    const factoryVariable = Configuration.depositFactoryVariable(network)
     const read = (functionName: "owner" | "destination") =>
       rpc(chainId, functionName, () => client.readContract({ address: factory, abi: DepositFactory.abi, functionName })).pipe(
         Effect.catchTag("ChainRpcError", () => fail(`${factoryVariable}: ${factory} is not a DepositFactory (its ${functionName} could not be read).`))
@@ -97,6 +92,34 @@ export const checkFactory = (chains: Chains, network: Configuration.NetworkName)
     const destination = yield* read("destination")
     if (!sameAddress(destination, settings.collectionAddress)) {
       return yield* fail(`${factoryVariable}: the factory sweeps to ${destination}, not to the collection address ${settings.collectionAddress}.`)
+    }
+  })
+
+/**
+ * The configured deposit factory is a `DepositFactoryV2` owned by the executor and sweeping to the
+ * collection address (a first-version one too, when configured); answers it, `undefined` when none
+ * is configured.
+ */
+export const checkFactory = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, client, fail, settings } = networkContext(chains, network)
+    const factory = settings.depositFactory as Address | undefined
+    if (settings.depositFactoryV1 !== undefined) {
+      yield* checkOwned(chains, network, settings.depositFactoryV1 as Address, Configuration.depositFactoryV1Variable(network))
+    }
+    if (factory === undefined) return undefined
+    const factoryVariable = Configuration.depositFactoryVariable(network)
+    yield* checkOwned(chains, network, factory, factoryVariable)
+    // A first-version factory named here would hand out addresses it cannot sweep the coin from, and
+    // other addresses than those it handed out before: it must move to the V1 variable.
+    const version = yield* rpc(chainId, "version", () => client.readContract({ address: factory, abi: DepositFactoryV2.abi, functionName: "version" })).pipe(
+      Effect.orElseSucceed(() => undefined)
+    )
+    if (version !== 2n) {
+      return yield* fail(
+        `${factoryVariable}: ${factory} is not a DepositFactoryV2 (a first DepositFactory answers no version): deploy one ` +
+          `(npm run admin -- deposit-factory deploy --network ${network}), set it here and move this address to ${Configuration.depositFactoryV1Variable(network)}.`
+      )
     }
     return factory
   })

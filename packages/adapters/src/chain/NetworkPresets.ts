@@ -207,11 +207,12 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         return yield* fail(`${Configuration.rpcVariable(network)} is not an http(s) URL (or several, comma-separated).`)
       }
       const preset = presets[network]
-      const factory = configured.depositFactories[network]
-      const depositFactory = factory === undefined || Option.isNone(factory) ? undefined : Caip.normalizeEip55Address(factory.value)
-      if (depositFactory !== undefined && Result.isFailure(depositFactory)) {
-        return yield* fail(`${Configuration.depositFactoryVariable(network)} is not an address: it ${depositFactory.failure}.`)
+      const addressIn = (value: Option.Option<string> | undefined, variable: string) => {
+        const read = value === undefined || Option.isNone(value) ? undefined : Caip.normalizeEip55Address(value.value)
+        return read !== undefined && Result.isFailure(read) ? fail(`${variable} is not an address: it ${read.failure}.`) : Effect.succeed(read?.success)
       }
+      const depositFactory = yield* addressIn(configured.depositFactories[network], Configuration.depositFactoryVariable(network))
+      const depositFactoryV1 = yield* addressIn(configured.firstDepositFactories[network], Configuration.depositFactoryV1Variable(network))
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
         testnet: preset.testnet,
@@ -222,7 +223,8 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         collectionAddress,
         ...(Option.isSome(collectionKey) ? { collectionPrivateKey: Redacted.value(collectionKey.value) } : {}),
         explorerUrl: preset.explorerUrl,
-        ...(depositFactory === undefined ? {} : { depositFactory: depositFactory.success })
+        ...(depositFactory === undefined ? {} : { depositFactory }),
+        ...(depositFactoryV1 === undefined ? {} : { depositFactoryV1 })
       })
     }
     const assets = networks.flatMap((network) => {

@@ -70,6 +70,24 @@ export const transferStanding = (
   recipient: string,
   hash: Hash
 ): Effect.Effect<TransferStanding, ChainRpcError> =>
+  receiptStanding(chain, hash, (receipt) => {
+    if (!isNativeToken(token)) return Effect.succeed(paysRecipient(receipt, token, recipient))
+    // A native transfer leaves no log: the transaction itself must send value to the recipient.
+    return Effect.map(
+      rpc(chain.chainId, "eth_getTransactionByHash", () => chain.client.getTransaction({ hash })),
+      (tx) => tx.to !== null && sameAddress(tx.to, recipient) && tx.value > 0n
+    )
+  })
+
+/**
+ * Where `hash` stands, `paid` telling whether its successful, confirmed receipt paid what was
+ * meant; see {@link TransferStanding}.
+ */
+export const receiptStanding = (
+  chain: ObservedChain,
+  hash: Hash,
+  paid: (receipt: TransactionReceipt) => Effect.Effect<boolean, ChainRpcError>
+): Effect.Effect<TransferStanding, ChainRpcError> =>
   Effect.gen(function*() {
     const { chainId, client, settings } = chain
     const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
@@ -91,10 +109,7 @@ export const transferStanding = (
     )
     if (block!.hash !== receipt.blockHash) return "confirming"
     if (receipt.status !== "success") return "reverted"
-    if (!isNativeToken(token)) return paysRecipient(receipt, token, recipient) ? "succeeded" : "unpaid"
-    // A native transfer leaves no log: the transaction itself must send value to the recipient.
-    const tx = yield* rpc(chainId, "eth_getTransactionByHash", () => client.getTransaction({ hash }))
-    return tx.to !== null && sameAddress(tx.to, recipient) && tx.value > 0n ? "succeeded" : "unpaid"
+    return (yield* paid(receipt)) ? "succeeded" : "unpaid"
   })
 
 /**

@@ -13,6 +13,7 @@ import type { ObservedTransfer } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { type Address, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { type Chains, rpcEndpoints } from "./ChainConfig.ts"
+import { type Factory, factoriesOf } from "./DepositAddresses.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { permitReference } from "./Permit2.ts"
@@ -29,8 +30,8 @@ export interface WatchedChain {
   readonly requiredConfirmations: number
   /** Token address (lower-case) → CAIP-19 asset id. */
   readonly tokens: ReadonlyMap<string, string>
-  /** The chain's deposit factory, when it offers deposit addresses (their transfers are read too). */
-  readonly depositFactory: Address | undefined
+  /** The chain's deposit factories, the one handing out addresses first (transfers to their addresses are read too). */
+  readonly depositFactories: ReadonlyArray<Factory>
   /** CAIP-19 of the chain's native asset when it is accepted (its transfers are read from blocks, see `NativeTransfers.ts`). */
   readonly nativeAsset: string | undefined
 }
@@ -52,7 +53,7 @@ export const watchedChains = (chains: Chains): ReadonlyArray<WatchedChain> =>
       collectionAddress: chain.collectionAddress as Address,
       requiredConfirmations: chain.requiredConfirmations,
       tokens,
-      depositFactory: chain.depositFactory as Address | undefined,
+      depositFactories: factoriesOf(chain),
       nativeAsset
     }]
   })
@@ -223,7 +224,7 @@ export const transfersIn = (chain: WatchedChain, from: number, to: number): Effe
   // A chain accepting only its native asset has no token to read (no address filter would read every token's).
   chain.tokens.size === 0 ? Effect.succeed([]) : transfersTo(chain, [chain.collectionAddress], from, to, "configured", () =>
     Effect.map(authorizationsUsed(chain, from, to), (used): Annotate => (log, tx) => {
-      if (chain.depositFactory !== undefined && tx.to !== null && sameAddress(tx.to, chain.depositFactory)) return null
+      if (tx.to !== null && chain.depositFactories.some((factory) => sameAddress(tx.to!, factory.address))) return null
       return {
         reference: authorizationNonce(used, log) ?? permitReference(tx, log, chain.collectionAddress) ??
           pushReference(tx.input, log.token, tx.to, log.value, chain.collectionAddress)
@@ -269,3 +270,7 @@ export const tokenBalanceAt = (chain: WatchedChain, token: string, holder: strin
       args: [getAddress(holder)],
       blockNumber: BigInt(n)
     }))
+
+/** What `holder` held of the chain's own coin at block `n`. */
+export const nativeBalanceAt = (chain: WatchedChain, holder: string, n: number): Effect.Effect<bigint, ChainRpcError> =>
+  rpc(chain.chainId, "eth_getBalance", () => chain.client.getBalance({ address: getAddress(holder), blockNumber: BigInt(n) }))

@@ -37,7 +37,7 @@ const chainOf = (client: PublicClient): WatchedChain => ({
   collectionAddress: collection,
   requiredConfirmations: 1,
   tokens: new Map([[token, `eip155:31337/erc20:${token}`]]),
-  depositFactory: undefined,
+  depositFactories: [],
   nativeAsset: undefined
 })
 

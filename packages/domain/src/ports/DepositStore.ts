@@ -20,8 +20,12 @@ export interface DepositAddress {
  * the payouts'). Database failures are defects.
  */
 export class DepositStore extends Context.Service<DepositStore, {
-  /** Records the address (once: a repeated hand-out keeps the first record). */
-  readonly ensure: (deposit: DepositAddress) => Effect.Effect<void>
+  /**
+   * Records the address (once: a repeated hand-out keeps the first record); answers the payment's
+   * address on that chain as recorded (lower-case): an earlier one, made by a factory since
+   * replaced, stays the payment's.
+   */
+  readonly ensure: (deposit: DepositAddress) => Effect.Effect<string>
   /**
    * The addresses of `chainId` the watcher follows: those not swept yet (nothing arrived, or not all
    * of it swept), and those handed out or last swept at or after `sinceMillis`.

@@ -2,12 +2,13 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { Receipt } from "../receipt/Receipt.ts"
+import { toChecksumAddress } from "../caip/Eip55.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { DepositChains } from "../ports/DepositChains.ts"
 import { DepositStore } from "../ports/DepositStore.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
-import { type DepositOption, eip681Transfer } from "../wire/DepositOption.ts"
+import { type DepositOption, eip681Transfer, eip681Value } from "../wire/DepositOption.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
 import { notWaiting } from "./PaymentChanges.ts"
@@ -26,9 +27,10 @@ export type DepositAvailability = "offered" | "needsData" | "none"
 
 /**
  * The gateway's deposit operation: for a payment that waits for the buyer, one option
- * per chain with a deposit factory and accepted token that can be priced: the payment's own
+ * per chain with a deposit factory and accepted token (or the chain's own coin) that can be priced: the payment's own
  * deposit address there (recorded, so that the watcher follows it), the token amount and its
- * EIP-681 transfer request. The quote is kept per (payment, deposit address, token) like the
+ * EIP-681 transfer request. An address recorded for the payment earlier (a factory since replaced
+ * made it) stays its address there, for tokens only. The quote is kept per (payment, deposit address, token) like the
  * options' quotes: repeated calls give the same address, and the same amount while the quote holds.
  * Underpaid transfers of the token already received count: the amount asked is what is still missing.
  *
@@ -69,15 +71,18 @@ export class DepositOptions extends Context.Service<DepositOptions, {
         payment: Payment,
         received: ReadonlyArray<Receipt>,
         chainId: string,
-        address: string,
+        current: string,
         millis: number
       ) {
-        yield* store.ensure({ chainId, address: address.toLowerCase(), paymentId: payment.id, createdAt: millis })
+        const recorded = yield* store.ensure({ chainId, address: current.toLowerCase(), paymentId: payment.id, createdAt: millis })
+        // An address handed out before the chain's factory was replaced stays the payment's; it takes tokens only.
+        const latest = recorded === current.toLowerCase()
+        const address = latest ? current : toChecksumAddress(recorded)
         const now = Math.floor(millis / 1000)
         const chainNumber = chainId.slice(chainId.indexOf(":") + 1)
-        // Tokens only: a deposit address is swept token by token, and a native balance is not.
-        const tokens = catalog.assetsOn(chainId).filter((asset) => asset.assetId.includes("/erc20:"))
-        return yield* Effect.forEach(tokens, (asset) =>
+        // Tokens, and the chain's own coin at the current factory's addresses (it sweeps the coin too).
+        const payable = catalog.assetsOn(chainId).filter((asset) => asset.assetId.includes("/erc20:") || (latest && asset.assetId.includes("/slip44:")))
+        return yield* Effect.forEach(payable, (asset) =>
           Effect.map(quoting.deposit(payment, `${chainId}:${address}`, asset, "deposit", now), Option.map(({ claims, optionId }): DepositOption => {
             const asked = BigInt(claims.value)
             const missing = (asked - valueOf(creditable(received, asset.assetId, asked))).toString()
@@ -88,7 +93,9 @@ export class DepositOptions extends Context.Service<DepositOptions, {
               asset: asset.assetId,
               address,
               amount: tokenAmount(asset, missing),
-              uri: eip681Transfer(asset.assetId.slice(asset.assetId.lastIndexOf(":") + 1), chainNumber, address, missing),
+              uri: asset.assetId.includes("/slip44:")
+                ? eip681Value(chainNumber, address, missing)
+                : eip681Transfer(asset.assetId.slice(asset.assetId.lastIndexOf(":") + 1), chainNumber, address, missing),
               expiresAt: claims.expiresAt
             }
           })))

@@ -28,7 +28,7 @@ const chunks = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<Readonl
  *   deposit due); `failed` (included, moving nothing there), `reverted` or `dropped` frees them
  *   for a new sweep, which first reads what each still holds; `pending` broadcasts the same bytes again (perhaps never sent:
  *   a crash right after recording).
- * - the others are swept per token in batches of up to {@link maxSweepBatch}: a deposit holding
+ * - the others are swept per token and factory in batches of up to {@link maxSweepBatch}: a deposit holding
  *   nothing is swept already; the rest get one transaction, recorded on each of them before its
  *   broadcast (of two workers, one records; the other sends nothing).
  *
@@ -84,7 +84,7 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
 
       const sweepBatch = Effect.fnUntraced(function*(batch: ReadonlyArray<DepositSweep>) {
         const asset = batch[0]!.asset
-        return yield* sweeper.send(asset, batch.map((s) => s.paymentId), (signed) => store.recordSweep(batch, signed)).pipe(
+        return yield* sweeper.send(batch, (signed) => store.recordSweep(batch, signed)).pipe(
           Effect.tap(Option.match({
             onNone: () => Effect.void,
             onSome: (signed) => Effect.logInfo(`sweep: sent ${signed.txHash} for ${batch.length} deposit(s) in ${asset}`)
@@ -100,7 +100,7 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
       // Deposits without a sweep in flight: those holding nothing are done, the rest swept in batches.
       const sweepNew = Effect.fnUntraced(function*(sweeps: ReadonlyArray<DepositSweep>) {
         const balances = yield* Effect.forEach(sweeps, (s) =>
-          Effect.map(Effect.result(sweeper.balance(s.asset, s.paymentId)), (balance) => [s, balance] as const), { concurrency: 8 })
+          Effect.map(Effect.result(sweeper.balance(s)), (balance) => [s, balance] as const), { concurrency: 8 })
         const steps: Array<readonly [DepositSweep, PayoutStep]> = []
         const holding: Array<DepositSweep> = []
         for (const [s, balance] of balances) {
@@ -110,7 +110,7 @@ export class DepositSweeps extends Context.Service<DepositSweeps, {
             steps.push([s, "final"])
           } else holding.push(s)
         }
-        for (const batch of groupBy(holding, (s) => s.asset).flatMap((group) => chunks(group, maxSweepBatch))) {
+        for (const batch of groupBy(holding, sweeper.batchOf).flatMap((group) => chunks(group, maxSweepBatch))) {
           const step = yield* sweepBatch(batch)
           for (const s of batch) steps.push([s, step])
         }

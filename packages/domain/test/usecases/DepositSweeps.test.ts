@@ -36,7 +36,7 @@ const world = (options: { readonly balances?: (paymentId: string) => bigint; rea
   }
   let n = 0
   const store = DepositStore.of({
-    ensure: () => Effect.void,
+    ensure: (deposit) => Effect.succeed(deposit.address),
     watched: () => Effect.succeed([]),
     markDue: () => Effect.void,
     claim: () => Effect.succeed([]),
@@ -47,12 +47,13 @@ const world = (options: { readonly balances?: (paymentId: string) => bigint; rea
     release: () => Effect.void
   })
   const sweeper = DepositSweeper.of({
-    balance: (_, paymentId) => Effect.succeed(options.balances?.(paymentId) ?? 1n),
-    send: (_, paymentIds, record) =>
+    balance: (deposit) => Effect.succeed(options.balances?.(deposit.paymentId) ?? 1n),
+    batchOf: (deposit) => deposit.asset,
+    send: (deposits, record) =>
       Effect.gen(function*() {
         const signed = new SignedTransfer({ txHash: `0x${(++n).toString(16).padStart(64, "0")}`, raw: "0x02" })
         if (!(yield* record(signed))) return Option.none()
-        calls.sent.push(paymentIds)
+        calls.sent.push(deposits.map((d) => d.paymentId))
         return Option.some(signed)
       }),
     moved: () => Effect.succeed([]),

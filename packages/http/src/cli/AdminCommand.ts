@@ -84,9 +84,10 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       the ledger existed) as its opening balance; a second run posts nothing; see docs/ledger.md
   preflight                                           → a checklist, one line per check (not JSON)
       checks a live configuration before going live; exit 1 when a check fails
-  deposit-factory deploy --network NAME               → {"network", "depositFactory", "variable"}
-      deploys the DepositFactory of a named network (PAYGATE_NETWORKS), owned by the executor and
-      sweeping to the collection address, paid by the executor
+  deposit-factory deploy --network NAME               → {"network", "depositFactory", "variable", "then"}
+      deploys the DepositFactoryV2 of a named network (PAYGATE_NETWORKS), owned by the executor and
+      sweeping to the collection address, paid by the executor; "then" says what to set (and where
+      a first DepositFactory configured before goes, so that its addresses are still swept)
 
 A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
 Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).

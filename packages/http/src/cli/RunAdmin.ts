@@ -208,7 +208,10 @@ export const runAdmin = (command: AdminCommand) =>
         const deployed = yield* Chain.FactoryDeployment.deploy(command.network).pipe(
           Effect.mapError((error) => new AdminFailure(error._tag === "ConfigError" ? String(error) : error.message))
         )
-        return { ...deployed, then: `set ${deployed.variable}=${deployed.depositFactory} in every process's environment` }
+        const move = deployed.previousFactory === undefined
+          ? ""
+          : `, and ${deployed.previousVariable}=${deployed.previousFactory} if that one is a first DepositFactory (its addresses are still swept)`
+        return { ...deployed, then: `set ${deployed.variable}=${deployed.depositFactory}${move} in every process's environment` }
       }
       case "Preflight":
         // Printed as a checklist by the CLI, before any migration: see `adminCli`.

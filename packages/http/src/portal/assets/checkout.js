@@ -22,7 +22,7 @@
  */
 import { byId, h, icon, pageConfig, randomId, replace, showView } from "./dom.js"
 import { formatAmount, formatClock, formatDateTime, formatDuration, shortAddress } from "./format.js"
-import { depositDetails, networkOf, networkPicker, shortfallAlerts, stillMissing, transferNotes } from "./deposit.js"
+import { depositDetails, isCoin, networkOf, networkPicker, shortfallAlerts, stillMissing, transferNotes } from "./deposit.js"
 import { createGateway, GatewayError, isAbort } from "./gateway.js"
 import { connect, currentChain, discoverWallets, runWalletRpc, WalletError } from "./wallet.js"
 
@@ -636,7 +636,9 @@ function showDeposit(message, tone = "error") {
   const waiting = h("span", {})
   const render = (/** @type {DepositOption} */ chosen) => {
     waiting.textContent = `Waiting for your transfer on ${networkOf(chosen)}. This page updates by itself when it arrives.`
-    replace(details, depositDetails(chosen, { qrUrl: qrUrl(chosen), deadline: depositDeadline(chosen), now: nowSeconds() }))
+    // The address takes the network's own coin when it is offered there (its factory sweeps it).
+    const takesCoin = depositOptions.some((o) => o.network === chosen.network && isCoin(o))
+    replace(details, depositDetails(chosen, { qrUrl: qrUrl(chosen), deadline: depositDeadline(chosen), now: nowSeconds(), takesCoin }))
   }
   render(option)
   showView("deposit", [

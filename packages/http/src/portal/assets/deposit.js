@@ -109,10 +109,32 @@ export function networkPicker(options, selected, onSelect) {
 }
 
 /**
+ * Whether the option pays in the network's own coin (ETH, POL), not a token.
+ *
+ * @param {DepositOption} option
+ */
+export function isCoin(option) {
+  return option.asset.includes("/slip44:")
+}
+
+/**
+ * What is lost when sent to the address: another network, another token and, when the address
+ * takes tokens only, the network's own coin.
+ *
+ * @param {boolean} takesCoin
+ */
+function lostWarning(takesCoin) {
+  return takesCoin
+    ? "Anything sent on another network, or a token this payment does not take, is lost. This address is for this payment only."
+    : "Tokens sent on another network, or another token, are lost. So is the network's own coin (such as ETH): this address takes tokens only, and is for this payment only."
+}
+
+/**
  * What to send for one option.
  *
  * @param {DepositOption} option
- * @param {{ qrUrl: string, deadline: number, now: number }} context `deadline`: Unix seconds (service clock).
+ * @param {{ qrUrl: string, deadline: number, now: number, takesCoin: boolean }} context `deadline`: Unix seconds (service clock);
+ *   `takesCoin`: the address takes the network's own coin (an option pays in it).
  */
 export function depositDetails(option, context) {
   const display = option.amount.display
@@ -141,7 +163,7 @@ export function depositDetails(option, context) {
         h("ul", {},
           h("li", {}, `Exactly ${amountText} must arrive. If your exchange takes its fee from the amount you enter, add the fee.`),
           h("li", {}, `It must arrive before ${clock}.`),
-          h("li", {}, "Tokens sent on another network, or another token, are lost. So is the network's own coin (such as ETH): this address takes tokens only, and is for this payment only.")))),
+          h("li", {}, lostWarning(context.takesCoin))))),
     h("div", { class: "deposit-scan" },
       h("figure", { class: "deposit-qr" },
         h("img", {
@@ -150,7 +172,7 @@ export function depositDetails(option, context) {
           height: 232,
           alt: `QR code of a transfer of ${amountText} on ${network} to ${option.address}`
         }),
-        h("figcaption", { class: "muted" }, "Scan with a mobile wallet: it fills in the token, network, address and amount.")),
+        h("figcaption", { class: "muted" }, `Scan with a mobile wallet: it fills in the ${isCoin(option) ? "coin" : "token"}, network, address and amount.`)),
       option.uri.startsWith("ethereum:") ? h("a", { class: "button secondary", href: option.uri }, "Open in a wallet app") : null)
   ]
 }
