@@ -19,7 +19,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { toInt } from "./internal/Rows.ts"
-import * as SqlLedgerAudit from "./SqlLedgerAudit.ts"
+import * as LedgerAuditQueries from "./internal/LedgerAuditQueries.ts"
 
 const spans = {
   merchantBalances: traced("SqlLedgerBalances.merchantBalances"),
@@ -154,7 +154,7 @@ export const make = Effect.gen(function*() {
     spans.latestReconciliation
   )
 
-  const audit = SqlLedgerAudit.audit.pipe(Effect.provideService(SqlClient.SqlClient, sql), spans.audit)
+  const audit = LedgerAuditQueries.audit.pipe(Effect.provideService(SqlClient.SqlClient, sql), spans.audit)
 
   return LedgerBalances.of({ merchantBalances, statements, addressBalances, recordReconciliation, latestReconciliation, audit })
 })

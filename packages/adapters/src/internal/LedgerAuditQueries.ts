@@ -8,7 +8,7 @@
 import type { LedgerAuditReport } from "@paygate/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { toInt } from "./internal/Rows.ts"
+import { toInt } from "./Rows.ts"
 
 // What each movement left at the collection and deposit addresses, per posted source.
 const held = (sql: SqlClient.SqlClient, source: string) =>
