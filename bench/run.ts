@@ -528,14 +528,19 @@ const runSizeScenarios = async (postgres: Postgres, seeded: Seed, runId: string,
   const started = Date.now()
   const loadBefore = loadAverage()
   const { figures, canaryFigures, rss, notes } = await runPlan(postgres, plan, seeded, runId)
-  for (const canary of canaryFigures) {
-    const drift = driftOf(canary)
-    if (Math.abs(drift) > driftLimit) {
-      notes.push(`In \`${canary.scenario}\` the service's CPU per status request drifted ${(100 * drift).toFixed(0)} % from the start of the scenario to its end.`)
-    }
+  const drifted = canaryFigures.filter((canary) => Math.abs(driftOf(canary)) > driftLimit)
+  for (const canary of drifted) {
+    notes.push(`In \`${canary.scenario}\` the service's CPU per status request drifted ${(100 * driftOf(canary)).toFixed(0)} % from the start of the scenario to its end.`)
   }
   notes.push(`Service RSS peak over the sizes: ${(rss.service / 1024 / 1024).toFixed(0)} MB.`, loadNote(loadBefore))
-  const report = { date: new Date(), minutes: (Date.now() - started) / 60_000, command: commandLine(), figures, notes }
+  const report = {
+    date: new Date(),
+    minutes: (Date.now() - started) / 60_000,
+    command: commandLine(),
+    figures,
+    drifted: drifted.map((canary) => canary.scenario),
+    notes
+  }
   writeFileSync(join(out, "size.json"), JSON.stringify({ ...report, figures: Object.fromEntries(figures) }, null, 2))
   if (writes) {
     writeSizeMarkdown(join(root, "BENCHMARKS.md"), report)
