@@ -21,9 +21,12 @@
  * request side by side in `bench/.out/`), `BENCH_ALLOC=1` (the bytes they allocate per request, side
  * by side: `bench/.out/alloc-<scenario>.txt`; `BENCH_ALLOC=survivors`: only the bytes that outlived a
  * young-generation collection),
+ * `BENCH_QUIET_LIMIT_SECONDS` (30: how long a run waits at most for the machine to be idle),
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
- * BENCHMARKS.md alone), `BENCH_SCENARIOS` (`http`, `webhooks` or both, the default: `webhooks` is
- * the worker's drain, `bench/webhooks.ts`, run after the HTTP loads on the same PostgreSQL).
+ * BENCHMARKS.md alone), `BENCH_SCENARIOS` (any of `http`, `size` and `webhooks`, all three by
+ * default: `size` is the data-size scenarios, `dataSize.ts`, with their own `BENCH_SIZES`,
+ * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain,
+ * `bench/webhooks.ts`; both run after the HTTP loads on the same PostgreSQL).
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -54,6 +57,8 @@ import {
   type CanaryFigures,
   type CanaryRun,
   type CpuPerRequest,
+  driftLimit,
+  driftOf,
   figuresOf,
   type LoadFigures,
   markdown,
@@ -64,6 +69,7 @@ import {
 import type { BenchContext } from "./lib/context.ts"
 import { canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
 import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
+import { dropSizeDatabases, sizeScenarios, sizeText, writeSizeMarkdown } from "./dataSize.ts"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
@@ -87,13 +93,15 @@ const pause = 0.5
 /** Idle, before each run: the whole machine under this many busy cores over a window, waited for at most the limit. */
 const quietCores = 0.15
 const quietWindowSeconds = 0.5
-const quietLimitSeconds = 30
+const quietLimitSeconds = int("BENCH_QUIET_LIMIT_SECONDS", 30)
 /** What starting a scenario's systems on a fresh database costs, about (the service starts anvil). */
 const startSeconds = 10
 /** Seeding (a service start, a partner, a merchant, 1,000 payments), about. */
 const seedSeconds = 20
 /** The webhook drain (`webhooks.ts`), about. */
 const webhookSeconds = 70
+/** Growing the data-size databases to 1M payments (`dataSize.ts`), about. */
+const growSeconds = 150
 
 const packageVersion = (name: string) => {
   try {
@@ -184,13 +192,13 @@ const selected = (scenario: Scenario, seeded: Seed) =>
 const canariesOf = (loads: ReadonlyArray<Load>) => canaries.filter((c) => loads.some((load) => load.system === c.system))
 
 /** Seconds a run of `plan` takes by design (start-ups, warm-up, canaries, rounds, pauses). */
-const estimateSeconds = (plan: ReadonlyArray<{ readonly loads: ReadonlyArray<Load> }>) =>
-  plan.reduce((total, { loads }) => {
+const estimateSeconds = (plan: ReadonlyArray<{ readonly scenario: Scenario; readonly loads: ReadonlyArray<Load> }>) =>
+  plan.reduce((total, { loads, scenario }) => {
     const checks = canariesOf(loads)
     const warmups = loads.filter((load) => !checks.some((c) => c.load === load)).length
     return total + startSeconds + warmups * (warmupSeconds + pause) + checks.length * (2 * warmupSeconds + pause) +
       2 * checks.length * (canarySeconds + pause) +
-      rounds * loads.length * (seconds + pause)
+      (scenario.rounds ?? rounds) * loads.length * ((scenario.seconds ?? seconds) + pause)
   }, 0)
 
 /** Everything measured in one scenario. */
@@ -212,7 +220,8 @@ const runScenario = async (
   seeded: Seed,
   runId: string
 ): Promise<ScenarioRun> => {
-  const databaseUrl = await copyDatabase(postgres.url, `bench_${scenario.id}`)
+  const own = await scenario.database?.({ url: postgres.url, ...seeded })
+  const databaseUrl = await copyDatabase(own?.url ?? postgres.url, `bench_${scenario.id}`)
   const systems = new Set(loads.map((load) => load.system))
   const checks = canariesOf(loads)
   const profileDir = (system: System) => (profile ? join(out, "profile", scenario.id, system) : undefined)
@@ -220,7 +229,7 @@ const runScenario = async (
   if (allocations) mkdirSync(join(out, "alloc"), { recursive: true })
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
   const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
-  log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of the seeded database`)
+  log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of ${own === undefined ? "the seeded database" : "its own database"}`)
   const servers: Partial<Record<System, Server>> = {}
   let sampler: NodeJS.Timeout | undefined
   try {
@@ -252,7 +261,8 @@ const runScenario = async (
       service: service ?? absent("the service"),
       floor: floor ?? absent("the floor"),
       baseline: baseline ?? absent("the raw baseline"),
-      ...seeded
+      ...seeded,
+      ...(own === undefined ? {} : { paymentIds: own.paymentIds, listCursor: own.listCursor })
     }
     const pidOf = (system: System) => servers[system]!.child.pid!
 
@@ -338,12 +348,13 @@ const runScenario = async (
     const samples = new Map<string, Array<Sample>>(loads.map((load) => [load.id, []]))
     // Only the rounds' creates are compared with autocannon's count.
     const createsCounted = service === undefined ? 0 : await scrapeCount(service, createsLabel)
-    for (let round = 0; round < rounds; round++) {
+    const scenarioRounds = scenario.rounds ?? rounds
+    for (let round = 0; round < scenarioRounds; round++) {
       const order = loads.map((_, i) => loads[(i + round) % loads.length]!)
       for (const load of order) {
-        const sample = await runLoad(load, seconds, true)
+        const sample = await runLoad(load, scenario.seconds ?? seconds, true)
         samples.get(load.id)!.push(sample)
-        log(`round ${round + 1}/${rounds} ${load.id.padEnd(16)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms`)
+        log(`round ${round + 1}/${scenarioRounds} ${load.id.padEnd(16)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms`)
       }
     }
     const createsAfter = service === undefined ? 0 : await scrapeCount(service, createsLabel)
@@ -423,8 +434,125 @@ const runScenario = async (
   }
 }
 
+/** Each scenario of `scenarios` this run can measure, with its loads, and the ones it cannot (with why). */
+const planOf = (all: ReadonlyArray<Scenario>, seeded: Seed) => {
+  const states = all.map((scenario) => ({ scenario, unavailable: scenario.unavailable(seeded.servedPaths) }))
+  for (const s of states) if (s.unavailable !== undefined) log(`${s.scenario.title}: not yet measurable: ${s.unavailable}`)
+  const plan = states
+    .filter((s) => s.unavailable === undefined)
+    .map((s) => ({ scenario: s.scenario, loads: selected(s.scenario, seeded) }))
+    .filter((p) => p.loads.length > 0)
+  const unmeasured = all.flatMap((scenario) =>
+    scenario.loads.flatMap((load) => {
+      const why = load.unavailable?.(seeded.servedPaths)
+      return why === undefined ? [] : [{ scenario, unavailable: `${load.id}: ${why}` }]
+    })
+  )
+  return { states, plan, unmeasured }
+}
+
+type Plan = ReturnType<typeof planOf>["plan"]
+
+/** Runs the scenarios of `plan` one after the other: each load's figures, and what the report needs besides. */
+const runPlan = async (postgres: Postgres, plan: Plan, seeded: Seed, runId: string) => {
+  const figures = new Map<string, LoadFigures>()
+  const canaryFigures: Array<CanaryFigures> = []
+  const rss: Record<System, number> = { service: 0, floor: 0, raw: 0 }
+  const notes: Array<string> = []
+  const profiles: Array<string> = []
+  for (const { scenario, loads } of plan) {
+    const result = await runScenario(postgres, scenario, loads, seeded, runId)
+    for (const load of loads) {
+      figures.set(load.id, figuresOf(load.id, load.label, result.samples.get(load.id)!, result.peaks.get(load.id), result.cpu.get(load.id) ?? []))
+    }
+    canaryFigures.push(...result.canaries)
+    for (const system of ["service", "floor", "raw"] as const) rss[system] = Math.max(rss[system], result.rssPeakBytes[system] ?? 0)
+    notes.push(...result.notes)
+    if (result.profile !== undefined) profiles.push(`${scenario.id}:\n${result.profile}`)
+  }
+  for (const [id, figure] of figures) {
+    const failures = figure.rounds.filter((s) => s.non2xx > 0 || s.errors > 0)
+    if (failures.length > 0) {
+      notes.push(`\`${id}\` had failures: ${figure.rounds.map((s) => `${s.non2xx} non-2xx / ${s.errors} errors`).join("; ")} (req/s counts 2xx only).`)
+    }
+  }
+  return { figures, canaryFigures, rss, notes, profiles }
+}
+
+const loadNote = (loadBefore: string) =>
+  `1-minute load average of the machine: ${loadBefore} before the run, ${loadAverage()} at its end ` +
+  `(${cpus().length} cores; anything above the bench's own processes is other work sharing the machine and widens the noise).`
+
+const commandLine = () =>
+  `${process.env.BENCH_SCENARIOS === undefined ? "" : `BENCH_SCENARIOS=${process.env.BENCH_SCENARIOS} `}npm run bench` +
+  `${only === undefined ? "" : ` (BENCH_LOADS=${only.join(",")})`}${profile ? " (BENCH_PROFILE=1)" : ""}`
+
+const writes = process.env.BENCH_NO_WRITE !== "1" && only === undefined
+
+/** The HTTP scenarios (`scenarios.ts`): their report, written between `BENCHMARKS.md`'s first markers. */
+const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string, plan: ReturnType<typeof planOf>, started: number, loadBefore: string) => {
+  const { figures, canaryFigures, rss, notes, profiles } = await runPlan(postgres, plan.plan, seeded, runId)
+  const confirmed = confirmNote()
+  if (confirmed !== undefined) notes.push(confirmed)
+  notes.push(loadNote(loadBefore))
+  const report: Report = {
+    date: new Date(),
+    minutes: (Date.now() - started) / 60_000,
+    machine: describeMachine(postgres),
+    command: commandLine(),
+    settings:
+      `autocannon ${packageVersion("autocannon")}, ${settings.connections} connections, pipelining 1, for every load; ` +
+      `each scenario starts its systems fresh on a copy of the same seeded database; warm-up ${warmupSeconds} s per load, ` +
+      `canaries of ${canarySeconds} s per system before and after the rounds, ${rounds} interleaved rounds of ${seconds} s ` +
+      `(order rotated each round), medians over the rounds; floor: Effect ${packageVersion("effect")} HttpApi + @effect/sql-pg ` +
+      `${packageVersion("@effect/sql-pg")}; raw: node:http + pg (node-postgres) ${packageVersion("pg")}; pools of 10 like the service; ` +
+      `the service logs one JSON line per request to a file, as by default, and its per-credential rate limit is raised`,
+    loads: figures,
+    scenarios: [...plan.states, ...plan.unmeasured],
+    canaries: canaryFigures,
+    rssPeakBytes: rss,
+    notes
+  }
+  writeFileSync(join(out, "results.json"), JSON.stringify({ ...report, loads: Object.fromEntries(figures) }, null, 2))
+  writeFileSync(join(out, "report.md"), `${markdown(report)}\n`)
+  if (writes) {
+    writeMarkdown(join(root, "BENCHMARKS.md"), report)
+    log("wrote BENCHMARKS.md")
+  }
+  process.stdout.write(`${text(report)}\n`)
+  for (const summary of profiles) process.stdout.write(`\n${summary}\n`)
+}
+
+/** The data-size scenarios (`dataSize.ts`): their block of `BENCHMARKS.md`. */
+const runSizeScenarios = async (postgres: Postgres, seeded: Seed, runId: string, plan: Plan) => {
+  const started = Date.now()
+  const loadBefore = loadAverage()
+  const { figures, canaryFigures, rss, notes } = await runPlan(postgres, plan, seeded, runId)
+  const drifted = canaryFigures.filter((canary) => Math.abs(driftOf(canary)) > driftLimit)
+  for (const canary of drifted) {
+    notes.push(`In \`${canary.scenario}\` the service's CPU per status request drifted ${(100 * driftOf(canary)).toFixed(0)} % from the start of the scenario to its end.`)
+  }
+  notes.push(`Service RSS peak over the sizes: ${(rss.service / 1024 / 1024).toFixed(0)} MB.`, loadNote(loadBefore))
+  const report = {
+    date: new Date(),
+    minutes: (Date.now() - started) / 60_000,
+    command: commandLine(),
+    figures,
+    drifted: drifted.map((canary) => canary.scenario),
+    notes
+  }
+  writeFileSync(join(out, "size.json"), JSON.stringify({ ...report, figures: Object.fromEntries(figures) }, null, 2))
+  if (writes) {
+    writeSizeMarkdown(join(root, "BENCHMARKS.md"), report)
+    log("wrote the data-size block of BENCHMARKS.md")
+  }
+  process.stdout.write(`\n${sizeText(figures)}\n`)
+}
+
 const main = async () => {
-  if (!benchScenarios.has("http")) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
+  const measuresHttp = benchScenarios.has("http")
+  const measuresSize = benchScenarios.has("size")
+  if (!measuresHttp && !measuresSize) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
   const started = Date.now()
   const loadBefore = loadAverage()
   const runId = randomBytes(4).toString("hex")
@@ -436,76 +564,19 @@ const main = async () => {
   try {
     log("seeding the database every scenario copies: node app/main.ts, a partner, a merchant, 1,000 payments")
     const seeded = await seed(postgres.url, runId)
-    const states = scenarios.map((scenario) => ({ scenario, unavailable: scenario.unavailable(seeded.servedPaths) }))
-    for (const s of states) if (s.unavailable !== undefined) log(`${s.scenario.title}: not yet measurable: ${s.unavailable}`)
-    const plan = states
-      .filter((s) => s.unavailable === undefined)
-      .map((s) => ({ scenario: s.scenario, loads: selected(s.scenario, seeded) }))
-      .filter((p) => p.loads.length > 0)
-    const unmeasured = scenarios.flatMap((scenario) =>
-      scenario.loads.flatMap((load) => {
-        const why = load.unavailable?.(seeded.servedPaths)
-        return why === undefined ? [] : [{ scenario, unavailable: `${load.id}: ${why}` }]
-      })
+    const httpPlan = planOf(measuresHttp ? scenarios : [], seeded)
+    const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan
+    const estimate = seedSeconds + estimateSeconds([...httpPlan.plan, ...sizePlan]) + (measuresSize ? growSeconds : 0) +
+      (benchScenarios.has("webhooks") ? webhookSeconds : 0)
+    log(
+      `by design about ${(estimate / 60).toFixed(1)} min in all, plus preparing loads ` +
+        `(${[...httpPlan.plan, ...sizePlan].map((p) => `${p.scenario.id}: ${p.loads.length} loads`).join(", ")})`
     )
-    const estimate = seedSeconds + estimateSeconds(plan) + (benchScenarios.has("webhooks") ? webhookSeconds : 0)
-    log(`by design about ${(estimate / 60).toFixed(1)} min in all, plus preparing loads (${plan.map((p) => `${p.scenario.id}: ${p.loads.length} loads`).join(", ")})`)
-
-    const figures = new Map<string, LoadFigures>()
-    const canaryFigures: Array<CanaryFigures> = []
-    const rss: Record<System, number> = { service: 0, floor: 0, raw: 0 }
-    const notes: Array<string> = []
-    const profiles: Array<string> = []
-    for (const { scenario, loads } of plan) {
-      const result = await runScenario(postgres, scenario, loads, seeded, runId)
-      for (const load of loads) {
-        figures.set(load.id, figuresOf(load.id, load.label, result.samples.get(load.id)!, result.peaks.get(load.id), result.cpu.get(load.id) ?? []))
-      }
-      canaryFigures.push(...result.canaries)
-      for (const system of ["service", "floor", "raw"] as const) rss[system] = Math.max(rss[system], result.rssPeakBytes[system] ?? 0)
-      notes.push(...result.notes)
-      if (result.profile !== undefined) profiles.push(`${scenario.id}:\n${result.profile}`)
-    }
-    for (const [id, figure] of figures) {
-      const failures = figure.rounds.filter((s) => s.non2xx > 0 || s.errors > 0)
-      if (failures.length > 0) {
-        notes.push(`\`${id}\` had failures: ${figure.rounds.map((s) => `${s.non2xx} non-2xx / ${s.errors} errors`).join("; ")} (req/s counts 2xx only).`)
-      }
-    }
-    const confirmed = confirmNote()
-    if (confirmed !== undefined) notes.push(confirmed)
-    notes.push(
-      `1-minute load average of the machine: ${loadBefore} before the run, ${loadAverage()} at its end ` +
-        `(${cpus().length} cores; anything above the bench's own processes is other work sharing the machine and widens the noise).`
-    )
-    const report: Report = {
-      date: new Date(),
-      minutes: (Date.now() - started) / 60_000,
-      machine: describeMachine(postgres),
-      command: `npm run bench${only === undefined ? "" : ` (BENCH_LOADS=${only.join(",")})`}${profile ? " (BENCH_PROFILE=1)" : ""}`,
-      settings:
-        `autocannon ${packageVersion("autocannon")}, ${settings.connections} connections, pipelining 1, for every load; ` +
-        `each scenario starts its systems fresh on a copy of the same seeded database; warm-up ${warmupSeconds} s per load, ` +
-        `canaries of ${canarySeconds} s per system before and after the rounds, ${rounds} interleaved rounds of ${seconds} s ` +
-        `(order rotated each round), medians over the rounds; floor: Effect ${packageVersion("effect")} HttpApi + @effect/sql-pg ` +
-        `${packageVersion("@effect/sql-pg")}; raw: node:http + pg (node-postgres) ${packageVersion("pg")}; pools of 10 like the service; ` +
-        `the service logs one JSON line per request to a file, as by default, and its per-credential rate limit is raised`,
-      loads: figures,
-      scenarios: [...states, ...unmeasured],
-      canaries: canaryFigures,
-      rssPeakBytes: rss,
-      notes
-    }
-    writeFileSync(join(out, "results.json"), JSON.stringify({ ...report, loads: Object.fromEntries(figures) }, null, 2))
-    writeFileSync(join(out, "report.md"), `${markdown(report)}\n`)
-    if (process.env.BENCH_NO_WRITE !== "1" && only === undefined) {
-      writeMarkdown(join(root, "BENCHMARKS.md"), report)
-      log("wrote BENCHMARKS.md")
-    }
-    process.stdout.write(`${text(report)}\n`)
-    for (const summary of profiles) process.stdout.write(`\n${summary}\n`)
+    if (measuresHttp) await runHttpScenarios(postgres, seeded, runId, httpPlan, started, loadBefore)
+    if (measuresSize) await runSizeScenarios(postgres, seeded, runId, sizePlan)
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
+    await dropSizeDatabases()
     await postgres.stop()
   }
 }

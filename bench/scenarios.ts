@@ -28,6 +28,23 @@ export interface Load {
   readonly prepare?: (context: BenchContext) => Promise<void>
 }
 
+/** The seeded database and what it holds. */
+export interface ScenarioTemplate {
+  readonly url: string
+  readonly partnerId: string
+  readonly merchantId: string
+  readonly paymentIds: ReadonlyArray<string>
+}
+
+/** A database of a scenario's own, copied for it instead of the seeded one. */
+export interface ScenarioDatabase {
+  readonly url: string
+  /** The payments its status loads read. */
+  readonly paymentIds: ReadonlyArray<string>
+  /** A cursor deep into the partner's payment listing. */
+  readonly listCursor: string
+}
+
 /** A group of loads measured together, or why it cannot be measured yet. */
 export interface Scenario {
   readonly id: string
@@ -35,6 +52,11 @@ export interface Scenario {
   /** `undefined` when measurable; else the reason, printed as "not yet measurable: <reason>". */
   readonly unavailable: (servedPaths: ReadonlySet<string>) => string | undefined
   readonly loads: ReadonlyArray<Load>
+  /** The database its systems start on (a copy of it), when not the seeded one. */
+  readonly database?: (template: ScenarioTemplate) => Promise<ScenarioDatabase>
+  /** Rounds and seconds per run, when not the run's. */
+  readonly rounds?: number
+  readonly seconds?: number
 }
 
 /** A load on a system's status route, run at the start and the end of every scenario to see it drift. */
@@ -43,7 +65,8 @@ export interface Canary {
   readonly load: Load
 }
 
-const http = (make: (context: BenchContext) => HttpLoad): Load["run"] => {
+/** A load's `run` for the HTTP load `make` builds once per context. */
+export const http = (make: (context: BenchContext) => HttpLoad): Load["run"] => {
   const loads = new WeakMap<BenchContext, HttpLoad>()
   return (context, settings, seconds) => {
     let load = loads.get(context)
@@ -63,9 +86,9 @@ const rotating = (ids: ReadonlyArray<string>) => {
 }
 
 /** `POST /v1/merchant/payment` with an `Idempotency-Key`, each request a new order. */
-const createService: Load = {
-  id: "create.service",
-  label: "service: POST /v1/merchant/payment (Idempotency-Key)",
+export const createLoad = (id: string, label: string): Load => ({
+  id,
+  label,
   system: "service",
   run: http((context) => {
     const unique = uniqueSequence(`${context.runId}-svc`)
@@ -79,7 +102,9 @@ const createService: Load = {
       }
     }
   })
-}
+})
+
+const createService = createLoad("create.service", "service: POST /v1/merchant/payment (Idempotency-Key)")
 
 const createB2: Load = {
   id: "create.b2",
@@ -163,9 +188,11 @@ const statusReadsOf = (server: (context: BenchContext) => Server, path: (payment
     next: () => ({ path: path(next()) })
   }
 }
-const serviceStatusReads = statusReadsOf((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
+/** The service's merchant status, rotating over the context's payments. */
+export const serviceStatusReads = statusReadsOf((context) => context.service, (id) => `/v1/merchant/payment/${id}/status`)
 const floorStatusReads = statusReadsOf((context) => context.floor, (id) => `/floor/payments/${id}`)
-const statusLoad = (id: string, label: string, system: System, reads: (context: BenchContext) => HttpLoad): Load => ({
+/** A status load of `system`. */
+export const statusLoad = (id: string, label: string, system: System, reads: (context: BenchContext) => HttpLoad): Load => ({
   id,
   label,
   system,

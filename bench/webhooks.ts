@@ -18,7 +18,7 @@
  * (between the `bench:webhooks` markers) unless `BENCH_NO_WRITE=1`, and `bench/.out/webhooks.json`.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "../test/support/PostgresWorld.ts"
@@ -26,6 +26,7 @@ import type { Merchant } from "@paygate/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { median } from "./lib/load.ts"
+import { writeBlock } from "./lib/MarkdownBlock.ts"
 import { cpuSecondsOf, log, type Postgres, postgresCpuSeconds, root, sleep, startPostgres } from "./lib/processes.ts"
 import { type CountingReceiver, startCountingReceiver } from "./lib/receiver.ts"
 
@@ -259,9 +260,12 @@ export const runWebhooksAlone = async () => {
   }
 }
 
-/** The parts of `npm run bench` to run: `BENCH_SCENARIOS`, comma-separated `http` and `webhooks` (default both). */
+/**
+ * The parts of `npm run bench` to run: `BENCH_SCENARIOS`, comma-separated `http`, `size` (the
+ * data-size scenarios, `dataSize.ts`) and `webhooks` (default all three).
+ */
 export const benchScenarios: ReadonlySet<string> = new Set(
-  (process.env.BENCH_SCENARIOS ?? "http,webhooks").split(",").map((s) => s.trim()).filter((s) => s !== "")
+  (process.env.BENCH_SCENARIOS ?? "http,size,webhooks").split(",").map((s) => s.trim()).filter((s) => s !== "")
 )
 
 /** The issue's goals for the drain. */
@@ -337,15 +341,4 @@ const begin = "<!-- bench:webhooks:begin (written by `npm run bench`; edit outsi
 const end = "<!-- bench:webhooks:end -->"
 
 /** Replaces the webhook block of `file` (appending it when missing). */
-export const writeWebhookMarkdown = (file: string, figures: WebhookFigures) => {
-  const current = existsSync(file) ? readFileSync(file, "utf8") : "# Benchmarks\n"
-  const from = current.indexOf(begin)
-  const to = current.indexOf(end)
-  const block = `${begin}\n${webhookMarkdown(figures)}\n${end}`
-  writeFileSync(
-    file,
-    from === -1 || to === -1 || to < from
-      ? `${current.trimEnd()}\n\n${block}\n`
-      : `${current.slice(0, from)}${block}${current.slice(to + end.length)}`
-  )
-}
+export const writeWebhookMarkdown = (file: string, figures: WebhookFigures) => writeBlock(file, begin, end, webhookMarkdown(figures))

@@ -15,6 +15,8 @@ export interface BenchContext {
   readonly merchantId: string
   /** Payments created through the service before the rounds, read by the status loads. */
   readonly paymentIds: ReadonlyArray<string>
+  /** A cursor deep into the partner's payment listing (the data-size scenarios). */
+  readonly listCursor?: string | undefined
   /** Paths of the service's OpenAPI document. */
   readonly servedPaths: ReadonlySet<string>
 }

@@ -41,7 +41,8 @@ const spans = {
   claim: traced("SqlIdempotencyStore.claim"),
   release: traced("SqlIdempotencyStore.release"),
   complete: traced("SqlIdempotencyStore.complete"),
-  completing: traced("SqlIdempotencyStore.completing")
+  completing: traced("SqlIdempotencyStore.completing"),
+  purgeExpired: traced("SqlIdempotencyStore.purgeExpired")
 }
 
 /** How long a key is remembered from its claim (API rules §5: 24 hours). */
@@ -164,7 +165,15 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
       return done
     }).pipe(spans.completing)
 
-  return IdempotencyStore.of({ claim, complete, release, completing })
+  // Oldest first through `idempotency_keys_expiry`; a key a claim is replacing right now is locked and skipped.
+  // The rows are deleted by their physical address: matched by key instead, the planner may hash-join the whole table.
+  const purgeExpired = (nowMillis: number, limit: number) =>
+    sql<{ readonly key: string }>`DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM idempotency_keys WHERE expires_at <= ${nowMillis}::bigint
+        ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED))
+      RETURNING key`.pipe(Effect.map((rows) => rows.length), Effect.orDie, spans.purgeExpired)
+
+  return IdempotencyStore.of({ claim, complete, release, completing, purgeExpired })
 })
 
 /** How long an unanswered key is held: `IDEMPOTENCY_LEASE_MS`, 30 s by default. */

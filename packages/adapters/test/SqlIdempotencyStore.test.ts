@@ -170,4 +170,28 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       assert.strictEqual(inserts.length, 2) // the group's, then the held key's alone
       assert.strictEqual(new Set(claims.slice(0, 3).map((claim) => leaseOf(claim).token)).size, 3)
     }))
+
+  it.effect("forgets keys past their 24 hours, oldest first and at most the limit; a live key stays and replays", () =>
+    Effect.gen(function*() {
+      const store = yield* IdempotencyStore
+      const sql = yield* SqlClient.SqlClient
+      // Before every other test's keys, so that only these are past their 24 hours at `now`.
+      const early = t0 - 10 * day
+      const old = [0, 1, 2].map(() => scope({ partnerId: "ptn_PURGE" }))
+      for (const [i, s] of old.entries()) {
+        yield* store.complete({ lease: leaseOf(yield* store.claim(s, "h", early + i)), response: { status: 200, body: `old-${i}` } })
+      }
+      const live = scope({ partnerId: "ptn_PURGE" })
+      yield* store.complete({ lease: leaseOf(yield* store.claim(live, "h", early + day)), response: { status: 200, body: "live" } })
+      const now = early + day + 2
+      const kept = () => Effect.map(sql<{ readonly key: string }>`SELECT key FROM idempotency_keys WHERE partner_id = 'ptn_PURGE'`, (rows) => rows.map((r) => r.key).sort())
+      assert.strictEqual(yield* store.purgeExpired(now, 2), 2)
+      assert.deepStrictEqual(yield* kept(), [old[2]!.key, live.key].sort(), "the oldest two went first")
+      assert.strictEqual(yield* store.purgeExpired(now, 2), 1)
+      assert.strictEqual(yield* store.purgeExpired(now, 2), 0)
+      assert.deepStrictEqual(yield* kept(), [live.key])
+      assert.deepStrictEqual(yield* store.claim(live, "h", now), { _tag: "Replay", response: { status: 200, body: "live" } })
+      // A forgotten key is a new key to its next request.
+      assert.strictEqual((yield* store.claim(old[0]!, "another body", now))._tag, "Claimed")
+    }))
 })

@@ -11,7 +11,8 @@
  *   recorded with its next retry (API rules §6) and counted in `paygate_webhook_deliveries_total`
  *   (`ProcessMetrics`).
  * - **expiry**: every `expiryIntervalMs`, moves `requires_action` payments past `expiresAt` to
- *   `expired` through `Payments.expire` (which writes `payment.expired`).
+ *   `expired` through `Payments.expire` (which writes `payment.expired`), and forgets idempotency
+ *   keys past their 24 hours, both through their expiry indexes, at most `expiryBatch` of each a round.
  *
  * Shutdown (the layer's scope closing, e.g. on SIGTERM): claiming stops; the dispatcher's batch
  * is one uninterruptible transaction, so it finishes; attempts in flight get
@@ -28,6 +29,7 @@ import {
   DeliveryQueue,
   EventOutbox,
   ExpiringPayments,
+  IdempotencyStore,
   Payments,
   WebhookDispatch,
   type WebhookEndpointId
@@ -50,7 +52,7 @@ export interface WorkerSettingsShape {
   /** Attempts in flight in this worker to one endpoint. */
   readonly perEndpointConcurrency: number
   readonly expiryIntervalMs: number
-  /** Payments expired per round at most. */
+  /** Payments expired, and idempotency keys forgotten, per round at most. */
   readonly expiryBatch: number
   /** How long attempts in flight may take to finish on shutdown. */
   readonly shutdownGraceMs: number
@@ -252,13 +254,16 @@ export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, Delive
     return yield* forever("deliverer", round, settings.pollIntervalMs)
   }).pipe(Effect.scoped) as Effect.Effect<never, never, DeliveryQueue | WebhookDispatch>
 
-/** The expiry job: `requires_action` payments past `expiresAt` → `expired`. */
-export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments> = Effect.gen(function*() {
+/** The expiry job: `requires_action` payments past `expiresAt` → `expired`; idempotency keys past their 24 hours forgotten. */
+export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments | IdempotencyStore> = Effect.gen(function*() {
   const settings = yield* WorkerSettings
   const finder = yield* ExpiringPayments
   const payments = yield* Payments
+  const keys = yield* IdempotencyStore
   const round = Effect.gen(function*() {
-    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const nowMillis = yield* Clock.currentTimeMillis
+    const now = Math.floor(nowMillis / 1000)
+    const forgotten = yield* keys.purgeExpired(nowMillis, settings.expiryBatch)
     const due = yield* finder.due(now, settings.expiryBatch)
     yield* Effect.forEach(
       due,
@@ -269,16 +274,16 @@ export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments> = 
         ),
       { concurrency: 8, discard: true }
     )
-    return due.length >= settings.expiryBatch
+    return due.length >= settings.expiryBatch || forgotten >= settings.expiryBatch
   })
   return yield* forever("expiry", round, settings.expiryIntervalMs)
-}) as Effect.Effect<never, never, ExpiringPayments | Payments>
+}) as Effect.Effect<never, never, ExpiringPayments | Payments | IdempotencyStore>
 
 /** The webhook jobs and expiry, forked into the layer's scope (interrupted, gracefully, when it closes); every job: `Jobs.ts`. */
 export const WorkerJobs: Layer.Layer<
   never,
   never,
-  EventOutbox | DeliveryQueue | WebhookDispatch | ExpiringPayments | Payments
+  EventOutbox | DeliveryQueue | WebhookDispatch | ExpiringPayments | Payments | IdempotencyStore
 > = Layer.effectDiscard(
   Effect.gen(function*() {
     const wake = yield* Latch.make(false)

@@ -10,6 +10,7 @@
 import {
   Commitment,
   IdGenerator,
+  IdempotencyStore,
   OutboxEvent,
   Payment,
   type PaymentEventType,
@@ -20,6 +21,7 @@ import {
   type WebhookEventType
 } from "@paygate/domain"
 import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
@@ -437,6 +439,31 @@ forEachDatabase("Webhooks", (database) => {
         const [got] = receiver.on(endpoint.path)
         expect(got!.envelope.type).toBe("payment.expired")
         expect(got!.envelope.data.payment).toMatchObject({ paymentId: p.paymentId, status: "expired", isFinal: true, stateVersion: 3 })
+      } finally {
+        await worker.stop()
+      }
+    })
+
+    it("forgets idempotency keys past their 24 hours; a live key stays", async () => {
+      const owner = `ptn_FORGET${randomBytes(4).toString("hex")}`
+      const claimAt = (key: string, at: number) =>
+        server.run(Effect.flatMap(IdempotencyStore, (store) => store.claim({ partnerId: owner, route: "POST /v1/payments", key }, "h", at)))
+      await claimAt("old", Date.now() - 25 * 3_600_000)
+      await claimAt("live", Date.now() - 23 * 3_600_000)
+      const keys = () =>
+        server.run(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          return (yield* sql<{ readonly key: string }>`SELECT key FROM idempotency_keys WHERE partner_id = ${owner} ORDER BY key`).map((r) => r.key)
+        }))
+      expect(await keys()).toEqual(["live", "old"])
+      const worker = await startWorker(server.run, {}, { expiryIntervalMs: 250 })
+      try {
+        const started = Date.now()
+        while ((await keys()).includes("old")) {
+          if (Date.now() - started > 5_000) throw new Error("the expired key was not forgotten within 5 s")
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        expect(await keys()).toEqual(["live"])
       } finally {
         await worker.stop()
       }

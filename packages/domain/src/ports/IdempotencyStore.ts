@@ -94,4 +94,10 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
     lease: IdempotencyLease,
     request: Effect.Effect<Completing<A>, E, R>
   ) => Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: A }, E, R>
+  /**
+   * Forgets up to `limit` keys past their 24 hours (oldest first), skipping any a claim holds at
+   * that moment; answers how many. A forgotten key is a new key to its next request, as an expired
+   * one already is.
+   */
+  readonly purgeExpired: (nowMillis: number, limit: number) => Effect.Effect<number>
 }>()("@paygate/domain/IdempotencyStore") {}

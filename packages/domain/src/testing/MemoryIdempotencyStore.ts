@@ -95,6 +95,14 @@ export const layerMemoryIdempotency = (
           outcome: completeHeld(store, { lease, response: keep }) ? "committed" as const : "leaseLost" as const,
           value
         }))
+      }),
+    purgeExpired: (nowMillis, limit) =>
+      Effect.sync(() => {
+        const expired = [...store.entries].filter(([, entry]) => nowMillis - entry.claimedAt >= idempotencyTtlMillis)
+          .sort(([, a], [, b]) => a.claimedAt - b.claimedAt)
+          .slice(0, limit)
+        for (const [key] of expired) store.entries.delete(key)
+        return expired.length
       })
   }))
 }
