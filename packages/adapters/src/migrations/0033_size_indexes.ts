@@ -1,5 +1,5 @@
 /**
- * Migration 0034: indexes the query plans asked for once the tables are large.
+ * Migration 0033: indexes the query plans asked for once the tables are large.
  *
  * - A merchant's payment listing (`GET /v1/merchants/payments`, and a partner listing filtered by
  *   merchant) walked the partner's whole listing index newest first and dropped the other merchants'
@@ -12,7 +12,7 @@
  * @module
  */
 
-/** The statements of migration 0034, in order. */
+/** The statements of migration 0033, in order. */
 export const statements: ReadonlyArray<string> = [
   `CREATE INDEX payments_merchant_listing ON payments (merchant_id, partner_id, mode, created_at, id)`,
   `CREATE INDEX dashboard_sessions_idle_expiry ON dashboard_sessions (idle_expires_at)`
