@@ -28,6 +28,7 @@ import { post } from "./internal/LedgerWrites.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { insertPayout, payoutFromRow, payoutSelect } from "./internal/PayoutRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import * as PerPaymentReads from "./internal/PerPaymentReads.ts"
 import { priorRefunds } from "./internal/RefundRow.ts"
 import { settlementFromRow } from "./internal/SettlementRow.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
@@ -60,12 +61,13 @@ export const make = Effect.gen(function*() {
       spans.find
     )
 
-  const listByPayment = (paymentId: PaymentId) =>
-    sql`SELECT ${select} FROM payouts WHERE payment_id = ${paymentId} ORDER BY kind, leg`.pipe(
-      Effect.map((rows) => rows.map(payoutFromRow)),
-      Effect.orDie,
-      spans.listByPayment
-    )
+  // Reads started together (a page of payment records) share one statement.
+  const readPayouts = PerPaymentReads.make(
+    sql,
+    (ids) => sql`SELECT ${select} FROM payouts WHERE payment_id = ANY(${ids}::text[]) ORDER BY kind, leg`,
+    payoutFromRow
+  )
+  const listByPayment = (paymentId: PaymentId) => readPayouts(paymentId).pipe(spans.listByPayment)
 
   const undecided = (limit: number) =>
     Effect.gen(function*() {

@@ -12,7 +12,8 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertPayout } from "./internal/PayoutRow.ts"
 import { insertClaim } from "./internal/RefundClaimRow.ts"
-import { priorRefunds, refundsOf } from "./internal/RefundRow.ts"
+import * as PerPaymentReads from "./internal/PerPaymentReads.ts"
+import { priorRefunds, refundFromRow, refundSelect } from "./internal/RefundRow.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -24,11 +25,13 @@ const spans = {
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const listByPayment = (paymentId: PaymentId) =>
-    refundsOf(sql, paymentId).pipe(
-      Effect.orDie,
-      spans.listByPayment
-    )
+  // Reads started together (a page of payment records) share one statement.
+  const readRefunds = PerPaymentReads.make(
+    sql,
+    (ids) => sql`SELECT ${sql.literal(refundSelect)} FROM refunds WHERE payment_id = ANY(${ids}::text[]) ORDER BY created_at, id`,
+    refundFromRow
+  )
+  const listByPayment = (paymentId: PaymentId) => readRefunds(paymentId).pipe(spans.listByPayment)
 
   const findByPayment = (paymentId: PaymentId) => Effect.map(listByPayment(paymentId), (all) => Option.fromNullishOr(all.at(-1)))
 

@@ -1,8 +1,9 @@
-import { AlreadyRefunded, IdGenerator, type Payment, Payout, type PriorRefunds, Refund, RefundRepository } from "@paygate/domain"
+import { AlreadyRefunded, IdGenerator, type Payment, Payout, PayoutRepository, type PriorRefunds, Refund, RefundRepository } from "@paygate/domain"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { payoutOf, succeededPayment } from "./support/PayoutFixtures.ts"
+import { loggingStatements } from "./support/StatementLog.ts"
 
 const refundOf = (payment: Payment, amount: bigint) =>
   Effect.gen(function*() {
@@ -34,6 +35,23 @@ const insert = (payment: Payment, amount: bigint) =>
     ))
 
 adapterSuite("SqlRefundRepository", (it) => {
+  it.effect("the refunds and payouts of several payments read together take one statement each; each read gets its own, in order", () =>
+    Effect.gen(function*() {
+      const refunds = yield* RefundRepository
+      const payouts = yield* PayoutRepository
+      const [twice, once, none] = [yield* succeededPayment(), yield* succeededPayment(), yield* succeededPayment()]
+      const first = yield* insert(twice, 1n)
+      const second = yield* insert(twice, 2n)
+      const only = yield* insert(once, 3n)
+      const ids = [twice.id, none.id, once.id, twice.id]
+      const [lists, refundReads] = yield* loggingStatements("FROM refunds", Effect.forEach(ids, (id) => refunds.listByPayment(id), { concurrency: "unbounded" }))
+      assert.deepStrictEqual(lists, [[first, second], [], [only], [first, second]])
+      assert.strictEqual(refundReads.length, 1)
+      const [legs, payoutReads] = yield* loggingStatements("FROM payouts", Effect.forEach(ids, (id) => payouts.listByPayment(id), { concurrency: "unbounded" }))
+      assert.deepStrictEqual(legs.map((list) => list.map((p) => [p.leg, p.value])), [[[0, 1n], [1, 2n]], [], [[0, 3n]], [[0, 1n], [1, 2n]]])
+      assert.strictEqual(payoutReads.length, 1)
+    }))
+
   it.effect("stores refunds of a payment and lists them oldest first; the plan sees those before", () =>
     Effect.gen(function*() {
       const repo = yield* RefundRepository

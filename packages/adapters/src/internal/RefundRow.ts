@@ -32,7 +32,7 @@ export const refundFromRow = (row: Record<string, unknown>): Refund =>
   })
 
 /** A payment's refunds, oldest first. */
-export const refundsOf = (sql: SqlClient.SqlClient, paymentId: PaymentId) =>
+const refundsOf = (sql: SqlClient.SqlClient, paymentId: PaymentId) =>
   sql`SELECT ${sql.literal(refundSelect)} FROM refunds WHERE payment_id = ${paymentId} ORDER BY created_at, id`.pipe(
     Effect.map((rows) => rows.map(refundFromRow))
   )

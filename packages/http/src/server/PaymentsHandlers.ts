@@ -63,9 +63,10 @@ export const paymentRecords = Effect.gen(function*() {
         payment = again.value
       }
     })
+  // All at once: the reads of the page's records then share a statement per table (see the repositories).
   return (payments: ReadonlyArray<Payment>) =>
     Effect.forEach(payments, (payment) =>
-      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment, {}, explorer)))
+      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment, {}, explorer)), { concurrency: "unbounded" })
 })
 
 /** Partner API payment handlers: statuses in the gateway vocabulary (API rules §4). */
