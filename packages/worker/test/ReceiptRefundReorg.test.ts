@@ -8,6 +8,7 @@
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { type Receipt, type ReceiptId, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { erc20Abi, encodeFunctionData, type Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -50,12 +51,20 @@ forEachDatabase("A receipt's refund and its transfer reorganised away (anvil)", 
     server.run(Effect.gen(function*() {
       return Option.getOrThrow(yield* (yield* ReceiptStore).find(id as ReceiptId))
     }).pipe(Effect.provide(SqlPersistence.layer), Effect.orDie))
+  // What the watcher had done when a wait ran out: its cursor against the head, and the receipt as stored.
+  const watcherState = async (id: string) => {
+    const cursors = await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT chain_id, next_block::text AS next_block FROM chain_cursors`).pipe(Effect.orDie))
+    const head = await world().client.getBlockNumber({ cacheTime: 0 })
+    return `head ${head}, cursors ${JSON.stringify(cursors)}, receipt ${JSON.stringify(await find(id), (_, v) => (typeof v === "bigint" ? v.toString() : v))}`
+  }
   const receiptBecomes = (what: string, id: string, test: (r: Receipt) => boolean) =>
     eventuallyFound(what, async () => {
       await mine(1)
       const receipt = await find(id)
       return test(receipt) ? receipt : undefined
-    }, 45_000)
+    }, 45_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}; ${await watcherState(id)}`)
+    })
 
   it("the refund completes once; the transfer mined again cannot be refunded again: the buyer is paid back once", async () => {
     const buyer = anvilAccount(5)
