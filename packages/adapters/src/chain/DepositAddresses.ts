@@ -31,9 +31,22 @@ export const saltOf = (paymentId: string): Hex => keccak256(stringToBytes(paymen
 
 const forwarderCodeHashes = { 1: keccak256(DepositForwarder.bytecode), 2: keccak256(DepositForwarderV2.bytecode) } as const
 
+// An address costs tens of microseconds to compute (keccak-256 in JS), and the watcher, the sweeper and the
+// reconciliation ask which factory made each watched deposit on every pass: the latest answers are kept.
+const computed = new Map<string, Address>()
+const kept = 20_000
+
 /** The deposit address of `paymentId` under `factory` (a version-2 factory unless said), EIP-55. */
-export const depositAddress = (factory: Address, paymentId: string, version: Factory["version"] = 2): Address =>
-  getContractAddress({ opcode: "CREATE2", from: factory, salt: saltOf(paymentId), bytecodeHash: forwarderCodeHashes[version] })
+export const depositAddress = (factory: Address, paymentId: string, version: Factory["version"] = 2): Address => {
+  const key = `${version}:${factory.toLowerCase()}:${paymentId}`
+  let address = computed.get(key)
+  if (address === undefined) {
+    address = getContractAddress({ opcode: "CREATE2", from: factory, salt: saltOf(paymentId), bytecodeHash: forwarderCodeHashes[version] })
+    if (computed.size >= kept) computed.delete(computed.keys().next().value!)
+    computed.set(key, address)
+  }
+  return address
+}
 
 /** A chain's factories: the one handing out addresses first, then the first version's, still swept. */
 export const factoriesOf = (chain: { readonly depositFactory?: string | undefined; readonly depositFactoryV1?: string | undefined }): ReadonlyArray<Factory> => [
