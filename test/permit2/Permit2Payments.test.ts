@@ -20,6 +20,7 @@ import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
 import { eventually } from "../support/Eventually.ts"
 import { expectError } from "../support/ExpectError.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
+import { ownCollection } from "../support/OwnCollection.ts"
 import { forEachDatabase, type TestPartner, type TestServer, useTestServer } from "../support/TestServer.ts"
 import { anvilRpc, watcherJob } from "../support/WatcherJob.ts"
 
@@ -38,10 +39,11 @@ forEachDatabase("Permit2 payments (anvil)", (database) => {
   const secret = new Uint8Array(randomBytes(32))
   /** The local chain through its proxy, with TUSDT (through Permit2) beside TUSDC. */
   const settings = () => ({ ...world().settings(), assets: Chain.LocalChain.settingsFor(world().chain, 1, { usdt: true }).assets })
-  const gateway = () => ({ gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(settings())), secret }) })
-  const server = useTestServer(database, gateway)
-  // No executor until a test starts one: a confirmed payment waits there.
-  const quiet = useTestServer(database, gateway)
+  const gateway = (chains = settings) => () => ({ gateway: GatewayServices.settings({ chains: Layer.orDie(ChainConfig.layer(chains())), secret }) })
+  const server = useTestServer(database, gateway())
+  // No executor until a test starts one: a confirmed payment waits there. A deployment beside the other, it collects
+  // at an address of its own.
+  const quiet = useTestServer(database, gateway(() => ownCollection(settings())))
   const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
   const keys = new Map<TestServer, { partner: TestPartner; merchantId: string; walletKey: string }>()
 

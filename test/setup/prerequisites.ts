@@ -13,11 +13,10 @@
  * run ends it prints the total of the ledger audits the tests' databases passed (`LedgerRecordsAudit`).
  */
 import { spawn } from "node:child_process"
-import type { LedgerAuditReport } from "@paygate/domain"
 import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
+import { type AuditTally, auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
 import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
 
 const say = (line: string) => process.stderr.write(`npm test: ${line}\n`)
@@ -88,14 +87,18 @@ const startPostgres = async (): Promise<() => Promise<void>> => {
   return server.stop
 }
 
-/** The ledger audits the test servers and worlds ran as they closed (`LedgerRecordsAudit`), added up in one line. */
+/** The ledger audits the test servers and worlds ran as they closed (`LedgerRecordsAudit`, `ChainLedgerWindows`), added up. */
 const auditTotal = (file: string) => {
   if (!existsSync(file)) return "no test left a database with a ledger"
-  const reports = readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as LedgerAuditReport)
-  const sum = (pick: (r: LedgerAuditReport) => number) => reports.reduce((total, r) => total + pick(r), 0)
-  return `ledger audit of the ${reports.length} databases the tests left: ${sum((r) => r.checked.transactions)} ledger transactions, ` +
-    `${sum((r) => r.checked.receipts)} receipts, ${sum((r) => r.checked.payouts)} payouts and ${sum((r) => r.checked.receiptRefunds)} receipt refunds ` +
-    `checked, ${sum((r) => r.findings.length)} findings`
+  const entries = readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as AuditTally)
+  const reports = entries.flatMap((e) => e._tag === "records" ? [e.report] : [])
+  const windows = entries.flatMap((e) => e._tag === "chain" ? [e] : [])
+  const sum = <A>(of: ReadonlyArray<A>, pick: (a: A) => number) => of.reduce((total, a) => total + pick(a), 0)
+  return `ledger audit of the ${reports.length} databases the tests left: ${sum(reports, (r) => r.checked.transactions)} ledger transactions, ` +
+    `${sum(reports, (r) => r.checked.receipts)} receipts, ${sum(reports, (r) => r.checked.payouts)} payouts and ` +
+    `${sum(reports, (r) => r.checked.receiptRefunds)} receipt refunds checked, ${sum(reports, (r) => r.findings.length)} findings; ` +
+    `ledger = chain as the last server on a local chain closed (${windows.length} times): ${sum(windows, (w) => w.lines)} ` +
+    `address and token lines compared, ${sum(windows, (w) => w.findings)} differences`
 }
 
 export default async function setup(): Promise<() => Promise<void>> {

@@ -42,6 +42,7 @@ import { afterAll, beforeAll, describe } from "vitest"
 import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
 import { freePort } from "./FreePort.ts"
+import { openLedgerWindows } from "./ChainLedgerWindows.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
 /** The database a suite runs on. */
@@ -274,6 +275,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
   const context = await Effect.runPromise(
     Layer.buildWithScope(servicesLayer(database, serverOptions.gateway ?? testGateway()), scope)
   )
+  const ledgerWindows = await openLedgerWindows(context)
   const disposers: Array<() => Promise<void>> = []
 
   const makeHandler = (options: HandlerOptions): WebHandler => {
@@ -391,6 +393,8 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     close: async () => {
       for (const dispose of disposers) await dispose()
       try {
+        // The chain first: its watcher's catch-up records what the tests sent, which the records audit then covers.
+        await ledgerWindows.close(`a test server (${database.name})`)
         await checkLedgerRecords(() => Effect.runPromise(Effect.provideContext(LedgerBalances.use((ledger) => ledger.audit), context)), `a test server (${database.name})`)
       } finally {
         await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -19,6 +19,7 @@ import type { Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { executorJob } from "../../../test/support/ChainJobs.ts"
+import { ownCollection } from "../../../test/support/OwnCollection.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
@@ -41,9 +42,13 @@ forEachDatabase("Reorganisations deeper than the confirmations (anvil)", (databa
   const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
   const servers: Array<TestServer> = []
 
-  /** A server paying with push transfers (`pull` false) or EIP-3009 authorizations, its watcher and executor running. */
+  /**
+   * A server paying with push transfers (`pull` false) or EIP-3009 authorizations, its watcher and executor running;
+   * the push one, a deployment beside the other, collects at an address of its own.
+   */
   const start = async (pull: boolean) => {
-    const chains = await Effect.runPromise(ChainConfig.decode(watchedSettings(world(), confirmations, pull)))
+    const settings = watchedSettings(world(), confirmations, pull)
+    const chains = await Effect.runPromise(ChainConfig.decode(pull ? settings : ownCollection(settings)))
     const server = await makeTestServer(database, {
       gateway: GatewayServices.settings({ chains: Layer.succeed(ChainConfig.ChainsConfig, chains), secret: new Uint8Array(randomBytes(32)) })
     })

@@ -16,7 +16,7 @@ import { isNativeAssetId } from "./NativeAsset.ts"
 import { nativeBalanceAt, tokenBalanceAt, type WatchedChain } from "./TransferLogs.ts"
 
 /** What `holder` held of `asset` (a token, or the chain's own coin) at block `n`. */
-const balanceAt = (chain: WatchedChain, asset: string, holder: string, n: number) =>
+export const balanceAt = (chain: WatchedChain, asset: string, holder: string, n: number) =>
   isNativeAssetId(asset) ? nativeBalanceAt(chain, holder, n) : tokenBalanceAt(chain, asset.slice(asset.lastIndexOf(":") + 1), holder, n)
 
 /** The lines of `chain` at `block` (see the module documentation). */
