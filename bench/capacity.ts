@@ -87,6 +87,12 @@ const oneCoreEach = ({ api, loadgen, postgres }: CpuPerRequest) => {
   return second + Math.max(0, (1000 - second * shared) / (api + shared))
 }
 
+/** One API core against one core for PostgreSQL and the load generator. */
+const coreAgainstCore = {
+  formula: "min(1 / api, 1 / (pg + lg))",
+  predict: ({ api, loadgen, postgres }: CpuPerRequest) => Math.min(perCore(api), perCore(postgres + loadgen))
+}
+
 const placements: ReadonlyArray<Placement> = [
   {
     id: "calibration",
@@ -101,16 +107,15 @@ const placements: ReadonlyArray<Placement> = [
     label: "one API on core 1; PostgreSQL + load generator on core 0",
     apis: ["1"],
     rest: "0",
-    formula: "min(1 / api, 1 / (pg + lg))",
-    predict: ({ api, loadgen, postgres }) => Math.min(perCore(api), perCore(postgres + loadgen))
+    ...coreAgainstCore
   },
   {
     id: "two-shared",
     label: "two APIs on core 1; PostgreSQL + load generator on core 0",
     apis: ["1", "1"],
     rest: "0",
-    formula: "min(1 / api, 1 / (pg + lg)): a process adds nothing without a core",
-    predict: ({ api, loadgen, postgres }) => Math.min(perCore(api), perCore(postgres + loadgen))
+    ...coreAgainstCore,
+    formula: `${coreAgainstCore.formula}: a process adds nothing without a core`
   },
   {
     id: "two-cores",
