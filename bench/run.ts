@@ -26,7 +26,8 @@
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (any of `http`, `size` and `webhooks`, all three by
  * default: `size` is the data-size scenarios, `dataSize.ts`, with their own `BENCH_SIZES`,
  * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain,
- * `bench/webhooks.ts`; both run after the HTTP loads on the same PostgreSQL).
+ * `bench/webhooks.ts`; both run after the HTTP loads on the same PostgreSQL; and `capacity`,
+ * only when named: the capacity model's check with pinned processes, `bench/capacity.ts`).
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -70,6 +71,7 @@ import type { BenchContext } from "./lib/context.ts"
 import { canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
 import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
 import { dropSizeDatabases, sizeScenarios, sizeText, writeSizeMarkdown } from "./dataSize.ts"
+import { runCapacityBench } from "./capacity.ts"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
@@ -100,6 +102,8 @@ const startSeconds = 10
 const seedSeconds = 20
 /** The webhook drain (`webhooks.ts`), about. */
 const webhookSeconds = 70
+/** The capacity check (`capacity.ts`), about. */
+const capacitySeconds = 240
 /** Growing the data-size databases to 1M payments (`dataSize.ts`), about. */
 const growSeconds = 150
 
@@ -552,7 +556,8 @@ const runSizeScenarios = async (postgres: Postgres, seeded: Seed, runId: string,
 const main = async () => {
   const measuresHttp = benchScenarios.has("http")
   const measuresSize = benchScenarios.has("size")
-  if (!measuresHttp && !measuresSize) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
+  const measuresCapacity = benchScenarios.has("capacity")
+  if (!measuresHttp && !measuresSize && !measuresCapacity) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
   const started = Date.now()
   const loadBefore = loadAverage()
   const runId = randomBytes(4).toString("hex")
@@ -567,13 +572,14 @@ const main = async () => {
     const httpPlan = planOf(measuresHttp ? scenarios : [], seeded)
     const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan
     const estimate = seedSeconds + estimateSeconds([...httpPlan.plan, ...sizePlan]) + (measuresSize ? growSeconds : 0) +
-      (benchScenarios.has("webhooks") ? webhookSeconds : 0)
+      (benchScenarios.has("webhooks") ? webhookSeconds : 0) + (measuresCapacity ? capacitySeconds : 0)
     log(
       `by design about ${(estimate / 60).toFixed(1)} min in all, plus preparing loads ` +
         `(${[...httpPlan.plan, ...sizePlan].map((p) => `${p.scenario.id}: ${p.loads.length} loads`).join(", ")})`
     )
     if (measuresHttp) await runHttpScenarios(postgres, seeded, runId, httpPlan, started, loadBefore)
     if (measuresSize) await runSizeScenarios(postgres, seeded, runId, sizePlan)
+    if (measuresCapacity) await runCapacityBench(postgres, seeded, runId, writes)
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
     await dropSizeDatabases()

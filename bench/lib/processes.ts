@@ -139,6 +139,8 @@ export interface ServiceOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (`WORKER_IN_PROCESS=false` for an API process alone). */
+  readonly env?: Record<string, string> | undefined
 }
 
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
@@ -166,7 +168,8 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: "1000000000",
       RATE_LIMIT_BURST: "1000000000",
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", out, out]
   })
@@ -271,6 +274,22 @@ const cpuOfStatFile = (path: string) => {
   } catch {
     return Number.NaN
   }
+}
+
+/** `pid` and every process below it (a PostgreSQL server's backends, a service's local chain). */
+export const processTree = (pid: number): Array<number> => {
+  const parents = new Map<number, number>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      parents.set(Number(entry), Number(statFields(readFileSync(`/proc/${entry}/stat`, "utf8"))[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child)
+  return tree
 }
 
 /** CPU seconds (user + system) a process has used so far. */
