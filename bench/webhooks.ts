@@ -220,7 +220,9 @@ export const runWebhookBench = async (postgres: Postgres): Promise<WebhookFigure
       date: new Date(),
       minutes: (Date.now() - started) / 60_000,
       machine: `${cpus().length} cores, Node ${process.version}, PostgreSQL ${postgres.version}`,
-      command: process.env.BENCH_SCENARIOS === undefined ? "npm run bench" : `BENCH_SCENARIOS=${process.env.BENCH_SCENARIOS} npm run bench`,
+      command: [...["BENCH_SCENARIOS", "BENCH_WEBHOOK_EVENTS", "BENCH_WEBHOOK_ROUNDS", "BENCH_BACKLOG_EVENTS"].flatMap((name) =>
+        process.env[name] === undefined ? [] : [`${name}=${process.env[name]}`]
+      ), "npm run bench"].join(" "),
       events,
       load: [loadBefore, loadavg()[0]!],
       drains,
