@@ -25,9 +25,9 @@
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (any of `http`, `size` and `webhooks`, all three by
  * default: `size` is the data-size scenarios, `dataSize.ts`, with their own `BENCH_SIZES`,
- * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain,
- * `bench/webhooks.ts`; both run after the HTTP loads on the same PostgreSQL; and `capacity`,
- * only when named: the capacity model's check with pinned processes, `bench/capacity.ts`).
+ * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain and backlog,
+ * `bench/webhooks.ts`, with `BENCH_BACKLOG_EVENTS`; both run after the HTTP loads on the same PostgreSQL;
+ * and `capacity`, only when named: the capacity model's check with pinned processes, `bench/capacity.ts`).
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -69,7 +69,7 @@ import {
 } from "./report.ts"
 import type { BenchContext } from "./lib/context.ts"
 import { canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
-import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
+import { benchScenarios, runWebhookBench, runWebhooksAlone, webhookSeconds } from "./webhooks.ts"
 import { dropSizeDatabases, sizeScenarios, sizeText, writeSizeMarkdown } from "./dataSize.ts"
 import { runCapacityBench } from "./capacity.ts"
 
@@ -100,8 +100,6 @@ const quietLimitSeconds = int("BENCH_QUIET_LIMIT_SECONDS", 30)
 const startSeconds = 10
 /** Seeding (a service start, a partner, a merchant, 1,000 payments), about. */
 const seedSeconds = 20
-/** The webhook drain (`webhooks.ts`), about. */
-const webhookSeconds = 70
 /** The capacity check (`capacity.ts`), about. */
 const capacitySeconds = 240
 /** Growing the data-size databases to 1M payments (`dataSize.ts`), about. */

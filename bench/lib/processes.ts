@@ -63,17 +63,18 @@ export const startPostgres = async (): Promise<Postgres> => {
 }
 
 /** Runs one statement on its own connection to `url` (no pool: nothing stays connected). */
-const adminQuery = async (url: string, text: string) => {
+export const adminQuery = async (url: string, text: string, values: ReadonlyArray<unknown> = []) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    return await client.query(text)
+    return await client.query(text, [...values])
   } finally {
     await client.end()
   }
 }
 
-const withDatabase = (url: string, name: string) => {
+/** `url` with its database replaced by `name`. */
+export const withDatabase = (url: string, name: string) => {
   const next = new URL(url)
   next.pathname = `/${name}`
   return next.toString()
@@ -120,7 +121,8 @@ const stopper = (child: ChildProcess) => async (graceMs = 30_000) => {
   return result
 }
 
-const freePort = async () => {
+/** A port nothing listens on (free when asked). */
+export const freePort = async () => {
   const { createServer } = await import("node:net")
   return new Promise<number>((resolve) => {
     const server = createServer().listen(0, "127.0.0.1", () => {
