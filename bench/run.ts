@@ -51,6 +51,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
+import { confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
@@ -228,7 +229,7 @@ const runScenario = async (
   const allocationProfile = (system: System) => (allocations ? join(out, "alloc", `${scenario.id}-${system}.json`) : undefined)
   if (allocations) mkdirSync(join(out, "alloc"), { recursive: true })
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
-  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
+  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId, env: own?.env }
   log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of ${own === undefined ? "the seeded database" : "its own database"}`)
   const servers: Partial<Record<System, Server>> = {}
   let sampler: NodeJS.Timeout | undefined
@@ -238,7 +239,8 @@ const runScenario = async (
           databaseUrl,
           logFile: logFile("service"),
           cpuProfileDir: profileDir("service"),
-          allocationProfile: allocationProfile("service")
+          allocationProfile: allocationProfile("service"),
+          env: own?.env
         }) : undefined,
       systems.has("floor") ? startApp("bench/floor.ts", {
           ...app,
@@ -492,8 +494,7 @@ const writes = process.env.BENCH_NO_WRITE !== "1" && only === undefined
 /** The HTTP scenarios (`scenarios.ts`): their report, written between `BENCHMARKS.md`'s first markers. */
 const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string, plan: ReturnType<typeof planOf>, started: number, loadBefore: string) => {
   const { figures, canaryFigures, rss, notes, profiles } = await runPlan(postgres, plan.plan, seeded, runId)
-  const confirmed = confirmNote()
-  if (confirmed !== undefined) notes.push(confirmed)
+  for (const note of [confirmNote(), confirmsRateNote()]) if (note !== undefined) notes.push(note)
   notes.push(loadNote(loadBefore))
   const report: Report = {
     date: new Date(),
@@ -577,6 +578,7 @@ const main = async () => {
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
     await dropSizeDatabases()
+    await dropConfirmsDatabase()
     await postgres.stop()
   }
 }

@@ -4,6 +4,7 @@
  * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
  * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
  */
+import { confirmsDatabase, confirmsPlain, confirmsService } from "./confirms.ts"
 import { options, prepareConfirms, underConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { BenchContext } from "./lib/context.ts"
@@ -31,6 +32,8 @@ export interface Load {
 /** The seeded database and what it holds. */
 export interface ScenarioTemplate {
   readonly url: string
+  /** The seeded partner's API key. */
+  readonly apiKey: string
   readonly partnerId: string
   readonly merchantId: string
   readonly paymentIds: ReadonlyArray<string>
@@ -43,6 +46,8 @@ export interface ScenarioDatabase {
   readonly paymentIds: ReadonlyArray<string>
   /** A cursor deep into the partner's payment listing. */
   readonly listCursor: string
+  /** Environment every system of the scenario starts with (settings the database's data depends on). */
+  readonly env?: Record<string, string>
 }
 
 /** A group of loads measured together, or why it cannot be measured yet. */
@@ -292,6 +297,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
     title: "Merchant status while confirms run flat out, the service's and the floor's",
     unavailable: () => undefined,
     loads: [confirmsIdleService, statusConfirms, confirmsIdleFloor, statusConfirmsFloor]
+  },
+  {
+    // A scenario of its own: its database holds the prepared confirms (`confirms.ts`).
+    id: "confirm_rate",
+    title: "Confirms per second flat out, the service's and the plain pipeline's",
+    unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm"),
+    database: confirmsDatabase,
+    loads: [confirmsService, confirmsPlain]
   },
   {
     id: "options",

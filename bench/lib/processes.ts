@@ -139,6 +139,8 @@ export interface ServiceOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (a scenario's settings). */
+  readonly env?: Record<string, string> | undefined
 }
 
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
@@ -166,7 +168,8 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: "1000000000",
       RATE_LIMIT_BURST: "1000000000",
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", out, out]
   })
@@ -194,6 +197,8 @@ export interface AppOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (a scenario's settings). */
+  readonly env?: Record<string, string> | undefined
 }
 
 /**
@@ -214,7 +219,8 @@ export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", o
       PORT: "0",
       PARTNER_ID: options.partnerId,
       MERCHANT_ID: options.merchantId,
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", "pipe", out]
   })
