@@ -16,7 +16,7 @@ import { type PreparedConfirm, prepareSignedConfirms, walletHeaders } from "./ga
 import { runHttp } from "./lib/load.ts"
 import { admin, copyDatabase, dropDatabase, log, root, startService } from "./lib/processes.ts"
 import type { ChainSettings } from "./lib/PlainConfirm.ts"
-import type { Load, ScenarioDatabase, ScenarioTemplate } from "./scenarios.ts"
+import { type Load, routeMissing, type Scenario, type ScenarioDatabase, type ScenarioTemplate } from "./scenarios.ts"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
@@ -24,7 +24,7 @@ const int = (name: string, fallback: number) => {
 }
 
 /** Confirms prepared for the scenario, half for each system (`BENCH_CONFIRM_POOL`). */
-const poolSize = int("BENCH_CONFIRM_POOL", 12_000)
+const poolSize = int("BENCH_CONFIRM_POOL", 8_000)
 
 /** What the preparation left for the loads. */
 interface Prepared {
@@ -46,7 +46,7 @@ const chainSettingsOf = (confirm: PreparedConfirm): ChainSettings => {
 }
 
 /** The scenario's database: the seeded one with a wallet app and the prepared confirms; see the module documentation. */
-export const confirmsDatabase = async (template: ScenarioTemplate): Promise<ScenarioDatabase> => {
+const confirmsDatabase = async (template: ScenarioTemplate): Promise<ScenarioDatabase> => {
   const url = await copyDatabase(template.url, "bench_confirms_prepared")
   const env = { OPTION_ID_SECRET: randomBytes(32).toString("base64"), WORKER_IN_PROCESS: "false" }
   const service = await startService({ databaseUrl: url, logFile: join(root, "bench/.out/confirms-prepare.service.log"), env })
@@ -108,10 +108,19 @@ const confirmLoad = (id: string, label: string, system: "service" | "plain"): Lo
 })
 
 /** The service's confirm, flat out. */
-export const confirmsService = confirmLoad("confirms.service", "service: POST /v1/gateway/payment/:id/confirm (EIP-3009), flat out", "service")
+const confirmsService = confirmLoad("confirms.service", "service: POST /v1/gateway/payment/:id/confirm (EIP-3009), flat out", "service")
 
 /** The same confirm written plainly (node:http + pg), flat out. */
-export const confirmsPlain = confirmLoad("confirms.plain", "plain confirm pipeline: node:http + pg, the same checks and statements", "plain")
+const confirmsPlain = confirmLoad("confirms.plain", "plain confirm pipeline: node:http + pg, the same checks and statements", "plain")
+
+/** The scenario: its own database (the prepared confirms), the service's confirms and the plain pipeline's. */
+export const confirmRateScenario: Scenario = {
+  id: "confirm_rate",
+  title: "Confirms per second flat out, the service's and the plain pipeline's",
+  unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm"),
+  database: confirmsDatabase,
+  loads: [confirmsService, confirmsPlain]
+}
 
 /** A line for the report's checks: how many confirms each system had, and whether any load ran out. */
 export const confirmsRateNote = (): string | undefined =>

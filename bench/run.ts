@@ -51,7 +51,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
-import { confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
+import { confirmRateScenario, confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
@@ -565,7 +565,7 @@ const main = async () => {
   try {
     log("seeding the database every scenario copies: node app/main.ts, a partner, a merchant, 1,000 payments")
     const seeded = await seed(postgres.url, runId)
-    const httpPlan = planOf(measuresHttp ? scenarios : [], seeded)
+    const httpPlan = planOf(measuresHttp ? [...scenarios, confirmRateScenario] : [], seeded)
     const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan
     const estimate = seedSeconds + estimateSeconds([...httpPlan.plan, ...sizePlan]) + (measuresSize ? growSeconds : 0) +
       (benchScenarios.has("webhooks") ? webhookSeconds : 0)

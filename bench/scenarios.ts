@@ -4,7 +4,6 @@
  * measurement: add a scenario with its loads (an {@link HttpLoad} per system, or a custom `run`
  * for work that is not request/response, such as draining webhooks), and its goals in `report.ts`.
  */
-import { confirmsDatabase, confirmsPlain, confirmsService } from "./confirms.ts"
 import { options, prepareConfirms, underConfirms } from "./gateway.ts"
 import { type HttpLoad, type LoadSettings, runHttp, type Sample, uniqueSequence } from "./lib/load.ts"
 import type { BenchContext } from "./lib/context.ts"
@@ -272,7 +271,8 @@ const confirmsIdleFloor = statusLoad("confirms.idle.floor", "floor: one SELECT b
  */
 const statusConfirmsFloor = underConfirmsLoad("status.confirms.floor", "floor: one SELECT by id while confirms run flat out (through the service)", "floor", floorStatusReads)
 
-const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
+/** Why a load of `method path` cannot run: the service does not serve it yet; `undefined` when it does. */
+export const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
   servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
 
 /** Every scenario, in report order. Each starts its systems fresh, on a copy of the same seeded database. */
@@ -299,20 +299,13 @@ export const scenarios: ReadonlyArray<Scenario> = [
     loads: [confirmsIdleService, statusConfirms, confirmsIdleFloor, statusConfirmsFloor]
   },
   {
-    // A scenario of its own: its database holds the prepared confirms (`confirms.ts`).
-    id: "confirm_rate",
-    title: "Confirms per second flat out, the service's and the plain pipeline's",
-    unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm"),
-    database: confirmsDatabase,
-    loads: [confirmsService, confirmsPlain]
-  },
-  {
     id: "options",
     title: "Payment options for 3 accounts",
     unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/options"),
     loads: [optionsService]
   }
-  // The webhook drain is not request/response: bench/webhooks.ts measures it.
+  // The webhook drain is not request/response: bench/webhooks.ts measures it. The confirm rate
+  // (bench/confirms.ts) runs after these.
 ]
 
 /** Each system's canary: its status load (cheap, and where a decaying client shows first). */

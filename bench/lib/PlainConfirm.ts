@@ -42,6 +42,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Worker } from "node:worker_threads"
 import type pg from "pg"
 import { type Address, getAddress, type Hex, hashTypedData, isAddress } from "viem"
+import { transferWithAuthorizationTypes } from "../../packages/adapters/src/chain/Eip3009.ts"
 import { recoveryWorkerData, type RecoveryResponse } from "../../packages/adapters/src/chain/SignatureRecoveryWorker.ts"
 import { newId } from "./rows.ts"
 
@@ -82,16 +83,6 @@ const cacheMillis = 10_000
 const keyShape = /^(sk|wk)_(live|test)_[A-Za-z0-9_-]{16,}$/
 const maxUint256 = 2n ** 256n - 1n
 const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
-const transferTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
 
 const keySelect = `SELECT k.id, k.kind, k.mode, k.partner_id AS key_partner_id, k.app_id, k.revoked_at, k.secret_sha256,
   p.id AS partner_id, p.name AS partner_name, p.pinned_version AS partner_pinned_version, p.created_at AS partner_created_at
@@ -245,7 +236,7 @@ export const plainConfirm = (pool: pg.Pool, query: Query, send: Send) => {
     const payer = getAddress(address!)
     const hash = hashTypedData({
       domain: { ...chain!.domain, verifyingContract: chain!.domain.verifyingContract as Address },
-      types: transferTypes,
+      types: transferWithAuthorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: { from: payer, to: chain!.collectionAddress as Address, value, validAfter: 0n, validBefore: BigInt(validBefore), nonce: claims.nonce as Hex }
     })
@@ -254,25 +245,16 @@ export const plainConfirm = (pool: pg.Pool, query: Query, send: Send) => {
   }
 
   // The payment's canonical JSON, as the service encodes it (schema order; amounts as text, times in seconds but for creation and update).
-  const paymentJson = (row: any, changed: Record<string, unknown>) => ({
-    id: row.id,
-    partnerId: row.partner_id,
-    merchantId: row.merchant_id,
-    mode: row.mode,
-    referenceId: row.reference_id,
-    currency: row.currency,
-    value: row.value,
-    status: changed.status,
-    stateVersion: changed.stateVersion,
-    checkout: row.checkout,
-    expiresAt: Math.floor(Number(row.expires_at) / 1000),
-    commitment: changed.commitment,
-    cancelledReason: row.cancelled_reason,
-    cancelledAt: row.cancelled_at === null ? null : Math.floor(Number(row.cancelled_at) / 1000),
-    createdAt: Number(row.created_at),
-    updatedAt: changed.updatedAt,
-    ...(row.link_id === null ? {} : { linkId: row.link_id })
-  })
+  const paymentJson = (row: any, changed: Record<string, unknown>) => {
+    const seconds = (millis: unknown) => (millis === null ? null : Math.floor(Number(millis) / 1000))
+    const { cancelled_at, cancelled_reason, checkout, currency, expires_at, id, link_id, merchant_id, mode, partner_id, reference_id, value } = row
+    return {
+      id, partnerId: partner_id, merchantId: merchant_id, mode, referenceId: reference_id, currency, value,
+      status: changed.status, stateVersion: changed.stateVersion, checkout, expiresAt: seconds(expires_at), commitment: changed.commitment,
+      cancelledReason: cancelled_reason, cancelledAt: seconds(cancelled_at), createdAt: Number(row.created_at), updatedAt: changed.updatedAt,
+      ...(link_id === null ? {} : { linkId: link_id })
+    }
+  }
 
   const write = async (row: any, commitment: Record<string, unknown>) => {
     const millis = Date.now()
