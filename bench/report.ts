@@ -323,8 +323,8 @@ export const markdown = (report: Report) => {
       ``,
       ...loadTable(report, ["confirms.service", "confirms.plain"], ["confirms.plain"]),
       ``,
-      `Each a prepared EIP-3009 confirm of its own payment; both systems run the API alone (the executor's work is queued, ` +
-        `not executed), on the same database copy.`,
+      `Each a prepared EIP-3009 confirm of its own payment (3 interleaved rounds of 3 s); both systems run the API alone ` +
+        `(the executor's work is queued, not executed), on the same database copy.`,
       ``
     )
   }
