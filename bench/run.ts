@@ -52,6 +52,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
+import { confirmRateScenario, confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
@@ -230,7 +231,7 @@ const runScenario = async (
   const allocationProfile = (system: System) => (allocations ? join(out, "alloc", `${scenario.id}-${system}.json`) : undefined)
   if (allocations) mkdirSync(join(out, "alloc"), { recursive: true })
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
-  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
+  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId, env: own?.env }
   log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of ${own === undefined ? "the seeded database" : "its own database"}`)
   const servers: Partial<Record<System, Server>> = {}
   let sampler: NodeJS.Timeout | undefined
@@ -240,7 +241,8 @@ const runScenario = async (
           databaseUrl,
           logFile: logFile("service"),
           cpuProfileDir: profileDir("service"),
-          allocationProfile: allocationProfile("service")
+          allocationProfile: allocationProfile("service"),
+          env: own?.env
         }) : undefined,
       systems.has("floor") ? startApp("bench/floor.ts", {
           ...app,
@@ -494,8 +496,7 @@ const writes = process.env.BENCH_NO_WRITE !== "1" && only === undefined
 /** The HTTP scenarios (`scenarios.ts`): their report, written between `BENCHMARKS.md`'s first markers. */
 const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string, plan: ReturnType<typeof planOf>, started: number, loadBefore: string) => {
   const { figures, canaryFigures, rss, notes, profiles } = await runPlan(postgres, plan.plan, seeded, runId)
-  const confirmed = confirmNote()
-  if (confirmed !== undefined) notes.push(confirmed)
+  for (const note of [confirmNote(), confirmsRateNote()]) if (note !== undefined) notes.push(note)
   notes.push(loadNote(loadBefore))
   const report: Report = {
     date: new Date(),
@@ -567,7 +568,7 @@ const main = async () => {
   try {
     log("seeding the database every scenario copies: node app/main.ts, a partner, a merchant, 1,000 payments")
     const seeded = await seed(postgres.url, runId)
-    const httpPlan = planOf(measuresHttp ? scenarios : [], seeded)
+    const httpPlan = planOf(measuresHttp ? [...scenarios, confirmRateScenario] : [], seeded)
     const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan
     const estimate = seedSeconds + estimateSeconds([...httpPlan.plan, ...sizePlan]) + (measuresSize ? growSeconds : 0) +
       (benchScenarios.has("webhooks") ? webhookSeconds : 0) + (measuresCapacity ? capacitySeconds : 0)
@@ -581,6 +582,7 @@ const main = async () => {
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
     await dropSizeDatabases()
+    await dropConfirmsDatabase()
     await postgres.stop()
   }
 }

@@ -141,7 +141,7 @@ export interface ServiceOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
-  /** More environment (`WORKER_IN_PROCESS=false` for an API process alone). */
+  /** More environment (a scenario's settings, `WORKER_IN_PROCESS=false` for an API process alone). */
   readonly env?: Record<string, string> | undefined
 }
 
@@ -199,6 +199,8 @@ export interface AppOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (a scenario's settings). */
+  readonly env?: Record<string, string> | undefined
 }
 
 /**
@@ -219,7 +221,8 @@ export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", o
       PORT: "0",
       PARTNER_ID: options.partnerId,
       MERCHANT_ID: options.merchantId,
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", "pipe", out]
   })
