@@ -18,6 +18,9 @@
  *   completion (the stored answer) in one statement: 2 round trips.
  * - `GET /bs/payments/:id`: the payment: 1 round trip.
  *
+ * - `POST /plain/gateway/payment/:id/confirm`: the gateway confirm of an EIP-3009 pull option,
+ *   every check and statement of the service's written plainly (`lib/PlainConfirm.ts`).
+ *
  * Environment: `DATABASE_URL`, `PORT` (0 = any), `PARTNER_ID`, `MERCHANT_ID` (an existing sandbox
  * merchant of that partner: the payments' foreign key). Prints `listening <port>` when ready.
  */
@@ -40,6 +43,7 @@ import {
   statusAnswer,
   statusSelect
 } from "./lib/rows.ts"
+import { plainConfirm } from "./lib/PlainConfirm.ts"
 
 const { merchantId, partnerId, url } = appEnvironment("baseline")
 
@@ -184,7 +188,10 @@ const sameStatus = async (request: IncomingMessage, id: string, response: Server
   await b1Status(id, response)
 }
 
+const confirm = plainConfirm(pool, query, send)
+
 const statusPath = /^\/b1\/payments\/([^/]+)$/
+const confirmPath = /^\/plain\/gateway\/payment\/([^/]+)\/confirm$/
 const sameStatusPath = /^\/bs\/payments\/([^/]+)$/
 
 const server = createServer((request, response) => {
@@ -193,6 +200,7 @@ const server = createServer((request, response) => {
   if (request.method === "POST" && path === "/b1/payments") handled = b1Create(request, response)
   else if (request.method === "POST" && path === "/b2/payments") handled = b2Create(request, response)
   else if (request.method === "POST" && path === "/bs/payments") handled = sameCreate(request, response)
+  else if (request.method === "POST" && confirmPath.test(path)) handled = confirm(request, response, confirmPath.exec(path)![1]!)
   else if (request.method === "GET") {
     const match = statusPath.exec(path)
     const same = sameStatusPath.exec(path)

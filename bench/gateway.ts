@@ -33,9 +33,11 @@ interface Fixture {
   readonly walletKey: string
 }
 
-interface PreparedConfirm {
+/** A confirm ready to post: its payment, its body, and the typed data the buyer signed (JSON). */
+export interface PreparedConfirm {
   readonly paymentId: string
   readonly body: string
+  readonly typedData: string
 }
 
 const memo = <A>(make: (context: BenchContext) => Promise<A>) => {
@@ -64,24 +66,37 @@ const post = async (url: string, headers: Record<string, string>, body: unknown)
   return { status: response.status, body: (await response.json()) as any }
 }
 
-const walletHeaders = (fixture: Fixture) => ({ "api-key": fixture.walletKey, "sdk-name": "Bench wallet" })
+/** The headers of a wallet's gateway requests. */
+export const walletHeaders = (walletKey: string) => ({ "api-key": walletKey, "sdk-name": "Bench wallet" })
 
-const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
-  const fixture = await fixtureOf(context)
+/** Where confirms are prepared: the service, a merchant of the partner whose key is given, and a wallet key. */
+export interface ConfirmTarget {
+  readonly serviceUrl: string
+  readonly apiKey: string
+  readonly merchantId: string
+  readonly walletKey: string
+  readonly runId: string
+}
+
+/**
+ * `count` signed confirms prepared through the service: each a new payment, its options for one
+ * buyer (anvil accounts 1 to 8 in turn), and the EIP-3009 authorization that buyer signed.
+ */
+export const prepareSignedConfirms = async (target: ConfirmTarget, count: number): Promise<Array<PreparedConfirm>> => {
   const started = Date.now()
   const prepared: Array<PreparedConfirm> = []
   let next = 0
   const worker = async () => {
-    while (next < confirmCount) {
+    while (next < count) {
       const n = next++
       const created = await post(
-        `${context.service.url}/v1/merchant/payment`,
-        { "api-key": context.apiKey, "merchant-id": context.merchantId },
-        { amount: { unit: "iso4217/USD", value: "1050" }, referenceId: `${context.runId}-confirm-${n}` }
+        `${target.serviceUrl}/v1/merchant/payment`,
+        { "api-key": target.apiKey, "merchant-id": target.merchantId },
+        { amount: { unit: "iso4217/USD", value: "1050" }, referenceId: `${target.runId}-confirm-${n}` }
       )
       if (created.status !== 200) throw new Error(`creating a payment to confirm answered ${created.status}: ${JSON.stringify(created.body)}`)
       const paymentId = created.body.paymentId as string
-      const options = await post(`${context.service.url}/v1/gateway/payment/${paymentId}/options`, walletHeaders(fixture), {
+      const options = await post(`${target.serviceUrl}/v1/gateway/payment/${paymentId}/options`, walletHeaders(target.walletKey), {
         accounts: [accountId(n)],
         refresh: null
       })
@@ -92,14 +107,25 @@ const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> => {
       const signature = await signOption(option, buyers[n % buyers.length]!.privateKey)
       prepared.push({
         paymentId,
-        body: JSON.stringify({ optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null })
+        body: JSON.stringify({ optionId: option.id, results: [{ type: "walletRpc", data: [signature] }], collectedData: null }),
+        typedData: option.actions.at(-1).data.params[1]
       })
     }
   }
   await Promise.all(Array.from({ length: 8 }, worker))
   log(`prepared ${prepared.length} signed confirms in ${((Date.now() - started) / 1000).toFixed(0)} s`)
   return prepared
-})
+}
+
+const confirmsOf = memo(async (context): Promise<Array<PreparedConfirm>> =>
+  prepareSignedConfirms({
+    serviceUrl: context.service.url,
+    apiKey: context.apiKey,
+    merchantId: context.merchantId,
+    walletKey: (await fixtureOf(context)).walletKey,
+    runId: context.runId
+  }, confirmCount)
+)
 
 /** Prepares the confirms `status.confirms` posts (run before the rounds, outside every measurement). */
 export const prepareConfirms = async (context: BenchContext): Promise<void> => {
@@ -161,7 +187,7 @@ const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Pr
         ranOutAfter ??= (Date.now() - started) / 1000
         return
       }
-      const answer = await post(`${context.service.url}/v1/gateway/payment/${confirm.paymentId}/confirm`, walletHeaders(fixture), confirm.body)
+      const answer = await post(`${context.service.url}/v1/gateway/payment/${confirm.paymentId}/confirm`, walletHeaders(fixture.walletKey), confirm.body)
       if (answer.status === 200) {
         accepted++
         last.push(confirm.paymentId)
@@ -207,7 +233,7 @@ export const options = async (context: BenchContext, settings: LoadSettings, sec
   return runHttp({
     url: context.service.url,
     method: "POST",
-    headers: { ...walletHeaders(fixture), "content-type": "application/json" },
+    headers: { ...walletHeaders(fixture.walletKey), "content-type": "application/json" },
     next: () => ({ path: `/v1/gateway/payment/${context.paymentIds[n++ % context.paymentIds.length]!}/options`, body })
   }, settings, seconds)
 }

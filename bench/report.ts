@@ -179,6 +179,10 @@ export const goals = (report: Report): ReadonlyArray<Goal> => [
   }),
   ratioGoal(report, "create vs B2 (req/s), stretch", "create.service", "create.b2", 1.2, { scenario: "create", system: "raw" }),
   underConfirmsGoal(report),
+  ratioGoal(report, "confirms per second vs a plain confirm pipeline (same checks, statements, write and queue; no framework)", "confirms.service", "confirms.plain", 0.9, {
+    scenario: "confirm_rate",
+    system: "raw"
+  }),
   {
     name: "service RSS peak (every scenario)",
     target: "≤ 250 MB",
@@ -198,7 +202,8 @@ const shortNames: Record<string, string> = {
   "status.floor": "floor",
   "status.pipeline": "plain pipeline",
   "status.baseline": "raw SELECT",
-  "confirms.idle.service": "idle"
+  "confirms.idle.service": "idle",
+  "confirms.plain": "plain confirm"
 }
 
 const loadTable = (report: Report, ids: ReadonlyArray<string>, references: ReadonlyArray<string>) => {
@@ -311,6 +316,17 @@ export const markdown = (report: Report) => {
         ``
       )
     }
+  }
+  if (report.loads.has("confirms.service")) {
+    lines.push(
+      `### Confirms per second flat out`,
+      ``,
+      ...loadTable(report, ["confirms.service", "confirms.plain"], ["confirms.plain"]),
+      ``,
+      `Each a prepared EIP-3009 confirm of its own payment (3 interleaved rounds of 3 s); both systems run the API alone ` +
+        `(the executor's work is queued, not executed), on the same database copy.`,
+      ``
+    )
   }
   if (report.loads.has("options.service")) {
     lines.push(`### Payment options (3 accounts)`, ``, ...loadTable(report, ["options.service"], []), ``)

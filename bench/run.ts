@@ -25,8 +25,9 @@
  * `BENCH_DATABASE_URL` (use that PostgreSQL instead of starting one), `BENCH_NO_WRITE=1` (leave
  * BENCHMARKS.md alone), `BENCH_SCENARIOS` (any of `http`, `size` and `webhooks`, all three by
  * default: `size` is the data-size scenarios, `dataSize.ts`, with their own `BENCH_SIZES`,
- * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain,
- * `bench/webhooks.ts`; both run after the HTTP loads on the same PostgreSQL).
+ * `BENCH_SIZE_ROUNDS` and `BENCH_SIZE_SECONDS`; `webhooks` is the worker's drain and backlog,
+ * `bench/webhooks.ts`, with `BENCH_BACKLOG_EVENTS`; both run after the HTTP loads on the same PostgreSQL;
+ * and `capacity`, only when named: the capacity model's check with pinned processes, `bench/capacity.ts`).
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -51,6 +52,7 @@ import {
   startService
 } from "./lib/processes.ts"
 import { confirmNote } from "./gateway.ts"
+import { confirmRateScenario, confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
 import {
@@ -68,8 +70,9 @@ import {
 } from "./report.ts"
 import type { BenchContext } from "./lib/context.ts"
 import { canaries, type Load, type Scenario, scenarios, type System } from "./scenarios.ts"
-import { benchScenarios, runWebhookBench, runWebhooksAlone } from "./webhooks.ts"
+import { benchScenarios, runWebhookBench, runWebhooksAlone, webhookSeconds } from "./webhooks.ts"
 import { dropSizeDatabases, sizeScenarios, sizeText, writeSizeMarkdown } from "./dataSize.ts"
+import { runCapacityBench } from "./capacity.ts"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? "")
@@ -98,8 +101,8 @@ const quietLimitSeconds = int("BENCH_QUIET_LIMIT_SECONDS", 30)
 const startSeconds = 10
 /** Seeding (a service start, a partner, a merchant, 1,000 payments), about. */
 const seedSeconds = 20
-/** The webhook drain (`webhooks.ts`), about. */
-const webhookSeconds = 70
+/** The capacity check (`capacity.ts`), about. */
+const capacitySeconds = 240
 /** Growing the data-size databases to 1M payments (`dataSize.ts`), about. */
 const growSeconds = 150
 
@@ -228,7 +231,7 @@ const runScenario = async (
   const allocationProfile = (system: System) => (allocations ? join(out, "alloc", `${scenario.id}-${system}.json`) : undefined)
   if (allocations) mkdirSync(join(out, "alloc"), { recursive: true })
   const logFile = (system: string) => join(out, `${scenario.id}.${system}.log`)
-  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId }
+  const app = { databaseUrl, partnerId: seeded.partnerId, merchantId: seeded.merchantId, env: own?.env }
   log(`${scenario.id}: starting ${[...systems].join(", ")} fresh on a copy of ${own === undefined ? "the seeded database" : "its own database"}`)
   const servers: Partial<Record<System, Server>> = {}
   let sampler: NodeJS.Timeout | undefined
@@ -238,7 +241,8 @@ const runScenario = async (
           databaseUrl,
           logFile: logFile("service"),
           cpuProfileDir: profileDir("service"),
-          allocationProfile: allocationProfile("service")
+          allocationProfile: allocationProfile("service"),
+          env: own?.env
         }) : undefined,
       systems.has("floor") ? startApp("bench/floor.ts", {
           ...app,
@@ -492,8 +496,7 @@ const writes = process.env.BENCH_NO_WRITE !== "1" && only === undefined
 /** The HTTP scenarios (`scenarios.ts`): their report, written between `BENCHMARKS.md`'s first markers. */
 const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string, plan: ReturnType<typeof planOf>, started: number, loadBefore: string) => {
   const { figures, canaryFigures, rss, notes, profiles } = await runPlan(postgres, plan.plan, seeded, runId)
-  const confirmed = confirmNote()
-  if (confirmed !== undefined) notes.push(confirmed)
+  for (const note of [confirmNote(), confirmsRateNote()]) if (note !== undefined) notes.push(note)
   notes.push(loadNote(loadBefore))
   const report: Report = {
     date: new Date(),
@@ -552,7 +555,8 @@ const runSizeScenarios = async (postgres: Postgres, seeded: Seed, runId: string,
 const main = async () => {
   const measuresHttp = benchScenarios.has("http")
   const measuresSize = benchScenarios.has("size")
-  if (!measuresHttp && !measuresSize) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
+  const measuresCapacity = benchScenarios.has("capacity")
+  if (!measuresHttp && !measuresSize && !measuresCapacity) return benchScenarios.has("webhooks") ? runWebhooksAlone() : undefined
   const started = Date.now()
   const loadBefore = loadAverage()
   const runId = randomBytes(4).toString("hex")
@@ -564,19 +568,21 @@ const main = async () => {
   try {
     log("seeding the database every scenario copies: node app/main.ts, a partner, a merchant, 1,000 payments")
     const seeded = await seed(postgres.url, runId)
-    const httpPlan = planOf(measuresHttp ? scenarios : [], seeded)
+    const httpPlan = planOf(measuresHttp ? [...scenarios, confirmRateScenario] : [], seeded)
     const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan
     const estimate = seedSeconds + estimateSeconds([...httpPlan.plan, ...sizePlan]) + (measuresSize ? growSeconds : 0) +
-      (benchScenarios.has("webhooks") ? webhookSeconds : 0)
+      (benchScenarios.has("webhooks") ? webhookSeconds : 0) + (measuresCapacity ? capacitySeconds : 0)
     log(
       `by design about ${(estimate / 60).toFixed(1)} min in all, plus preparing loads ` +
         `(${[...httpPlan.plan, ...sizePlan].map((p) => `${p.scenario.id}: ${p.loads.length} loads`).join(", ")})`
     )
     if (measuresHttp) await runHttpScenarios(postgres, seeded, runId, httpPlan, started, loadBefore)
     if (measuresSize) await runSizeScenarios(postgres, seeded, runId, sizePlan)
+    if (measuresCapacity) await runCapacityBench(postgres, seeded, runId, writes)
     if (benchScenarios.has("webhooks")) await runWebhookBench(postgres)
   } finally {
     await dropSizeDatabases()
+    await dropConfirmsDatabase()
     await postgres.stop()
   }
 }

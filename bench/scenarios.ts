@@ -31,6 +31,8 @@ export interface Load {
 /** The seeded database and what it holds. */
 export interface ScenarioTemplate {
   readonly url: string
+  /** The seeded partner's API key. */
+  readonly apiKey: string
   readonly partnerId: string
   readonly merchantId: string
   readonly paymentIds: ReadonlyArray<string>
@@ -43,6 +45,8 @@ export interface ScenarioDatabase {
   readonly paymentIds: ReadonlyArray<string>
   /** A cursor deep into the partner's payment listing. */
   readonly listCursor: string
+  /** Environment every system of the scenario starts with (settings the database's data depends on). */
+  readonly env?: Record<string, string>
 }
 
 /** A group of loads measured together, or why it cannot be measured yet. */
@@ -267,7 +271,8 @@ const confirmsIdleFloor = statusLoad("confirms.idle.floor", "floor: one SELECT b
  */
 const statusConfirmsFloor = underConfirmsLoad("status.confirms.floor", "floor: one SELECT by id while confirms run flat out (through the service)", "floor", floorStatusReads)
 
-const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
+/** Why a load of `method path` cannot run: the service does not serve it yet; `undefined` when it does. */
+export const routeMissing = (servedPaths: ReadonlySet<string>, method: string, path: string) =>
   servedPaths.has(path) ? undefined : `${method} ${path} is not served yet (not in /openapi.json)`
 
 /** Every scenario, in report order. Each starts its systems fresh, on a copy of the same seeded database. */
@@ -299,7 +304,8 @@ export const scenarios: ReadonlyArray<Scenario> = [
     unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/options"),
     loads: [optionsService]
   }
-  // The webhook drain is not request/response: bench/webhooks.ts measures it.
+  // The webhook drain is not request/response: bench/webhooks.ts measures it. The confirm rate
+  // (bench/confirms.ts) runs after these.
 ]
 
 /** Each system's canary: its status load (cheap, and where a decaying client shows first). */

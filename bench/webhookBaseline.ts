@@ -1,6 +1,7 @@
 /**
  * The hand-written webhook drain the worker is measured against: a minimal outbox → webhook loop
- * with node-postgres (`pg`) and `fetch`, no framework, no leases, no retry queue.
+ * with node-postgres (`pg`) and `fetch`, no framework, no leases, no retry queue. Each request
+ * has the worker's time limit (15 s); a failed one is recorded `pending` with a retry it never makes.
  *
  * `LOOPS` loops, each on its own connection, repeat until the outbox is empty: in one transaction,
  * take the oldest `BATCH` unprocessed outbox events with `FOR UPDATE SKIP LOCKED`, `POST` each to
@@ -9,9 +10,16 @@
  * and mark the events processed, and commit. At most `LOOPS × BATCH` requests are in flight, the
  * worker's bound with the bench's endpoints (see `webhooks.ts`).
  *
+ * With `BY_ENDPOINT=1` (the backlog, where one endpoint is slow: a batch waits for its slowest
+ * answer, so a global loop would hold every endpoint behind the slow one), one loop per endpoint
+ * drains its partner's events the same way, `BATCH` at a time, oldest first (a cursor per
+ * partner, so no claim walks the events already sent), sharing a pool of `LOOPS` connections: at
+ * most `BATCH` requests in flight per endpoint and `LOOPS × BATCH` in all. It runs until every
+ * partner's events are sent.
+ *
  * Environment: `DATABASE_URL`, `ENDPOINTS` (JSON: `[{ id, partnerId, url, secret }]`, one endpoint
  * per partner; secrets in plaintext, read once, where the worker decrypts stored ones), `LOOPS`,
- * `BATCH`. Exits when the outbox is empty.
+ * `BATCH`, `BY_ENDPOINT`. Exits when the outbox is empty.
  */
 import { createHmac, randomBytes } from "node:crypto"
 import pg from "pg"
@@ -27,6 +35,7 @@ const url = process.env.DATABASE_URL
 const endpoints = JSON.parse(process.env.ENDPOINTS ?? "[]") as ReadonlyArray<Endpoint>
 const loops = Number(process.env.LOOPS ?? "4")
 const batch = Number(process.env.BATCH ?? "8")
+const byEndpoint = process.env.BY_ENDPOINT === "1"
 if (url === undefined || endpoints.length === 0) {
   process.stderr.write("webhook baseline: DATABASE_URL and ENDPOINTS are required\n")
   process.exit(2)
@@ -37,6 +46,7 @@ const byPartner = new Map(endpoints.map((e) => [e.partnerId, { ...e, key: Buffer
 
 interface OutboxRow {
   readonly id: string
+  readonly created_at: string
   readonly type: string
   readonly partner_id: string
   readonly payload: { readonly createdAt: number; readonly payment: unknown; readonly stage: unknown }
@@ -75,8 +85,11 @@ const deliver = async (event: OutboxRow) => {
   return { event, endpoint, status, durationMs: Math.round(performance.now() - started) }
 }
 
-const claim = `SELECT id, type, partner_id, payload FROM outbox_events
+const claim = `SELECT id, type, partner_id, payload, created_at FROM outbox_events
   WHERE processed_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`
+const claimOfPartner = `SELECT id, type, partner_id, payload, created_at FROM outbox_events
+  WHERE partner_id = $2 AND (created_at, id) > ($3::bigint, $4::text) AND processed_at IS NULL
+  ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`
 // One row per element of the arrays (one statement, prepared once, for any batch size).
 const record = `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, redelivery, status, attempts,
     next_attempt_at, last_status_code, last_duration_ms, created_at, updated_at)
@@ -84,10 +97,8 @@ const record = `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoi
     $9::integer[], $10::integer[], $11::bigint[], $12::bigint[])`
 const markProcessed = `UPDATE outbox_events SET processed_at = $1 WHERE id = ANY($2::text[])`
 
-/** One transaction: claims a batch, delivers it, records it; answers whether the outbox was empty. */
-const drainBatch = async (client: pg.PoolClient) => {
-  const { rows: events } = await client.query<OutboxRow>({ name: "claim", text: claim, values: [batch] })
-  if (events.length === 0) return true
+/** Delivers a claimed batch and records it (in the caller's transaction). */
+const deliverBatch = async (client: pg.PoolClient, events: ReadonlyArray<OutboxRow>) => {
   const sent = await Promise.all(events.map(deliver))
   const now = Date.now()
   const ok = sent.map((s) => s.status !== null && s.status >= 200 && s.status <= 299)
@@ -110,25 +121,48 @@ const drainBatch = async (client: pg.PoolClient) => {
     ]
   })
   await client.query({ name: "processed", text: markProcessed, values: [now, events.map((e) => e.id)] })
-  return false
+}
+
+/** One transaction: claims a batch with `claimBatch`, delivers and records it; answers the batch. */
+const drainBatch = async (client: pg.PoolClient, claimBatch: () => Promise<ReadonlyArray<OutboxRow>>) => {
+  await client.query("BEGIN")
+  try {
+    const events = await claimBatch()
+    if (events.length > 0) await deliverBatch(client, events)
+    await client.query("COMMIT")
+    return events
+  } catch (error) {
+    await client.query("ROLLBACK")
+    throw error
+  }
 }
 
 const loop = async (): Promise<void> => {
   const client = await pool.connect()
+  const claimBatch = async () => (await client.query<OutboxRow>({ name: "claim", text: claim, values: [batch] })).rows
   try {
-    for (;;) {
-      await client.query("BEGIN")
-      const drained = await drainBatch(client).catch(async (error: unknown) => {
-        await client.query("ROLLBACK")
-        throw error
-      })
-      await client.query("COMMIT")
-      if (drained) return
-    }
+    while ((await drainBatch(client, claimBatch)).length > 0);
   } finally {
     client.release()
   }
 }
 
-await Promise.all(Array.from({ length: loops }, loop))
+// One partner's events, oldest first, a connection of the pool taken per batch.
+const endpointLoop = async (partnerId: string): Promise<void> => {
+  let after = { createdAt: "-1", id: "" }
+  for (;;) {
+    const client = await pool.connect()
+    try {
+      const events = await drainBatch(client, async () =>
+        (await client.query<OutboxRow>({ name: "claimOfPartner", text: claimOfPartner, values: [batch, partnerId, after.createdAt, after.id] })).rows)
+      const last = events.at(-1)
+      if (last === undefined) return
+      after = { createdAt: last.created_at, id: last.id }
+    } finally {
+      client.release()
+    }
+  }
+}
+
+await Promise.all(byEndpoint ? [...byPartner.keys()].map(endpointLoop) : Array.from({ length: loops }, loop))
 await pool.end()

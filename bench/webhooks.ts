@@ -17,7 +17,6 @@
  * Run alone with `BENCH_SCENARIOS=webhooks npm run bench`. Writes its own block of `BENCHMARKS.md`
  * (between the `bench:webhooks` markers) unless `BENCH_NO_WRITE=1`, and `bench/.out/webhooks.json`.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
@@ -25,6 +24,8 @@ import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "../t
 import type { Merchant } from "@paygate/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { type Drainer, exitOf, startHandLoop } from "./lib/handLoop.ts"
+import { backlogGoals, backlogMarkdown, backlogEvents, backlogSeconds, backlogText, type BacklogFigures, runBacklog } from "./webhookBacklog.ts"
 import { median } from "./lib/load.ts"
 import { writeBlock } from "./lib/MarkdownBlock.ts"
 import { cpuSecondsOf, log, type Postgres, postgresCpuSeconds, root, sleep, startPostgres } from "./lib/processes.ts"
@@ -41,6 +42,9 @@ const partners = 8
 const latencyEvents = 200
 const baselineLoops = 4
 const baselineBatch = 8
+
+/** The whole webhook bench (drains, latency, backlog), about, in seconds on a quiet machine. */
+export const webhookSeconds = 20 + (rounds * 2 * events) / 1_000 + 15 + backlogSeconds
 
 type System = "worker" | "baseline"
 
@@ -70,6 +74,7 @@ export interface WebhookFigures {
   readonly load: readonly [number, number]
   readonly drains: Readonly<Record<System, ReadonlyArray<DrainSample>>>
   readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number; readonly count: number }
+  readonly backlog: BacklogFigures
 }
 
 const nowMs = () => performance.timeOrigin + performance.now()
@@ -96,29 +101,12 @@ const seed = async ({ merchants, world }: Bench, count: number) => {
   return ids
 }
 
-const exitOf = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once("exit", () => resolve())
-  })
-
-const startBaselineDrain = (bench: Bench) => {
-  let output = ""
-  const child = spawn(process.execPath, ["bench/webhookBaseline.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: bench.world.url,
-      ENDPOINTS: JSON.stringify(bench.endpoints.map((e) => ({ id: e.id, partnerId: e.partnerId, url: bench.receiver.url(e.path), secret: e.secret }))),
-      LOOPS: String(baselineLoops),
-      BATCH: String(baselineBatch)
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  child.stdout?.on("data", (chunk) => (output = (output + chunk).slice(-5_000)))
-  child.stderr?.on("data", (chunk) => (output = (output + chunk).slice(-5_000)))
-  return { child, output: () => output }
-}
+const startBaselineDrain = (bench: Bench) =>
+  startHandLoop(
+    bench.world.url,
+    bench.endpoints.map((e) => ({ id: e.id, partnerId: e.partnerId, url: bench.receiver.url(e.path), secret: e.secret })),
+    { loops: baselineLoops, batch: baselineBatch, byEndpoint: false }
+  )
 
 // Deliveries of `ids` recorded as succeeded, and outbox events not yet processed.
 const recordedOf = (world: PostgresWorld, ids: ReadonlyArray<string>) =>
@@ -134,7 +122,7 @@ const drain = async (bench: Bench, system: System): Promise<DrainSample> => {
   const { receiver, world } = bench
   const ids = await seed(bench, events)
   // Nothing can arrive before `expect` below: requests are handled on a later turn of the event loop.
-  const drainer: { readonly child: ChildProcess; readonly output: () => string } = system === "worker"
+  const drainer: Drainer = system === "worker"
     ? world.spawnWorker()
     : startBaselineDrain(bench)
   const pgCpu = () => (bench.postgres.postmasterPid === undefined ? Number.NaN : postgresCpuSeconds(bench.postgres.postmasterPid))
@@ -202,7 +190,10 @@ const latency = async (bench: Bench) => {
 export const runWebhookBench = async (postgres: Postgres): Promise<WebhookFigures> => {
   const started = Date.now()
   const loadBefore = loadavg()[0]!
-  log(`webhooks: ${events} events per drain, ${rounds} rounds per system, ${partners} partners with one endpoint each`)
+  log(
+    `webhooks: ${events} events per drain, ${rounds} rounds per system, ${partners} partners with one endpoint each; ` +
+      `then a backlog of ${backlogEvents}: about ${(webhookSeconds / 60).toFixed(1)} min on a quiet machine`
+  )
   const world = await makePostgresWorld(postgres.url)
   const receiver = await startCountingReceiver()
   try {
@@ -224,15 +215,19 @@ export const runWebhookBench = async (postgres: Postgres): Promise<WebhookFigure
     }
     log(`webhooks: enqueue → first attempt latency, ${latencyEvents} events one at a time`)
     const measured = await latency(bench)
+    const backlog = await runBacklog(world, receiver)
     const figures: WebhookFigures = {
       date: new Date(),
       minutes: (Date.now() - started) / 60_000,
       machine: `${cpus().length} cores, Node ${process.version}, PostgreSQL ${postgres.version}`,
-      command: process.env.BENCH_SCENARIOS === undefined ? "npm run bench" : `BENCH_SCENARIOS=${process.env.BENCH_SCENARIOS} npm run bench`,
+      command: [...["BENCH_SCENARIOS", "BENCH_WEBHOOK_EVENTS", "BENCH_WEBHOOK_ROUNDS", "BENCH_BACKLOG_EVENTS"].flatMap((name) =>
+        process.env[name] === undefined ? [] : [`${name}=${process.env[name]}`]
+      ), "npm run bench"].join(" "),
       events,
       load: [loadBefore, loadavg()[0]!],
       drains,
-      latency: measured
+      latency: measured,
+      backlog
     }
     const out = join(root, "bench/.out")
     mkdirSync(out, { recursive: true })
@@ -285,7 +280,8 @@ export const webhookGoals = (figures: WebhookFigures) => {
       measured: `${figures.latency.p50.toFixed(0)} ms (p90 ${figures.latency.p90.toFixed(0)} ms, p99 ${figures.latency.p99.toFixed(0)} ms)`,
       target: "≤ 100 ms",
       met: figures.latency.p50 <= 100
-    }
+    },
+    ...backlogGoals(figures.backlog)
   ]
 }
 
@@ -321,6 +317,8 @@ export const webhookMarkdown = (figures: WebhookFigures) => {
     `Enqueue → first attempt (worker idle, default settings): p50 ${figures.latency.p50.toFixed(0)} ms, p90 ` +
     `${figures.latency.p90.toFixed(0)} ms, p99 ${figures.latency.p99.toFixed(0)} ms, max ${figures.latency.max.toFixed(0)} ms.`,
     ``,
+    ...backlogMarkdown(figures.backlog),
+    ``,
     `1-minute load average of the machine: ${figures.load[0].toFixed(1)} before the run, ${figures.load[1].toFixed(1)} at its end ` +
     `(${cpus().length} cores; anything above the bench's own processes is other work sharing the machine and widens the noise).`
   ].join("\n")
@@ -334,6 +332,7 @@ export const webhookText = (figures: WebhookFigures) =>
       `  ${labels[system].padEnd(58)} ${median(figures.drains[system].map((s) => s.rate)).toFixed(0).padStart(6)} deliveries/s ` +
       `(${figures.drains[system].map((s) => s.rate.toFixed(0)).join(", ")})`
     ),
+    ...backlogText(figures.backlog),
     ...webhookGoals(figures).map((g) => `  ${g.met ? "  met " : "MISSED"}  ${g.name}: ${g.measured}`)
   ].join("\n")
 

@@ -1,7 +1,5 @@
 /** Which workspaces each package's sources may import. */
 export declare const allowedDependencies: Record<string, ReadonlyArray<string>>
-/** The import specifiers of one file's source text (template literals excluded). */
-export declare const importsOf: (source: string) => Array<string>
 /** Violations of one import of `file`. */
 export declare const checkImport: (root: string, file: string, specifier: string) => Array<string>
 /** Every violation of the rule under `root`. */

@@ -9,11 +9,13 @@
 //   (internals included) or `test/` by path or by name (`@paygate/x/src/…`). A test that needs http
 //   and the worker together is a cross-package test (`test/`). Each `@paygate/*` a package's tests
 //   import is declared in its package.json too.
-// - no circles: files never import each other, directly or around a circle (type-only imports too).
+// - no circles: files never import each other, directly or around a circle (scripts/circles.mjs).
 // - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only;
 //   the root package.json declares each `@paygate/*` the composition root imports.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readFileSync, readdirSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
+import { circlesIn } from "./circles.mjs"
+import { importsOf, sourceFiles } from "./imports.mjs"
 
 /** Which workspaces each package's sources may import. */
 export const allowedDependencies = {
@@ -22,17 +24,6 @@ export const allowedDependencies = {
   http: ["domain", "adapters"],
   worker: ["domain", "adapters"]
 }
-
-const importPattern =
-  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g
-
-/** Strip comments and template literals, so that examples and fixtures do not count as code. */
-const stripComments = (source) =>
-  source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1").replace(/`(?:\\[\s\S]|[^\\`])*`/g, "``")
-
-/** The import specifiers of one file's source text (template literals excluded). */
-export const importsOf = (source) =>
-  [...stripComments(source).matchAll(importPattern)].map((match) => match[1] ?? match[2] ?? match[3])
 
 // Where a file lives: { kind: "src" | "test", pkg } in a package, "support" / "crossTest" under test/, "app", or "other".
 const zoneOf = (root, file) => {
@@ -48,6 +39,9 @@ const zoneOf = (root, file) => {
 
 // A port's SQL adapter (`Sql*.ts` in the adapters' src, `SqlPersistence.ts`, which composes them, aside).
 const isPortAdapter = (zone) => zone.pkg === "adapters" && /^Sql(?!Persistence\.)[A-Za-z]+\.ts$/.test(zone.name)
+
+/** What `file` imports, as the compiler parses it (comments and strings never count). */
+const specifiersOf = (file) => importsOf(file).map((i) => i.specifier)
 
 const packageOf = (specifier) => /^@paygate\/([^/]+)/.exec(specifier)?.[1]
 
@@ -87,14 +81,6 @@ export const checkImport = (root, file, specifier) => {
   return []
 }
 
-const sourceFiles = (dir) =>
-  !existsSync(dir) ? [] : readdirSync(dir).flatMap((name) => {
-    if (name === "node_modules") return []
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) return sourceFiles(path)
-    return /\.(ts|mts|js|mjs)$/.test(name) ? [path] : []
-  })
-
 const workspaces = (root) => existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []
 
 const declaredIn = (manifest) => {
@@ -103,7 +89,7 @@ const declaredIn = (manifest) => {
 }
 
 const workspacesImportedBy = (files, self) =>
-  new Set(files.flatMap((file) => importsOf(readFileSync(file, "utf8")).map(packageOf).filter((dep) => dep !== undefined && dep !== self)))
+  new Set(files.flatMap((file) => specifiersOf(file).map(packageOf).filter((dep) => dep !== undefined && dep !== self)))
 
 // The composition root has no manifest of its own: the root package declares what it imports.
 const checkRootManifest = (root) => {
@@ -133,46 +119,6 @@ const checkManifests = (root) =>
     return [...wrong, ...undeclared]
   })
 
-/** Resolves a relative import of `file` to the file it names, if it exists. */
-const resolveRelative = (file, specifier) => {
-  const target = resolve(dirname(file), specifier)
-  if (existsSync(target) && statSync(target).isFile()) return target
-  if (existsSync(`${target}.ts`)) return `${target}.ts`
-  if (existsSync(join(target, "index.ts"))) return join(target, "index.ts")
-  return undefined
-}
-
-/** Files that import each other, directly or around a circle (type-only imports too): one line per circle. */
-export const importCircles = (root, files) => {
-  const edges = new Map(files.map((file) => [
-    file,
-    importsOf(readFileSync(file, "utf8")).filter((s) => s.startsWith(".")).map((s) => resolveRelative(file, s)).filter(Boolean)
-  ]))
-  // Tarjan's strongly connected components: every component of more than one file is a circle.
-  const order = new Map()
-  const low = new Map()
-  const stack = []
-  const circles = []
-  const visit = (file) => {
-    order.set(file, order.size)
-    low.set(file, order.get(file))
-    stack.push(file)
-    for (const next of edges.get(file) ?? []) {
-      if (!order.has(next)) {
-        visit(next)
-        low.set(file, Math.min(low.get(file), low.get(next)))
-      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file), order.get(next)))
-    }
-    if (low.get(file) !== order.get(file)) return
-    const component = stack.splice(stack.indexOf(file))
-    if (component.length > 1) {
-      circles.push(`${component.map((f) => relative(root, f)).sort().join(" → ")} import each other (move what they share into a module of its own)`)
-    }
-  }
-  for (const file of edges.keys()) if (!order.has(file)) visit(file)
-  return circles
-}
-
 /** Every violation of the rule under `root`. */
 export const checkBoundaries = (root) => {
   const files = [
@@ -181,8 +127,8 @@ export const checkBoundaries = (root) => {
     ...sourceFiles(join(root, "app"))
   ]
   return [
-    ...importCircles(root, [...files, ...sourceFiles(join(root, "bench")), ...sourceFiles(join(root, "scripts"))]),
-    ...files.flatMap((file) => importsOf(readFileSync(file, "utf8")).flatMap((specifier) => checkImport(root, file, specifier))),
+    ...circlesIn(root),
+    ...files.flatMap((file) => specifiersOf(file).flatMap((specifier) => checkImport(root, file, specifier))),
     ...checkManifests(root),
     ...checkRootManifest(root)
   ]

@@ -65,24 +65,6 @@ describe("the dependency rule between packages (npm run lint)", () => {
     ])
   })
 
-  it("fails on files importing each other around a circle, type-only imports included; a shared module breaks it", () => {
-    expect(fixture({
-      "packages/domain/src/A.ts": `import type { C } from "./C.ts"\nexport type A = 1`,
-      "packages/domain/src/B.ts": `import type { A } from "./A.ts"\nexport type B = 1`,
-      "packages/domain/src/C.ts": `import { b } from "./B.ts"\nexport type C = 1`,
-      "bench/gateway.ts": `import type { Context } from "./scenarios.ts"`,
-      "bench/scenarios.ts": `import { load } from "./gateway.ts"\nexport interface Context {}`
-    })).toEqual([
-      "packages/domain/src/A.ts → packages/domain/src/B.ts → packages/domain/src/C.ts import each other (move what they share into a module of its own)",
-      "bench/gateway.ts → bench/scenarios.ts import each other (move what they share into a module of its own)"
-    ])
-    expect(fixture({
-      "bench/lib/context.ts": `export interface Context {}`,
-      "bench/gateway.ts": `import type { Context } from "./lib/context.ts"`,
-      "bench/scenarios.ts": `import { load } from "./gateway.ts"\nimport type { Context } from "./lib/context.ts"`
-    })).toEqual([])
-  })
-
   it("fails on a seeded wrong-way import: http importing the worker", () => {
     expect(fixture({ "packages/http/src/Jobs.ts": `import { WorkerLive } from "@paygate/worker"` })).toEqual([
       `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/adapters)`,

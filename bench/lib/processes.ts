@@ -63,17 +63,18 @@ export const startPostgres = async (): Promise<Postgres> => {
 }
 
 /** Runs one statement on its own connection to `url` (no pool: nothing stays connected). */
-const adminQuery = async (url: string, text: string) => {
+export const adminQuery = async (url: string, text: string, values: ReadonlyArray<unknown> = []) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    return await client.query(text)
+    return await client.query(text, [...values])
   } finally {
     await client.end()
   }
 }
 
-const withDatabase = (url: string, name: string) => {
+/** `url` with its database replaced by `name`. */
+export const withDatabase = (url: string, name: string) => {
   const next = new URL(url)
   next.pathname = `/${name}`
   return next.toString()
@@ -120,7 +121,8 @@ const stopper = (child: ChildProcess) => async (graceMs = 30_000) => {
   return result
 }
 
-const freePort = async () => {
+/** A port nothing listens on (free when asked). */
+export const freePort = async () => {
   const { createServer } = await import("node:net")
   return new Promise<number>((resolve) => {
     const server = createServer().listen(0, "127.0.0.1", () => {
@@ -139,6 +141,8 @@ export interface ServiceOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (a scenario's settings, `WORKER_IN_PROCESS=false` for an API process alone). */
+  readonly env?: Record<string, string> | undefined
 }
 
 const profileFlags = (dir: string | undefined) => (dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])
@@ -166,7 +170,8 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
       PORT: String(port),
       RATE_LIMIT_PER_SECOND: "1000000000",
       RATE_LIMIT_BURST: "1000000000",
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", out, out]
   })
@@ -194,6 +199,8 @@ export interface AppOptions {
   readonly cpuProfileDir?: string | undefined
   /** File for an allocation profile (`AllocationSampling.ts`), written when the process exits. */
   readonly allocationProfile?: string | undefined
+  /** More environment (a scenario's settings). */
+  readonly env?: Record<string, string> | undefined
 }
 
 /**
@@ -214,7 +221,8 @@ export const startApp = async (script: "bench/baseline.ts" | "bench/floor.ts", o
       PORT: "0",
       PARTNER_ID: options.partnerId,
       MERCHANT_ID: options.merchantId,
-      ...allocationEnv(options.allocationProfile)
+      ...allocationEnv(options.allocationProfile),
+      ...options.env
     },
     stdio: ["ignore", "pipe", out]
   })
@@ -271,6 +279,22 @@ const cpuOfStatFile = (path: string) => {
   } catch {
     return Number.NaN
   }
+}
+
+/** `pid` and every process below it (a PostgreSQL server's backends, a service's local chain). */
+export const processTree = (pid: number): Array<number> => {
+  const parents = new Map<number, number>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      parents.set(Number(entry), Number(statFields(readFileSync(`/proc/${entry}/stat`, "utf8"))[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child)
+  return tree
 }
 
 /** CPU seconds (user + system) a process has used so far. */

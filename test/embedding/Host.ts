@@ -8,7 +8,7 @@
  */
 import {
   type ChainGateway,
-  Confirmations,
+  PaymentCommitments,
   Executions,
   IdGenerator,
   type MerchantRepository,
@@ -33,7 +33,7 @@ export const useCases = Layer.mergeAll(
   Merchants.layer,
   Refunds.layer,
   Executions.layer,
-  Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()))
+  PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()))
 ).pipe(
   Layer.provideMerge(Payments.layer),
   Layer.provideMerge(IdGenerator.layer),
@@ -61,7 +61,7 @@ export const createPayRefund = (partnerId: PartnerId) => Effect.gen(function*() 
     referenceId: "order-1"
   })
   // The buyer's wallet signed an authorization for 12.50 USDC (6 decimals) to the collection address.
-  const confirmed = yield* (yield* Confirmations).confirm(access, created.id, {
+  const confirmed = yield* (yield* PaymentCommitments).confirm(access, created.id, {
     option: { account: buyer, asset: usdc, tokenAmount: 12_500_000n, quoteExpiresAt: null },
     proof: (payment) => ({
       _tag: "Authorization",

@@ -29,7 +29,7 @@ import {
   DepositOptions,
   type IdGenerator,
   type PaymentRepository,
-  Confirmations,
+  PaymentCommitments,
   OptionIds,
   PaymentOptions,
   type Payments,
@@ -213,9 +213,9 @@ export const layer: Layer.Layer<
   PaymentOptions.layer,
   CheckoutAmounts.layer,
   DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
-  ConfirmRequests.layer.pipe(Layer.provide(Confirmations.layer)),
+  ConfirmRequests.layer.pipe(Layer.provide(PaymentCommitments.layer)),
   X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),
-  X402PaymentAddress.layer.pipe(Layer.provide(Confirmations.layer))
+  X402PaymentAddress.layer.pipe(Layer.provide(PaymentCommitments.layer))
 ).pipe(
   Layer.provideMerge(dataCollection),
   Layer.provideMerge(chainGateway),

@@ -15,7 +15,7 @@ import { AppRoutes, routerConfig } from "./App.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
 import { ClientAddress } from "./server/ClientAddress.ts"
 import { createServer } from "./server/EarlyRequests.ts"
-import { RouteMetrics } from "./server/Metrics.ts"
+import { RouteMetrics } from "./server/MetricsEndpoint.ts"
 import { RateLimiter } from "./server/RateLimiter.ts"
 import { RequestLogLevel } from "./server/RequestMiddleware.ts"
 import { SqlReadiness } from "./server/SqlReadiness.ts"
@@ -73,7 +73,7 @@ export const layer = Layer.effectDiscard(
     yield* Effect.addFinalizer(() => beginDraining)
   })
 ).pipe(
-  // Every route of the app labels its request metrics with its template (server/Metrics.ts).
+  // Every route of the app labels its request metrics with its template (server/MetricsEndpoint.ts).
   Layer.provide(RouteMetrics),
   Layer.provide(Layer.mergeAll(RateLimiter.layer, SqlReadiness, ClientAddress.layer))
 )

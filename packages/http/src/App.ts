@@ -16,7 +16,7 @@ import { GatewayHandlers } from "./server/GatewayHandlers.ts"
 import { LinksHandlers } from "./server/LinksHandlers.ts"
 import { MerchantPaymentHandlers } from "./server/MerchantPaymentHandlers.ts"
 import { MerchantsHandlers } from "./server/MerchantsHandlers.ts"
-import { MetricsLive, RouteMetrics } from "./server/Metrics.ts"
+import { MetricsLive, RouteMetrics } from "./server/MetricsEndpoint.ts"
 import { maxPathIdLength } from "./server/PathIds.ts"
 import { PaymentsHandlers } from "./server/PaymentsHandlers.ts"
 import { RequestMiddleware } from "./server/RequestMiddleware.ts"
@@ -36,7 +36,7 @@ import { X402PaymentRoutes } from "./server/X402PaymentRoutes.ts"
  */
 export const AppRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
-    // Labels request metrics with the matched route template (server/Metrics.ts).
+    // Labels request metrics with the matched route template (server/MetricsEndpoint.ts).
     Layer.provide(RouteMetrics),
     Layer.provide([MerchantPaymentHandlers, SystemHandlers]),
     Layer.provide([PaymentsHandlers, RefundsHandlers, ReceiptsHandlers, ExportsHandlers, MerchantsHandlers, BalanceHandlers]),

@@ -3,8 +3,8 @@ import { Context, Effect, Exit, Layer, Logger, Metric, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer, request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Metrics from "../src/observability/Metrics.ts"
-import { RouteMetrics } from "../src/server/Metrics.ts"
+import * as MetricSeries from "../src/observability/MetricSeries.ts"
+import { RouteMetrics } from "../src/server/MetricsEndpoint.ts"
 import { interruptedStatus, RequestMiddleware } from "../src/server/RequestMiddleware.ts"
 
 interface Logged {
@@ -50,7 +50,7 @@ const get = (path: string) =>
     req.end()
   })
 
-const count = (route: string, status: number) => Effect.runSync(Metric.value(Metrics.requestSeriesFor("GET", route, status).count)).count
+const count = (route: string, status: number) => Effect.runSync(Metric.value(MetricSeries.requestSeriesFor("GET", route, status).count)).count
 
 const accessLines = (path: string) =>
   logged.filter((l) => Array.isArray(l.message) && l.message[0] === "request" && (l.message[1] as { path: string }).path === path)

@@ -17,7 +17,7 @@ import { QuoteStore } from "../ports/QuoteStore.ts"
 import type { PaymentProof } from "../ports/ChainGateway.ts"
 import type { Amount } from "../wire/Amount.ts"
 import type { Access } from "./Access.ts"
-import { Confirmations } from "./Confirmations.ts"
+import { PaymentCommitments } from "./PaymentCommitments.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 import { traced } from "./Traced.ts"
 
@@ -113,7 +113,7 @@ const onOffer = (quotes: QuoteStore["Service"], claims: OptionClaims) =>
  * asked for — pull: the EIP-3009 authorization of the quote (token, payer, amount, collection
  * address, `validBefore` = quote expiry or else payment expiry, the quote's nonce) signed by the
  * wallet; push: the transaction carrying the quote's reference — and hands it to
- * {@link Confirmations}.
+ * {@link PaymentCommitments}.
  */
 export class ConfirmRequests extends Context.Service<ConfirmRequests, {
   readonly confirm: (
@@ -139,7 +139,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
     Effect.gen(function*() {
       const ids = yield* OptionIds
       const catalog = yield* AssetCatalog
-      const confirmations = yield* Confirmations
+      const commitments = yield* PaymentCommitments
       const quotes = yield* QuoteStore
 
       const confirm = Effect.fnUntraced(function*(
@@ -179,7 +179,7 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
               reference: claims.nonce,
               txHash: answer.toLowerCase()
             }
-        const confirmed = yield* confirmations.confirm(access, paymentId, {
+        const confirmed = yield* commitments.confirm(access, paymentId, {
           option: { account: claims.account, asset: claims.asset, tokenAmount: value, quoteExpiresAt: claims.expiresAt },
           proof,
           fingerprint: fingerprintOf(claims, [...approvals, answer].join(",")),

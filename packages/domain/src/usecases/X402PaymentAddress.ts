@@ -9,7 +9,7 @@ import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import { quotePayment } from "../quote/Quote.ts"
 import { exactScheme, X402Reason, type X402Payment, type X402Requirements, type X402Settlement } from "../x402/X402Terms.ts"
-import { Confirmations } from "./Confirmations.ts"
+import { PaymentCommitments } from "./PaymentCommitments.ts"
 import { nowSeconds } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeX402Checks, refuse, type X402Refusal } from "./X402Checks.ts"
@@ -34,7 +34,7 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
  * Every payment payable over x402 (`GET /v1/x402/payments/{id}`): while it waits for the buyer
  * it asks (402) for its amount in each pegged EIP-3009 token of its mode's networks, payable to
  * the chain's collection address; a payment signed for one of them is checked like a facilitator
- * settlement, committed like a checkout confirm (`Confirmations`: one commitment per payment,
+ * settlement, committed like a checkout confirm (`PaymentCommitments`: one commitment per payment,
  * repeats idempotent) and carried by the executor. The payment id is the capability, as on the
  * checkout.
  */
@@ -52,7 +52,7 @@ export class X402PaymentAddress extends Context.Service<X402PaymentAddress, {
       const modes = yield* NetworkModes
       const oracle = yield* PriceOracle
       const chain = yield* ChainGateway
-      const confirmations = yield* Confirmations
+      const commitments = yield* PaymentCommitments
       const check = yield* makeX402Checks
       const { settleWaitMillis } = yield* X402Settings
       const outcome = x402Outcome(repo)
@@ -123,7 +123,7 @@ export class X402PaymentAddress extends Context.Service<X402PaymentAddress, {
               : `Payment ${paymentId} is ${payment.status}; it takes no payment.`)
           }
           const checked = yield* check(payment.mode, { x402Version: x402.x402Version, payment: x402, requirements })
-          yield* confirmations.confirm({}, paymentId, {
+          yield* commitments.confirm({}, paymentId, {
             option: { account: checked.payer, asset: checked.asset.assetId, tokenAmount: checked.proof.value, quoteExpiresAt: null },
             proof: () => checked.proof,
             fingerprint,

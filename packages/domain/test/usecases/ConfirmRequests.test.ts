@@ -14,7 +14,7 @@ import { layerMemory } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
 import { ConfirmRequests } from "../../src/usecases/ConfirmRequests.ts"
-import { Confirmations } from "../../src/usecases/Confirmations.ts"
+import { PaymentCommitments } from "../../src/usecases/PaymentCommitments.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 import { usdcOnBase as usdc } from "./GatewayFixtures.ts"
 
@@ -27,7 +27,7 @@ const signature = `0x${"ab".repeat(65)}`
 const layer = () =>
   ConfirmRequests.layer.pipe(
     Layer.provideMerge(OptionIds.layer(new Uint8Array(32).fill(5)).pipe(Layer.provide(Mac.layerWebCrypto))),
-    Layer.provide(Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()))),
+    Layer.provide(PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()))),
     Layer.provideMerge(Payments.layer),
     Layer.provideMerge(layerMemoryQuotes()),
     Layer.provide([catalogOf([usdc]), scriptedChain(), screeningList([])]),

@@ -13,7 +13,7 @@ import { layerMemory, makeMemoryStore, type MemoryStore } from "../../src/testin
 import { oneMerchant, screeningList, scriptedChain, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
 import { NetworkModes } from "../../src/ports/NetworkModes.ts"
-import { Confirmations } from "../../src/usecases/Confirmations.ts"
+import { PaymentCommitments } from "../../src/usecases/PaymentCommitments.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 
@@ -45,7 +45,7 @@ interface Model {
   payments: Array<ModelPayment>
 }
 interface Real {
-  runtime: ManagedRuntime.ManagedRuntime<Payments | Confirmations | TestClock.TestClock, never>
+  runtime: ManagedRuntime.ManagedRuntime<Payments | PaymentCommitments | TestClock.TestClock, never>
   store: MemoryStore
   ids: Array<PaymentId>
   /** Stored status seen after the previous command, per payment. */
@@ -61,11 +61,11 @@ type Outcome = { ok: Payment } | { code: ErrorCode }
 const reached = new Set<string>()
 let commandsRun = 0
 
-const run = async (model: Model, real: Real, op: (services: Payments["Service"] & Confirmations["Service"]) => Effect.Effect<Payment, unknown>): Promise<Outcome> => {
+const run = async (model: Model, real: Real, op: (services: Payments["Service"] & PaymentCommitments["Service"]) => Effect.Effect<Payment, unknown>): Promise<Outcome> => {
   const exit = await real.runtime.runPromiseExit(
     Effect.gen(function*() {
       yield* TestClock.setTime(model.now * 1000)
-      return yield* op({ ...(yield* Payments), ...(yield* Confirmations) })
+      return yield* op({ ...(yield* Payments), ...(yield* PaymentCommitments) })
     })
   )
   commandsRun++
@@ -257,7 +257,7 @@ describe("payment status machine (model-based)", () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "+1" }), fc.integer({ min: 1 }), async (cmds, seed) => {
         runs++
         const store = makeMemoryStore()
-        const layer = Layer.mergeAll(Payments.layer, Confirmations.layer.pipe(Layer.provide(layerTestDataCollection()), Layer.provide(Payments.layer))).pipe(
+        const layer = Layer.mergeAll(Payments.layer, PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()), Layer.provide(Payments.layer))).pipe(
           Layer.provideMerge(IdGenerator.layer),
           Layer.provide([
             layerMemory(store),

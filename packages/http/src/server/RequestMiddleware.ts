@@ -2,10 +2,10 @@ import { InvalidParams, latestStableVersion, publishedVersions } from "@paygate/
 import { ByteSize, Cause, Context, Effect, type LogLevel, References } from "effect"
 import type { unhandled } from "effect/Types"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as Metrics from "../observability/Metrics.ts"
+import * as MetricSeries from "../observability/MetricSeries.ts"
 import { isDraining } from "../observability/Shutdown.ts"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
-import { MatchedRoute, unmatchedRoute } from "./Metrics.ts"
+import { MatchedRoute, unmatchedRoute } from "./MetricsEndpoint.ts"
 import { routableUrl } from "./PathIds.ts"
 import { newRequestId, RequestId } from "./RequestId.ts"
 
@@ -37,7 +37,7 @@ const notJson = new InvalidParams({ message: "Request bodies must be JSON (Conte
  * The one global middleware, around every route:
  *
  * - assigns the request id (`Request-Id` header, log annotation), applies the body limit, and
- *   labels the request metrics with the matched route (server/Metrics.ts `RouteMetrics`), all
+ *   labels the request metrics with the matched route (server/MetricsEndpoint.ts `RouteMetrics`), all
  *   added to the request's context in one step;
  * - turns what the router answers on its own (no route, unsupported content type, unreadable body)
  *   into contract errors, so no request ever gets a bare or non-contract answer; a path id the
@@ -82,7 +82,7 @@ export const RequestMiddleware = HttpRouter.middleware(
         if (isDraining()) headers.connection = "close"
         const final = HttpServerResponse.setHeaders(contractual, headers)
         const seconds = (performance.now() - started) / 1000
-        Metrics.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds, fiber.context)
+        MetricSeries.recordRequest(request.method, matched.route ?? unmatchedRoute, final.status, seconds, fiber.context)
         return Effect.as(
           Effect.logWithLevel(fiber.getRef(RequestLogLevel))("request", {
             method: request.method,

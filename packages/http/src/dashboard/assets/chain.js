@@ -10,7 +10,7 @@ import { h } from "./dom.js"
 import { formatAmount, shortAddress } from "./format.js"
 import { copyButton } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").DashboardConfig} DashboardConfig */
+/** @typedef {import("./context.js").DashboardConfig} DashboardConfig */
 
 /**
  * `value` base units of CAIP-19 `assetId` as "12.50 TUSDC on Anvil (local)" (without the network

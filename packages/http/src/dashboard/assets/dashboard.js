@@ -23,16 +23,8 @@ import { busy } from "./forms.js"
 import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
 
 /** @typedef {import("./api.js").Session} Session */
-/** @typedef {{ chainId: string, explorerUrl: string | null, collectionAddress: string }} Network */
-/** @typedef {{ assetId: string, symbol: string, decimals: number, name: string, networkName: string, mode: "sandbox" | "live" }} AssetInfo */
-/** @typedef {{ networks: ReadonlyArray<Network>, assets: ReadonlyArray<AssetInfo>, eventTypes: ReadonlyArray<string> }} DashboardConfig */
-/**
- * What every view gets. `isCurrent`: whether the view is still the one on screen (work that
- * finishes later checks it). `followed`: the view shows itself again after a change or an update,
- * so the focus stays where the person is.
- *
- * @typedef {{ api: import("./api.js").Api, session: Session, config: DashboardConfig, query: URLSearchParams, isCurrent: () => boolean, followed?: boolean }} Context
- */
+/** @typedef {import("./context.js").DashboardConfig} DashboardConfig */
+/** @typedef {import("./context.js").Context} Context */
 
 const config = /** @type {DashboardConfig} */ (pageConfig())
 const topbar = byId("topbar", HTMLElement)

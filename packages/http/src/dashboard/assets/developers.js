@@ -9,7 +9,7 @@ import { h, showView } from "./dom.js"
 import { keysSection } from "./keys.js"
 import { webhooksSection } from "./webhooks.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /** @param {Context} context */
 export async function showDevelopers(context) {

@@ -14,7 +14,7 @@ import { addressOf, tokenAmount } from "./chain.js"
 import { volumeChart, everyDay } from "./chart.js"
 import { link, section, table, withQuery } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /** The chart's ranges, in days. */
 const ranges = /** @type {const} */ (["7", "30", "90"])
@@ -22,7 +22,7 @@ const ranges = /** @type {const} */ (["7", "30", "90"])
 /**
  * The network's collection address (where payments are paid), if the network is configured.
  *
- * @param {import("./dashboard.js").DashboardConfig} config
+ * @param {import("./context.js").DashboardConfig} config
  * @param {string} assetId CAIP-19
  */
 const collectionOf = (config, assetId) => {

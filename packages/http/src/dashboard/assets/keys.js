@@ -10,7 +10,7 @@ import { h } from "./dom.js"
 import { actionButton } from "./forms.js"
 import { announce, section, shownOnce, statusBadge, table, time } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /**
  * @param {Context} context

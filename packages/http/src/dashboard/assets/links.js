@@ -13,7 +13,7 @@ import { actionButton, actionForm, field, input, select } from "./forms.js"
 import { announce, copyable, link, section, statusBadge, table, time, withQuery } from "./ui.js"
 import { merchantDirectory } from "./payments.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /**
  * A decimal amount typed in the form ("12.5") as minor units of `currency`, or the text as typed

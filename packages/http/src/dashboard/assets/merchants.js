@@ -12,7 +12,7 @@ import { addressOf } from "./chain.js"
 import { actionButton, actionForm, field, input, select } from "./forms.js"
 import { announce, copyable, go, link, orNotFound, section, statusBadge, table, time, withQuery } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /** @param {Context} context */
 export async function showMerchants(context) {

@@ -19,7 +19,7 @@ import { actionButton } from "./forms.js"
 import { paymentRefunds, refundPanel, refundTotals } from "./refunds.js"
 import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /** How often a payment or refund under way is read again (ms). */
 const followMs = 1500

@@ -14,7 +14,7 @@ import { exportPanel } from "./exports.js"
 import { field, input, select } from "./forms.js"
 import { alertBox, announce, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 /** @typedef {import("./format.js").Amount} Amount */
 
 const statuses = ["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"]

@@ -57,7 +57,7 @@ export async function paymentReceipts(api, paymentId) {
 export const receiptsKey = (receipts) => receipts.map((r) => `${r.receiptId}:${r.refund?.status ?? ""}`).join(",")
 
 /**
- * @param {{ api: import("./api.js").Api, config: import("./dashboard.js").DashboardConfig }} context
+ * @param {{ api: import("./api.js").Api, config: import("./context.js").DashboardConfig }} context
  * @param {ReadonlyArray<Receipt>} receipts
  * @param {HTMLElement} problem
  * @param {() => void} refresh
@@ -86,7 +86,7 @@ export function receiptsTable(context, receipts, problem, refresh) {
  * A button sending back what the payment did not keep of `receipt` (an overpayment's excess, an
  * underpaid or late transfer) to its sender, after a confirmation.
  *
- * @param {{ api: import("./api.js").Api, config: import("./dashboard.js").DashboardConfig }} context
+ * @param {{ api: import("./api.js").Api, config: import("./context.js").DashboardConfig }} context
  * @param {Receipt} receipt
  * @param {HTMLElement} problem
  * @param {() => void} refresh

@@ -10,7 +10,7 @@ import { h, showView } from "./dom.js"
 import { actionButton, actionForm, field, input, select } from "./forms.js"
 import { announce, section, shownOnce, table, time } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /** @type {ReadonlyArray<readonly [string, string]>} */
 const roles = [

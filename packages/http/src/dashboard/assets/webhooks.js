@@ -11,7 +11,7 @@ import { deliveryTable } from "./deliveries.js"
 import { actionButton, actionForm, field, input } from "./forms.js"
 import { alertBox, announce, link, section, shownOnce, statusBadge, time } from "./ui.js"
 
-/** @typedef {import("./dashboard.js").Context} Context */
+/** @typedef {import("./context.js").Context} Context */
 
 /**
  * Checkboxes of the event types; none checked means every type.

@@ -7,8 +7,8 @@ import { Wire } from "@paygate/domain"
 import fc from "fast-check"
 import jsqr from "jsqr"
 import { describe, expect, it } from "vitest"
-import { qrSvg } from "../../src/portal/QrSvg.ts"
-import { parseTransferUri } from "../../../../test/support/TransferUri.ts"
+import { qrSvg } from "../../../src/portal/QrSvg.ts"
+import { parseTransferUri } from "../../../../../test/support/TransferUri.ts"
 
 /** Draws the SVG's runs (`M x y h w v1 h-w z`) at `scale` pixels a module, RGBA. */
 const rasterize = (svg: string, scale: number) => {

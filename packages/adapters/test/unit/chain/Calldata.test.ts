@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option, Result } from "effect"
 import { concatHex, encodeFunctionData, parseAbi, sliceHex } from "viem"
-import { decodeTransferWithReference, encodeTransferWithReference } from "../../src/chain/PushTransfer.ts"
-import { parseEcdsaSignature } from "../../src/chain/Signature.ts"
+import { decodeTransferWithReference, encodeTransferWithReference } from "../../../src/chain/PushTransfer.ts"
+import { parseEcdsaSignature } from "../../../src/chain/Signature.ts"
 
 const to = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"
 const reference = "0x0123456789abcdef0123456789abcdef"

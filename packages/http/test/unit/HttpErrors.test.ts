@@ -1,6 +1,6 @@
 import { apiErrors, errorCode, errorCodes, isApiError, statusOf } from "@paygate/domain"
 import { describe, expect, it } from "vitest"
-import { httpErrors } from "../src/api/HttpErrors.ts"
+import { httpErrors } from "../../src/api/HttpErrors.ts"
 
 describe("contract errors", () => {
   it("the domain's and the HTTP API's error classes cover every code exactly once", () => {

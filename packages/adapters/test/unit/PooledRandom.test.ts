@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SecureRandom } from "effect/crypto"
-import * as PooledRandom from "../src/PooledRandom.ts"
+import * as PooledRandom from "../../src/PooledRandom.ts"
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
 

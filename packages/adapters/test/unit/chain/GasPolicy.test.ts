@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { defaultGasPolicy, policyOf } from "../../src/chain/GasPolicy.ts"
+import { defaultGasPolicy, policyOf } from "../../../src/chain/GasPolicy.ts"
 
 describe("gas policy defaults", () => {
   it("bounds the budgets on a real network and leaves them open on a test network, with the same ceilings", () => {

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createPublicClient, custom, encodeAbiParameters, pad, type PublicClient, toEventSelector } from "viem"
-import { transfersIn, type WatchedChain } from "../../src/chain/TransferLogs.ts"
+import { transfersIn, type WatchedChain } from "../../../src/chain/TransferLogs.ts"
 
 const token = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
 const collection = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"

@@ -28,12 +28,12 @@ import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { Unauthorized } from "../api/HttpErrors.ts"
-import * as Metrics from "../observability/Metrics.ts"
+import * as MetricSeries from "../observability/MetricSeries.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
-  refreshDatabaseGauges: traced("Metrics.refreshDatabaseGauges")
+  refreshDatabaseGauges: traced("MetricsEndpoint.refreshDatabaseGauges")
 }
 
 /** The route template of the current request, filled in by {@link RouteMetrics} once it matched. */
@@ -71,17 +71,17 @@ const refreshDatabaseGauges = Effect.gen(function*() {
     SELECT count(*) AS events, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`
   const found = new Map(counted.map((row) => [`${row.status} ${row.mode}`, Number(row.payments)]))
   for (const status of PaymentStatus.literals) {
-    for (const mode of modes) yield* Metric.update(Metrics.payments(status, mode), found.get(`${status} ${mode}`) ?? 0)
+    for (const mode of modes) yield* Metric.update(MetricSeries.payments(status, mode), found.get(`${status} ${mode}`) ?? 0)
   }
-  yield* Metric.update(Metrics.outboxBacklog, Number(backlog?.events ?? 0))
+  yield* Metric.update(MetricSeries.outboxBacklog, Number(backlog?.events ?? 0))
   const oldest = backlog?.oldest === null || backlog?.oldest === undefined ? undefined : Number(backlog.oldest)
-  yield* Metric.update(Metrics.outboxOldestAge, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000))
-  yield* Metric.update(Metrics.scrapeDatabaseOk, 1)
+  yield* Metric.update(MetricSeries.outboxOldestAge, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000))
+  yield* Metric.update(MetricSeries.scrapeDatabaseOk, 1)
 }).pipe(
   Effect.timeout("5 seconds"),
   Effect.catchCause((cause) =>
     Effect.logWarning("metrics: the scrape-time database queries failed", cause).pipe(
-      Effect.andThen(Metric.update(Metrics.scrapeDatabaseOk, 0))
+      Effect.andThen(Metric.update(MetricSeries.scrapeDatabaseOk, 0))
     )
   ),
   spans.refreshDatabaseGauges

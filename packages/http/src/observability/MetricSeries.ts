@@ -1,6 +1,6 @@
 /**
  * The metrics paygate exports in the Prometheus text format (`GET /metrics`, see
- * `server/Metrics.ts`), defined once here so every part of the process updates the same series.
+ * `server/MetricsEndpoint.ts`), defined once here so every part of the process updates the same series.
  *
  * They live in effect's metric registry (`Metric.MetricRegistry`, one per process unless a context
  * provides its own) and are rendered by `effect/observability`'s `PrometheusMetrics`. Each label
@@ -21,7 +21,7 @@
  * the worker and the chain adapters feed them.
  *
  * `route` is the route's template (`/v1/merchant/payment/:id/status`), never the raw path, so the
- * label's values are bounded: requests no route answered are `unmatched` (see `server/Metrics.ts`).
+ * label's values are bounded: requests no route answered are `unmatched` (see `server/MetricsEndpoint.ts`).
  *
  * @module
  */

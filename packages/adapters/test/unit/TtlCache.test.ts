@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import * as TtlCache from "../src/internal/TtlCache.ts"
+import * as TtlCache from "../../src/internal/TtlCache.ts"
 
 // A lookup that counts its reads and answers `value` (absent when `undefined`).
 const counting = <V>(value: () => V | undefined) => {

@@ -53,7 +53,7 @@ export interface ConfirmInput {
  * out. Repeats of the accepted confirm are idempotent; any other confirm after it is
  * `invalid_state`; of two concurrent confirms exactly one wins.
  */
-export class Confirmations extends Context.Service<Confirmations, {
+export class PaymentCommitments extends Context.Service<PaymentCommitments, {
   readonly confirm: (
     access: Access,
     id: string,
@@ -62,10 +62,10 @@ export class Confirmations extends Context.Service<Confirmations, {
     Payment,
     PaymentNotFound | PaymentExpired | InvalidState | QuoteExpired | SanctionedUser | ParamsValidation
   >
-}>()("@paygate/domain/Confirmations") {
-  /** Confirmations over the ports in context. */
+}>()("@paygate/domain/PaymentCommitments") {
+  /** Payment commitments over the ports in context. */
   static readonly layer = Layer.effect(
-    Confirmations,
+    PaymentCommitments,
     Effect.gen(function*() {
       const repo = yield* PaymentRepository
       const chain = yield* ChainGateway
@@ -133,9 +133,9 @@ export class Confirmations extends Context.Service<Confirmations, {
           new ParamsValidation({
             message: "This authorization or transaction already paid for another payment; it cannot be used again."
           }))
-      }, traced("Confirmations.confirm"))
+      }, traced("PaymentCommitments.confirm"))
 
-      return Confirmations.of({ confirm })
+      return PaymentCommitments.of({ confirm })
     })
   )
 }

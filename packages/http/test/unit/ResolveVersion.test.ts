@@ -1,7 +1,7 @@
 import { errorCode, isApiError } from "@paygate/domain"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { resolveVersion } from "../src/server/ResolveVersion.ts"
+import { resolveVersion } from "../../src/server/ResolveVersion.ts"
 
 const resolve = (header: string | undefined, pinned = "2026-02-18", published?: ReadonlyArray<string>) => {
   const exit = Effect.runSyncExit(resolveVersion(header, pinned as "2026-02-18", published))
