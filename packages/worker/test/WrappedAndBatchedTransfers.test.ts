@@ -305,6 +305,15 @@ forEachDatabase("Wrapped and batched transfers (anvil)", (database) => {
       expect(await server.run(SqlDepositStore.sweepOnRequest({ chainId: world().chain.chainId, address, asset }))).toBe(true)
       await eventually(() => balanceOf(address), (balance) => balance === 0n)
       expect(await balanceOf(world().chain.collectionAddress)).toBe(collected + 5_000n)
+      // And in the ledger, once the sweep is recorded: the deposit address holds nothing of it, the collection address it all.
+      const held = () =>
+        server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ readonly kind: string; readonly balance: string }>`SELECT kind, balance::text AS balance FROM ledger_balances
+            WHERE asset = ${asset} AND kind IN ('collection', 'deposit') ORDER BY kind`).pipe(Effect.orDie))
+      expect(await eventually(held, (rows) => rows.some((r) => r.kind === "collection" && r.balance === "5000"))).toEqual([
+        { kind: "collection", balance: "5000" },
+        { kind: "deposit", balance: "0" }
+      ])
     } finally {
       await Effect.runPromise(Fiber.interrupt(executor))
     }
