@@ -113,6 +113,12 @@ forEachDatabase("Per-day payout limit with two workers (anvil)", (database) => {
     await eventually(() => world().balanceOf(destination), (balance) => balance === tusdc(2))
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(await world().balanceOf(destination)).toBe(tusdc(2))
+    // The worker's next step records the mined transfer: the payout completes and the ledger moves its 2 out.
+    const paid = signed[0]!.paymentId
+    await eventually(async () => {
+      await server.run(advanceAsWorker({ paymentId: paid, kind: "settlement" }, Effect.void))
+      return (await settlementOf(server, paid)).status
+    }, (status) => status === "completed")
   })
 })
 

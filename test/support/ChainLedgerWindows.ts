@@ -9,7 +9,8 @@
  * chain is then recorded, as a worker would). When the window closes, at every collection and
  * deposit address the window's ledgers keep (and the collection address in every token), what the
  * chain gained over the window must equal what the ledgers posted, summed. What a test moved on
- * chain outside every window (funding before a server starts) is not the service's.
+ * chain outside every window (funding before a server starts) is not the service's; where the
+ * operator opened the ledger (`ledger open`), the ledgers account for all the address holds.
  */
 import { Chain } from "@paygate/adapters"
 import { DepositStore, LedgerBalances } from "@paygate/domain"
@@ -25,6 +26,8 @@ interface Line {
   readonly asset: string
   readonly address: string
   ledger: bigint
+  /** The operator opened the ledger here (`ledger open`): it then accounts for all the address holds, not only what arrived since. */
+  opened: boolean
 }
 
 interface Window {
@@ -97,7 +100,10 @@ export const openLedgerWindows = async (context: ServerContext): Promise<LedgerW
         for (const line of (await run(ledgerLines(chain, started.get(chain.chainId)!))).values()) {
           const seen = window.lines.get(`${line.asset}|${line.address}`)
           if (seen === undefined) window.lines.set(`${line.asset}|${line.address}`, line)
-          else seen.ledger += line.ledger
+          else {
+            seen.ledger += line.ledger
+            seen.opened ||= line.opened
+          }
         }
         window.endBlock = heads.get(chain.chainId)!
         window.running -= 1
@@ -137,7 +143,7 @@ const ledgerLines = (chain: WatchedChain, startedAt: number) =>
     const lines = new Map<string, Line>()
     const add = (asset: string, address: string, value: bigint) => {
       const line = lines.get(`${asset}|${address}`)
-      if (line === undefined) lines.set(`${asset}|${address}`, { asset, address, ledger: value })
+      if (line === undefined) lines.set(`${asset}|${address}`, { asset, address, ledger: value, opened: false })
       else line.ledger += value
     }
     const collection = chain.collectionAddress.toLowerCase()
@@ -159,6 +165,15 @@ const ledgerLines = (chain: WatchedChain, startedAt: number) =>
         AND a.kind IN ('collection', 'deposit')
       GROUP BY a.asset, a.address`
     for (const row of before) add(row.asset, row.address ?? collection, -BigInt(row.amount))
+    const opened = yield* sql<{ readonly asset: string; readonly address: string | null }>`
+      SELECT DISTINCT a.asset, a.address FROM ledger_entries e
+      JOIN ledger_accounts a ON a.id = e.account_id
+      JOIN ledger_transactions t ON t.id = e.transaction_id
+      WHERE t.source = 'opening' AND a.chain_id = ${chain.chainId} AND a.kind IN ('collection', 'deposit')`
+    for (const row of opened) {
+      add(row.asset, row.address ?? collection, 0n)
+      lines.get(`${row.asset}|${row.address ?? collection}`)!.opened = true
+    }
     return lines
   })
 
@@ -170,11 +185,13 @@ const windowFindings = (window: Window) =>
     const gained = yield* Effect.forEach(lines, (line) =>
       Effect.map(
         heldAt(chain, line.asset, line.address, endBlock),
-        (end) => end - (window.startBalances.get(`${line.asset}|${line.address}`) ?? 0n)
+        (end) => line.opened ? end : end - (window.startBalances.get(`${line.asset}|${line.address}`) ?? 0n)
       ), { concurrency: 8 })
     return lines.flatMap((line, i) =>
       gained[i] === line.ledger ? [] : [
-        `${line.address} gained ${gained[i]} of ${line.asset} on chain from the first server's start to block ${endBlock}; the ledgers posted ${line.ledger}`
+        `${line.address} ${line.opened ? "holds" : "gained"} ${gained[i]} of ${line.asset} on chain ${
+          line.opened ? "at" : "from the first server's start to"
+        } block ${endBlock}; the ledgers posted ${line.ledger}`
       ]
     )
   }).pipe(Effect.orDie)
