@@ -42,7 +42,7 @@ interface Window {
 const windows = new Map<string, Window>()
 const keyOf = (chain: WatchedChain) => `${chain.chainId}|${chain.collectionAddress.toLowerCase()}`
 
-type ServerContext = Context.Context<Chain.ChainConfig.ChainsConfig | LedgerBalances | DepositStore | SqlClient.SqlClient>
+type ServerServices = Chain.ChainConfig.ChainsConfig | LedgerBalances | DepositStore | SqlClient.SqlClient
 
 const latest = (chain: WatchedChain) => chain.client.getBlockNumber({ cacheTime: 0 }).then(Number)
 
@@ -53,7 +53,7 @@ export interface LedgerWindows {
 }
 
 /** Counts a server starting on its chains (a window opens on a chain no server runs on). */
-export const openLedgerWindows = async (context: ServerContext): Promise<LedgerWindows> => {
+export const openLedgerWindows = async (context: Context.Context<ServerServices>): Promise<LedgerWindows> => {
   const settings = Context.get(context, Chain.ChainConfig.ChainsConfig)
   const chains = Chain.TransferLogs.watchedChains(settings)
   const started = new Map<string, number>()
@@ -64,7 +64,7 @@ export const openLedgerWindows = async (context: ServerContext): Promise<LedgerW
     if (open !== undefined) open.running += 1
     else windows.set(keyOf(chain), { chain, startBalances: await collectionHoldings(chain, block), endBlock: block, lines: new Map(), running: 1 })
   }
-  const run = <A>(effect: Effect.Effect<A, unknown, ServerContext extends Context.Context<infer R> ? R : never>) =>
+  const run = <A>(effect: Effect.Effect<A, unknown, ServerServices>) =>
     Effect.runPromise(Effect.provideContext(Effect.orDie(effect), context))
 
   // The watcher, in this database, up to each chain's confirmed head as it is now; answers the heads. Where no
