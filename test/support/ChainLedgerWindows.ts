@@ -4,7 +4,8 @@
  * address), each with a database of its own, so no one ledger equals the chain; their sum does.
  *
  * A window opens when the first server of a chain starts and closes when the last one running
- * closes. As each server closes, the worker's chain watcher reads the chain in its database up to
+ * closes. As each server closes, the transfers its worker sent are followed to their decision
+ * (`InFlightTransfers`) and the worker's chain watcher reads the chain in its database up to
  * the confirmed head (from the server's start when no watcher ran there: what its tests sent on
  * chain is then recorded, as a worker would). When the window closes, at every collection and
  * deposit address the window's ledgers keep (and the collection address in every token), what the
@@ -17,6 +18,7 @@ import { DepositStore, LedgerBalances } from "@paygate/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "./Eventually.ts"
+import { followInFlightTransfers } from "./InFlightTransfers.ts"
 import { tallyAudit } from "./LedgerRecordsAudit.ts"
 import { watcherJob } from "./WatcherJob.ts"
 
@@ -42,7 +44,12 @@ interface Window {
 const windows = new Map<string, Window>()
 const keyOf = (chain: WatchedChain) => `${chain.chainId}|${chain.collectionAddress.toLowerCase()}`
 
-type ServerServices = Chain.ChainConfig.ChainsConfig | LedgerBalances | DepositStore | SqlClient.SqlClient
+type ServerServices =
+  | Chain.ChainConfig.ChainsConfig
+  | LedgerBalances
+  | DepositStore
+  | SqlClient.SqlClient
+  | Effect.Services<typeof followInFlightTransfers>
 
 const latest = (chain: WatchedChain) => chain.client.getBlockNumber({ cacheTime: 0 }).then(Number)
 
@@ -67,9 +74,10 @@ export const openLedgerWindows = async (context: Context.Context<ServerServices>
   const run = <A>(effect: Effect.Effect<A, unknown, ServerServices>) =>
     Effect.runPromise(Effect.provideContext(Effect.orDie(effect), context))
 
-  // The watcher, in this database, up to each chain's confirmed head as it is now; answers the heads. Where no
-  // watcher ran, it starts after the block the server started at.
+  // What the worker sent and had not seen decided, followed; then the watcher, in this database, up to each chain's
+  // confirmed head as it is now; answers the heads. Where no watcher ran, it starts after the block the server started at.
   const catchUp = async () => {
+    await run(followInFlightTransfers)
     const heads = new Map<string, number>()
     for (const chain of chains) {
       heads.set(chain.chainId, await Effect.runPromise(Effect.orDie(Chain.TransferLogs.safeHead(chain))))
