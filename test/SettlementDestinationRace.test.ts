@@ -13,7 +13,8 @@ import { randomBytes } from "node:crypto"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "./support/Eventually.ts"
-import { databaseAt, postgres as onPostgres, type TestPartner, unique, useTestServer } from "./support/TestServer.ts"
+import { databaseAt } from "./support/DatabaseUrl.ts"
+import { postgres as onPostgres, type TestPartner, unique, useTestServer } from "./support/TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL!
 const name = `paygate_settle_${randomBytes(5).toString("hex")}`

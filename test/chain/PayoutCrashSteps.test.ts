@@ -21,7 +21,8 @@ import { confirmWithWallet } from "../support/PullShop.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import type { WorkerProcess } from "../support/PostgresWorld.ts"
 import { spawnNode, waitForLine } from "../support/ServiceProcess.ts"
-import { databaseAt, postgres, useTestServer } from "../support/TestServer.ts"
+import { databaseAt } from "../support/DatabaseUrl.ts"
+import { postgres, useTestServer } from "../support/TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)")

@@ -9,7 +9,8 @@
  *   else a throwaway PostgreSQL 15 (`test/support/ThrowawayPostgres.ts`: `scripts/ci-postgres.sh`, which
  *   installs the Debian package when it is missing) stopped when the run ends. The PostgreSQL suites are never skipped.
  *
- * Test workers are started after this returns and inherit `process.env`, so they see both. When the
+ * It then makes the migrated databases the test servers start from (`MigratedTemplates.ts`).
+ * Test workers are started after this returns and inherit `process.env`, so they see all three. When the
  * run ends it prints the total of the ledger audits the tests' databases passed (`LedgerRecordsAudit`).
  */
 import { spawn } from "node:child_process"
@@ -17,6 +18,7 @@ import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type AuditTally, auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
+import { prepareMigratedTemplates } from "../support/MigratedTemplates.ts"
 import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
 
 const say = (line: string) => process.stderr.write(`npm test: ${line}\n`)
@@ -109,9 +111,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
   const audits = join(tmpdir(), `paygate-ledger-audits-${process.pid}.jsonl`)
   process.env[auditTallyVariable] = audits
+  const snapshot = join(tmpdir(), `paygate-migrated-pglite-${process.pid}.tar`)
+  const dropTemplate = await prepareMigratedTemplates(snapshot, process.env.TEST_DATABASE_URL)
   return async () => {
     say(auditTotal(audits))
     rmSync(audits, { force: true })
+    rmSync(snapshot, { force: true })
+    await dropTemplate()
     await stopPostgres?.()
   }
 }

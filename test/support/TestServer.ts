@@ -41,7 +41,9 @@ import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
 import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
+import { databaseAt } from "./DatabaseUrl.ts"
 import { freePort } from "./FreePort.ts"
+import { migratedSnapshot, templateClause } from "./MigratedTemplates.ts"
 import { openLedgerWindows } from "./ChainLedgerWindows.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
@@ -51,8 +53,8 @@ export interface TestDatabase {
   readonly layer: () => Layer.Layer<SqlClient.SqlClient, unknown>
 }
 
-/** A fresh in-memory PGlite per server. */
-export const pglite: TestDatabase = { name: "PGlite", layer: () => Database.layerMemory() }
+/** A fresh in-memory PGlite per server (from the run's migrated snapshot: `MigratedTemplates.ts`). */
+export const pglite: TestDatabase = { name: "PGlite", layer: () => Database.layerMemory(migratedSnapshot()) }
 
 const adminQuery = (url: string, statement: string) =>
   Effect.gen(function*() {
@@ -60,16 +62,10 @@ const adminQuery = (url: string, statement: string) =>
     yield* sql.unsafe(statement)
   }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
 
-/** The URL of database `name` on the PostgreSQL server at `url`. */
-export const databaseAt = (url: string, name: string) => {
-  const target = new URL(url)
-  target.pathname = `/${name}`
-  return target.toString()
-}
-
 /**
  * A fresh database on the PostgreSQL server at `url`, dropped when the server closes: named `name`
- * (for other processes to reach it, see {@link databaseAt}), else a new random name per server.
+ * (for other processes to reach it, see `DatabaseUrl.ts`), else a new random name per server; a
+ * copy of the run's migrated template when there is one (`MigratedTemplates.ts`).
  */
 export const postgres = (url: string, name?: string): TestDatabase => ({
   name: "PostgreSQL",
@@ -78,7 +74,7 @@ export const postgres = (url: string, name?: string): TestDatabase => ({
       Effect.gen(function*() {
         const database = name ?? `paygate_http_${randomBytes(6).toString("hex")}`
         yield* Effect.acquireRelease(
-          adminQuery(url, `CREATE DATABASE ${database}`),
+          adminQuery(url, `CREATE DATABASE ${database}${templateClause()}`),
           () => adminQuery(url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).pipe(Effect.ignore)
         )
         return Database.layerUrl(databaseAt(url, database), { maxConnections: 20 })
