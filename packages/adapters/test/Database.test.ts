@@ -48,6 +48,25 @@ describe("Database (embedded PGlite)", () => {
       assert.deepStrictEqual(found, Option.some(partner))
     }), 120_000)
 
+  it.live("a memory database from a snapshot starts as the snapshot's was, and each from it is its own", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* Database.snapshotMemory(Effect.gen(function*() {
+        yield* Migrations.run
+        return yield* (yield* CredentialAdmin).createPartner({ name: "Snapshotted" })
+      }).pipe(Effect.provide(CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto)))))))
+      const partners = Effect.gen(function*() {
+        assert.deepStrictEqual(yield* Migrations.run, [], "already migrated")
+        const sql = yield* SqlClient.SqlClient
+        const names = (yield* sql<{ readonly name: string }>`SELECT name FROM partners ORDER BY name`).map((row) => row.name)
+        yield* (yield* CredentialAdmin).createPartner({ name: `Only here ${names.length}` })
+        return names
+      })
+      const first = yield* partners.pipe(Effect.provide(withCredentials(Database.layerMemory(snapshot))))
+      const second = yield* partners.pipe(Effect.provide(withCredentials(Database.layerMemory(snapshot))))
+      assert.deepStrictEqual(first, ["Snapshotted"])
+      assert.deepStrictEqual(second, ["Snapshotted"], "the first database's partner is not in the second")
+    }), 120_000)
+
   it.live("locks its data directory: a second opener fails, a stale lock is taken over, the lock goes with the scope", () =>
     Effect.gen(function*() {
       const dir = join(yield* tempDir, "pglite")
