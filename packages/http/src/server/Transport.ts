@@ -13,6 +13,7 @@
  * @module
  */
 import type { Server } from "node:http"
+import type { Socket } from "node:net"
 import { clientOf, parseAddress, throttleKey, type TrustedProxies } from "./ClientAddress.ts"
 
 /** The server's timeouts, milliseconds. */
@@ -34,8 +35,11 @@ export const harden = (server: Server, settings: TransportSettings): void => {
   server.keepAliveTimeout = serverTimeouts.keepAliveMs
 
   const open = new Map<string, number>()
+  // Connections from trusted proxies: only their requests can have come over TLS (the peer is parsed once per connection, not per request).
+  const viaProxy = new WeakSet<Socket>()
   server.on("connection", (socket) => {
     const peer = socket.remoteAddress === undefined ? undefined : parseAddress(socket.remoteAddress)
+    if (peer !== undefined && settings.trusted(peer)) viaProxy.add(socket)
     if (peer === undefined || settings.trusted(peer)) return
     const key = throttleKey(socket.remoteAddress!)
     const count = (open.get(key) ?? 0) + 1
@@ -52,7 +56,10 @@ export const harden = (server: Server, settings: TransportSettings): void => {
   })
 
   server.on("request", (request, response) => {
-    if (clientOf(settings.trusted, request.socket.remoteAddress, request.headers as Record<string, string | undefined>).overTls) {
+    if (
+      viaProxy.has(request.socket) &&
+      clientOf(settings.trusted, request.socket.remoteAddress, request.headers as Record<string, string | undefined>).overTls
+    ) {
       response.setHeader("strict-transport-security", strictTransportSecurity)
     }
   })
