@@ -4,8 +4,8 @@
  * address), each with a database of its own, so no one ledger equals the chain; their sum does.
  *
  * A window opens when the first server of a chain starts and closes when the last one running
- * closes. As each server closes, the transfers its worker sent are followed to their decision
- * (`InFlightTransfers`) and the worker's chain watcher reads the chain in its database up to
+ * closes. As each server closes, the transfers its worker sent and the chain mined are followed to
+ * their decision (`InFlightTransfers`) and the worker's chain watcher reads the chain in its database up to
  * the confirmed head (from the server's start when no watcher ran there: what its tests sent on
  * chain is then recorded, as a worker would). When the window closes, at every collection and
  * deposit address the window's ledgers keep (and the collection address in every token), what the
@@ -49,7 +49,7 @@ type ServerServices =
   | LedgerBalances
   | DepositStore
   | SqlClient.SqlClient
-  | Effect.Services<typeof followInFlightTransfers>
+  | Effect.Services<ReturnType<typeof followInFlightTransfers>>
 
 const latest = (chain: WatchedChain) => chain.client.getBlockNumber({ cacheTime: 0 }).then(Number)
 
@@ -74,10 +74,10 @@ export const openLedgerWindows = async (context: Context.Context<ServerServices>
   const run = <A>(effect: Effect.Effect<A, unknown, ServerServices>) =>
     Effect.runPromise(Effect.provideContext(Effect.orDie(effect), context))
 
-  // What the worker sent and had not seen decided, followed; then the watcher, in this database, up to each chain's
+  // What the worker sent, the chain mined and the worker had not recorded, followed; then the watcher, in this database, up to each chain's
   // confirmed head as it is now; answers the heads. Where no watcher ran, it starts after the block the server started at.
   const catchUp = async () => {
-    await run(followInFlightTransfers)
+    await run(followInFlightTransfers(chains))
     const heads = new Map<string, number>()
     for (const chain of chains) {
       heads.set(chain.chainId, await Effect.runPromise(Effect.orDie(Chain.TransferLogs.safeHead(chain))))
