@@ -173,6 +173,8 @@ const say = (line: string) => console.log(`${++step}. ${line}`)
 /** Follows the status from `current` until it is final; exits 0 when the payment succeeded. */
 const follow = async (current: { status: string; isFinal: boolean }): Promise<never> => {
   say("follow the status")
+  // Already final (a deposit the watcher credited before the first look): said once, as a poll would.
+  if (current.isFinal) console.log(`   ${current.status}`)
   let status = current
   while (!status.isFinal) {
     status = await call("GET", "/status?maxPollMs=10000")
