@@ -8,13 +8,13 @@
  * offered (no price, no option), never priced wrong.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Logger, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createWalletClient, type Hex, http, numberToHex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
-import { type PresetChain, presetChain } from "../support/PresetChain.ts"
+import { closeServerThenChains, type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainSource, NativePresets, NetworkPresets, StablecoinPresets } = Chain
@@ -64,8 +64,7 @@ describe("EURC and ether presets (anvil at the real chain ids and addresses)", (
 
   afterAll(async () => {
     if (executorFiber !== undefined) await Effect.runPromise(Fiber.interrupt(executorFiber))
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await closeServerThenChains(server, scope)
   })
 
   const accounts = [`eip155:${base.chainNumber}:${payer.address}`, `eip155:${ethereum.chainNumber}:${payer.address}`]

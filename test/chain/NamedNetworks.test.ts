@@ -17,7 +17,7 @@ import { createWalletClient, encodeDeployData, getAddress, type Hex, http } from
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
-import { type PresetChain, presetChain } from "../support/PresetChain.ts"
+import { closeServerThenChains, type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainConfig, ChainSource, NetworkPresets, StablecoinPresets } = Chain
@@ -82,8 +82,7 @@ describe("Named networks (anvil at the real chain ids)", () => {
   }, 120_000)
   afterAll(async () => {
     if (executorFiber !== undefined) await Effect.runPromise(Fiber.interrupt(executorFiber))
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await closeServerThenChains(server, scope)
   })
 
   it("options list both networks at their presets; each payment pays on its own chain; one nonce sequence per chain", async () => {

@@ -9,13 +9,13 @@
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { OptionIds } from "@paygate/domain"
 import { defaultPayoutSettings, depositSweepJob, PayoutSettings } from "@paygate/worker"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { type Address, type Hex, toHex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob, payoutJobs } from "../support/ChainJobs.ts"
-import { type PresetChain, presetChain } from "../support/PresetChain.ts"
+import { closeServerThenChains, type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestPartner, type TestServer } from "../support/TestServer.ts"
 import { sendTokenTransfer } from "../support/TokenTransfer.ts"
 import { eventually as waitUntil } from "../support/Eventually.ts"
@@ -98,8 +98,7 @@ describe("Networks by mode (anvil at Base's and Base Sepolia's chain ids)", () =
   }, 180_000)
   afterAll(async () => {
     for (const fiber of fibers) await Effect.runPromise(Fiber.interrupt(fiber))
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await closeServerThenChains(server, scope)
   })
 
   it("options, deposit addresses and the checkout: a sandbox payment sees Base Sepolia only, a live one Base only", async () => {

@@ -6,7 +6,7 @@
  * approve, permit, the executor's `permitTransferFrom`.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,7 +15,7 @@ import { createWalletClient, encodeFunctionData, type Hex, http, parseAbi } from
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob } from "../support/ChainJobs.ts"
-import { type PresetChain, presetChain } from "../support/PresetChain.ts"
+import { closeServerThenChains, type PresetChain, presetChain } from "../support/PresetChain.ts"
 import { makeTestServer, pglite, type TestServer } from "../support/TestServer.ts"
 
 const { anvilAccount, ChainSource, Contracts, LocalWallet, NetworkPresets, Permit2 } = Chain
@@ -76,8 +76,7 @@ describe("USDT presets (anvil at the real chain ids)", () => {
   }, 180_000)
   afterAll(async () => {
     if (executorFiber !== undefined) await Effect.runPromise(Fiber.interrupt(executorFiber))
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await closeServerThenChains(server, scope)
   })
 
   it("each network offers USDT at its real address (6 decimals, Permit2) beside USDC, and a USDT payment is paid on each", async () => {

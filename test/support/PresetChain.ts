@@ -6,7 +6,7 @@
  * (owned by anvil #0, sweeping to anvil #9, the collection address).
  */
 import { Chain } from "@paygate/adapters"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { type Address, createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 
@@ -75,5 +75,17 @@ export const presetChain = async (
     testUsdt: local.contracts.usdt,
     balanceOf: (address) => client.readContract({ address: usdc, abi: token, functionName: "balanceOf", args: [address] }),
     balanceAt: (at, address) => client.readContract({ address: at, abi: token, functionName: "balanceOf", args: [address] })
+  }
+}
+
+/**
+ * Closes a file's test server, then its preset chains (started in `chains`), even when the server's close fails its
+ * checks: a preset chain mines every 0.1 s and would otherwise outlive the file.
+ */
+export const closeServerThenChains = async (server: { readonly close: () => Promise<void> } | undefined, chains: Scope.Closeable) => {
+  try {
+    await server?.close()
+  } finally {
+    await Effect.runPromise(Scope.close(chains, Exit.void))
   }
 }
