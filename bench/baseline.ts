@@ -15,7 +15,7 @@
  * the merchant are kept in memory for 10 s, as the service's credential cache does:
  *
  * - `POST /bs/payments`: idempotency claim, then the payment, its outbox event and the idempotency
- *   completion (the stored answer) in one statement: 2 round trips.
+ *   completion (the stored response) in one statement: 2 round trips.
  * - `GET /bs/payments/:id`: the payment: 1 round trip.
  *
  * - `POST /plain/gateway/payment/:id/confirm`: the gateway confirm of an EIP-3009 pull option,
@@ -32,15 +32,15 @@ import {
   bodySha256,
   claimKey,
   type CreateBody,
-  createdAnswer,
+  createdResponse,
   createdEvent,
   idempotencyTtlMillis,
   insertPayment,
-  insertPaymentAnswerEvent,
+  insertPaymentResponseEvent,
   newId,
   paymentRow,
   paymentValues,
-  statusAnswer,
+  statusResponse,
   statusSelect
 } from "./lib/rows.ts"
 import { plainConfirm } from "./lib/PlainConfirm.ts"
@@ -72,13 +72,13 @@ const send = (response: ServerResponse, status: number, value: unknown) => {
 const b1Create = async (request: IncomingMessage, response: ServerResponse) => {
   const p = paymentRow(partnerId, merchantId, JSON.parse(await readBody(request)) as CreateBody)
   await query(pool, "insert-payment", insertPayment, paymentValues(p))
-  send(response, 200, createdAnswer(p))
+  send(response, 200, createdResponse(p))
 }
 
 const b1Status = async (id: string, response: ServerResponse) => {
   const { rows: [row] } = await query(pool, "status", statusSelect, [id])
   if (row === undefined) return send(response, 404, { code: "payment_not_found", message: "No such payment." })
-  send(response, 200, statusAnswer(row))
+  send(response, 200, statusResponse(row))
 }
 
 const insertEvent = `INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
@@ -109,7 +109,7 @@ const b2Create = async (request: IncomingMessage, response: ServerResponse) => {
     client.release()
   }
   if (!claimed) return send(response, 409, { code: "idempotency_conflict", message: "Key already used." })
-  send(response, 200, createdAnswer(p))
+  send(response, 200, createdResponse(p))
 }
 
 // The service's statements (SqlCredentialStore, SqlIdempotencyStore, SqlMerchantRepository, SqlPaymentRepository),
@@ -166,17 +166,17 @@ const sameCreate = async (request: IncomingMessage, response: ServerResponse) =>
   }
   const p = paymentRow(partnerId, merchantId, JSON.parse(text) as CreateBody)
   const eventId = newId("evt")
-  const answer = createdAnswer(p)
-  await query(pool, "create", insertPaymentAnswerEvent, [
+  const created = createdResponse(p)
+  await query(pool, "create", insertPaymentResponseEvent, [
     ...paymentValues(p),
-    JSON.stringify(answer),
+    JSON.stringify(created),
     caller.partnerId,
     route,
     key,
     eventId,
     JSON.stringify(createdEvent(eventId, p))
   ])
-  send(response, 200, answer)
+  send(response, 200, created)
 }
 
 const sameStatus = async (request: IncomingMessage, id: string, response: ServerResponse) => {

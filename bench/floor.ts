@@ -1,13 +1,13 @@
 /**
  * The framework floor: the least an Effect 4 service on this stack costs per request. A minimal
- * `HttpApi` app (schemas for the path, headers, payload and answers; `HttpApiBuilder`,
+ * `HttpApi` app (schemas for the path, headers, payload and responses; `HttpApiBuilder`,
  * `NodeHttpServer`) on `@effect/sql-pg` with the service's pool of 10 and its tables, doing the
  * service's statements and nothing else: no authentication, rate limit, idempotency lookup,
  * logging or metrics. The service's pipeline is what it costs above this.
  *
- * - `GET /floor/payments/:id`: the status `SELECT` (one round trip), answered as the service does.
+ * - `GET /floor/payments/:id`: the status `SELECT` (one round trip), responded to as the service does.
  * - `POST /floor/payments` (`Idempotency-Key` header): the service's create statements: the
- *   idempotency claim, then the payment, its stored answer and its outbox event in one statement
+ *   idempotency claim, then the payment, its stored response and its outbox event in one statement
  *   (two round trips).
  * - `GET /floor/pipeline/payments/:id`: the status read again, behind the contract's pipeline
  *   written plainly (`lib/PlainPipeline.ts`): what the service's pipeline would cost at best. Its
@@ -29,15 +29,15 @@ import {
   appEnvironment,
   bodySha256,
   claimKey,
-  createdAnswer,
+  createdResponse,
   createdEvent,
   idempotencyTtlMillis,
-  insertPaymentAnswerEvent,
+  insertPaymentResponseEvent,
   newId,
   paymentRow,
   type PaymentRow,
   paymentValues,
-  statusAnswer,
+  statusResponse,
   statusSelect
 } from "./lib/rows.ts"
 import * as PlainPipeline from "./lib/PlainPipeline.ts"
@@ -90,7 +90,7 @@ const FloorHandlers = HttpApiBuilder.group(
       status: ({ params }) =>
         sql.unsafe<{ status: string; expires_at: string }>(statusSelect, [params.id]).pipe(
           Effect.orDie,
-          Effect.flatMap(([row]) => (row === undefined ? Effect.fail(new HttpApiError.NotFound()) : Effect.succeed(statusAnswer(row))))
+          Effect.flatMap(([row]) => (row === undefined ? Effect.fail(new HttpApiError.NotFound()) : Effect.succeed(statusResponse(row))))
         ),
       create: ({ headers, payload, request }) =>
         Effect.gen(function*() {
@@ -101,10 +101,10 @@ const FloorHandlers = HttpApiBuilder.group(
           if (claimed.length === 0) return yield* new HttpApiError.Conflict()
           const p = paymentRow(partnerId, merchantId, payload)
           const eventId = newId("evt")
-          const answer = createdAnswer(p)
+          const created = createdResponse(p)
           const event = JSON.stringify(createdEvent(eventId, p))
-          yield* sql.unsafe(insertPaymentAnswerEvent, [...paymentValues(p), JSON.stringify(answer), partnerId, route, key, eventId, event])
-          return answer
+          yield* sql.unsafe(insertPaymentResponseEvent, [...paymentValues(p), JSON.stringify(created), partnerId, route, key, eventId, event])
+          return created
         }).pipe(Effect.catchTag("SqlError", Effect.die))
     })
   })
@@ -125,7 +125,7 @@ const PipelineHandlers = HttpApiBuilder.group(
             Effect.flatMap(([row]) =>
               row === undefined || row.partner_id !== caller.partnerId || row.merchant_id !== caller.merchantId || row.mode !== caller.mode
                 ? Effect.fail(new HttpApiError.NotFound())
-                : Effect.succeed(statusAnswer(row))
+                : Effect.succeed(statusResponse(row))
             )
           )))
   })

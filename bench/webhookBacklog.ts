@@ -3,7 +3,7 @@
  * `payment.created` outbox events of 50 partners with one endpoint each, interleaved, written in
  * bulk by SQL into a database of their own (`lib/BacklogTemplate.ts`). Each endpoint is a port of
  * its own on the bench's receiver (a host of its own to the systems' connection pools, as partners
- * are): 48 answer 200 at once; the slow one answers 200 after 2 to 5 s (drawn per request, within
+ * are): 48 respond 200 at once; the slow one responds 200 after 2 to 5 s (drawn per request, within
  * the 15 s limit: every attempt succeeds, late); the dead one is a port nothing listens on (every
  * connection refused, as from a host whose service is gone: each attempt fails at once, and the
  * worker retries it on its schedule, 5 s later first).

@@ -1,6 +1,6 @@
 /**
  * `npm run pay -- <x402Url>`: pays a payment at its x402 address as any x402 client does, with the
- * published `@x402/fetch` and the account's key: the 402 answer's requirements, the signed
+ * published `@x402/fetch` and the account's key: the 402 response's requirements, the signed
  * payment, then the payment's status with the settlement's transaction.
  */
 import { ExactEvmScheme } from "@x402/evm"

@@ -7,10 +7,10 @@
  * address: it reads the partner's events through the API (`GET /v1/events`, so it works against a
  * remote service too and the SSRF guard stays closed), signs each like a delivery (Standard
  * Webhooks) with a secret it prints, forwards it to the local URL and prints what the receiver
- * answered; a refused forward (an answer other than 2xx, or no answer) is retried like a real
+ * answered; a refused forward (a response other than 2xx, or no response) is retried like a real
  * delivery. Without `--forward-to` it prints each event itself. `test` asks the service to send a
  * signed `webhook.test` event to a registered endpoint (`POST /v1/webhooks/{id}/test`) and prints
- * the receiver's answer. `trigger` makes the sandbox emit an event of a type (see Trigger.ts).
+ * the receiver's response. `trigger` makes the sandbox emit an event of a type (see Trigger.ts).
  */
 import { createHmac } from "node:crypto"
 import { WebhookEventType } from "@paygate/domain"

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { forEachDatabase, makeTestServer, type TestDatabase, type TestServer } from "./support/TestServer.ts"
 
-// Bad input never crashes the service and never answers 500, on every operation of /openapi.json:
+// Bad input never crashes the service and never responds 500, on every operation of /openapi.json:
 // - a table sends malformed strings to every string of every operation (each path id, each
 //   documented query parameter, each string of a well-shaped JSON body): NUL, lone surrogates,
 //   invalid percent-encodings and UTF-8, very long values; each must answer the contract's code
@@ -30,7 +30,7 @@ interface Operation {
   readonly body: unknown
   /** Security schemes of its first requirement (none: public). */
   readonly schemes: ReadonlyArray<string>
-  /** The codes its 404 answer documents. */
+  /** The codes its 404 response documents. */
   readonly notFound: ReadonlySet<string>
   /** The fields the body's object at `path` takes, when its schema takes no others (`additionalProperties: false`). */
   readonly fieldsAt: (path: JsonPath) => ReadonlySet<string> | undefined
@@ -288,7 +288,7 @@ const pathOf = (world: World, operation: Operation, replace: Record<string, stri
 
 const known = new Set<string>(errorCodes)
 
-/** What is wrong with an answer, if anything: a 500, or an error that is not the contract's `{code, message}` with its status. */
+/** What is wrong with a response, if anything: a 500, or an error that is not the contract's `{code, message}` with its status. */
 const contractViolation = (response: Response, text: string): string | undefined => {
   if (response.status >= 500) return `answered ${response.status}: ${text.slice(0, 200)}`
   if (response.status < 400) return undefined
@@ -680,7 +680,7 @@ describe("HTTP fuzz: a seeded regression is caught", () => {
     const caught = (where: string, answer: string) => violations.some((v) => v.includes(`with ${where}`) && v.includes(answer))
     // NUL reaches PostgreSQL from a query value and a body string; an undecodable path id is "no such
     // operation"; a lone surrogate in a body is stored (or refused by jsonb). A path id with a NUL
-    // does not answer 500 even here: the payment repository finds no payment for an id no row can
+    // does not respond 500 even here: the payment repository finds no payment for an id no row can
     // hold without asking PostgreSQL (so that it cannot fail a read it shares), and the other
     // routes check their ids' shape before any query.
     expect({

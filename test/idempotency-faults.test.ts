@@ -8,7 +8,7 @@
  *
  * Then, once the idempotency lease (`IDEMPOTENCY_LEASE_MS`, 3 s here) has passed, every request is
  * retried with its key and its exact body, twice. What a client must see (API rules §5): every key
- * answers 200 with one paymentId on every answer, the retries after a completed answer replayed
+ * responds 200 with one paymentId on every response, the retries after a completed answer replayed
  * (`Idempotent-Replayed: true`), no `idempotency_conflict` after the lease (a "stuck" key), no 500
  * once the database is back; and the database holds exactly one payment per key (by referenceId).
  *
@@ -149,7 +149,7 @@ interface Figures {
   readonly keys: number
   readonly requests: number
   readonly retries: number
-  /** Keys whose burst request got no answer, or a 5xx. */
+  /** Keys whose burst request got no response, or a 5xx. */
   readonly failedInBurst: number
   /** 409 idempotency_conflict after the lease. */
   readonly stuck: number
@@ -157,14 +157,14 @@ interface Figures {
   readonly duplicates: number
   /** Keys with no payment at the end. */
   readonly lost: number
-  /** Keys whose answers named different payments. */
+  /** Keys whose responses named different payments. */
   readonly idChanges: number
   readonly status500: number
   readonly status500AfterFault: number
   /** 409 in flight while the lease still held the key (expected). */
   readonly conflictsWithinLease: number
   readonly notReplayed: number
-  readonly otherAnswers: ReadonlyArray<string>
+  readonly otherResponses: ReadonlyArray<string>
   readonly paymentsInDb: number
   /** Keys of the route still unanswered (in flight) in the database at the end. */
   readonly openKeys: number
@@ -203,7 +203,7 @@ const openKeys = async (cluster: Cluster): Promise<number> => {
   }
 }
 
-/** What the answers and the database say. */
+/** What the responses and the database say. */
 const figures = async (cluster: Cluster, runs: ReadonlyArray<KeyRun>, faultEndedAt: number): Promise<Figures> => {
   const sql = postgres(cluster.world.url, { max: 1, onnotice: () => {} })
   try {
@@ -238,7 +238,7 @@ const figures = async (cluster: Cluster, runs: ReadonlyArray<KeyRun>, faultEnded
       status500AfterFault: all.filter((o) => answered(o) && o.status >= 500 && o.at > faultEndedAt + 1_000).length,
       conflictsWithinLease: all.filter((o) => o.phase === "early" && answered(o) && o.code === "idempotency_conflict").length,
       notReplayed: runs.filter((r) => r.outcomes.some((o) => o.phase === "replay" && (!answered(o) || !o.replayed))).length,
-      otherAnswers: [...other],
+      otherResponses: [...other],
       paymentsInDb: rows.reduce((n, r) => n + r.ids.length, 0),
       openKeys: await openKeys(cluster)
     }
@@ -261,14 +261,14 @@ const expectConverged = (f: Figures, runs: ReadonlyArray<KeyRun>, outputs: strin
   expect(f.idChanges).toBe(0)
   expect(f.paymentsInDb).toBe(runs.length)
   expect(f.openKeys).toBe(0)
-  expect(f.otherAnswers).toEqual([])
+  expect(f.otherResponses).toEqual([])
   // After the lease every key answers with its payment; the second pass replays every one.
   for (const r of runs) {
     const retry = r.outcomes.find((o) => o.phase === "retry")!
     const replay = r.outcomes.find((o) => o.phase === "replay")!
     expect(answered(retry) && retry.status, `${r.key}: ${JSON.stringify(r.outcomes)}`).toBe(200)
     expect(answered(replay) && replay.status === 200 && replay.replayed, `${r.key}: ${JSON.stringify(r.outcomes)}`).toBe(true)
-    // A key answered before the fault replays that answer.
+    // A key answered before the fault replays that response.
     const first = r.outcomes[0]!
     if (answered(first) && first.status === 200) expect(answered(retry) && retry.replayed, `${r.key}: ${JSON.stringify(r.outcomes)}`).toBe(true)
   }

@@ -1,6 +1,6 @@
 /**
  * A real wallet SDK against the service as it runs in production, so that wire drift cannot pass
- * CI again: the published `@walletconnect/pay` client (its Rust/WASM core parses every answer into
+ * CI again: the published `@walletconnect/pay` client (its Rust/WASM core parses every response into
  * strict serde types; a `null` where it expects a string, a missing required field or an unknown
  * enum value makes it throw) pays sandbox payments over a real socket against `npm start`.
  *
@@ -11,7 +11,7 @@
  *   (on the pull service's anvil), so its options carry a `build` action.
  *
  * The wallet is viem with anvil's well-known keys. The SDK's requests to the services go through
- * `fetch` (recorded, to check headers and show the exchanges when the SDK rejects an answer); its
+ * `fetch` (recorded, to check headers and show the exchanges when the SDK rejects a response); its
  * telemetry to walletconnect.org/.com is answered locally and never leaves the machine.
  * Webhooks of the paid payment are verified with the `standardwebhooks` library.
  *
@@ -160,7 +160,7 @@ const exchangesOf = (paymentId: string) => exchanges.filter((e) => e.url.include
 const transcript = (paymentId: string) =>
   exchangesOf(paymentId).map((e) => `${e.method} ${new URL(e.url).pathname} ${shorten(e.body)}\n  → ${e.status} ${shorten(e.answer)}`).join("\n")
 
-/** Runs an SDK call; when the SDK throws (e.g. it rejected an answer), fails with the exchanges of the payment. */
+/** Runs an SDK call; when the SDK throws (e.g. it rejected a response), fails with the exchanges of the payment. */
 const sdk = async <A>(what: string, paymentId: string, call: () => Promise<A>): Promise<A> => {
   try {
     return await call()
@@ -352,17 +352,17 @@ for (const store of stores) {
       expect(await merchantStatus(pull, paymentId)).toEqual({ status: "succeeded", isFinal: true })
       expect(await balanceOf(buyer.address as Hex)).toBe(before - 10_500_000n)
 
-      // The confirm answer the SDK accepted: no info before the executor's transaction (never a null txId).
+      // The confirm response the SDK accepted: no info before the executor's transaction (never a null txId).
       const confirm = exchangesOf(paymentId).find((e) => e.url.includes("/confirm"))!
       expect(JSON.parse(confirm.answer)).toEqual({ status: "processing", isFinal: false, pollInMs: 1000, info: null })
-      // Repeating the confirm answers the current state with the transaction id, which the SDK parses.
+      // Repeating the confirm responds with the current state with the transaction id, which the SDK parses.
       const again = await sdk("confirmPayment (repeated)", paymentId, () => pay.confirmPayment({ paymentId, optionId: option!.id, signatures }))
       expect(again).toMatchObject({
         status: "succeeded",
         isFinal: true,
         info: { txId: expect.stringMatching(/^0x[0-9a-f]{64}$/), optionAmount: { unit: `caip19/${pull.tokenAssetId}`, value: "10500000" } }
       })
-      // No answer the SDK got had a null txId.
+      // No response the SDK got had a null txId.
       for (const exchange of exchangesOf(paymentId)) expect(exchange.answer).not.toContain(`"txId":null`)
 
       // What the SDK sent: the public App-Id mode, its own name (recorded as the buyer's wallet), its version header.
@@ -474,7 +474,7 @@ for (const store of stores) {
       const hash = await buyer.perform(actions[0]!)
       const result = await sdk("confirmPayment", paymentId, () => pay.confirmPayment({ paymentId, optionId: option!.id, signatures: [hash] }))
       expect(result).toMatchObject({ status: "succeeded", isFinal: true })
-      // The confirm answer carried the transaction id at once (the SDK parsed it).
+      // The confirm response carried the transaction id at once (the SDK parsed it).
       const confirm = exchangesOf(paymentId).find((e) => e.url.endsWith("/confirm"))!
       expect(JSON.parse(confirm.answer)).toMatchObject({ status: "processing", info: { txId: hash.toLowerCase(), optionAmount: { value: "10500000" } } })
       expect(await balanceOf(buyer.address as Hex)).toBe(before - 10_500_000n)

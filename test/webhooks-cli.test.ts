@@ -111,7 +111,7 @@ describe("webhooks against a service with the SSRF guard closed (a remote one)",
     expect(types).toEqual(["payment.created", "payment.processing", "payment.succeeded"])
     // Events from before the listener started are not forwarded.
     expect(receiver.received.some((r) => r.body.includes(before))).toBe(false)
-    // Each one printed as it arrived, with the receiver's answer (printed once the answer is in: wait for it).
+    // Each one printed as it arrived, with the receiver's response (printed once the response is in: wait for it).
     const printed = new RegExp(`payment\\.succeeded\\s+evt_\\w+  ${paymentId}  → 204 \\(\\d+ ms\\)`)
     await waitFor("the printed line of payment.succeeded", () => (printed.test(all.output()) ? true : undefined))
 

@@ -1,6 +1,6 @@
 /**
  * The webhook receiver of the drain bench: `node:http` on 127.0.0.1 that reads each request,
- * answers 200 (at once, or after a delay on a port opened to be slow) and notes when each
+ * responds 200 (at once, or after a delay on a port opened to be slow) and notes when each
  * `webhook-id` first arrived (no signature check: the receiver's cost is the same for every
  * system measured). More ports can be opened, each a host of its own to the systems measured
  * (their connection pools are per host), all counted together.
@@ -11,10 +11,10 @@ import type { AddressInfo } from "node:net"
 export interface CountingReceiver {
   readonly url: (path: string) => string
   /**
-   * Opens another port with the same counting; `answerAfterMs` (drawn per request) delays each
-   * answer. Answers the URL maker of that port.
+   * Opens another port with the same counting; `respondAfterMs` (drawn per request) delays each
+   * response. Answers the URL maker of that port.
    */
-  readonly listen: (answerAfterMs?: () => number) => Promise<(path: string) => string>
+  readonly listen: (respondAfterMs?: () => number) => Promise<(path: string) => string>
   /** Starts counting arrivals of `ids` (forgetting earlier ones); `onFirst` runs on the first of them. */
   readonly expect: (ids: Iterable<string>, onFirst?: () => void) => void
   /** Expects one more id. */
@@ -41,7 +41,7 @@ export const startCountingReceiver = async (): Promise<CountingReceiver> => {
   let waiter: (() => void) | undefined
   const servers: Array<Server> = []
 
-  const open = async (answerAfterMs?: () => number) => {
+  const open = async (respondAfterMs?: () => number) => {
     const server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => {
       request.resume()
       request.on("end", () => {
@@ -53,11 +53,11 @@ export const startCountingReceiver = async (): Promise<CountingReceiver> => {
           arrivals.set(id, nowMs())
           if (arrivals.size === expected.size) waiter?.()
         }
-        const answer = () => {
+        const respond = () => {
           if (!response.destroyed) response.writeHead(200, { "content-length": "0" }).end()
         }
-        if (answerAfterMs === undefined) answer()
-        else setTimeout(answer, answerAfterMs())
+        if (respondAfterMs === undefined) respond()
+        else setTimeout(respond, respondAfterMs())
       })
     })
     servers.push(server)

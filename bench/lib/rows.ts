@@ -54,8 +54,8 @@ export const paymentRow = (partnerId: string, merchantId: string, body: CreateBo
 
 export type PaymentRow = ReturnType<typeof paymentRow>
 
-/** The create answer (the service's `CreatePaymentResponse` fields the loads read). */
-export const createdAnswer = (p: PaymentRow) => ({
+/** The create response (the service's `CreatePaymentResponse` fields the loads read). */
+export const createdResponse = (p: PaymentRow) => ({
   paymentId: p.id,
   status: "pending",
   expiresAt: Math.floor(p.expires_at / 1000),
@@ -71,8 +71,8 @@ export const createdEvent = (eventId: string, p: PaymentRow) => ({
   payment: { ...p, checkout: null, commitment: null, cancelledReason: null, cancelledAt: null }
 })
 
-/** The status answer of a payment row (`requires_action` past its expiry reads as expired). */
-export const statusAnswer = (row: { readonly status: string; readonly expires_at: string | number }) => {
+/** The status response of a payment row (`requires_action` past its expiry reads as expired). */
+export const statusResponse = (row: { readonly status: string; readonly expires_at: string | number }) => {
   const expired = row.status === "requires_action" && Number(row.expires_at) <= Date.now()
   const status = expired ? "expired" : row.status === "requires_action" ? "pending" : row.status
   return { status, isFinal: status !== "pending" && status !== "processing" }
@@ -111,10 +111,10 @@ export const paymentValues = (p: PaymentRow) => [
 ]
 
 /**
- * The service's second create statement: the payment, the stored answer and the outbox event in
- * one. Parameters: {@link paymentValues}, then the answer, partner, route, key, event id and payload.
+ * The service's second create statement: the payment, the stored response and the outbox event in
+ * one. Parameters: {@link paymentValues}, then the response, partner, route, key, event id and payload.
  */
-export const insertPaymentAnswerEvent = `WITH payment AS (${insertPayment}),
+export const insertPaymentResponseEvent = `WITH payment AS (${insertPayment}),
   completion AS (
     UPDATE idempotency_keys SET status_code = 200, response_body = $13
     WHERE partner_id = $14 AND route = $15 AND key = $16 AND status_code IS NULL)

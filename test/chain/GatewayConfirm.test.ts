@@ -158,7 +158,7 @@ forEachDatabase("Gateway confirm and executor (anvil)", (database) => {
     const record = await server.request("GET", `/v1/payments/${paymentId}`, { apiKey: partner.sandbox })
     expect(record.body.status).toBe("succeeded")
     expect(record.body.transaction).toEqual({ chainId: chain.chainId, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), explorerUrl: null })
-    // Repeating the accepted confirm answers the current state; the executor sent one transaction.
+    // Repeating the accepted confirm responds with the current state; the executor sent one transaction.
     const signature = await signOption(option, buyer.privateKey)
     const repeat = await confirm(paymentId, option.id, signature)
     expect(repeat.status).toBe(200)

@@ -1,5 +1,5 @@
 /**
- * Refunds to an address the buyer chooses, through the API and the claim page's HTTP answers (the
+ * Refunds to an address the buyer chooses, through the API and the claim page's HTTP responses (the
  * chain configured from anvil, so that its collection address and token are known; no worker: a
  * claim's payout is looked at in the database). The browser side is test/dashboard/RefundClaimPage.test.ts.
  */

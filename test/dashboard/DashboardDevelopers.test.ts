@@ -142,7 +142,7 @@ for (const database of testDatabases) {
       await view(page, "developers")
       const log = page.locator("#delivery-log")
       await expect.poll(() => log.innerText(), { timeout: chainTimeoutMs }).toMatch(/payment\.succeeded[\s\S]*Succeeded[\s\S]*HTTP 200/)
-      // The request (its headers and the signed event) and the receiver's answer, when opened.
+      // The request (its headers and the signed event) and the receiver's response, when opened.
       await log.getByText("Request and response").first().click()
       await expect.poll(() => log.locator("pre").first().innerText()).toContain(payment.paymentId)
       expect(await log.locator("pre").first().innerText()).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/hooks\n[\s\S]*webhook-signature: v1,/)

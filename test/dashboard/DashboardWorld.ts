@@ -120,7 +120,7 @@ export const dashboardSuite = (database: TestDatabase, options: { readonly pull?
     /** A fresh `Idempotency-Key` header. */
     idempotency: () => ({ "idempotency-key": randomBytes(8).toString("hex") }),
     /**
-     * What every test ends with: no error in the page but the answers it expected (Chromium logs
+     * What every test ends with: no error in the page but the responses it expected (Chromium logs
      * every 4xx; 401 is how the service says "not signed in"), nothing loaded from elsewhere, no
      * web storage.
      */

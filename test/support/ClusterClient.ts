@@ -1,8 +1,8 @@
 /**
  * The client of the cluster runs (`ClusterRun.ts`): it sends to two API processes like a load
- * balancer would, and retries what got no answer (on the other process), an in-flight
+ * balancer would, and retries what got no response (on the other process), an in-flight
  * `idempotency_conflict`, a 429 and a 5xx, always with the same key and body. It counts what it
- * saw and keeps each final answer's latency, so a long run can be read minute by minute.
+ * saw and keeps each final response's latency, so a long run can be read minute by minute.
  */
 import { type Answer, isConnectionFailure, send } from "./Http.ts"
 import { sleep } from "./ServiceProcess.ts"

@@ -290,7 +290,7 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
       await waitSucceeded(o)
     }
     const answer = await call(o.api, "POST", "/v1/refunds", { headers: partnerHeaders, body: { paymentId: o.paymentId }, key: `refund-${o.key}` })
-    // The refund commits with its answer: a retry after a kill replays it or makes it, never already_refunded.
+    // The refund commits with its response: a retry after a kill replays it or makes it, never already_refunded.
     if (answer.status === 201) o.refundId = answer.body.refundId
     else fail(o, "refund", answer)
   }
@@ -334,23 +334,23 @@ export const runCluster = async (chainWorld: LocalChainWorld, resources: Cluster
     for (let o = nextOrder(); o !== undefined; o = nextOrder()) {
       await paced(o)
       const body = { amount: { unit: "iso4217/USD", value: String(o.value) }, referenceId: o.referenceId }
-      const createdAnswer = await call(o.api, "POST", "/v1/merchant/payment", {
+      const createdResponse = await call(o.api, "POST", "/v1/merchant/payment", {
         headers: { ...partnerHeaders, "merchant-id": merchantOf(o) },
         body,
         key: o.key
       })
-      if (createdAnswer.status !== 200) fail(o, "create", createdAnswer)
-      o.paymentId = createdAnswer.body.paymentId
+      if (createdResponse.status !== 200) fail(o, "create", createdResponse)
+      o.paymentId = createdResponse.body.paymentId
       if (options.killEveryMs === undefined && o.i === Math.floor((options.orders ?? 0) * 0.35)) kills9.push(killBoth())
       if (!o.pay) continue
       const payer = anvilAccount(o.payer)
-      const optionsAnswer = await call(o.api, "POST", `/v1/gateway/payment/${o.paymentId}/options`, {
+      const optionsResponse = await call(o.api, "POST", `/v1/gateway/payment/${o.paymentId}/options`, {
         headers: wallet(o),
         body: { accounts: [`${chain.chainId}:${payer.address}`] }
       })
-      if (optionsAnswer.status !== 200) fail(o, "options", optionsAnswer)
-      const option = optionsAnswer.body.options.find((x: any) => x.actions[0]?.data?.method === "eth_signTypedData_v4")
-      if (option === undefined) fail(o, "options (no EIP-3009 option)", optionsAnswer)
+      if (optionsResponse.status !== 200) fail(o, "options", optionsResponse)
+      const option = optionsResponse.body.options.find((x: any) => x.actions[0]?.data?.method === "eth_signTypedData_v4")
+      if (option === undefined) fail(o, "options (no EIP-3009 option)", optionsResponse)
       const signature = await Chain.LocalWallet.signOption(option, payer.privateKey)
       const confirmed = await call(o.api, "POST", `/v1/gateway/payment/${o.paymentId}/confirm`, {
         headers: wallet(o),

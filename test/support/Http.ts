@@ -13,7 +13,7 @@ export interface Answer {
   readonly body: any
 }
 
-/** The request never got an answer: the connection failed (`code`: ECONNRESET, ECONNREFUSED, …). */
+/** The request never got a response: the connection failed (`code`: ECONNRESET, ECONNREFUSED, …). */
 export class ConnectionFailure extends Error {
   readonly code: string
   constructor(code: string, message: string) {
@@ -29,11 +29,11 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 1_00
 export interface RequestOptions {
   readonly headers?: Record<string, string>
   readonly body?: unknown
-  /** No answer within this long is a `ConnectionFailure` ("timeout"); default 30 s. */
+  /** No response within this long is a `ConnectionFailure` ("timeout"); default 30 s. */
   readonly timeoutMs?: number
 }
 
-/** `method baseUrl+path` with a JSON body; rejects with `ConnectionFailure` when no answer arrived. */
+/** `method baseUrl+path` with a JSON body; rejects with `ConnectionFailure` when no response arrived. */
 export const send = (baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const payload = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body)

@@ -23,7 +23,7 @@ export type Behavior = (n: number, received: Received) => {
   readonly status: number
   readonly delayMs?: number
   readonly headers?: Record<string, string>
-  /** The answer's body (default none). */
+  /** The response's body (default none). */
   readonly body?: string | Uint8Array
 }
 
@@ -37,7 +37,7 @@ export interface Receiver {
   readonly received: Array<Received>
   /** Requests to `path`. */
   readonly on: (path: string) => Array<Received>
-  /** The most requests to `path` that were awaiting their answer at the same time. */
+  /** The most requests to `path` that were awaiting their response at the same time. */
   readonly maxInFlight: (path: string) => number
   /** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
   readonly waitFor: (predicate: () => boolean, timeoutMs?: number, what?: string) => Promise<void>

@@ -122,7 +122,7 @@ export type Services =
 export const checkoutUrl = "https://checkout.test/pay"
 
 /**
- * The gateway settings of test servers: no chain (options answer `options: []`), a fresh option id
+ * The gateway settings of test servers: no chain (options response `options: []`), a fresh option id
  * secret, no sanctions list. Suites that need chains pass their own (see `makeTestServer`).
  */
 export const testGateway = (): Layer.Layer<GatewayServices.GatewaySettings> =>
@@ -156,7 +156,7 @@ export interface Listening {
   readonly close: () => Promise<void>
 }
 
-/** An answer, its body parsed as JSON when it is JSON. */
+/** A response, its body parsed as JSON when it is JSON. */
 export interface TestResponse {
   readonly status: number
   readonly headers: Headers

@@ -110,7 +110,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("x402: a settle retr
     const logs = await transfers()
     expect(logs).toHaveLength(1)
     expect(logs[0]!.transactionHash).toBe(retried.transaction)
-    // Settled again later: the same answer, still one transfer.
+    // Settled again later: the same response, still one transfer.
     await sleep(1_000)
     expect(await facilitator.settle(payload, requirements)).toEqual(retried)
     expect(await transfers()).toHaveLength(1)

@@ -40,7 +40,7 @@ export interface X402World {
   readonly token: () => { readonly address: Address; readonly name: string; readonly version: string }
   /** A new buyer holding `funds` of the test token. */
   readonly buyer: (funds?: bigint) => Promise<ReturnType<typeof privateKeyToAccount>>
-  /** `fetch` that pays 402 answers as `account` (the published `@x402/fetch`), the test token allowed. */
+  /** `fetch` that pays 402 responses as `account` (the published `@x402/fetch`), the test token allowed. */
   readonly payingFetch: (account: ReturnType<typeof privateKeyToAccount>) => typeof fetch
   /** paygate's headers for a facilitator client of the merchant. */
   readonly facilitatorHeaders: () => Record<string, string>

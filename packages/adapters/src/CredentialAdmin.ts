@@ -154,7 +154,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         return partner
       })
 
-      // Stores the key row; the secret leaves this function only in the answer.
+      // Stores the key row; the secret leaves this function only in the response.
       const issue = Effect.fnUntraced(function*(input: CreateApiKeyInput) {
         const keyId = yield* ids.make("apiKey")
         const apiKey = newApiKeySecret(input.kind, input.mode)

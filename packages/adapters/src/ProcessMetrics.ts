@@ -25,7 +25,7 @@ import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 
 /**
- * How one webhook delivery attempt ended: `delivered` (2xx), `failed` (any other answer or no
+ * How one webhook delivery attempt ended: `delivered` (2xx), `failed` (any other response or no
  * answer; it will be retried) or `abandoned` (failed for the last time, or the endpoint is gone).
  */
 export type WebhookOutcome = "delivered" | "failed" | "abandoned"

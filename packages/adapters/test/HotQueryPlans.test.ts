@@ -4,7 +4,7 @@
  * holding tens of thousands of payments (one partner dominant, as in `test/support/BulkPayments.ts`)
  * with their events, deliveries, idempotency keys and dashboard sessions. None may read a large
  * table whole (`Seq Scan`) or walk an index past many rows it then drops: either grows with the
- * table and not with the answer.
+ * table and not with the response.
  */
 import {
   type ApiKeyId,

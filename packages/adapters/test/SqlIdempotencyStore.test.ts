@@ -101,7 +101,7 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       const changed = (id: string) =>
         Effect.map(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM completing_probe WHERE id = ${id}`.pipe(Effect.orDie), (rows) => rows[0]!.n === 1)
 
-      // Committed: the change and the answer, replayed from then on.
+      // Committed: the change and the response, replayed from then on.
       const s1 = scope()
       const done = yield* store.completing(leaseOf(yield* store.claim(s1, "h", t0)),
         Effect.as(change("kept"), { value: "a", keep: { status: 201, body: "{\"id\":\"kept\"}" } }))
@@ -134,7 +134,7 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       assert.isTrue(Exit.isFailure(crashed))
       assert.isFalse(yield* changed("crashed"))
 
-      // An answer with nothing to replay: the change stays, the key is freed.
+      // A response with nothing to replay: the change stays, the key is freed.
       const s5 = scope()
       const released = yield* store.completing(leaseOf(yield* store.claim(s5, "h", t0)), Effect.as(change("streamed"), { value: "e", keep: "released" as const }))
       assert.strictEqual(released.outcome, "committed")

@@ -243,7 +243,7 @@ adapterSuite("SqlPaymentRepository", (it, db) => {
       assert.strictEqual(error._tag, "IdempotencyConflict")
       assert.isTrue(Option.isNone(yield* repo.findById(lost.id)))
       assert.deepStrictEqual(yield* storedEvents(lost.id), [])
-      // The retry's insert commits and its answer replays.
+      // The retry's insert commits and its response replays.
       const won = yield* newPayment(merchant)
       yield* repo.insert(won, [yield* eventFor(won, "payment.created")], completionOf(retry, `{"id":"${won.id}"}`))
       assert.deepStrictEqual(yield* claim("k-3", t0 + SqlIdempotencyStore.defaultLeaseMillis + 1), {

@@ -1,7 +1,7 @@
 /**
  * A Promise client for merchant backends in plain Node or TypeScript, derived from the same
  * {@link PaygateApi} as the Effect client (`client.ts`): the same groups, operations, requests and
- * decoded answers, each operation returning a `Promise`. A contract error rejects with a
+ * decoded responses, each operation returning a `Promise`. A contract error rejects with a
  * {@link PaygateError} carrying its code (`payment_not_found`, …) and HTTP status.
  *
  * ```ts
@@ -22,7 +22,7 @@ import type { Simplify } from "effect/Types"
 import type { PaygateApi } from "./api/Api.ts"
 import { makePaygateClient, type PaygateClientOptions, RequestHeaders } from "./client.ts"
 
-/** A contract error answered by the service: `{"code", "message"}` with its HTTP status. */
+/** A contract error response from the service: `{"code", "message"}` with its HTTP status. */
 export class PaygateError extends Error {
   override readonly name = "PaygateError"
   /** The contract's error code, e.g. `payment_not_found`. */
@@ -59,7 +59,7 @@ type GroupOperations<Group extends HttpApiGroup.Constraint> = Group["endpoints"]
   ? { readonly [Name in keyof Endpoints]: Operation<Endpoints[Name]> }
   : never
 
-/** Every operation of {@link PaygateApi}, grouped as in the Effect client, returning a `Promise` of its decoded answer. */
+/** Every operation of {@link PaygateApi}, grouped as in the Effect client, returning a `Promise` of its decoded response. */
 export type PaygatePromiseClient = typeof PaygateApi extends HttpApi.HttpApi<infer _Id, infer Groups>
   ? { readonly [Group in Groups as HttpApiGroup.Identifier<Group>]: GroupOperations<Group> }
   : never
@@ -70,7 +70,7 @@ const callHeaders = (options: CallOptions | undefined): Record<string, string> =
   ...options?.headers
 })
 
-/** A contract error as a {@link PaygateError}; anything else (no connection, a bad answer) as a plain `Error`. */
+/** A contract error as a {@link PaygateError}; anything else (no connection, a bad response) as a plain `Error`. */
 const rejection = (cause: Cause.Cause<unknown>): Error => {
   const failure = cause.reasons.find(Cause.isFailReason)?.error
   const tag = (failure as { readonly _tag?: unknown } | undefined)?._tag

@@ -47,7 +47,7 @@ export const signWebhook = (secret: string, id: string, timestampSeconds: number
 
 /**
  * Checks the signature and age of a webhook request; answers its parsed event. Rejects with a
- * {@link WebhookVerificationError} (answer 400 then, and do not act on the body).
+ * {@link WebhookVerificationError} (respond 400 then, and do not act on the body).
  */
 export const verifyWebhook = async (request: WebhookRequest): Promise<WebhookEvent> => {
   const id = header(request.headers, "webhook-id")

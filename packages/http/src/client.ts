@@ -1,6 +1,6 @@
 /**
  * A typed client for the paygate HTTP API, derived from {@link PaygateApi}: every operation,
- * its request and its answers (errors decode to their contract error classes) come from the
+ * its request and its responses (errors decode to their contract error classes) come from the
  * contract itself, so client and server cannot drift apart.
  *
  * ```ts

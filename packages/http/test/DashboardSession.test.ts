@@ -83,7 +83,7 @@ forEachDatabase("Dashboard sessions", (database) => {
       await refusal({ body: { apiKey: null } }, 401, "missing_api_key")
       await refusal({ body: { apiKey: "sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }, 401, "invalid_api_key")
       await refusal({ body: { apiKey: "nonsense" } }, 401, "invalid_api_key")
-      // A valid wallet key is answered as a made-up one: the answer tells nothing about it.
+      // A valid wallet key is answered as a made-up one: the response tells nothing about it.
       const wallet = await server.walletKey("sandbox")
       const forged = `wk_test_${"A".repeat(wallet.length - 8)}`
       const answers = []
@@ -241,7 +241,7 @@ forEachDatabase("Dashboard sessions", (database) => {
       const remote: Send = server.handler({ peer: "198.51.100.40" })
       const refused = await remote("POST", "/dashboard/session", { body: { apiKey: partner.live } })
       expect([refused.status, refused.body]).toEqual([403, { code: "forbidden", message: "Live keys sign in over HTTPS only." }])
-      // A forged live key is refused the same way: the answer says nothing about the key.
+      // A forged live key is refused the same way: the response says nothing about the key.
       const forged = await remote("POST", "/dashboard/session", { body: { apiKey: `sk_live_${"A".repeat(43)}` } })
       expect([forged.status, forged.body]).toEqual([refused.status, refused.body])
       expect((await remote("POST", "/dashboard/session", { body: { apiKey: partner.sandbox } })).status).toBe(201)

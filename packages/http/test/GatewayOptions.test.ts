@@ -255,7 +255,7 @@ describe("Gateway options and fetch (anvil, PGlite)", () => {
     const [option] = (await options(paymentId, { accounts: [account(1)] })).body.options
     const pull = await fetchActions(paymentId, { optionId: option.id, data: "" })
     expect(pull.status).toBe(200)
-    // The very actions of the options answer: the same typed data (nonce, validBefore) to sign.
+    // The very actions of the options response: the same typed data (nonce, validBefore) to sign.
     expect(pull.body).toEqual({ actions: option.actions })
 
     const pushPayment = await newPushPayment()

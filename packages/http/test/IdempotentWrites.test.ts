@@ -60,7 +60,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("a POST's change com
   /**
    * Sends `send` twice with the inserts into `table` held: the first request claims its key and
    * waits at its insert past its lease, the second takes the key over and waits too; then both go.
-   * Answers the first (late) request's answer and the second's.
+   * Answers the first (late) request's response and the second's.
    */
   const overlapPastLease = async <A>(table: string, send: () => Promise<A>) => {
     const unlock = await lockTable(table)
@@ -87,7 +87,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("a POST's change com
     expect(taken.status).toBe(201)
     const endpoints = (await server.request("GET", "/v1/webhooks", { apiKey: partner.sandbox })).body.data.filter((e: any) => e.url === url)
     expect(endpoints.map((e: any) => e.id)).toEqual([taken.body.id])
-    // The retry's answer is the key's: replayed from now on.
+    // The retry's response is the key's: replayed from now on.
     const replay = await register()
     expect(replay.headers.get("idempotent-replayed")).toBe("true")
     expect(replay.body.id).toBe(taken.body.id)

@@ -5,7 +5,7 @@ import { expectError } from "../../../test/support/ExpectError.ts"
 
 const usd = (value = "1250") => ({ unit: "iso4217/USD", value })
 
-/** Expects the contract's error answer. */
+/** Expects the contract's error response. */
 forEachDatabase("Partner API: payments", (database) => {
   const server = useTestServer(database)
   let partner: TestPartner

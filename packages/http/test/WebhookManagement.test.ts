@@ -125,9 +125,9 @@ forEachDatabase("Webhook endpoint management", (database) => {
       const endpoint = await register()
       receiver.behave(endpoint.path, () => ({ status: 200, delayMs: 2_000 }))
       const key = { "idempotency-key": `test-${endpoint.id}` }
-      let testAnswered = false
+      let testResponded = false
       const sending = server.request("POST", `/v1/webhooks/${endpoint.id}/test`, { apiKey: partner.sandbox, headers: key })
-        .finally(() => (testAnswered = true))
+        .finally(() => (testResponded = true))
       await receiver.waitFor(() => receiver.on(endpoint.path).length === 1, 5_000, "the test event")
       // Meanwhile a write of another request commits (PGlite serves one transaction at a time).
       const merchant = await server.request("POST", "/v1/merchants", {
@@ -137,7 +137,7 @@ forEachDatabase("Webhook endpoint management", (database) => {
       })
       expect(merchant.status).toBe(201)
       // Answered while the receiver still held the test event (a transaction around it would have made it wait).
-      expect(testAnswered).toBe(false)
+      expect(testResponded).toBe(false)
       const sent = await sending
       expect(sent.body.delivered, sent.text).toBe(true)
       const replay = await server.request("POST", `/v1/webhooks/${endpoint.id}/test`, { apiKey: partner.sandbox, headers: key })

@@ -107,7 +107,7 @@ forEachDatabase("Delivery responses", (database) => {
         const binary = await firstAttempt("/binary")
         expect(binary.response).toMatchObject({ status: 200, body: "ok\uFFFD\uFFFD\uFFFD\uFFFD!", truncated: false })
 
-        // The payment's log shows the same answers; no answer anywhere carries a signing secret.
+        // The payment's log shows the same responses; no response anywhere carries a signing secret.
         const byPayment = await server.request("GET", `/v1/payments/${payment.paymentId}/deliveries?limit=100`, { apiKey: partner.sandbox })
         expect(byPayment.status, byPayment.text).toBe(200)
         const forJson = byPayment.body.data.find((d: any) => d.id === json.id)

@@ -1,6 +1,6 @@
 /**
  * The per-endpoint bound of the deliverer: a slow endpoint never has more than
- * `perEndpointConcurrency` requests of one worker awaiting their answer, even though the worker
+ * `perEndpointConcurrency` requests of one worker awaiting their response, even though the worker
  * claims again each time one of them ends (a claim counts the attempts already in flight). On
  * PGlite, and on PostgreSQL when `TEST_DATABASE_URL` is set.
  */

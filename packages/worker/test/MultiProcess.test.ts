@@ -1,7 +1,7 @@
 /**
  * The worker as separate processes against one PostgreSQL (only with `TEST_DATABASE_URL`):
  * three instances drain 10,000 events to 3 endpoints, each (event, endpoint) delivered exactly
- * once (receivers always answer 200, so nothing is sent twice); a worker killed with SIGKILL
+ * once (receivers always respond 200, so nothing is sent twice); a worker killed with SIGKILL
  * mid-drain loses nothing once another starts; SIGTERM finishes or releases claimed work.
  */
 import { Effect } from "effect"

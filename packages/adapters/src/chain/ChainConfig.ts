@@ -418,7 +418,7 @@ export const fromEnv: Effect.Effect<Chains, ChainConfigError | Config.ConfigErro
 /** The configuration from the JSON text in `PAYGATE_CHAINS`, validated when the layer is built. */
 export const layerFromEnv: Layer.Layer<ChainsConfig, ChainConfigError | Config.ConfigError> = Layer.effect(ChainsConfig, fromEnv)
 
-/** No chain: nothing is accepted (options answer `options: []`). */
+/** No chain: nothing is accepted (options response `options: []`). */
 export const layerEmpty: Layer.Layer<ChainsConfig> = Layer.succeed(ChainsConfig, index({ chains: [], assets: [] }))
 
 /** `PAYGATE_CHAINS` when it is set; otherwise no chain (said in the log). */

@@ -6,7 +6,7 @@
  * wallets, run with at most the chain's `signatureCheck` gas (`GasPolicy.ts`).
  *
  * A proof that fails is the buyer's error (`ParamsValidation`); a chain that cannot be asked (RPC
- * down) or a token without a usable domain is the service's problem, a defect (answered 500).
+ * down) or a token without a usable domain is the service's problem, a defect (a 500 response).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Group commit of payment inserts (internal/SharedStatement.ts): inserts started together are
- * written by one statement, each payment still with its events and its stored answer, or not at
+ * written by one statement, each payment still with its events and its stored response, or not at
  * all.
  *
  * @module
@@ -16,7 +16,7 @@ import { eventsInsert } from "./PaymentWrites.ts"
 import * as SharedStatement from "./SharedStatement.ts"
 import { sqlState } from "./UniqueViolation.ts"
 
-/** One payment insert: the payment, its events and, when given, its request's stored answer. */
+/** One payment insert: the payment, its events and, when given, its request's stored response. */
 export interface PaymentInsert {
   readonly payment: Payment
   readonly events: ReadonlyArray<OutboxEvent>
@@ -49,7 +49,7 @@ export const make = (sql: SqlClient.SqlClient) => {
       if (outbox !== undefined) writes.push(outbox)
       if (completion !== undefined) held.push(completeStatement(sql, completion))
     }
-    // One insert without an answer needs no WITH: its last write is the statement.
+    // One insert without a response needs no WITH: its last write is the statement.
     if (held.length === 0 && inserts.length === 1) {
       const last = writes.pop()!
       if (writes.length === 0) return last

@@ -1,6 +1,6 @@
 /**
  * The `idempotency_keys` statements two adapters share: `SqlIdempotencyStore` completes a key on
- * its own, `SqlPaymentRepository.insert` completes it inside the payment's statement (so the answer
+ * its own, `SqlPaymentRepository.insert` completes it inside the payment's statement (so the response
  * commits with what it describes, and that write is fenced on the lease).
  *
  * @module
@@ -16,7 +16,7 @@ export const keyWhere = (sql: SqlClient.SqlClient, scope: IdempotencyScope) =>
 export const heldWhere = (sql: SqlClient.SqlClient, lease: IdempotencyLease) =>
   sql`${keyWhere(sql, lease.scope)} AND status_code IS NULL AND lease_token = ${lease.token}`
 
-/** The statement that stores a held key's answer (`RETURNING 1` when it did). */
+/** The statement that stores a held key's response (`RETURNING 1` when it did). */
 export const completeStatement = (sql: SqlClient.SqlClient, completion: IdempotencyCompletion) =>
   sql`UPDATE idempotency_keys SET status_code = ${completion.response.status}, response_body = ${completion.response.body},
       lease_token = NULL, lease_until = NULL

@@ -1,6 +1,6 @@
 /**
  * `WebhookTransport` on Node's `http`/`https`: one POST per attempt, redirects never followed
- * (a 3xx is just an answer), the whole exchange bounded by the request's time limit.
+ * (a 3xx is just a response), the whole exchange bounded by the request's time limit.
  *
  * SSRF guard at delivery (API rules §6): the host is resolved here, once, with `dns.lookup`;
  * unless private addresses are allowed, any resolved address that is not public refuses the
@@ -10,7 +10,7 @@
  * against the host name (SNI and `Host` are the URL's).
  *
  * Connections are kept alive per host and pinned address; a kept socket only ever points to an
- * address that passed the guard when it was opened. An answer's body is read up to the request's
+ * address that passed the guard when it was opened. A response's body is read up to the request's
  * `maxResponseBytes` and no further: a longer one drops its connection.
  *
  * @module
@@ -124,17 +124,17 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
       // IP literals are connected to directly; names only ever to the checked address.
       ...(literal === undefined ? { lookup: pinnedLookup(pinned) as never } : {})
     })
-    // Set once the answer's headers came; the body is then read up to the request's limit.
-    let answered: { readonly status: number; readonly durationMs: number; readonly headers: http.IncomingHttpHeaders } | undefined
+    // Set once the response's headers came; the body is then read up to the request's limit.
+    let responded: { readonly status: number; readonly durationMs: number; readonly headers: http.IncomingHttpHeaders } | undefined
     const chunks: Array<Buffer> = []
     const answer = (truncated: boolean) => {
-      if (answered === undefined) return
+      if (responded === undefined) return
       const body = Buffer.concat(chunks)
       // A copy: the last chunk may be far larger than what is kept.
-      finish({ _tag: "Answered", ...answered, body: new Uint8Array(body.subarray(0, maxBody)), truncated: truncated || body.length > maxBody })
+      finish({ _tag: "Responded", ...responded, body: new Uint8Array(body.subarray(0, maxBody)), truncated: truncated || body.length > maxBody })
     }
     const timer = setTimeout(() => {
-      // Headers but not the whole body in time: an answer all the same, marked cut short.
+      // Headers but not the whole body in time: a response all the same, marked cut short.
       answer(true)
       finish({ _tag: "TimedOut", durationMs: elapsed() })
       req.destroy(new Error("timed out"))
@@ -145,7 +145,7 @@ export const sendWebhook = async (request: WebhookRequest, options: SendOptions 
     }
     signal?.addEventListener("abort", onAbort, { once: true })
     req.on("response", (res) => {
-      answered = { status: res.statusCode ?? 0, durationMs: elapsed(), headers: res.headers }
+      responded = { status: res.statusCode ?? 0, durationMs: elapsed(), headers: res.headers }
       res.on("error", () => answer(true))
       // Kept up to the limit; past it nothing more is read (the connection is dropped).
       let received = 0

@@ -11,7 +11,7 @@
  *   delivery is due again (at-least-once).
  * - `record` is a compare-and-set on `attempts`: an attempt recorded by a deliverer whose lease
  *   ran out, after another deliverer's, changes nothing. The attempt's request headers and the
- *   receiver's answer are written by the same statement as its outcome.
+ *   receiver's response are written by the same statement as its outcome.
  *
  * "Now" is the Effect `Clock`, in Unix milliseconds.
  *

@@ -77,7 +77,7 @@ const request = (url: string, overrides: Partial<WebhookRequest> = {}): WebhookR
 describe("sendWebhook", () => {
   it("POSTs the body with its headers and reports the status", async () => {
     const result = await sendWebhook(request(`http://127.0.0.1:${port}/status/204`))
-    expect(result).toMatchObject({ _tag: "Answered", status: 204 })
+    expect(result).toMatchObject({ _tag: "Responded", status: 204 })
     const last = received.at(-1)!
     expect(last.body).toBe("{\"hello\":\"world\"}")
     expect(last.headers["webhook-id"]).toBe("evt_1")
@@ -87,23 +87,23 @@ describe("sendWebhook", () => {
   it("never follows a redirect: a 3xx is the answer", async () => {
     const before = received.length
     const result = await sendWebhook(request(`http://127.0.0.1:${port}/redirect`))
-    expect(result).toMatchObject({ _tag: "Answered", status: 302 })
+    expect(result).toMatchObject({ _tag: "Responded", status: 302 })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(received.slice(before).map((r) => r.path)).toEqual(["/redirect"])
   })
 
   it("answers the body's first maxResponseBytes bytes with the headers", async () => {
     const json = await sendWebhook(request(`http://127.0.0.1:${port}/json`, { maxResponseBytes: 2048 }))
-    expect(json).toMatchObject({ _tag: "Answered", status: 200, truncated: false, headers: { "content-type": "application/json" } })
-    expect(json._tag === "Answered" && Buffer.from(json.body).toString()).toBe("{\"ok\":true}")
+    expect(json).toMatchObject({ _tag: "Responded", status: 200, truncated: false, headers: { "content-type": "application/json" } })
+    expect(json._tag === "Responded" && Buffer.from(json.body).toString()).toBe("{\"ok\":true}")
     const none = await sendWebhook(request(`http://127.0.0.1:${port}/json`, { maxResponseBytes: 0 }))
-    expect(none).toMatchObject({ _tag: "Answered", status: 200, body: new Uint8Array(), truncated: true })
+    expect(none).toMatchObject({ _tag: "Responded", status: 200, body: new Uint8Array(), truncated: true })
   })
 
   it("reads no further than the limit of a huge body: cut, marked truncated, the connection dropped", async () => {
     const result = await sendWebhook(request(`http://127.0.0.1:${port}/huge`, { maxResponseBytes: 2048, timeoutMs: 5_000 }))
-    expect(result).toMatchObject({ _tag: "Answered", status: 500, truncated: true })
-    expect(result._tag === "Answered" && Buffer.from(result.body).toString()).toBe("x".repeat(2048))
+    expect(result).toMatchObject({ _tag: "Responded", status: 500, truncated: true })
+    expect(result._tag === "Responded" && Buffer.from(result.body).toString()).toBe("x".repeat(2048))
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(hugeSent?.finished).toBe(false)
     expect(hugeSent!.chunks).toBeLessThan(1024)
@@ -111,8 +111,8 @@ describe("sendWebhook", () => {
 
   it("a body that does not arrive whole in time is the answer so far, marked truncated", async () => {
     const result = await sendWebhook(request(`http://127.0.0.1:${port}/stalled-body`, { maxResponseBytes: 2048, timeoutMs: 300 }))
-    expect(result).toMatchObject({ _tag: "Answered", status: 200, truncated: true })
-    expect(result._tag === "Answered" && Buffer.from(result.body).toString()).toBe("first part")
+    expect(result).toMatchObject({ _tag: "Responded", status: 200, truncated: true })
+    expect(result._tag === "Responded" && Buffer.from(result.body).toString()).toBe("first part")
     expect(result.durationMs).toBeLessThan(290)
   })
 
@@ -131,8 +131,8 @@ describe("sendWebhook", () => {
     const rawPorts = { plain: (servers[0]!.address() as AddressInfo).port, nul: (servers[1]!.address() as AddressInfo).port }
     try {
       const plain = await sendWebhook(request(`http://127.0.0.1:${rawPorts.plain}/`))
-      expect(plain).toMatchObject({ _tag: "Answered", status: 200, truncated: false, headers: { "content-type": "text/plain; x=\u00ff" } })
-      expect(plain._tag === "Answered" && [...plain.body]).toEqual([0x00, 0xff, 0xfe, 0x21])
+      expect(plain).toMatchObject({ _tag: "Responded", status: 200, truncated: false, headers: { "content-type": "text/plain; x=\u00ff" } })
+      expect(plain._tag === "Responded" && [...plain.body]).toEqual([0x00, 0xff, 0xfe, 0x21])
       const nul = await sendWebhook(request(`http://127.0.0.1:${rawPorts.nul}/`))
       expect(nul).toMatchObject({ _tag: "Failed", message: expect.stringContaining("HPE_") })
     } finally {
@@ -183,11 +183,11 @@ describe("sendWebhook", () => {
   it("connects to the address it checked (DNS rebinding cannot move the connection), with the name as Host", async () => {
     let lookups = 0
     const result = await sendWebhook(request(`http://rebind.test:${port}/status/200`), {
-      // The first answer is the one checked and connected to; a rebinding resolver would answer
+      // The first response is the one checked and connected to; a rebinding resolver would answer
       // something else next time, but there is no next time.
       resolve: async () => (lookups++ === 0 ? ["127.0.0.1"] : ["10.9.9.9"])
     })
-    expect(result).toMatchObject({ _tag: "Answered", status: 200 })
+    expect(result).toMatchObject({ _tag: "Responded", status: 200 })
     expect(lookups).toBe(1)
     expect(received.at(-1)!.host).toBe(`rebind.test:${port}`)
   })

@@ -187,7 +187,7 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       assert.strictEqual(recorded.attempts, 1)
       assert.strictEqual(recorded.lastStatusCode, 500)
       assert.strictEqual(recorded.lastDurationMs, 12)
-      // The answer is kept with the outcome; the 410 attempt had no answer recorded.
+      // The response is kept with the outcome; the 410 attempt had no response recorded.
       assert.deepStrictEqual(recorded.lastRequestHeaders, retry.requestHeaders)
       assert.deepStrictEqual(
         recorded.lastResponse,

@@ -51,7 +51,7 @@ export const errorCodes = Object.keys(errorStatuses) as ReadonlyArray<ErrorCode>
 /** Schema of an error code on the wire. */
 export const ErrorCode = Schema.Literals(errorCodes as [ErrorCode, ...Array<ErrorCode>])
 
-/** The HTTP status that answers an error code. */
+/** The HTTP status of an error code's response. */
 export const statusOf = (code: ErrorCode): number => errorStatuses[code]
 
 type Pascal<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Capitalize<Head>}${Pascal<Tail>}` : Capitalize<S>

@@ -51,7 +51,7 @@ export class ChainGateway extends Context.Service<ChainGateway, {
   readonly verify: (proof: PaymentProof) => Effect.Effect<void, ParamsValidation>
   /**
    * Broadcasts a pull payment's authorization through the executor; answers the transaction hash.
-   * When the authorization was already used on chain (an earlier submission whose answer was
+   * When the authorization was already used on chain (an earlier submission whose response was
    * lost), answers the hash of the transaction that used it instead of sending another. Sends
    * nothing (`SubmissionRefused`) when the transaction would revert, needs more gas than allowed,
    * or the executor's gas budget is spent.

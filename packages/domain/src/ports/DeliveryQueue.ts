@@ -52,13 +52,13 @@ export interface AttemptRecord {
   readonly error: string | null
   /** The headers sent (none secret); `null` when nothing could be sent (unreadable secret). */
   readonly requestHeaders: Readonly<Record<string, string>> | null
-  /** What the receiver answered; `null` when no answer came. */
+  /** What the receiver answered; `null` when no response came. */
   readonly response: DeliveryResponse | null
   /** The delivery's status after this attempt. */
   readonly status: Delivery["status"]
   /** Unix milliseconds of the next attempt when `status` is `pending`. */
   readonly nextAttemptAt: number | null
-  /** The receiver answered 410 Gone: disable the endpoint and end its other pending deliveries. */
+  /** The receiver responded 410 Gone: disable the endpoint and end its other pending deliveries. */
   readonly disableEndpoint: boolean
 }
 

@@ -36,7 +36,7 @@ export interface IdempotencyCompletion {
 }
 
 /**
- * The answer of a request whose key a retry took over after the lease ran out: its write did not
+ * The response of a request whose key a retry took over after the lease ran out: its write did not
  * commit (the retry runs it instead).
  */
 export const idempotencyLeaseLost = (): IdempotencyConflict =>
@@ -48,7 +48,7 @@ export const idempotencyLeaseLost = (): IdempotencyConflict =>
  * What a claimed key's request decided about its changes, for {@link IdempotencyStore}'s
  * `completing`: keep them with this response stored; keep them, the request having stored its
  * response itself in its own write (`storedByWrite`); keep them without a response to replay, the
- * key released (`released`: an answer with no body to store); or undo them and release the key
+ * key released (`released`: a response with no body to store); or undo them and release the key
  * (`undone`: a 5xx).
  */
 export type Completing<A> = {

@@ -18,7 +18,7 @@ export interface PlannedRefund {
 export class RefundRepository extends Context.Service<RefundRepository, {
   /**
    * Stores the refund `plan` makes of the payment's refunds so far, with its payouts, atomically.
-   * The payment is locked while `plan` runs and its answer is written, so concurrent refunds of one
+   * The payment is locked while `plan` runs and its response is written, so concurrent refunds of one
    * payment are planned one after the other, each seeing those before it. A settlement of the
    * payment whose transfer is not signed yet (or that failed) is withdrawn, and what the refund
    * leaves is settled anew (`PayoutRepository.decide`); a settlement signed, sent or completed fails

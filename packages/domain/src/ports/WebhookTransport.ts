@@ -9,7 +9,7 @@ export interface WebhookRequest {
   readonly timeoutMs: number
   /** Whether loopback, private and other non-public addresses may be called. */
   readonly allowPrivateAddresses: boolean
-  /** Most bytes of the answer's body to read and answer; the rest is never read. */
+  /** Most bytes of the response's body to read and answer; the rest is never read. */
   readonly maxResponseBytes: number
 }
 
@@ -17,9 +17,9 @@ export interface WebhookRequest {
 export type SendResult =
   /** The receiver answered (any status; redirects are answers, never followed). */
   | {
-    readonly _tag: "Answered"
+    readonly _tag: "Responded"
     readonly status: number
-    /** Until the answer's headers came. */
+    /** Until the response's headers came. */
     readonly durationMs: number
     readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
     /** The body's first bytes, at most `maxResponseBytes`. */
@@ -27,7 +27,7 @@ export type SendResult =
     /** The body had more bytes than were read, or did not arrive whole within the time limit. */
     readonly truncated: boolean
   }
-  /** No answer within the time limit. */
+  /** No response within the time limit. */
   | { readonly _tag: "TimedOut"; readonly durationMs: number }
   /** The host resolved to an address the SSRF guard refuses; nothing was sent. */
   | { readonly _tag: "Blocked"; readonly address: string; readonly durationMs: number }

@@ -39,7 +39,7 @@ const heldEntry = (store: MemoryIdempotency, lease: IdempotencyLease) => {
 }
 
 /**
- * Stores a claimed key's answer if its lease still holds it; answers whether it did. What the
+ * Stores a claimed key's response if its lease still holds it; answers whether it did. What the
  * in-memory payment repository runs inside its insert (the keys live in the same store).
  */
 export const completeHeld = (store: MemoryIdempotency, completion: IdempotencyCompletion): boolean => {

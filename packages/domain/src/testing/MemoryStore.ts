@@ -13,7 +13,7 @@ export interface MemoryStore {
   readonly payments: Map<PaymentId, Payment>
   readonly events: Array<OutboxEvent>
   readonly completed: Set<EventId>
-  /** The idempotency keys, in the same store: an insert stores its key's answer with the payment. */
+  /** The idempotency keys, in the same store: an insert stores its key's response with the payment. */
   readonly idempotency: MemoryIdempotency
 }
 
@@ -44,7 +44,7 @@ export const makeMemoryStore = (): MemoryStore => ({
 export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer<PaymentRepository | EventOutbox> =>
   Layer.mergeAll(
     Layer.succeed(PaymentRepository, PaymentRepository.of({
-      // The answer and the payment in one synchronous step; a lost lease writes nothing, as the
+      // The response and the payment in one synchronous step; a lost lease writes nothing, as the
       // SQL adapter's single statement does.
       insert: (payment, events, completion) =>
         Effect.suspend(() => {

@@ -77,7 +77,7 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
       const confirm = Effect.fnUntraced(function*(access: Access, id: string, input: ConfirmInput) {
         const current = yield* load(access, id)
         const now = yield* nowSeconds
-        // A repeat of the accepted confirm answers the current state; any other confirm is refused.
+        // A repeat of the accepted confirm responds with the current state; any other confirm is refused.
         if (current.commitment !== null) {
           if (current.commitment.fingerprint === input.fingerprint) return withStatusNow(current, now)
           return yield* new InvalidState({ message: `Payment ${id} was already confirmed with another option.` })

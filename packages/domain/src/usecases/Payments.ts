@@ -48,7 +48,7 @@ const drafted: unique symbol = Symbol("PaymentDraft")
 
 /**
  * A payment {@link Payments} validated and built for a create, not stored yet: what a host renders
- * its answer from before {@link Payments} `commit` stores both in one atomic write. Only `prepare`
+ * its response from before {@link Payments} `commit` stores both in one atomic write. Only `prepare`
  * makes one.
  */
 export class PaymentDraft {
@@ -88,7 +88,7 @@ export class Payments extends Context.Service<Payments, {
   /** Validates a create (body rules, then the merchant) and builds its payment; writes nothing. */
   readonly prepare: (input: CreatePaymentInput) => Effect.Effect<PaymentDraft, ParamsValidation | MerchantNotFound>
   /**
-   * Stores a prepared payment with its `payment.created` event and, when given, the answer of the
+   * Stores a prepared payment with its `payment.created` event and, when given, the response of the
    * request's claimed `Idempotency-Key` (API rules §5), in one atomic write: a retry replays that
    * answer exactly when the payment exists. When the key was taken over by a retry after its
    * lease, nothing is stored (`idempotency_conflict`).
@@ -173,7 +173,7 @@ export class Payments extends Context.Service<Payments, {
 
       const create = (input: CreatePaymentInput) =>
         Effect.flatMap(prepare(input), (draft) => commit(draft)).pipe(
-          // Without an answer to store, the write cannot lose a lease.
+          // Without a response to store, the write cannot lose a lease.
           Effect.catchTag("IdempotencyConflict", Effect.die)
         )
 

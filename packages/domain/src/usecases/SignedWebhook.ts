@@ -14,14 +14,14 @@ export interface SignedExchange {
   /** The headers sent (none secret); `null` when nothing could be sent (unreadable secret). */
   readonly requestHeaders: Readonly<Record<string, string>> | null
   readonly result: SendResult
-  /** The receiver's answer as kept; `null` when none came. */
+  /** The receiver's response as kept; `null` when none came. */
   readonly response: DeliveryResponse | null
 }
 
 /**
  * Signs `body` as message `eventId` at `timestampSeconds` with the endpoint's secret (Standard
  * Webhooks) and sends it through the transport's SSRF guard, reading at most
- * {@link responseBodyLimit} bytes of the answer. Shared by deliveries and test events.
+ * {@link responseBodyLimit} bytes of the response. Shared by deliveries and test events.
  */
 export const sendSigned = (
   transport: WebhookTransport["Service"],
@@ -44,5 +44,5 @@ export const sendSigned = (
       allowPrivateAddresses: settings.allowPrivateAddresses,
       maxResponseBytes: responseBodyLimit
     })
-    return { requestHeaders, result, response: result._tag === "Answered" ? responseOf(result) : null }
+    return { requestHeaders, result, response: result._tag === "Responded" ? responseOf(result) : null }
   })

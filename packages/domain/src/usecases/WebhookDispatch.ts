@@ -12,17 +12,17 @@ import { eventOwner, type WebhookEvent } from "../webhooks/WebhookEvent.ts"
 import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
 import { traced } from "./Traced.ts"
 
-/** How an answer (or its absence) counts (API rules §6). */
+/** How a response (or its absence) counts (API rules §6). */
 export type AttemptVerdict =
   | { readonly _tag: "Succeeded" }
   /** The receiver is gone for good (410): disable the endpoint, stop retrying. */
   | { readonly _tag: "Gone" }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-/** Success is a 2xx answer; a 3xx is a failure (redirects are not followed); 410 disables. */
+/** Success is a 2xx response; a 3xx is a failure (redirects are not followed); 410 disables. */
 export const verdictOf = (result: SendResult, timeoutMs: number): AttemptVerdict => {
   switch (result._tag) {
-    case "Answered":
+    case "Responded":
       if (result.status >= 200 && result.status <= 299) return { _tag: "Succeeded" }
       if (result.status === 410) return { _tag: "Gone" }
       if (result.status >= 300 && result.status <= 399) {
@@ -98,7 +98,7 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
         const record: AttemptRecord = {
           deliveryId: delivery.id,
           attemptsBefore: delivery.attempts,
-          statusCode: result._tag === "Answered" ? result.status : null,
+          statusCode: result._tag === "Responded" ? result.status : null,
           durationMs: result.durationMs,
           error: verdict._tag === "Succeeded" ? null : verdict._tag === "Gone" ? "HTTP 410: the endpoint is gone and was disabled" : verdict.reason,
           requestHeaders,

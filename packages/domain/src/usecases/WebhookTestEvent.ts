@@ -8,7 +8,7 @@ import { verdictOf } from "./WebhookDispatch.ts"
 
 /**
  * Sends a signed `webhook.test` event to an endpoint now (`POST /v1/webhooks/{id}/test`) and
- * answers what the receiver did, its answer included. Nothing is stored or retried.
+ * answers what the receiver did, its response included. Nothing is stored or retried.
  */
 export const sendTestEvent = (
   send: (endpoint: WebhookEndpoint, eventId: string, timestampSeconds: number, body: string) => Effect.Effect<SignedExchange>,
@@ -32,7 +32,7 @@ export const sendTestEvent = (
       eventId,
       endpointId: endpoint.id,
       delivered: verdict._tag === "Succeeded",
-      statusCode: result._tag === "Answered" ? result.status : null,
+      statusCode: result._tag === "Responded" ? result.status : null,
       durationMs: result.durationMs,
       error: verdict._tag === "Failed" ? verdict.reason : verdict._tag === "Gone" ? "HTTP 410" : null,
       response

@@ -68,7 +68,7 @@ const atPeg = (tokenAmount: bigint, decimals: number, currency: CurrencyCode) =>
  *
  * Settling is idempotent on the authorization (token, payer, nonce): the first settle claims it
  * (an idempotency key of the partner, leased) and records its payment in the same transaction as
- * the key's answer, so a retry, a concurrent settle or one after a crash finds that payment and
+ * the key's response, so a retry, a concurrent settle or one after a crash finds that payment and
  * answers its outcome; nothing is sent twice. An authorization is one payment of one merchant
  * whatever partner presents it (the payments' unique commitment).
  */
@@ -219,7 +219,7 @@ export class X402Facilitator extends Context.Service<X402Facilitator, {
             return yield* refuse(X402Reason.nonceUsed, "This authorization's nonce was already settled with another signature, amount or merchant.", `${asset.chainId}:${authorization.from}`)
           }
           if (claim._tag === "Conflict") {
-            // Another settle of the same authorization is recording it: its answer is ours.
+            // Another settle of the same authorization is recording it: its response is ours.
             if ((yield* Clock.currentTimeMillis) >= deadline) return yield* refuse(X402Reason.settleError, "Another settle of this authorization is still in progress; settle again.")
             yield* Effect.sleep(pollEvery)
             continue

@@ -10,7 +10,7 @@ const pollEvery = Duration.millis(200)
  * decide its transaction, then answers the outcome; a payment still on its way answers
  * `settlement_pending` with its transaction, or, when none could be sent yet (the chain is down),
  * says so: it stays recorded and is sent once the chain answers, and settling the same payload
- * again answers its outcome. Never an answer that makes a client pay again.
+ * again answers its outcome. Never a response that makes a client pay again.
  */
 export const x402Outcome = (repo: PaymentRepository["Service"]) =>
   Effect.fnUntraced(function*(paymentId: string, network: string, deadline: number) {

@@ -4,7 +4,7 @@ import { DeliveryResponse, HeaderMap } from "./DeliveryExchange.ts"
 import { WebhookEventType } from "./WebhookEvent.ts"
 
 /**
- * `pending` (due at `nextAttemptAt`), `succeeded` (a 2xx answer) or `failed` (retries exhausted,
+ * `pending` (due at `nextAttemptAt`), `succeeded` (a 2xx response) or `failed` (retries exhausted,
  * endpoint gone or deleted); a failed delivery can be redelivered (a new delivery).
  */
 export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "failed"])

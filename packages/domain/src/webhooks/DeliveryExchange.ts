@@ -1,9 +1,9 @@
 /**
  * What a delivery attempt sent and what the receiver answered, as kept for the delivery log:
  * the request's headers (none of them secret: the signature is a MAC, never the key) and the
- * answer's status, a few of its headers and the start of its body.
+ * response's status, a few of its headers and the start of its body.
  *
- * A receiver's answer is hostile input: at most {@link responseBodyLimit} bytes of its body are
+ * A receiver's response is hostile input: at most {@link responseBodyLimit} bytes of its body are
  * read, decoded as UTF-8 with invalid sequences replaced, and NUL (which PostgreSQL text refuses)
  * replaced too; header values are cut to {@link headerValueLimit} characters.
  *
@@ -11,23 +11,23 @@
  */
 import { Schema } from "effect"
 
-/** Most bytes of an answer's body that are read and kept. */
+/** Most bytes of a response's body that are read and kept. */
 export const responseBodyLimit = 2048
 
 /** Most characters kept of one header value. */
 export const headerValueLimit = 256
 
-/** The answer headers worth seeing in a delivery log (lower case). */
+/** The response headers worth seeing in a delivery log (lower case). */
 export const keptResponseHeaders: ReadonlyArray<string> = ["content-type", "content-length", "location", "retry-after"]
 
 /** A few headers, by lower-case name. */
 export const HeaderMap = Schema.Record(Schema.String, Schema.String)
 
-/** The receiver's answer to one attempt. */
+/** The receiver's response to one attempt. */
 export class DeliveryResponse extends Schema.Class<DeliveryResponse>("paygate/DeliveryResponse")({
   /** HTTP status. */
   status: Schema.Int,
-  /** The kept headers ({@link keptResponseHeaders}) that the answer had. */
+  /** The kept headers ({@link keptResponseHeaders}) that the response had. */
   headers: HeaderMap,
   /** The body's first bytes as text (see the module comment); empty when it had none. */
   body: Schema.String,
@@ -43,7 +43,7 @@ const clean = (text: string): string => text.replaceAll("\u0000", "\uFFFD")
 export const keptHeaderValue = (value: string): string => clean(value.slice(0, headerValueLimit))
 
 /**
- * The kept response headers of an answer's headers (names in any case; a repeated header's
+ * The kept response headers of a response's headers (names in any case; a repeated header's
  * values joined with `, `).
  */
 export const keptHeaders = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
@@ -67,7 +67,7 @@ export const keptBody = (bytes: Uint8Array, cut: boolean): string =>
     })
   )
 
-/** The answer as kept, from what was read of it. */
+/** The response as kept, from what was read of it. */
 export const responseOf = (answer: {
   readonly status: number
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

@@ -21,15 +21,15 @@ export const TestEnvelope = Schema.Struct({
 /** A test webhook's body. */
 export type TestEnvelope = typeof TestEnvelope.Type
 
-/** What came of sending a test webhook: the receiver's answer, as a delivery records it. */
+/** What came of sending a test webhook: the receiver's response, as a delivery records it. */
 export interface TestDelivery {
   readonly eventId: string
   readonly endpointId: string
-  /** The receiver answered 2xx in time. */
+  /** The receiver responded 2xx in time. */
   readonly delivered: boolean
   readonly statusCode: number | null
   readonly durationMs: number
   readonly error: string | null
-  /** What the receiver answered; `null` when no answer came. */
+  /** What the receiver answered; `null` when no response came. */
   readonly response: DeliveryResponse | null
 }

@@ -5,7 +5,7 @@ import { Mode } from "../payment/Payment.ts"
 import { ApiVersionLiteral } from "./ApiVersionSchema.ts"
 import { eventOwner, type WebhookEvent, WebhookEventType } from "./WebhookEvent.ts"
 
-/** `active` endpoints receive events; `disabled` ones (the receiver answered 410 Gone) receive none. */
+/** `active` endpoints receive events; `disabled` ones (the receiver responded 410 Gone) receive none. */
 export const WebhookEndpointStatus = Schema.Literals(["active", "disabled"])
 /** An endpoint status. */
 export type WebhookEndpointStatus = typeof WebhookEndpointStatus.Type

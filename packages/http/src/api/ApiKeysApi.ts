@@ -15,7 +15,7 @@ export const ApiKeyRecord = Schema.Struct({
   revokedAt: Schema.NullOr(Wire.NonNegativeInt)
 }).annotate({ identifier: "ApiKey" })
 
-/** Answer of `POST /v1/api-keys`: the key and its secret, shown this once. */
+/** Response of `POST /v1/api-keys`: the key and its secret, shown this once. */
 export const CreatedApiKey = Schema.Struct({
   ...ApiKeyRecord.fields,
   secret: Schema.String

@@ -13,7 +13,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { GatewayAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
-import { AnswerStorage } from "./AnswerStorage.ts"
+import { ResponseStorage } from "./ResponseStorage.ts"
 
 const params = { id: Schema.String }
 const notFound = wire(PaymentNotFound, "PaymentNotFound")
@@ -53,13 +53,13 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     }).annotate(
       OpenApi.Summary,
       "Payment options for the buyer's accounts (1–20 CAIP-10); includePaymentInfo=true adds the payment's information"
-    ).annotate(AnswerStorage, "afterWork"),
+    ).annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.post("fetch", "/v1/gateway/payment/:id/fetch", {
       params,
       payload: ApiWire.FetchRequest,
       success: ApiWire.FetchResponse,
       error: [notFound, expired, invalidState, wire(QuoteExpired, "QuoteExpired"), invalidParams]
-    }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions").annotate(AnswerStorage, "afterWork"),
+    }).annotate(OpenApi.Summary, "Resolves an option's build action into wallet RPC actions").annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.post("confirm", "/v1/gateway/payment/:id/confirm", {
       params,
       payload: ApiWire.ConfirmRequest,
@@ -76,7 +76,7 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     }).annotate(
       OpenApi.Summary,
       "Commits the payment to an option with the wallet's results (signature or transaction hash); repeatable"
-    ).annotate(AnswerStorage, "afterWork"),
+    ).annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.post("deposit", "/v1/gateway/payment/:id/deposit", {
       params,
       success: Wire.DepositOptionsResponse,
@@ -89,7 +89,7 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
       "No options (an empty list) when no network has a deposit factory, or when the payment requires buyer data " +
         "(at or above the partner's data collection threshold): the data is owed by the paying account, which a plain " +
         "transfer only reveals once it has arrived, so such a payment is paid through the options operation."
-    ).annotate(AnswerStorage, "afterWork"),
+    ).annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.post("collectData", "/v1/gateway/payment/:id/collect-data", {
       params,
       payload: ApiWire.CollectDataRequest,

@@ -5,7 +5,7 @@ import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { MerchantAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
-import { AnswerStorage } from "./AnswerStorage.ts"
+import { ResponseStorage } from "./ResponseStorage.ts"
 
 /** Merchant API: create a checkout payment and verify its status (service-spec "Endpoints"). */
 export class MerchantPaymentApi extends HttpApiGroup.make("merchantPayment")
@@ -14,7 +14,7 @@ export class MerchantPaymentApi extends HttpApiGroup.make("merchantPayment")
       payload: ApiWire.CreatePaymentRequest,
       success: ApiWire.CreatePaymentResponse,
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal").annotate(OpenApi.Description, createDescription).annotate(AnswerStorage, "ownWrite"),
+    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "ownWrite"),
     HttpApiEndpoint.get("status", "/v1/merchant/payment/:id/status", {
       params: { id: Schema.String },
       success: ApiWire.MerchantStatusResponse,

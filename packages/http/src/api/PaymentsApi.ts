@@ -5,7 +5,7 @@ import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 import * as ApiWire from "./wire/index.ts"
-import { AnswerStorage } from "./AnswerStorage.ts"
+import { ResponseStorage } from "./ResponseStorage.ts"
 
 /** Body of `POST /v1/payments`. Structural only: amount, reference and URL rules are the use case's. */
 export const PartnerCreatePaymentRequest = Schema.Struct({
@@ -16,7 +16,7 @@ export const PartnerCreatePaymentRequest = Schema.Struct({
 }).annotate({ identifier: "PartnerCreatePaymentRequest" })
 
 /**
- * Answer of `POST /v1/payments` (201): the payment record (gateway statuses, API rules §4) plus
+ * Response of `POST /v1/payments` (201): the payment record (gateway statuses, API rules §4) plus
  * the fields of the create response of service-spec that the record lacks (`gatewayUrl`,
  * `pollInMs`), so it is a superset of that response.
  */
@@ -76,7 +76,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: PartnerCreatePaymentRequest,
       success: CreatedPayment.pipe(HttpApiSchema.status(201)),
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(AnswerStorage, "ownWrite"),
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "ownWrite"),
     HttpApiEndpoint.get("list", "/v1/payments", {
       query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
       success: PaymentPage

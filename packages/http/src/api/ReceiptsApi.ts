@@ -78,7 +78,7 @@ export class ReceiptsApi extends HttpApiGroup.make("receipts")
       params: { id: Schema.String },
       success: ReceiptRecord,
       error: [
-        // A receipt is a sub-resource of its payment: a missing one answers the payment's code (API rules §1).
+        // A receipt is a sub-resource of its payment: a missing one responds with the payment's code (API rules §1).
         wire(PaymentNotFound, "PaymentNotFound"),
         wire(InvalidState, "InvalidState"),
         wire(AlreadyRefunded, "AlreadyRefunded")

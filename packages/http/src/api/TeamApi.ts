@@ -37,14 +37,14 @@ export const AuditRecord = Schema.Struct({
   actor: Schema.String,
   /** The operation, `group.endpoint` (e.g. `refunds.create`). */
   action: Schema.String,
-  /** What it acted on: the path, and the id a creation answered. */
+  /** What it acted on: the path, and the id a creation's response named. */
   subject: Schema.String,
   /** Unix seconds. */
   at: Wire.NonNegativeInt
 }).annotate({ identifier: "AuditEntry" })
 
 const memberId = { memberId: Schema.String }
-// A member is one of the partner's credentials, like a key: an unknown one answers as a missing key does.
+// A member is one of the partner's credentials, like a key: an unknown one gets the response a missing key gets.
 const memberErrors = [wire(ApiKeyNotFound, "ApiKeyNotFound"), wire(InvalidState, "InvalidState")]
 
 /**

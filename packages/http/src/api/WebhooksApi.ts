@@ -12,7 +12,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
-import { AnswerStorage } from "./AnswerStorage.ts"
+import { ResponseStorage } from "./ResponseStorage.ts"
 
 /**
  * Body of `POST /v1/webhooks`. `events` absent, `null` or empty: every event type; unknown types
@@ -41,13 +41,13 @@ export const WebhookEndpointRecord = Schema.Struct({
   /** The event types it receives (every type when registered without a list). */
   events: Schema.Array(WebhookEventType),
   merchantId: Schema.NullOr(Schema.String),
-  /** `disabled` once the receiver answered 410 Gone, or by `PATCH /v1/webhooks/{id}`. */
+  /** `disabled` once the receiver responded 410 Gone, or by `PATCH /v1/webhooks/{id}`. */
   status: WebhookEndpointStatus,
   apiVersion: Schema.String,
   createdAt: Wire.NonNegativeInt
 }).annotate({ identifier: "WebhookEndpointRecord" })
 
-/** Answer of `POST /v1/webhooks`: the endpoint and its signing secret (`whsec_` + base64), shown this once. */
+/** Response of `POST /v1/webhooks`: the endpoint and its signing secret (`whsec_` + base64), shown this once. */
 export const CreatedWebhook = Schema.Struct({
   ...WebhookEndpointRecord.fields,
   secret: Schema.String
@@ -67,10 +67,10 @@ export const DeliveryRequestRecord = Schema.Struct({
   headers: Schema.Record(Schema.String, Schema.String)
 }).annotate({ identifier: "DeliveryRequestRecord" })
 
-/** What the receiver answered to the latest attempt. */
+/** How the receiver responded to the latest attempt. */
 export const DeliveryResponseRecord = Schema.Struct({
   status: Schema.Int,
-  /** The answer's `content-type` header, if it had one. */
+  /** The response's `content-type` header, if it had one. */
   contentType: Schema.NullOr(Schema.String),
   /** The headers worth seeing that it had: `content-type`, `content-length`, `location`, `retry-after`. */
   headers: Schema.Record(Schema.String, Schema.String),
@@ -98,7 +98,7 @@ export const DeliveryRecord = Schema.Struct({
   lastError: Schema.NullOr(Schema.String),
   /** The latest attempt's request headers; `null` before the first attempt. */
   request: Schema.NullOr(DeliveryRequestRecord),
-  /** The receiver's answer to the latest attempt; `null` when none came (time limit, refused) or before the first. */
+  /** The receiver's response to the latest attempt; `null` when none came (time limit, refused) or before the first. */
   response: Schema.NullOr(DeliveryResponseRecord),
   /** Requested with `POST /v1/events/{eventId}/redeliver`. */
   redelivery: Schema.Boolean,
@@ -112,7 +112,7 @@ export const DeliveryPage = Schema.Struct({
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "DeliveryPage" })
 
-/** Answer of `POST /v1/events/{eventId}/redeliver` (202): the new deliveries. */
+/** Response of `POST /v1/events/{eventId}/redeliver` (202): the new deliveries. */
 export const RedeliveryRecord = Schema.Struct({
   eventId: Schema.String,
   deliveries: Schema.Array(DeliveryRecord)
@@ -124,18 +124,18 @@ export const EventPage = Schema.Struct({
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "EventPage" })
 
-/** Answer of `POST /v1/webhooks/{id}/test`: what the endpoint answered to a signed `webhook.test` event. */
+/** Response of `POST /v1/webhooks/{id}/test`: how the endpoint responded to a signed `webhook.test` event. */
 export const TestWebhookResult = Schema.Struct({
   /** The test event's id (its `webhook-id` header); no `GET /v1/events` lists it. */
   eventId: Schema.String,
   endpointId: Schema.String,
-  /** The receiver answered 2xx within the webhook timeout. */
+  /** The receiver responded 2xx within the webhook timeout. */
   delivered: Schema.Boolean,
   statusCode: Schema.NullOr(Schema.Int),
   durationMs: Wire.NonNegativeInt,
-  /** Why it was not delivered (e.g. `HTTP 500`, no answer in time, refused by the SSRF guard). */
+  /** Why it was not delivered (e.g. `HTTP 500`, no response in time, refused by the SSRF guard). */
   error: Schema.NullOr(Schema.String),
-  /** What the receiver answered; `null` when no answer came. */
+  /** What the receiver responded; `null` when no response came. */
   response: Schema.NullOr(DeliveryResponseRecord)
 }).annotate({ identifier: "TestWebhookResult" })
 
@@ -144,8 +144,8 @@ const paging = {
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "nextCursor of the previous page." }))
 }
 const endpointParams = { id: Schema.String }
-// API rules §1: a missing sub-resource answers its owner's not-found code (endpoint → partner,
-// event → payment), as crypto settlements answer merchant_not_found.
+// API rules §1: a missing sub-resource responds with its owner's not-found code (endpoint → partner,
+// event → payment), as crypto settlements respond with merchant_not_found.
 const endpointNotFound = wire(PartnerNotFound, "PartnerNotFound")
 
 /**
@@ -213,7 +213,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "to the endpoint, signed like every webhook (Standard Webhooks, the endpoint's secret), through the same SSRF guard, " +
           "and answers 200 with the receiver's status, whether it answered 2xx or not. Nothing is stored or retried, and no " +
           "payment changes: receivers that act on `payment.*` types ignore it. CLI: `npm run webhooks -- test <endpointId>`."
-      ).annotate(AnswerStorage, "afterWork"),
+      ).annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.get("events", "/v1/events", {
       query: {
         ...paging,

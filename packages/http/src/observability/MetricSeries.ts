@@ -9,7 +9,7 @@
  *
  * | name | type | labels | what |
  * |---|---|---|---|
- * | `paygate_http_requests_total` | counter | `method`, `route`, `status` | requests answered |
+ * | `paygate_http_requests_total` | counter | `method`, `route`, `status` | requests responded to |
  * | `paygate_http_request_duration_seconds` | histogram | `method`, `route`, `status` | time to the response |
  * | `paygate_payments` | gauge | `status`, `mode` | payments per status, read from the database at scrape time |
  * | `paygate_outbox_backlog` | gauge | | outbox events not yet processed (scrape time) |
@@ -21,7 +21,7 @@
  * the worker and the chain adapters feed them.
  *
  * `route` is the route's template (`/v1/merchant/payment/:id/status`), never the raw path, so the
- * label's values are bounded: requests no route answered are `unmatched` (see `server/MetricsEndpoint.ts`).
+ * label's values are bounded: requests no route responded to are `unmatched` (see `server/MetricsEndpoint.ts`).
  *
  * @module
  */
@@ -74,7 +74,7 @@ export const requestSeriesFor = (method: string, route: string, status: number):
 }
 
 /**
- * Records one answered request in the registry `context` names (the request's). Synchronous: it
+ * Records one request responded to in the registry `context` names (the request's). Synchronous: it
  * runs once per request, where two `Metric.update` effects cost several fiber steps and context
  * lookups for two additions.
  */

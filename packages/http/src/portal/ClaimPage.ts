@@ -61,7 +61,7 @@ const reviewForm = (view: ClaimView, token: string, address: string) =>
 <button type="submit" name="intent" value="edit" class="button secondary" id="claim-edit">Change the address</button></div>
 </form>`
 
-// What a claimed or expired link says (the address on a line of its own); `justClaimed`: the answer to the claim itself.
+// What a claimed or expired link says (the address on a line of its own); `justClaimed`: the response to the claim itself.
 const closedBlock = (view: ClaimView, justClaimed: boolean) => {
   const address = addressOf(view.claim.recipient)
   const [heading, text, after] = view.state === "expired"

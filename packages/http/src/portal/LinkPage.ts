@@ -1,6 +1,6 @@
 /**
  * The page of a payment link (`/l/{linkId}`): rendered on the server as plain HTML, no script, every
- * text of the partner's escaped. "Pay" posts a form; the server answers with the hosted checkout.
+ * text of the partner's escaped. "Pay" posts a form; the server responds with the hosted checkout.
  *
  * @module
  */

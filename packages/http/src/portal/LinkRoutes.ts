@@ -4,7 +4,7 @@
  * - `GET /l/{linkId}`: the link's page (LinkPage.ts). It gives the visit a token, in an HttpOnly
  *   cookie of the link's path and in the form: the payment a visit opens is found again by it, so a
  *   reload, a double click or a resubmitted form never opens a second one.
- * - `POST /l/{linkId}/pay`: opens (or finds) the visit's payment and answers `303` to its hosted checkout.
+ * - `POST /l/{linkId}/pay`: opens (or finds) the visit's payment and responds `303` to its hosted checkout.
  * - `GET /l/{linkId}/qr.svg`: the QR code of the page's address.
  *
  * @module
@@ -29,7 +29,7 @@ export const LinkRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const links = yield* PaymentLinks
   const settings = yield* CheckoutSettings
   const checkoutOrigin = URL.parse(settings.checkoutUrl)?.origin
-  // The form posts here, and its answer goes on to the checkout (form-action covers that redirect).
+  // The form posts here, and its response goes on to the checkout (form-action covers that redirect).
   const csp = contentSecurityPolicy("'none'", "'none'").replace(
     "form-action 'none'",
     `form-action 'self'${checkoutOrigin !== undefined && /^https?:/.test(checkoutOrigin) ? ` ${checkoutOrigin}` : ""}`

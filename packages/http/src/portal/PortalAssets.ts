@@ -43,7 +43,7 @@ export const loadAssetsFrom = (directory: string, names?: ReadonlyArray<string>)
 export const loadAssets = loadAssetsFrom(assetsDirectory)
 
 /**
- * Serves `GET {path}/{file}`: the asset, revalidated on each load (no-cache) and answered 304 when
+ * Serves `GET {path}/{file}`: the asset, revalidated on each load (no-cache), with a 304 response when
  * unchanged; 404 for a name that is not one.
  */
 export const serveAssets = (router: HttpRouter.HttpRouter, path: `/${string}`, assets: ReadonlyMap<string, PortalAsset>) =>

@@ -12,7 +12,7 @@
  * The server looks the payment up to choose the portal's App-Id for its mode and to hand the
  * checkout its redirect targets, mode and order reference (the payment id is the buyer's bearer
  * capability: whoever has it may see its receipt); everything else the page reads through the
- * gateway API, like any wallet. Pages answer with a strict Content-Security-Policy: scripts,
+ * gateway API, like any wallet. Pages respond with a strict Content-Security-Policy: scripts,
  * styles and connections of this origin only, no inline script or style, Trusted Types enforced
  * (the scripts build the DOM without HTML strings), no referrer (icons on other hosts never see a
  * payment id).
@@ -59,7 +59,7 @@ export const contentSecurityPolicy = (frameSrc: string, frameAncestors: string) 
     "trusted-types 'none'"
   ].join("; ")
 
-/** The headers of a page answered with policy `csp`. */
+/** The headers of a page served with policy `csp`. */
 export const pageHeaders = (csp: string) => ({
   "content-security-policy": csp,
   "cache-control": "no-store",

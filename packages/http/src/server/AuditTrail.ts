@@ -2,7 +2,7 @@
  * The audit log's writer: every partner API change that succeeds (a refund, a key, a webhook, a
  * payment link, a member…) is recorded with who made it (`key:<key id>` for an API key or a key's
  * dashboard session, `member:<email>` for a team member), the operation (`group.endpoint`), what
- * it acted on (the path, and the id a creation answered) and when. Reads are not recorded.
+ * it acted on (the path, and the id a creation's response named) and when. Reads are not recorded.
  *
  * @module
  */
@@ -15,14 +15,14 @@ export const actorOf = (keyId: string, member?: Member) => (member === undefined
 
 const decoder = new TextDecoder()
 
-// The path, and for a creation the first id its answer names that the path does not.
+// The path, and for a creation the first id its response names that the path does not.
 const subjectOf = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
   const path = request.url.split("?")[0] ?? request.url
   if (response.body._tag !== "Uint8Array") return path
   try {
-    const answer: unknown = JSON.parse(decoder.decode(response.body.body))
-    if (typeof answer !== "object" || answer === null) return path
-    const created = Object.entries(answer).find(([name, value]) => /Id$|^id$/.test(name) && typeof value === "string" && !path.includes(value))
+    const responseBody: unknown = JSON.parse(decoder.decode(response.body.body))
+    if (typeof responseBody !== "object" || responseBody === null) return path
+    const created = Object.entries(responseBody).find(([name, value]) => /Id$|^id$/.test(name) && typeof value === "string" && !path.includes(value))
     return created === undefined ? path : `${path} ${created[1]}`
   } catch {
     return path

@@ -51,7 +51,7 @@ const unreadable = new InvalidParams({ message: "The request body could not be r
 const notJson = new InvalidParams({ message: 'Sign in with Content-Type: application/json and the body {"apiKey": "sk_…"}.' })
 const isJson = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase() === "application/json"
 
-// Session answers carry the CSRF token: never cached.
+// Session responses carry the CSRF token: never cached.
 const noStore = { "cache-control": "no-store" }
 
 /**
@@ -82,7 +82,7 @@ export const DashboardHandlers = HandlerGroup.group(
       ...noStore,
       "set-cookie": sessionCookieHeader(secureCookieFor(settings, clients.of(request)))
     })
-    // Takes a sign-in attempt of the client, then opens the session and answers it with its cookie
+    // Takes a sign-in attempt of the client, then opens the session and responds with it and its cookie
     // (a success gives the attempt back).
     const attempted = <E>(
       request: HttpServerRequest.HttpServerRequest,
@@ -101,8 +101,8 @@ export const DashboardHandlers = HandlerGroup.group(
         const cookie = sessionCookieHeader(secureCookieFor(settings, client), { value: token, maxSeconds: Math.floor(settings.maxMillis / 1000) })
         return HttpServerResponse.jsonUnsafe(view, { status: 201, headers: { ...noStore, "set-cookie": cookie } })
       })
-    // Refusals are answered here (the session service speaks every contract code); an ended
-    // session's answer also clears its cookie.
+    // Refusals are responded to here (the session service speaks every contract code); an ended
+    // session's response also clears its cookie.
     const refused = (request: HttpServerRequest.HttpServerRequest) => (error: ApiError) =>
       Effect.succeed(errorResponse(error, error._tag === "Unauthorized" ? clearedFor(request) : noStore))
     return handlers

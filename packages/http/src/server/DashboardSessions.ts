@@ -93,7 +93,7 @@ export const sessionCookieHeader = (settings: { readonly secureCookie: boolean }
     ...(settings.secureCookie ? ["Secure"] : [])
   ].join("; ")
 
-/** What the session endpoints answer about an open session. */
+/** What the session endpoints respond with about an open session. */
 export interface SessionView {
   readonly partnerId: string
   readonly partnerName: string
@@ -202,7 +202,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const checkKey = (apiKey: string | undefined, client: Client) => {
         if (apiKey === undefined || apiKey.trim() === "") return Effect.fail(new MissingApiKey({ message: "An API key is required to sign in." }))
-        // Refused before any lookup: the answer says nothing about the key.
+        // Refused before any lookup: the response says nothing about the key.
         if (apiKey.startsWith("sk_live_") && !client.overTls && !isLocal(client)) {
           return Effect.fail(new Forbidden({ message: "Live keys sign in over HTTPS only." }))
         }

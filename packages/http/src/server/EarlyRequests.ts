@@ -1,7 +1,7 @@
 /**
  * The HTTP server listens as soon as its layer is built, but the app's `request` handler is attached
  * only once the routes are built; Node drops a `request` event that has no listener, so a request
- * arriving in between (a readiness probe during start-up) would never be answered. This server
+ * arriving in between (a readiness probe during start-up) would never get a response. This server
  * holds such requests and hands them to the app's handler as soon as it is attached.
  *
  * @module

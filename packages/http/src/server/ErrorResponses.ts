@@ -3,7 +3,7 @@ import { Cause, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { pathIdNotFound } from "./PathIds.ts"
 
-/** The contract's error answer: `{"code", "message"}` with the code's HTTP status (API rules §1). */
+/** The contract's error response: `{"code", "message"}` with the code's HTTP status (API rules §1). */
 export const errorResponse = (error: ApiError, headers: Record<string, string> = {}): HttpServerResponse.HttpServerResponse => {
   const code = errorCode(error)
   return HttpServerResponse.jsonUnsafe({ code, message: error.message }, { status: statusOf(code), headers })

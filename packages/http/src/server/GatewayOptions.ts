@@ -2,14 +2,14 @@
  * The bodies of the gateway's options and fetch operations (API rules §10), for `GatewayHandlers`.
  *
  * - options: `includePaymentInfo` is absent, `true` or `false` (anything else `invalid_params`);
- *   the answer is `{collectData: null, info, options}` with `info` the payment's `GET` body only
+ *   the response is `{collectData: null, info, options}` with `info` the payment's `GET` body only
  *   when asked for. Buyer data forms travel per option (each names its account in its `url`), so
  *   the payment-level `collectData` stays null; from `2026-02-19.preview` their deprecated
  *   `fields` are sent empty.
  * - fetch: the option id must be one this service issued for this payment (`invalid_params`
  *   otherwise); the payment must still wait for the buyer and the quote be valid. With the `data`
- *   of a push option's `build` action, the answer is the option's `eth_sendTransaction`. With an
- *   empty `data`, the answer is the option's actions ready for the wallet (a pull option's
+ *   of a push option's `build` action, the response is the option's `eth_sendTransaction`. With an
+ *   empty `data`, the response is the option's actions ready for the wallet (a pull option's
  *   `eth_signTypedData_v4`, a push option's `eth_sendTransaction`): that is how the
  *   `@walletconnect/pay` SDK asks for the actions of an option it did not keep from `/options`
  *   (a new client, or options of another payment asked for since). Any other `data` is `invalid_params`.
@@ -122,7 +122,7 @@ export const make = Effect.gen(function*() {
       if (ChainConfig.lookupAsset(chains, claims.asset) === undefined) {
         return yield* notThisOption("This option is no longer offered; ask for options again.")
       }
-      // The same typed data as the options answer (validBefore = quote expiry, else payment expiry).
+      // The same typed data as the options response (validBefore = quote expiry, else payment expiry).
       return { actions: yield* walletActions.actionsFor(claims, body.optionId, claims.expiresAt ?? payment.expiresAt) }
     }
     const actions = Eip155WalletActions.pushTransferActions(chains, claims)

@@ -36,7 +36,7 @@ const withoutSecret = (body: string): string => {
 
 /**
  * The key the request being served claimed, for a handler whose own write stores the response
- * ({@link claimedAnswer}); `stored` tells {@link withIdempotency} not to store it again.
+ * ({@link claimedResponse}); `stored` tells {@link withIdempotency} not to store it again.
  */
 export class ClaimedKey extends Context.Service<ClaimedKey, {
   readonly lease: IdempotencyLease
@@ -44,26 +44,26 @@ export class ClaimedKey extends Context.Service<ClaimedKey, {
 }>()("@paygate/http/ClaimedKey") {}
 
 /**
- * For a handler whose write stores its own answer (one statement: the answer replays exactly when
- * the write committed): the answer `status` + `body` of the key this request claimed, as the
+ * For a handler whose write stores its own response (one statement: the response replays exactly when
+ * the write committed): the response `status` + `body` of the key this request claimed, as the
  * domain's `IdempotencyCompletion` to hand to that write, or `undefined` when no key was claimed.
  * `stored()` is to be called once the write succeeded.
  */
-export const claimedAnswer = (status: number, body: string) =>
+export const claimedResponse = (status: number, body: string) =>
   Effect.map(Effect.serviceOption(ClaimedKey), (claimed) =>
     Option.match(claimed, {
-      onNone: () => ({ answer: undefined, stored: () => {} }),
+      onNone: () => ({ completion: undefined, stored: () => {} }),
       onSome: (key) => ({
-        answer: { lease: key.lease, response: { status, body } } satisfies IdempotencyCompletion,
+        completion: { lease: key.lease, response: { status, body } } satisfies IdempotencyCompletion,
         stored: key.stored
       })
     }))
 
-/** A JSON answer of `status` with an already rendered body. */
-export const jsonAnswer = (status: number, body: string) =>
+/** A JSON response of `status` with an already rendered body. */
+export const jsonResponse = (status: number, body: string) =>
   HttpServerResponse.text(body, { status, contentType: "application/json" })
 
-/** Renders values of `schema` as the JSON text HttpApi would answer (encoded, then stringified). */
+/** Renders values of `schema` as the JSON text HttpApi would respond with (encoded, then stringified). */
 export const jsonOf = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   const encode = Schema.encodeSync(schema)
   return (value: S["Type"]): string => JSON.stringify(encode(value))
@@ -86,10 +86,10 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  *
  * The request's changes and its stored response commit together (`IdempotencyStore.completing`:
  * one transaction), so a crash or a lost connection between them leaves neither, and a retry after
- * the lease runs the request again instead of finding its change made and its answer missing. A
+ * the lease runs the request again instead of finding its change made and its response missing. A
  * 5xx undoes the changes. A request that outlived its lease (a retry took the key over) changes
- * nothing and answers `idempotency_conflict`. Without `inTransaction` (see `AnswerStorage`: a
- * handler whose single write stores the response itself, {@link claimedAnswer}, or one that calls
+ * nothing and responds with `idempotency_conflict`. Without `inTransaction` (see `ResponseStorage`: a
+ * handler whose single write stores the response itself, {@link claimedResponse}, or one that calls
  * other servers) the response is stored after the work.
  */
 export const withIdempotency = <R>(
@@ -138,7 +138,7 @@ export const withIdempotency = <R>(
     return yield* idempotencyLeaseLost()
   })
 
-/** What to keep of a claimed request's answer (see `Completing`). */
+/** What to keep of a claimed request's response (see `Completing`). */
 const keepOf = (response: HttpServerResponse.HttpServerResponse, storedByHandler: boolean): Completing<unknown>["keep"] => {
   if (storedByHandler) return "storedByWrite"
   if (response.status >= 500) return "undone"

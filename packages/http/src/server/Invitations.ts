@@ -1,7 +1,7 @@
 /**
  * Team invitations: a one-time token of 32 random bytes, kept only as its SHA-256, valid for
  * {@link invitationDays} days, handed over as a link to the dashboard (the token after `#`, so it
- * never reaches a server log or a `Referer`). paygate sends no mail: the link is answered to the
+ * never reaches a server log or a `Referer`). paygate sends no mail: the link is returned to the
  * owner who invited (dashboard, API) or printed by the operator CLI.
  *
  * @module
@@ -27,7 +27,7 @@ export const normalEmail = (email: string) => {
     : Effect.fail(new ParamsValidation({ message: "email must be an email address (name@domain), at most 254 characters." }))
 }
 
-/** Stores an invitation and answers it with its link under `origin` (e.g. `https://pay.example`). */
+/** Stores an invitation and responds with it and its link under `origin` (e.g. `https://pay.example`). */
 export const invite = Effect.fnUntraced(function*(
   request: { readonly partnerId: PartnerId; readonly mode: Mode; readonly email: string; readonly role: Role; readonly invitedBy: string },
   origin: string

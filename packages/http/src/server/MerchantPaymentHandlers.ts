@@ -4,11 +4,11 @@ import { Context, Effect } from "effect"
 import { CheckoutSettings } from "@paygate/adapters"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
-import { createdAnswer } from "./CreatedAnswer.ts"
+import { createdResponse } from "./CreatedResponse.ts"
 import { jsonOf } from "./Idempotency.ts"
 import * as ApiWire from "../api/wire/index.ts"
 
-const createAnswer = jsonOf(ApiWire.CreatePaymentResponse)
+const createResponse = jsonOf(ApiWire.CreatePaymentResponse)
 
 /**
  * Merchant API handlers: statuses in the merchant vocabulary (API rules §4). They only read the
@@ -28,7 +28,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
           const merchantId = yield* CurrentMerchantId
           const draft = yield* payments.prepare({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, merchantRead: "recent" })
           const { payment } = draft
-          const body = createAnswer({
+          const body = createResponse({
             paymentId: payment.id,
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
             x402Url: `${x402Url}/${payment.id}`,
@@ -37,7 +37,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
             isFinal: isFinal(payment.status),
             pollInMs: pollInMs(payment.status)
           })
-          return yield* createdAnswer(payments, draft, 200, body)
+          return yield* createdResponse(payments, draft, 200, body)
         }))
       // Combinators, not a generator: merchants poll this.
       .handle("status", ({ params }) =>

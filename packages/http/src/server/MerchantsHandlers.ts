@@ -68,7 +68,7 @@ export const MerchantsHandlers = HandlerGroup.group(
     return handlers
       .handle("create", ({ payload, request }) =>
         Effect.gen(function*() {
-          // The pipeline stores and replays the answer under the key; here it is only required.
+          // The pipeline stores and replays the response under the key; here it is only required.
           if (request.headers["idempotency-key"] === undefined) {
             return yield* new ParamsValidation({ message: "The Idempotency-Key header is required." })
           }

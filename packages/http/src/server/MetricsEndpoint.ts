@@ -15,7 +15,7 @@
  *   `@paygate/adapters` `ProcessMetrics`).
  *
  * With `METRICS_TOKEN` set, the endpoint asks for `Authorization: Bearer <token>` (Prometheus'
- * `authorization` setting sends it) and answers anything else `401 unauthorized`; unset, it needs
+ * `authorization` setting sends it) and responds to anything else with `401 unauthorized`; unset, it needs
  * no credential: keep it off the public interface (a reverse proxy that does not forward
  * `/metrics`, or a network policy).
  *
@@ -39,7 +39,7 @@ const spans = {
 /** The route template of the current request, filled in by {@link RouteMetrics} once it matched. */
 export class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undefined }>()("@paygate/http/MatchedRoute") {}
 
-/** Label of requests that no route (given {@link RouteMetrics}) answered. */
+/** Label of requests that no route (given {@link RouteMetrics}) responded to. */
 export const unmatchedRoute = "unmatched"
 
 /** Route middleware: labels the request with the matched route's template (see the module documentation). */
@@ -87,7 +87,7 @@ const refreshDatabaseGauges = Effect.gen(function*() {
   spans.refreshDatabaseGauges
 )
 
-/** The text `GET /metrics` answers: scrape-time gauges refreshed, then the whole registry. */
+/** The text `GET /metrics` responds with: scrape-time gauges refreshed, then the whole registry. */
 export const scrape = Effect.andThen(refreshDatabaseGauges, ProcessMetrics.render)
 
 /** Prometheus text exposition format, version 0.0.4. */

@@ -31,7 +31,7 @@ export const findKey = (store: CredentialStore["Service"], secret: string) => {
 /**
  * Authenticates a partner secret key: looked up by its SHA-256 (the only form stored), the
  * digests compared in constant time. Unknown, revoked and wallet keys are refused alike
- * (`invalid_api_key`), a wallet key without a lookup: an answer that told a valid wallet key from
+ * (`invalid_api_key`), a wallet key without a lookup: a response that told a valid wallet key from
  * a made-up one would let anyone test guesses here. Combinators, not generators: this runs on
  * every partner and merchant API request.
  */

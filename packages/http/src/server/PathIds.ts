@@ -40,7 +40,7 @@ export const routableUrl = (url: string): string | undefined => {
 
 /**
  * The not-found error of the resource a route's path ids name, by route family: merchants and their
- * settlements answer `merchant_not_found`, webhook endpoints their owner's `partner_not_found`
+ * settlements respond with `merchant_not_found`, webhook endpoints their owner's `partner_not_found`
  * (api/WebhooksApi.ts), API keys and team members (the partner's other credential) `api_key_not_found`,
  * and every other path id names a payment (an event id belongs to its payment, a payment link is a
  * way to pay). `message` replaces the resource's own.

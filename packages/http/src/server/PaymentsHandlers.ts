@@ -19,11 +19,11 @@ import { CheckoutSettings } from "@paygate/adapters"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
-import { createdAnswer } from "./CreatedAnswer.ts"
+import { createdResponse } from "./CreatedResponse.ts"
 import { jsonOf } from "./Idempotency.ts"
 import { decodePaymentListQuery } from "./PaymentListQuery.ts"
 
-const createAnswer = jsonOf(CreatedPayment)
+const createResponse = jsonOf(CreatedPayment)
 
 /** The partner and mode of the authenticated caller: what every partner operation is scoped to. */
 export const partnerAccess = Effect.gen(function*() {
@@ -35,7 +35,7 @@ export const partnerAccess = Effect.gen(function*() {
 const maxStageReads = 3
 
 /**
- * Builds the function that answers payment records with their refund and settlement stages (over
+ * Builds the function that returns payment records with their refund and settlement stages (over
  * the repositories in context). Only a succeeded payment can have either, so only those are looked up.
  * A stage that ends (a settlement completed, say) bumps the payment's version in the same
  * transaction, and the stages are read after the payment: so the payment is read again after its
@@ -92,13 +92,13 @@ export const PaymentsHandlers = HandlerGroup.group(
           const access = yield* partnerAccess
           const draft = yield* payments.prepare({ ...payload, ...access })
           const { payment } = draft
-          const body = createAnswer({
+          const body = createResponse({
             ...Wire.toPaymentRecord(payment),
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
             x402Url: `${x402Url}/${payment.id}`,
             pollInMs: pollInMs(payment.status)
           })
-          return yield* createdAnswer(payments, draft, 201, body)
+          return yield* createdResponse(payments, draft, 201, body)
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {

@@ -8,7 +8,7 @@ import {
   ParamsValidation
 } from "@paygate/domain"
 import { RateLimited } from "../api/HttpErrors.ts"
-import { AnswerStorage } from "../api/AnswerStorage.ts"
+import { ResponseStorage } from "../api/ResponseStorage.ts"
 import { Cause, Context, Effect } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError, type HttpApiEndpoint } from "effect/http-api"
@@ -42,7 +42,7 @@ const describeSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
 }
 
 /**
- * Renders whatever an endpoint failed with as the contract's error answer. An interruption (the
+ * Renders whatever an endpoint failed with as the contract's error response. An interruption (the
  * client went away) is no failure: it is passed on for the request middleware to record.
  */
 export const renderFailures = <R>(
@@ -86,7 +86,7 @@ export const pipeline = <R>(
   ) => (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 ) => {
   let version: ApiVersion = latestStableVersion
-  // Combinators, not a generator: this runs on every request, and each step answers at once when it can.
+  // Combinators, not a generator: this runs on every request, and each step responds at once when it can.
   const handle = (auth: Authenticated, retryAfter: number | undefined) => {
     if (retryAfter !== undefined) {
       return Effect.succeed(errorResponse(new RateLimited({ message: `Too many requests; retry after ${retryAfter} s.` }), {
@@ -98,7 +98,7 @@ export const pipeline = <R>(
     return Effect.flatMap(idempotencyKey(request), (key) => {
       if (key === undefined) return handled
       const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
-      const inTransaction = Context.getOrElse(endpoint.annotations, AnswerStorage, () => "transaction" as const) === "transaction"
+      const inTransaction = Context.getOrElse(endpoint.annotations, ResponseStorage, () => "transaction" as const) === "transaction"
       return withIdempotency(services.idempotency, request, scope, handled, inTransaction)
     })
   }
@@ -109,9 +109,9 @@ export const pipeline = <R>(
       return Effect.flatMap(services.rateLimiter.take(auth.keyId), (retryAfter) => handle(auth, retryAfter))
     })
   }
-  const answered = Effect.andThen(requireAsciiHeaders(request.headers, checkedHeaders), Effect.flatMap(authenticate, authorised))
+  const responded = Effect.andThen(requireAsciiHeaders(request.headers, checkedHeaders), Effect.flatMap(authenticate, authorised))
   return Effect.map(
-    Effect.catch(answered, (error) => Effect.succeed(errorResponse(error))),
+    Effect.catch(responded, (error) => Effect.succeed(errorResponse(error))),
     (response) => HttpServerResponse.setHeader(response, "svc-version", version)
   )
 }

@@ -16,7 +16,7 @@ const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
 /**
  * The status an interrupted request is logged and counted with: its client went away (or the
- * server is stopping) before the answer; nothing was answered and nothing failed on the server's
+ * server is stopping) before the response; no response was sent and nothing failed on the server's
  * side (nginx's "client closed request").
  */
 export const interruptedStatus = 499
@@ -39,8 +39,8 @@ const notJson = new InvalidParams({ message: "Request bodies must be JSON (Conte
  * - assigns the request id (`Request-Id` header, log annotation), applies the body limit, and
  *   labels the request metrics with the matched route (server/MetricsEndpoint.ts `RouteMetrics`), all
  *   added to the request's context in one step;
- * - turns what the router answers on its own (no route, unsupported content type, unreadable body)
- *   into contract errors, so no request ever gets a bare or non-contract answer; a path id the
+ * - turns what the router responds with on its own (no route, unsupported content type, unreadable body)
+ *   into contract errors, so no request ever gets a bare or non-contract response; a path id the
  *   router cannot read still reaches its route (server/PathIds.ts); an interrupted request (its
  *   client went away) is not a failure: logged and counted as {@link interruptedStatus};
  * - on the final response: `Svc-Version` when the pipeline did not set it, `Connection: close`
@@ -69,13 +69,13 @@ export const RequestMiddleware = HttpRouter.middleware(
         )
         return rewritten === undefined ? added : Context.add(added, HttpServerRequest.HttpServerRequest, request.modify({ url: rewritten }))
       }
-      const answered = Effect.catchCause(httpEffect, (cause) => {
+      const responded = Effect.catchCause(httpEffect, (cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: interruptedStatus }))
         const contractual = requestFailureAsContract(primaryError(cause), request)
         if (contractual !== undefined) return Effect.succeed(errorResponse(contractual))
         return Effect.as(Effect.logError("unhandled request failure", cause), internalErrorResponse(requestId))
       })
-      const finished = Effect.flatMap(answered, (response) => {
+      const finished = Effect.flatMap(responded, (response) => {
         const contractual = response.status === 413 ? errorResponse(tooLarge) : response.status === 415 ? errorResponse(notJson) : response
         const headers: Record<string, string> = { "request-id": requestId }
         if (contractual.headers["svc-version"] === undefined) headers["svc-version"] = echoVersion(request.headers["svc-version"])
@@ -94,7 +94,7 @@ export const RequestMiddleware = HttpRouter.middleware(
         )
       })
       return Effect.updateContext(finished, provide)
-      // This middleware answers every failure itself; the router's type asks middleware to pass
+      // This middleware responds to every failure itself; the router's type asks middleware to pass
       // unknown errors on, so the signature is widened to say so.
     }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>,
   { global: true }

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { Readiness } from "./Readiness.ts"
 
-/** Liveness answers while the process runs; readiness asks the database. */
+/** Liveness responds while the process runs; readiness asks the database. */
 export const SystemHandlers = HandlerGroup.group(
   PaygateApi,
   "system",

@@ -30,7 +30,7 @@ export const teamSignIn = Effect.gen(function*() {
 
   const signIn = Effect.fnUntraced(function*(email: string, password: string, environment: "production" | "staging") {
     const found = yield* team.findByEmail(yield* Effect.orElseSucceed(normalEmail(email), () => ""))
-    // An unknown email costs the same scrypt as a wrong password: the answer's time tells nothing.
+    // An unknown email costs the same scrypt as a wrong password: the response's time tells nothing.
     const stored = Option.match(found, { onNone: () => Passwords.absentPasswordHash, onSome: (member) => member.passwordHash })
     const matches = yield* Passwords.verifyPassword(password, stored)
     if (Option.isNone(found) || !matches) return yield* wrongPassword()

@@ -7,7 +7,7 @@
  * - at most `MAX_CONNECTIONS_PER_CLIENT` open connections per client address (an IPv6 client's
  *   /64); a connection over the cap is closed at once. Trusted proxies are not held to it: every
  *   client behind them shares their address;
- * - `Strict-Transport-Security` on every answer to a request that came over TLS (a trusted proxy's
+ * - `Strict-Transport-Security` on every response to a request that came over TLS (a trusted proxy's
  *   `X-Forwarded-Proto`, server/ClientAddress.ts): a year, this host only.
  *
  * @module

@@ -1,11 +1,11 @@
 /**
  * Request bodies are strict: a field the operation does not document is refused with
  * `params_validation` naming it, never silently dropped (a misspelt or unsupported field would
- * otherwise look accepted: `PATCH /v1/webhooks/{id}` with `url` answering 200 and changing nothing).
+ * otherwise look accepted: `PATCH /v1/webhooks/{id}` with `url` responding 200 and changing nothing).
  *
  * - Operations with a body decode it with `onExcessProperty: "error"` (`api/Api.ts`), which the
  *   published schemas already say (`additionalProperties: false`); {@link unknownFieldOf} finds the
- *   field in the decoding failure so that the answer names it.
+ *   field in the decoding failure so that the response names it.
  * - Operations without a body never decode one: {@link refuseUnknownBodyFields} refuses a JSON
  *   object body with any field (an empty body, `{}` or `null` are what clients send and pass).
  *

@@ -18,7 +18,7 @@ export const toEndpointRecord = (endpoint: WebhookEndpoint) => ({
   createdAt: seconds(endpoint.createdAt)
 })
 
-/** The partner API's view of a receiver's answer. */
+/** The partner API's view of a receiver's response. */
 const toResponseRecord = (response: DeliveryResponse | null) =>
   response === null ? null : {
     status: response.status,

@@ -94,7 +94,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
     try {
       parsed = JSON.parse(text.value)
     } catch {
-      return // malformed JSON: the endpoint's decoding answers invalid_params
+      return // malformed JSON: the endpoint's decoding responds with invalid_params
     }
     const where = badStringIn(parsed)
     if (where !== undefined) return yield* new ParamsValidation({ message: `${where} ${notText}.` })
@@ -103,7 +103,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
 /**
  * Fails when a string of the request is not well-formed text: query values and JSON body strings
  * with `params_validation` (400, or `invalid_params` for a body that is not UTF-8), then path ids
- * with the route's not-found code (404), as the lookup that would have found nothing answers after
+ * with the route's not-found code (404), as the lookup that would have found nothing responds after
  * the body and query checks (API rules §1). Only a JSON body is read (an effect); the rest is
  * checked at once, on every request of the authenticated APIs.
  */

@@ -23,14 +23,14 @@ export const x402Request = (body: typeof ApiWire.X402FacilitatorRequest.Type): X
 // The wire leaves out what is unknown (the schemas' optional keys).
 const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : { [key]: value } as Record<K, V>)
 
-/** A verdict as `/verify` answers it. */
-export const verifyAnswer = (verdict: X402Verdict): typeof ApiWire.X402VerifyResponse.Type =>
+/** A verdict as `/verify` responds with it. */
+export const verifyResponse = (verdict: X402Verdict): typeof ApiWire.X402VerifyResponse.Type =>
   verdict.isValid
     ? { isValid: true, payer: verdict.payer }
     : { isValid: false, invalidReason: verdict.invalidReason, invalidMessage: verdict.invalidMessage, ...optional("payer", verdict.payer) }
 
-/** A settlement as `/settle` answers it: the merchant payment that records it in `extra.paymentId`. */
-export const settleAnswer = (settlement: X402Settlement): typeof ApiWire.X402SettleResponse.Type => ({
+/** A settlement as `/settle` responds with it: the merchant payment that records it in `extra.paymentId`. */
+export const settleResponse = (settlement: X402Settlement): typeof ApiWire.X402SettleResponse.Type => ({
   success: settlement.success,
   transaction: settlement.transaction,
   network: settlement.network,
@@ -56,7 +56,7 @@ export const X402Handlers = HandlerGroup.group(
       .handle("supported", () =>
         Effect.flatMap(current, (caller) =>
           Effect.map(facilitator.supported(caller), (kinds) => ({ kinds, extensions: [], signers: {} }))))
-      .handle("verify", ({ payload }) => Effect.flatMap(current, (caller) => Effect.map(facilitator.verify(caller, x402Request(payload)), verifyAnswer)))
-      .handle("settle", ({ payload }) => Effect.flatMap(current, (caller) => Effect.map(facilitator.settle(caller, x402Request(payload)), settleAnswer)))
+      .handle("verify", ({ payload }) => Effect.flatMap(current, (caller) => Effect.map(facilitator.verify(caller, x402Request(payload)), verifyResponse)))
+      .handle("settle", ({ payload }) => Effect.flatMap(current, (caller) => Effect.map(facilitator.settle(caller, x402Request(payload)), settleResponse)))
   })
 )

@@ -1,7 +1,7 @@
 import { CancelReason, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 
-/** Answer of a cancel operation; `cancelledAt` is a Unix timestamp in seconds. */
+/** Response of a cancel operation; `cancelledAt` is a Unix timestamp in seconds. */
 export const CancelResponse = Schema.Struct({
   paymentId: Schema.String,
   status: Schema.Literal("cancelled"),

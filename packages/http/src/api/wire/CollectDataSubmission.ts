@@ -12,7 +12,7 @@ export const CollectDataRequest = Schema.Struct({
 /** Decoded {@link CollectDataRequest}. */
 export type CollectDataRequest = typeof CollectDataRequest.Type
 
-/** Answer of `POST /v1/gateway/payment/{id}/collect-data`: the data is valid and stored. */
+/** Response of `POST /v1/gateway/payment/{id}/collect-data`: the data is valid and stored. */
 export const CollectDataResponse = Schema.Struct({
   accepted: Schema.Literal(true)
 }).annotate({ identifier: "CollectDataResponse" })

@@ -38,7 +38,7 @@ export const ConfirmRequest = Schema.Struct({
 export type ConfirmRequest = typeof ConfirmRequest.Type
 
 /**
- * The `info` of a confirm answer: the transaction id and the chosen option's amount. It exists only
+ * The `info` of a confirm response: the transaction id and the chosen option's amount. It exists only
  * once a transaction id is known, so `txId` is never null (real wallet SDKs parse it as a string
  * and abandon the payment on a null).
  */
@@ -51,7 +51,7 @@ export const ConfirmInfo = Schema.Struct({
 export type ConfirmInfo = typeof ConfirmInfo.Type
 
 /**
- * Answer of `POST /v1/gateway/payment/{id}/confirm` (API rules §10): `info` is `null` until a
+ * Response of `POST /v1/gateway/payment/{id}/confirm` (API rules §10): `info` is `null` until a
  * transaction id is known (a pull payment's until the executor has sent its transfer; a push
  * payment's carries the wallet's transaction at once).
  */

@@ -10,7 +10,7 @@ export const FetchRequest = Schema.Struct({
 /** Decoded {@link FetchRequest}. */
 export type FetchRequest = typeof FetchRequest.Type
 
-/** Answer of `POST /v1/gateway/payment/{id}/fetch`: the resolved actions. */
+/** Response of `POST /v1/gateway/payment/{id}/fetch`: the resolved actions. */
 export const FetchResponse = Schema.Struct({
   actions: Schema.Array(Wire.Action)
 }).annotate({ identifier: "FetchResponse" })

@@ -1,7 +1,7 @@
 import { PaymentStatus, Wire } from "@paygate/domain"
 import { Schema } from "effect"
 
-/** Answer of `GET /v1/gateway/payment/{id}/status`. */
+/** Response of `GET /v1/gateway/payment/{id}/status`. */
 export const GatewayStatusResponse = Schema.Struct({
   status: PaymentStatus,
   isFinal: Schema.Boolean,

@@ -14,7 +14,7 @@ export const GetPaymentOptionsRequest = Schema.Struct({
 export type GetPaymentOptionsRequest = typeof GetPaymentOptionsRequest.Type
 
 /**
- * Answer of `POST /v1/gateway/payment/{id}/options`: payment-level `collectData`, `info`, `options`.
+ * Response of `POST /v1/gateway/payment/{id}/options`: payment-level `collectData`, `info`, `options`.
  * The spec allows `options: null`; this service always sends an array (`[]` when nothing can be
  * quoted), because real wallet SDKs of this API family require the array and reject a null.
  */

@@ -30,7 +30,7 @@ export const CreatePaymentRequest = Schema.Struct({
 export type CreatePaymentRequest = typeof CreatePaymentRequest.Type
 
 /**
- * Answer of `POST /v1/merchant/payment`. `pollInMs` is an integer while the payment is not final
+ * Response of `POST /v1/merchant/payment`. `pollInMs` is an integer while the payment is not final
  * and `null` once it is (API rules §10), so it is always present.
  */
 export const CreatePaymentResponse = Schema.Struct({
@@ -47,7 +47,7 @@ export const CreatePaymentResponse = Schema.Struct({
 /** Decoded {@link CreatePaymentResponse}. */
 export type CreatePaymentResponse = typeof CreatePaymentResponse.Type
 
-/** Answer of `GET /v1/merchant/payment/{id}/status`. */
+/** Response of `GET /v1/merchant/payment/{id}/status`. */
 export const MerchantStatusResponse = Schema.Struct({
   status: MerchantPaymentStatus,
   isFinal: Schema.Boolean

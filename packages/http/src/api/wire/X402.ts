@@ -3,7 +3,7 @@ import { Schema } from "effect"
 /**
  * x402 (protocol version 2) bodies of the facilitator API, as the published `@x402/core` types
  * define them: `PaymentRequirements`, `PaymentPayload`, the `/verify` and `/settle` requests and
- * answers, and `/supported`. Fields x402 adds that paygate does not read (extensions, resource
+ * responses, and `/supported`. Fields x402 adds that paygate does not read (extensions, resource
  * descriptions) are accepted and ignored.
  */
 export const X402Requirements = Schema.Struct({
@@ -52,7 +52,7 @@ export const X402FacilitatorRequest = Schema.Struct({
   paymentRequirements: X402Requirements
 }).annotate({ identifier: "X402FacilitatorRequest" })
 
-/** Answer of `POST /x402/verify` (`VerifyResponse`). */
+/** Response of `POST /x402/verify` (`VerifyResponse`). */
 export const X402VerifyResponse = Schema.Struct({
   isValid: Schema.Boolean,
   invalidReason: Schema.optionalKey(Schema.String),
@@ -60,7 +60,7 @@ export const X402VerifyResponse = Schema.Struct({
   payer: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "X402VerifyResponse" })
 
-/** Answer of `POST /x402/settle` (`SettleResponse`); `extra.paymentId` names the merchant payment that records it. */
+/** Response of `POST /x402/settle` (`SettleResponse`); `extra.paymentId` names the merchant payment that records it. */
 export const X402SettleResponse = Schema.Struct({
   success: Schema.Boolean,
   errorReason: Schema.optionalKey(Schema.String),
@@ -71,7 +71,7 @@ export const X402SettleResponse = Schema.Struct({
   extra: Schema.optionalKey(Schema.Struct({ paymentId: Schema.String }))
 }).annotate({ identifier: "X402SettleResponse" })
 
-/** Answer of `GET /x402/supported` (`SupportedResponse`). */
+/** Response of `GET /x402/supported` (`SupportedResponse`). */
 export const X402SupportedResponse = Schema.Struct({
   kinds: Schema.Array(Schema.Struct({
     x402Version: Schema.Number,
@@ -92,7 +92,7 @@ export const X402SupportedResponse = Schema.Struct({
   signers: Schema.Record(Schema.String, Schema.Array(Schema.String))
 }).annotate({ identifier: "X402SupportedResponse" })
 
-/** The `PaymentRequired` of a 402 answer. */
+/** The `PaymentRequired` of a 402 response. */
 export const X402PaymentRequired = Schema.Struct({
   x402Version: Schema.Number,
   error: Schema.optionalKey(Schema.String),

@@ -1,5 +1,5 @@
 /**
- * The wire shapes only the HTTP API uses: its request bodies and the answers no use case produces
+ * The wire shapes only the HTTP API uses: its request bodies and the responses no use case produces
  * (merchant create and status, cancel, status polls, the gateway's options, fetch, confirm and
  * collect-data exchanges). Shapes shared with the worker or produced by use cases (payment records,
  * webhook payloads, options, actions) stay in the domain's `Wire`.

@@ -13,7 +13,7 @@ import { GatewayError, requestJson } from "./gateway.js"
 /** @typedef {{ partnerId: string, partnerName: string, keyId: string, mode: "sandbox" | "live", csrfToken: string, expiresAt: number, member: { memberId: string, email: string, role: string } | null }} Session */
 
 /**
- * A client; `onSignedOut` runs when an answer says the session is gone.
+ * A client; `onSignedOut` runs when a response says the session is gone.
  *
  * @param {{ onSignedOut: () => void }} hooks
  */

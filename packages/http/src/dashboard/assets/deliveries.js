@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Webhook deliveries, shared by the payment page and the developers' delivery log: each delivery
- * of an event to an endpoint with its status, attempts and the receiver's last answer; the latest
+ * of an event to an endpoint with its status, attempts and the receiver's last response; the latest
  * attempt's request (its headers, and the signed event body, `GET /v1/events/{id}`, read when
  * opened) and response (status, headers, the start of its body); and "Redeliver", which queues the
  * event again for that endpoint.
@@ -16,7 +16,7 @@ import { announce, messageOf, statusBadge, table, time } from "./ui.js"
 /** @typedef {{ id: string, eventId: string, eventType: string, endpointId: string, status: string, attempts: number, nextAttemptAt: number | null, lastStatusCode: number | null, lastDurationMs: number | null, lastError: string | null, request: { headers: Record<string, string> } | null, response: DeliveryResponse | null, redelivery: boolean, createdAt: number }} Delivery */
 
 /**
- * The receiver's last answer in words.
+ * The receiver's last response in words.
  *
  * @param {Delivery} delivery
  */

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The sign-in view: the partner's secret API key, typed into a form and sent once to
- * `POST /dashboard/session`, which answers with an HttpOnly session cookie. The key is cleared from
+ * `POST /dashboard/session`, which responds with an HttpOnly session cookie. The key is cleared from
  * the form at once and never stored (no web storage, no script-readable cookie). A team member
  * signs in with their email and password instead, or accepts an invitation link by choosing a
  * password.

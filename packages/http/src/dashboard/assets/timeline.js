@@ -26,10 +26,10 @@ export async function paymentEvents(api, paymentId) {
   const found = []
   let cursor = ""
   for (let page = 0; page < maxEventPages; page++) {
-    const answer = await api.get("/v1/events", { paymentId, limit: "100", cursor })
-    found.push(...answer.data)
-    if (answer.nextCursor === null) break
-    cursor = answer.nextCursor
+    const events = await api.get("/v1/events", { paymentId, limit: "100", cursor })
+    found.push(...events.data)
+    if (events.nextCursor === null) break
+    cursor = events.nextCursor
   }
   return found.reverse()
 }

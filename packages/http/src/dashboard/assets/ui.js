@@ -189,7 +189,7 @@ export function shownOnce(text, secret, what = "secret") {
 }
 
 /**
- * `load()`'s answer; when the service answers 404, shows the not-found view `view` (with a link
+ * `load()`'s response; when the service responds 404, shows the not-found view `view` (with a link
  * back) and answers `undefined`.
  *
  * @template T

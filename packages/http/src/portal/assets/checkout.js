@@ -395,7 +395,7 @@ async function fetchReceipt(signal) {
 
 /**
  * The receipt of a paid payment: the order reference at once, the transaction once the service
- * answers (asked again a moment later if the hash is not recorded yet), with notes on transfers
+ * responds (asked again a moment later if the hash is not recorded yet), with notes on transfers
  * that did not pay exactly in `notes`.
  *
  * @param {HTMLElement} notes
@@ -417,17 +417,17 @@ function receipt(notes) {
   )
   /** @param {number} attempt */
   const load = async (attempt) => {
-    const answer = await fetchReceipt()
-    if (answer === null) return
-    replace(notes, transferNotes(answer.transfers, merchantName()))
-    if (answer.paid !== null) {
-      date.textContent = formatDateTime(answer.paid.paidAt, nowSeconds())
-      const network = answer.paid.amount.display.networkName
-      paidWith.textContent = `${formatAmount(answer.paid.amount)}${network ? ` on ${network}` : ""}`
+    const fetched = await fetchReceipt()
+    if (fetched === null) return
+    replace(notes, transferNotes(fetched.transfers, merchantName()))
+    if (fetched.paid !== null) {
+      date.textContent = formatDateTime(fetched.paid.paidAt, nowSeconds())
+      const network = fetched.paid.amount.display.networkName
+      paidWith.textContent = `${formatAmount(fetched.paid.amount)}${network ? ` on ${network}` : ""}`
       dateRow.hidden = false
       paidWithRow.hidden = false
     }
-    const transaction = answer.transaction
+    const transaction = fetched.transaction
     if (transaction === null) {
       if (attempt < 3) setTimeout(() => void load(attempt + 1).catch(() => {}), 2000)
       return
@@ -479,7 +479,7 @@ function showFinal(status, how) {
   }
   const [view, title, text] = views[status]
   const notes = h("div", { class: "transfer-notes" })
-  if (!succeeded) void fetchReceipt().then((answer) => answer !== null && replace(notes, transferNotes(answer.transfers, merchantName())), () => {})
+  if (!succeeded) void fetchReceipt().then((fetched) => fetched !== null && replace(notes, transferNotes(fetched.transfers, merchantName())), () => {})
   showView(view, [
     h("span", { class: `outcome ${view}`, "aria-hidden": "true" }),
     h("h1", {}, title),
@@ -681,14 +681,14 @@ async function watchDeposit(received) {
   // Announced once each: re-rendered only when another transfer arrived.
   let shown = ""
   while (stillHere()) {
-    void fetchReceipt(signal).then((answer) => {
+    void fetchReceipt(signal).then((fetched) => {
       const asked = chosenDeposit()?.amount
-      const seen = answer?.transfers.map((t) => t.hash).join() ?? ""
-      if (answer === null || asked === undefined || seen === shown) return
+      const seen = fetched?.transfers.map((t) => t.hash).join() ?? ""
+      if (fetched === null || asked === undefined || seen === shown) return
       shown = seen
-      replace(received, shortfallAlerts(answer.transfers, asked, merchantName()))
+      replace(received, shortfallAlerts(fetched.transfers, asked, merchantName()))
       // A transfer of less than the amount counts: the amount and code shown become the rest.
-      const partial = stillMissing(answer.transfers, asked)
+      const partial = stillMissing(fetched.transfers, asked)
       if (partial !== null && partial.missing.toString() !== asked.value) void reloadDeposit()
     }, () => {})
     /** @type {Status} */

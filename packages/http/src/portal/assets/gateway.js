@@ -6,7 +6,7 @@
  * @module
  */
 
-/** An answer of the gateway other than 2xx (`status` 0: the service could not be reached). */
+/** A response of the gateway other than 2xx (`status` 0: the service could not be reached). */
 export class GatewayError extends Error {
   /**
    * @param {number} status
@@ -30,9 +30,9 @@ export function isAbort(error) {
 }
 
 /**
- * Sends a request to this service and answers its JSON (`null` for none); a non-2xx answer
+ * Sends a request to this service and answers its JSON (`null` for none); a non-2xx response
  * throws a {@link GatewayError} with the service's code and message (API rules §1), an unreachable
- * service one of status 0. `onResponse` sees every answer first.
+ * service one of status 0. `onResponse` sees every response first.
  *
  * @param {string} path
  * @param {RequestInit} init
@@ -71,7 +71,7 @@ export async function requestJson(path, init, onResponse) {
  * @param {{ appId: string, clientId: string }} credentials
  */
 export function createGateway(credentials) {
-  /** The service's clock minus this device's (ms), from the `Date` of the last answer. */
+  /** The service's clock minus this device's (ms), from the `Date` of the last response. */
   let clockOffsetMs = 0
 
   /**
@@ -97,7 +97,7 @@ export function createGateway(credentials) {
 
   return {
     /**
-     * Unix seconds on the service's clock (as of its last answer): deadlines it hands out
+     * Unix seconds on the service's clock (as of its last response): deadlines it hands out
      * (`expiresAt`) are compared with this, so a device whose clock is off counts down right.
      */
     now: () => Math.floor((Date.now() + clockOffsetMs) / 1000),
