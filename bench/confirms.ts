@@ -98,7 +98,7 @@ const confirmLoad = (id: string, label: string, system: "service" | "plain"): Lo
         if (confirm === undefined) {
           if (!ranOut.has(id)) log(`  ${id}: the prepared confirms ran out (raise BENCH_CONFIRM_POOL)`)
           ranOut.add(id)
-          // Answered 404 by either system: counted as a failure, never as a confirm.
+          // A 404 response from either system: counted as a failure, never as a confirm.
           return { path: "/prepared-confirms-ran-out", body: "{}" }
         }
         return { path: `${prefix}/payment/${confirm.paymentId}/confirm`, body: confirm.body }

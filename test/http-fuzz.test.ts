@@ -635,7 +635,7 @@ forEachDatabase("HTTP fuzz", (database) => {
     expect([...reached].sort()).toEqual(operations.map((o) => `${o.method} ${o.template}`).sort())
   })
 
-  it("never answers 500 to random malformed requests, and every error is a contract {code, message} with its status", async () => {
+  it("never responds 500 to random malformed requests, and every error is a contract {code, message} with its status", async () => {
     await fc.assert(randomProperty(world, operations), { numRuns: 1000 })
   })
 

@@ -89,7 +89,7 @@ forEachDatabase("Partner API: balance and volume", (database) => {
     expect((await balance(partner.sandbox, "?days=1")).body.days).toHaveLength(1)
   })
 
-  it("answers 401 without a key", async () => {
+  it("responds 401 without a key", async () => {
     expect((await server.request("GET", "/v1/balance")).status).toBe(401)
   })
 })

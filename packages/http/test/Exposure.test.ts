@@ -7,7 +7,7 @@ import { pglite, useTestServer } from "../../../test/support/TestServer.ts"
 describe("Requests for no operation", () => {
   const server = useTestServer(pglite)
 
-  it("answer 404 with the contract's {code, message}: the route family's not-found code", async () => {
+  it("respond 404 with the contract's {code, message}: the route family's not-found code", async () => {
     const cases: Array<[string, string, string]> = [
       ["GET", "/no/such/route", "payment_not_found"],
       ["GET", "/v1/payments/pay_x/nothing", "payment_not_found"],
@@ -32,7 +32,7 @@ describe("GET /metrics with METRICS_TOKEN", () => {
   const server = useTestServer(pglite)
   const token = "metrics-token-of-this-test"
 
-  it("answers 401 unauthorized without the bearer token, the exposition with it; without METRICS_TOKEN it is open", async () => {
+  it("responds 401 unauthorized without the bearer token, the exposition with it; without METRICS_TOKEN it is open", async () => {
     const guarded = server.handler({ config: { METRICS_TOKEN: token } })
     for (const authorization of [undefined, "Bearer wrong", `Bearer ${token}x`, token, `Basic ${token}`]) {
       const refused = await guarded("GET", "/metrics", { headers: authorization === undefined ? {} : { authorization } })

@@ -55,7 +55,7 @@ forEachDatabase("Merchant API", (database) => {
       expect(await record({ ...both, successUrl: "javascript:alert(1)" })).toBeNull()
     })
 
-    it("answers 401 for a missing or invalid key and 400 for a missing Merchant-Id, in that order", async () => {
+    it("responds 401 for a missing or invalid key and 400 for a missing Merchant-Id, in that order", async () => {
       expectError(await server.request("POST", "/v1/merchant/payment", { body: order }), 401, "missing_merchant_api_key")
       expectError(
         await server.request("POST", "/v1/merchant/payment", { body: order, headers: { "merchant-id": merchantId } }),
@@ -67,7 +67,7 @@ forEachDatabase("Merchant API", (database) => {
       expectError(await create(order, {}, "sk_test_caf\u00e9caf\u00e9caf\u00e9caf\u00e9"), 400, "header_not_ascii")
     })
 
-    it("answers 404 merchant_not_found for unknown, foreign, other-mode and deleted merchants", async () => {
+    it("responds 404 merchant_not_found for unknown, foreign, other-mode and deleted merchants", async () => {
       expectError(await create(order, { "merchant-id": "mer_unknown" }), 404, "merchant_not_found")
       expectError(await create(order, { "merchant-id": "not a merchant id" }), 404, "merchant_not_found")
       expectError(await create(order, { "merchant-id": otherMerchantId }), 404, "merchant_not_found")
@@ -77,7 +77,7 @@ forEachDatabase("Merchant API", (database) => {
       expectError(await create(order, { "merchant-id": doomed }), 404, "merchant_not_found")
     })
 
-    it("answers 400 invalid_params for malformed JSON and wrong types, before the merchant lookup", async () => {
+    it("responds 400 invalid_params for malformed JSON and wrong types, before the merchant lookup", async () => {
       const bad = (rawBody: string) =>
         server.request("POST", "/v1/merchant/payment", { apiKey: partner.sandbox, rawBody, headers: { "merchant-id": "mer_unknown" } })
       expectError(await bad("{"), 400, "invalid_params")
@@ -87,7 +87,7 @@ forEachDatabase("Merchant API", (database) => {
       expectError(await bad('{"amount":{"unit":"iso4217/USD","value":"1"}}'), 400, "invalid_params")
     })
 
-    it("answers 400 params_validation for well-formed bodies that break a rule", async () => {
+    it("responds 400 params_validation for well-formed bodies that break a rule", async () => {
       for (const amount of [
         { unit: "iso4217/ABC", value: "100" },
         { unit: "iso4217/usd", value: "100" },
@@ -143,7 +143,7 @@ forEachDatabase("Merchant API", (database) => {
       expect((await status(paymentId)).body).toEqual({ status: "expired", isFinal: true })
     })
 
-    it("answers payment_not_found for unknown ids and for another merchant's or partner's payment", async () => {
+    it("responds with payment_not_found for unknown ids and for another merchant's or partner's payment", async () => {
       expectError(await status("pay_unknown"), 404, "payment_not_found")
       expectError(await status("%E2%82%AC"), 404, "payment_not_found")
       expectError(await status(`pay_${"x".repeat(200)}`), 404, "payment_not_found")

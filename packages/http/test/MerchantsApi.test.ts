@@ -77,7 +77,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expectError(await create({ merchantName: unique("Other") }, key), 409, "idempotency_conflict")
     })
 
-    it("answers 409 merchant_exists for an active merchant with the same name, in any case", async () => {
+    it("responds 409 merchant_exists for an active merchant with the same name, in any case", async () => {
       const name = unique("Twin Shop")
       expect((await create({ merchantName: name })).status).toBe(201)
       expectError(await create({ merchantName: name.toUpperCase() }), 409, "merchant_exists")
@@ -93,7 +93,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect(second.body.merchantId).not.toBe(first.body.merchantId)
     })
 
-    it("answers 400 params_validation for values that break a rule", async () => {
+    it("responds 400 params_validation for values that break a rule", async () => {
       for (
         const body of [
           { merchantName: "" },
@@ -108,7 +108,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       }
     })
 
-    it("answers 400 invalid_params for malformed bodies", async () => {
+    it("responds 400 invalid_params for malformed bodies", async () => {
       for (const body of [{}, { merchantName: 7 }, { merchantName: "Shop", merchantEmail: 1 }, { merchantName: "Shop", iconUrl: false }, [], "Shop"]) {
         expectError(await create(body), 400, "invalid_params")
       }
@@ -169,7 +169,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect(second.body.nextCursor).toBeNull()
     })
 
-    it("answers 400 invalid_params for bad status, limit or cursor", async () => {
+    it("responds 400 invalid_params for bad status, limit or cursor", async () => {
       for (const query of ["?status=all", "?status=ACTIVE", "?limit=0", "?limit=500", "?limit=x", "?cursor=%%%", "?cursor=abc"]) {
         expectError(await list(query), 400, "invalid_params")
       }
@@ -198,7 +198,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect(response.body.status).toBe("deleted")
     })
 
-    it("answers 404 merchant_not_found for unknown and malformed ids", async () => {
+    it("responds 404 merchant_not_found for unknown and malformed ids", async () => {
       expectError(await call("GET", "/v1/merchants/mer_00000000000000000000000000"), 404, "merchant_not_found")
       expectError(await call("GET", "/v1/merchants/shop"), 404, "merchant_not_found")
       expectError(await call("GET", "/v1/merchants/pay_00000000000000000000000000"), 404, "merchant_not_found")
@@ -235,28 +235,28 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect((await call("GET", `/v1/merchants/${id}`)).body.iconUrl).toBeNull()
     })
 
-    it("answers 400 params_validation for an empty update or bad values", async () => {
+    it("responds 400 params_validation for an empty update or bad values", async () => {
       const id = await server.merchant(partner.sandbox)
       for (const body of [{}, { merchantName: "" }, { merchantEmail: "nope" }, { iconUrl: "ftp://cdn.example/a.png" }]) {
         expectError(await call("PATCH", `/v1/merchants/${id}`, body), 400, "params_validation")
       }
     })
 
-    it("answers 400 invalid_params for wrong types", async () => {
+    it("responds 400 invalid_params for wrong types", async () => {
       const id = await server.merchant(partner.sandbox)
       for (const body of [{ merchantName: 1 }, { merchantEmail: null }, { iconUrl: 3 }, []]) {
         expectError(await call("PATCH", `/v1/merchants/${id}`, body), 400, "invalid_params")
       }
     })
 
-    it("answers 409 merchant_exists when renaming onto another active merchant", async () => {
+    it("responds 409 merchant_exists when renaming onto another active merchant", async () => {
       const taken = unique("Taken")
       await server.merchant(partner.sandbox, taken)
       const id = await server.merchant(partner.sandbox)
       expectError(await call("PATCH", `/v1/merchants/${id}`, { merchantName: taken.toLowerCase() }), 409, "merchant_exists")
     })
 
-    it("answers 404 merchant_not_found for unknown and deleted merchants", async () => {
+    it("responds 404 merchant_not_found for unknown and deleted merchants", async () => {
       expectError(await call("PATCH", "/v1/merchants/mer_00000000000000000000000000", { merchantName: "X" }), 404, "merchant_not_found")
       const id = await server.merchant(partner.sandbox)
       await call("DELETE", `/v1/merchants/${id}`)
@@ -281,7 +281,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       )
     })
 
-    it("answers 404 merchant_not_found for an unknown merchant", async () => {
+    it("responds 404 merchant_not_found for an unknown merchant", async () => {
       expectError(await call("DELETE", "/v1/merchants/mer_00000000000000000000000000"), 404, "merchant_not_found")
       expectError(await call("DELETE", "/v1/merchants/garbage"), 404, "merchant_not_found")
     })
@@ -318,7 +318,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect(listed.body).toEqual({ crypto: [...response.body.crypto].sort(byId), fiat: [] })
     })
 
-    it("answers 409 invalid_state for an asset that already has a destination, all or nothing", async () => {
+    it("responds 409 invalid_state for an asset that already has a destination, all or nothing", async () => {
       const id = await server.merchant(partner.sandbox)
       await call("POST", `/v1/merchants/${id}/settlements/crypto`, { settlements: [{ asset: usdcEthereum, destination: walletEthereum }] })
       const again = await call("POST", `/v1/merchants/${id}/settlements/crypto`, {
@@ -333,7 +333,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expectError(repeated, 409, "invalid_state")
     })
 
-    it("answers 400 params_validation for bad CAIP ids, chain mismatches and empty lists", async () => {
+    it("responds 400 params_validation for bad CAIP ids, chain mismatches and empty lists", async () => {
       const id = await server.merchant(partner.sandbox)
       for (
         const settlements of [
@@ -349,7 +349,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expect((await call("GET", `/v1/merchants/${id}/settlements`)).body.crypto).toEqual([])
     })
 
-    it("answers 400 invalid_params for malformed bodies", async () => {
+    it("responds 400 invalid_params for malformed bodies", async () => {
       const id = await server.merchant(partner.sandbox)
       for (const body of [{}, { settlements: "x" }, { settlements: [{ asset: usdcEthereum }] }, { settlements: [{ asset: 1, destination: walletEthereum }] }]) {
         expectError(await call("POST", `/v1/merchants/${id}/settlements/crypto`, body), 400, "invalid_params")
@@ -421,7 +421,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       ).toBe(201)
     })
 
-    it("answers 404 merchant_not_found for unknown merchants, and for changes to deleted ones", async () => {
+    it("responds 404 merchant_not_found for unknown merchants, and for changes to deleted ones", async () => {
       const unknown = "mer_00000000000000000000000000"
       expectError(await call("GET", `/v1/merchants/${unknown}/settlements`), 404, "merchant_not_found")
       expectError(
@@ -494,7 +494,7 @@ forEachDatabase("Partner API: merchants", (database) => {
       expectError(await byHeader(shop, "?limit=0"), 400, "invalid_params")
     })
 
-    it("answers 400 missing_merchant_id without the header and 404 for an unknown merchant", async () => {
+    it("responds 400 missing_merchant_id without the header and 404 for an unknown merchant", async () => {
       expectError(await byHeader(undefined), 400, "missing_merchant_id")
       expectError(await byHeader(""), 400, "missing_merchant_id")
       expectError(await byHeader("mer_00000000000000000000000000"), 404, "merchant_not_found")

@@ -38,20 +38,20 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
   })
 
   describe("authentication", () => {
-    it("answers 401 missing_api_key on every operation without Api-Key (or with an empty one)", async () => {
+    it("responds 401 missing_api_key on every operation without Api-Key (or with an empty one)", async () => {
       for (const [method, path, body] of operations(merchantId, paymentId)) {
         expectError(await server.request(method, path, { body }), 401, "missing_api_key")
         expectError(await server.request(method, path, { body, headers: { "api-key": "  " } }), 401, "missing_api_key")
       }
     })
 
-    it("answers 401 invalid_api_key on every operation for an unknown key", async () => {
+    it("responds 401 invalid_api_key on every operation for an unknown key", async () => {
       for (const [method, path, body] of operations(merchantId, paymentId)) {
         expectError(await server.request(method, path, { body, apiKey: "sk_test_unknownunknownunknownunknown" }), 401, "invalid_api_key")
       }
     })
 
-    it("answers 401 invalid_api_key for malformed, revoked and wallet keys alike (a valid wallet key is told from no key)", async () => {
+    it("responds 401 invalid_api_key for malformed, revoked and wallet keys alike (a valid wallet key is told from no key)", async () => {
       for (const apiKey of ["secret", "sk_test_short", "Bearer sk_test_xxxxxxxxxxxxxxxxxxxxxxxx", `${partner.sandbox}x`]) {
         expectError(await server.request("GET", "/v1/payments", { apiKey }), 401, "invalid_api_key")
       }
@@ -67,7 +67,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       expectError(await server.request("GET", "/v1/payments", { apiKey: `${wallet}x` }), 401, "invalid_api_key")
     })
 
-    it("answers 400 header_not_ascii for a non-ASCII credential or pipeline header, before anything else", async () => {
+    it("responds 400 header_not_ascii for a non-ASCII credential or pipeline header, before anything else", async () => {
       expectError(await server.request("GET", "/v1/payments", { apiKey: "sk_test_caf\u00e9caf\u00e9caf\u00e9caf\u00e9caf\u00e9" }), 400, "header_not_ascii")
       expectError(
         await server.request("GET", "/v1/payments", { apiKey: partner.sandbox, headers: { "svc-version": "2026-02-18\u00a0" } }),
@@ -86,7 +86,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       )
     })
 
-    it("answers 403 not_sandbox_api_key for live keys on a staging deployment, and serves sandbox keys there", async () => {
+    it("responds 403 not_sandbox_api_key for live keys on a staging deployment, and serves sandbox keys there", async () => {
       const staging = server.handler({ environment: "staging" })
       expectError(await staging("GET", "/v1/payments", { apiKey: partner.live }), 403, "not_sandbox_api_key")
       expectError(await staging("POST", "/v1/merchants", { apiKey: partner.live, body: { merchantName: "S" } }), 403, "not_sandbox_api_key")
@@ -117,7 +117,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       }
     })
 
-    it("answers 400 invalid_api_version and unknown_api_version", async () => {
+    it("responds 400 invalid_api_version and unknown_api_version", async () => {
       for (const version of ["latest", "2026-2-18", "2026-02-30", "2026-02-18.beta"]) {
         expectError(
           await server.request("GET", "/v1/payments", { apiKey: partner.sandbox, headers: { "svc-version": version } }),
@@ -132,7 +132,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
   })
 
   describe("rate limit", () => {
-    it("answers 429 rate_limited with Retry-After once a key's burst is spent, per key", async () => {
+    it("responds 429 rate_limited with Retry-After once a key's burst is spent, per key", async () => {
       const limited = server.handler({ rateLimit: { perSecond: 0.001, burst: 2 } })
       expect((await limited("GET", "/v1/payments", { apiKey: partner.sandbox })).status).toBe(200)
       expect((await limited("GET", "/v1/merchants", { apiKey: partner.sandbox })).status).toBe(200)
@@ -145,7 +145,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
   })
 
   describe("request errors", () => {
-    it("answers 404 with the route family's not-found code for unknown operations under the partner paths", async () => {
+    it("responds 404 with the route family's not-found code for unknown operations under the partner paths", async () => {
       expectError(await server.request("GET", "/v1/payments/x/y/z", { apiKey: partner.sandbox }), 404, "payment_not_found")
       expectError(await server.request("PUT", "/v1/payments", { apiKey: partner.sandbox }), 404, "payment_not_found")
       expectError(await server.request("GET", "/v1/refunds", { apiKey: partner.sandbox }), 404, "payment_not_found")
@@ -193,7 +193,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       expect(await countByReference(referenceId)).toBe(1)
     })
 
-    it("answers 409 idempotency_conflict for the same key with another body", async () => {
+    it("responds 409 idempotency_conflict for the same key with another body", async () => {
       const key = unique("pay")
       expect((await create(createBody(unique("order")), key)).status).toBe(201)
       expectError(await create(createBody(unique("order")), key), 409, "idempotency_conflict")
@@ -239,7 +239,7 @@ forEachDatabase("Partner API: authentication, versions, limits and idempotency",
       expect(second.headers.get("idempotent-replayed")).toBe("true")
     })
 
-    it("answers 400 params_validation for an empty or over-long key", async () => {
+    it("responds 400 params_validation for an empty or over-long key", async () => {
       expectError(await create(createBody("r"), ""), 400, "params_validation")
       expectError(await create(createBody("r"), "k".repeat(256)), 400, "params_validation")
       expect((await create(createBody(unique("order")), "k".repeat(255))).status).toBe(201)

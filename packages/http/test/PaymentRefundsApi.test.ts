@@ -109,7 +109,7 @@ forEachDatabase("Partner API: a payment's refunds", (database) => {
     expect(await list(waiting.paymentId)).toMatchObject({ status: 200, body: { data: [], nextCursor: null } })
   })
 
-  it("answers 404 payment_not_found for another partner's payment, the other mode's, and unknown or malformed ids", async () => {
+  it("responds 404 payment_not_found for another partner's payment, the other mode's, and unknown or malformed ids", async () => {
     const payment = await server.payment(partner.sandbox, merchantId)
     await server.succeed(payment.paymentId)
     expect((await server.request("POST", "/v1/refunds", { apiKey: partner.sandbox, body: { paymentId: payment.paymentId } })).status).toBe(201)

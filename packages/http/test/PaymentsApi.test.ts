@@ -75,7 +75,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expect(one.body.checkout).toBeNull()
     })
 
-    it("answers 404 merchant_not_found for an unknown, malformed or deleted merchant", async () => {
+    it("responds 404 merchant_not_found for an unknown, malformed or deleted merchant", async () => {
       expectError(await post("/v1/payments", { merchantId: "mer_00000000000000000000000000", amount: usd(), referenceId: "r" }), 404, "merchant_not_found")
       expectError(await post("/v1/payments", { merchantId: "nope", amount: usd(), referenceId: "r" }), 404, "merchant_not_found")
       const deleted = await server.merchant(partner.sandbox)
@@ -83,7 +83,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expectError(await post("/v1/payments", { merchantId: deleted, amount: usd(), referenceId: "r" }), 404, "merchant_not_found")
     })
 
-    it("answers 400 params_validation for well-formed values that break a rule", async () => {
+    it("responds 400 params_validation for well-formed values that break a rule", async () => {
       const cases: Array<unknown> = [
         { merchantId, amount: { unit: "iso4217/ZZZ", value: "100" }, referenceId: "r" },
         { merchantId, amount: { unit: "iso4217/XXX", value: "100" }, referenceId: "r" },
@@ -103,7 +103,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expectError(await post("/v1/payments", { merchantId: "mer_unknown", amount: usd("0"), referenceId: "r" }), 400, "params_validation")
     })
 
-    it("answers 400 invalid_params for malformed JSON, wrong types and missing fields", async () => {
+    it("responds 400 invalid_params for malformed JSON, wrong types and missing fields", async () => {
       const raw = await server.request("POST", "/v1/payments", { apiKey: partner.sandbox, rawBody: "{\"merchantId\": " })
       expectError(raw, 400, "invalid_params")
       const cases: Array<unknown> = [
@@ -159,7 +159,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expect(after.body.refund).toEqual({ refundId: refund.body.refundId, status: "pending", txHash: null })
     })
 
-    it("answers 404 payment_not_found for unknown and malformed ids", async () => {
+    it("responds 404 payment_not_found for unknown and malformed ids", async () => {
       expectError(await get("/v1/payments/pay_00000000000000000000000000"), 404, "payment_not_found")
       expectError(await get("/v1/payments/not-a-payment"), 404, "payment_not_found")
       expectError(await get(`/v1/payments/${"pay_".padEnd(68, "x")}`), 404, "payment_not_found")
@@ -190,7 +190,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expect((await get(`/v1/payments/${payment.paymentId}`)).body.status).toBe("expired")
     })
 
-    it("answers 404 payment_not_found for an unknown id", async () => {
+    it("responds 404 payment_not_found for an unknown id", async () => {
       expectError(await get("/v1/payments/pay_00000000000000000000000000/status"), 404, "payment_not_found")
     })
   })
@@ -217,7 +217,7 @@ forEachDatabase("Partner API: payments", (database) => {
       })
     })
 
-    it("answers 409 invalid_state once the payment no longer waits for the buyer", async () => {
+    it("responds 409 invalid_state once the payment no longer waits for the buyer", async () => {
       const cancelled = await server.payment(partner.sandbox, merchantId)
       await post(`/v1/payments/${cancelled.paymentId}/cancel`, undefined)
       expectError(await post(`/v1/payments/${cancelled.paymentId}/cancel`, undefined), 409, "invalid_state")
@@ -236,7 +236,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expect((await get(`/v1/payments/${expired.paymentId}`)).body.cancelledReason).toBeNull()
     })
 
-    it("answers 404 payment_not_found for an unknown id", async () => {
+    it("responds 404 payment_not_found for an unknown id", async () => {
       expectError(await post("/v1/payments/pay_00000000000000000000000000/cancel", undefined), 404, "payment_not_found")
       expectError(await post("/v1/payments/whatever/cancel", undefined), 404, "payment_not_found")
     })
@@ -319,7 +319,7 @@ forEachDatabase("Partner API: payments", (database) => {
       expect(ids(await list(`?endTs=${first}`))).toEqual([])
     })
 
-    it("answers 400 invalid_params for bad filter values and cursors", async () => {
+    it("responds 400 invalid_params for bad filter values and cursors", async () => {
       for (
         const query of [
           "?limit=0",

@@ -37,7 +37,7 @@ forEachDatabase("Partner API: refunds", (database) => {
     expect(record.body.status).toBe("succeeded")
   })
 
-  it("answers 409 already_refunded to a second request", async () => {
+  it("responds 409 already_refunded to a second request", async () => {
     const payment = await server.payment(partner.sandbox, merchantId)
     await server.succeed(payment.paymentId)
     const first = await refund({ paymentId: payment.paymentId })
@@ -73,7 +73,7 @@ forEachDatabase("Partner API: refunds", (database) => {
     ])
   })
 
-  it("answers 400 params_validation to a malformed amount or one in another currency, refunding nothing", async () => {
+  it("responds 400 params_validation to a malformed amount or one in another currency, refunding nothing", async () => {
     const payment = await server.payment(partner.sandbox, merchantId)
     await server.succeed(payment.paymentId)
     for (const value of ["0", "-1", "12.50", "1e3", "", "１２", "9999999999999999999", "\u0000"]) {
@@ -99,7 +99,7 @@ forEachDatabase("Partner API: refunds", (database) => {
     expect(again.text).toBe(first.text)
   })
 
-  it("answers 409 payment_not_succeeded for payments in any other status", async () => {
+  it("responds 409 payment_not_succeeded for payments in any other status", async () => {
     const waiting = await server.payment(partner.sandbox, merchantId)
     expectError(await refund({ paymentId: waiting.paymentId }), 409, "payment_not_succeeded")
 
@@ -116,13 +116,13 @@ forEachDatabase("Partner API: refunds", (database) => {
     expectError(await refund({ paymentId: expired.paymentId }), 409, "payment_not_succeeded")
   })
 
-  it("answers 404 payment_not_found for unknown and malformed ids", async () => {
+  it("responds 404 payment_not_found for unknown and malformed ids", async () => {
     expectError(await refund({ paymentId: "pay_00000000000000000000000000" }), 404, "payment_not_found")
     expectError(await refund({ paymentId: "not-a-payment" }), 404, "payment_not_found")
     expectError(await refund({ paymentId: "" }), 404, "payment_not_found")
   })
 
-  it("answers 400 invalid_params for malformed bodies", async () => {
+  it("responds 400 invalid_params for malformed bodies", async () => {
     expectError(await refund({}), 400, "invalid_params")
     expectError(await refund({ paymentId: 12 }), 400, "invalid_params")
     expectError(await refund(null), 400, "invalid_params")

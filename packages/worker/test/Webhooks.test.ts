@@ -354,7 +354,7 @@ forEachDatabase("Webhooks", (database) => {
       }
     })
 
-    it("disables an endpoint that answers 410 Gone; the others go on", async () => {
+    it("disables an endpoint that responds 410 Gone; the others go on", async () => {
       const gone = await register()
       const healthy = await register()
       receiver.behave(gone.path, () => ({ status: 410 }))

@@ -70,8 +70,8 @@ const isEventId = Schema.is(EventId)
 const isMerchantId = Schema.is(MerchantId)
 const isPaymentId = Schema.is(PaymentId)
 
-// API rules §1: a missing sub-resource answers its owner's not-found code (as crypto settlements
-// answer merchant_not_found): an endpoint belongs to the partner, an event to its payment.
+// API rules §1: a missing sub-resource responds with its owner's not-found code (as crypto settlements
+// respond with merchant_not_found): an endpoint belongs to the partner, an event to its payment.
 const endpointNotFound = (id: string) => new PartnerNotFound({ message: `No webhook endpoint ${id}.` })
 const eventNotFound = (id: string) => new PaymentNotFound({ message: `No event ${id}.` })
 
