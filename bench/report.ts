@@ -164,7 +164,9 @@ const underConfirmsGoal = (report: Report): Goal => {
   }
 }
 
+// The service's memory: under 250 MB at its peak, with 25 MB to spare (a peak just under the limit is one burst from it).
 const rssLimit = 250 * 1024 * 1024
+const rssMargin = 25 * 1024 * 1024
 
 /** The issue's goals, in its order (the webhook drain's are in its own block, `webhooks.ts`). */
 export const goals = (report: Report): ReadonlyArray<Goal> => [
@@ -185,9 +187,11 @@ export const goals = (report: Report): ReadonlyArray<Goal> => [
   }),
   {
     name: "service RSS peak (every scenario)",
-    target: "≤ 250 MB",
-    measured: report.rssPeakBytes.service === 0 ? "not measured in this run" : mb(report.rssPeakBytes.service),
-    met: report.rssPeakBytes.service === 0 ? undefined : report.rssPeakBytes.service <= rssLimit
+    target: "≤ 250 MB with ≥ 25 MB margin",
+    measured: report.rssPeakBytes.service === 0
+      ? "not measured in this run"
+      : `${mb(report.rssPeakBytes.service)} (margin ${mb(rssLimit - report.rssPeakBytes.service)})`,
+    met: report.rssPeakBytes.service === 0 ? undefined : report.rssPeakBytes.service <= rssLimit - rssMargin
   }
 ]
 
