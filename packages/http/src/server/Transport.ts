@@ -39,8 +39,11 @@ export const harden = (server: Server, settings: TransportSettings): void => {
   const viaProxy = new WeakSet<Socket>()
   server.on("connection", (socket) => {
     const peer = socket.remoteAddress === undefined ? undefined : parseAddress(socket.remoteAddress)
-    if (peer !== undefined && settings.trusted(peer)) viaProxy.add(socket)
-    if (peer === undefined || settings.trusted(peer)) return
+    if (peer === undefined) return
+    if (settings.trusted(peer)) {
+      viaProxy.add(socket)
+      return
+    }
     const key = throttleKey(socket.remoteAddress!)
     const count = (open.get(key) ?? 0) + 1
     if (count > settings.maxConnectionsPerClient) {
