@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "./support/Eventually.ts"
-import { databaseAt } from "./support/DatabaseUrl.ts"
+import { databaseAt } from "./support/PostgresAdmin.ts"
 import { postgres as onPostgres, type TestPartner, unique, useTestServer } from "./support/TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL!

@@ -21,7 +21,7 @@ import { confirmWithWallet } from "../support/PullShop.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import type { WorkerProcess } from "../support/PostgresWorld.ts"
 import { spawnNode, waitForLine } from "../support/ServiceProcess.ts"
-import { databaseAt } from "../support/DatabaseUrl.ts"
+import { databaseAt } from "../support/PostgresAdmin.ts"
 import { postgres, useTestServer } from "../support/TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL

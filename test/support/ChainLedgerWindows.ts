@@ -74,8 +74,9 @@ export const openLedgerWindows = async (context: Context.Context<ServerServices>
   const run = <A>(effect: Effect.Effect<A, unknown, ServerServices>) =>
     Effect.runPromise(Effect.provideContext(Effect.orDie(effect), context))
 
-  // What the worker sent, the chain mined and the worker had not recorded, followed; then the watcher, in this database, up to each chain's
-  // confirmed head as it is now; answers the heads. Where no watcher ran, it starts after the block the server started at.
+  // What the worker sent, the chain mined and the worker had not recorded, followed; then the watcher, in this
+  // database, up to each chain's confirmed head as it is now; answers the heads. Where no watcher ran, it starts
+  // after the block the server started at.
   const catchUp = async () => {
     await run(followInFlightTransfers(chains))
     const heads = new Map<string, number>()

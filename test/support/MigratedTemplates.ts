@@ -8,17 +8,13 @@
  */
 import { Database, Migrations } from "@paygate/adapters"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { readFileSync, writeFileSync } from "node:fs"
-import { databaseAt } from "./DatabaseUrl.ts"
+import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 
 const snapshotVariable = "PAYGATE_TEST_PGLITE_SNAPSHOT"
 const templateVariable = "PAYGATE_TEST_POSTGRES_TEMPLATE"
 
-const admin = (url: string, statement: string) =>
-  Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
-  )
+const admin = (url: string, statement: string) => Effect.runPromise(adminQuery(url, statement))
 
 const migrate = (url: string) =>
   Effect.runPromise(Migrations.run.pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 2 })), Effect.asVoid))

@@ -41,7 +41,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
 import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
-import { databaseAt } from "./DatabaseUrl.ts"
+import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 import { freePort } from "./FreePort.ts"
 import { migratedSnapshot, templateClause } from "./MigratedTemplates.ts"
 import { openLedgerWindows } from "./ChainLedgerWindows.ts"
@@ -56,15 +56,9 @@ export interface TestDatabase {
 /** A fresh in-memory PGlite per server (from the run's migrated snapshot: `MigratedTemplates.ts`). */
 export const pglite: TestDatabase = { name: "PGlite", layer: () => Database.layerMemory(migratedSnapshot()) }
 
-const adminQuery = (url: string, statement: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
-
 /**
  * A fresh database on the PostgreSQL server at `url`, dropped when the server closes: named `name`
- * (for other processes to reach it, see `DatabaseUrl.ts`), else a new random name per server; a
+ * (for other processes to reach it, see `PostgresAdmin.ts`), else a new random name per server; a
  * copy of the run's migrated template when there is one (`MigratedTemplates.ts`).
  */
 export const postgres = (url: string, name?: string): TestDatabase => ({
@@ -122,7 +116,7 @@ export type Services =
 export const checkoutUrl = "https://checkout.test/pay"
 
 /**
- * The gateway settings of test servers: no chain (options response `options: []`), a fresh option id
+ * The gateway settings of test servers: no chain (the options operation returns `options: []`), a fresh option id
  * secret, no sanctions list. Suites that need chains pass their own (see `makeTestServer`).
  */
 export const testGateway = (): Layer.Layer<GatewayServices.GatewaySettings> =>
