@@ -10,9 +10,16 @@ import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { LocalChainWorld } from "./LocalChainWorld.ts"
 
-/** The watcher over `chains`, forked into the layer's scope (with their modes, as a worker has them: the ledger posts per mode). */
-export const watcherJob = (chains: Chain.ChainConfig.Chains, tuning: Partial<WatcherSettingsShape> = {}) =>
-  Layer.effectDiscard(Effect.forkScoped(chainWatcher(Chain.TransferLogs.watchedChains(chains)))).pipe(
+/**
+ * The watcher over `chains`, forked into the layer's scope (with their modes, as a worker has them: the
+ * ledger posts per mode); `watched` replaces how it reads them (a test's own client).
+ */
+export const watcherJob = (
+  chains: Chain.ChainConfig.Chains,
+  tuning: Partial<WatcherSettingsShape> = {},
+  watched: ReadonlyArray<Chain.TransferLogs.WatchedChain> = Chain.TransferLogs.watchedChains(chains)
+) =>
+  Layer.effectDiscard(Effect.forkScoped(chainWatcher(watched))).pipe(
     Layer.provide(Layer.mergeAll(Reconciliation.layer, ReceiptReversals.layer)),
     Layer.provide(Chain.ChainNetworkModes.layer.pipe(Layer.provide(Layer.succeed(Chain.ChainConfig.ChainsConfig, chains)))),
     Layer.provide(Layer.mergeAll(SqlPersistence.layer, SqlQuoteStore.layer, IdGenerator.layer)),

@@ -17,7 +17,9 @@
  * - A stored hash that no longer matches the chain (a reorganisation deeper than the confirmations)
  *   is logged as an error and the last `reorgRewindBlocks` are read again, or more: back to the
  *   newest checkpoint (a block hash kept as the cursor moved) the chain still has, with an alert
- *   when that is past the window.
+ *   when that is past the window. The block before a range is read again once the range is read:
+ *   a reorganisation during the read (below the range too) leaves the range unrecorded, for the
+ *   next round to find.
  * - A chain seen for the first time is read from `lookbackBlocks` before its confirmed head.
  * - A range read again (after a reorganisation, or a lease lost before the cursor moved) first
  *   reverses the receipts recorded in it whose block the chain no longer has (`ReceiptReversals`: a
@@ -163,8 +165,10 @@ const scanChain = (
     const cursor = claimed.value
     const safe = yield* safeHead(chain)
     let next = cursor.nextBlock ?? Math.max(0, safe - settings.lookbackBlocks + 1)
-    if (cursor.lastHash !== null && next > 0 && (yield* blockHash(chain, next - 1)) !== cursor.lastHash) {
+    let continued = cursor.lastHash
+    if (continued !== null && next > 0 && (yield* blockHash(chain, next - 1)) !== continued) {
       next = yield* rewind(chain, next, settings.reorgRewindBlocks, cursors)
+      continued = null
     }
     // Every round, new blocks or not: a log the store refused waits for the store, not for the chain.
     yield* retryQuarantined(chain)
@@ -174,6 +178,8 @@ const scanChain = (
       if (cursor.nextBlock === null) yield* cursors.advance(chain.chainId, holder, { nextBlock: next, lastHash: null }, settings.leaseMs)
       return false
     }
+    // The block this range continues, with the hash the blocks before it were read with.
+    const anchor = next > 0 ? { block: next - 1, hash: continued ?? (yield* blockHash(chain, next - 1)) } : undefined
     const lastHash = yield* blockHash(chain, to)
     yield* reverseRemoved(chain, next, to, reversals)
     const transfers = yield* transfersIn(chain, next, to)
@@ -185,6 +191,12 @@ const scanChain = (
     const takingCoin = watched.filter((d) => factoryOf(chain.depositFactories, d.paymentId, d.address)?.version === 2)
     const native = chain.nativeAsset === undefined ? [] : yield* nativeTransfersIn({ ...chain, nativeAsset: chain.nativeAsset }, next, to, takingCoin)
     const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
+    // A reorganisation while the range was read replaced blocks below it too: its new blocks would
+    // continue a block the receipts before them are not in. The next round finds it and reads again.
+    if (anchor !== undefined && (yield* blockHash(chain, anchor.block)) !== anchor.hash) {
+      yield* Effect.logWarning(`watcher: ${chain.chainId} block ${anchor.block} changed while blocks ${next}-${to} were read; reading again`)
+      return true
+    }
     yield* recordTransfers([...transfers, ...native, ...toDeposits])
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe
