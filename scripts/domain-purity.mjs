@@ -1,5 +1,6 @@
-// The domain package is embedded by other teams: it may depend on `effect` only, and must read
-// time and randomness through Effect's Clock/Random (or a port) so that tests are deterministic.
+// The domain package is embedded by other teams: it may depend on `effect` only, must read time and
+// randomness through Effect's Clock/Random (or a port) so that tests are deterministic, and knows
+// nothing of the HTTP API that serves it (statuses, its modules, its request headers).
 import { readFileSync, readdirSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -11,10 +12,13 @@ const impurities = [
   { pattern: /\bperformance\.now\s*\(/, reason: "reads wall-clock time (use Clock)" },
   { pattern: /\bprocess\.hrtime\b/, reason: "reads wall-clock time (use Clock)" },
   { pattern: /\bMath\.random\s*\(/, reason: "reads randomness directly (use Random or a port)" },
-  { pattern: /\bcrypto\.(getRandomValues|randomUUID|randomBytes)\b/, reason: "reads randomness directly (use Random or a port)" }
+  { pattern: /\bcrypto\.(getRandomValues|randomUUID|randomBytes)\b/, reason: "reads randomness directly (use Random or a port)" },
+  { pattern: /\b(httpApiStatus|HttpApi\w*|HttpServer\w*)\b/, reason: "holds an HTTP status or API (the HTTP API maps errors to statuses)" },
+  { pattern: /\b(Svc-Version|Idempotency-Key|Merchant-Id|Api-Key|App-Id|Client-Id)\b/i, reason: "names a header of the HTTP API" }
 ]
 
-const allowedImport = (specifier) => specifier === "effect" || specifier.startsWith("effect/") || specifier.startsWith(".")
+const allowedImport = (specifier) =>
+  specifier === "effect" || (specifier.startsWith("effect/") && !specifier.startsWith("effect/http")) || specifier.startsWith(".")
 
 /** Strip comments so that JSDoc examples do not count as code. */
 const stripComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1")
@@ -25,7 +29,7 @@ export const findViolations = (file, source) => {
   const found = []
   for (const match of code.matchAll(importPattern)) {
     const specifier = match[1] ?? match[2] ?? match[3]
-    if (!allowedImport(specifier)) found.push(`${file}: imports "${specifier}" (the domain may import only effect)`)
+    if (!allowedImport(specifier)) found.push(`${file}: imports "${specifier}" (the domain may import only effect, and none of its HTTP modules)`)
   }
   code.split("\n").forEach((line, index) => {
     for (const { pattern, reason } of impurities) {

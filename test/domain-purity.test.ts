@@ -8,7 +8,7 @@ describe("domain purity check", () => {
 
   it("flags imports other than effect and relative files", () => {
     expect(findViolations("a.ts", `import { x } from "effect"\nimport { y } from "effect/crypto"\nimport z from "./z.ts"`)).toEqual([])
-    expect(findViolations("a.ts", `import { Pool } from "pg"`)).toEqual(['a.ts: imports "pg" (the domain may import only effect)'])
+    expect(findViolations("a.ts", `import { Pool } from "pg"`)).toEqual(['a.ts: imports "pg" (the domain may import only effect, and none of its HTTP modules)'])
     expect(findViolations("a.ts", `import * as fs from "node:fs"`)).toHaveLength(1)
     expect(findViolations("a.ts", `export { x } from "viem"`)).toHaveLength(1)
     expect(findViolations("a.ts", `const m = await import("node:crypto")`)).toHaveLength(1)
@@ -20,5 +20,16 @@ describe("domain purity check", () => {
     expect(findViolations("a.ts", "const r = Math.random()")).toHaveLength(1)
     expect(findViolations("a.ts", "crypto.getRandomValues(buf)")).toHaveLength(1)
     expect(findViolations("a.ts", "/** Unlike Date.now() this uses Clock. */\n// Math.random() is not allowed")).toEqual([])
+  })
+
+  it("flags HTTP statuses, effect's HTTP modules and the API's header names, but not in comments", () => {
+    expect(findViolations("a.ts", `export class E extends Schema.TaggedError<E>()("E", {}, { httpApiStatus: 404 }) {}`)).toEqual([
+      "a.ts:1: holds an HTTP status or API (the HTTP API maps errors to statuses)"
+    ])
+    expect(findViolations("a.ts", `import { HttpApiEndpoint } from "effect/http-api"`)).toHaveLength(2)
+    expect(findViolations("a.ts", `import { HttpServerResponse } from "effect/http"`)).toHaveLength(2)
+    expect(findViolations("a.ts", `const m = "Send the Merchant-Id header."`)).toEqual(["a.ts:1: names a header of the HTTP API"])
+    expect(findViolations("a.ts", `const h = { "idempotency-key": k }`)).toHaveLength(1)
+    expect(findViolations("a.ts", "/** The Svc-Version a caller asked for; never an httpApiStatus. */\nconst v = version")).toEqual([])
   })
 })

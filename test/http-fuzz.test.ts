@@ -1,5 +1,5 @@
 import { CredentialAdmin } from "@paygate/adapters"
-import { errorCodes, statusOf } from "@paygate/domain"
+import { errorCodes, statusOf } from "@paygate/http"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"

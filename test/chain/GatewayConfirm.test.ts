@@ -7,7 +7,8 @@
  * `FailedAuthorization.test.ts`).
  */
 import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
-import { type ErrorCode, OptionIds, statusOf } from "@paygate/domain"
+import { OptionIds } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Fiber, Layer } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 import { randomBytes } from "node:crypto"

@@ -7,7 +7,8 @@
  * 200 and one 409, and approving what does not wait is `invalid_state`.
  */
 import { Chain, GatewayServices, SqlPayoutWork } from "@paygate/adapters"
-import { type ErrorCode, type PaymentId, PayoutRepository, PayoutWork, statusOf } from "@paygate/domain"
+import { type PaymentId, PayoutRepository, PayoutWork } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

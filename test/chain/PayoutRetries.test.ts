@@ -6,20 +6,8 @@
  * completes without sending again.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import {
-  type ErrorCode,
-  IdGenerator,
-  type PaymentId,
-  Payout,
-  PayoutRepository,
-  pendingPayout,
-  Receipt,
-  ReceiptStore,
-  Refund,
-  RefundRepository,
-  SignedTransfer,
-  statusOf
-} from "@paygate/domain"
+import { IdGenerator, type PaymentId, Payout, PayoutRepository, pendingPayout, Receipt, ReceiptStore, Refund, RefundRepository, SignedTransfer } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

@@ -6,18 +6,8 @@
  * never broadcast (a crash), two workers on the same payouts, and a payout that reverts.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import {
-  type ErrorCode,
-  IdGenerator,
-  type PaymentId,
-  Payout,
-  PayoutRepository,
-  pendingPayout,
-  Refund,
-  RefundRepository,
-  SignedTransfer,
-  statusOf
-} from "@paygate/domain"
+import { IdGenerator, type PaymentId, Payout, PayoutRepository, pendingPayout, Refund, RefundRepository, SignedTransfer } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

@@ -4,7 +4,8 @@
  * claim's payout is looked at in the database). The browser side is test/dashboard/RefundClaimPage.test.ts.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import { type ErrorCode, SettlementDecisions, statusOf } from "@paygate/domain"
+import { SettlementDecisions } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"

@@ -9,7 +9,7 @@
  * chain passed. None leaves a stuck payment or moves tokens twice.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
-import { type ErrorCode, statusOf } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Effect, Fiber, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { createWalletClient, decodeFunctionData, encodeFunctionData, type Hex, http, maxUint256, parseAbi } from "viem"

@@ -1,6 +1,6 @@
 /**
  * @paygate/domain: the pure core of paygate. Ids, money, CAIP identifiers, quotes, the payment
- * status machine, contract error codes, wire schemas, ports and use cases. Depends on `effect`
+ * status machine, error codes, wire schemas, ports and use cases. Depends on `effect`
  * only; hosts provide the ports (persistence, chains, pricing, screening, credentials).
  *
  * @module
@@ -12,9 +12,8 @@ export * from "./datacollection/BuyerDataForm.ts"
 export * from "./datacollection/CollectedData.ts"
 export * from "./datacollection/DataCollectionThreshold.ts"
 export * from "./deposit/DepositSweep.ts"
-export * from "./errors/ApiErrors.ts"
+export * from "./errors/DomainErrors.ts"
 export * from "./errors/ErrorCode.ts"
-export * from "./errors/ErrorResponse.ts"
 export * from "./gateway/Confirmation.ts"
 export * from "./gateway/OptionId.ts"
 export * from "./ids/IdGenerator.ts"

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { codeOfTag, type ErrorCode, statusOf } from "@paygate/domain"
+import { codeOfTag, type ErrorCode, statusOf } from "./api/ErrorCodes.ts"
 import { Cause, Effect, Exit } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"

@@ -6,7 +6,8 @@
  * is refused until the paying account provided valid data (on the page or with the confirm).
  */
 import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
-import { buyerDataForm, buyerDataSchema, type ErrorCode, statusOf } from "@paygate/domain"
+import { buyerDataForm, buyerDataSchema } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

@@ -6,7 +6,8 @@
  * (no EIP-3009) for `/fetch`.
  */
 import { Chain, GatewayServices, SanctionsList } from "@paygate/adapters"
-import { ChainGateway, type ErrorCode, OptionIds, type PaymentProof, statusOf } from "@paygate/domain"
+import { ChainGateway, OptionIds, type PaymentProof } from "@paygate/domain"
+import { type ErrorCode, statusOf } from "@paygate/http"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"

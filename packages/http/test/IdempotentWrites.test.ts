@@ -82,7 +82,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("a POST's change com
     expect(late.status).toBe(409)
     expect(late.body).toEqual({
       code: "idempotency_conflict",
-      message: "This request outlived its hold on the Idempotency-Key and a retry took the key over; this request changed nothing."
+      message: "This request outlived its hold on its idempotency key and a retry took the key over; this request changed nothing."
     })
     expect(taken.status).toBe(201)
     const endpoints = (await server.request("GET", "/v1/webhooks", { apiKey: partner.sandbox })).body.data.filter((e: any) => e.url === url)

@@ -5,7 +5,7 @@
  * @see https://chainagnostic.org/CAIPs/caip-10
  */
 import { Effect, Result, Schema, SchemaGetter } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { type ChainId, validateChainId } from "./ChainId.ts"
 import { normalizeEip55Address } from "./Eip55.ts"
 

@@ -6,7 +6,7 @@
  * @see https://chainagnostic.org/CAIPs/caip-19
  */
 import { Effect, Result, Schema, SchemaGetter } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { type AccountId, accountChainId } from "./AccountId.ts"
 import { type ChainId, validateChainId } from "./ChainId.ts"
 import { normalizeEip55Address } from "./Eip55.ts"

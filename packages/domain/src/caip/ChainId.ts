@@ -4,7 +4,7 @@
  * @see https://chainagnostic.org/CAIPs/caip-2
  */
 import { Effect, Result, Schema } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 
 const NAMESPACE = /^[-a-z0-9]{3,8}$/
 const REFERENCE = /^[-_a-zA-Z0-9]{1,32}$/

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { Mac } from "effect/crypto"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 
 /** What an option id carries: the quote the buyer may commit to, for one payment and account. */
 export const OptionClaims = Schema.Struct({

@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { type Iso4217Code, iso4217 } from "./iso4217.generated.ts"
 
 const isKnownCode = (code: string): code is Iso4217Code => Object.hasOwn(iso4217, code)

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 
 /**
  * Longest decimal text accepted. Amounts on the wire have at most 18 digits; this only guards

@@ -1,5 +1,5 @@
 import { Effect, Option, Schema, SchemaGetter } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 
 /** The largest amount the contract allows: 10^18 - 1 minor or base units (18 digits). */
 export const maxMinorValue: bigint = 10n ** 18n - 1n

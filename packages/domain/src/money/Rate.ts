@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { maxDecimalLength, splitDecimal } from "./Decimal.ts"
 
 const PositiveBigInt = Schema.BigInt.pipe(Schema.check(Schema.isGreaterThanBigInt(0n)))

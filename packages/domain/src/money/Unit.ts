@@ -1,5 +1,5 @@
 import { Effect, Schema, SchemaGetter, SchemaIssue } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { CurrencyCode } from "./Currency.ts"
 
 /** Prefix of a fiat unit, followed by an ISO 4217 code: `iso4217/USD`. */

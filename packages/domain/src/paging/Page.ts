@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 
 /** One page of a list operation: `{"data": [...], "nextCursor": string | null}` (API rules §11). */
 export interface Page<A> {

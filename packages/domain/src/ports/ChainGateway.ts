@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ParamsValidation } from "../errors/ApiErrors.ts"
+import type { ParamsValidation } from "../errors/DomainErrors.ts"
 import type { ChainUnavailable } from "./ChainUnavailable.ts"
 import type { SubmissionRefused } from "./SubmissionRefused.ts"
 

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import { IdempotencyConflict } from "../errors/ApiErrors.ts"
+import { IdempotencyConflict } from "../errors/DomainErrors.ts"
 
 /** Where an `Idempotency-Key` applies: the credential's partner and the route (API rules §5). */
 export interface IdempotencyScope {
@@ -41,7 +41,7 @@ export interface IdempotencyCompletion {
  */
 export const idempotencyLeaseLost = (): IdempotencyConflict =>
   new IdempotencyConflict({
-    message: "This request outlived its hold on the Idempotency-Key and a retry took the key over; this request changed nothing."
+    message: "This request outlived its hold on its idempotency key and a retry took the key over; this request changed nothing."
   })
 
 /**

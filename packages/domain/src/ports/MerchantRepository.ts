@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { MerchantExists } from "../errors/ApiErrors.ts"
+import type { MerchantExists } from "../errors/DomainErrors.ts"
 import type { MerchantId, PartnerId } from "../ids/Ids.ts"
 import type { Merchant } from "../merchant/Merchant.ts"
 import type { Cursor } from "../paging/Page.ts"

@@ -1,7 +1,7 @@
 import type { GasPaid } from "../gas/GasPaid.ts"
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
-import type { IdempotencyConflict } from "../errors/ApiErrors.ts"
+import type { IdempotencyConflict } from "../errors/DomainErrors.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { InvalidState } from "../errors/ApiErrors.ts"
+import type { InvalidState } from "../errors/DomainErrors.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { Payout } from "../payout/Payout.ts"
 import type { Refund } from "../refund/Refund.ts"

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { InvalidState } from "../errors/ApiErrors.ts"
+import type { InvalidState } from "../errors/DomainErrors.ts"
 import type { MerchantId, SettlementId } from "../ids/Ids.ts"
 import type { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
 import type { SettlementDestinationEvent } from "../merchant/SettlementDestinationEvent.ts"

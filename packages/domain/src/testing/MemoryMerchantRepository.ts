@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { MerchantExists } from "../errors/ApiErrors.ts"
+import { MerchantExists } from "../errors/DomainErrors.ts"
 import type { MerchantId } from "../ids/Ids.ts"
 import type { Merchant } from "../merchant/Merchant.ts"
 import { compareCreation, isAfterCursor } from "../paging/Page.ts"

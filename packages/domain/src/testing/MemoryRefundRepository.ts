@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { InvalidState } from "../errors/ApiErrors.ts"
+import { InvalidState } from "../errors/DomainErrors.ts"
 import type { PaymentId } from "../ids/Ids.ts"
 import type { Refund } from "../refund/Refund.ts"
 import { type PlannedRefund, RefundRepository } from "../ports/RefundRepository.ts"

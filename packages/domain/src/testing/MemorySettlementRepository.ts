@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { InvalidState } from "../errors/ApiErrors.ts"
+import { InvalidState } from "../errors/DomainErrors.ts"
 import type { SettlementId } from "../ids/Ids.ts"
 import type { CryptoSettlement } from "../merchant/CryptoSettlement.ts"
 import type { SettlementDestinationEvent } from "../merchant/SettlementDestinationEvent.ts"

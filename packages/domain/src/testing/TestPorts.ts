@@ -1,6 +1,6 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import type { MerchantId, PartnerId } from "../ids/Ids.ts"
 import { Merchant } from "../merchant/Merchant.ts"
 import type { Mode } from "../payment/Payment.ts"

@@ -8,7 +8,7 @@ import {
   type PaymentNotFound,
   QuoteExpired,
   type SanctionedUser
-} from "../errors/ApiErrors.ts"
+} from "../errors/DomainErrors.ts"
 import type { Confirmation } from "../gateway/Confirmation.ts"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { type CurrencyCode, currencyExponent, isPayableCurrency } from "../money/Currency.ts"
 import { maxMinorValue, parseMinorValue } from "../money/MinorValue.ts"
 import { parseUnit } from "../money/Unit.ts"

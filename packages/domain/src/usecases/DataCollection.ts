@@ -9,7 +9,7 @@ import {
   type PaymentExpired,
   type PaymentNotFound,
   SanctionedUser
-} from "../errors/ApiErrors.ts"
+} from "../errors/DomainErrors.ts"
 import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { statusAt } from "../payment/StatusMachine.ts"

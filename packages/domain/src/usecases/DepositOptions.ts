@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import type { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
+import type { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/DomainErrors.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { Receipt } from "../receipt/Receipt.ts"
 import { toChecksumAddress } from "../caip/Eip55.ts"

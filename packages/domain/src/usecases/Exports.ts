@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Stream } from "effect"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 import { balanceColumns, balanceLine } from "../exports/BalanceStatement.ts"
 import { csvHeader, exportColumns, type ExportFormat, exportLine, formatLine } from "../exports/ExportFormat.ts"
 import { exportDatasets } from "../exports/ExportRecord.ts"

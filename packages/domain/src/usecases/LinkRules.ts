@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { Invoice, InvoiceLine } from "../link/PaymentLink.ts"
 import { validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
 

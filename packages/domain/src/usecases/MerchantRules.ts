@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 
 const maxNameLength = 200
 const maxEmailLength = 254

@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { InvalidParams, type MerchantExists, MerchantNotFound, ParamsValidation } from "../errors/ApiErrors.ts"
+import { InvalidParams, type MerchantExists, MerchantNotFound, ParamsValidation } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, type PartnerId } from "../ids/Ids.ts"
 import { Merchant } from "../merchant/Merchant.ts"

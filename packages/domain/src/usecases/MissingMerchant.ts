@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { MerchantNotFound } from "../errors/ApiErrors.ts"
+import { MerchantNotFound } from "../errors/DomainErrors.ts"
 import { MerchantId, type PartnerId } from "../ids/Ids.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { MerchantRepository } from "../ports/MerchantRepository.ts"

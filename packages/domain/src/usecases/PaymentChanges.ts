@@ -1,5 +1,5 @@
 import { Clock, Effect, Option, Result } from "effect"
-import { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { InvalidState, PaymentExpired, PaymentNotFound } from "../errors/DomainErrors.ts"
 import type { GasPaid } from "../gas/GasPaid.ts"
 import type { IdGenerator } from "../ids/IdGenerator.ts"
 import type { PaymentId } from "../ids/Ids.ts"

@@ -7,7 +7,7 @@ import {
   type PaymentNotFound,
   QuoteExpired,
   SanctionedUser
-} from "../errors/ApiErrors.ts"
+} from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { Commitment, type Payment, SignedAuthorization } from "../payment/Payment.ts"
 import { statusAt } from "../payment/StatusMachine.ts"

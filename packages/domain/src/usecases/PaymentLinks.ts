@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { type MerchantNotFound, ParamsValidation, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { type MerchantNotFound, ParamsValidation, PaymentNotFound } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { type CurrencyCode, currencyExponent } from "../money/Currency.ts"
 import { MerchantId, type PaymentId, PaymentLinkId } from "../ids/Ids.ts"

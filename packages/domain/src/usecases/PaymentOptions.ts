@@ -7,7 +7,7 @@ import {
   type PaymentExpired,
   type PaymentNotFound,
   SanctionedUser
-} from "../errors/ApiErrors.ts"
+} from "../errors/DomainErrors.ts"
 import { OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { PaymentNotFound } from "../errors/ApiErrors.ts"
+import { PaymentNotFound } from "../errors/DomainErrors.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import type { Payout } from "../payout/Payout.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"

@@ -5,7 +5,7 @@ import {
   MerchantNotFound,
   ParamsValidation,
   type PaymentNotFound
-} from "../errors/ApiErrors.ts"
+} from "../errors/DomainErrors.ts"
 import type { GasPaid } from "../gas/GasPaid.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, type PartnerId, type PaymentId } from "../ids/Ids.ts"

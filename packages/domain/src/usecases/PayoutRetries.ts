@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { InvalidState, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { InvalidState, PaymentNotFound } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import type { Payment } from "../payment/Payment.ts"

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import type { Payment } from "../payment/Payment.ts"
 import type { PayableAsset } from "../ports/AssetCatalog.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"

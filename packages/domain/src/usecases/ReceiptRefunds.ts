@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { AlreadyRefunded, InvalidState, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { AlreadyRefunded, InvalidState, PaymentNotFound } from "../errors/DomainErrors.ts"
 import { type PartnerId, ReceiptId } from "../ids/Ids.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"
 import { Receipt, ReceiptRefund, refundableValue } from "../receipt/Receipt.ts"

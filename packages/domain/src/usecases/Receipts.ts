@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
 import { ReceiptStore } from "../ports/ReceiptStore.ts"

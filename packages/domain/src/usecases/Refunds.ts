@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { AlreadyRefunded, type InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded } from "../errors/ApiErrors.ts"
+import { AlreadyRefunded, type InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import { statusAt } from "../payment/StatusMachine.ts"

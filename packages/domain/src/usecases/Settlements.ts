@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { type AssetId, formatAccountId, formatAssetId, parseAccountId, parseAssetId, sameChain } from "../caip/index.ts"
-import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/ApiErrors.ts"
+import { InvalidState, MerchantNotFound, ParamsValidation } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { type EventId, MerchantId, SettlementId } from "../ids/Ids.ts"
 import { CryptoSettlement } from "../merchant/CryptoSettlement.ts"

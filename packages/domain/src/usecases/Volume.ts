@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 import type { PartnerId } from "../ids/Ids.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { LedgerBalances } from "../ports/LedgerBalances.ts"

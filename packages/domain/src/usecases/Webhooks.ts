@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Predicate, Redacted, Result, Schema } from "effect"
 import { Mac, SecureRandom } from "effect/crypto"
-import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, PaymentNotFound } from "../errors/ApiErrors.ts"
+import { InvalidParams, MerchantNotFound, ParamsValidation, PartnerNotFound, PaymentNotFound } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { EventId, MerchantId, PaymentId, WebhookEndpointId } from "../ids/Ids.ts"
 import { type Page, pageRequest, toPage } from "../paging/Page.ts"

@@ -1,6 +1,6 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Result } from "effect"
 import { keccak256 } from "../caip/Keccak256.ts"
-import type { MerchantNotFound } from "../errors/ApiErrors.ts"
+import type { MerchantNotFound } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import type { PartnerId } from "../ids/Ids.ts"
 import type { Merchant } from "../merchant/Merchant.ts"
@@ -97,7 +97,7 @@ export class X402Facilitator extends Context.Service<X402Facilitator, {
 
       const merchantOf = (caller: X402Caller) => merchants.get({ partnerId: caller.partnerId, mode: caller.mode }, caller.merchantId, "recent")
       const unknownMerchant = (caller: X402Caller) =>
-        refuse(X402Reason.requirements, `No merchant ${caller.merchantId} for this API key (Merchant-Id header).`)
+        refuse(X402Reason.requirements, `No merchant ${caller.merchantId} for this API key.`)
 
       const supported = Effect.fn("X402Facilitator.supported")(function*(caller: X402Caller) {
         yield* merchantOf(caller)

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { keccak256 } from "../caip/Keccak256.ts"
-import type { PaymentNotFound } from "../errors/ApiErrors.ts"
+import type { PaymentNotFound } from "../errors/DomainErrors.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog, isEip3009 } from "../ports/AssetCatalog.ts"
 import { ChainGateway } from "../ports/ChainGateway.ts"

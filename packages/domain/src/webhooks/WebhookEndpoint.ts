@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { InvalidParams } from "../errors/ApiErrors.ts"
+import { InvalidParams } from "../errors/DomainErrors.ts"
 import { MerchantId, PartnerId, WebhookEndpointId } from "../ids/Ids.ts"
 import { Mode } from "../payment/Payment.ts"
 import { ApiVersionLiteral } from "./ApiVersionSchema.ts"

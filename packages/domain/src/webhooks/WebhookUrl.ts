@@ -7,7 +7,7 @@
  * @module
  */
 import { Result } from "effect"
-import { ParamsValidation } from "../errors/ApiErrors.ts"
+import { ParamsValidation } from "../errors/DomainErrors.ts"
 import { classifyAddress, isLocalHostName } from "./AddressClass.ts"
 
 /** Longest URL accepted. */

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import fc from "fast-check"
 import { bytesToHex, getAddress } from "viem"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { AccountId, accountChainId, formatAccountId, parseAccountId, validateAccountId } from "../../src/caip/AccountId.ts"
 import type { ChainId } from "../../src/caip/ChainId.ts"
 

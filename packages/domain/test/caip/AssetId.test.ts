@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { AccountId } from "../../src/caip/AccountId.ts"
 import { AssetId, assetChainId, formatAssetId, parseAssetId, sameChain } from "../../src/caip/AssetId.ts"
 import type { ChainId } from "../../src/caip/ChainId.ts"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { ChainId, parseChainId, validateChainId } from "../../src/caip/ChainId.ts"
 
 // The test cases of CAIP-2 itself.

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Mac } from "effect/crypto"
-import { errorCode } from "../../src/errors/ApiErrors.ts"
+import { errorCode } from "../../src/errors/DomainErrors.ts"
 import { seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { type OptionClaims, OptionIds } from "../../src/gateway/OptionId.ts"
 

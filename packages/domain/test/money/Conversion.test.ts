@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { convertFiatToToken } from "../../src/money/Conversion.ts"
 import { maxMinorValue } from "../../src/money/MinorValue.ts"
 import { Rate, rateFromDecimalString } from "../../src/money/Rate.ts"

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { data, publishDate } from "currency-codes"
 import pkg from "currency-codes/package.json" with { type: "json" }
 import { Effect, Option } from "effect"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import {
   type CurrencyCode,
   currencyCodes,

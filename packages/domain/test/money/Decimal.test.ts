@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { formatMinor, maxDecimalLength, parseDecimal } from "../../src/money/Decimal.ts"
 
 const parse = (text: string, exponent: number): bigint => Effect.runSync(parseDecimal(text, exponent))

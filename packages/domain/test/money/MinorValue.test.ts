@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import fc from "fast-check"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { formatMinorValue, maxMinorValue, MinorValue, parseMinorValue, toMinorValue } from "../../src/money/MinorValue.ts"
 
 const parse = (text: string): MinorValue => Effect.runSync(parseMinorValue(text))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { ParamsValidation } from "../../src/errors/ApiErrors.ts"
+import { ParamsValidation } from "../../src/errors/DomainErrors.ts"
 import { formatUnit, parseUnit, type Unit, UnitFromString } from "../../src/money/Unit.ts"
 
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"

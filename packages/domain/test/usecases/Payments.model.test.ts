@@ -2,8 +2,8 @@ import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { errorCode, isApiError } from "../../src/errors/ApiErrors.ts"
-import type { ErrorCode } from "../../src/errors/ErrorCode.ts"
+import { errorCode, isDomainError } from "../../src/errors/DomainErrors.ts"
+import type { DomainErrorCode } from "../../src/errors/ErrorCode.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
 import type { Payment } from "../../src/payment/Payment.ts"
@@ -55,7 +55,7 @@ interface Real {
 const effective = (p: ModelPayment, now: number): PaymentStatus =>
   p.status === "requires_action" && now >= p.expiresAt ? "expired" : p.status
 
-type Outcome = { ok: Payment } | { code: ErrorCode }
+type Outcome = { ok: Payment } | { code: DomainErrorCode }
 
 // Every status and error reached across all runs: proves the sequences exercise the whole machine.
 const reached = new Set<string>()
@@ -74,7 +74,7 @@ const run = async (model: Model, real: Real, op: (services: Payments["Service"] 
     return { ok: exit.value }
   }
   const error = exit.cause.reasons.find((r) => r._tag === "Fail")
-  if (error?._tag === "Fail" && isApiError(error.error)) {
+  if (error?._tag === "Fail" && isDomainError(error.error)) {
     reached.add(errorCode(error.error))
     return { code: errorCode(error.error) }
   }
@@ -97,7 +97,7 @@ const checkInvariants = (real: Real) => {
   }
 }
 
-const expectOutcome = (outcome: Outcome, expected: PaymentStatus | ErrorCode, model: Model, index: number) => {
+const expectOutcome = (outcome: Outcome, expected: PaymentStatus | DomainErrorCode, model: Model, index: number) => {
   if ("code" in outcome) {
     expect(outcome.code).toBe(expected)
     return
@@ -157,7 +157,7 @@ const confirm = (index: number, variant: number, quoteTtl: number | null, accoun
         walletName: "Test wallet"
       }))
     const status = effective(p, model.now)
-    let expected: PaymentStatus | ErrorCode
+    let expected: PaymentStatus | DomainErrorCode
     if (p.fingerprint !== null) expected = p.fingerprint === fingerprint ? status : "invalid_state"
     else if (status === "expired") expected = "payment_expired"
     else if (status !== "requires_action") expected = "invalid_state"

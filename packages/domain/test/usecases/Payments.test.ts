@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { errorCode } from "../../src/errors/ApiErrors.ts"
+import { errorCode } from "../../src/errors/DomainErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { CheckoutRedirect, type Payment } from "../../src/payment/Payment.ts"

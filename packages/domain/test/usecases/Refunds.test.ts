@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { type ApiError, errorCode } from "../../src/errors/ApiErrors.ts"
+import { type DomainError, errorCode } from "../../src/errors/DomainErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId } from "../../src/ids/Ids.ts"
 import { Commitment, Payment } from "../../src/payment/Payment.ts"
@@ -67,7 +67,7 @@ const provide = <A, E>(
   )
 }
 
-const code = <A, E extends ApiError, R>(self: Effect.Effect<A, E, R>) =>
+const code = <A, E extends DomainError, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(Effect.map(() => "ok"), Effect.catch((e) => Effect.succeed<string>(errorCode(e))))
 
 const request = (id: string, as: Access = access, amount?: bigint | string) =>

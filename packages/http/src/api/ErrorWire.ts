@@ -1,7 +1,7 @@
-import { type ApiError, codeOfTag, type ErrorCode, statusOf } from "@paygate/domain"
+import { codeOfTag, type ContractError, type ErrorCode, statusOf } from "./ErrorCodes.ts"
 import { Schema, SchemaGetter } from "effect"
 
-const build = <E extends ApiError>(ErrorClass: new(props: { readonly message: string }) => E, tag: E["_tag"]) => {
+const build = <E extends ContractError>(ErrorClass: new(props: { readonly message: string }) => E, tag: E["_tag"]) => {
   const code = codeOfTag(tag) as ErrorCode
   return Schema.Struct({ code: Schema.Literal(code), message: Schema.String }).pipe(
     Schema.decodeTo(Schema.instanceOf(ErrorClass), {
@@ -19,7 +19,7 @@ const built = new Map<string, unknown>()
  * The wire form of a contract error: `{"code", "message"}` (API rules §1) with the code's HTTP
  * status. Decoding (typed client) rebuilds the domain error class.
  */
-export const wire = <E extends ApiError>(
+export const wire = <E extends ContractError>(
   ErrorClass: new(props: { readonly message: string }) => E,
   tag: E["_tag"]
 ): ReturnType<typeof build<E>> => {

@@ -1,4 +1,5 @@
-import { type ApiError, type ApiVersion, CredentialStore, Forbidden, IdempotencyStore, type Member } from "@paygate/domain"
+import { type ApiVersion, CredentialStore, Forbidden, IdempotencyStore, type Member } from "@paygate/domain"
+import { type ContractError } from "../api/ErrorCodes.ts"
 import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -27,7 +28,7 @@ type Authenticate<R> = (
   environment: "production" | "staging",
   /** `group.endpoint`: what the request calls (server/Permissions.ts). */
   operation: string
-) => Effect.Effect<Authentication<R>, ApiError>
+) => Effect.Effect<Authentication<R>, ContractError>
 
 /**
  * An authentication middleware over the shared pipeline: `authenticate` reads the request's

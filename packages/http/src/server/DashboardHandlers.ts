@@ -1,5 +1,6 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { type ApiError, InvalidParams, isApiError, ParamsValidation } from "@paygate/domain"
+import { InvalidParams, ParamsValidation } from "@paygate/domain"
+import { type ContractError, isContractError } from "../api/ErrorCodes.ts"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -103,7 +104,7 @@ export const DashboardHandlers = HandlerGroup.group(
       })
     // Refusals are responded to here (the session service speaks every contract code); an ended
     // session's response also clears its cookie.
-    const refused = (request: HttpServerRequest.HttpServerRequest) => (error: ApiError) =>
+    const refused = (request: HttpServerRequest.HttpServerRequest) => (error: ContractError) =>
       Effect.succeed(errorResponse(error, error._tag === "Unauthorized" ? clearedFor(request) : noStore))
     return handlers
       .handleRaw("signIn", ({ request }) =>
@@ -119,7 +120,7 @@ export const DashboardHandlers = HandlerGroup.group(
           }
           const apiKey = yield* sessions.checkKey(credentials.apiKey, client)
           return yield* attempted(request, () => sessions.signIn(apiKey, environment))
-        }).pipe(Effect.catchIf(isApiError, refused(request))))
+        }).pipe(Effect.catchIf(isContractError, refused(request))))
       .handle("acceptInvitation", ({ payload, request }) =>
         Effect.gen(function*() {
           yield* sessions.admit(request.headers)

@@ -24,20 +24,8 @@
  * @module
  */
 import { Configuration, hashSecret } from "@paygate/adapters"
-import {
-  type ApiError,
-  type ApiKeyId,
-  CredentialStore,
-  type DashboardSession,
-  DashboardSessionStore,
-  Forbidden,
-  type Member,
-  type Mode,
-  type OpenDashboardSession,
-  type Partner,
-  SignInThrottleStore,
-  TeamStore
-} from "@paygate/domain"
+import { type ApiKeyId, CredentialStore, type DashboardSession, DashboardSessionStore, Forbidden, type Member, type Mode, type OpenDashboardSession, type Partner, SignInThrottleStore, TeamStore } from "@paygate/domain"
+import { type ContractError } from "../api/ErrorCodes.ts"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { NetAddress } from "effect/net"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
@@ -132,7 +120,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
    * What a sign-in is refused before its body is read: a request a browser says comes from
    * another origin (`forbidden`).
    */
-  readonly admit: (headers: { readonly [name: string]: string | undefined }) => Effect.Effect<void, ApiError>
+  readonly admit: (headers: { readonly [name: string]: string | undefined }) => Effect.Effect<void, ContractError>
   /**
    * Takes an attempt: `undefined` when the client may try to sign in now, else the seconds until it
    * may (`Retry-After`). Each attempt takes one of {@link signInThrottle}'s allowance of its client
@@ -146,21 +134,21 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   readonly signIn: (
     apiKey: string,
     environment: "production" | "staging"
-  ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  ) => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ContractError>
   /**
    * Opens a session for a team member (their credentials already checked): through a key of
    * their partner in their mode; `unauthorized` when the partner has none.
    */
-  readonly open: (member: Member, environment: "production" | "staging") => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ApiError>
+  readonly open: (member: Member, environment: "production" | "staging") => Effect.Effect<{ readonly token: string; readonly view: SessionView }, ContractError>
   /** Gives a client's sign-in attempt back (it signed in). */
   readonly giveBack: (client: Client) => Effect.Effect<void>
   /** What a sign-in is refused before any attempt is taken: no key (`missing_api_key`), a live key over plain HTTP (`forbidden`). */
-  readonly checkKey: (apiKey: string | undefined, client: Client) => Effect.Effect<string, ApiError>
+  readonly checkKey: (apiKey: string | undefined, client: Client) => Effect.Effect<string, ContractError>
   /** The open session of a cookie's token (its idle expiry moved on), else `unauthorized`. */
   readonly resume: (
     token: string | undefined,
     environment: "production" | "staging"
-  ) => Effect.Effect<{ readonly open: OpenDashboardSession; readonly view: SessionView }, ApiError>
+  ) => Effect.Effect<{ readonly open: OpenDashboardSession; readonly view: SessionView }, ContractError>
   /**
    * The partner API's cookie authentication: the session's key, as the key would authenticate,
    * after the CSRF rules (a change must come from this origin and carry `Csrf-Token`).
@@ -169,7 +157,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
     token: string,
     request: { readonly method: string; readonly csrfToken: string | undefined; readonly headers: { readonly [name: string]: string | undefined } },
     environment: "production" | "staging"
-  ) => Effect.Effect<PartnerAuthentication & { readonly member: Member | undefined }, ApiError>
+  ) => Effect.Effect<PartnerAuthentication & { readonly member: Member | undefined }, ContractError>
   /** Ends the session of a token (nothing when there is none). */
   readonly signOut: (token: string) => Effect.Effect<void>
 }>()("@paygate/http/DashboardSessions") {

@@ -1,4 +1,5 @@
-import { ApiKeyNotFound, type ApiError, MerchantNotFound, PartnerNotFound, PaymentNotFound } from "@paygate/domain"
+import { ApiKeyNotFound, MerchantNotFound, PartnerNotFound, PaymentNotFound } from "@paygate/domain"
+import { type ContractError } from "../api/ErrorCodes.ts"
 
 /**
  * Path ids that cannot be ids (API rules §8: an unknown or malformed id in a path is the
@@ -45,7 +46,7 @@ export const routableUrl = (url: string): string | undefined => {
  * and every other path id names a payment (an event id belongs to its payment, a payment link is a
  * way to pay). `message` replaces the resource's own.
  */
-export const pathIdNotFound = (routePath: string, message?: string): ApiError => {
+export const pathIdNotFound = (routePath: string, message?: string): ContractError => {
   if (routePath.startsWith("/v1/merchants/")) return new MerchantNotFound({ message: message ?? "No merchant with this id." })
   if (routePath.startsWith("/v1/webhooks/")) return new PartnerNotFound({ message: message ?? "No webhook endpoint with this id." })
   if (routePath.startsWith("/v1/api-keys/")) return new ApiKeyNotFound({ message: message ?? "No API key with this id." })

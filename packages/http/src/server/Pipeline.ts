@@ -1,12 +1,5 @@
-import {
-  type ApiError,
-  type ApiVersion,
-  type IdempotencyStore,
-  InvalidParams,
-  isApiError,
-  latestStableVersion,
-  ParamsValidation
-} from "@paygate/domain"
+import { type ApiVersion, type IdempotencyStore, InvalidParams, latestStableVersion, ParamsValidation } from "@paygate/domain"
+import { type ContractError, isContractError } from "../api/ErrorCodes.ts"
 import { RateLimited } from "../api/HttpErrors.ts"
 import { ResponseStorage } from "../api/ResponseStorage.ts"
 import { Cause, Context, Effect } from "effect"
@@ -53,7 +46,7 @@ export const renderFailures = <R>(
     // Interruptions only: no failure in it, so the cause can be typed as failing with nothing.
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     const failure = primaryError(cause)
-    if (isApiError(failure)) return Effect.succeed(errorResponse(failure))
+    if (isContractError(failure)) return Effect.succeed(errorResponse(failure))
     if (HttpApiError.HttpApiSchemaError.is(failure)) return Effect.succeed(errorResponse(describeSchemaError(failure)))
     const contractual = requestFailureAsContract(failure, request)
     if (contractual !== undefined) return Effect.succeed(errorResponse(contractual))
@@ -80,7 +73,7 @@ export const pipeline = <R>(
   request: HttpServerRequest.HttpServerRequest,
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
   endpoint: HttpApiEndpoint.Top,
-  authenticate: Effect.Effect<Authenticated, ApiError>,
+  authenticate: Effect.Effect<Authenticated, ContractError>,
   provide: (
     version: ApiVersion
   ) => (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>

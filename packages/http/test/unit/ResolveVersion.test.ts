@@ -1,4 +1,4 @@
-import { errorCode, isApiError } from "@paygate/domain"
+import { contractErrorCode, isContractError } from "@paygate/http"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { resolveVersion } from "../../src/server/ResolveVersion.ts"
@@ -7,7 +7,7 @@ const resolve = (header: string | undefined, pinned = "2026-02-18", published?: 
   const exit = Effect.runSyncExit(resolveVersion(header, pinned as "2026-02-18", published))
   if (Exit.isSuccess(exit)) return exit.value
   const failure = exit.cause.reasons[0]
-  return failure?._tag === "Fail" && isApiError(failure.error) ? errorCode(failure.error) : "defect"
+  return failure?._tag === "Fail" && isContractError(failure.error) ? contractErrorCode(failure.error) : "defect"
 }
 
 describe("Svc-Version", () => {
