@@ -1,6 +1,6 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
-// - package sources: domain → effect only; adapters → domain; http and worker → domain + adapters
+// - package sources: domain → effect only; adapters → domain; http, worker and cli → domain + adapters
 //   (never each other). A port's SQL adapter (`Sql*.ts`) never imports another: what they share
 //   lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
 //   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
@@ -22,7 +22,8 @@ export const allowedDependencies = {
   domain: [],
   adapters: ["domain"],
   http: ["domain", "adapters"],
-  worker: ["domain", "adapters"]
+  worker: ["domain", "adapters"],
+  cli: ["domain", "adapters"]
 }
 
 // Where a file lives: { kind: "src" | "test", pkg } in a package, "support" / "crossTest" under test/, "app", or "other".

@@ -7,7 +7,7 @@
  * in agreement with the receipts.
  */
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
-import { parseAdminCommand, runAdmin } from "@paygate/http/admin-cli"
+import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { reconcileChain } from "@paygate/worker"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"

@@ -12,8 +12,6 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
-import { runAdmin } from "../src/cli/RunAdmin.ts"
 import { expectError } from "../../../test/support/ExpectError.ts"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 
@@ -122,14 +120,9 @@ forEachDatabase("Buyer data collection (anvil)", (database) => {
   it("the operator sets a partner's threshold with the admin CLI; default returns to 1000.00", async () => {
     const other = await server.partner()
     const shop = await server.merchant(other.sandbox)
-    const admin = (...argv: Array<string>) => {
-      const command = parseAdminCommand(argv)
-      if (command._tag === "Invalid") throw new Error(command.message)
-      return server.run(runAdmin(command))
-    }
     const small = await newPayment("1250", other.sandbox, shop)
     expect((await optionOf(small, 1)).collectData).toBeNull()
-    expect(await admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "12.50")).toEqual({
+    expect(await server.admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "12.50")).toEqual({
       partnerId: other.partnerId,
       dataCollectionThreshold: "12.50"
     })
@@ -137,9 +130,9 @@ forEachDatabase("Buyer data collection (anvil)", (database) => {
     expect((await optionOf(await newPayment("1249", other.sandbox, shop), 1)).collectData).toBeNull()
     // Other partners keep theirs.
     expect((await optionOf(await newPayment("1250"), 1)).collectData).toBeNull()
-    await expect(admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "1e3")).rejects.toThrow(/plain unsigned decimal/)
-    await expect(admin("partner", "threshold", "--partner", "ptn_nobody", "--threshold", "5")).rejects.toThrow(/No partner ptn_nobody/)
-    expect(await admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "default")).toEqual({
+    await expect(server.admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "1e3")).rejects.toThrow(/plain unsigned decimal/)
+    await expect(server.admin("partner", "threshold", "--partner", "ptn_nobody", "--threshold", "5")).rejects.toThrow(/No partner ptn_nobody/)
+    expect(await server.admin("partner", "threshold", "--partner", other.partnerId, "--threshold", "default")).toEqual({
       partnerId: other.partnerId,
       dataCollectionThreshold: null
     })

@@ -1,10 +1,10 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { Invitations } from "@paygate/adapters"
 import { ApiKeyNotFound, InvalidState, type Member, type MemberChange, ParamsValidation, TeamStore } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/Security.ts"
 import { DashboardSessions } from "./DashboardSessions.ts"
-import { invite } from "./Invitations.ts"
 
 const seconds = (millis: number) => Math.floor(millis / 1000)
 
@@ -37,7 +37,7 @@ export const TeamHandlers = HandlerGroup.group(
           const caller = yield* CurrentCaller
           // PUBLIC_URL's origin, else the address this request came to.
           const origin = settings.publicOrigin ?? `http://${request.headers.host ?? "localhost"}`
-          return yield* invite({ partnerId: caller.partner.id, mode: caller.mode, email: payload.email, role: payload.role, invitedBy: caller.actor }, origin).pipe(
+          return yield* Invitations.invite({ partnerId: caller.partner.id, mode: caller.mode, email: payload.email, role: payload.role, invitedBy: caller.actor }, origin).pipe(
             Effect.provideContext(context)
           )
         }))

@@ -5,13 +5,12 @@
  *
  * @module
  */
-import { hashSecret, Passwords } from "@paygate/adapters"
+import { hashSecret, Invitations, Passwords } from "@paygate/adapters"
 import { ParamsValidation, TeamStore } from "@paygate/domain"
 import { Clock, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Unauthorized } from "../api/HttpErrors.ts"
 import { DashboardSessions } from "./DashboardSessions.ts"
-import { normalEmail } from "./Invitations.ts"
 
 /** The shortest password a member may choose (and the longest: scrypt reads all of it). */
 export const passwordLength = { min: 12, max: 1024 } as const
@@ -29,7 +28,7 @@ export const teamSignIn = Effect.gen(function*() {
   const sessions = yield* DashboardSessions
 
   const signIn = Effect.fnUntraced(function*(email: string, password: string, environment: "production" | "staging") {
-    const found = yield* team.findByEmail(yield* Effect.orElseSucceed(normalEmail(email), () => ""))
+    const found = yield* team.findByEmail(yield* Effect.orElseSucceed(Invitations.normalEmail(email), () => ""))
     // An unknown email costs the same scrypt as a wrong password: the response's time tells nothing.
     const stored = Option.match(found, { onNone: () => Passwords.absentPasswordHash, onSome: (member) => member.passwordHash })
     const matches = yield* Passwords.verifyPassword(password, stored)

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { hashSecret } from "@paygate/adapters"
+import { hashSecret } from "./ApiKeySecret.ts"
 import { type Mode, ParamsValidation, type PartnerId, type Role, TeamStore } from "@paygate/domain"
 import { Clock, Effect } from "effect"
 import { randomBytes } from "node:crypto"

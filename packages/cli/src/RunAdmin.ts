@@ -2,6 +2,7 @@ import {
   Chain,
   Configuration,
   CredentialAdmin,
+  Invitations,
   SqlDataCollectionThresholds,
   SqlDepositStore,
   SqlLedgerBalances,
@@ -25,7 +26,6 @@ import {
   TeamStore
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Result } from "effect"
-import { invite } from "../server/Invitations.ts"
 import type { AdminCommand } from "./AdminCommand.ts"
 
 /** Why an operator command failed, in words for the operator. */
@@ -105,7 +105,7 @@ export const runAdmin = (command: AdminCommand) =>
         const inviteMode = own === "sandbox" ? "sandbox" : command.mode ?? "live"
         const origin = Option.getOrElse(yield* Configuration.publicUrl, () => "http://localhost:3000")
         return yield* Effect.gen(function*() {
-          const invited = yield* invite({ partnerId, mode: inviteMode, email: command.email, role: command.role, invitedBy: "operator" }, origin).pipe(
+          const invited = yield* Invitations.invite({ partnerId, mode: inviteMode, email: command.email, role: command.role, invitedBy: "operator" }, origin).pipe(
             Effect.mapError((error) => new AdminFailure(error.message))
           )
           const team = yield* Effect.service(TeamStore)

@@ -8,8 +8,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
-import { parseAdminCommand } from "../src/cli/AdminCommand.ts"
-import { runAdmin } from "../src/cli/RunAdmin.ts"
+import { parseAdminCommand } from "../src/AdminCommand.ts"
 
 const chainId = "eip155:31337"
 const asset = `${chainId}/erc20:0x${"ab".repeat(20)}`
@@ -23,12 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close()
 })
-
-const admin = (...argv: Array<string>) => {
-  const command = parseAdminCommand(argv)
-  if (command._tag === "Invalid") throw new Error(command.message)
-  return server.run(runAdmin(command))
-}
 
 /** Records a receipt of 500 base units, unmatched unless it names a partner. */
 const receipt = (owner: { readonly partnerId: PartnerId } | null) =>
@@ -64,11 +57,11 @@ it("receipt list and receipt refund: the operator's unmatched receipts, each ref
   const stray = await receipt(null)
   const partner = await server.partner()
   const owned = await receipt({ partnerId: partner.partnerId })
-  const listed = await admin("receipt", "list") as ReadonlyArray<{ readonly receiptId: string }>
+  const listed = await server.admin("receipt", "list") as ReadonlyArray<{ readonly receiptId: string }>
   expect(listed.map((r) => r.receiptId)).toEqual([stray])
-  expect(await admin("receipt", "refund", "--receipt", stray)).toMatchObject({ receiptId: stray, refund: { status: "pending", value: "500" } })
-  await expect(admin("receipt", "refund", "--receipt", stray)).rejects.toThrow("already refunded")
-  await expect(admin("receipt", "refund", "--receipt", owned)).rejects.toThrow("No receipt with this id.")
+  expect(await server.admin("receipt", "refund", "--receipt", stray)).toMatchObject({ receiptId: stray, refund: { status: "pending", value: "500" } })
+  await expect(server.admin("receipt", "refund", "--receipt", stray)).rejects.toThrow("already refunded")
+  await expect(server.admin("receipt", "refund", "--receipt", owned)).rejects.toThrow("No receipt with this id.")
   expect(parseAdminCommand(["receipt", "refund"])).toEqual({ _tag: "Invalid", message: "receipt refund needs --receipt." })
 })
 
@@ -81,7 +74,7 @@ it("deposit sweep: any token at a known deposit address becomes due; anything el
     yield* sql`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at) VALUES (${chainId}, ${depositAddress}, ${paymentId}, 1)`
   }).pipe(Effect.orDie))
   const checksummed = `0x${"CD".repeat(20)}`
-  expect(await admin("deposit", "sweep", "--chain", chainId, "--address", checksummed, "--asset", asset)).toEqual({
+  expect(await server.admin("deposit", "sweep", "--chain", chainId, "--address", checksummed, "--asset", asset)).toEqual({
     chainId,
     address: depositAddress,
     asset,
@@ -93,9 +86,9 @@ it("deposit sweep: any token at a known deposit address becomes due; anything el
       WHERE address = ${depositAddress} AND marked_version > swept_version`
   }).pipe(Effect.orDie))
   expect(due).toEqual([{ asset, payment_id: paymentId }])
-  await expect(admin("deposit", "sweep", "--chain", chainId, "--address", `0x${"ef".repeat(20)}`, "--asset", asset)).rejects.toThrow("No deposit address")
+  await expect(server.admin("deposit", "sweep", "--chain", chainId, "--address", `0x${"ef".repeat(20)}`, "--asset", asset)).rejects.toThrow("No deposit address")
   for (const [chain, address, token] of [["eip155:1", depositAddress, asset], [chainId, "0x1234", asset], [chainId, depositAddress, "not-an-asset"]]) {
-    await expect(admin("deposit", "sweep", "--chain", chain!, "--address", address!, "--asset", token!)).rejects.toThrow("--asset must be")
+    await expect(server.admin("deposit", "sweep", "--chain", chain!, "--address", address!, "--asset", token!)).rejects.toThrow("--asset must be")
   }
   expect(parseAdminCommand(["deposit", "sweep", "--chain", chainId])).toEqual({
     _tag: "Invalid",
