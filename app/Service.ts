@@ -6,14 +6,15 @@
  * - {@link ApiLive}: the same without the worker (API processes next to `npm run worker` ones).
  *
  * The worker alone (`worker.ts`, composed in `WorkerLive.ts`) and the operator CLI (`admin.ts`) need
- * no HTTP and take their layers from `@paygate/adapters` `Application`.
+ * no HTTP and take their layers from `Application.ts`.
  *
  * @module
  */
-import { Application, Chain, Configuration, Database, GatewayServices, LogOutput } from "@paygate/adapters"
+import { Chain, Configuration, Database, GatewayServices, LogOutput, Migrations } from "@paygate/adapters"
 import { ApiServer, RequestLogLevel, Tracing } from "@paygate/http"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
+import * as Application from "./Application.ts"
 import { bootstrapSandbox } from "./Bootstrap.ts"
 import { localChainStateFile, publishAddress } from "./EarlierStart.ts"
 import { sandboxEnvPath, sandboxEnvText, shownPath, writeSandboxEnv } from "./SandboxEnv.ts"
@@ -77,7 +78,7 @@ const serve = (withWorker: boolean) =>
       welcome(baseUrl, sandbox, tokens, localChains, envFile !== undefined && existsSync(envFile) ? shownPath(envFile) : undefined, euro?.symbol)
     })
   ).pipe(
-    Layer.provide(Application.migrated),
+    Layer.provide(Migrations.layer),
     Layer.provide(application),
     // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
     Layer.provide(Tracing.layer),

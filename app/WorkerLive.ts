@@ -1,15 +1,16 @@
 /**
  * The worker composed: its jobs (`@paygate/worker` `Jobs`) over the use cases and adapters they run
- * on (`@paygate/adapters` `Application.workerServices`). {@link WorkerLive} runs inside the service
+ * on (`Application.workerServices`). {@link WorkerLive} runs inside the service
  * (`Service.ts`) and test hosts; {@link WorkerProcessLive} is the worker in its own process.
  *
  * @module
  */
-import { Application, type Chain, LogOutput } from "@paygate/adapters"
+import { type Chain, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
 import type { ChainGateway } from "@paygate/domain"
 import { Jobs, MetricsListener } from "@paygate/worker"
 import { Layer } from "effect"
 import type { SqlClient } from "effect/sql"
+import * as Application from "./Application.ts"
 
 /**
  * Every job with everything it needs, given the `SqlClient` (migrated), the `ChainGateway` (one per
@@ -35,8 +36,8 @@ export const WorkerLive: Layer.Layer<
  * `PAYGATE_NETWORKS` (none when both are unset).
  */
 export const WorkerProcessLive = Layer.mergeAll(WorkerLive, MetricsListener).pipe(
-  Layer.provide(Application.migrated),
-  Layer.provide(Application.workerChainGateway),
-  Layer.provide(Application.workerDatabase),
+  Layer.provide(Migrations.layer),
+  Layer.provide(WorkerPorts.chainGateway),
+  Layer.provide(Database.layerForWorker),
   Layer.provide(LogOutput.layer)
 )

@@ -11,7 +11,7 @@
 //   import is declared in its package.json too.
 // - no circles: files never import each other, directly or around a circle (scripts/circles.mjs).
 // - cross-package tests (`test/`) and the composition root (`app/`) import packages by name only;
-//   the root package.json declares each `@paygate/*` the composition root imports.
+//   the composition root's own package.json (`@paygate/app`) declares each `@paygate/*` it imports.
 import { existsSync, readFileSync, readdirSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { circlesIn } from "./circles.mjs"
@@ -92,13 +92,13 @@ const declaredIn = (manifest) => {
 const workspacesImportedBy = (files, self) =>
   new Set(files.flatMap((file) => specifiersOf(file).map(packageOf).filter((dep) => dep !== undefined && dep !== self)))
 
-// The composition root has no manifest of its own: the root package declares what it imports.
+// The composition root (`app/`, `@paygate/app`) declares in its own manifest each workspace it imports.
 const checkRootManifest = (root) => {
-  const manifest = join(root, "package.json")
-  if (!existsSync(manifest) || !existsSync(join(root, "app"))) return []
+  const manifest = join(root, "app", "package.json")
+  if (!existsSync(manifest)) return []
   const declared = declaredIn(manifest)
-  return [...workspacesImportedBy(sourceFiles(join(root, "app")))].filter((dep) => !declared.includes(dep)).map((dep) =>
-    `package.json: the composition root (app/) imports @paygate/${dep} but the root package does not declare it`
+  return [...workspacesImportedBy(sourceFiles(join(root, "app")), "app")].filter((dep) => !declared.includes(dep)).map((dep) =>
+    `app/package.json: the composition root imports @paygate/${dep} but does not declare it`
   )
 }
 

@@ -79,9 +79,9 @@ describe("the dependency rule between packages (npm run lint)", () => {
     ])
   })
 
-  it("fails on a composition root importing a package the root package.json does not declare", () => {
-    const violations = fixture({ "package.json": JSON.stringify({ name: "root", dependencies: { "@paygate/http": "0.1.0" } }) })
-    expect(violations).toEqual([`package.json: the composition root (app/) imports @paygate/worker but the root package does not declare it`])
+  it("fails on a composition root importing a package its own package.json does not declare", () => {
+    const violations = fixture({ "app/package.json": JSON.stringify({ name: "@paygate/app", dependencies: { "@paygate/http": "0.1.0" } }) })
+    expect(violations).toEqual([`app/package.json: the composition root imports @paygate/worker but does not declare it`])
   })
 
   it.each([

@@ -8,7 +8,7 @@
  * On PostgreSQL, the check and the record are one step across connections: while one payout's
  * record is under way (its transaction open), another payout of the token waits, then counts it.
  */
-import { Application, Chain, GatewayServices, SqlPayoutLimits } from "@paygate/adapters"
+import { Chain, GatewayServices, SqlPayoutLimits, WorkerPorts } from "@paygate/adapters"
 import { type PaymentId, Payout, type PayoutKey, PayoutExecutions, PayoutLimits, PayoutRepository, Payouts, SettlementDecisions, SignedTransfer } from "@paygate/domain"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -41,7 +41,7 @@ const advanceAsWorker = (key: PayoutKey, arrive: Effect.Effect<void>) =>
     return yield* PayoutExecutions.use((executions) => executions.advance(key)).pipe(
       Effect.provide(PayoutExecutions.layer.pipe(Layer.provide(gated)))
     )
-  }).pipe(Effect.provide(Application.payoutPorts))
+  }).pipe(Effect.provide(WorkerPorts.payoutPorts))
 
 /** A test server on `database` whose merchant settles the test token to a fresh address; `paid` succeeds and decides settlements of it. */
 const settlingServer = (database: TestDatabase) => {

@@ -6,7 +6,8 @@
  * Tests create payments through the Merchant API like a merchant backend would.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Application, Chain, CheckoutSettings, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
+import { Chain, CheckoutSettings, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
+import { Application } from "@paygate/app"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { HttpRouter } from "effect/http"

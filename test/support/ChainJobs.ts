@@ -1,10 +1,10 @@
 /**
  * The worker's chain jobs for tests over a test server's services, checking often: the executor
- * (`Executor.ts`) and the payout jobs (`Payouts.ts`, over `Application.payoutPorts` of their own:
+ * (`Executor.ts`) and the payout jobs (`Payouts.ts`, over `WorkerPorts.payoutPorts` of their own:
  * their own `ViemPayouts`, as in a worker process of their own), and the deposit sweeps; each records
  * the gas the service paid (`ViemGasMeter`), as in the worker.
  */
-import { Application, Chain, SqlChainWork, SqlPersistence } from "@paygate/adapters"
+import { Chain, SqlChainWork, SqlPersistence, WorkerPorts } from "@paygate/adapters"
 import { type DepositSweeper, ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
 import {
   defaultExecutorSettings,
@@ -47,7 +47,7 @@ export const payoutJobs = (options: { readonly maxAttempts?: number; readonly se
       ...options.settings
     }),
     Layer.succeed(PayoutPolicy, { maxAttempts: options.maxAttempts ?? 3 })
-  )).pipe(Layer.provide(Application.payoutPorts))
+  )).pipe(Layer.provide(WorkerPorts.payoutPorts))
 
 /** The deposit sweeps over their own `ViemDepositSweeper`, rechecking like the payout jobs above, leased for 1.5 s. */
 export const sweepJob = depositSweepJob.pipe(

@@ -13,7 +13,8 @@
  * Before dying it prints `crashing at <step>` (stderr is a pipe: the write is synchronous), so a
  * test can tell a crash at the step from any other death.
  */
-import { Application, Chain, LogOutput } from "@paygate/adapters"
+import { Application } from "@paygate/app"
+import { Chain, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
 import { ChainGateway, Payouts } from "@paygate/domain"
 import { Jobs } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
@@ -53,15 +54,15 @@ const crashingGateway = Layer.effect(
     const real = yield* ChainGateway
     return ChainGateway.of({ ...real, submit: (proof) => real.submit(proof).pipe(Effect.tap(() => at("submitted"))) })
   })
-).pipe(Layer.provide(Application.workerChainGateway))
+).pipe(Layer.provide(WorkerPorts.chainGateway))
 
 // `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.
 launch(
   Jobs.pipe(
     Layer.provide(Layer.merge(Application.workerServices, crashing)),
-    Layer.provide(Application.migrated),
-    Layer.provide(Layer.merge(Application.workerChainGateway, crashingGateway)),
-    Layer.provide(Application.workerDatabase),
+    Layer.provide(Migrations.layer),
+    Layer.provide(Layer.merge(WorkerPorts.chainGateway, crashingGateway)),
+    Layer.provide(Database.layerForWorker),
     Layer.provide(LogOutput.layer)
   )
 )

@@ -6,7 +6,7 @@
  * payout, receipt refund or sweep whose transfer the chain has not mined (not sent yet, or a
  * test's stand-in) moved nothing on chain and stays as it is.
  */
-import { Application, Chain } from "@paygate/adapters"
+import { Chain, WorkerPorts } from "@paygate/adapters"
 import { DepositStore, type DepositSweeper, DepositSweeps, type PaymentId, PayoutExecutions, type PayoutKey, type PayoutStep, type ReceiptId, ReceiptRefundExecutions } from "@paygate/domain"
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
@@ -67,7 +67,7 @@ const followAll = (chains: ReadonlyArray<WatchedChain>) => Effect.gen(function*(
 export const followInFlightTransfers = (chains: ReadonlyArray<WatchedChain>) => followAll(chains).pipe(
   Effect.provide(Layer.mergeAll(PayoutExecutions.layer, ReceiptRefundExecutions.layer, DepositSweeps.layer).pipe(
     Layer.provide(Layer.mergeAll(
-      Application.payoutPorts,
+      WorkerPorts.payoutPorts,
       Chain.ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>
     ))
   ))

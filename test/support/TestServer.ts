@@ -6,7 +6,8 @@
  * and reach the same database and use cases with {@link TestServer.run}. A suite gets its server
  * with {@link useTestServer} (started before its tests, closed after them).
  */
-import { Application, Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
+import { Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
+import { Application } from "@paygate/app"
 import {
   type ChainGateway,
   Commitment,

@@ -240,3 +240,12 @@ export const layerForOperator: Layer.Layer<
     return layerEmbedded({ dataDir })
   })
 )
+
+/**
+ * The database of a worker process of its own: `DATABASE_URL` (PostgreSQL), else the embedded
+ * PGlite of `PAYGATE_DATA_DIR`, through the running service's socket when it runs (the embedded
+ * directory has one owner), else opened here ({@link layerForOperator}).
+ */
+export const layerForWorker = Layer.unwrap(
+  Effect.map(Configuration.databaseUrl, (url) => (Option.isSome(url) ? layer : layerForOperator))
+)

@@ -104,5 +104,10 @@ export const run: Effect.Effect<
   SqlClient.SqlClient
 > = migrate({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
 
-/** Applies pending migrations when the layer is built. */
-export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient.SqlClient> = Layer.effectDiscard(run)
+/** Applies pending migrations when the layer is built, and logs those it applied. */
+export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient.SqlClient> = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const applied = yield* run
+    if (applied.length > 0) yield* Effect.logInfo("migrations applied", { migrations: applied.map(([id, name]) => `${id}_${name}`) })
+  })
+)

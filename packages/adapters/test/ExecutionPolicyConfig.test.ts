@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ExecutionPolicy } from "@paygate/domain"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { executionPolicy } from "../src/Application.ts"
+import * as ConfiguredExecutionPolicy from "../src/ConfiguredExecutionPolicy.ts"
 
 const policyWith = (env: Record<string, string>) =>
-  Effect.provide(Effect.service(ExecutionPolicy), executionPolicy.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
+  Effect.provide(Effect.service(ExecutionPolicy), ConfiguredExecutionPolicy.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
 
 describe("ExecutionPolicy from configuration", () => {
   it.effect("EXECUTOR_DROPPED_RESEND_MS sets how long a dropped transaction waits; unset, 30 s; below 0, 0", () =>

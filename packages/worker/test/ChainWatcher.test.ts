@@ -8,7 +8,7 @@
  * twice) and a reorganisation within the confirmation depth (the orphaned transfer never counts).
  */
 import { eventuallyFound } from "../../../test/support/Eventually.ts"
-import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore, WorkerPorts } from "@paygate/adapters"
 import {
   Executions,
   IdGenerator,
@@ -360,7 +360,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   })
 
   it("POST /v1/receipts/{id}/refund: what a payment did not keep goes back to the sender, once", async () => {
-    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts)).pipe(Layer.provide(Application.payoutPorts))))))
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts)).pipe(Layer.provide(WorkerPorts.payoutPorts))))))
     const over = await pushPayment()
     const cancelled = await pushPayment()
     const exact = await pushPayment()

@@ -6,7 +6,7 @@
  * never sharing an address, a worker killed between sending a sweep and recording its outcome
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
-import { Application, Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore } from "@paygate/adapters"
+import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore, WorkerPorts } from "@paygate/adapters"
 import { DepositSweep, DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -43,7 +43,7 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(WorkerPorts.payoutPorts))
 const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
   depositSweepJob.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
 

@@ -4,7 +4,7 @@
  * payment's own transfer, credited once, nothing refundable), and one transaction paying two
  * deposit addresses (both credited, and the watcher goes on to later deposits).
  */
-import { Application, Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
+import { Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence, WorkerPorts } from "@paygate/adapters"
 import { DepositSweeper, Executions, ReceiptRefunds, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"
@@ -40,7 +40,7 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(Application.payoutPorts))
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(WorkerPorts.payoutPorts))
 const sweepJob = depositSweepJob.pipe(
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>)),
   Layer.provide(Layer.succeed(PayoutSettings, fast))

@@ -1,12 +1,11 @@
 /**
- * The application: the domain's use cases over these adapters, over one database. Every
- * entrypoint (API, worker, all-in-one, admin CLI) and every test host builds on it, so the
- * wiring lives here once.
+ * The application: the domain's use cases over the adapters, over one database. Every entrypoint
+ * (API, worker, all-in-one, admin CLI) and every test host builds on it: with the entrypoints
+ * beside it, the composition root is the one place that puts the packages' layers together.
  *
  * @module
  */
 import {
-  ExecutionPolicy,
   Executions,
   IdGenerator,
   Merchants,
@@ -26,32 +25,32 @@ import {
   WebhookDispatch,
   Webhooks
 } from "@paygate/domain"
-import { Effect, Layer, Option } from "effect"
+import { Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
-import * as Chain from "./chain/index.ts"
-import { CheckoutSettings } from "./CheckoutSettings.ts"
-import * as ConfiguredPaymentSettings from "./ConfiguredPaymentSettings.ts"
-import * as ConfiguredSettlementDelay from "./ConfiguredSettlementDelay.ts"
-import * as Configuration from "./Configuration.ts"
-import { CredentialAdmin } from "./CredentialAdmin.ts"
-import { CredentialCache } from "./CredentialCache.ts"
-import * as Database from "./Database.ts"
-import * as GatewayServices from "./GatewayServices.ts"
-import * as Migrations from "./Migrations.ts"
-import * as PooledRandom from "./PooledRandom.ts"
-import * as Pricing from "./pricing/index.ts"
-import * as SqlChainWork from "./SqlChainWork.ts"
-import * as SqlMerchantRepository from "./SqlMerchantRepository.ts"
-import * as SqlPaymentRepository from "./SqlPaymentRepository.ts"
-import * as SqlPayoutRepository from "./SqlPayoutRepository.ts"
-import * as SqlPayoutLimits from "./SqlPayoutLimits.ts"
-import * as SqlPayoutWork from "./SqlPayoutWork.ts"
-import * as SqlPersistence from "./SqlPersistence.ts"
-import * as SqlReceiptStore from "./SqlReceiptStore.ts"
-import * as SqlRefundRepository from "./SqlRefundRepository.ts"
-import * as SqlQuoteStore from "./SqlQuoteStore.ts"
-import * as WebhookAdapters from "./webhooks/index.ts"
+import {
+  Chain,
+  CheckoutSettings,
+  ConfiguredExecutionPolicy,
+  ConfiguredPaymentSettings,
+  ConfiguredSettlementDelay,
+  CredentialAdmin,
+  CredentialCache,
+  Database,
+  GatewayServices,
+  PooledRandom,
+  Pricing,
+  SqlChainWork,
+  SqlMerchantRepository,
+  SqlPaymentRepository,
+  SqlPayoutRepository,
+  SqlPersistence,
+  SqlQuoteStore,
+  SqlReceiptStore,
+  SqlRefundRepository,
+  WebhookAdapters,
+  WorkerPorts
+} from "@paygate/adapters"
 
 /** The use cases the HTTP API serves. */
 export const UseCases = Layer.mergeAll(
@@ -112,68 +111,24 @@ export const layerWith = <E, R, GE, GR>(
   )
 
 /**
- * The ports of the payout jobs (`@paygate/worker` `Payouts.ts`) beyond persistence: the SQL payout
- * queue, the payout limits (`SqlPayoutLimits`), the chains' modes (no payout on a network of the other mode), the viem `Payouts` over
- * the configured chains (one instance per worker: it holds each collection key's nonce sequence)
- * and the `GasMeter` (what the service's own transactions cost, recorded when they are seen mined);
- * given the `SqlClient` and the chain configuration.
- */
-export const payoutPorts = Layer.mergeAll(SqlPayoutWork.layer, SqlPayoutLimits.layer, Chain.ViemPayouts.layer, Chain.ChainNetworkModes.layer, Chain.ViemGasMeter.layer)
-
-/** The domain's `ExecutionPolicy` from `EXECUTOR_DROPPED_RESEND_MS` when set; else its default. */
-export const executionPolicy = Layer.unwrap(
-  Effect.map(Configuration.executorDroppedResendMs, (configured) =>
-    Option.match(configured, {
-      onNone: () => Layer.empty,
-      onSome: (droppedResendAfterMs) => Layer.succeed(ExecutionPolicy, { droppedResendAfterMs })
-    }))
-)
-
-/**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
- * payments, executions, reconciliation and its reversals), the SQL ports, the payout ports ({@link payoutPorts}), the
+ * payments, executions, reconciliation and its reversals), the SQL ports, the payout ports (`WorkerPorts.payoutPorts`), the
  * deposit sweeper (through the process's executor senders), the webhook adapters and settings from
  * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
  * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
 export const workerServices = Layer.mergeAll(
-  Executions.layer.pipe(Layer.provide(executionPolicy)),
+  Executions.layer.pipe(Layer.provide(ConfiguredExecutionPolicy.layer)),
   Reconciliation.layer,
   ReceiptReversals.layer
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
-  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, payoutPorts, Chain.ViemDepositSweeper.layer)),
+  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, WorkerPorts.payoutPorts, Chain.ViemDepositSweeper.layer)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)
-)
-
-/**
- * The database of a worker process of its own: `DATABASE_URL`
- * (PostgreSQL), else the embedded PGlite of `PAYGATE_DATA_DIR`, through the running service's socket
- * when it runs (the embedded directory has one owner), else opened here.
- */
-export const workerDatabase = Layer.unwrap(
-  Effect.map(Configuration.databaseUrl, (url) => (Option.isSome(url) ? Database.layer : Database.layerForOperator))
-)
-
-/** Applies pending migrations when built, and logs those it applied. */
-export const migrated = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const applied = yield* Migrations.run
-    if (applied.length > 0) yield* Effect.logInfo("migrations applied", { migrations: applied.map(([id, name]) => `${id}_${name}`) })
-  })
-)
-
-/**
- * A worker process's chain gateway over `PAYGATE_NETWORKS` or `PAYGATE_CHAINS` (none when unset): the executor's and the
- * payouts' chains. A worker never verifies signatures, so recovery runs inline.
- */
-export const workerChainGateway = Chain.ViemChainGateway.layer.pipe(
-  Layer.provideMerge(Chain.ChainSource.layerOrEmpty),
-  Layer.provide(Chain.SignatureRecovery.layerInline)
 )
 
 /**
