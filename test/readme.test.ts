@@ -33,7 +33,7 @@ const knownVariable = (name: string) =>
 const scripts: Record<string, string> = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).scripts
 // Where each CLI's usage text lives: a flag or command the docs show must appear in it.
 const cliSources: Record<string, string> = {
-  admin: "packages/http/src/cli/AdminCommand.ts",
+  admin: "packages/cli/src/AdminCommand.ts",
   pay: "scripts/pay.ts",
   webhooks: "scripts/webhooks.ts",
   listen: "scripts/webhooks.ts"

@@ -107,6 +107,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   // Services the suites start side by side each get a local chain on a port of their own (npm start's
   // default is the fixed 8545, which only one of them could have).
   process.env.LOCAL_CHAIN_PORT ??= "0"
+  // The processes the suites start (hundreds: CLIs, services, workers) inherit it and reuse Node's
+  // compiled code instead of compiling the same modules each time (about 0.5 s of CPU per start).
+  process.env.NODE_COMPILE_CACHE ??= join(process.cwd(), "node_modules", ".cache", "node")
   await ensureChromium()
   const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
   const audits = join(tmpdir(), `paygate-ledger-audits-${process.pid}.jsonl`)
