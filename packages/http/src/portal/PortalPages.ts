@@ -54,7 +54,7 @@ ${options.body}
 const loading = `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>
 <noscript><p class="notice">This page needs JavaScript to connect your wallet.</p></noscript>`
 
-/** Configuration of the checkout page, read by `checkout.js`. */
+/** Configuration of the checkout page, read by `checkout-state.js`. */
 export interface CheckoutConfig {
   readonly paymentId: string
   /** The portal's public App-Id for the payment's mode. */

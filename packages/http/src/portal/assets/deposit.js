@@ -3,8 +3,8 @@
  * The checkout's view for buyers without a browser wallet: what to send from an exchange or any
  * other wallet (the exact token amount, the network, the payment's own deposit address), a QR code
  * of the EIP-681 transfer request that a mobile wallet scans, copy buttons, and the warning about
- * networks and the deadline. The flow (asking for the options, following the payment) stays in
- * `checkout.js`.
+ * networks and the deadline. The flow (asking for the options, following the payment) is in
+ * `checkout-deposit.js`.
  *
  * @module
  */
