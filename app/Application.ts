@@ -53,7 +53,7 @@ import {
 } from "@paygate/adapters"
 
 /** The use cases the HTTP API serves. */
-export const UseCases = Layer.mergeAll(
+const UseCases = Layer.mergeAll(
   PaymentLinks.layer.pipe(Layer.provideMerge(Payments.layer)),
   Merchants.layer,
   Settlements.layer,
@@ -68,7 +68,7 @@ export const UseCases = Layer.mergeAll(
 )
 
 /** Webhook endpoints, deliveries and redelivery (API rules §6), their adapters and settings from configuration. */
-export const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
+const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
 
 /**
  * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),
@@ -136,7 +136,7 @@ export const workerServices = Layer.mergeAll(
  * `ReceiptRefunds`) and approvals of payouts held over a limit (`PayoutApprovals`) over the SQL
  * stores; given the `SqlClient`.
  */
-export const operatorRetries = Layer.mergeAll(PayoutRetries.layer, PayoutApprovals.layer, ReceiptRefunds.layer).pipe(
+const operatorRetries = Layer.mergeAll(PayoutRetries.layer, PayoutApprovals.layer, ReceiptRefunds.layer).pipe(
   Layer.provide(Layer.mergeAll(
     SqlPaymentRepository.layer,
     SqlPayoutRepository.layer,
