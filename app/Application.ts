@@ -41,13 +41,8 @@ import {
   PooledRandom,
   Pricing,
   SqlChainWork,
-  SqlMerchantRepository,
-  SqlPaymentRepository,
-  SqlPayoutRepository,
   SqlPersistence,
   SqlQuoteStore,
-  SqlReceiptStore,
-  SqlRefundRepository,
   WebhookAdapters,
   WorkerPorts
 } from "@paygate/adapters"
@@ -132,30 +127,19 @@ export const workerServices = Layer.mergeAll(
 )
 
 /**
- * The operator's retries of failed settlements, refunds and receipt refunds (`PayoutRetries`,
- * `ReceiptRefunds`) and approvals of payouts held over a limit (`PayoutApprovals`) over the SQL
- * stores; given the `SqlClient`.
- */
-const operatorRetries = Layer.mergeAll(PayoutRetries.layer, PayoutApprovals.layer, ReceiptRefunds.layer).pipe(
-  Layer.provide(Layer.mergeAll(
-    SqlPaymentRepository.layer,
-    SqlPayoutRepository.layer,
-    SqlRefundRepository.layer,
-    SqlReceiptStore.layer,
-    IdGenerator.layer
-  ))
-)
-
-/**
- * What the operator CLI runs on: credentials admin and retries over the operator's database
- * (`DATABASE_URL`, else the embedded PGlite, through the running service's socket when it runs:
- * `Database.layerForOperator`).
+ * What the operator CLI (`@paygate/cli`) runs on: credentials admin, merchants, the retries of failed
+ * settlements, refunds and receipt refunds, the approvals of payouts held over a limit, and the SQL
+ * stores, over the operator's database (`DATABASE_URL`, else the embedded PGlite, through the running
+ * service's socket when it runs: `Database.layerForOperator`).
  */
 export const operator = Layer.mergeAll(
-  CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer)),
-  Merchants.layer.pipe(Layer.provide(Layer.mergeAll(SqlMerchantRepository.layer, IdGenerator.layer))),
-  operatorRetries
+  CredentialAdmin.layer,
+  Merchants.layer,
+  PayoutRetries.layer,
+  PayoutApprovals.layer,
+  ReceiptRefunds.layer
 ).pipe(
+  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, IdGenerator.layer)),
   Layer.provide(SecureRandom.layerWebCrypto),
   Layer.provideMerge(Database.layerForOperator)
 )

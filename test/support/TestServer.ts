@@ -33,7 +33,8 @@ import {
   type RefundRepository,
   Refunds,
   type SettlementRepository,
-  Settlements
+  Settlements,
+  type TeamStore
 } from "@paygate/domain"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
@@ -97,6 +98,8 @@ export type Services =
   | RefundRepository
   | PayoutRepository
   | ReceiptStore
+  | TeamStore
+  | LedgerBalances
   | IdempotencyStore
   | CredentialStore
   | Payments

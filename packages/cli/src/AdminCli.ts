@@ -1,24 +1,21 @@
 /**
  * The operator CLI as its process runs it (`npm run admin`, `app/admin.ts`): one command from the
- * arguments, run over `services` (credentials admin and payout retries over the operator's database,
- * the composition root's `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an object,
- * or an array for lists); everything else goes to stderr. Exit code 0, 1 when the command failed,
- * 2 on a usage error.
+ * arguments, run over `services` (`AdminServices` over the operator's database: the composition
+ * root's `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an
+ * object, or an array for lists); everything else goes to stderr. Exit code 0, 1 when the command
+ * failed, 2 on a usage error.
  *
  * @module
  */
-import type { CredentialAdmin } from "@paygate/adapters"
-import type { Merchants, PayoutApprovals, PayoutRetries, ReceiptRefunds } from "@paygate/domain"
 import { Migrations, Preflight } from "@paygate/adapters"
 import { Cause, Effect, Exit, type Layer, References } from "effect"
-import type { SqlClient } from "effect/sql"
 import { parseAdminCommand, usage } from "./AdminCommand.ts"
-import { AdminFailure, runAdmin } from "./RunAdmin.ts"
+import { AdminFailure, type AdminServices, runAdmin } from "./RunAdmin.ts"
 
 /** Runs the command of `argv` and exits; see the module documentation. */
 export const adminCli = async (
   argv: ReadonlyArray<string>,
-  services: Layer.Layer<CredentialAdmin | Merchants | PayoutRetries | PayoutApprovals | ReceiptRefunds | SqlClient.SqlClient, unknown>
+  services: Layer.Layer<AdminServices, unknown>
 ): Promise<never> => {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.error(usage)

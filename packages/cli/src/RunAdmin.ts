@@ -6,9 +6,7 @@ import {
   SqlDataCollectionThresholds,
   SqlDepositStore,
   SqlLedgerBalances,
-  SqlLedgerOpening,
-  SqlReceiptStore,
-  SqlTeamStore
+  SqlLedgerOpening
 } from "@paygate/adapters"
 import {
   Caip,
@@ -26,7 +24,20 @@ import {
   TeamStore
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Result } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { AdminCommand } from "./AdminCommand.ts"
+
+/** What the commands run on, which the host provides (the composition root's `Application.operator`). */
+export type AdminServices =
+  | CredentialAdmin
+  | Merchants
+  | PayoutRetries
+  | PayoutApprovals
+  | ReceiptRefunds
+  | ReceiptStore
+  | TeamStore
+  | LedgerBalances
+  | SqlClient.SqlClient
 
 /** Why an operator command failed, in words for the operator. */
 export class AdminFailure extends Error {}
@@ -47,9 +58,6 @@ const ledgerLine = (l: ReconciliationLine) => ({
   chain: l.chain.toString()
 })
 const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
-
-// Receipts and their refunds over the operator's database.
-const receipts = ReceiptRefunds.layer.pipe(Layer.provideMerge(SqlReceiptStore.layer))
 
 // The ledger's opening reads the configured chains (PAYGATE_NETWORKS or PAYGATE_CHAINS) and posts per mode.
 const ledgerOpening = Layer.mergeAll(SqlLedgerBalances.layer, SqlDepositStore.layer, Chain.ChainNetworkModes.layer).pipe(
@@ -112,7 +120,7 @@ export const runAdmin = (command: AdminCommand) =>
           const at = yield* Clock.currentTimeMillis
           yield* team.record({ partnerId, mode: inviteMode, actor: "operator", action: "team.invite", subject: `${invited.email} as ${invited.role}`, at })
           return invited
-        }).pipe(Effect.provide(SqlTeamStore.layer))
+        })
       }
       case "KeyRevoke": {
         if (!(yield* admin.revokeKey(command.keyId))) return yield* Effect.fail(new AdminFailure(`No key ${command.keyId}.`))
@@ -150,14 +158,11 @@ export const runAdmin = (command: AdminCommand) =>
         return { appId: command.appId, revoked: true }
       }
       case "ReceiptList": {
-        const unmatched = yield* Effect.provide(
-          ReceiptStore.use((store) => store.list({ owner: "operator", after: null, limit: 100 })),
-          receipts
-        )
+        const unmatched = yield* (yield* ReceiptStore).list({ owner: "operator", after: null, limit: 100 })
         return unmatched.map(receiptView)
       }
       case "ReceiptRefund": {
-        const refunded = yield* Effect.provide(ReceiptRefunds.use((r) => r.requestAsOperator(command.receiptId)), receipts)
+        const refunded = yield* (yield* ReceiptRefunds).requestAsOperator(command.receiptId)
         return receiptView(refunded)
       }
       case "DepositSweep": {
@@ -172,11 +177,11 @@ export const runAdmin = (command: AdminCommand) =>
         return { ...key, due: true }
       }
       case "LedgerReport": {
-        const lines = yield* Effect.provide(LedgerBalances.use((ledger) => ledger.latestReconciliation), SqlLedgerBalances.layer)
+        const lines = yield* (yield* LedgerBalances).latestReconciliation
         return lines.map((l) => ({ ...ledgerLine(l), difference: (l.chain - l.ledger).toString(), runAt: iso(l.runAt) }))
       }
       case "LedgerAudit":
-        return yield* Effect.provide(LedgerBalances.use((ledger) => ledger.audit), SqlLedgerBalances.layer)
+        return yield* (yield* LedgerBalances).audit
       case "LedgerOpen":
         return (yield* openLedger(command.chainId)).map((l) => ({ ...ledgerLine(l), opened: l.opened.toString(), outcome: l.outcome }))
       case "PartnerThreshold": {
@@ -194,8 +199,7 @@ export const runAdmin = (command: AdminCommand) =>
         const at = yield* Clock.currentTimeMillis
         const subject = `/v1/payments/${payment.id}/${command.kind}/approve`
         yield* Effect.service(TeamStore).pipe(
-          Effect.flatMap((team) => team.record({ partnerId: payment.partnerId, mode: payment.mode, actor: "operator", action: command.kind === "refund" ? "payments.approveRefund" : "payments.approveSettlement", subject, at })),
-          Effect.provide(SqlTeamStore.layer)
+          Effect.flatMap((team) => team.record({ partnerId: payment.partnerId, mode: payment.mode, actor: "operator", action: command.kind === "refund" ? "payments.approveRefund" : "payments.approveSettlement", subject, at }))
         )
         return {
           paymentId: payment.id,
