@@ -89,7 +89,7 @@ forEachDatabase("x402 facilitator: refusals, concurrent and retried settles, the
     const unknownMerchant = await facilitator({ ...world.facilitatorHeaders(), "Merchant-Id": "mer_00000000000000000000000000" })
       .settle(await signedPayload(buyer, { requirements: requirements(), chainId: chainId() }), requirements())
     expect([unknownMerchant.success, unknownMerchant.errorReason]).toEqual([false, "invalid_payment_requirements"])
-    expect(unknownMerchant.errorMessage).toContain("Merchant-Id")
+    expect(unknownMerchant.errorMessage).toBe("No merchant mer_00000000000000000000000000 for this API key.")
     // Nothing settled: no payment, no transfer.
     expect((await payments()).length).toBe(before)
     expect(await transfersFrom(buyer.address)).toEqual([])
