@@ -6,14 +6,24 @@
  * @module
  */
 import {
+  CheckoutAmounts,
+  ConfirmRequests,
+  DataCollection,
+  DataCollectionPage,
+  DepositOptions,
+  DepositSweeps,
   Executions,
   IdGenerator,
   Merchants,
+  PaymentCommitments,
   PaymentLinks,
+  PaymentOptions,
   PaymentRefunds,
   Payments,
   PayoutApprovals,
+  PayoutExecutions,
   PayoutRetries,
+  ReceiptRefundExecutions,
   ReceiptRefunds,
   Exports,
   Receipts,
@@ -21,14 +31,19 @@ import {
   Reconciliation,
   RefundClaims,
   Refunds,
+  SettlementDecisions,
   Settlements,
   WebhookDispatch,
-  Webhooks
+  Webhooks,
+  X402Facilitator,
+  X402PaymentAddress
 } from "@paygate/domain"
-import { Layer } from "effect"
+import { payoutSettingsLayer } from "@paygate/worker"
+import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import {
+  AjvBuyerDataValidator,
   Chain,
   CheckoutSettings,
   ConfiguredExecutionPolicy,
@@ -40,9 +55,13 @@ import {
   GatewayServices,
   PooledRandom,
   Pricing,
+  SqlBuyerDataStore,
   SqlChainWork,
+  SqlDataCollectionThresholds,
+  SqlDepositStore,
   SqlPersistence,
   SqlQuoteStore,
+  SqlReceiptStore,
   WebhookAdapters,
   WorkerPorts
 } from "@paygate/adapters"
@@ -66,9 +85,47 @@ const UseCases = Layer.mergeAll(
 const WebhookServices = Webhooks.layer.pipe(Layer.provideMerge(WebhookAdapters.layerFromConfig))
 
 /**
+ * Buyer data collection: data on SQL (encrypted with the `AtRestCipher`), validated with ajv,
+ * partner thresholds from the partners table, the page at `CheckoutSettings.dataCollectionUrl`.
+ */
+const dataCollection = DataCollection.layer.pipe(Layer.provide(Layer.mergeAll(
+  SqlBuyerDataStore.layer,
+  SqlDataCollectionThresholds.layer,
+  AjvBuyerDataValidator.layer,
+  Layer.effect(DataCollectionPage, Effect.map(CheckoutSettings, (s) => DataCollectionPage.of({ url: s.dataCollectionUrl })))
+)))
+
+/**
+ * The gateway's use cases (options, deposit options, confirm, x402, data collection) with their
+ * adapters over the gateway settings, the payments and the database; exposes the `ChainGateway`
+ * and the `WalletActions` too (`/fetch` serves an option's actions again).
+ */
+const GatewayUseCases = Layer.mergeAll(
+  PaymentOptions.layer,
+  CheckoutAmounts.layer,
+  DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
+  ConfirmRequests.layer.pipe(Layer.provide(PaymentCommitments.layer)),
+  X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),
+  X402PaymentAddress.layer.pipe(Layer.provide(PaymentCommitments.layer))
+).pipe(
+  Layer.provideMerge(dataCollection),
+  Layer.provideMerge(GatewayServices.chainGateway),
+  Layer.provide(Layer.mergeAll(
+    Chain.ChainAssetCatalog.layer,
+    Chain.ChainNetworkModes.layer,
+    Pricing.ConfiguredPriceOracle.layer,
+    SqlQuoteStore.layer,
+    PooledRandom.layer
+  )),
+  Layer.provideMerge(Chain.Eip155WalletActions.layer),
+  // The chains' explorer links of payment records.
+  Layer.provideMerge(Chain.ChainExplorers.layer)
+)
+
+/**
  * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),
- * credentials admin, the public addresses (`CheckoutSettings`), and the gateway's options over the
- * configured chains (`GatewayServices`). The database layer decides embedded vs PostgreSQL.
+ * credentials admin, the public addresses (`CheckoutSettings`), and the gateway's use cases over the
+ * configured chains (`GatewayServices` settings). The database layer decides embedded vs PostgreSQL.
  */
 export const layer = <E, R>(
   database: Layer.Layer<SqlClient.SqlClient, E, R>,
@@ -84,7 +141,7 @@ export const layerWith = <E, R, GE, GR>(
   database: Layer.Layer<SqlClient.SqlClient, E, R>,
   gateway: Layer.Layer<GatewayServices.GatewaySettings, GE, GR>
 ) =>
-  GatewayServices.layer.pipe(
+  GatewayUseCases.pipe(
     Layer.provideMerge(gateway),
     Layer.provideMerge(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
@@ -107,7 +164,8 @@ export const layerWith = <E, R, GE, GR>(
 
 /**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
- * payments, executions, reconciliation and its reversals), the SQL ports, the payout ports (`WorkerPorts.payoutPorts`), the
+ * payments, executions, reconciliation and its reversals, payouts and their decisions, receipt
+ * refunds, deposit sweeps), the SQL ports, the payout ports (`WorkerPorts.payoutPorts`), the
  * deposit sweeper (through the process's executor senders), the webhook adapters and settings from
  * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
  * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
@@ -116,7 +174,10 @@ export const layerWith = <E, R, GE, GR>(
 export const workerServices = Layer.mergeAll(
   Executions.layer.pipe(Layer.provide(ConfiguredExecutionPolicy.layer)),
   Reconciliation.layer,
-  ReceiptReversals.layer
+  ReceiptReversals.layer,
+  // The payout jobs' use cases, a payout failing after `PAYOUT_MAX_ATTEMPTS` attempts.
+  Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(Layer.provide(payoutSettingsLayer)),
+  DepositSweeps.layer
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),

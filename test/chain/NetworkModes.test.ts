@@ -7,7 +7,7 @@
  * on Base Sepolia; a deployment with only Base refuses sandbox payments at creation.
  */
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
-import { OptionIds } from "@paygate/domain"
+import { DepositSweeps, OptionIds } from "@paygate/domain"
 import { defaultPayoutSettings, depositSweepJob, PayoutSettings } from "@paygate/worker"
 import { ConfigProvider, Effect, Fiber, Layer, Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -89,6 +89,7 @@ describe("Networks by mode (anvil at Base's and Base Sepolia's chain ids)", () =
     }))
     const watcher = watcherJob(configured)
     const sweeps = depositSweepJob.pipe(
+      Layer.provide(DepositSweeps.layer),
       Layer.provide(Layer.mergeAll(SqlPersistence.layer, Chain.ViemDepositSweeper.layer)),
       Layer.provide(Layer.succeed(PayoutSettings, { ...defaultPayoutSettings, pollIntervalMs: 50, pendingRecheckMs: 100, retryMs: 200 }))
     )

@@ -5,7 +5,16 @@
  * the gas the service paid (`ViemGasMeter`), as in the worker.
  */
 import { Chain, SqlChainWork, SqlPersistence, WorkerPorts } from "@paygate/adapters"
-import { type DepositSweeper, ExecutionPolicy, Executions, PayoutPolicy } from "@paygate/domain"
+import {
+  type DepositSweeper,
+  DepositSweeps,
+  ExecutionPolicy,
+  Executions,
+  PayoutExecutions,
+  PayoutPolicy,
+  ReceiptRefundExecutions,
+  SettlementDecisions
+} from "@paygate/domain"
 import {
   defaultExecutorSettings,
   defaultPayoutSettings,
@@ -35,22 +44,29 @@ export const executorJob = ExecutorJob.pipe(
   }))
 )
 
+/**
+ * The payout jobs' use cases over the ports in context (as the composition root builds them), a
+ * payout failing after `maxAttempts` attempts (the domain's default when not given).
+ */
+export const payoutUseCases = (maxAttempts?: number) =>
+  Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(
+    Layer.provide(maxAttempts === undefined ? Layer.empty : Layer.succeed(PayoutPolicy, { maxAttempts }))
+  )
+
 /** The payout jobs with fast rechecks, retries after 200 ms and `maxAttempts` attempts (default 3). */
 export const payoutJobs = (options: { readonly maxAttempts?: number; readonly settings?: Partial<PayoutSettingsShape> } = {}) =>
-  payoutsWith(Layer.mergeAll(
-    Layer.succeed(PayoutSettings, {
-      ...defaultPayoutSettings,
-      pollIntervalMs: 50,
-      pendingRecheckMs: 100,
-      unknownRecheckMs: 300,
-      retryMs: 200,
-      ...options.settings
-    }),
-    Layer.succeed(PayoutPolicy, { maxAttempts: options.maxAttempts ?? 3 })
-  )).pipe(Layer.provide(WorkerPorts.payoutPorts))
+  payoutsWith(Layer.succeed(PayoutSettings, {
+    ...defaultPayoutSettings,
+    pollIntervalMs: 50,
+    pendingRecheckMs: 100,
+    unknownRecheckMs: 300,
+    retryMs: 200,
+    ...options.settings
+  })).pipe(Layer.provide(payoutUseCases(options.maxAttempts ?? 3)), Layer.provide(WorkerPorts.payoutPorts))
 
 /** The deposit sweeps over their own `ViemDepositSweeper`, rechecking like the payout jobs above, leased for 1.5 s. */
 export const sweepJob = depositSweepJob.pipe(
+  Layer.provide(DepositSweeps.layer),
   Layer.provide(Layer.mergeAll(
     SqlPersistence.layer,
     Chain.ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>,

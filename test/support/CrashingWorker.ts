@@ -15,8 +15,8 @@
  */
 import { Application } from "@paygate/app"
 import { Chain, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
-import { ChainGateway, Payouts } from "@paygate/domain"
-import { Jobs } from "@paygate/worker"
+import { ChainGateway, PayoutExecutions, Payouts, ReceiptRefundExecutions, SettlementDecisions } from "@paygate/domain"
+import { Jobs, payoutSettingsLayer } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
 import { launch } from "../../app/Launch.ts"
 
@@ -56,10 +56,16 @@ const crashingGateway = Layer.effect(
   })
 ).pipe(Layer.provide(WorkerPorts.chainGateway))
 
+// The payout use cases of `Application.workerServices`, built again (`fresh`: a layer is built once
+// per launch) over the crashing `Payouts`.
+const crashingPayouts = Layer.fresh(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer)).pipe(
+  Layer.provide(Layer.mergeAll(Application.workerServices, crashing, payoutSettingsLayer))
+)
+
 // `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.
 launch(
   Jobs.pipe(
-    Layer.provide(Layer.merge(Application.workerServices, crashing)),
+    Layer.provide(Layer.merge(Application.workerServices, crashingPayouts)),
     Layer.provide(Migrations.layer),
     Layer.provide(Layer.merge(WorkerPorts.chainGateway, crashingGateway)),
     Layer.provide(Database.layerForWorker),

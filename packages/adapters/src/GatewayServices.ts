@@ -1,8 +1,8 @@
 /**
- * The gateway's options and fetch operations (API rules §10) over the configured chains:
- * `PaymentOptions` with the SQL quote store, the chain catalog and wallet actions, the configured
- * price oracle, and the three settings a host chooses ({@link GatewaySettings}): the chains
- * (`ChainsConfig`), the option id secret (`OptionIds`) and the sanctions list.
+ * What the gateway's operations (API rules §10) run on beyond the database: the three settings a host
+ * chooses ({@link GatewaySettings}: the chains (`ChainsConfig`), the option id secret (`OptionIds`)
+ * and the sanctions list) and the process's chain gateway ({@link chainGateway}). The composition
+ * root puts the gateway's use cases together over them.
  *
  * From configuration ({@link settingsFromConfig}):
  *
@@ -15,53 +15,21 @@
  *   instances would not accept each other's ids.
  * - `SANCTIONS_FILE`: see `SanctionsList`.
  *
- * Buyer data collection ({@link dataCollection}) keeps its data on SQL, encrypted with the webhook
- * secrets' key (`WEBHOOK_SECRET_KEY`), and links to `DATA_COLLECTION_URL` (see `CheckoutSettings`).
- *
  * @module
  */
-import {
-  type ChainGateway,
-  CheckoutAmounts,
-  ConfirmRequests,
-  DataCollection,
-  DataCollectionPage,
-  DepositOptions,
-  type IdGenerator,
-  type PaymentRepository,
-  PaymentCommitments,
-  OptionIds,
-  PaymentOptions,
-  type Payments,
-  type SanctionsScreening,
-  type WalletActions,
-  type IdempotencyStore,
-  type Merchants,
-  X402Facilitator,
-  X402PaymentAddress
-} from "@paygate/domain"
+import { type ChainGateway, OptionIds, type SanctionsScreening } from "@paygate/domain"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Mac } from "effect/crypto"
-import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
-import * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
 import * as Chain from "./chain/index.ts"
-import { CheckoutSettings } from "./CheckoutSettings.ts"
 import * as PooledRandom from "./PooledRandom.ts"
 import * as PrivateFiles from "./PrivateFiles.ts"
-import * as Pricing from "./pricing/index.ts"
 import * as SanctionsList from "./SanctionsList.ts"
-import * as SqlBuyerDataStore from "./SqlBuyerDataStore.ts"
-import * as SqlDataCollectionThresholds from "./SqlDataCollectionThresholds.ts"
-import * as SqlDepositStore from "./SqlDepositStore.ts"
-import * as SqlQuoteStore from "./SqlQuoteStore.ts"
-import * as SqlReceiptStore from "./SqlReceiptStore.ts"
-import type * as WebhookAdapters from "./webhooks/index.ts"
 import * as Configuration from "./Configuration.ts"
 
-const { ChainAssetCatalog, ChainConfig, Eip155WalletActions, SignatureRecovery, ViemChainGateway } = Chain
+const { ChainConfig, SignatureRecovery, ViemChainGateway } = Chain
 
 /** What a host chooses for the gateway: chains, option id secret, sanctions list. */
 export type GatewaySettings = Chain.ChainConfig.ChainsConfig | OptionIds | SanctionsScreening
@@ -175,58 +143,3 @@ const signatureRecovery = Layer.unwrap(
  */
 export const chainGateway: Layer.Layer<ChainGateway, Chain.ChainConfig.ChainConfigError, Chain.ChainConfig.ChainsConfig> =
   ViemChainGateway.layer.pipe(Layer.provide(signatureRecovery))
-
-/**
- * Buyer data collection: data on SQL (encrypted with the `AtRestCipher`), validated with ajv,
- * partner thresholds from the partners table, the page at `CheckoutSettings.dataCollectionUrl`.
- */
-export const dataCollection: Layer.Layer<
-  DataCollection,
-  never,
-  Payments | SanctionsScreening | SqlClient.SqlClient | WebhookAdapters.SecretCipher.AtRestCipher | CheckoutSettings
-> = DataCollection.layer.pipe(Layer.provide(Layer.mergeAll(
-  SqlBuyerDataStore.layer,
-  SqlDataCollectionThresholds.layer,
-  AjvBuyerDataValidator.layer,
-  Layer.effect(DataCollectionPage, Effect.map(CheckoutSettings, (s) => DataCollectionPage.of({ url: s.dataCollectionUrl })))
-)))
-
-/**
- * `PaymentOptions`, `DepositOptions` (deposit addresses of the chains with a `depositFactory`),
- * `ConfirmRequests` and `DataCollection` with their adapters over the settings,
- * the payments and the database; exposes the `ChainGateway` and the `WalletActions` too (`/fetch`
- * serves an option's actions again).
- */
-export const layer: Layer.Layer<
-  PaymentOptions | DepositOptions | ConfirmRequests | X402Facilitator | X402PaymentAddress | DataCollection | ChainGateway | WalletActions | CheckoutAmounts,
-  Chain.ChainConfig.ChainConfigError,
-  | GatewaySettings
-  | Payments
-  | PaymentRepository
-  | Merchants
-  | IdempotencyStore
-  | IdGenerator
-  | SqlClient.SqlClient
-  | WebhookAdapters.SecretCipher.AtRestCipher
-  | CheckoutSettings
-> = Layer.mergeAll(
-  PaymentOptions.layer,
-  CheckoutAmounts.layer,
-  DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
-  ConfirmRequests.layer.pipe(Layer.provide(PaymentCommitments.layer)),
-  X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),
-  X402PaymentAddress.layer.pipe(Layer.provide(PaymentCommitments.layer))
-).pipe(
-  Layer.provideMerge(dataCollection),
-  Layer.provideMerge(chainGateway),
-  Layer.provide(Layer.mergeAll(
-    ChainAssetCatalog.layer,
-    Chain.ChainNetworkModes.layer,
-    Pricing.ConfiguredPriceOracle.layer,
-    SqlQuoteStore.layer,
-    PooledRandom.layer
-  )),
-  Layer.provideMerge(Eip155WalletActions.layer),
-  // The chains' explorer links of payment records.
-  Layer.provideMerge(Chain.ChainExplorers.layer)
-)

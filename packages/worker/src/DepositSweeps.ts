@@ -7,12 +7,12 @@
  * after `unknownRecheckMs` when the chain could not be asked, after `retryMs` after a failed
  * sweep. Tuned like the payouts (`PayoutSettings`). A killed worker's deposits come back when
  * their lease ends; what it recorded is followed, never signed again. The chain side is the
- * domain's `DepositSweeper` port (`@paygate/adapters` `Application.workerServices`).
+ * domain's `DepositSweeper` port under `DepositSweeps` (the composition root's `Application.workerServices`).
  *
  * @module
  */
 import { Chain } from "@paygate/adapters"
-import { DepositStore, type DepositSweeper, DepositSweeps, maxSweepBatch } from "@paygate/domain"
+import { DepositStore, DepositSweeps, maxSweepBatch } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { forever } from "./Forever.ts"
 import { PayoutSettings } from "./Payouts.ts"
@@ -38,13 +38,13 @@ export const depositSweeper: Effect.Effect<never, never, DepositStore | DepositS
   return yield* forever("deposit sweeps", round, settings.pollIntervalMs)
 })
 
-/** The sweep job over the domain's `DepositSweeper` for the chain side (tests wrap it to play a crash). */
-export const depositSweepJob: Layer.Layer<never, never, DepositStore | DepositSweeper> = Layer.effectDiscard(
+/** The sweep job over the domain's `DepositSweeps` (the host builds it over its `DepositSweeper`; tests wrap that to play a crash). */
+export const depositSweepJob: Layer.Layer<never, never, DepositStore | DepositSweeps> = Layer.effectDiscard(
   Effect.forkScoped(depositSweeper).pipe(Effect.andThen(Effect.logInfo("worker started: deposit sweeps")))
-).pipe(Layer.provide(DepositSweeps.layer))
+)
 
 /** The sweep job when a configured chain has a deposit factory (nothing to do without one). */
-export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore | DepositSweeper> = Layer.unwrap(
+export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore | DepositSweeps> = Layer.unwrap(
   Effect.map(Chain.ChainConfig.ChainsConfig, (chains) =>
     chains.settings.chains.some((chain) => Chain.DepositAddresses.factoriesOf(chain).length > 0) ? depositSweepJob : Layer.empty)
 )

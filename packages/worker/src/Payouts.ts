@@ -12,26 +12,20 @@
  * - **receipt refunds**: the same for refunds of receipts (what a payment did not keep, sent back to
  *   the transfer's sender: `ReceiptRefundExecutions`), with the same settings.
  *
- * The chain side is the domain's `Payouts` port (`@paygate/adapters` `Application.payoutPorts`):
+ * The chain side is the domain's `Payouts` port (`@paygate/adapters` `WorkerPorts.payoutPorts`):
  * transfers of one collection address are sent with one nonce sequence.
  *
  * @module
  */
 import {
-  type IdGenerator,
-  type PaymentRepository,
   PayoutExecutions,
   PayoutPolicy,
   type PayoutKey,
-  type PayoutLimits,
-  type PayoutRepository,
-  type Payouts,
   type PayoutStep,
   PayoutWork,
   ReceiptRefundExecutions,
   type ReceiptId,
   ReceiptStore,
-  type RefundRepository,
   SettlementDecisions
 } from "@paygate/domain"
 import { Config, Context, Effect, Layer } from "effect"
@@ -134,28 +128,12 @@ export const PayoutJobs: Layer.Layer<
   })
 )
 
-/** The ports the payout jobs and their use cases run on: persistence, ids, the payout queue and the chain's `Payouts`. */
-export type PayoutsRequirements =
-  | PaymentRepository
-  | PayoutRepository
-  | RefundRepository
-  | ReceiptStore
-  | PayoutWork
-  | Payouts
-  | PayoutLimits
-  | IdGenerator
+/** The use cases the payout jobs run (the host builds them over its ports, with the `PayoutPolicy` of {@link payoutSettingsLayer}). */
+export type PayoutsRequirements = SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
 
-/**
- * The payout jobs with their use cases, tuned by `settings` (a layer setting the references
- * `PayoutSettings` and the domain's `PayoutPolicy`).
- */
-export const payoutsWith = <E>(
-  settings: Layer.Layer<never, E>
-): Layer.Layer<never, E, PayoutsRequirements> =>
-  PayoutJobs.pipe(
-    Layer.provide(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer)),
-    Layer.provide(settings)
-  )
+/** The payout jobs tuned by `settings` (a layer setting the reference `PayoutSettings`). */
+export const payoutsWith = <E>(settings: Layer.Layer<never, E>): Layer.Layer<never, E, PayoutsRequirements> =>
+  PayoutJobs.pipe(Layer.provide(settings))
 
 /** The payout jobs tuned from configuration (see {@link payoutSettingsLayer}). */
 export const PayoutsLive: Layer.Layer<never, Config.ConfigError, PayoutsRequirements> = payoutsWith(payoutSettingsLayer)

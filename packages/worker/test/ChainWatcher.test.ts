@@ -27,6 +27,7 @@ import { randomBytes } from "node:crypto"
 import { createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { payoutUseCases } from "../../../test/support/ChainJobs.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { forEachDatabase, type TestPartner, type TestServer, makeTestServer } from "../../../test/support/TestServer.ts"
@@ -360,7 +361,7 @@ forEachDatabase("Chain watcher (anvil)", (database) => {
   })
 
   it("POST /v1/receipts/{id}/refund: what a payment did not keep goes back to the sender, once", async () => {
-    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts)).pipe(Layer.provide(WorkerPorts.payoutPorts))))))
+    fibers.push(await server.run(Effect.forkDetach(Layer.launch(payoutsWith(Layer.succeed(PayoutSettings, fastPayouts)).pipe(Layer.provide(payoutUseCases()), Layer.provide(WorkerPorts.payoutPorts))))))
     const over = await pushPayment()
     const cancelled = await pushPayment()
     const exact = await pushPayment()

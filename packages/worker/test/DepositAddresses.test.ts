@@ -7,7 +7,7 @@
  * (and between recording and broadcasting it), and 50 paid payments swept in one transaction.
  */
 import { Chain, GatewayServices, SqlChainWork, SqlPersistence, SqlQuoteStore, WorkerPorts } from "@paygate/adapters"
-import { DepositSweep, DepositSweeper, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
+import { DepositSweep, DepositSweeper, DepositSweeps, Executions, IdGenerator, type PaymentId, PayoutRepository, Reconciliation } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto"
 import { type Address, parseAbiItem, parseEventLogs } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { payoutUseCases } from "../../../test/support/ChainJobs.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { paymentReads } from "../../../test/support/PaymentReads.ts"
@@ -43,9 +44,9 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(WorkerPorts.payoutPorts))
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(payoutUseCases()), Layer.provide(WorkerPorts.payoutPorts))
 const sweepJob = (sweeper: Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig> = ViemDepositSweeper.layer) =>
-  depositSweepJob.pipe(Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
+  depositSweepJob.pipe(Layer.provide(DepositSweeps.layer), Layer.provide(Layer.mergeAll(SqlPersistence.layer, sweeper)), Layer.provide(Layer.succeed(PayoutSettings, fast)))
 
 const eventually = <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000) => waitUntil(read, done, withinMs)
 

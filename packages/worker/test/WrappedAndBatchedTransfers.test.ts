@@ -5,13 +5,14 @@
  * deposit addresses (both credited, and the watcher goes on to later deposits).
  */
 import { Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence, WorkerPorts } from "@paygate/adapters"
-import { DepositSweeper, Executions, ReceiptRefunds, ReceiptStore } from "@paygate/domain"
+import { DepositSweeper, DepositSweeps, Executions, ReceiptRefunds, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { type Address, createWalletClient, encodeFunctionData, erc20Abi, getAddress, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { payoutUseCases } from "../../../test/support/ChainJobs.ts"
 import { eventually } from "../../../test/support/Eventually.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
@@ -40,8 +41,9 @@ const executorJob = ExecutorJob.pipe(
   Layer.provide(Layer.mergeAll(Executions.layer, SqlChainWork.layer)),
   Layer.provide(Layer.succeed(ExecutorSettings, { ...defaultExecutorSettings, pollIntervalMs: 50, pendingRecheckMs: 100 }))
 )
-const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(WorkerPorts.payoutPorts))
+const payoutJobs = payoutsWith(Layer.succeed(PayoutSettings, fast)).pipe(Layer.provide(payoutUseCases()), Layer.provide(WorkerPorts.payoutPorts))
 const sweepJob = depositSweepJob.pipe(
+  Layer.provide(DepositSweeps.layer),
   Layer.provide(Layer.mergeAll(SqlPersistence.layer, ViemDepositSweeper.layer as Layer.Layer<DepositSweeper, never, Chain.ChainConfig.ChainsConfig>)),
   Layer.provide(Layer.succeed(PayoutSettings, fast))
 )
