@@ -112,15 +112,12 @@ export const runAdmin = (command: AdminCommand) =>
         const own = yield* admin.partnerMode(partnerId)
         const inviteMode = own === "sandbox" ? "sandbox" : command.mode ?? "live"
         const origin = Option.getOrElse(yield* Configuration.publicUrl, () => "http://localhost:3000")
-        return yield* Effect.gen(function*() {
-          const invited = yield* Invitations.invite({ partnerId, mode: inviteMode, email: command.email, role: command.role, invitedBy: "operator" }, origin).pipe(
-            Effect.mapError((error) => new AdminFailure(error.message))
-          )
-          const team = yield* Effect.service(TeamStore)
-          const at = yield* Clock.currentTimeMillis
-          yield* team.record({ partnerId, mode: inviteMode, actor: "operator", action: "team.invite", subject: `${invited.email} as ${invited.role}`, at })
-          return invited
-        })
+        const invited = yield* Invitations.invite({ partnerId, mode: inviteMode, email: command.email, role: command.role, invitedBy: "operator" }, origin).pipe(
+          Effect.mapError((error) => new AdminFailure(error.message))
+        )
+        const at = yield* Clock.currentTimeMillis
+        yield* (yield* TeamStore).record({ partnerId, mode: inviteMode, actor: "operator", action: "team.invite", subject: `${invited.email} as ${invited.role}`, at })
+        return invited
       }
       case "KeyRevoke": {
         if (!(yield* admin.revokeKey(command.keyId))) return yield* Effect.fail(new AdminFailure(`No key ${command.keyId}.`))
@@ -198,9 +195,7 @@ export const runAdmin = (command: AdminCommand) =>
         const { payment, approved } = yield* (yield* PayoutApprovals).approve(systemAccess, command.paymentId, command.kind, "operator")
         const at = yield* Clock.currentTimeMillis
         const subject = `/v1/payments/${payment.id}/${command.kind}/approve`
-        yield* Effect.service(TeamStore).pipe(
-          Effect.flatMap((team) => team.record({ partnerId: payment.partnerId, mode: payment.mode, actor: "operator", action: command.kind === "refund" ? "payments.approveRefund" : "payments.approveSettlement", subject, at }))
-        )
+        yield* (yield* TeamStore).record({ partnerId: payment.partnerId, mode: payment.mode, actor: "operator", action: command.kind === "refund" ? "payments.approveRefund" : "payments.approveSettlement", subject, at })
         return {
           paymentId: payment.id,
           kind: command.kind,
