@@ -6,22 +6,15 @@
 import { IdGenerator, NetworkModes, type PartnerId, Receipt, ReceiptStore } from "@paygate/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
+import { expect, it } from "vitest"
+import { pglite, useTestServer } from "../../../test/support/TestServer.ts"
 import { parseAdminCommand } from "../src/AdminCommand.ts"
 
 const chainId = "eip155:31337"
 const asset = `${chainId}/erc20:0x${"ab".repeat(20)}`
 const depositAddress = `0x${"cd".repeat(20)}`
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await makeTestServer(pglite)
-}, 120_000)
-afterAll(async () => {
-  await server?.close()
-})
+const server = useTestServer(pglite)
 
 /** Records a receipt of 500 base units, unmatched unless it names a partner. */
 const receipt = (owner: { readonly partnerId: PartnerId } | null) =>

@@ -2,17 +2,10 @@
  * The operator invites a partner's first member from the CLI (`team invite`): the invitation link
  * is printed, and the partner's audit log of that mode says the operator did it.
  */
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { makeTestServer, pglite, type TestServer } from "../../../test/support/TestServer.ts"
+import { expect, it } from "vitest"
+import { pglite, useTestServer } from "../../../test/support/TestServer.ts"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await makeTestServer(pglite)
-}, 120_000)
-afterAll(async () => {
-  await server?.close()
-})
+const server = useTestServer(pglite)
 
 it("team invite prints the invitation link and records the operator in the partner's audit log", async () => {
   const partner = await server.partner()
