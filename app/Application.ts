@@ -38,7 +38,6 @@ import {
   X402Facilitator,
   X402PaymentAddress
 } from "@paygate/domain"
-import { payoutSettingsLayer } from "@paygate/worker"
 import { Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
@@ -48,6 +47,7 @@ import {
   CheckoutSettings,
   ConfiguredExecutionPolicy,
   ConfiguredPaymentSettings,
+  ConfiguredPayoutPolicy,
   ConfiguredSettlementDelay,
   CredentialAdmin,
   CredentialCache,
@@ -175,8 +175,7 @@ export const workerServices = Layer.mergeAll(
   Executions.layer.pipe(Layer.provide(ConfiguredExecutionPolicy.layer)),
   Reconciliation.layer,
   ReceiptReversals.layer,
-  // The payout jobs' use cases, a payout failing after `PAYOUT_MAX_ATTEMPTS` attempts.
-  Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(Layer.provide(payoutSettingsLayer)),
+  Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(Layer.provide(ConfiguredPayoutPolicy.layer)),
   DepositSweeps.layer
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),

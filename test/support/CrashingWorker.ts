@@ -14,9 +14,9 @@
  * test can tell a crash at the step from any other death.
  */
 import { Application } from "@paygate/app"
-import { Chain, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
+import { Chain, ConfiguredPayoutPolicy, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
 import { ChainGateway, PayoutExecutions, Payouts, ReceiptRefundExecutions, SettlementDecisions } from "@paygate/domain"
-import { Jobs, payoutSettingsLayer } from "@paygate/worker"
+import { Jobs } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
 import { launch } from "../../app/Launch.ts"
 
@@ -59,7 +59,7 @@ const crashingGateway = Layer.effect(
 // The payout use cases of `Application.workerServices`, built again (`fresh`: a layer is built once
 // per launch) over the crashing `Payouts`.
 const crashingPayouts = Layer.fresh(Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer)).pipe(
-  Layer.provide(Layer.mergeAll(Application.workerServices, crashing, payoutSettingsLayer))
+  Layer.provide(Layer.mergeAll(Application.workerServices, crashing, ConfiguredPayoutPolicy.layer))
 )
 
 // `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.

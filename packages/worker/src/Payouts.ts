@@ -19,7 +19,6 @@
  */
 import {
   PayoutExecutions,
-  PayoutPolicy,
   type PayoutKey,
   type PayoutStep,
   PayoutWork,
@@ -57,8 +56,8 @@ export const PayoutSettings = Context.Reference<PayoutSettingsShape>("@paygate/w
 })
 
 /**
- * `PayoutSettings` and the domain's `PayoutPolicy` from `PAYOUT_POLL_MS`, `PAYOUT_PENDING_RECHECK_MS`,
- * `PAYOUT_UNKNOWN_RECHECK_MS`, `PAYOUT_RETRY_MS` and `PAYOUT_MAX_ATTEMPTS` (default 5).
+ * `PayoutSettings` from `PAYOUT_POLL_MS`, `PAYOUT_PENDING_RECHECK_MS`, `PAYOUT_UNKNOWN_RECHECK_MS` and
+ * `PAYOUT_RETRY_MS` (`PAYOUT_MAX_ATTEMPTS` is the use cases' `PayoutPolicy`: `ConfiguredPayoutPolicy`).
  */
 export const payoutSettingsLayer = Layer.unwrap(
   Effect.gen(function*() {
@@ -67,8 +66,7 @@ export const payoutSettingsLayer = Layer.unwrap(
       ...leasedWorkSettingsFrom(configured.leased),
       retryMs: millisOr(configured.retryMs, defaultPayoutSettings.retryMs)
     }
-    const maxAttempts = configured.maxAttempts
-    return Layer.mergeAll(Layer.succeed(PayoutSettings, settings), Layer.succeed(PayoutPolicy, { maxAttempts }))
+    return Layer.succeed(PayoutSettings, settings)
   })
 )
 
@@ -128,7 +126,7 @@ export const PayoutJobs: Layer.Layer<
   })
 )
 
-/** The use cases the payout jobs run (the host builds them over its ports, with the `PayoutPolicy` of {@link payoutSettingsLayer}). */
+/** The use cases the payout jobs run (the host builds them over its ports, with the `PayoutPolicy` it configures). */
 export type PayoutsRequirements = SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
 
 /** The payout jobs tuned by `settings` (a layer setting the reference `PayoutSettings`). */
