@@ -1,8 +1,8 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
-// - package sources: domain → effect only; adapters → domain; http, worker and cli → domain + adapters
-//   (never each other). A port's SQL adapter (`Sql*.ts`) never imports another: what they share
-//   lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
+// - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
+//   domain + observability; http and worker → those three; cli → domain + adapters (never each other).
+//   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
 //   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
 // - package tests may import their own package, the packages its sources may import (by name: the
 //   public entries), and the shared harness in `test/support`; never another package's `src`
@@ -20,9 +20,10 @@ import { importsOf, sourceFiles } from "./imports.mjs"
 /** Which workspaces each package's sources may import. */
 export const allowedDependencies = {
   domain: [],
-  adapters: ["domain"],
-  http: ["domain", "adapters"],
-  worker: ["domain", "adapters"],
+  observability: ["domain"],
+  adapters: ["domain", "observability"],
+  http: ["domain", "observability", "adapters"],
+  worker: ["domain", "observability", "adapters"],
   cli: ["domain", "adapters"]
 }
 

@@ -67,14 +67,14 @@ describe("the dependency rule between packages (npm run lint)", () => {
 
   it("fails on a seeded wrong-way import: http importing the worker", () => {
     expect(fixture({ "packages/http/src/Jobs.ts": `import { WorkerLive } from "@paygate/worker"` })).toEqual([
-      `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/adapters)`,
+      `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/observability, @paygate/adapters)`,
       `packages/http/package.json: its sources import @paygate/worker but do not declare it`
     ])
   })
 
   it("fails on a seeded wrong-way import in a test: an http test importing the worker (cross-package tests go in test/)", () => {
     expect(fixture({ "packages/http/test/Checkout.test.ts": `import { Jobs } from "@paygate/worker"` })).toEqual([
-      `packages/http/test/Checkout.test.ts: imports "@paygate/worker" (http's tests may import it and @paygate/domain, @paygate/adapters; tests of several packages together go in test/)`,
+      `packages/http/test/Checkout.test.ts: imports "@paygate/worker" (http's tests may import it and @paygate/domain, @paygate/observability, @paygate/adapters; tests of several packages together go in test/)`,
       `packages/http/package.json: its tests import @paygate/worker but do not declare it`
     ])
   })
@@ -104,7 +104,7 @@ describe("the dependency rule between packages (npm run lint)", () => {
 
   it("fails on a package declaring a dependency the rule forbids", () => {
     expect(fixture({}, { ...manifests, http: ["domain", "adapters", "worker"] })).toEqual([
-      "packages/http/package.json: declares @paygate/worker (http may depend on @paygate/domain, @paygate/adapters)"
+      "packages/http/package.json: declares @paygate/worker (http may depend on @paygate/domain, @paygate/observability, @paygate/adapters)"
     ])
   })
 

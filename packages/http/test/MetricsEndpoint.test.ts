@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { beforeAll, describe, expect, it } from "vitest"
-import { ProcessMetrics } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { forEachDatabase, useTestServer, type TestPartner } from "../../../test/support/TestServer.ts"
 
 // GET /metrics: the Prometheus text format (0.0.4), request counters and latency histograms by

@@ -27,7 +27,8 @@
  *
  * @module
  */
-import { Chain, Configuration, ProcessMetrics } from "@paygate/adapters"
+import { Chain, Configuration } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { DepositStore, type Receipt, ReceiptReversals, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Metric, Option } from "effect"
 import { randomUUID } from "node:crypto"

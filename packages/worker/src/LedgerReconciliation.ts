@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { Chain, ProcessMetrics } from "@paygate/adapters"
+import { Chain } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { DepositStore, LedgerBalances, type ReconciliationLine } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Metric } from "effect"
 import { WatcherSettings } from "./ChainWatcher.ts"

@@ -11,7 +11,7 @@
  * @module
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ProcessMetrics } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { Chain, ProcessMetrics } from "@paygate/adapters"
+import { Chain } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { DepositStore, type ObservedTransfer, ReceiptStore, Reconciliation } from "@paygate/domain"
 import { Cause, Effect, Metric } from "effect"
 

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { Configuration, ProcessMetrics } from "@paygate/adapters"
+import { Configuration } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import {
   type AttemptRecord,
   type ClaimedDelivery,

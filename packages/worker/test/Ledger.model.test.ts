@@ -13,7 +13,8 @@
  * chain's collection address equals its own mode's ledger, every account is of its chain's mode and
  * no account is shared across modes. Then the reconciliation job reports and alerts.
  */
-import { Chain, GatewayServices, ProcessMetrics, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
+import { Chain, GatewayServices, SqlDepositStore, SqlPersistence } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { LedgerBalances, ReceiptRefunds } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"

@@ -5,7 +5,8 @@
  * forked (its checkpoints), reverses the removed receipt, records the new transfer, and says so
  * loudly (`paygate_chain_deep_reorgs_total{window="beyond"}`): nothing is lost in silence.
  */
-import { Chain, GatewayServices, ProcessMetrics } from "@paygate/adapters"
+import { Chain, GatewayServices } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

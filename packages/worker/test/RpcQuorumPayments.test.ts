@@ -5,7 +5,8 @@
  * lags at the transaction's block: the payment stays `processing` (never `succeeded`, never
  * `failed`) and the disagreement is counted; once two providers agree again it succeeds, once.
  */
-import { Chain, ProcessMetrics } from "@paygate/adapters"
+import { Chain } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { Effect, Exit, Metric, Scope } from "effect"
 import { createPublicClient, http } from "viem"
 import { afterAll, beforeAll, expect, it } from "vitest"

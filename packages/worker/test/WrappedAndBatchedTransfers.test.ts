@@ -4,7 +4,8 @@
  * payment's own transfer, credited once, nothing refundable), and one transaction paying two
  * deposit addresses (both credited, and the watcher goes on to later deposits).
  */
-import { Chain, GatewayServices, ProcessMetrics, SqlChainWork, SqlDepositStore, SqlPersistence, WorkerPorts } from "@paygate/adapters"
+import { Chain, GatewayServices, SqlChainWork, SqlDepositStore, SqlPersistence, WorkerPorts } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { DepositSweeper, DepositSweeps, Executions, ReceiptRefunds, ReceiptStore } from "@paygate/domain"
 import { Effect, Fiber, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql"

@@ -18,7 +18,7 @@
  * @module
  */
 import { Clock, Effect, Schema, Semaphore } from "effect"
-import { recordExecutorGas, recordExecutorGasRefused } from "../ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 
 const GasAmount = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 21_000, maximum: 1_000_000_000 })))
 
@@ -106,10 +106,10 @@ export const makeBudget = (chainId: string, policy: GasPolicy): GasBudget => {
         : undefined
       if (refusal === undefined) {
         spent.push({ at: now, buyer: key, gas: amount })
-        yield* recordExecutorGas(chainId, amount)
+        yield* ProcessMetrics.recordExecutorGas(chainId, amount)
         return undefined
       }
-      yield* recordExecutorGasRefused(chainId, refusal)
+      yield* ProcessMetrics.recordExecutorGasRefused(chainId, refusal)
       yield* Effect.logError(
         refusal === "buyer_budget"
           ? `executor gas budget on ${chainId}: ${buyer} has used ${mine} of ${policy.budgetPerBuyer} gas in ${policy.budgetWindowSeconds} s; not sending ${amount} more`

@@ -7,7 +7,7 @@
  */
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { BaseError, createPublicClient, http, type PublicClient } from "viem"
-import { recordChainRpcDisagreement, recordChainRpcError } from "../ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 import { QuorumDisagreement, type QuorumEndpoints, quorumTransport } from "./QuorumTransport.ts"
 import { ChainRpcFailure, classify } from "./RpcFailure.ts"
 
@@ -81,9 +81,9 @@ export const rpc = <A>(chainId: string, operation: string, call: () => Promise<A
     }
   }).pipe(Effect.tapError((error) =>
     Effect.andThen(
-      recordChainRpcError(error.chainId, error.operation, error.failure),
+      ProcessMetrics.recordChainRpcError(error.chainId, error.operation, error.failure),
       error.disagreement === true
-        ? Effect.andThen(recordChainRpcDisagreement(error.chainId, error.operation), Effect.logWarning(`Chain ${error.chainId}: ${error.message}; its outcome waits until they agree.`))
+        ? Effect.andThen(ProcessMetrics.recordChainRpcDisagreement(error.chainId, error.operation), Effect.logWarning(`Chain ${error.chainId}: ${error.message}; its outcome waits until they agree.`))
         : Effect.void
     )
   ))

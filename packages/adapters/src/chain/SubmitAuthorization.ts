@@ -24,7 +24,7 @@ import { Duration, Effect, Option, Result, Schedule, Schema } from "effect"
 import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
-import { recordExecutorGasRefused } from "../ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { resolveTarget } from "./ProofTarget.ts"
 import { type ChainRpcError, rpc } from "./RpcCall.ts"
@@ -123,7 +123,7 @@ export const sendUnlessUsed = (
   const { to, data } = call
   const ceiling = BigInt(runtime.gas.authorization)
   const refuse = (reason: "reverts" | "ceiling", message: string) =>
-    recordExecutorGasRefused(chainId, reason).pipe(
+    ProcessMetrics.recordExecutorGasRefused(chainId, reason).pipe(
       // A short balance is routine (retried while the authorization is valid); a ceiling is worth a look.
       Effect.andThen((reason === "ceiling" ? Effect.logWarning : Effect.logInfo)(`submit on ${chainId}: not sent: ${message}`)),
       Effect.andThen(Effect.fail(new SubmissionRefused({ chainId, message })))

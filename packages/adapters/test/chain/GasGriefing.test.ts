@@ -17,7 +17,7 @@ import { defaultGasPolicy, type GasSettings } from "../../src/chain/GasPolicy.ts
 import { LocalChain, settingsFor } from "../../src/chain/LocalChain.ts"
 import * as SignatureRecovery from "../../src/chain/SignatureRecovery.ts"
 import * as ViemChainGateway from "../../src/chain/ViemChainGateway.ts"
-import { executorGas, executorGasRefused } from "../../src/ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 import {
   chainTestLayer,
   deployContract,
@@ -33,8 +33,8 @@ import { fromPrivateKey } from "../../src/chain/TransactionSigner.ts"
 
 const usdc = (whole: number) => BigInt(whole) * 10n ** 6n
 const chainId = "eip155:31337"
-const refusals = (reason: string) => Effect.map(Metric.value(executorGasRefused(chainId, reason)), (state) => state.count)
-const gasSent = Effect.map(Metric.value(executorGas(chainId)), (state) => state.count)
+const refusals = (reason: string) => Effect.map(Metric.value(ProcessMetrics.executorGasRefused(chainId, reason)), (state) => state.count)
+const gasSent = Effect.map(Metric.value(ProcessMetrics.executorGas(chainId)), (state) => state.count)
 
 /** A gateway on the same local chain with the chain's `gas` settings (and so a budget of its own). */
 const gatewayWithGas = (gas: GasSettings) =>

@@ -9,11 +9,11 @@ import { Effect, Metric, Redacted } from "effect"
 import { createServer } from "node:net"
 import * as Anvil from "../../src/chain/Anvil.ts"
 import { makeClient, rpc } from "../../src/chain/RpcCall.ts"
-import { chainRpcErrors, render } from "../../src/ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 
 const chainId = "eip155:31337"
 const count = (operation: string, failure: string) =>
-  Effect.map(Metric.value(chainRpcErrors(chainId, operation, failure)), (state) => state.count)
+  Effect.map(Metric.value(ProcessMetrics.chainRpcErrors(chainId, operation, failure)), (state) => state.count)
 
 // A port that was free a moment ago: connecting to it is refused.
 const closedPort = Effect.promise(() =>
@@ -51,7 +51,7 @@ describe("chain RPC error metrics", () => {
       assert.strictEqual((yield* count("eth_blockNumber", "unavailable")) - before.unavailable, 2)
       assert.deepStrictEqual([yield* count("eth_blockNumber", "rejected"), yield* count("eth_blockNumber", "reverted")], before.succeeded)
       // As `GET /metrics` renders it.
-      const text = yield* render
+      const text = yield* ProcessMetrics.render
       assert.match(
         text,
         new RegExp(`^paygate_chain_rpc_errors_total\\{(?=[^}]*chain_id="${chainId}")(?=[^}]*operation="eth_noSuchMethod")(?=[^}]*failure="rejected")[^}]*\\} [1-9]`, "m")

@@ -16,7 +16,7 @@ import * as ChainConfig from "../../src/chain/ChainConfig.ts"
 import * as SignatureRecovery from "../../src/chain/SignatureRecovery.ts"
 import * as ViemChainGateway from "../../src/chain/ViemChainGateway.ts"
 import * as TransferLogs from "../../src/chain/TransferLogs.ts"
-import { chainRpcDisagreements } from "../../src/ProcessMetrics.ts"
+import { ProcessMetrics } from "@paygate/observability"
 import { localChainForFile } from "../../../../test/support/LocalChainWorld.ts"
 import { sendTokenTransfer } from "../../../../test/support/TokenTransfer.ts"
 import { anvilRpc } from "../../../../test/support/WatcherJob.ts"
@@ -103,7 +103,7 @@ const permutations = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A
   items.length <= 1 ? [items] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
 
 const disagreements = () =>
-  Effect.runPromise(Effect.map(Metric.value(chainRpcDisagreements(`eip155:${world().chain.node.chainId}`, "eth_getTransactionReceipt")), (s) => s.count))
+  Effect.runPromise(Effect.map(Metric.value(ProcessMetrics.chainRpcDisagreements(`eip155:${world().chain.node.chainId}`, "eth_getTransactionReceipt")), (s) => s.count))
 
 it("one honest provider among a diverged one and a down one: never succeeded, never failed, the disagreement counted", async () => {
   const before = await disagreements()

@@ -22,7 +22,8 @@
  * @module
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Configuration, ProcessMetrics } from "@paygate/adapters"
+import { Configuration } from "@paygate/adapters"
+import { ProcessMetrics } from "@paygate/observability"
 import { PaymentStatus, traced } from "@paygate/domain"
 import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"

@@ -1,8 +1,8 @@
 /**
  * The metrics every paygate process may export, whatever it runs (the HTTP service, the worker
  * on its own): webhook delivery outcomes (fed by the worker's deliverer), failed chain JSON-RPC
- * calls (fed by `chain/RpcCall.ts`) and the process's memory and CPU. The HTTP service's own
- * metrics are in `@paygate/http` (`observability/Metrics.ts`).
+ * calls (fed by the adapters' `chain/RpcCall.ts`) and the process's memory and CPU. The HTTP
+ * service's own metrics are in `@paygate/http` (`observability/MetricSeries.ts`).
  *
  * They live in effect's metric registry (`Metric.MetricRegistry`, one per process), so whichever
  * part of the process updates them, `GET /metrics` of that process shows them ({@link render}).
