@@ -2,11 +2,13 @@
 //
 // - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
 //   domain + observability; http and worker → those three; cli → domain + adapters (never each other).
-//   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own. Each `@paygate/*` a package's sources import is declared in its package.json,
-//   and a package declares no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
-// - package tests may import their own package, the packages its sources may import (by name: the
-//   public entries), and the shared harness in `test/support`; never another package's `src`
-//   (internals included) or `test/` by path or by name (`@paygate/x/src/…`). A test that needs http
+//   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own.
+//   Each `@paygate/*` a package's sources import is declared in its package.json, and a package declares
+//   no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
+// - package tests may import their own package, the packages its sources may import and the adapters
+//   (by name: the public entries; the adapters declared as devDependencies), and the shared harness in
+//   `test/support`; never another package's `src` (internals included) or `test/` by path or by name
+//   (`@paygate/x/src/…`). A test that needs http
 //   and the worker together is a cross-package test (`test/`). Each `@paygate/*` a package's tests
 //   import is declared in its package.json too.
 // - no circles: files never import each other, directly or around a circle (scripts/circles.mjs).
@@ -26,6 +28,18 @@ export const allowedDependencies = {
   worker: ["domain", "observability", "adapters"],
   cli: ["domain", "adapters"]
 }
+
+/**
+ * Which workspaces a package's tests may import besides those: the adapters, so that a package whose
+ * sources see only ports can test them over the real implementations (declared as devDependencies).
+ */
+export const testOnlyDependencies = {
+  http: ["adapters"],
+  worker: ["adapters"],
+  cli: ["adapters"]
+}
+
+const testDependenciesOf = (pkg) => [...new Set([...(allowedDependencies[pkg] ?? []), ...(testOnlyDependencies[pkg] ?? [])])]
 
 // Where a file lives: { kind: "src" | "test", pkg } in a package, "support" / "crossTest" under test/, "app", or "other".
 const zoneOf = (root, file) => {
@@ -74,8 +88,9 @@ export const checkImport = (root, file, specifier) => {
   if (from.kind === "src" && from.pkg === "domain" && !(specifier === "effect" || specifier.startsWith("effect/"))) {
     return [`${where} (the domain may import only effect)`]
   }
-  if ((from.kind === "src" || from.kind === "test") && pkg !== undefined && pkg !== from.pkg && !(allowedDependencies[from.pkg] ?? []).includes(pkg)) {
-    const allowed = (allowedDependencies[from.pkg] ?? []).map((p) => `@paygate/${p}`).join(", ") || "no workspace"
+  const mayImport = from.kind === "src" ? allowedDependencies[from.pkg] ?? [] : testDependenciesOf(from.pkg)
+  if ((from.kind === "src" || from.kind === "test") && pkg !== undefined && pkg !== from.pkg && !mayImport.includes(pkg)) {
+    const allowed = mayImport.map((p) => `@paygate/${p}`).join(", ") || "no workspace"
     return [from.kind === "src"
       ? `${where} (${from.pkg} may import ${allowed})`
       : `${where} (${from.pkg}'s tests may import it and ${allowed}; tests of several packages together go in test/)`]
@@ -85,9 +100,10 @@ export const checkImport = (root, file, specifier) => {
 
 const workspaces = (root) => existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []
 
-const declaredIn = (manifest) => {
+// The `@paygate/*` a manifest declares in `fields` (for the sources: dependencies and peerDependencies).
+const declaredIn = (manifest, fields = ["dependencies", "peerDependencies"]) => {
   const json = JSON.parse(readFileSync(manifest, "utf8"))
-  return Object.keys({ ...json.dependencies, ...json.peerDependencies }).map(packageOf).filter(Boolean)
+  return fields.flatMap((field) => Object.keys(json[field] ?? {})).map(packageOf).filter(Boolean)
 }
 
 const workspacesImportedBy = (files, self) =>
@@ -108,13 +124,17 @@ const checkManifests = (root) =>
   workspaces(root).flatMap((pkg) => {
     const manifest = join(root, "packages", pkg, "package.json")
     if (!existsSync(manifest)) return []
-    const declared = declaredIn(manifest)
-    const allowed = allowedDependencies[pkg] ?? []
-    const wrong = declared.filter((dep) => !allowed.includes(dep)).map((dep) =>
-      `packages/${pkg}/package.json: declares @paygate/${dep} (${pkg} may depend on ${allowed.map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`
+    const sources = declaredIn(manifest)
+    const dev = declaredIn(manifest, ["devDependencies"])
+    const declared = { src: sources, test: [...sources, ...dev] }
+    const allowed = { src: allowedDependencies[pkg] ?? [], test: testDependenciesOf(pkg) }
+    const wrong = [["src", sources], ["test", dev]].flatMap(([kind, deps]) =>
+      deps.filter((dep) => !allowed[kind].includes(dep)).map((dep) =>
+        `packages/${pkg}/package.json: declares @paygate/${dep} (${pkg}${kind === "src" ? "" : "'s tests"} may depend on ${allowed[kind].map((p) => `@paygate/${p}`).join(", ") || "no workspace"})`
+      )
     )
     const undeclared = ["src", "test"].flatMap((kind) =>
-      [...workspacesImportedBy(sourceFiles(join(root, "packages", pkg, kind)), pkg)].filter((dep) => !declared.includes(dep)).map((dep) =>
+      [...workspacesImportedBy(sourceFiles(join(root, "packages", pkg, kind)), pkg)].filter((dep) => !declared[kind].includes(dep)).map((dep) =>
         `packages/${pkg}/package.json: its ${kind === "src" ? "sources" : "tests"} import @paygate/${dep} but do not declare it`
       )
     )
