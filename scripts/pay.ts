@@ -12,7 +12,6 @@
  * line on stderr.
  */
 import { readFileSync } from "node:fs"
-import { Chain } from "@paygate/adapters"
 import { createPublicClient, createWalletClient, type Hex, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
@@ -248,6 +247,8 @@ for (const action of option.actions) {
 }
 async function sign(action: any) {
   say(`sign the ${JSON.parse(action.data.params[1]).primaryType} typed data as ${wallet.address}`)
+  // The adapters take a second to load: only once there is something to sign.
+  const { Chain } = await import("@paygate/adapters")
   return Chain.LocalWallet.signOption(option, privateKey)
 }
 async function sendTransaction(action: any): Promise<string> {

@@ -13,8 +13,6 @@
  * the receiver's response. `trigger` makes the sandbox emit an event of a type (see Trigger.ts).
  */
 import { createHmac } from "node:crypto"
-import { WebhookEventType } from "@paygate/domain"
-import { createPaygateClient, PaygateError, signWebhook } from "@paygate/http"
 import { askSecret, fail, parseCommandLine } from "./CommandLine.ts"
 import { trigger, type TriggerType, triggerTypes, untriggerable } from "./Trigger.ts"
 
@@ -96,6 +94,9 @@ if (values["api-key"] !== undefined) {
 const apiKey = process.env.PAYGATE_API_KEY?.trim() || (await askSecret("Partner secret key (sk_…, not shown): "))?.trim() ||
   fail("Missing the partner's API key: set PAYGATE_API_KEY (or run in a terminal to be asked for it)", 2)
 const baseUrl = validUrl("--url", values.url ?? process.env.PAYGATE_URL ?? "http://localhost:3000")
+// Loaded once the arguments are known to be good: a mistake is answered at once, not after a second of loading.
+const { createPaygateClient, PaygateError, signWebhook } = await import("@paygate/http")
+const { WebhookEventType } = await import("@paygate/domain")
 const paygate = createPaygateClient({ baseUrl, apiKey })
 
 /** One line for a failed call: the contract error, or why the service could not be reached. */
