@@ -1,8 +1,9 @@
 /**
  * API key secrets (API rules §8, §2): `sk_live_` / `sk_test_` (partner) or `wk_live_` / `wk_test_`
  * (wallet) followed by 32 random bytes in base64url. Only {@link hashSecret} of the whole secret
- * is ever stored; the HTTP layer hashes presented keys with the same function (`Sha256SecretDigest`).
- * What a key's shape announces is the domain's (`kindOfSecret`).
+ * is ever stored; the HTTP layer hashes presented keys with the same function, through the
+ * domain's `SecretDigest` (`Sha256SecretDigest`). What a key's shape announces is the domain's
+ * (`kindOfSecret`).
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
  * What `CredentialAdmin`'s listings answer the operator: partners, merchants, wallet apps and
- * keys (the domain's `KeyListing`), read from their rows. None carries a secret or its digest: `api_keys` stores only the
- * SHA-256 of a secret and, for keys issued since migration 0012, its last four characters (`hint`).
+ * keys (the domain's `KeyListing`), read from their rows. None carries a secret or its digest:
+ * `api_keys` stores only the SHA-256 of a secret and, for keys issued since migration 0012, its
+ * last four characters (`hint`).
  * Times are Unix milliseconds.
  *
  * @module
