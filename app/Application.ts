@@ -44,7 +44,6 @@ import type { SqlClient } from "effect/sql"
 import {
   AjvBuyerDataValidator,
   Chain,
-  CheckoutSettings,
   ConfiguredExecutionPolicy,
   ConfiguredPaymentSettings,
   ConfiguredPayoutPolicy,
@@ -53,8 +52,11 @@ import {
   CredentialCache,
   Database,
   GatewayServices,
+  Invitations,
+  Passwords,
   PooledRandom,
   Pricing,
+  Sha256SecretDigest,
   SqlBuyerDataStore,
   SqlChainWork,
   SqlDataCollectionThresholds,
@@ -65,6 +67,8 @@ import {
   WebhookAdapters,
   WorkerPorts
 } from "@paygate/adapters"
+import { CheckoutSettings } from "@paygate/http"
+import * as ApiHost from "./ApiHost.ts"
 
 /** The use cases the HTTP API serves. */
 const UseCases = Layer.mergeAll(
@@ -118,14 +122,15 @@ const GatewayUseCases = Layer.mergeAll(
     PooledRandom.layer
   )),
   Layer.provideMerge(Chain.Eip155WalletActions.layer),
-  // The chains' explorer links of payment records.
-  Layer.provideMerge(Chain.ChainExplorers.layer)
+  // The chains' explorer links of payment records, and the configured tokens and networks the checkout and the dashboard show.
+  Layer.provideMerge(Layer.mergeAll(Chain.ChainExplorers.layer, Chain.ChainAssetCatalog.layer, Chain.ChainConfiguredNetworks.layer))
 )
 
 /**
  * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),
- * credentials admin, the public addresses (`CheckoutSettings`), and the gateway's use cases over the
- * configured chains (`GatewayServices` settings). The database layer decides embedded vs PostgreSQL.
+ * credentials admin, team invitations, passwords and the secrets' digest, the public addresses
+ * (`CheckoutSettings`), and the gateway's use cases over the configured chains (`GatewayServices`
+ * settings). The database layer decides embedded vs PostgreSQL.
  */
 export const layer = <E, R>(
   database: Layer.Layer<SqlClient.SqlClient, E, R>,
@@ -144,7 +149,7 @@ export const layerWith = <E, R, GE, GR>(
   GatewayUseCases.pipe(
     Layer.provideMerge(gateway),
     Layer.provideMerge(
-      Layer.mergeAll(UseCases, CredentialAdmin.layer, CheckoutSettings.layer).pipe(
+      Layer.mergeAll(UseCases, CredentialAdmin.layer, Invitations.layer, Passwords.layer, Sha256SecretDigest.layer, ApiHost.checkoutSettings).pipe(
         // Which currencies a payment can be created in, read when Payments is built (and the tokens' decimals of
         // the exports); from the same (memoized) gateway settings, built after the database (its lock refuses a second start first).
         Layer.provide(

@@ -14,6 +14,7 @@ import { Chain, Configuration, Database, GatewayServices, LogOutput, Migrations 
 import { ApiServer, RequestLogLevel, Tracing } from "@paygate/http"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
+import * as ApiHost from "./ApiHost.ts"
 import * as Application from "./Application.ts"
 import { bootstrapSandbox } from "./Bootstrap.ts"
 import { localChainStateFile, publishAddress } from "./EarlierStart.ts"
@@ -55,7 +56,7 @@ const serve = (withWorker: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function*() {
       // Listening first: a port in use stops the start before it creates anything.
-      yield* Layer.build(ApiServer.layer)
+      yield* Layer.build(ApiServer.layer.pipe(Layer.provide(ApiHost.layer)))
       const sandbox = yield* bootstrapSandbox
       if (withWorker && (yield* Configuration.workerInProcess)) yield* Layer.build(WorkerLive)
       const chains = yield* Chain.ChainConfig.ChainsConfig
@@ -65,7 +66,7 @@ const serve = (withWorker: boolean) =>
         ? chains.settings.chains.map((chain) => `${chain.chainId} at ${Redacted.value(chain.rpcUrl)}`)
         : []
       const euro = [...chains.assets.values()].find((asset) => asset.pricing.kind === "peg" && asset.pricing.currency === "EUR")
-      const baseUrl = `http://localhost:${yield* ApiServer.port}`
+      const baseUrl = `http://localhost:${yield* Configuration.port}`
       // The local set-up says where it listens (for a second start to name it) and keeps the
       // sandbox's credentials in a file to `source`, so they cannot scroll away.
       const dataDir = (yield* embedded) ? Option.some(yield* Configuration.dataDir) : Option.none<string>()
@@ -81,7 +82,7 @@ const serve = (withWorker: boolean) =>
     Layer.provide(Migrations.layer),
     Layer.provide(application),
     // OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-    Layer.provide(Tracing.layer),
+    Layer.provide(Tracing.layer.pipe(Layer.provide(ApiHost.otlpSettings))),
     Layer.provide(requestLogLevel),
     Layer.provide(LogOutput.layer)
   )

@@ -1,7 +1,8 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
 // - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
-//   domain + observability; http and worker → those three; cli → domain + adapters (never each other).
+//   domain + observability; http → domain + observability (ports only); worker → those three; cli →
+//   domain + adapters (never each other).
 //   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own.
 //   Each `@paygate/*` a package's sources import is declared in its package.json, and a package declares
 //   no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
@@ -24,7 +25,7 @@ export const allowedDependencies = {
   domain: [],
   observability: ["domain"],
   adapters: ["domain", "observability"],
-  http: ["domain", "observability", "adapters"],
+  http: ["domain", "observability"],
   worker: ["domain", "observability", "adapters"],
   cli: ["domain", "adapters"]
 }

@@ -7,9 +7,12 @@ import { checkBoundaries } from "../scripts/boundaries.mjs"
 const manifests: Record<string, ReadonlyArray<string>> = {
   domain: [],
   adapters: ["domain"],
-  http: ["domain", "adapters"],
+  http: ["domain"],
   worker: ["domain", "adapters"]
 }
+
+// What packages' tests alone import (devDependencies).
+const devManifests: Record<string, ReadonlyArray<string>> = { http: ["adapters"] }
 
 let root: string | undefined
 afterEach(() => {
@@ -24,7 +27,7 @@ const fixture = (extra: Record<string, string> = {}, deps: Record<string, Readon
     "packages/domain/src/Payment.ts": `import { Schema } from "effect"`,
     "packages/adapters/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { x } from "./internal/Row.ts"`,
     "packages/adapters/src/internal/Row.ts": `export const x = 1`,
-    "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"\nimport { Sql } from "@paygate/adapters"`,
+    "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"`,
     "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { Sql } from "@paygate/adapters"`,
     "packages/worker/src/index.ts": `import { Sql } from "@paygate/adapters"\nimport { Payment } from "@paygate/domain"`,
     "test/support/Harness.ts": `import { AppRoutes } from "@paygate/http"`,
@@ -38,7 +41,8 @@ const fixture = (extra: Record<string, string> = {}, deps: Record<string, Readon
   }
   for (const [pkg, uses] of Object.entries(deps)) {
     const dependencies = Object.fromEntries([["effect", "~4.1.0"], ...uses.map((dep) => [`@paygate/${dep}`, "0.1.0"])])
-    writeFileSync(join(root, "packages", pkg, "package.json"), JSON.stringify({ name: `@paygate/${pkg}`, dependencies }))
+    const devDependencies = Object.fromEntries((devManifests[pkg] ?? []).map((dep) => [`@paygate/${dep}`, "0.1.0"]))
+    writeFileSync(join(root, "packages", pkg, "package.json"), JSON.stringify({ name: `@paygate/${pkg}`, dependencies, devDependencies }))
   }
   return checkBoundaries(root)
 }
@@ -67,8 +71,15 @@ describe("the dependency rule between packages (npm run lint)", () => {
 
   it("fails on a seeded wrong-way import: http importing the worker", () => {
     expect(fixture({ "packages/http/src/Jobs.ts": `import { WorkerLive } from "@paygate/worker"` })).toEqual([
-      `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/observability, @paygate/adapters)`,
+      `packages/http/src/Jobs.ts: imports "@paygate/worker" (http may import @paygate/domain, @paygate/observability)`,
       `packages/http/package.json: its sources import @paygate/worker but do not declare it`
+    ])
+  })
+
+  it("fails on a seeded wrong-way import: http's sources importing the adapters (they see the domain's ports only)", () => {
+    expect(fixture({ "packages/http/src/Sql.ts": `import { Database } from "@paygate/adapters"` })).toEqual([
+      `packages/http/src/Sql.ts: imports "@paygate/adapters" (http may import @paygate/domain, @paygate/observability)`,
+      `packages/http/package.json: its sources import @paygate/adapters but do not declare it`
     ])
   })
 
@@ -104,7 +115,8 @@ describe("the dependency rule between packages (npm run lint)", () => {
 
   it("fails on a package declaring a dependency the rule forbids", () => {
     expect(fixture({}, { ...manifests, http: ["domain", "adapters", "worker"] })).toEqual([
-      "packages/http/package.json: declares @paygate/worker (http may depend on @paygate/domain, @paygate/observability, @paygate/adapters)"
+      "packages/http/package.json: declares @paygate/adapters (http may depend on @paygate/domain, @paygate/observability)",
+      "packages/http/package.json: declares @paygate/worker (http may depend on @paygate/domain, @paygate/observability)"
     ])
   })
 

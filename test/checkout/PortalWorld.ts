@@ -6,8 +6,8 @@
  * Tests create payments through the Merchant API like a merchant backend would.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Chain, CheckoutSettings, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
-import { Application } from "@paygate/app"
+import { Chain, CredentialAdmin, GatewayServices, Migrations } from "@paygate/adapters"
+import { ApiHost, Application } from "@paygate/app"
 import { Payment, type PaymentId, PaymentRepository } from "@paygate/domain"
 import { ConfigProvider, Context, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { HttpRouter } from "effect/http"
@@ -19,7 +19,7 @@ import { privateKeyToAccount } from "viem/accounts"
 import { WorkerLive } from "../../app/WorkerLive.ts"
 import { freePort } from "../support/FreePort.ts"
 import { pglite, type TestDatabase } from "../support/TestServer.ts"
-import { AppRoutes, ClientAddress, RateLimiter, routerConfig, SqlReadiness } from "@paygate/http"
+import { AppRoutes, CheckoutSettings, ClientAddress, RateLimiter, routerConfig } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
 export interface CreatedPayment {
@@ -144,9 +144,8 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       AppRoutes.pipe(Layer.provide([
         Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l`, refundClaimUrl: `${baseUrl}/r` })),
         RateLimiter.layer,
-        SqlReadiness,
         ClientAddress.ClientAddress.layer
-      ])),
+      ]), Layer.provide(ApiHost.layer)),
       { routerConfig, disableLogger: true }
     ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })))
     const world = Layer.mergeAll(http, WorkerLive).pipe(

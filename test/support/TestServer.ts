@@ -1,13 +1,13 @@
 /**
  * Test harness: the real `AppRoutes` over the production services (`Application.layer`: use cases,
- * SQL stores of `@paygate/adapters`, readiness) on a fresh PGlite, or on a fresh database of the
+ * SQL stores of `@paygate/adapters`; `ApiHost.layer`: settings, readiness) on a fresh PGlite, or on a fresh database of the
  * PostgreSQL at `TEST_DATABASE_URL`, with migrations applied; served in process
  * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
  * and reach the same database and use cases with {@link TestServer.run}. A suite gets its server
  * with {@link useTestServer} (started before its tests, closed after them).
  */
-import { Chain, CheckoutSettings, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
-import { Application } from "@paygate/app"
+import { Chain, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
+import { ApiHost, Application } from "@paygate/app"
 import {
   type ChainGateway,
   Commitment,
@@ -41,7 +41,7 @@ import { FetchHttpClient, HttpRouter, HttpServer, HttpServerRequest } from "effe
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
-import { ApiServer, AppRoutes, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig, SqlReadiness } from "@paygate/http"
+import { ApiServer, AppRoutes, CheckoutSettings, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 import { freePort } from "./FreePort.ts"
@@ -284,10 +284,10 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
           options.rateLimiter === undefined
             ? RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 })
             : Layer.succeed(RateLimiter, options.rateLimiter),
-          SqlReadiness,
           ClientAddress.ClientAddress.layer,
           Layer.succeed(CheckoutSettings, CheckoutSettings.of({ ...Context.get(context, CheckoutSettings), checkoutUrl }))
         ]),
+        Layer.provide(ApiHost.layer),
         Layer.provide(Layer.succeedContext(context)),
         Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ ...options.config, ENVIRONMENT: options.environment ?? "production" }))),
         Layer.provide(HttpServer.layerServices)
@@ -317,6 +317,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     const listenScope = Effect.runSync(Scope.make())
     await Effect.runPromise(Layer.buildWithScope(
       ApiServer.layer.pipe(
+        Layer.provide(ApiHost.layer),
         Layer.provide(Layer.succeedContext(context)),
         Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ HOST: "127.0.0.1", ...config, PORT: String(port) })))
       ),

@@ -1,15 +1,14 @@
 /**
  * API key secrets (API rules §8, §2): `sk_live_` / `sk_test_` (partner) or `wk_live_` / `wk_test_`
  * (wallet) followed by 32 random bytes in base64url. Only {@link hashSecret} of the whole secret
- * is ever stored; the HTTP layer hashes presented keys with the same function.
+ * is ever stored; the HTTP layer hashes presented keys with the same function, through the
+ * domain's `SecretDigest` (`Sha256SecretDigest`). What a key's shape announces is the domain's
+ * (`kindOfSecret`).
  *
  * @module
  */
-import type { Mode } from "@paygate/domain"
+import type { ApiKeyKind, Mode } from "@paygate/domain"
 import { hash, randomBytes } from "node:crypto"
-
-/** Which API a key calls: partner/merchant APIs or the wallet gateway. */
-export type ApiKeyKind = "partner" | "wallet"
 
 /** Random bytes in a new secret. */
 export const secretBytes = 32
@@ -34,12 +33,3 @@ export const hintLength = 4
 
 /** The last {@link hintLength} characters of a secret: the only part of it ever stored. */
 export const secretHint = (secret: string): string => secret.slice(-hintLength)
-
-// A key of ours: kind prefix, mode, and at least 16 base64url characters (a new secret has 43).
-const secretShape = /^(sk|wk)_(live|test)_[A-Za-z0-9_-]{16,}$/
-
-/** The kind a presented secret's shape announces (`sk_…` partner, `wk_…` wallet), or `undefined` for no key of ours. */
-export const kindOfSecret = (secret: string): ApiKeyKind | undefined => {
-  const match = secretShape.exec(secret)
-  return match === null ? undefined : match[1] === "sk" ? "partner" : "wallet"
-}

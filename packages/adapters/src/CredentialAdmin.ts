@@ -7,10 +7,14 @@
  * @module
  */
 import {
-  type ApiKeyId,
+  ApiKeyAdmin,
   type ApiVersion,
-  type AppId,
+  type CreateApiKeyInput,
+  type CreateAppInput,
+  type CreatedApp,
+  CredentialAdminError,
   IdGenerator,
+  type IssuedApiKey,
   isPinnableVersion,
   latestStableVersion,
   type Mode,
@@ -19,7 +23,7 @@ import {
   publishedVersions,
   traced
 } from "@paygate/domain"
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { hashSecret, newApiKeySecret, secretHint } from "./ApiKeySecret.ts"
@@ -28,49 +32,18 @@ import {
   appFromRow,
   type AppListing,
   keyFromRow,
-  type KeyListing,
   merchantFromRow,
   type MerchantListing,
   partnerFromRow,
   type PartnerListing
 } from "./CredentialListing.ts"
 
-export type { AppListing, KeyListing, MerchantListing, PartnerListing } from "./CredentialListing.ts"
-
-/** Why an administrative request was refused. */
-export class CredentialAdminError extends Schema.TaggedError<CredentialAdminError>()("CredentialAdminError", {
-  reason: Schema.Literals(["invalid_input", "unknown_owner", "mode_mismatch", "revoked_owner"]),
-  message: Schema.String
-}) {}
+export type { AppListing, MerchantListing, PartnerListing } from "./CredentialListing.ts"
 
 /** `createPartner` input; `pinnedVersion` defaults to the newest stable version (API rules §3). */
 export interface CreatePartnerInput {
   readonly name: string
   readonly pinnedVersion?: string | undefined
-}
-
-/** `createApiKey` input: a partner key for a partner, or a wallet key for an app of the same mode. */
-export type CreateApiKeyInput =
-  | { readonly kind: "partner"; readonly partnerId: PartnerId; readonly mode: Mode }
-  | { readonly kind: "wallet"; readonly appId: AppId; readonly mode: Mode }
-
-/** A newly issued key. `apiKey` is the secret: show it once, it cannot be recovered. */
-export interface IssuedApiKey {
-  readonly keyId: ApiKeyId
-  readonly apiKey: string
-}
-
-/** `createApp` input. */
-export interface CreateAppInput {
-  readonly name: string
-  readonly mode: Mode
-}
-
-/** A newly created wallet app (public `App-Id`) and its first wallet key (secret shown once). */
-export interface CreatedApp {
-  readonly appId: AppId
-  readonly keyId: ApiKeyId
-  readonly walletApiKey: string
 }
 
 /** `listMerchants` filter: one partner's, one mode's, or all. */
@@ -92,8 +65,12 @@ const pinRefusal = (version: string): string | undefined => {
     : `${version} is not a published API version; stable versions: ${stableVersions}.`
 }
 
-/** Operator-side credential management over the SQL store. */
-export class CredentialAdmin extends Context.Service<CredentialAdmin, {
+/**
+ * Operator-side credential management over the SQL store: the domain's `ApiKeyAdmin` (keys and
+ * wallet apps; a {@link CredentialCache} in the same context forgets a revoked one at once) and the
+ * operator's own operations.
+ */
+export class CredentialAdmin extends Context.Service<CredentialAdmin, ApiKeyAdmin["Service"] & {
   /** Creates a partner account pinned to `pinnedVersion` (a published stable version). */
   readonly createPartner: (input: CreatePartnerInput) => Effect.Effect<Partner, CredentialAdminError>
   /**
@@ -102,16 +79,6 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
    * partner is `unknown_owner`.
    */
   readonly partnerMode: (partnerId: PartnerId) => Effect.Effect<Mode, CredentialAdminError>
-  /** Issues a key: `sk_live_`/`sk_test_` for partners, `wk_live_`/`wk_test_` for apps. */
-  readonly createApiKey: (input: CreateApiKeyInput) => Effect.Effect<IssuedApiKey, CredentialAdminError>
-  /**
-   * Revokes a key and ends its dashboard sessions; answers `true` when the key exists (revoking a
-   * revoked key keeps its first revocation time) and `false` for an unknown id. A
-   * {@link CredentialCache} in the same context forgets the key at once.
-   */
-  readonly revokeKey: (keyId: string) => Effect.Effect<boolean>
-  /** Creates a wallet app and its first wallet key. */
-  readonly createApp: (input: CreateAppInput) => Effect.Effect<CreatedApp, CredentialAdminError>
   /**
    * Revokes a wallet app and every wallet key of it, in one transaction: its `App-Id` is no longer
    * found. Answers `false` for an unknown id; revoking again keeps the first time. A
@@ -129,12 +96,12 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
   readonly listMerchants: (filter: MerchantFilter) => Effect.Effect<ReadonlyArray<MerchantListing>, CredentialAdminError>
   /** Every wallet app, oldest first, revoked ones too. */
   readonly listApps: Effect.Effect<ReadonlyArray<AppListing>>
-  /** Keys, oldest first: all, or one partner's (an unknown `partnerId` is `unknown_owner`). */
-  readonly listKeys: (partnerId?: PartnerId | undefined) => Effect.Effect<ReadonlyArray<KeyListing>, CredentialAdminError>
 }>()("@paygate/adapters/CredentialAdmin") {
-  /** Over the `SqlClient` and the domain's `IdGenerator` (which needs `SecureRandom`, e.g. `SecureRandom.layerWebCrypto`). */
-  static readonly layer: Layer.Layer<CredentialAdmin, never, SqlClient.SqlClient | IdGenerator> = Layer.effect(
-    CredentialAdmin,
+  /**
+   * Over the `SqlClient` and the domain's `IdGenerator` (which needs `SecureRandom`, e.g.
+   * `SecureRandom.layerWebCrypto`); the same service is the domain's `ApiKeyAdmin` too.
+   */
+  static readonly layer: Layer.Layer<CredentialAdmin | ApiKeyAdmin, never, SqlClient.SqlClient | IdGenerator> = Layer.effectContext(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const ids = yield* IdGenerator
@@ -291,7 +258,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         return rows.map(keyFromRow)
       })
 
-      return CredentialAdmin.of({
+      const admin = CredentialAdmin.of({
         createPartner,
         partnerMode,
         createApiKey,
@@ -304,6 +271,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, {
         listApps,
         listKeys
       })
+      return Context.make(CredentialAdmin, admin).pipe(Context.add(ApiKeyAdmin, admin))
     })
   )
 }

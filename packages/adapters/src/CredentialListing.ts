@@ -1,12 +1,13 @@
 /**
  * What `CredentialAdmin`'s listings answer the operator: partners, merchants, wallet apps and
- * keys, read from their rows. None carries a secret or its digest: `api_keys` stores only the
- * SHA-256 of a secret and, for keys issued since migration 0012, its last four characters (`hint`).
+ * keys (the domain's `KeyListing`), read from their rows. None carries a secret or its digest:
+ * `api_keys` stores only the SHA-256 of a secret and, for keys issued since migration 0012, its
+ * last four characters (`hint`).
  * Times are Unix milliseconds.
  *
  * @module
  */
-import { ApiKeyId, AppId, MerchantId, Mode, PartnerId } from "@paygate/domain"
+import { AppId, KeyListing, MerchantId, Mode, PartnerId } from "@paygate/domain"
 import { Schema } from "effect"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 
@@ -41,19 +42,6 @@ export const AppListing = Schema.Struct({
   revokedAt: Schema.NullOr(Schema.Number)
 })
 export type AppListing = typeof AppListing.Type
-
-/** A key: its owner is a partner (`kind` partner) or a wallet app (`kind` wallet). */
-export const KeyListing = Schema.Struct({
-  keyId: ApiKeyId,
-  kind: Schema.Literals(["partner", "wallet"]),
-  ownerId: Schema.Union([PartnerId, AppId]),
-  mode: Mode,
-  /** The secret's last characters (`null` for keys issued before hints were kept). */
-  hint: Schema.NullOr(Schema.String),
-  createdAt: Schema.Number,
-  revokedAt: Schema.NullOr(Schema.Number)
-})
-export type KeyListing = typeof KeyListing.Type
 
 const decodePartner = Schema.decodeUnknownSync(PartnerListing)
 const decodeMerchant = Schema.decodeUnknownSync(MerchantListing)

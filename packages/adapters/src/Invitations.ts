@@ -7,8 +7,8 @@
  * @module
  */
 import { hashSecret } from "./ApiKeySecret.ts"
-import { type Mode, ParamsValidation, type PartnerId, type Role, TeamStore } from "@paygate/domain"
-import { Clock, Effect } from "effect"
+import { type InvitationLink, type InvitationRequest, normalEmail, TeamInvitations, TeamStore } from "@paygate/domain"
+import { Clock, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 
 /** How long an invitation can be accepted. */
@@ -17,21 +17,8 @@ export const invitationDays = 7
 /** The dashboard's page that accepts an invitation; the token follows as the fragment. */
 export const invitationPath = "/dashboard/invitation"
 
-const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-
-/** An email as members are known by (trimmed, lower case), or `params_validation`. */
-export const normalEmail = (email: string) => {
-  const normal = email.trim().toLowerCase()
-  return normal.length <= 254 && emailShape.test(normal)
-    ? Effect.succeed(normal)
-    : Effect.fail(new ParamsValidation({ message: "email must be an email address (name@domain), at most 254 characters." }))
-}
-
 /** Stores an invitation and responds with it and its link under `origin` (e.g. `https://pay.example`). */
-export const invite = Effect.fnUntraced(function*(
-  request: { readonly partnerId: PartnerId; readonly mode: Mode; readonly email: string; readonly role: Role; readonly invitedBy: string },
-  origin: string
-) {
+export const invite = Effect.fnUntraced(function*(request: InvitationRequest, origin: string) {
   const team = yield* TeamStore
   const email = yield* normalEmail(request.email)
   const now = yield* Clock.currentTimeMillis
@@ -55,5 +42,12 @@ export const invite = Effect.fnUntraced(function*(
     mode: request.mode,
     url: `${origin.replace(/\/+$/, "")}${invitationPath}#${token}`,
     expiresAt: Math.floor(invitation.expiresAt / 1000)
-  }
+  } satisfies InvitationLink
 })
+
+/** The domain's `TeamInvitations` by {@link invite}, over the team store. */
+export const layer: Layer.Layer<TeamInvitations, never, TeamStore> = Layer.effect(
+  TeamInvitations,
+  Effect.map(TeamStore, (team) =>
+    TeamInvitations.of({ invite: (request, origin) => Effect.provideService(invite(request, origin), TeamStore, team) }))
+)

@@ -95,6 +95,28 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
 /** The table recording applied migrations. */
 export const migrationsTable = "effect_sql_migrations"
 
+/**
+ * Whether the database can take traffic, checked over the `SqlClient` it is built with: it answers
+ * within 2 seconds and every migration the code knows is applied. The check answers the number
+ * applied, else why not.
+ */
+export const readiness: Effect.Effect<Effect.Effect<number, string>, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) => {
+    const expected = Object.keys(migrations).length
+    return sql<{ readonly applied: string | number }>`SELECT count(*) AS applied FROM ${sql(migrationsTable)}`.pipe(
+      Effect.timeout("2 seconds"),
+      Effect.mapError(() => "the database does not answer"),
+      Effect.flatMap((rows) => {
+        const applied = Number(rows[0]?.applied ?? 0)
+        return applied >= expected
+          ? Effect.succeed(applied)
+          : Effect.fail(`${applied} of ${expected} migrations applied`)
+      })
+    )
+  }
+)
+
 const migrate = Migrator.make({})
 
 /** Applies pending migrations; answers the `[id, name]` of those it applied (empty when up to date). */

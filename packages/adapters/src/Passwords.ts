@@ -1,12 +1,13 @@
 /**
  * Team members' passwords: scrypt (node:crypto) with a random 16-byte salt, stored as
  * `scrypt$N$r$p$salt$hash` so the cost can rise later without breaking stored hashes; compared in
- * constant time.
+ * constant time. The domain's `PasswordHasher` ({@link layer}).
  *
  * @module
  */
+import { PasswordHasher } from "@paygate/domain"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 
 const cost = { N: 16384, r: 8, p: 1 } as const
 const keyLength = 32
@@ -38,3 +39,9 @@ export const verifyPassword = (password: string, stored: string) => {
     (key) => key.length === want.length && timingSafeEqual(key, want)
   )
 }
+
+/** `PasswordHasher` by scrypt; a missing stored hash is checked against {@link absentPasswordHash}. */
+export const layer: Layer.Layer<PasswordHasher> = Layer.succeed(PasswordHasher, PasswordHasher.of({
+  hash: hashPassword,
+  verify: (password, stored) => verifyPassword(password, stored ?? absentPasswordHash)
+}))

@@ -1,6 +1,6 @@
 /**
  * @paygate/adapters: implementations of the domain's ports. PostgreSQL through `@effect/sql-pg`
- * (an embedded PGlite by default), plus credential administration.
+ * (an embedded PGlite by default), plus credential administration, passwords and invitations.
  *
  * A host wires the database with `SqlPersistence.layerFromConfig`, which is:
  *
@@ -17,7 +17,6 @@
  */
 export * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
 export * from "./ApiKeySecret.ts"
-export * from "./CheckoutSettings.ts"
 export * as Configuration from "./Configuration.ts"
 export * as ConfiguredExecutionPolicy from "./ConfiguredExecutionPolicy.ts"
 export * as ConfiguredPayoutPolicy from "./ConfiguredPayoutPolicy.ts"
@@ -58,6 +57,7 @@ export * as SqlPayoutWork from "./SqlPayoutWork.ts"
 export * as SqlQuoteStore from "./SqlQuoteStore.ts"
 export * as SqlReceiptStore from "./SqlReceiptStore.ts"
 export * as SanctionsList from "./SanctionsList.ts"
+export * as Sha256SecretDigest from "./Sha256SecretDigest.ts"
 export * as SqlPersistence from "./SqlPersistence.ts"
 export * as SqlRefundClaimStore from "./SqlRefundClaimStore.ts"
 export * as SqlRefundRepository from "./SqlRefundRepository.ts"

@@ -1,15 +1,13 @@
 /**
- * The API as a process serves it: every route ({@link AppRoutes}) on Node's HTTP server at `PORT`
- * (default 3000) on `HOST` (default: every interface, or 127.0.0.1 for the embedded local set-up,
- * whose sandbox nobody else should reach), hardened (server/Transport.ts), with the rate limiter,
- * the client address resolution, SQL readiness and route-labelled request metrics. Needs the
- * application's services (`@paygate/adapters` `Application`); the composition root launches it.
+ * The API as a process serves it: every route ({@link AppRoutes}) on Node's HTTP server at the
+ * port and address of its `ServerSettings`, hardened (server/Transport.ts), with the rate limiter,
+ * the client address resolution and route-labelled request metrics. Needs the application's
+ * services, its settings and readiness (the composition root's `Application` and `ApiHost`), which launches it.
  *
  * @module
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Configuration } from "@paygate/adapters"
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppRoutes, routerConfig } from "./App.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
@@ -18,18 +16,8 @@ import { createServer } from "./server/EarlyRequests.ts"
 import { RouteMetrics } from "./server/MetricsEndpoint.ts"
 import { RateLimiter } from "./server/RateLimiter.ts"
 import { RequestLogLevel } from "./server/RequestMiddleware.ts"
-import { SqlReadiness } from "./server/SqlReadiness.ts"
 import { harden } from "./server/Transport.ts"
-
-/** The port the API listens on: `PORT`, default 3000. */
-export const port = Configuration.port
-
-/** The address the API listens on: `HOST`; unset, 127.0.0.1 on the embedded database, else every interface. */
-export const host = Effect.gen(function*() {
-  const configured = yield* Configuration.host
-  if (Option.isSome(configured)) return configured.value.trim()
-  return Option.isNone(yield* Configuration.databaseUrl) ? "127.0.0.1" : undefined
-})
+import { ServerSettings } from "./settings/ServerSettings.ts"
 
 // The context requests start from: effect's own services and references (loggers, tracer, clock,
 // scope), not paygate's (but the access line's level, which the request middleware reads per request). Each route took its services when it was built (the types say requests
@@ -52,21 +40,20 @@ type Application = Exclude<
   HttpRouter.HttpRouter | Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
 >
 
-/** The API listening on {@link port}; on shutdown it drains (responses close their connections) before it stops. */
+/** The API listening on its settings' port; on shutdown it drains (responses close their connections) before it stops. */
 export const layer = Layer.effectDiscard(
   Effect.gen(function*() {
     // The routes are built from the application's services; requests start without them (a copy of
     // 60-odd services per request otherwise: server/HandlerGroup.ts).
     const application = yield* Effect.context<Application>()
     const { trusted } = yield* ClientAddress
-    const maxConnectionsPerClient = yield* Configuration.maxConnectionsPerClient
-    const listenOn = yield* host
+    const { port, host, maxConnectionsPerClient } = yield* ServerSettings
     const server = HttpRouter.serve(AppRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
       routerConfig,
       disableLogger: true
     }).pipe(Layer.provide(NodeHttpServer.layer(() => createServer((node) => harden(node, { trusted, maxConnectionsPerClient })), {
-      port: yield* port,
-      ...(listenOn === undefined ? {} : { host: listenOn })
+      port,
+      ...(host === undefined ? {} : { host })
     })))
     yield* Layer.build(server).pipe(Effect.updateContext(withoutApplication))
     // Runs first on SIGTERM (finalizers run in reverse): responses from now on close their connections.
@@ -75,5 +62,5 @@ export const layer = Layer.effectDiscard(
 ).pipe(
   // Every route of the app labels its request metrics with its template (server/MetricsEndpoint.ts).
   Layer.provide(RouteMetrics),
-  Layer.provide(Layer.mergeAll(RateLimiter.layer, SqlReadiness, ClientAddress.layer))
+  Layer.provide(Layer.mergeAll(RateLimiter.layer, ClientAddress.layer))
 )

@@ -2,6 +2,8 @@
  * @paygate/http: the HTTP API of paygate (`effect/http-api`). The contract ({@link PaygateApi}),
  * the routes that serve it ({@link AppRoutes}), the API as a process serves it (`ApiServer.layer`)
  * and typed clients derived from the contract (Effect, and Promise with a webhook verification helper).
+ * Its settings and what else it asks of its host (`settings/`, `Readiness`, `RequestIdBytes`) are
+ * services the composition root provides.
  *
  * @module
  */
@@ -14,6 +16,14 @@ export * from "./PromiseClient.ts"
 export * from "./WebhookVerification.ts"
 export * as Tracing from "./observability/Tracing.ts"
 export * as ClientAddress from "./server/ClientAddress.ts"
-export { RateLimiter, type RateLimitSettings } from "./server/RateLimiter.ts"
-export { SqlReadiness } from "./server/SqlReadiness.ts"
+export { RateLimiter } from "./server/RateLimiter.ts"
+export { Readiness } from "./server/Readiness.ts"
+export { RequestIdBytes } from "./server/RequestId.ts"
 export { RequestLogLevel } from "./server/RequestMiddleware.ts"
+export { CheckoutSettings } from "./settings/CheckoutSettings.ts"
+export { Environment } from "./settings/Environment.ts"
+export { MetricsToken } from "./settings/MetricsToken.ts"
+export { OtlpSettings } from "./settings/OtlpSettings.ts"
+export { type RateLimitSettings, ServerSettings } from "./settings/ServerSettings.ts"
+export { SessionSettings } from "./settings/SessionSettings.ts"
+export { WalletOrigins } from "./settings/WalletOrigins.ts"

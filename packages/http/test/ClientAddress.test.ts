@@ -1,7 +1,5 @@
-import { Configuration } from "@paygate/adapters"
-import { ConfigProvider, Effect, Result } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { ApiServer } from "../src/index.ts"
 import { clientOf, parseTrustedProxies, throttleKey, type TrustedProxies } from "../src/server/ClientAddress.ts"
 
 const trustedOf = (text: string): TrustedProxies => Result.getOrThrow(parseTrustedProxies(text))
@@ -56,15 +54,5 @@ describe("ClientAddress: the client behind the trusted proxies", () => {
       expect(Result.isFailure(parsed) ? parsed.failure.message : "").toContain(JSON.stringify(bad))
     }
     expect(Result.isSuccess(parseTrustedProxies(" "))).toBe(true)
-  })
-
-  it("listens on 127.0.0.1 for the embedded local set-up, on every interface with DATABASE_URL, on HOST when set", async () => {
-    const hostWith = (env: Record<string, string>) =>
-      Effect.runPromise(ApiServer.host.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
-    expect(await hostWith({})).toBe("127.0.0.1")
-    expect(await hostWith({ DATABASE_URL: "postgres://db.example/paygate" })).toBeUndefined()
-    expect(await hostWith({ HOST: "0.0.0.0" })).toBe("0.0.0.0")
-    expect(await hostWith({ HOST: "::1", DATABASE_URL: "postgres://db.example/paygate" })).toBe("::1")
-    expect(Configuration.variables.has("TRUSTED_PROXIES")).toBe(true)
   })
 })

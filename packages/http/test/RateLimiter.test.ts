@@ -3,7 +3,8 @@ import { Context, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { runInNewContext } from "node:vm"
 import { setFlagsFromString } from "node:v8"
-import { RateLimiter, type RateLimitSettings } from "../src/server/RateLimiter.ts"
+import { RateLimiter } from "../src/server/RateLimiter.ts"
+import type { RateLimitSettings } from "../src/settings/ServerSettings.ts"
 
 const limiter = (settings: RateLimitSettings) =>
   Effect.map(Layer.build(RateLimiter.make(settings)), Context.get(RateLimiter)).pipe(Effect.scoped)

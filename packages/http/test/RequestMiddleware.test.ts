@@ -1,10 +1,12 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Logger, Metric, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { randomBytes } from "node:crypto"
 import { createServer, request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as MetricSeries from "../src/observability/MetricSeries.ts"
 import { RouteMetrics } from "../src/server/MetricsEndpoint.ts"
+import { RequestIdBytes } from "../src/server/RequestId.ts"
 import { interruptedStatus, RequestMiddleware } from "../src/server/RequestMiddleware.ts"
 
 interface Logged {
@@ -30,6 +32,7 @@ const routes = HttpRouter.use(Effect.fnUntraced(function*(router) {
 beforeAll(async () => {
   const scope = Effect.runSync(Scope.make())
   const server = HttpRouter.serve(Layer.mergeAll(routes, RequestMiddleware), { disableLogger: true }).pipe(
+    Layer.provide(Layer.succeed(RequestIdBytes, (size) => new Uint8Array(randomBytes(size)))),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(server, scope).pipe(Effect.provide(Logger.layer([capture]))))

@@ -1,8 +1,6 @@
-import { Database } from "@paygate/adapters"
+import { Database, Migrations } from "@paygate/adapters"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { Readiness } from "../src/server/Readiness.ts"
-import { SqlReadiness } from "../src/server/SqlReadiness.ts"
 import { forEachDatabase, useTestServer } from "../../../test/support/TestServer.ts"
 
 forEachDatabase("probes", (database) => {
@@ -24,7 +22,7 @@ forEachDatabase("probes", (database) => {
 describe("readiness", () => {
   it("is not ready on a database whose migrations are not applied", async () => {
     const exit = await Effect.runPromiseExit(
-      Readiness.use((r) => r.check).pipe(Effect.provide(SqlReadiness), Effect.provide(Database.layerMemory()))
+      Effect.flatten(Migrations.readiness).pipe(Effect.provide(Database.layerMemory()))
     )
     expect(Exit.isFailure(exit)).toBe(true)
   })

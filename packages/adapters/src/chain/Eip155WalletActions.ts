@@ -148,7 +148,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
     }]
   })
 
-  return WalletActions.of({ actionsFor })
+  return WalletActions.of({ actionsFor, buildData, pushTransfer: (claims) => pushTransferActions(chains, claims) })
 })
 
 /** The wallet actions of the configured chains. */

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Result } from "effect"
 import type { OptionClaims } from "../gateway/OptionId.ts"
 import type { Action } from "../wire/Action.ts"
 
@@ -10,4 +10,11 @@ import type { Action } from "../wire/Action.ts"
 export class WalletActions extends Context.Service<WalletActions, {
   /** `validBefore`: Unix second the authorization stops being valid. */
   readonly actionsFor: (claims: OptionClaims, optionId: string, validBefore: number) => Effect.Effect<ReadonlyArray<Action>>
+  /** The `data` of a push option's `build` action: what `/fetch` is sent to resolve it. */
+  readonly buildData: (claims: OptionClaims) => string
+  /**
+   * The actions that complete a push option (what `/fetch` resolves its `build` action to), or a
+   * phrase saying why they cannot be built: the configuration no longer offers the option.
+   */
+  readonly pushTransfer: (claims: OptionClaims) => Result.Result<ReadonlyArray<Action>, string>
 }>()("@paygate/domain/WalletActions") {}

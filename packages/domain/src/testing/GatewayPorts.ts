@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Result } from "effect"
 import type { Pricing } from "../quote/Quote.ts"
 import type { Mode } from "../payment/Payment.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
@@ -52,8 +52,10 @@ export const layerMemoryQuotes = (quotes: Map<string, StoredQuote> = new Map()):
   }))
 }
 
-/** Wallet actions that name the option and its deadline in a `build` action, for tests. */
+/** Wallet actions that name the option and its deadline in a `build` action, for tests; no push transfer is built. */
 export const recordedActions: Layer.Layer<WalletActions> = Layer.succeed(WalletActions, WalletActions.of({
   actionsFor: (claims, optionId, validBefore) =>
-    Effect.succeed([{ type: "build", data: { data: JSON.stringify({ optionId, kind: claims.kind, validBefore }) } }])
+    Effect.succeed([{ type: "build", data: { data: JSON.stringify({ optionId, kind: claims.kind, validBefore }) } }]),
+  buildData: (claims) => claims.nonce,
+  pushTransfer: () => Result.fail("no transfer is built in tests")
 }))

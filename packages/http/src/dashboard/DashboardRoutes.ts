@@ -14,8 +14,7 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
-import { WebhookEventType } from "@paygate/domain"
+import { ConfiguredNetworks, WebhookEventType } from "@paygate/domain"
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { fileURLToPath } from "node:url"
@@ -40,18 +39,19 @@ export const dashboardViews = [
 
 /** The dashboard's page and assets. */
 export const DashboardRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
-  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const configured = yield* ConfiguredNetworks
   const own = yield* loadAssetsFrom(directory)
   const shared = yield* loadAssetsFrom(assetsDirectory, ["dom.js", "format.js", "gateway.js", "portal.css", "favicon.svg"])
   const assets = new Map([...shared, ...own])
+  const modes = new Map(configured.networks.map((network) => [network.chainId, network.mode]))
   const page = dashboardPage({
-    networks: [...chains.chains.values()].map((chain) => ({
-      chainId: chain.chainId,
-      explorerUrl: chain.explorerUrl ?? null,
-      collectionAddress: chain.collectionAddress
+    networks: configured.networks.map((network) => ({
+      chainId: network.chainId,
+      explorerUrl: network.explorerUrl,
+      collectionAddress: network.collectionAddress
     })),
-    assets: chains.settings.assets.flatMap((asset) => {
-      const mode = Chain.ChainConfig.assetMode(chains, asset)
+    assets: configured.assets.flatMap((asset) => {
+      const mode = modes.get(asset.chainId)
       return mode === undefined ? [] : [{
         assetId: asset.assetId,
         symbol: asset.symbol,

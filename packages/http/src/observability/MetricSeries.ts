@@ -17,7 +17,7 @@
  * | `paygate_scrape_database_ok` | gauge | | 1 when the scrape-time queries answered, else 0 |
  *
  * `GET /metrics` also exports what any paygate process exports (webhook delivery outcomes, chain
- * RPC errors, process memory and CPU), defined in `@paygate/adapters` (`ProcessMetrics`) because
+ * RPC errors, process memory and CPU), defined in `@paygate/observability` (`ProcessMetrics`) because
  * the worker and the chain adapters feed them.
  *
  * `route` is the route's template (`/v1/merchant/payment/:id/status`), never the raw path, so the

@@ -1,5 +1,6 @@
 /**
- * OpenTelemetry tracing, off unless configured: with `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+ * OpenTelemetry tracing, off unless configured (its `OtlpSettings`, which the host reads from these
+ * variables): with `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set, spans are exported over OTLP/HTTP (JSON) by
  * `effect/observability`'s `OtlpTracer`; without it nothing is exported and spans are not even built.
  *
@@ -26,7 +27,7 @@
 import { Effect, Layer, Option, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
-import { Configuration } from "@paygate/adapters"
+import { OtlpSettings } from "../settings/OtlpSettings.ts"
 
 /** `key=value,key2=value2` (values URI-decoded, as the OpenTelemetry specification says). */
 export const parseKeyValues = (text: string): Record<string, string> => {
@@ -47,7 +48,7 @@ export const parseKeyValues = (text: string): Record<string, string> => {
   return result
 }
 
-/** The tracing settings from the environment, `undefined` when tracing is off. */
+/** The tracing settings, `undefined` when tracing is off. */
 export interface TracingSettings {
   readonly url: string
   readonly serviceName: string
@@ -57,7 +58,7 @@ export interface TracingSettings {
 
 /** Reads {@link TracingSettings}; `undefined` when no endpoint is set or `OTEL_SDK_DISABLED=true`. */
 export const settings = Effect.gen(function*() {
-  const configured = yield* Configuration.tracing
+  const configured = yield* OtlpSettings
   const { endpoint: baseUrl, tracesEndpoint: tracesUrl } = configured
   if (configured.disabled || (Option.isNone(tracesUrl) && Option.isNone(baseUrl))) return undefined
   const url = Option.isSome(tracesUrl) ? tracesUrl.value.trim() : `${Option.getOrThrow(baseUrl).trim().replace(/\/+$/, "")}/v1/traces`
@@ -76,7 +77,7 @@ export const layerOtlp = (tracing: TracingSettings) =>
   }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
 
 /**
- * Tracing from the environment (see the module documentation): the OTLP tracer when an endpoint is
+ * Tracing from its settings (see the module documentation): the OTLP tracer when an endpoint is
  * configured; else spans are turned off (`References.TracerEnabled`), since nothing would read them
  * and building one per request, statement and use case costs CPU. Provide it outside everything
  * else so every span reaches it.

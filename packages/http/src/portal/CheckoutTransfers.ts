@@ -1,5 +1,4 @@
-import { Chain } from "@paygate/adapters"
-import { ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount, type Wire } from "@paygate/domain"
+import { AssetCatalog, ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount, type Wire } from "@paygate/domain"
 import { Effect } from "effect"
 
 /**
@@ -28,18 +27,18 @@ const maxTransfers = 20
  */
 export const makeCheckoutTransfers = Effect.gen(function*() {
   const receipts = yield* ReceiptStore
-  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const catalog = yield* AssetCatalog
   const explorer = yield* ExplorerLinks
   return (payment: Payment) =>
     Effect.map(
       receipts.list({ owner: { partnerId: payment.partnerId, mode: payment.mode }, paymentId: payment.id, after: null, limit: maxTransfers }),
       (recorded) =>
         recorded.flatMap((receipt): ReadonlyArray<CheckoutTransfer> => {
-          const found = Chain.ChainConfig.lookupAsset(chains, receipt.asset)
-          if (found === undefined || receipt.outcome === "unmatched") return []
+          const asset = catalog.asset(receipt.asset)
+          if (asset === undefined || receipt.outcome === "unmatched") return []
           return [{
             outcome: receipt.outcome,
-            amount: tokenAmount(Chain.ChainAssetCatalog.toPayableAsset(found.asset, found.chain.collectionAddress), receipt.value.toString()),
+            amount: tokenAmount(asset, receipt.value.toString()),
             shortfall: shortfall(receipt).toString(),
             refundable: refundableValue(receipt).toString(),
             hash: receipt.txHash,

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { type ClaimView, RefundClaims } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"

@@ -1,5 +1,4 @@
-import { CredentialAdmin } from "@paygate/adapters"
-import type { AppId, Mode } from "@paygate/domain"
+import { ApiKeyAdmin, type AppId, type Mode } from "@paygate/domain"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -17,11 +16,11 @@ export const portalAppName = "Hosted checkout"
 export class PortalApps extends Context.Service<PortalApps, {
   readonly appIdFor: (mode: Mode) => AppId
 }>()("@paygate/http/portal/PortalApps") {
-  static readonly layer: Layer.Layer<PortalApps, never, SqlClient.SqlClient | CredentialAdmin> = Layer.effect(
+  static readonly layer: Layer.Layer<PortalApps, never, SqlClient.SqlClient | ApiKeyAdmin> = Layer.effect(
     PortalApps,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const admin = yield* CredentialAdmin
+      const admin = yield* ApiKeyAdmin
       const ensure = Effect.fnUntraced(function*(mode: Mode) {
         const [found] = yield* sql<{ readonly id: string }>`SELECT id FROM apps
           WHERE name = ${portalAppName} AND mode = ${mode} AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1`

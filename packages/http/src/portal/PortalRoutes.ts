@@ -19,10 +19,10 @@
  *
  * @module
  */
-import { Chain, CheckoutSettings, Configuration } from "@paygate/adapters"
 import {
   Caip,
   CheckoutAmounts,
+  ConfiguredNetworks,
   DepositOptions,
   ExplorerLinks,
   MerchantRepository,
@@ -39,6 +39,8 @@ import { makeDepositQr } from "./DepositQr.ts"
 import { PortalApps } from "./PortalApps.ts"
 import { loadAssets, serveAssets } from "./PortalAssets.ts"
 import { assetsPath, checkoutPage, type CheckoutReceipt, collectPage, notFoundPage } from "./PortalPages.ts"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
+import { WalletOrigins } from "../settings/WalletOrigins.ts"
 
 const paymentIdPattern = /^pay_[A-Za-z0-9]{1,64}$/
 
@@ -91,7 +93,7 @@ const collectParents = (checkoutUrl: string, walletOrigins: ReadonlyArray<string
 export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const payments = yield* PaymentRepository
   const apps = yield* PortalApps
-  const chains = yield* Chain.ChainConfig.ChainsConfig
+  const { networks } = yield* ConfiguredNetworks
   const explorer = yield* ExplorerLinks
   const transfersOf = yield* makeCheckoutTransfers
   const depositQr = yield* makeDepositQr
@@ -100,11 +102,11 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const checkoutCsp = contentSecurityPolicy(collectFrameSource(settings.dataCollectionUrl), "'none'")
   // Shown inside the checkout's dialog, in a wallet's web view, or in a window a page opened: only
   // the checkout and the configured wallets may embed it, and only they hear how it ended.
-  const messageOrigins = collectParents(settings.checkoutUrl, yield* Configuration.walletOrigins)
+  const messageOrigins = collectParents(settings.checkoutUrl, yield* WalletOrigins)
   const collectCsp = contentSecurityPolicy("'none'", ["'self'", ...messageOrigins].join(" "))
   // The checkout asks wallets for accounts on the networks of the payment's mode only.
   const chainIdsFor = (mode: Mode) =>
-    [...chains.chains.values()].filter((chain) => Chain.ChainConfig.chainMode(chain) === mode).map((chain) => chain.chainId)
+    networks.filter((network) => network.mode === mode).map((network) => network.chainId)
   const deposits = yield* DepositOptions
   const merchants = yield* MerchantRepository
   const amounts = yield* CheckoutAmounts

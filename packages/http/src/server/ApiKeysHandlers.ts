@@ -1,6 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { CredentialAdmin, type KeyListing } from "@paygate/adapters"
-import { ApiKeyId, ApiKeyNotFound, isAfterCursor, type PartnerAccess, pageRequest, toPage } from "@paygate/domain"
+import { ApiKeyAdmin, ApiKeyId, ApiKeyNotFound, isAfterCursor, type KeyListing, type PartnerAccess, pageRequest, toPage } from "@paygate/domain"
 import { Effect, Schema } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -16,12 +15,12 @@ const toRecord = (key: KeyListing) => ({
   revokedAt: key.revokedAt === null ? null : seconds(key.revokedAt)
 })
 
-/** Partner API key handlers over the operator's `CredentialAdmin` (the same use cases the CLI runs). */
+/** Partner API key handlers over the domain's `ApiKeyAdmin` (the operator CLI's credential administration runs the same). */
 export const ApiKeysHandlers = HandlerGroup.group(
   PaygateApi,
   "apiKeys",
   Effect.fn(function*(handlers) {
-    const admin = yield* CredentialAdmin
+    const admin = yield* ApiKeyAdmin
     // The caller's partner exists (it just authenticated): an unknown owner cannot happen.
     const keysOf = (access: PartnerAccess) =>
       Effect.map(

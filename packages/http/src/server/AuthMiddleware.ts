@@ -1,4 +1,4 @@
-import { type ApiVersion, CredentialStore, Forbidden, IdempotencyStore, type Member } from "@paygate/domain"
+import { type ApiVersion, Forbidden, IdempotencyStore, type Member } from "@paygate/domain"
 import { type ContractError } from "../api/ErrorCodes.ts"
 import { MissingApiKey, MissingMerchantApiKey, MissingMerchantId } from "../api/HttpErrors.ts"
 import { Context, Effect, Layer } from "effect"
@@ -8,9 +8,10 @@ import { CurrentCaller, CurrentGatewayCaller, CurrentMerchantId, GatewayAuth, Me
 import { csrfHeader, DashboardSessions, sessionCookie } from "./DashboardSessions.ts"
 import { authenticateGateway } from "./GatewayCredential.ts"
 import { headerValue } from "./HeaderChecks.ts"
-import { authenticatePartnerKey, Environment, type PartnerAuthentication } from "./PartnerCredential.ts"
+import { authenticatePartnerKey, type KeyLookup, keyLookup, type PartnerAuthentication } from "./PartnerCredential.ts"
 import { type Authenticated, pipeline, type PipelineServices } from "./Pipeline.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import { Environment } from "../settings/Environment.ts"
 import { actorOf, auditTrail } from "./AuditTrail.ts"
 import { mayCall } from "./Permissions.ts"
 
@@ -23,7 +24,7 @@ interface Authentication<R> {
 }
 
 type Authenticate<R> = (
-  store: CredentialStore["Service"],
+  keys: KeyLookup,
   request: HttpServerRequest.HttpServerRequest,
   environment: "production" | "staging",
   /** `group.endpoint`: what the request calls (server/Permissions.ts). */
@@ -39,7 +40,7 @@ type Authenticate<R> = (
 const authMiddleware = <R>(authenticate: Authenticate<R>) =>
   Effect.gen(function*() {
     const environment = yield* Environment
-    const store = yield* CredentialStore
+    const keys = yield* keyLookup
     const services: PipelineServices = { rateLimiter: yield* RateLimiter, idempotency: yield* IdempotencyStore }
     return (
       httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
@@ -48,7 +49,7 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         let provide: Authentication<R>["provide"] | undefined
-        const authenticated = Effect.map(authenticate(store, request, environment, `${group.identifier}.${endpoint.identifier}`), (authentication) => {
+        const authenticated = Effect.map(authenticate(keys, request, environment, `${group.identifier}.${endpoint.identifier}`), (authentication) => {
           provide = authentication.provide
           return authentication.auth
         })
@@ -56,8 +57,8 @@ const authMiddleware = <R>(authenticate: Authenticate<R>) =>
       })
   })
 
-const partnerCaller = (store: CredentialStore["Service"], apiKey: string, environment: "production" | "staging") =>
-  Effect.map(authenticatePartnerKey(store, apiKey, environment), callerOf)
+const partnerCaller = (keys: KeyLookup, apiKey: string, environment: "production" | "staging") =>
+  Effect.map(authenticatePartnerKey(keys, apiKey, environment), callerOf)
 
 const callerOf = ({ auth, partner }: PartnerAuthentication, member?: Member) => ({
   auth,
@@ -76,12 +77,12 @@ export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
   const trail = yield* auditTrail
   return Layer.effect(
     PartnerAuth,
-    authMiddleware<CurrentCaller>((store, request, environment, operation) =>
+    authMiddleware<CurrentCaller>((keys, request, environment, operation) =>
       Effect.gen(function*() {
         const apiKey = headerValue(request.headers, "api-key")
         const session = request.cookies[sessionCookie]
         let found: ReturnType<typeof callerOf>
-        if (apiKey !== undefined) found = yield* partnerCaller(store, apiKey, environment)
+        if (apiKey !== undefined) found = yield* partnerCaller(keys, apiKey, environment)
         else if (session !== undefined && session !== "") {
           const csrfToken = request.headers[csrfHeader]
           const opened = yield* sessions.authenticate(session, { method: request.method, csrfToken, headers: request.headers }, environment)
@@ -104,12 +105,12 @@ export const PartnerAuthLive = Layer.unwrap(Effect.gen(function*() {
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
   // Combinators, not a generator: this runs on every merchant API request.
-  authMiddleware<CurrentCaller | CurrentMerchantId>((store, request, environment) => {
+  authMiddleware<CurrentCaller | CurrentMerchantId>((keys, request, environment) => {
     const apiKey = headerValue(request.headers, "api-key")
     if (apiKey === undefined) return Effect.fail(new MissingMerchantApiKey({ message: "The Api-Key header is required." }))
     const merchantId = headerValue(request.headers, "merchant-id")
     if (merchantId === undefined) return Effect.fail(new MissingMerchantId({ message: "The Merchant-Id header is required." }))
-    return Effect.map(partnerCaller(store, apiKey, environment), ({ auth, caller }) => ({
+    return Effect.map(partnerCaller(keys, apiKey, environment), ({ auth, caller }) => ({
       auth,
       // Both added in one step (Context.add is an overlay; providing a built Context would copy the request's).
       provide: (version: ApiVersion) =>
@@ -123,8 +124,8 @@ export const MerchantAuthLive = Layer.effect(
 /** Gateway: a wallet `Api-Key`, or `App-Id` + `Client-Id`. */
 export const GatewayAuthLive = Layer.effect(
   GatewayAuth,
-  authMiddleware<CurrentGatewayCaller>((store, request, environment) =>
-    Effect.map(authenticateGateway(store, request.headers, request.url, environment), ({ auth, caller }) => ({
+  authMiddleware<CurrentGatewayCaller>((keys, request, environment) =>
+    Effect.map(authenticateGateway(keys, request.headers, request.url, environment), ({ auth, caller }) => ({
       auth,
       provide: (version) => Effect.provideService(CurrentGatewayCaller, { ...caller, version })
     }))

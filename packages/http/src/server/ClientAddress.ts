@@ -11,10 +11,10 @@
  *
  * @module
  */
-import { Configuration } from "@paygate/adapters"
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
+import { ServerSettings } from "../settings/ServerSettings.ts"
 
 /** `TRUSTED_PROXIES` holds an entry that is no address or CIDR block. */
 export class InvalidTrustedProxies extends Schema.TaggedError<InvalidTrustedProxies>()("InvalidTrustedProxies", {
@@ -99,11 +99,11 @@ export class ClientAddress extends Context.Service<ClientAddress, {
       of: (request) => clientOf(trusted, Option.getOrUndefined(request.remoteAddress), request.headers)
     })
 
-  /** From `TRUSTED_PROXIES` (unset: none); an entry that does not parse stops the start. */
+  /** From the settings' trusted proxies (unset: none); an entry that does not parse stops the start. */
   static readonly layer = Layer.effect(
     ClientAddress,
     Effect.gen(function*() {
-      const text = Option.getOrElse(yield* Configuration.trustedProxies, () => "")
+      const text = Option.getOrElse((yield* ServerSettings).trustedProxies, () => "")
       return ClientAddress.make(yield* Result.match(parseTrustedProxies(text), { onSuccess: Effect.succeed, onFailure: Effect.fail }))
     })
   )

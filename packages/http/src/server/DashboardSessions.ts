@@ -23,8 +23,7 @@
  *
  * @module
  */
-import { Configuration, hashSecret } from "@paygate/adapters"
-import { type ApiKeyId, CredentialStore, type DashboardSession, DashboardSessionStore, Forbidden, type Member, type Mode, type OpenDashboardSession, type Partner, SignInThrottleStore, TeamStore } from "@paygate/domain"
+import { type ApiKeyId, type DashboardSession, DashboardSessionStore, Forbidden, type Member, type Mode, type OpenDashboardSession, type Partner, SignInThrottleStore, TeamStore } from "@paygate/domain"
 import { type ContractError } from "../api/ErrorCodes.ts"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { NetAddress } from "effect/net"
@@ -32,7 +31,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { MissingApiKey, Unauthorized } from "../api/HttpErrors.ts"
 import { type Client, parseAddress, throttleKey } from "./ClientAddress.ts"
 import { isCrossSite, originOf } from "./CrossSite.ts"
-import { authenticatePartnerKey, partnerAuthentication, type PartnerAuthentication } from "./PartnerCredential.ts"
+import { authenticatePartnerKey, keyLookup, partnerAuthentication, type PartnerAuthentication } from "./PartnerCredential.ts"
+import { SessionSettings } from "../settings/SessionSettings.ts"
 
 /** The session cookie's name. */
 export const sessionCookie = "paygate_session"
@@ -51,7 +51,7 @@ export interface DashboardSettings {
 /** Failed sign-ins allowed at once per client, and how fast that allowance comes back. */
 export const signInThrottle = { burst: 10, perSecond: 0.2 } as const
 
-/** Failed sign-ins allowed at once from all clients together, and how fast that allowance comes back: `DASHBOARD_SIGN_IN_CEILING_PER_MINUTE`. */
+/** Failed sign-ins allowed at once from all clients together, and how fast that allowance comes back (the settings' ceiling per minute). */
 const ceilingOf = (perMinute: number) => ({ burst: perMinute, perSecond: perMinute / 60 })
 
 /** The key of the allowance every client shares. */
@@ -161,20 +161,20 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
   /** Ends the session of a token (nothing when there is none). */
   readonly signOut: (token: string) => Effect.Effect<void>
 }>()("@paygate/http/DashboardSessions") {
-  /** From `DASHBOARD_SESSION_*` and `PUBLIC_URL`, over the session and credential stores. */
+  /** From its `SessionSettings`, over the session and credential stores (tokens kept as their `SecretDigest`). */
   static readonly layer = Layer.effect(
     DashboardSessions,
     Effect.gen(function*() {
       const store = yield* DashboardSessionStore
       const team = yield* TeamStore
       const attempts = yield* SignInThrottleStore
-      const credentials = yield* CredentialStore
-      const lifetimes = yield* Configuration.dashboardSessions
-      const ceiling = ceilingOf(yield* Configuration.dashboardSignInCeilingPerMinute)
-      const publicUrl = yield* Configuration.publicUrl
+      const keys = yield* keyLookup
+      const { idleSeconds, maxSeconds, signInCeilingPerMinute, publicUrl } = yield* SessionSettings
+      const ceiling = ceilingOf(signInCeilingPerMinute)
+      const digestOf = keys.digest.digest
       const settings: DashboardSettings = {
-        idleMillis: lifetimes.idleSeconds * 1000,
-        maxMillis: lifetimes.maxSeconds * 1000,
+        idleMillis: idleSeconds * 1000,
+        maxMillis: maxSeconds * 1000,
         secureCookie: Option.exists(publicUrl, (url) => url.trim().toLowerCase().startsWith("https:")),
         publicOrigin: Option.getOrUndefined(Option.flatMapNullishOr(publicUrl, originOf))
       }
@@ -201,7 +201,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
 
       const signIn = Effect.fnUntraced(function*(apiKey: string, environment: "production" | "staging") {
         const now = yield* Clock.currentTimeMillis
-        const { auth, partner } = yield* authenticatePartnerKey(credentials, apiKey, environment)
+        const { auth, partner } = yield* authenticatePartnerKey(keys, apiKey, environment)
         const token = randomBytes(32).toString("base64url")
         // The key authentication just found (Authenticated carries ids as plain strings).
         const session = sessionOf(token, auth.keyId as ApiKeyId, undefined, now)
@@ -210,7 +210,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       })
 
       const sessionOf = (token: string, keyId: ApiKeyId, memberId: string | undefined, now: number): DashboardSession => ({
-        tokenSha256: hashSecret(token),
+        tokenSha256: digestOf(token),
         keyId,
         memberId,
         createdAt: now,
@@ -234,7 +234,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
       const resumeOpen = Effect.fnUntraced(function*(token: string | undefined) {
         if (token === undefined || token === "") return yield* sessionEnded()
         const now = yield* Clock.currentTimeMillis
-        const digest = hashSecret(token)
+        const digest = digestOf(token)
         const found = yield* store.find(digest, now)
         if (Option.isNone(found)) return yield* sessionEnded()
         let open = found.value
@@ -266,7 +266,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions, {
         return { ...(yield* partnerAuthentication(open.credential, environment)), member: open.member }
       })
 
-      const signOut = (token: string) => store.remove(hashSecret(token))
+      const signOut = (token: string) => store.remove(digestOf(token))
 
       return DashboardSessions.of({ settings, admit, checkKey, takeAttempt, signIn, open, giveBack, resume, authenticate, signOut })
     })

@@ -1,7 +1,6 @@
-import { kindOfSecret } from "@paygate/adapters"
 import {
   type AppId,
-  type CredentialStore,
+  kindOfSecret,
   latestStableVersion,
   type Mode
 } from "@paygate/domain"
@@ -19,7 +18,7 @@ import { Effect, Option } from "effect"
 import type { Headers } from "effect/http"
 import type { CurrentGatewayCaller } from "../api/Security.ts"
 import { headerValue } from "./HeaderChecks.ts"
-import { findKey } from "./PartnerCredential.ts"
+import { findKey, type KeyLookup } from "./PartnerCredential.ts"
 import type { Authenticated } from "./Pipeline.ts"
 
 // Every gateway path is `/v1/gateway/payment/{id}…`; an id of the accepted form names the payment.
@@ -39,7 +38,7 @@ export const appRateLimitKey = (appId: string, url: string) => `${appId}:${gatew
  * request's path and query.
  */
 export const authenticateGateway = Effect.fnUntraced(function*(
-  store: CredentialStore["Service"],
+  keys: KeyLookup,
   headers: Headers.Headers,
   url: string,
   environment: "production" | "staging"
@@ -62,13 +61,13 @@ export const authenticateGateway = Effect.fnUntraced(function*(
     if (kind === "partner") {
       return yield* new Unauthorized({ message: "Partner secret keys are for servers; the gateway takes a wallet key (wk_…) or App-Id with Client-Id." })
     }
-    const key = kind === "wallet" ? (yield* findKey(store, apiKey))?.key : undefined
+    const key = kind === "wallet" ? (yield* findKey(keys, apiKey))?.key : undefined
     if (key === undefined || key.kind !== "wallet") return yield* new InvalidApiKey({ message: "The API key is not valid." })
     credential = { _tag: "WalletKey", keyId: key.id }
     mode = key.mode
   } else {
     if (clientId === undefined) return yield* new MissingClientId({ message: "App-Id needs a Client-Id." })
-    const app = /^app_[A-Za-z0-9]{1,64}$/.test(appId!) ? yield* store.findApp(appId as AppId) : Option.none()
+    const app = /^app_[A-Za-z0-9]{1,64}$/.test(appId!) ? yield* keys.store.findApp(appId as AppId) : Option.none()
     if (Option.isNone(app)) return yield* new InvalidAppId({ message: "The App-Id is not valid." })
     credential = { _tag: "App", appId: app.value.id, clientId }
     mode = app.value.mode

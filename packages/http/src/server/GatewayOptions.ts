@@ -16,10 +16,10 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
 import {
   type Access,
   type ApiVersion,
+  AssetCatalog,
   hasChange,
   InvalidParams,
   InvalidState,
@@ -35,8 +35,6 @@ import {
 } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
 import * as ApiWire from "../api/wire/index.ts"
-
-const { ChainConfig, Eip155WalletActions } = Chain
 
 const parseIncludeInfo = (text: string | undefined) => {
   if (text === undefined || text === "false") return Effect.succeed(false)
@@ -58,7 +56,7 @@ export const make = Effect.gen(function*() {
   const payments = yield* Payments
   const paymentOptions = yield* PaymentOptions
   const optionIds = yield* OptionIds
-  const chains = yield* ChainConfig.ChainsConfig
+  const catalog = yield* AssetCatalog
   const walletActions = yield* WalletActions
 
   /** The `GET /v1/gateway/payment/{id}` body of `payment`. */
@@ -111,7 +109,7 @@ export const make = Effect.gen(function*() {
     // An empty data asks for the option's own actions (what a wallet SDK does for an option it has not kept).
     const wholeOption = body.data === ""
     if (!wholeOption && claims.kind !== "push") return yield* notThisOption("This option has no build action to fetch.")
-    if (!wholeOption && body.data !== Eip155WalletActions.buildData(claims)) {
+    if (!wholeOption && body.data !== walletActions.buildData(claims)) {
       return yield* notThisOption("data must be the data of the option's build action, or empty for the option's actions.")
     }
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
@@ -119,13 +117,13 @@ export const make = Effect.gen(function*() {
       return yield* new QuoteExpired({ message: "The option's quote has expired; ask for options again." })
     }
     if (claims.kind === "pull") {
-      if (ChainConfig.lookupAsset(chains, claims.asset) === undefined) {
+      if (catalog.asset(claims.asset) === undefined) {
         return yield* notThisOption("This option is no longer offered; ask for options again.")
       }
       // The same typed data as the options response (validBefore = quote expiry, else payment expiry).
       return { actions: yield* walletActions.actionsFor(claims, body.optionId, claims.expiresAt ?? payment.expiresAt) }
     }
-    const actions = Eip155WalletActions.pushTransferActions(chains, claims)
+    const actions = walletActions.pushTransfer(claims)
     if (Result.isFailure(actions)) return yield* notThisOption("This option is no longer offered; ask for options again.")
     return { actions: actions.success }
   })

@@ -1,4 +1,4 @@
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { type LinkView, pageRequest, PaymentLinks, Wire } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"

@@ -1,7 +1,7 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
 import { Context, Effect } from "effect"
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller, CurrentMerchantId } from "../api/Security.ts"
 import { createdResponse } from "./CreatedResponse.ts"

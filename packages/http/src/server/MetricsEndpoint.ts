@@ -12,9 +12,9 @@
  * - `GET /metrics` reads the database-backed gauges (payments per status, outbox backlog) and
  *   process gauges at scrape time, then renders effect's registry with `PrometheusMetrics` (with
  *   the webhook outcomes of the worker, when it runs in this process, and the chain RPC errors:
- *   `@paygate/adapters` `ProcessMetrics`).
+ *   `@paygate/observability` `ProcessMetrics`).
  *
- * With `METRICS_TOKEN` set, the endpoint asks for `Authorization: Bearer <token>` (Prometheus'
+ * With a `MetricsToken` (`METRICS_TOKEN`), the endpoint asks for `Authorization: Bearer <token>` (Prometheus'
  * `authorization` setting sends it) and responds to anything else with `401 unauthorized`; unset, it needs
  * no credential: keep it off the public interface (a reverse proxy that does not forward
  * `/metrics`, or a network policy).
@@ -22,7 +22,6 @@
  * @module
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Configuration } from "@paygate/adapters"
 import { ProcessMetrics } from "@paygate/observability"
 import { PaymentStatus, traced } from "@paygate/domain"
 import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
@@ -30,6 +29,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { Unauthorized } from "../api/HttpErrors.ts"
 import * as MetricSeries from "../observability/MetricSeries.ts"
+import { MetricsToken } from "../settings/MetricsToken.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
@@ -103,7 +103,7 @@ const refused = errorResponse(new Unauthorized({ message: "GET /metrics needs Au
 /** `GET /metrics`; the database it reads is the one of the layer's context. */
 export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const sql = yield* SqlClient.SqlClient
-  const token = Option.map(yield* Configuration.metricsToken, (secret) => digest(`Bearer ${Redacted.value(secret)}`))
+  const token = Option.map(yield* MetricsToken, (secret) => digest(`Bearer ${Redacted.value(secret)}`))
   const handler = scrape.pipe(
     Effect.provideService(SqlClient.SqlClient, sql),
     Effect.map((body) => HttpServerResponse.text(body, { contentType, headers: { "cache-control": "no-store" } }))

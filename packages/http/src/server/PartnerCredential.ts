@@ -1,27 +1,39 @@
-import { Configuration, hashSecret, kindOfSecret } from "@paygate/adapters"
 import {
-  type CredentialStore,
+  CredentialStore,
   isPinnableVersion,
   type KeyWithPartner,
+  kindOfSecret,
   latestStableVersion,
   type Mode,
-  type Partner
+  type Partner,
+  SecretDigest
 } from "@paygate/domain"
 import { InvalidApiKey, NotSandboxApiKey } from "../api/HttpErrors.ts"
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Authenticated } from "./Pipeline.ts"
 
-/** `ENVIRONMENT=staging` deployments refuse live keys (API rules §2). */
-export const Environment = Configuration.environment
+/**
+ * What presented secrets are looked up with: the credential store and the digest keys are stored
+ * by. Captured when the middleware is built and passed in: providing them per request would copy
+ * the context.
+ */
+export interface KeyLookup {
+  readonly store: CredentialStore["Service"]
+  readonly digest: SecretDigest["Service"]
+}
+
+/** The {@link KeyLookup} of the services in context. */
+export const keyLookup = Effect.gen(function*() {
+  return { store: yield* CredentialStore, digest: yield* SecretDigest } satisfies KeyLookup
+})
 
 /**
  * Looks a presented secret up by its digest (with the key's partner, in one read, which the store
- * may answer from its cache) and checks the digests match in constant time. The store is passed
- * in (captured when the middleware is built): providing it per request would copy the context.
+ * may answer from its cache) and checks the digests match in constant time.
  */
-export const findKey = (store: CredentialStore["Service"], secret: string) => {
-  const digest = hashSecret(secret)
+export const findKey = ({ digest: secretDigest, store }: KeyLookup, secret: string) => {
+  const digest = secretDigest.digest(secret)
   return Effect.map(store.findKeyWithPartner(digest), (found) => {
     if (Option.isNone(found) || found.value.key.revoked) return undefined
     return timingSafeEqual(Buffer.from(found.value.key.secretSha256, "hex"), Buffer.from(digest, "hex")) ? found.value : undefined
@@ -36,12 +48,12 @@ export const findKey = (store: CredentialStore["Service"], secret: string) => {
  * every partner and merchant API request.
  */
 export const authenticatePartnerKey = (
-  store: CredentialStore["Service"],
+  keys: KeyLookup,
   apiKey: string,
   environment: "production" | "staging"
 ): Effect.Effect<PartnerAuthentication, InvalidApiKey | NotSandboxApiKey> => {
   if (kindOfSecret(apiKey) !== "partner") return Effect.fail(invalidKey())
-  return Effect.flatMap(findKey(store, apiKey), (found) => (found === undefined ? Effect.fail(invalidKey()) : partnerAuthentication(found, environment)))
+  return Effect.flatMap(findKey(keys, apiKey), (found) => (found === undefined ? Effect.fail(invalidKey()) : partnerAuthentication(found, environment)))
 }
 
 /** A partner key's caller: what the pipeline needs ({@link Authenticated}, with the key's mode) and the partner. */

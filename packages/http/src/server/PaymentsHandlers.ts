@@ -15,7 +15,7 @@ import {
   Wire
 } from "@paygate/domain"
 import { Effect, Option } from "effect"
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"

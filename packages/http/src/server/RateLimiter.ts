@@ -1,13 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
-import { Configuration } from "@paygate/adapters"
-
-/** Token-bucket limits per credential, per instance (by default 50 requests per second, bursts of 100). */
-export interface RateLimitSettings {
-  readonly perSecond: number
-  readonly burst: number
-  /** The most buckets held at once; past it the least recently used one is dropped. */
-  readonly maxBuckets?: number
-}
+import { type RateLimitSettings, ServerSettings } from "../settings/ServerSettings.ts"
 
 /** Buckets held when the settings name no bound: far more callers than one process serves within a bucket's refill time. */
 export const defaultMaxBuckets = 100_000
@@ -67,10 +59,10 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       })
     })
 
-  /** Settings from `RATE_LIMIT_PER_SECOND` (default 50), `RATE_LIMIT_BURST` (default 100) and `RATE_LIMIT_MAX_BUCKETS`. */
+  /** With the server's settings. */
   static readonly layer = Layer.unwrap(
     Effect.gen(function*() {
-      return RateLimiter.make(yield* Configuration.rateLimit)
+      return RateLimiter.make((yield* ServerSettings).rateLimit)
     })
   )
 }

@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { PaymentRefunds, type Refund, RefundClaims, refundStage, Refunds } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"

@@ -7,7 +7,7 @@ import { isDraining } from "../observability/Shutdown.ts"
 import { errorResponse, internalErrorResponse, primaryError, requestFailureAsContract } from "./ErrorResponses.ts"
 import { MatchedRoute, unmatchedRoute } from "./MetricsEndpoint.ts"
 import { routableUrl } from "./PathIds.ts"
-import { newRequestId, RequestId } from "./RequestId.ts"
+import { newRequestId, RequestId, RequestIdBytes } from "./RequestId.ts"
 
 /** API rules §7: request bodies over 64 KiB are refused. */
 export const maxBodyBytes = 64 * 1024
@@ -50,11 +50,11 @@ const notJson = new InvalidParams({ message: "Request bodies must be JSON (Conte
  *   disabled). The path only: query strings are not logged.
  */
 export const RequestMiddleware = HttpRouter.middleware(
-  (httpEffect) =>
+  Effect.map(RequestIdBytes, (randomBytes) => (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
     Effect.withFiber((fiber) => {
       const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const requestId = newRequestId()
+      const requestId = newRequestId(randomBytes)
       const matched: MatchedRoute["Service"] = { route: undefined }
       const rewritten = routableUrl(request.url)
       const annotations = { ...fiber.getRef(References.CurrentLogAnnotations), requestId }
@@ -96,6 +96,6 @@ export const RequestMiddleware = HttpRouter.middleware(
       return Effect.updateContext(finished, provide)
       // This middleware responds to every failure itself; the router's type asks middleware to pass
       // unknown errors on, so the signature is widened to say so.
-    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>,
+    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>),
   { global: true }
 )

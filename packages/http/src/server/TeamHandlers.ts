@@ -1,6 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { Invitations } from "@paygate/adapters"
-import { ApiKeyNotFound, InvalidState, type Member, type MemberChange, ParamsValidation, TeamStore } from "@paygate/domain"
+import { ApiKeyNotFound, InvalidState, type Member, type MemberChange, ParamsValidation, TeamInvitations, TeamStore } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/Security.ts"
@@ -29,17 +28,15 @@ export const TeamHandlers = HandlerGroup.group(
   "team",
   Effect.fn(function*(handlers) {
     const team = yield* TeamStore
+    const invitations = yield* TeamInvitations
     const { settings } = yield* DashboardSessions
-    const context = yield* Effect.context<TeamStore>()
     return handlers
       .handle("invite", ({ payload, request }) =>
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
           // PUBLIC_URL's origin, else the address this request came to.
           const origin = settings.publicOrigin ?? `http://${request.headers.host ?? "localhost"}`
-          return yield* Invitations.invite({ partnerId: caller.partner.id, mode: caller.mode, email: payload.email, role: payload.role, invitedBy: caller.actor }, origin).pipe(
-            Effect.provideContext(context)
-          )
+          return yield* invitations.invite({ partnerId: caller.partner.id, mode: caller.mode, email: payload.email, role: payload.role, invitedBy: caller.actor }, origin)
         }))
       .handle("members", () =>
         Effect.gen(function*() {

@@ -1,12 +1,11 @@
 /**
- * A team member's way in: accepting an invitation sets their password (hashed with scrypt,
- * adapters/Passwords.ts) and signs them in; later they sign in with their email and password.
+ * A team member's way in: accepting an invitation sets their password (the domain's
+ * `PasswordHasher`) and signs them in; later they sign in with their email and password.
  * Both open an ordinary dashboard session (server/DashboardSessions.ts) that names the member.
  *
  * @module
  */
-import { hashSecret, Invitations, Passwords } from "@paygate/adapters"
-import { ParamsValidation, TeamStore } from "@paygate/domain"
+import { normalEmail, ParamsValidation, PasswordHasher, SecretDigest, TeamStore } from "@paygate/domain"
 import { Clock, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Unauthorized } from "../api/HttpErrors.ts"
@@ -26,12 +25,13 @@ const wrongPassword = () => new Unauthorized({ message: "That email and password
 export const teamSignIn = Effect.gen(function*() {
   const team = yield* TeamStore
   const sessions = yield* DashboardSessions
+  const passwords = yield* PasswordHasher
+  const { digest } = yield* SecretDigest
 
   const signIn = Effect.fnUntraced(function*(email: string, password: string, environment: "production" | "staging") {
-    const found = yield* team.findByEmail(yield* Effect.orElseSucceed(Invitations.normalEmail(email), () => ""))
-    // An unknown email costs the same scrypt as a wrong password: the response's time tells nothing.
-    const stored = Option.match(found, { onNone: () => Passwords.absentPasswordHash, onSome: (member) => member.passwordHash })
-    const matches = yield* Passwords.verifyPassword(password, stored)
+    const found = yield* team.findByEmail(yield* Effect.orElseSucceed(normalEmail(email), () => ""))
+    // An unknown email costs the same as a wrong password: the response's time tells nothing.
+    const matches = yield* passwords.verify(password, Option.getOrUndefined(Option.map(found, (member) => member.passwordHash)))
     if (Option.isNone(found) || !matches) return yield* wrongPassword()
     return yield* sessions.open(found.value.member, environment)
   })
@@ -39,8 +39,8 @@ export const teamSignIn = Effect.gen(function*() {
   const accept = Effect.fnUntraced(function*(token: string, password: string, environment: "production" | "staging") {
     yield* checkPassword(password)
     const now = yield* Clock.currentTimeMillis
-    const passwordHash = yield* Passwords.hashPassword(password)
-    const accepted = yield* team.accept(hashSecret(token), { id: `mem_${randomBytes(13).toString("hex")}`, passwordHash }, now)
+    const passwordHash = yield* passwords.hash(password)
+    const accepted = yield* team.accept(digest(token), { id: `mem_${randomBytes(13).toString("hex")}`, passwordHash }, now)
     if (Option.isNone(accepted)) {
       return yield* new Unauthorized({
         message: "This invitation link is no longer valid: it was used, it expired, or its email is already a member. Ask an owner for a new one."

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { CheckoutSettings } from "@paygate/adapters"
+import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { isFinal, type Payment, pollInMs, type X402Offer, X402PaymentAddress, type X402Settlement, x402Version } from "@paygate/domain"
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"

@@ -1,13 +1,16 @@
+import { ApiHost } from "@paygate/app"
+import { CheckoutSettings } from "@paygate/http"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { CheckoutSettings } from "../src/CheckoutSettings.ts"
+
+const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(env))
 
 const settingsFrom = (env: Record<string, string>) =>
   Effect.runPromise(
-    Effect.provide(Effect.map(CheckoutSettings, (s) => ({ ...s })), CheckoutSettings.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+    Effect.provide(Effect.map(CheckoutSettings, (s) => ({ ...s })), ApiHost.checkoutSettings.pipe(Layer.provide(withEnv(env))))
   )
 
-describe("CheckoutSettings", () => {
+describe("CheckoutSettings from the configuration", () => {
   it("defaults to this server's /checkout, /collect and x402 addresses", async () => {
     expect(await settingsFrom({})).toEqual({
       checkoutUrl: "http://localhost:3000/checkout",
@@ -34,5 +37,15 @@ describe("CheckoutSettings", () => {
       refundClaimUrl: "http://localhost:3000/r",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
+  })
+})
+
+describe("the API's address", () => {
+  it("listens on 127.0.0.1 for the embedded local set-up, on every interface with DATABASE_URL, on HOST when set", async () => {
+    const hostWith = (env: Record<string, string>) => Effect.runPromise(ApiHost.host.pipe(Effect.provide(withEnv(env))))
+    expect(await hostWith({})).toBe("127.0.0.1")
+    expect(await hostWith({ DATABASE_URL: "postgres://db.example/paygate" })).toBeUndefined()
+    expect(await hostWith({ HOST: "0.0.0.0" })).toBe("0.0.0.0")
+    expect(await hostWith({ HOST: "::1", DATABASE_URL: "postgres://db.example/paygate" })).toBe("::1")
   })
 })
