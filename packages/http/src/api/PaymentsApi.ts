@@ -76,7 +76,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: PartnerCreatePaymentRequest,
       success: CreatedPayment.pipe(HttpApiSchema.status(201)),
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "ownWrite"),
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "singleWrite"),
     HttpApiEndpoint.get("list", "/v1/payments", {
       query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
       success: PaymentPage

@@ -1,6 +1,7 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import {
   approvalWait,
+  checkoutWarning,
   ExplorerLinks,
   isFinal,
   type Payment,
@@ -90,15 +91,14 @@ export const PaymentsHandlers = HandlerGroup.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          const draft = yield* payments.prepare({ ...payload, ...access })
-          const { payment } = draft
+          const payment = yield* payments.create({ ...payload, ...access })
           const body = createResponse({
             ...Wire.toPaymentRecord(payment),
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
             x402Url: `${x402Url}/${payment.id}`,
             pollInMs: pollInMs(payment.status)
           })
-          return yield* createdResponse(payments, draft, 201, body)
+          return createdResponse(201, body, checkoutWarning(access.mode, payload.checkout))
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
