@@ -1,5 +1,5 @@
 import { Chain } from "@paygate/adapters"
-import { ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount, type Wire } from "@paygate/domain"
+import { type Amount, ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount } from "@paygate/domain"
 import { Effect } from "effect"
 
 /**
@@ -10,7 +10,7 @@ import { Effect } from "effect"
  */
 export interface CheckoutTransfer {
   readonly outcome: "paid" | "overpaid" | "underpaid" | "late"
-  readonly amount: Wire.Amount
+  readonly amount: Amount
   /** Token base units still missing (underpaid), else "0". */
   readonly shortfall: string
   /** Token base units the payment did not keep (refundable), else "0". */
