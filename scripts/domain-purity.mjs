@@ -1,6 +1,6 @@
 // The domain package is embedded by other teams: it may depend on `effect` only, must read time and
 // randomness through Effect's Clock/Random (or a port) so that tests are deterministic, and knows
-// nothing of the HTTP API that serves it (statuses, its modules, its request headers).
+// nothing of the HTTP API that serves it (statuses, its modules, its request headers, its wire shapes).
 import { readFileSync, readdirSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -14,7 +14,9 @@ const impurities = [
   { pattern: /\bMath\.random\s*\(/, reason: "reads randomness directly (use Random or a port)" },
   { pattern: /\bcrypto\.(getRandomValues|randomUUID|randomBytes)\b/, reason: "reads randomness directly (use Random or a port)" },
   { pattern: /\b(httpApiStatus|HttpApi\w*|HttpServer\w*)\b/, reason: "holds an HTTP status or API (the HTTP API maps errors to statuses)" },
-  { pattern: /\b(Svc-Version|Idempotency-Key|Merchant-Id|Api-Key|App-Id|Client-Id)\b/i, reason: "names a header of the HTTP API" }
+  { pattern: /\b(Svc-Version|Idempotency-Key|Merchant-Id|Api-Key|App-Id|Client-Id)\b/i, reason: "names a header of the HTTP API" },
+  { pattern: /\bidentifier\s*:/, reason: "names a wire shape (an OpenAPI component: the HTTP API's wire schemas name them)" },
+  { pattern: /\bwithDecodingDefaultKey\b/, reason: "decodes a wire field (missing keys are the HTTP API's wire schemas' concern)" }
 ]
 
 const allowedImport = (specifier) =>

@@ -32,4 +32,12 @@ describe("domain purity check", () => {
     expect(findViolations("a.ts", `const h = { "idempotency-key": k }`)).toHaveLength(1)
     expect(findViolations("a.ts", "/** The Svc-Version a caller asked for; never an httpApiStatus. */\nconst v = version")).toEqual([])
   })
+
+  it("flags wire shapes: an OpenAPI component name or a wire field's decoding default, but not in comments", () => {
+    expect(findViolations("a.ts", `export const Amount = Schema.Struct({ unit: Schema.String }).annotate({ identifier: "Amount" })`)).toEqual([
+      "a.ts:1: names a wire shape (an OpenAPI component: the HTTP API's wire schemas name them)"
+    ])
+    expect(findViolations("a.ts", "const f = Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null)))")).toHaveLength(1)
+    expect(findViolations("a.ts", "/** Shown under the identifier: Amount on the wire. */\nconst a = amount")).toEqual([])
+  })
 })

@@ -12,6 +12,8 @@
  * - `complete` stores the response of a key still held by the lease's token; a 5xx response is
  *   never stored (it releases the key instead, as the in-memory store does).
  * - `release` deletes a key still held by the lease's token so a retry can run; completed keys stay.
+ * - `completing` runs a request in a transaction with its response; `completingWrite` holds the
+ *   request's one payment insert and runs it with the response in one statement.
  *
  * Why a lease: a request's claim commits before its work, so a process killed (or a database
  * connection lost) in between would otherwise leave the key in flight for the whole 24 hours.
@@ -31,6 +33,7 @@ import {
 import { Config, Data, Effect, Exit, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
+import { type HeldInsert, HeldWrite } from "./internal/HeldWrite.ts"
 import { completeStatement, heldWhere, keyWhere } from "./internal/IdempotencyRows.ts"
 import { toInt, toIntOrNull } from "./internal/Rows.ts"
 import * as SharedStatement from "./internal/SharedStatement.ts"
@@ -42,6 +45,7 @@ const spans = {
   release: traced("SqlIdempotencyStore.release"),
   complete: traced("SqlIdempotencyStore.complete"),
   completing: traced("SqlIdempotencyStore.completing"),
+  completingWrite: traced("SqlIdempotencyStore.completingWrite"),
   purgeExpired: traced("SqlIdempotencyStore.purgeExpired")
 }
 
@@ -151,7 +155,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
         const { keep, value } = yield* request
         if (keep === "undone") return yield* new Undo({ outcome: "undone", value })
         if (keep === "released") yield* release(lease)
-        else if (keep !== "storedByWrite" && (yield* completeStatement(sql, { lease, response: keep })).length === 0) {
+        else if ((yield* completeStatement(sql, { lease, response: keep })).length === 0) {
           return yield* new Undo({ outcome: "leaseLost", value })
         }
         return { outcome: "committed" as const, value }
@@ -165,6 +169,29 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
       return done
     }).pipe(spans.completing)
 
+  // The request's one payment insert is held (internal/HeldWrite.ts) and runs with the response: one
+  // statement, fenced on the lease, instead of a transaction open while the request runs.
+  const completingWrite = <A, E, R>(lease: IdempotencyLease, request: Effect.Effect<Completing<A>, E, R>) =>
+    Effect.gen(function*() {
+      let held: HeldInsert | undefined
+      const hold = (insert: HeldInsert) =>
+        held === undefined
+          ? Effect.sync(() => void (held = insert))
+          : Effect.die(new Error("completingWrite holds one write; this request made a second one, which would not commit with the first"))
+      const { keep, value } = yield* Effect.provideService(request, HeldWrite, HeldWrite.of({ hold }))
+      if (keep === "undone") {
+        yield* release(lease)
+        return { outcome: "undone" as const, value }
+      }
+      const response = keep === "released" ? undefined : { lease, response: keep }
+      const written = held === undefined
+        ? response === undefined ? Effect.succeed(true) : complete(response)
+        : Effect.as(held(response), true).pipe(Effect.catchTag("IdempotencyConflict", () => Effect.succeed(false)))
+      const kept = yield* written
+      if (keep === "released") yield* release(lease)
+      return { outcome: kept ? "committed" as const : "leaseLost" as const, value }
+    }).pipe(spans.completingWrite)
+
   // Oldest first through `idempotency_keys_expiry`; a key a claim is replacing right now is locked and skipped.
   // The rows are deleted by their physical address: matched by key instead, the planner may hash-join the whole table.
   const purgeExpired = (nowMillis: number, limit: number) =>
@@ -173,7 +200,7 @@ export const make = (leaseMillis: number) => Effect.gen(function*() {
         ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED))
       RETURNING key`.pipe(Effect.map((rows) => rows.length), Effect.orDie, spans.purgeExpired)
 
-  return IdempotencyStore.of({ claim, complete, release, completing, purgeExpired })
+  return IdempotencyStore.of({ claim, complete, release, completing, completingWrite, purgeExpired })
 })
 
 /** How long an unanswered key is held: `IDEMPOTENCY_LEASE_MS`, 30 s by default. */

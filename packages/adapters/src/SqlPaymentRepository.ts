@@ -1,15 +1,15 @@
 /**
  * `PaymentRepository` on SQL (`payments` + `outbox_events`). Each write is atomic: the payment
- * row and its outbox events commit together or not at all (`insert` as one statement, `update` as
- * one transaction). `update` is a compare-and-set on `state_version`. Database failures are
- * defects (the port's contract).
+ * row and its outbox events commit together or not at all (`insert` as one statement, with the
+ * request's response inside `SqlIdempotencyStore.completingWrite`; `update` as one transaction).
+ * `update` is a compare-and-set on `state_version`. Database failures are defects (the port's
+ * contract).
  *
  * @module
  */
 import {
   DuplicateCommitment,
   type GasPaid,
-  type IdempotencyCompletion,
   type OutboxEvent,
   type Payment,
   PaymentRepository,
@@ -21,6 +21,7 @@ import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { recordGas } from "./internal/GasWrites.ts"
 import * as GroupCommit from "./internal/GroupCommit.ts"
+import { HeldWrite } from "./internal/HeldWrite.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
 import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
 import * as SharedStatement from "./internal/SharedStatement.ts"
@@ -45,10 +46,15 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(paymentSelect)
 
-  // One statement per insert, shared by inserts started together (internal/GroupCommit.ts).
+  // One statement per insert, shared by inserts started together (internal/GroupCommit.ts). Inside
+  // `SqlIdempotencyStore.completingWrite` the statement is held and runs later with the response.
   const insertGrouped = GroupCommit.make(sql)
-  const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>, completion?: IdempotencyCompletion) =>
-    insertGrouped({ payment, events, completion }).pipe(spans.insert)
+  const insert = (payment: Payment, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.flatMap(Effect.serviceOption(HeldWrite), (held) =>
+      Option.isSome(held)
+        ? held.value.hold((completion) => insertGrouped({ payment, events, completion }).pipe(spans.insert))
+        // No response to store, so no lease to lose.
+        : insertGrouped({ payment, events, completion: undefined }).pipe(Effect.orDie, spans.insert))
 
   // Reads started together (the same scheduler turn, outside a transaction) share one statement
   // (internal/SharedStatement.ts), so concurrent status reads cost the database one query and the

@@ -1,10 +1,18 @@
 import { SqlIdempotencyStore } from "@paygate/adapters"
-import { type IdempotencyClaim, type IdempotencyScope, IdempotencyStore } from "@paygate/domain"
+import {
+  type Completing,
+  type IdempotencyClaim,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type Payment,
+  PaymentRepository
+} from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { adapterSuite } from "./support/AdapterSuite.ts"
+import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
 import { leaseOf, loggingStatements } from "./support/StatementLog.ts"
 
 const day = SqlIdempotencyStore.retentionMillis
@@ -140,6 +148,63 @@ adapterSuite("SqlIdempotencyStore", (it) => {
       assert.strictEqual(released.outcome, "committed")
       assert.isTrue(yield* changed("streamed"))
       assert.strictEqual((yield* store.claim(s5, "h", t0 + 1))._tag, "Claimed")
+    }))
+
+  it.effect("completingWrite: the request's payment is written with its response in one statement, or nothing of it is", () =>
+    Effect.gen(function*() {
+      const store = yield* IdempotencyStore
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const stored = (payment: Payment) => Effect.map(repo.findById(payment.id), Option.isSome)
+      const creating = (payment: Payment, keep: Completing<string>["keep"]) =>
+        Effect.gen(function*() {
+          yield* repo.insert(payment, [yield* eventFor(payment, "payment.created")])
+          return { value: payment.id, keep }
+        })
+
+      // Committed: the payment and the response, by one statement (no transaction around the request).
+      const s1 = scope()
+      const kept = yield* newPayment(merchant)
+      const [done, statements] = yield* loggingStatements("", store.completingWrite(leaseOf(yield* store.claim(s1, "h", t0)), creating(kept, { status: 201, body: "kept" })))
+      assert.deepStrictEqual(done, { outcome: "committed", value: kept.id })
+      assert.isTrue(yield* stored(kept))
+      const writes = statements.filter((text) => !/^\s*(INSERT INTO idempotency_keys|SELECT)/.test(text))
+      assert.lengthOf(writes, 1)
+      assert.match(writes[0]!, /INSERT INTO payments[\s\S]*UPDATE idempotency_keys/)
+      assert.deepStrictEqual(yield* store.claim(s1, "h", t0 + 1), { _tag: "Replay", response: { status: 201, body: "kept" } })
+
+      // A 5xx, a defect or an error after the insert: nothing written, the key free (a defect's release is the caller's).
+      const s2 = scope()
+      const undone = yield* newPayment(merchant)
+      assert.strictEqual((yield* store.completingWrite(leaseOf(yield* store.claim(s2, "h", t0)), creating(undone, "undone"))).outcome, "undone")
+      assert.isFalse(yield* stored(undone))
+      assert.strictEqual((yield* store.claim(s2, "h", t0 + 1))._tag, "Claimed")
+      const crashed = yield* newPayment(merchant)
+      const exit = yield* Effect.exit(store.completingWrite(leaseOf(yield* store.claim(scope(), "h", t0)),
+        Effect.andThen(creating(crashed, { status: 201, body: "never" }), Effect.die(new Error("the process died here")))))
+      assert.isTrue(Exit.hasDies(exit))
+      assert.isFalse(yield* stored(crashed))
+
+      // The lease was lost to a retry: the first holder's payment is not written, the retry's is.
+      const s3 = scope()
+      const first = leaseOf(yield* store.claim(s3, "h", t0))
+      const retry = leaseOf(yield* store.claim(s3, "h", t0 + lease))
+      const [late, won] = [yield* newPayment(merchant), yield* newPayment(merchant)]
+      assert.strictEqual((yield* store.completingWrite(first, creating(late, { status: 201, body: "late" }))).outcome, "leaseLost")
+      assert.isFalse(yield* stored(late))
+      assert.strictEqual((yield* store.completingWrite(retry, creating(won, { status: 201, body: "won" }))).outcome, "committed")
+      assert.isTrue(yield* stored(won))
+
+      // No write (a refused request): its response is stored alone. Two writes would not commit together: refused.
+      const s4 = scope()
+      assert.strictEqual((yield* store.completingWrite(leaseOf(yield* store.claim(s4, "h", t0)), Effect.succeed({ value: "x", keep: { status: 400, body: "refused" } }))).outcome, "committed")
+      assert.deepStrictEqual(yield* store.claim(s4, "h", t0 + 1), { _tag: "Replay", response: { status: 400, body: "refused" } })
+      const [one, two] = [yield* newPayment(merchant), yield* newPayment(merchant)]
+      const twice = yield* Effect.exit(store.completingWrite(leaseOf(yield* store.claim(scope(), "h", t0)),
+        Effect.andThen(creating(one, "undone"), creating(two, { status: 201, body: "two" }))))
+      assert.isTrue(Exit.hasDies(twice))
+      assert.isFalse(yield* stored(one))
+      assert.isFalse(yield* stored(two))
     }))
 
   it.effect("of concurrent first claims exactly one wins, and of concurrent take-overs too", () =>

@@ -1,21 +1,25 @@
 /**
  * @paygate/domain: the pure core of paygate. Ids, money, CAIP identifiers, quotes, the payment
- * status machine, error codes, wire schemas, ports and use cases. Depends on `effect`
+ * status machine, error codes, the values it shows partners and buyers, ports and use cases. Depends on `effect`
  * only; hosts provide the ports (persistence, chains, pricing, screening, credentials).
  *
  * @module
  */
 export * as Caip from "./caip/index.ts"
 export * as Money from "./money/index.ts"
-export * as Wire from "./wire/index.ts"
+export * from "./money/Amount.ts"
 export * from "./datacollection/BuyerDataForm.ts"
+export * from "./datacollection/CollectData.ts"
 export * from "./datacollection/CollectedData.ts"
 export * from "./datacollection/DataCollectionThreshold.ts"
+export * from "./deposit/DepositOption.ts"
 export * from "./deposit/DepositSweep.ts"
 export * from "./errors/DomainErrors.ts"
 export * from "./errors/ErrorCode.ts"
+export * from "./gateway/Action.ts"
 export * from "./gateway/Confirmation.ts"
 export * from "./gateway/OptionId.ts"
+export * from "./gateway/PaymentOption.ts"
 export * from "./ids/IdGenerator.ts"
 export * from "./ids/Ids.ts"
 export * from "./ledger/Postings.ts"
@@ -29,6 +33,7 @@ export * from "./partner/ApiKeyKind.ts"
 export * from "./payment/OutboxEvent.ts"
 export * from "./payment/Payment.ts"
 export * from "./payment/PaymentEventType.ts"
+export * from "./payment/PaymentRecord.ts"
 export * from "./payment/PaymentStatus.ts"
 export * from "./payment/StatusMachine.ts"
 export * from "./payout/Payout.ts"
@@ -100,6 +105,7 @@ export * from "./usecases/Executions.ts"
 export * from "./usecases/Merchants.ts"
 export * from "./usecases/PaymentOptions.ts"
 export * from "./usecases/Payments.ts"
+export { checkoutWarning } from "./usecases/CreateRules.ts"
 export * from "./usecases/PaymentRefunds.ts"
 export * from "./usecases/PaymentSettings.ts"
 export * from "./usecases/PayoutExecutions.ts"

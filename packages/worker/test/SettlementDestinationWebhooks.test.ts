@@ -5,20 +5,19 @@
  * merchant's mode that subscribe to it, and to no one else; listed, read and redelivered like
  * payment events. On PGlite, and on PostgreSQL when `TEST_DATABASE_URL` is set.
  */
-import { SettlementDestinationEnvelope } from "@paygate/domain"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { startWorker } from "./support/TestWorker.ts"
+import { decodeSettlementDestinationEnvelope } from "../../../test/support/WireShapes.ts"
 
 // The environment is read once per test file, when the first server is built.
 process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
 process.env.WEBHOOK_ALLOW_PRIVATE = "true"
 
-const decodeEnvelope = Schema.decodeUnknownSync(SettlementDestinationEnvelope, { onExcessProperty: "error" })
 
 // USDC on Ethereum: a chain the test server does not serve, so merchants of either mode may name it.
 const usdc = "eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -99,7 +98,7 @@ forEachDatabase("Settlement destination webhooks", (database) => {
       await receiver.waitFor(() => receiver.on(subscribed.path).length >= 3 && receiver.on(everything.path).length >= 3, 15_000, "three events")
       const got = receiver.on(subscribed.path)
       expect(got.every((r) => r.verified)).toBe(true)
-      const envelopes = got.map((r) => decodeEnvelope(r.envelope)).sort((a, b) => rows.findIndex((r) => r.id === a.id) - rows.findIndex((r) => r.id === b.id))
+      const envelopes = got.map((r) => decodeSettlementDestinationEnvelope(r.envelope)).sort((a, b) => rows.findIndex((r) => r.id === a.id) - rows.findIndex((r) => r.id === b.id))
       expect(envelopes.map((e) => e.id)).toEqual(rows.map((r) => r.id))
       expect(got.map((r) => r.webhookId).sort()).toEqual(rows.map((r) => r.id).sort())
       expect(envelopes.map((e) => [e.type, e.data.change, e.data.settlementDestination.destination, e.data.previousDestination])).toEqual([
@@ -155,7 +154,7 @@ forEachDatabase("Settlement destination webhooks", (database) => {
       })
       expect(added.status, added.text).toBe(201)
       await receiver.waitFor(() => receiver.on(live.path).length >= 1, 15_000, "the live event")
-      const envelope = decodeEnvelope(receiver.on(live.path)[0]!.envelope)
+      const envelope = decodeSettlementDestinationEnvelope(receiver.on(live.path)[0]!.envelope)
       expect(envelope.data.settlementDestination.usableFrom - envelope.data.settlementDestination.createdAt).toBe(86_400)
       await new Promise((resolve) => setTimeout(resolve, 500))
       expect(receiver.on(sandbox.path)).toEqual([])

@@ -17,22 +17,21 @@ import {
   type PaymentId,
   PaymentRepository,
   Payments,
-  WebhookEnvelope,
   type WebhookEventType
 } from "@paygate/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
+import { decodePaymentEnvelope } from "../../../test/support/WireShapes.ts"
 import { startWorker } from "./support/TestWorker.ts"
 
 // The environment is read once per test file, when the first server is built.
 process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64")
 process.env.WEBHOOK_ALLOW_PRIVATE = "true"
 
-const decodeEnvelope = Schema.decodeUnknownSync(WebhookEnvelope, { onExcessProperty: "error" })
 const allTypes: ReadonlyArray<WebhookEventType> = [
   "payment.created",
   "payment.processing",
@@ -201,7 +200,7 @@ forEachDatabase("Webhooks", (database) => {
         const got = receiver.on(endpoint.path)
         expect(got.every((r) => r.verified)).toBe(true)
         for (const r of got) {
-          const envelope = decodeEnvelope(r.envelope)
+          const envelope = decodePaymentEnvelope(r.envelope)
           expect(envelope.id).toBe(r.webhookId)
           expect(envelope.id).toMatch(/^evt_/)
           expect(envelope.apiVersion).toBe("2026-02-18")

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { Caip, type OptionClaims, WalletActions, type Wire } from "@paygate/domain"
+import { type Action, Caip, type OptionClaims, WalletActions } from "@paygate/domain"
 import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex, PublicClient } from "viem"
 import { type Chains, ChainsConfig, executorAddress, lookupAsset, rpcEndpoints, viaPermit2 } from "./ChainConfig.ts"
@@ -72,7 +72,7 @@ const resolve = (chains: Chains, claims: OptionClaims): Result.Result<Resolved, 
 export const pushTransferActions = (
   chains: Chains,
   claims: OptionClaims
-): Result.Result<ReadonlyArray<Wire.Action>, string> =>
+): Result.Result<ReadonlyArray<Action>, string> =>
   Result.flatMap(resolve(chains, claims), (option) => {
     if (!isReference(claims.nonce)) return Result.fail("the option's reference is not 16 bytes of hex")
     if (isNativeToken(option.token)) return Result.succeed([nativeTransferAction(option, claims.nonce)])
@@ -111,7 +111,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
     claims: OptionClaims,
     _optionId: string,
     validBefore: number
-  ): Effect.fn.Return<ReadonlyArray<Wire.Action>> {
+  ): Effect.fn.Return<ReadonlyArray<Action>> {
     const resolved = resolve(chains, claims)
     if (Result.isFailure(resolved)) return yield* defect(resolved.failure)
     const option = resolved.success

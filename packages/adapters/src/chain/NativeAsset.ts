@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Wire } from "@paygate/domain"
+import type { Action } from "@paygate/domain"
 import { type Address, type Hex, numberToHex } from "viem"
 
 /** Stands for the native asset where a token address is expected. */
@@ -43,7 +43,7 @@ export const nativeAssetProblems = (
 export const nativeTransferAction = (
   option: { readonly chainId: string; readonly payer: Address; readonly collection: Address; readonly value: bigint },
   reference: Hex
-): Wire.Action => ({
+): Action => ({
   type: "walletRpc",
   data: {
     chain_id: option.chainId,

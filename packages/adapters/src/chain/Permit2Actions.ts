@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Wire } from "@paygate/domain"
+import type { Action } from "@paygate/domain"
 import { Effect } from "effect"
 import { type Address, type Hex, maxUint256, type PublicClient } from "viem"
 import { allowanceAbi, approvePermit2Calldata, permit2Address, permitFor, permitTransferFromJson } from "./Permit2.ts"
@@ -46,7 +46,7 @@ export const permit2Actions = (option: Permit2Option) =>
     const { chainId, client, token, payer, value } = option
     const allowance = yield* rpc(chainId, "allowance", () =>
       client.readContract({ address: token, abi: allowanceAbi, functionName: "allowance", args: [payer, permit2Address] }))
-    const approvals: ReadonlyArray<Wire.Action> = approvalsNeeded(allowance, value).map((amount) => ({
+    const approvals: ReadonlyArray<Action> = approvalsNeeded(allowance, value).map((amount) => ({
       type: "walletRpc",
       data: {
         chain_id: chainId,
@@ -55,7 +55,7 @@ export const permit2Actions = (option: Permit2Option) =>
       }
     }))
     const permit = permitFor(token, value, option.spender, option.nonce, option.validBefore)
-    const sign: Wire.Action = {
+    const sign: Action = {
       type: "walletRpc",
       data: { chain_id: chainId, method: "eth_signTypedData_v4", params: [payer, permitTransferFromJson(option.chainNumber, permit)] }
     }

@@ -1,7 +1,7 @@
 /**
  * The `idempotency_keys` statements two adapters share: `SqlIdempotencyStore` completes a key on
- * its own, `SqlPaymentRepository.insert` completes it inside the payment's statement (so the response
- * commits with what it describes, and that write is fenced on the lease).
+ * its own, a held payment insert (internal/HeldWrite.ts) completes it inside the payment's statement
+ * (so the response commits with what it describes, and that write is fenced on the lease).
  *
  * @module
  */

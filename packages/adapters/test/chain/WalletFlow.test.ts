@@ -3,9 +3,9 @@
  * `walletRpc` action is executed verbatim by a wallet (anvil's own `eth_signTypedData_v4` and
  * `eth_sendTransaction` for its unlocked accounts), and the gateway accepts what comes back.
  */
-import { AssetCatalog, ChainGateway, type OptionClaims, type PaymentProof, WalletActions, Wire } from "@paygate/domain"
+import { AssetCatalog, ChainGateway, type OptionClaims, type PaymentProof, WalletActions, type Action } from "@paygate/domain"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Result, Schema } from "effect"
+import { Effect, Layer, Result } from "effect"
 import { bytesToHex, type Hash, type Hex } from "viem"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import * as ChainAssetCatalog from "../../src/chain/ChainAssetCatalog.ts"
@@ -13,6 +13,7 @@ import { ChainsConfig } from "../../src/chain/ChainConfig.ts"
 import * as Eip155WalletActions from "../../src/chain/Eip155WalletActions.ts"
 import { LocalChain } from "../../src/chain/LocalChain.ts"
 import { chainTestLayer, localClient, randomNonce, settledOutcome } from "./support/ChainTest.ts"
+import { decodeAction } from "../../../../test/support/WireShapes.ts"
 
 const walletLayer = Layer.mergeAll(ChainAssetCatalog.layer, Eip155WalletActions.layer).pipe(
   Layer.provideMerge(chainTestLayer())
@@ -31,10 +32,10 @@ const claimsFor = (kind: "pull" | "push", nonce: string, value: bigint) =>
   }))
 
 /** A wallet carrying out a `walletRpc` action: anvil's own signer/sender for its default accounts. */
-const runWalletRpc = (action: Wire.Action) =>
+const runWalletRpc = (action: Action) =>
   Effect.gen(function*() {
     assert.strictEqual(action.type, "walletRpc")
-    const decoded = Schema.decodeUnknownSync(Wire.Action)(JSON.parse(JSON.stringify(action)))
+    const decoded = decodeAction(JSON.parse(JSON.stringify(action)))
     if (decoded.type !== "walletRpc") throw new Error("not a walletRpc action")
     const client = yield* localClient
     const request = client.request as (args: { method: string; params: ReadonlyArray<unknown> }) => Promise<unknown>

@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import type { CollectDataField, CollectDataFieldType } from "../wire/CollectData.ts"
+import type { CollectDataField, CollectDataFieldType } from "../datacollection/CollectData.ts"
 import type { CollectedDataField } from "./CollectedData.ts"
 
 /** A JSON Schema document, passed through to wallets untouched. */

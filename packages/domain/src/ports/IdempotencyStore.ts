@@ -25,11 +25,7 @@ export interface IdempotencyLease {
   readonly token: string
 }
 
-/**
- * A claimed key's response, to be stored by the write that produced it, in the same atomic unit:
- * once the write commits its response can be replayed, and never before. When the lease was lost
- * the write must not commit at all (the retry that took the key over is running it).
- */
+/** A claimed key's response, to be stored while the lease still holds it. */
 export interface IdempotencyCompletion {
   readonly lease: IdempotencyLease
   readonly response: StoredResponse
@@ -46,14 +42,13 @@ export const idempotencyLeaseLost = (): IdempotencyConflict =>
 
 /**
  * What a claimed key's request decided about its changes, for {@link IdempotencyStore}'s
- * `completing`: keep them with this response stored; keep them, the request having stored its
- * response itself in its own write (`storedByWrite`); keep them without a response to replay, the
- * key released (`released`: a response with no body to store); or undo them and release the key
- * (`undone`: a 5xx).
+ * `completing` and `completingWrite`: keep them with this response stored; keep them without a
+ * response to replay, the key released (`released`: a response with no body to store); or undo them
+ * and release the key (`undone`: a 5xx).
  */
 export type Completing<A> = {
   readonly value: A
-  readonly keep: StoredResponse | "storedByWrite" | "released" | "undone"
+  readonly keep: StoredResponse | "released" | "undone"
 }
 
 /** How `completing` ended: the changes and the response committed, undone, or undone because the lease was lost. */
@@ -91,6 +86,17 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
    * the changes back and releases the key.
    */
   readonly completing: <A, E, R>(
+    lease: IdempotencyLease,
+    request: Effect.Effect<Completing<A>, E, R>
+  ) => Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: A }, E, R>
+  /**
+   * As `completing`, for a request whose changes are at most one write, a new payment
+   * (`PaymentRepository.insert`): that write is held back until the request has decided on its
+   * response, then the payment, its events and the response are stored in one atomic unit, without
+   * a transaction held open while the request runs. Nothing of an undone request is written; a
+   * request that wrote nothing has its response stored alone.
+   */
+  readonly completingWrite: <A, E, R>(
     lease: IdempotencyLease,
     request: Effect.Effect<Completing<A>, E, R>
   ) => Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: A }, E, R>

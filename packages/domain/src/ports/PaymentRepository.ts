@@ -1,12 +1,10 @@
 import type { GasPaid } from "../gas/GasPaid.ts"
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { MerchantId, PartnerId, PaymentId } from "../ids/Ids.ts"
-import type { IdempotencyConflict } from "../errors/DomainErrors.ts"
 import type { Cursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Mode, Payment } from "../payment/Payment.ts"
 import type { PaymentStatus } from "../payment/PaymentStatus.ts"
-import type { IdempotencyCompletion } from "./IdempotencyStore.ts"
 
 /** Which payments a list covers (API rules §11 filters). */
 export interface PaymentQuery {
@@ -42,15 +40,10 @@ export class DuplicateCommitment extends Schema.TaggedError<DuplicateCommitment>
  */
 export class PaymentRepository extends Context.Service<PaymentRepository, {
   /**
-   * Stores a new payment and its events, and with them, when given, the response of the request's
-   * claimed idempotency key (`IdempotencyStore.complete` in the same atomic unit). Fails with
-   * `IdempotencyConflict`, writing nothing, when that key's lease was lost to a retry.
+   * Stores a new payment and its events. Inside `IdempotencyStore.completingWrite` the write may be
+   * held back until the request's response is known, then stored with it in one atomic unit.
    */
-  readonly insert: (
-    payment: Payment,
-    events: ReadonlyArray<OutboxEvent>,
-    completion?: IdempotencyCompletion | undefined
-  ) => Effect.Effect<void, IdempotencyConflict>
+  readonly insert: (payment: Payment, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
   /** The payment with this id, if any. */
   readonly findById: (id: PaymentId) => Effect.Effect<Option.Option<Payment>>
   /**

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Result } from "effect"
 import type { OptionClaims } from "../gateway/OptionId.ts"
-import type { Action } from "../wire/Action.ts"
+import type { Action } from "../gateway/Action.ts"
 
 /**
  * Builds the wallet actions that complete an option, per chain namespace: for eip155 pull

@@ -5,7 +5,7 @@ import { Schema } from "effect"
  * the team and the audit log), `developer` (API keys, webhooks), `operator` (refunds, payment
  * links), `viewer` (reads only). Developer and operator are siblings: neither includes the other.
  */
-export const Role = Schema.Literals(["owner", "developer", "operator", "viewer"]).annotate({ identifier: "TeamRole" })
+export const Role = Schema.Literals(["owner", "developer", "operator", "viewer"])
 export type Role = typeof Role.Type
 
 /** What an operation needs: a role that may perform it (the owner always may). */

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import {
+  type Completing,
   type CompletingOutcome,
   type IdempotencyClaim,
   type IdempotencyCompletion,
@@ -63,6 +64,17 @@ export const layerMemoryIdempotency = (
     Effect.sync(() => {
       if (heldEntry(store, lease) !== undefined) store.entries.delete(keyOf(lease.scope))
     })
+  // Memory has no transactions: the request's changes stay whatever it decided (unit tests only).
+  const completing = <A, E, R>(lease: IdempotencyLease, request: Effect.Effect<Completing<A>, E, R>) =>
+    Effect.flatMap(request, ({ keep, value }): Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: A }> => {
+      if (keep === "released" || keep === "undone") {
+        return Effect.as(release(lease), { outcome: keep === "undone" ? "undone" as const : "committed" as const, value })
+      }
+      return Effect.sync(() => ({
+        outcome: completeHeld(store, { lease, response: keep }) ? "committed" as const : "leaseLost" as const,
+        value
+      }))
+    })
   return Layer.succeed(IdempotencyStore, IdempotencyStore.of({
     claim: (scope, bodyHash, nowMillis) =>
       Effect.sync((): IdempotencyClaim => {
@@ -84,18 +96,8 @@ export const layerMemoryIdempotency = (
         ? release(completion.lease).pipe(Effect.as(true))
         : Effect.sync(() => completeHeld(store, completion)),
     release,
-    // Memory has no transactions: the request's changes stay whatever it decided (unit tests only).
-    completing: (lease, request) =>
-      Effect.flatMap(request, ({ keep, value }): Effect.Effect<{ readonly outcome: CompletingOutcome; readonly value: typeof value }> => {
-        if (keep === "storedByWrite") return Effect.succeed({ outcome: "committed" as const, value })
-        if (keep === "released" || keep === "undone") {
-          return Effect.as(release(lease), { outcome: keep === "undone" ? "undone" as const : "committed" as const, value })
-        }
-        return Effect.sync(() => ({
-          outcome: completeHeld(store, { lease, response: keep }) ? "committed" as const : "leaseLost" as const,
-          value
-        }))
-      }),
+    completing,
+    completingWrite: completing,
     purgeExpired: (nowMillis, limit) =>
       Effect.sync(() => {
         const expired = [...store.entries].filter(([, entry]) => nowMillis - entry.claimedAt >= idempotencyTtlMillis)

@@ -4,17 +4,13 @@ import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
-import { idempotencyLeaseLost } from "../ports/IdempotencyStore.ts"
 import { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
-import { completeHeld, makeMemoryIdempotency, type MemoryIdempotency } from "./MemoryIdempotencyStore.ts"
 
 /** The state behind the in-memory repository, exposed so tests can inspect what was written. */
 export interface MemoryStore {
   readonly payments: Map<PaymentId, Payment>
   readonly events: Array<OutboxEvent>
   readonly completed: Set<EventId>
-  /** The idempotency keys, in the same store: an insert stores its key's response with the payment. */
-  readonly idempotency: MemoryIdempotency
 }
 
 // What the SQL adapter's unique indexes cover: (asset, payer, nonce) of an authorization, and a transfer:
@@ -29,12 +25,11 @@ const commitmentKeys = (payment: Payment): ReadonlyArray<string> => {
   ]
 }
 
-/** A fresh, empty store; give `idempotency` to {@link layerMemoryIdempotency} to claim keys in it. */
+/** A fresh, empty store. */
 export const makeMemoryStore = (): MemoryStore => ({
   payments: new Map(),
   events: [],
-  completed: new Set(),
-  idempotency: makeMemoryIdempotency()
+  completed: new Set()
 })
 
 /**
@@ -44,12 +39,9 @@ export const makeMemoryStore = (): MemoryStore => ({
 export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer<PaymentRepository | EventOutbox> =>
   Layer.mergeAll(
     Layer.succeed(PaymentRepository, PaymentRepository.of({
-      // The response and the payment in one synchronous step; a lost lease writes nothing, as the
-      // SQL adapter's single statement does.
-      insert: (payment, events, completion) =>
+      insert: (payment, events) =>
         Effect.suspend(() => {
           if (store.payments.has(payment.id)) return Effect.die(new Error(`duplicate payment ${payment.id}`))
-          if (completion !== undefined && !completeHeld(store.idempotency, completion)) return Effect.fail(idempotencyLeaseLost())
           store.payments.set(payment.id, payment)
           store.events.push(...events)
           return Effect.void

@@ -3,7 +3,7 @@ import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import { quotePayment } from "../quote/Quote.ts"
-import type { Amount } from "../wire/Amount.ts"
+import type { Amount } from "../money/Amount.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 

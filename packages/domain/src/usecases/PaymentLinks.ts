@@ -97,7 +97,7 @@ export class PaymentLinks extends Context.Service<PaymentLinks, {
       // The amount rules shared by a fixed and an open amount, checked by the payment create itself
       // (currency payable in the mode, merchant active) with a payment that is never stored.
       const checkPayable = (access: PartnerAccess, merchantId: string, unit: string, value: bigint) =>
-        payments.prepare({ ...access, merchantId, amount: { unit, value: value.toString() }, referenceId: "link" })
+        payments.validate({ ...access, merchantId, amount: { unit, value: value.toString() }, referenceId: "link" })
 
       const create = Effect.fn("PaymentLinks.create")(function*(access: PartnerAccess, input: CreateLinkInput) {
         const title = yield* validateTitle(input.title)
@@ -207,10 +207,10 @@ export class PaymentLinks extends Context.Service<PaymentLinks, {
         const { link, state } = yield* open(id)
         if (state !== "open") return { _tag: "Closed", state } as const
         const value = yield* amountOf(link, text)
-        const draft = yield* checkPayable({ partnerId: link.partnerId, mode: link.mode }, link.merchantId, `iso4217/${link.currency}`, value).pipe(
+        const checked = yield* checkPayable({ partnerId: link.partnerId, mode: link.mode }, link.merchantId, `iso4217/${link.currency}`, value).pipe(
           Effect.catchTag("MerchantNotFound", () => Effect.fail(notFound(id)))
         )
-        const payment = new Payment({ ...draft.payment, referenceId: link.invoice?.reference ?? link.id, linkId: link.id }, { disableChecks: true })
+        const payment = new Payment({ ...checked, referenceId: link.invoice?.reference ?? link.id, linkId: link.id }, { disableChecks: true })
         const outcome = yield* repo.openVisit({
           linkId: link.id,
           token,

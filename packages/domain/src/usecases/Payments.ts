@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import {
-  type IdempotencyConflict,
   InvalidState,
   MerchantNotFound,
   ParamsValidation,
@@ -13,13 +12,12 @@ import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
 import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Payment.ts"
 import type { CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
-import type { IdempotencyCompletion } from "../ports/IdempotencyStore.ts"
 import { type MerchantRead, MerchantRepository } from "../ports/MerchantRepository.ts"
 import { PayableCurrencies } from "../ports/PayableCurrencies.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
 import { missingMerchant } from "./MissingMerchant.ts"
 import { type Access, systemAccess } from "./Access.ts"
-import { checkoutWarning, validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
+import { validateCheckout, validateFiatAmount, validateReferenceId } from "./CreateRules.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 import { type Change, makePaymentChanges, nowSeconds, withStatusNow } from "./PaymentChanges.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
@@ -44,24 +42,6 @@ const noNetworkFor = (mode: Mode) =>
     ? "This service accepts no token on a test network, so a sandbox payment could never be paid: test payments never use a real network. Create it with a live key, or ask the operator to configure a test network."
     : "This service accepts no token on a real network, so a live payment could never be paid: live payments never use a test network. Create it with a sandbox key, or ask the operator to configure a real network."
 
-const drafted: unique symbol = Symbol("PaymentDraft")
-
-/**
- * A payment {@link Payments} validated and built for a create, not stored yet: what a host renders
- * its response from before {@link Payments} `commit` stores both in one atomic write. Only `prepare`
- * makes one.
- */
-export class PaymentDraft {
-  readonly payment: Payment
-  /** What the merchant should know about the create, e.g. why its redirect was turned off ({@link checkoutWarning}). */
-  readonly warnings: ReadonlyArray<string>
-  /** Built by `Payments.prepare` only. */
-  constructor(payment: Payment, warnings: ReadonlyArray<string>, _token: typeof drafted) {
-    this.payment = payment
-    this.warnings = warnings
-  }
-}
-
 /** Which of the partner's payments to list (API rules §11 filters), as decoded values. */
 export interface ListPaymentsInput {
   /** Stored statuses to include; empty means all. */
@@ -83,17 +63,13 @@ export interface ListPaymentsInput {
  * together with its outbox event, so concurrent callers cannot both win.
  */
 export class Payments extends Context.Service<Payments, {
-  /** Creates a payment waiting for the buyer, with its `payment.created` event (`prepare`, then `commit`). */
-  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound>
-  /** Validates a create (body rules, then the merchant) and builds its payment; writes nothing. */
-  readonly prepare: (input: CreatePaymentInput) => Effect.Effect<PaymentDraft, ParamsValidation | MerchantNotFound>
   /**
-   * Stores a prepared payment with its `payment.created` event and, when given, the response of the
-   * request's claimed `Idempotency-Key` (API rules §5), in one atomic write: a retry replays that
-   * answer exactly when the payment exists. When the key was taken over by a retry after its
-   * lease, nothing is stored (`idempotency_conflict`).
+   * Creates a payment waiting for the buyer, with its `payment.created` event. Why its redirect was
+   * turned off, if it was, is `checkoutWarning` of the same input.
    */
-  readonly commit: (draft: PaymentDraft, answer?: IdempotencyCompletion | undefined) => Effect.Effect<Payment, IdempotencyConflict>
+  readonly create: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound>
+  /** Validates a create (body rules, then the merchant) and builds the payment it would store; writes nothing. */
+  readonly validate: (input: CreatePaymentInput) => Effect.Effect<Payment, ParamsValidation | MerchantNotFound>
   /** The payment as of now (expiry applied on read), if `access` may see it. */
   readonly find: (access: Access, id: string) => Effect.Effect<Payment, PaymentNotFound>
   /** A page of the partner's payments (statuses as stored, expiry applied on read). */
@@ -123,7 +99,7 @@ export class Payments extends Context.Service<Payments, {
 
       const { change, eventFor, load } = makePaymentChanges(repo, ids)
 
-      const prepare = Effect.fnUntraced(function*(input: CreatePaymentInput) {
+      const validate = Effect.fnUntraced(function*(input: CreatePaymentInput) {
         const { currency, value } = yield* validateFiatAmount(input.amount)
         const payable = currencies?.[input.mode]
         if (payable !== undefined && payable.size === 0) {
@@ -144,7 +120,7 @@ export class Payments extends Context.Service<Payments, {
         if (merchant.value.deleted) return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
         const millis = yield* Clock.currentTimeMillis
         // Every field is validated above or made here: the constructor's checks would only repeat them.
-        const payment = new Payment({
+        return new Payment({
           id: yield* ids.make("payment"),
           partnerId: input.partnerId,
           merchantId: merchant.value.id,
@@ -162,20 +138,13 @@ export class Payments extends Context.Service<Payments, {
           createdAt: millis,
           updatedAt: millis
         }, { disableChecks: true })
-        const warning = checkoutWarning(input.mode, input.checkout)
-        return new PaymentDraft(payment, warning === undefined ? [] : [warning], drafted)
-      }, traced("Payments.prepare"))
+      }, traced("Payments.validate"))
 
-      const commit = Effect.fnUntraced(function*(draft: PaymentDraft, answer?: IdempotencyCompletion) {
-        yield* repo.insert(draft.payment, [yield* eventFor("payment.created", draft.payment, {})], answer)
-        return draft.payment
-      }, traced("Payments.commit"))
-
-      const create = (input: CreatePaymentInput) =>
-        Effect.flatMap(prepare(input), (draft) => commit(draft)).pipe(
-          // Without a response to store, the write cannot lose a lease.
-          Effect.catchTag("IdempotencyConflict", Effect.die)
-        )
+      const create = Effect.fnUntraced(function*(input: CreatePaymentInput) {
+        const payment = yield* validate(input)
+        yield* repo.insert(payment, [yield* eventFor("payment.created", payment, {})])
+        return payment
+      }, traced("Payments.create"))
 
       // Combinators, not a generator: the status poll reads through here.
       const spanFind = traced("Payments.find")
@@ -237,7 +206,7 @@ export class Payments extends Context.Service<Payments, {
         )
       })
 
-      return Payments.of({ create, prepare, commit, find, list, cancel, settleOutcome, expire })
+      return Payments.of({ create, validate, find, list, cancel, settleOutcome, expire })
     })
   )
 }

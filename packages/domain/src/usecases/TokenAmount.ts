@@ -1,5 +1,5 @@
 import type { PayableAsset } from "../ports/AssetCatalog.ts"
-import type { Amount } from "../wire/Amount.ts"
+import type { Amount } from "../money/Amount.ts"
 
 /** The wire `Amount` of `value` base units of `asset`, with what a wallet shows for it. */
 export const tokenAmount = (asset: PayableAsset, value: string): Amount => ({

@@ -1,11 +1,9 @@
-import { Schema } from "effect"
 import type { OutboxEvent } from "../payment/OutboxEvent.ts"
-import { SettlementDestinationEnvelope, settlementDestinationEnvelope } from "./SettlementDestinationEnvelope.ts"
-import { isPaymentEvent, type WebhookEvent } from "./WebhookEvent.ts"
+import type { PaymentEventType } from "../payment/PaymentEventType.ts"
+import { isSettlementStage, type PaymentRecord, toPaymentRecord } from "../payment/PaymentRecord.ts"
 import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
-import { PaymentEventType } from "../payment/PaymentEventType.ts"
-import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
-import { PaymentRecord, SettlementStage, toPaymentRecord } from "../wire/PaymentRecord.ts"
+import { type SettlementDestinationEnvelope, settlementDestinationEnvelope } from "./SettlementDestinationEnvelope.ts"
+import { isPaymentEvent, type WebhookEvent } from "./WebhookEvent.ts"
 
 /**
  * The body of a webhook (API rules §6): the event id and type, the API version of the endpoint,
@@ -13,25 +11,19 @@ import { PaymentRecord, SettlementStage, toPaymentRecord } from "../wire/Payment
  * `stateVersion` (receivers drop stale events with it), plus the event-specific `stage`.
  * Fields are only ever added.
  */
-export const WebhookEnvelope = Schema.Struct({
-  id: Schema.String,
-  type: PaymentEventType,
-  apiVersion: Schema.String,
-  createdAt: NonNegativeInt,
-  data: Schema.Struct({
-    payment: PaymentRecord,
-    stage: Schema.Record(Schema.String, Schema.Unknown)
-  })
-}).annotate({ identifier: "WebhookEnvelope" })
-/** A webhook envelope. */
-export type WebhookEnvelope = typeof WebhookEnvelope.Type
+export interface WebhookEnvelope {
+  readonly id: string
+  readonly type: PaymentEventType
+  readonly apiVersion: string
+  readonly createdAt: number
+  readonly data: {
+    readonly payment: PaymentRecord
+    readonly stage: { readonly [key: string]: unknown }
+  }
+}
 
 /** The body of any webhook: a payment's event, or a partner-level one (told apart by `type`). */
-export const EventEnvelope = Schema.Union([WebhookEnvelope, SettlementDestinationEnvelope]).annotate({ identifier: "EventEnvelope" })
-/** Any webhook body. */
-export type EventEnvelope = typeof EventEnvelope.Type
-
-const isSettlementStage = Schema.is(SettlementStage)
+export type EventEnvelope = WebhookEnvelope | SettlementDestinationEnvelope
 
 /**
  * The envelope of a payment's `event` for an endpoint pinned to `apiVersion`. A `payment.settled`

@@ -1,7 +1,5 @@
-import { Schema } from "effect"
 import { type AssetId, assetChainId } from "../caip/index.ts"
-import { SettlementDestinationChange, type SettlementDestinationEvent, settlementDestinationChanged } from "../merchant/SettlementDestinationEvent.ts"
-import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
+import type { SettlementDestinationChange, SettlementDestinationEvent, settlementDestinationChanged } from "../merchant/SettlementDestinationEvent.ts"
 
 const seconds = (millis: number) => Math.floor(millis / 1000)
 
@@ -10,32 +8,30 @@ const seconds = (millis: number) => Math.floor(millis / 1000)
  * `data` is the destination as the partner API shows it (times in Unix seconds), with its merchant
  * and CAIP-2 `network`, what changed, and the account it pointed to before a `changed`.
  */
-export const SettlementDestinationEnvelope = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal(settlementDestinationChanged),
-  apiVersion: Schema.String,
-  createdAt: NonNegativeInt,
-  data: Schema.Struct({
-    settlementDestination: Schema.Struct({
-      id: Schema.String,
-      merchantId: Schema.String,
+export interface SettlementDestinationEnvelope {
+  readonly id: string
+  readonly type: typeof settlementDestinationChanged
+  readonly apiVersion: string
+  readonly createdAt: number
+  readonly data: {
+    readonly settlementDestination: {
+      readonly id: string
+      readonly merchantId: string
       /** CAIP-19 asset forwarded to `destination`. */
-      asset: Schema.String,
+      readonly asset: string
       /** CAIP-2 chain of `asset` and `destination`. */
-      network: Schema.String,
+      readonly network: string
       /** CAIP-10 account. */
-      destination: Schema.String,
-      createdAt: NonNegativeInt,
-      updatedAt: NonNegativeInt,
+      readonly destination: string
+      readonly createdAt: number
+      readonly updatedAt: number
       /** From when payments are forwarded to `destination` (Unix seconds). */
-      usableFrom: NonNegativeInt
-    }),
-    change: SettlementDestinationChange,
-    previousDestination: Schema.NullOr(Schema.String)
-  })
-}).annotate({ identifier: "SettlementDestinationWebhookEnvelope" })
-/** A `settlement_destination.changed` webhook body. */
-export type SettlementDestinationEnvelope = typeof SettlementDestinationEnvelope.Type
+      readonly usableFrom: number
+    }
+    readonly change: SettlementDestinationChange
+    readonly previousDestination: string | null
+  }
+}
 
 /** The envelope of a settlement destination event for an endpoint pinned to `apiVersion`. */
 export const settlementDestinationEnvelope = (event: SettlementDestinationEvent, apiVersion: string): SettlementDestinationEnvelope => {

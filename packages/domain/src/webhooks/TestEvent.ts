@@ -1,5 +1,3 @@
-import { Schema } from "effect"
-import { NonNegativeInt } from "../wire/NonNegativeInt.ts"
 import type { DeliveryResponse } from "./DeliveryExchange.ts"
 
 /**
@@ -8,18 +6,16 @@ import type { DeliveryResponse } from "./DeliveryExchange.ts"
  * while its signature check runs as for any event. Its id is a fresh `evt_…` that no
  * `GET /v1/events` lists.
  */
-export const TestEnvelope = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("webhook.test"),
-  apiVersion: Schema.String,
-  createdAt: NonNegativeInt,
-  data: Schema.Struct({
-    endpointId: Schema.String,
-    message: Schema.String
-  })
-}).annotate({ identifier: "TestWebhookEnvelope" })
-/** A test webhook's body. */
-export type TestEnvelope = typeof TestEnvelope.Type
+export interface TestEnvelope {
+  readonly id: string
+  readonly type: "webhook.test"
+  readonly apiVersion: string
+  readonly createdAt: number
+  readonly data: {
+    readonly endpointId: string
+    readonly message: string
+  }
+}
 
 /** What came of sending a test webhook: the receiver's response, as a delivery records it. */
 export interface TestDelivery {

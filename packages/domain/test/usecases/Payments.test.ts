@@ -3,14 +3,13 @@ import { Effect, Layer } from "effect"
 import { errorCode } from "../../src/errors/DomainErrors.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
-import { CheckoutRedirect, type Payment } from "../../src/payment/Payment.ts"
-import { type IdempotencyLease, IdempotencyStore } from "../../src/ports/IdempotencyStore.ts"
+import { CheckoutRedirect } from "../../src/payment/Payment.ts"
 import { PayableCurrencies } from "../../src/ports/PayableCurrencies.ts"
-import { idempotencyLeaseMillis, layerMemoryIdempotency } from "../../src/testing/MemoryIdempotencyStore.ts"
 import { layerMemory, makeMemoryStore } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { PaymentSettings } from "../../src/usecases/PaymentSettings.ts"
 import { type CreatePaymentInput, Payments } from "../../src/usecases/Payments.ts"
+import { checkoutWarning } from "../../src/usecases/CreateRules.ts"
 
 const store = makeMemoryStore()
 const layer = Payments.layer.pipe(
@@ -37,6 +36,13 @@ const createCode = (input: Partial<CreatePaymentInput>) =>
     Effect.catch((e) => Effect.succeed(errorCode(e)))
   )
 
+// A create's payment, built and not stored, with the warnings the API shows with it.
+const drafted = (payments: Payments["Service"], input: CreatePaymentInput) =>
+  Effect.map(payments.validate(input), (payment) => ({
+    payment,
+    warnings: [checkoutWarning(input.mode, input.checkout)].filter((warning) => warning !== undefined)
+  }))
+
 describe("Payments.create", () => {
   it.effect("creates a pending payment with its payment.created event", () =>
     Effect.gen(function*() {
@@ -50,26 +56,14 @@ describe("Payments.create", () => {
       assert.deepStrictEqual(events.map((e) => e.type), ["payment.created"])
     }).pipe(Effect.provide(layer)))
 
-  it.effect("stores the claimed idempotency key's response for the new payment with it; a lost lease creates nothing", () =>
+  it.effect("validate builds the payment a create would store and writes nothing", () =>
     Effect.gen(function*() {
-      const keys = yield* IdempotencyStore
-      const scope = { partnerId: "ptn_1", route: "POST /v1/merchant/payment", key: "order-43" }
-      const leaseAt = (now: number) =>
-        keys.claim(scope, "hash", now).pipe(Effect.map((claim) => claim._tag === "Claimed" ? claim.lease : assert.fail(claim._tag)))
-      const first = yield* leaseAt(0)
-      const retry = yield* leaseAt(idempotencyLeaseMillis)
-      const answer = (lease: IdempotencyLease, created: Payment) => ({ lease, response: { status: 200, body: created.id } })
-      const payments = yield* Payments
-      const before = store.payments.size
-      const lostDraft = yield* payments.prepare({ ...base, referenceId: "order-43" })
-      const lost = yield* Effect.flip(payments.commit(lostDraft, answer(first, lostDraft.payment)))
-      assert.strictEqual(lost._tag, "IdempotencyConflict")
-      assert.strictEqual(store.payments.size, before)
-      const draft = yield* payments.prepare({ ...base, referenceId: "order-43" })
-      assert.strictEqual(store.payments.size, before, "prepare writes nothing")
-      const payment = yield* payments.commit(draft, answer(retry, draft.payment))
-      assert.deepStrictEqual(yield* keys.claim(scope, "hash", idempotencyLeaseMillis + 1), { _tag: "Replay", response: { status: 200, body: payment.id } })
-    }).pipe(Effect.provide(Layer.merge(layer, layerMemoryIdempotency(store.idempotency)))))
+      const before = { payments: store.payments.size, events: store.events.length }
+      const payment = yield* Payments.use((p) => p.validate({ ...base, referenceId: "order-43" }))
+      assert.strictEqual(payment.status, "requires_action")
+      assert.strictEqual(payment.referenceId, "order-43")
+      assert.deepStrictEqual({ payments: store.payments.size, events: store.events.length }, before)
+    }).pipe(Effect.provide(layer)))
 
   it.effect.each([
     ["iso4217/usd", "1050"],
@@ -147,7 +141,7 @@ describe("Payments.create", () => {
   it.effect("a checkout without two HTTPS URLs creates the payment without redirects and says why in a warning", () =>
     Effect.gen(function*() {
       const payments = yield* Payments
-      const draft = (checkout: CreatePaymentInput["checkout"]) => payments.prepare({ ...base, checkout })
+      const draft = (checkout: CreatePaymentInput["checkout"]) => drafted(payments, { ...base, checkout })
       assert.deepStrictEqual((yield* draft(undefined)).warnings, [])
       assert.deepStrictEqual((yield* draft({ successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/ko" })).warnings, [])
       const http = yield* draft({ successUrl: "http://shop.example/ok", errorUrl: "https://shop.example/ko" })
@@ -162,14 +156,14 @@ describe("Payments.create", () => {
     Effect.gen(function*() {
       const payments = yield* Payments
       const local = { successUrl: "http://localhost:5173/shop/thanks?x=1", errorUrl: "http://127.0.0.1:8080/sorry" }
-      const sandbox = yield* payments.prepare({ ...base, checkout: local })
+      const sandbox = yield* drafted(payments, { ...base, checkout: local })
       assert.deepStrictEqual(sandbox.warnings, [])
       assert.deepStrictEqual(sandbox.payment.checkout, new CheckoutRedirect(local))
-      assert.deepStrictEqual((yield* payments.prepare({ ...base, checkout: { successUrl: "http://localhost/", errorUrl: "http://127.0.0.1/" } })).warnings, [])
+      assert.deepStrictEqual((yield* drafted(payments, { ...base, checkout: { successUrl: "http://localhost/", errorUrl: "http://127.0.0.1/" } })).warnings, [])
 
       // Only those two hosts: not another plain-HTTP name, nor a look-alike or another scheme.
       for (const url of ["http://localhost.shop.example/ok", "http://127.0.0.2/ok", "http://[::1]/ok", "ftp://localhost/ok", "http://shop.example/ok"]) {
-        const refused = yield* payments.prepare({ ...base, checkout: { successUrl: url, errorUrl: "http://localhost/ko" } })
+        const refused = yield* drafted(payments, { ...base, checkout: { successUrl: url, errorUrl: "http://localhost/ko" } })
         assert.isNull(refused.payment.checkout, url)
         assert.include(refused.warnings[0], "checkout.successUrl is not an HTTPS or local URL", url)
       }
@@ -178,12 +172,12 @@ describe("Payments.create", () => {
   it.effect("a live payment keeps requiring HTTPS redirect URLs", () =>
     Effect.gen(function*() {
       const local = { successUrl: "http://localhost:5173/shop/thanks?x=1", errorUrl: "http://127.0.0.1:8080/sorry" }
-      const live = yield* Payments.use((p) => p.prepare({ ...base, mode: "live", checkout: local }))
+      const live = yield* Payments.use((p) => drafted(p, { ...base, mode: "live", checkout: local }))
       assert.isNull(live.payment.checkout)
       assert.deepStrictEqual(live.warnings, [
         "Redirect disabled for this payment: checkout.successUrl is not an HTTPS URL and checkout.errorUrl is not an HTTPS URL; the checkout shows its own result pages (both URLs must be HTTPS to redirect)."
       ])
-      const https = yield* Payments.use((p) => p.prepare({ ...base, mode: "live", checkout: { successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/ko" } }))
+      const https = yield* Payments.use((p) => drafted(p, { ...base, mode: "live", checkout: { successUrl: "https://shop.example/ok", errorUrl: "https://shop.example/ko" } }))
       assert.deepStrictEqual(https.warnings, [])
     }).pipe(Effect.provide(liveLayer)))
 

@@ -243,7 +243,7 @@ describe("PayoutExecutions.advance", () => {
         assert.strictEqual(event.payment.stateVersion, version + 1)
         // The webhook's payment snapshot shows the settlement too.
         const envelope = envelopeOf(event, "2025-01-01")
-        assert.deepStrictEqual(envelope.data.payment.settlement, event.stage)
+        assert.deepStrictEqual<unknown>(envelope.data.payment.settlement, event.stage)
         assert.strictEqual(envelope.data.payment.stateVersion, version + 1)
         // The transaction links to the chain's explorer when it has one; none by default.
         const { chainId, hash } = envelope.data.payment.transaction!

@@ -1,8 +1,9 @@
-import { ApiKeyNotFound, Mode, Wire } from "@paygate/domain"
+import { ApiKeyNotFound, Mode } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
 
 /** A partner secret key as the partner API shows it: never its secret. Times in Unix seconds. */
 export const ApiKeyRecord = Schema.Struct({

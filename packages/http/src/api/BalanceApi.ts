@@ -1,7 +1,7 @@
-import { Wire } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
 
 const count = Wire.NonNegativeInt
 const baseUnits = (description: string) => Schema.String.annotate({ description: `${description} (base units, decimal string).` })

@@ -1,8 +1,9 @@
-import { Forbidden, InvalidParams, Mode, ParamsValidation, Role } from "@paygate/domain"
+import { Forbidden, InvalidParams, Mode, ParamsValidation } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { HeaderNotAscii, InternalError, InvalidApiKey, MissingApiKey, NotSandboxApiKey, RateLimited, Unauthorized } from "./HttpErrors.ts"
+import { TeamRole } from "./wire/TeamRole.ts"
 
 /**
  * Body of `POST /dashboard/session`: the partner secret key, sent once and never stored in the
@@ -32,7 +33,7 @@ export const DashboardSessionRecord = Schema.Struct({
   /** Unix seconds: when the session ends unless used before (each use moves it on, up to its absolute end). */
   expiresAt: Schema.Int,
   /** The team member signed in (their role limits the session), or `null` for a key's session. */
-  member: Schema.NullOr(Schema.Struct({ memberId: Schema.String, email: Schema.String, role: Role }))
+  member: Schema.NullOr(Schema.Struct({ memberId: Schema.String, email: Schema.String, role: TeamRole }))
 }).annotate({ identifier: "DashboardSession" })
 
 /**

@@ -5,8 +5,7 @@ import {
   PaymentExpired,
   PaymentNotFound,
   QuoteExpired,
-  SanctionedUser,
-  Wire
+  SanctionedUser
 } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -24,7 +23,7 @@ const invalidParams = wire(InvalidParams, "InvalidParams")
 /** Wallet-facing gateway operations on one payment (API rules §10). The payment id is the capability. */
 export class GatewayApi extends HttpApiGroup.make("gateway")
   .add(
-    HttpApiEndpoint.get("payment", "/v1/gateway/payment/:id", { params, success: Wire.GetPaymentResponse, error: notFound })
+    HttpApiEndpoint.get("payment", "/v1/gateway/payment/:id", { params, success: ApiWire.GetPaymentResponse, error: notFound })
       .annotate(OpenApi.Summary, "Basic information to show the buyer before the flow begins"),
     HttpApiEndpoint.get("status", "/v1/gateway/payment/:id/status", {
       params,
@@ -79,7 +78,7 @@ export class GatewayApi extends HttpApiGroup.make("gateway")
     ).annotate(ResponseStorage, "afterWork"),
     HttpApiEndpoint.post("deposit", "/v1/gateway/payment/:id/deposit", {
       params,
-      success: Wire.DepositOptionsResponse,
+      success: ApiWire.DepositOptionsResponse,
       error: [notFound, expired, invalidState]
     }).annotate(
       OpenApi.Summary,

@@ -1,4 +1,4 @@
-import { MerchantNotFound, PaymentNotFound, Wire } from "@paygate/domain"
+import { MerchantNotFound, PaymentNotFound } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
@@ -41,9 +41,9 @@ export const PaymentLinkRecord = Schema.Struct({
   title: Schema.String,
   /** The link's page: share it, or show its QR code. */
   url: Schema.String,
-  amount: Schema.NullOr(Wire.Amount),
-  minAmount: Schema.NullOr(Wire.Amount),
-  maxAmount: Schema.NullOr(Wire.Amount),
+  amount: Schema.NullOr(ApiWire.Amount),
+  minAmount: Schema.NullOr(ApiWire.Amount),
+  maxAmount: Schema.NullOr(ApiWire.Amount),
   usage: Schema.Literals(["single", "reusable"]),
   maxPayments: Schema.NullOr(Schema.Int),
   invoice: Schema.NullOr(Schema.Struct({
@@ -61,7 +61,7 @@ export const PaymentLinkRecord = Schema.Struct({
     payments: Schema.Int,
     succeeded: Schema.Int,
     /** Sum of the succeeded payments. */
-    collected: Wire.Amount
+    collected: ApiWire.Amount
   }),
   createdAt: Schema.Int,
   updatedAt: Schema.Int

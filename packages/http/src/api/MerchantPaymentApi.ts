@@ -14,7 +14,7 @@ export class MerchantPaymentApi extends HttpApiGroup.make("merchantPayment")
       payload: ApiWire.CreatePaymentRequest,
       success: ApiWire.CreatePaymentResponse,
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "ownWrite"),
+    }).annotate(OpenApi.Summary, "Create a payment to be completed on the checkout portal").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "singleWrite"),
     HttpApiEndpoint.get("status", "/v1/merchant/payment/:id/status", {
       params: { id: Schema.String },
       success: ApiWire.MerchantStatusResponse,

@@ -1,10 +1,11 @@
-import { InvalidState, MerchantExists, MerchantNotFound, Wire } from "@paygate/domain"
+import { InvalidState, MerchantExists, MerchantNotFound } from "@paygate/domain"
 import { MissingMerchantId } from "./HttpErrors.ts"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PaymentListFilters, PaymentPage } from "./PaymentsApi.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
 
 /** Body of `POST /v1/merchants`. `null` for an optional field means the same as leaving it out. */
 export const CreateMerchantRequest = Schema.Struct({

@@ -1,4 +1,4 @@
-import { InvalidState, MerchantNotFound, PaymentNotFound, Wire } from "@paygate/domain"
+import { InvalidState, MerchantNotFound, PaymentNotFound } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { createDescription } from "./CreateDescription.ts"
@@ -21,16 +21,16 @@ export const PartnerCreatePaymentRequest = Schema.Struct({
  * `pollInMs`), so it is a superset of that response.
  */
 export const CreatedPayment = Schema.Struct({
-  ...Wire.PaymentRecord.fields,
+  ...ApiWire.PaymentRecord.fields,
   gatewayUrl: Schema.String,
   /** The payment's x402 address: any x402 client pays it there (docs/x402.md). */
   x402Url: Schema.String,
-  pollInMs: Wire.PollInMs
+  pollInMs: ApiWire.PollInMs
 }).annotate({ identifier: "CreatedPayment" })
 
 /** One page of payments: `{"data", "nextCursor"}` (API rules §11). */
 export const PaymentPage = Schema.Struct({
-  data: Schema.Array(Wire.PaymentRecord),
+  data: Schema.Array(ApiWire.PaymentRecord),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "PaymentPage" })
 
@@ -76,14 +76,14 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       payload: PartnerCreatePaymentRequest,
       success: CreatedPayment.pipe(HttpApiSchema.status(201)),
       error: wire(MerchantNotFound, "MerchantNotFound")
-    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "ownWrite"),
+    }).annotate(OpenApi.Summary, "Create a payment for one of the partner's merchants").annotate(OpenApi.Description, createDescription).annotate(ResponseStorage, "singleWrite"),
     HttpApiEndpoint.get("list", "/v1/payments", {
       query: { ...PaymentListFilters, merchantId: text("Only this merchant's payments.") },
       success: PaymentPage
     }).annotate(OpenApi.Summary, "List payments, newest first, with optional filters"),
     HttpApiEndpoint.get("get", "/v1/payments/:id", {
       params: paymentId,
-      success: Wire.PaymentRecord,
+      success: ApiWire.PaymentRecord,
       error: wire(PaymentNotFound, "PaymentNotFound")
     }).annotate(OpenApi.Summary, "A payment's full record, with its settlement and refund"),
     HttpApiEndpoint.post("cancel", "/v1/payments/:id/cancel", {
@@ -93,23 +93,23 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
     }).annotate(OpenApi.Summary, "Cancel a payment that still waits for the buyer"),
     HttpApiEndpoint.post("retryRefund", "/v1/payments/:id/refund/retry", {
       params: paymentId,
-      success: Wire.PaymentRecord,
+      success: ApiWire.PaymentRecord,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Retry the payment's failed refund").annotate(OpenApi.Description, retryDescription("refund", "payer")),
     HttpApiEndpoint.post("retrySettlement", "/v1/payments/:id/settlement/retry", {
       params: paymentId,
-      success: Wire.PaymentRecord,
+      success: ApiWire.PaymentRecord,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Retry the payment's failed settlement")
       .annotate(OpenApi.Description, retryDescription("settlement", "merchant's settlement destination")),
     HttpApiEndpoint.post("approveRefund", "/v1/payments/:id/refund/approve", {
       params: paymentId,
-      success: Wire.PaymentRecord,
+      success: ApiWire.PaymentRecord,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Approve the payment's refund held over a payout limit").annotate(OpenApi.Description, approveDescription("refund")),
     HttpApiEndpoint.post("approveSettlement", "/v1/payments/:id/settlement/approve", {
       params: paymentId,
-      success: Wire.PaymentRecord,
+      success: ApiWire.PaymentRecord,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Approve the payment's settlement held over a payout limit")
       .annotate(OpenApi.Description, approveDescription("settlement")),

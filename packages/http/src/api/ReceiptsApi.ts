@@ -1,8 +1,9 @@
-import { AlreadyRefunded, InvalidState, PaymentNotFound, PaymentStatus, PayoutStatus, ReceiptOutcome, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, PaymentNotFound, PaymentStatus, PayoutStatus, ReceiptOutcome } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
 
 const tokenAmount = (description: string) => Schema.String.annotate({ description: `${description} Token base units, decimal.` })
 

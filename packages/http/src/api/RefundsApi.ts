@@ -1,8 +1,9 @@
-import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded, PayoutStatus, RefundStatus, Wire } from "@paygate/domain"
+import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded, PayoutStatus, RefundStatus } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
 
 /** Body of `POST /v1/refunds`. Structural only: the amount's rules are the use case's. */
 export const RefundRequest = Schema.Struct({

@@ -6,14 +6,15 @@ import { Context } from "effect"
  *
  * - `transaction`: the handler runs in one database transaction with its stored response
  *   (`IdempotencyStore.completing`): both commit, or neither.
- * - `ownWrite`: the handler's single write stores the response itself (the payment creates: payment,
- *   outbox event and response in one statement); a transaction would only add `BEGIN` and `COMMIT`.
+ * - `singleWrite`: the handler's one write, a new payment, is held until the response is known and
+ *   stored with it in one statement (`IdempotencyStore.completingWrite`: payment, outbox event and
+ *   response); a transaction would only add `BEGIN` and `COMMIT` and hold a connection meanwhile.
  * - `afterWork`: the response is stored after the work, outside any transaction, for operations that
  *   call other servers (a chain node, a webhook receiver) and must not hold a database connection
  *   and transaction meanwhile (embedded PGlite serves one transaction at a time). Their own writes
  *   are compare-and-set or repeatable, so a retry after a crash between the two responds from the
  *   state they left (a repeated confirm responds with the current state).
  */
-export class ResponseStorage extends Context.Service<ResponseStorage, "transaction" | "ownWrite" | "afterWork">()(
+export class ResponseStorage extends Context.Service<ResponseStorage, "transaction" | "singleWrite" | "afterWork">()(
   "@paygate/http/ResponseStorage"
 ) {}

@@ -1,20 +1,22 @@
-import { ApiKeyNotFound, InvalidState, Mode, Role, Wire } from "@paygate/domain"
+import { ApiKeyNotFound, InvalidState, Mode } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
+import * as Wire from "./wire/index.ts"
+import { TeamRole } from "./wire/TeamRole.ts"
 
 /** Body of `POST /v1/team/invitations`. */
 export const InvitationRequest = Schema.Struct({
   email: Schema.String.annotate({ description: "The member's email: it becomes their sign-in name." }),
-  role: Role
+  role: TeamRole
 }).annotate({ identifier: "TeamInvitationRequest" })
 
 /** An invitation as its creator sees it, once: the link is the only way to accept it. */
 export const InvitationRecord = Schema.Struct({
   invitationId: Schema.String,
   email: Schema.String,
-  role: Role,
+  role: TeamRole,
   mode: Mode,
   /** The one-time link to hand to the member (no mail is sent): valid until `expiresAt`. */
   url: Schema.String,
@@ -26,7 +28,7 @@ export const InvitationRecord = Schema.Struct({
 export const MemberRecord = Schema.Struct({
   memberId: Schema.String,
   email: Schema.String,
-  role: Role,
+  role: TeamRole,
   /** Unix seconds. */
   createdAt: Wire.NonNegativeInt
 }).annotate({ identifier: "TeamMember" })
@@ -62,7 +64,7 @@ export class TeamApi extends HttpApiGroup.make("team")
     }).annotate(OpenApi.Summary, "List the team's members of the caller's mode"),
     HttpApiEndpoint.patch("changeRole", "/v1/team/members/:memberId", {
       params: memberId,
-      payload: Schema.Struct({ role: Role }).annotate({ identifier: "TeamRoleChange" }),
+      payload: Schema.Struct({ role: TeamRole }).annotate({ identifier: "TeamRoleChange" }),
       success: MemberRecord,
       error: memberErrors
     }).annotate(OpenApi.Summary, "Change a member's role (the last owner stays an owner: 409 invalid_state; an unknown member: 404 api_key_not_found)"),

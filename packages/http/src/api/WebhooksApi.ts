@@ -2,17 +2,16 @@ import {
   DeliveryStatus,
   MerchantNotFound,
   PartnerNotFound,
-  EventEnvelope,
   PaymentNotFound,
   WebhookEndpointStatus,
-  WebhookEventType,
-  Wire
+  WebhookEventType
 } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
 import { ResponseStorage } from "./ResponseStorage.ts"
+import * as Wire from "./wire/index.ts"
 
 /**
  * Body of `POST /v1/webhooks`. `events` absent, `null` or empty: every event type; unknown types
@@ -120,7 +119,7 @@ export const RedeliveryRecord = Schema.Struct({
 
 /** One page of the partner's events, newest first: each the body its endpoints receive. */
 export const EventPage = Schema.Struct({
-  data: Schema.Array(EventEnvelope),
+  data: Schema.Array(Wire.EventEnvelope),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "EventPage" })
 
@@ -232,7 +231,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("event", "/v1/events/:eventId", {
       params: { eventId: Schema.String },
-      success: EventEnvelope,
+      success: Wire.EventEnvelope,
       error: wire(PaymentNotFound, "PaymentNotFound")
     }).annotate(OpenApi.Summary, "One of the partner's events: the body its webhook endpoints receive"),
     HttpApiEndpoint.get("paymentDeliveries", "/v1/payments/:id/deliveries", {

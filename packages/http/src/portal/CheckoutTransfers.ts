@@ -1,4 +1,4 @@
-import { AssetCatalog, ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount, type Wire } from "@paygate/domain"
+import { type Amount, AssetCatalog, ExplorerLinks, type Payment, ReceiptStore, refundableValue, shortfall, tokenAmount } from "@paygate/domain"
 import { Effect } from "effect"
 
 /**
@@ -9,7 +9,7 @@ import { Effect } from "effect"
  */
 export interface CheckoutTransfer {
   readonly outcome: "paid" | "overpaid" | "underpaid" | "late"
-  readonly amount: Wire.Amount
+  readonly amount: Amount
   /** Token base units still missing (underpaid), else "0". */
   readonly shortfall: string
   /** Token base units the payment did not keep (refundable), else "0". */

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { type LinkView, type Merchant, Wire } from "@paygate/domain"
+import { fiatAmount, type LinkView, type Merchant } from "@paygate/domain"
 import { escapeHtml, shell } from "./PortalPages.ts"
 
 /** Minor units as a decimal amount with its currency code, exactly (no float). */
 export const formatFiat = (currency: string, value: bigint) => {
-  const decimals = Wire.fiatAmount(currency, value).display.decimals
+  const decimals = fiatAmount(currency, value).display.decimals
   if (decimals === 0) return `${value} ${currency}`
   const digits = value.toString().padStart(decimals + 1, "0")
   return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)} ${currency}`
@@ -71,7 +71,7 @@ const amountBlock = (input: LinkPageInput) => {
     link.minValue === null ? null : `at least ${formatFiat(link.currency, link.minValue)}`,
     link.maxValue === null ? null : `at most ${formatFiat(link.currency, link.maxValue)}`
   ].filter((text) => text !== null).join(", ")
-  const step = Wire.fiatAmount(link.currency, 0n).display.decimals
+  const step = fiatAmount(link.currency, 0n).display.decimals
   return `<label class="field" for="link-amount-input">Amount (${escapeHtml(link.currency)})</label>
 <input class="input" id="link-amount-input" name="amount" inputmode="decimal" autocomplete="off" required
  placeholder="${link.minValue === null ? (step === 0 ? "100" : "10." + "0".repeat(step)) : escapeHtml(decimalOf(link.currency, link.minValue))}"

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { DepositAvailability, Wire } from "@paygate/domain"
+import type { Amount, DepositAvailability } from "@paygate/domain"
 import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
 
 /** Where the pages' static files are served. */
@@ -77,7 +77,7 @@ export interface CheckoutConfig {
    * connected (`floating`: a market rate, final when the buyer's option is quoted). Empty once
    * the payment no longer waits.
    */
-  readonly tokenAmounts: ReadonlyArray<{ readonly amount: Wire.Amount; readonly floating: boolean }>
+  readonly tokenAmounts: ReadonlyArray<{ readonly amount: Amount; readonly floating: boolean }>
   /** Who answers the buyer's questions: the merchant's email and site (its redirect's origin), when known. */
   readonly support: { readonly email: string | null; readonly site: string | null }
 }
@@ -91,7 +91,7 @@ export interface CheckoutReceipt {
   readonly transaction: { readonly chainId: string; readonly hash: string; readonly explorerUrl: string | null } | null
   readonly transfers: ReadonlyArray<CheckoutTransfer>
   /** A succeeded payment: the token amount it was paid with, and when (Unix seconds). */
-  readonly paid: { readonly amount: Wire.Amount; readonly paidAt: number } | null
+  readonly paid: { readonly amount: Amount; readonly paidAt: number } | null
 }
 
 /** The checkout portal of one payment. */

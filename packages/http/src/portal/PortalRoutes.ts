@@ -30,7 +30,7 @@ import {
   type Payment,
   type PaymentId,
   PaymentRepository,
-  Wire
+  toPaymentRecord
 } from "@paygate/domain"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -169,7 +169,7 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
       }
       const paidWith = amounts.paidWith(found.value)
       const receipt: CheckoutReceipt = {
-        transaction: Wire.toPaymentRecord(found.value, {}, explorer).transaction,
+        transaction: toPaymentRecord(found.value, {}, explorer).transaction,
         transfers: yield* transfersOf(found.value),
         paid: paidWith === null ? null : { amount: paidWith, paidAt: found.value.commitment?.confirmedAt ?? Math.floor(found.value.updatedAt / 1000) }
       }

@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { volumeSummaries, Wire } from "@paygate/domain"
+import { fiatAmount, volumeSummaries } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import { partnerAccess } from "./PaymentsHandlers.ts"
@@ -16,7 +16,7 @@ export const BalanceHandlers = HandlerGroup.group(
       Effect.gen(function*() {
         const summary = yield* summarize(yield* partnerAccess, query.days)
         return {
-          currencies: summary.currencies.map((c) => ({ amount: Wire.fiatAmount(c.currency, c.value), count: c.count })),
+          currencies: summary.currencies.map((c) => ({ amount: fiatAmount(c.currency, c.value), count: c.count })),
           assets: summary.assets.map((a) => ({ asset: a.asset, value: a.value.toString(), count: a.count })),
           days: summary.days.map((d) => ({ date: d.day, created: d.created, succeeded: d.succeeded })),
           since: seconds(summary.since),

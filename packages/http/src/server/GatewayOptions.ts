@@ -20,6 +20,7 @@ import {
   type Access,
   type ApiVersion,
   AssetCatalog,
+  fiatAmount,
   hasChange,
   InvalidParams,
   InvalidState,
@@ -30,8 +31,7 @@ import {
   PaymentOptions,
   Payments,
   QuoteExpired,
-  WalletActions,
-  Wire
+  WalletActions
 } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
 import * as ApiWire from "../api/wire/index.ts"
@@ -43,7 +43,7 @@ const parseIncludeInfo = (text: string | undefined) => {
 }
 
 /** An option as `version` sends it: from `2026-02-19.preview`, `collectData.fields` is empty (API rules §3). */
-export const optionForVersion = (version: ApiVersion) => (option: Wire.PaymentOption): Wire.PaymentOption =>
+export const optionForVersion = (version: ApiVersion) => (option: ApiWire.PaymentOption): ApiWire.PaymentOption =>
   option.collectData !== null && hasChange(version, "omitCollectDataFields")
     ? { ...option, collectData: { ...option.collectData, fields: [] } }
     : option
@@ -64,7 +64,7 @@ export const make = Effect.gen(function*() {
     const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
     return {
       status: payment.status,
-      amount: Wire.fiatAmount(payment.currency, payment.value),
+      amount: fiatAmount(payment.currency, payment.value),
       expiresAt: payment.expiresAt,
       merchant: {
         name: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),

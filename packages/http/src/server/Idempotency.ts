@@ -1,17 +1,16 @@
 import {
   type Completing,
-  type IdempotencyCompletion,
   IdempotencyConflict,
-  type IdempotencyLease,
   type IdempotencyScope,
   type IdempotencyStore,
   idempotencyLeaseLost,
   InvalidParams,
   ParamsValidation
 } from "@paygate/domain"
-import { Clock, Context, Effect, Option, Predicate, Schema } from "effect"
+import { Clock, Effect, Predicate, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
+import type { ResponseStorage } from "../api/ResponseStorage.ts"
 
 const decoder = new TextDecoder()
 
@@ -33,31 +32,6 @@ const withoutSecret = (body: string): string => {
   const hidden = secretFields.filter((field) => field in parsed)
   return hidden.length === 0 ? body : JSON.stringify({ ...parsed, ...Object.fromEntries(hidden.map((field) => [field, secretShownOnce])) })
 }
-
-/**
- * The key the request being served claimed, for a handler whose own write stores the response
- * ({@link claimedResponse}); `stored` tells {@link withIdempotency} not to store it again.
- */
-export class ClaimedKey extends Context.Service<ClaimedKey, {
-  readonly lease: IdempotencyLease
-  readonly stored: () => void
-}>()("@paygate/http/ClaimedKey") {}
-
-/**
- * For a handler whose write stores its own response (one statement: the response replays exactly when
- * the write committed): the response `status` + `body` of the key this request claimed, as the
- * domain's `IdempotencyCompletion` to hand to that write, or `undefined` when no key was claimed.
- * `stored()` is to be called once the write succeeded.
- */
-export const claimedResponse = (status: number, body: string) =>
-  Effect.map(Effect.serviceOption(ClaimedKey), (claimed) =>
-    Option.match(claimed, {
-      onNone: () => ({ completion: undefined, stored: () => {} }),
-      onSome: (key) => ({
-        completion: { lease: key.lease, response: { status, body } } satisfies IdempotencyCompletion,
-        stored: key.stored
-      })
-    }))
 
 /** A JSON response of `status` with an already rendered body. */
 export const jsonResponse = (status: number, body: string) =>
@@ -88,16 +62,16 @@ export const idempotencyKey = (request: HttpServerRequest.HttpServerRequest) => 
  * one transaction), so a crash or a lost connection between them leaves neither, and a retry after
  * the lease runs the request again instead of finding its change made and its response missing. A
  * 5xx undoes the changes. A request that outlived its lease (a retry took the key over) changes
- * nothing and responds with `idempotency_conflict`. Without `inTransaction` (see `ResponseStorage`: a
- * handler whose single write stores the response itself, {@link claimedResponse}, or one that calls
- * other servers) the response is stored after the work.
+ * nothing and responds with `idempotency_conflict`. How the response is kept with the changes is
+ * the route's `storage` (`ResponseStorage`): one transaction, one held write (`completingWrite`),
+ * or after the work for a handler that calls other servers.
  */
 export const withIdempotency = <R>(
   store: IdempotencyStore["Service"],
   request: HttpServerRequest.HttpServerRequest,
   scope: IdempotencyScope,
   handled: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
-  inTransaction: boolean
+  storage: ResponseStorage["Service"]
 ) =>
   Effect.gen(function*() {
     const body = yield* request.text.pipe(
@@ -120,27 +94,23 @@ export const withIdempotency = <R>(
       })
     }
     const lease = claim.lease
-    let storedByHandler = false
-    const run = handled.pipe(
-      Effect.provideService(ClaimedKey, { lease, stored: () => (storedByHandler = true) }),
-      Effect.map((response): Completing<HttpServerResponse.HttpServerResponse> => ({ value: response, keep: keepOf(response, storedByHandler) }))
-    )
-    if (!inTransaction) {
+    const run = Effect.map(handled, (response): Completing<HttpServerResponse.HttpServerResponse> => ({ value: response, keep: keepOf(response) }))
+    if (storage === "afterWork") {
       const { keep, value } = yield* run.pipe(Effect.onError(() => store.release(lease)))
       if (keep === "undone" || keep === "released") yield* store.release(lease)
-      else if (keep !== "storedByWrite" && !(yield* store.complete({ lease, response: keep }))) yield* logTakenOver(scope)
+      else if (!(yield* store.complete({ lease, response: keep }))) yield* logTakenOver(scope)
       return value
     }
-    // A defect or an interruption rolled the changes back: the key is free for a retry at once.
-    const done = yield* store.completing(lease, run).pipe(Effect.onError(() => store.release(lease)))
+    // A defect or an interruption rolled the changes back (or never wrote them): the key is free for a retry at once.
+    const completing = storage === "transaction" ? store.completing(lease, run) : store.completingWrite(lease, run)
+    const done = yield* completing.pipe(Effect.onError(() => store.release(lease)))
     if (done.outcome !== "leaseLost") return done.value
     yield* logTakenOver(scope)
     return yield* idempotencyLeaseLost()
   })
 
 /** What to keep of a claimed request's response (see `Completing`). */
-const keepOf = (response: HttpServerResponse.HttpServerResponse, storedByHandler: boolean): Completing<unknown>["keep"] => {
-  if (storedByHandler) return "storedByWrite"
+const keepOf = (response: HttpServerResponse.HttpServerResponse): Completing<unknown>["keep"] => {
   if (response.status >= 500) return "undone"
   if (response.body._tag === "Empty") return { status: response.status, body: "" }
   const text = bodyText(response)

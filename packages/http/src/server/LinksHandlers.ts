@@ -1,5 +1,5 @@
 import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
-import { type LinkView, pageRequest, PaymentLinks, Wire } from "@paygate/domain"
+import { fiatAmount, type LinkView, pageRequest, PaymentLinks } from "@paygate/domain"
 import { Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
 import type { PaymentLinkRecord } from "../api/LinksApi.ts"
@@ -8,7 +8,7 @@ import { partnerAccess } from "./PaymentsHandlers.ts"
 
 /** The partner API's record of a link, its page at `{linkUrl}/{id}`. */
 export const linkRecord = (linkUrl: string) => ({ link, state, totals }: LinkView): PaymentLinkRecord => {
-  const amount = (value: bigint | null) => value === null ? null : Wire.fiatAmount(link.currency, value)
+  const amount = (value: bigint | null) => value === null ? null : fiatAmount(link.currency, value)
   return {
     linkId: link.id,
     merchantId: link.merchantId,
@@ -28,7 +28,7 @@ export const linkRecord = (linkUrl: string) => ({ link, state, totals }: LinkVie
     expiresAt: link.expiresAt,
     active: link.active,
     state,
-    totals: { payments: totals.payments, succeeded: totals.succeeded, collected: Wire.fiatAmount(link.currency, totals.collected) },
+    totals: { payments: totals.payments, succeeded: totals.succeeded, collected: fiatAmount(link.currency, totals.collected) },
     createdAt: Math.floor(link.createdAt / 1000),
     updatedAt: Math.floor(link.updatedAt / 1000)
   }

@@ -1,5 +1,5 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
-import { isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
+import { checkoutWarning, isFinal, merchantStatus, Merchants, Payments, pollInMs } from "@paygate/domain"
 import { Context, Effect } from "effect"
 import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { PaygateApi } from "../api/Api.ts"
@@ -26,8 +26,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
         Effect.gen(function*() {
           const caller = yield* CurrentCaller
           const merchantId = yield* CurrentMerchantId
-          const draft = yield* payments.prepare({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, merchantRead: "recent" })
-          const { payment } = draft
+          const payment = yield* payments.create({ ...payload, partnerId: caller.partner.id, merchantId, mode: caller.mode, merchantRead: "recent" })
           const body = createResponse({
             paymentId: payment.id,
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
@@ -37,7 +36,7 @@ export const MerchantPaymentHandlers = HandlerGroup.group(
             isFinal: isFinal(payment.status),
             pollInMs: pollInMs(payment.status)
           })
-          return yield* createdResponse(payments, draft, 200, body)
+          return createdResponse(200, body, checkoutWarning(caller.mode, payload.checkout))
         }))
       // Combinators, not a generator: merchants poll this.
       .handle("status", ({ params }) =>

@@ -1,6 +1,7 @@
 import * as HandlerGroup from "./HandlerGroup.ts"
 import {
   approvalWait,
+  checkoutWarning,
   ExplorerLinks,
   isFinal,
   type Payment,
@@ -12,7 +13,7 @@ import {
   pollInMs,
   RefundRepository,
   settlementStage,
-  Wire
+  toPaymentRecord
 } from "@paygate/domain"
 import { Effect, Option } from "effect"
 import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
@@ -58,7 +59,7 @@ export const paymentRecords = Effect.gen(function*() {
         const stages = { refund, settlement: settlement === undefined ? null : settlementStage(settlement), refundWait }
         const again = yield* repository.findById(payment.id)
         if (Option.isNone(again) || again.value.stateVersion === payment.stateVersion || attempt >= maxStageReads) {
-          return Wire.toPaymentRecord(payment, stages, explorer)
+          return toPaymentRecord(payment, stages, explorer)
         }
         payment = again.value
       }
@@ -66,7 +67,7 @@ export const paymentRecords = Effect.gen(function*() {
   // All at once: the reads of the page's records then share a statement per table (see the repositories).
   return (payments: ReadonlyArray<Payment>) =>
     Effect.forEach(payments, (payment) =>
-      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(Wire.toPaymentRecord(payment, {}, explorer)), { concurrency: "unbounded" })
+      payment.status === "succeeded" ? withStages(payment) : Effect.succeed(toPaymentRecord(payment, {}, explorer)), { concurrency: "unbounded" })
 })
 
 /** Partner API payment handlers: statuses in the gateway vocabulary (API rules §4). */
@@ -90,15 +91,14 @@ export const PaymentsHandlers = HandlerGroup.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          const draft = yield* payments.prepare({ ...payload, ...access })
-          const { payment } = draft
+          const payment = yield* payments.create({ ...payload, ...access })
           const body = createResponse({
-            ...Wire.toPaymentRecord(payment),
+            ...toPaymentRecord(payment),
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
             x402Url: `${x402Url}/${payment.id}`,
             pollInMs: pollInMs(payment.status)
           })
-          return yield* createdResponse(payments, draft, 201, body)
+          return createdResponse(201, body, checkoutWarning(access.mode, payload.checkout))
         }))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {

@@ -91,8 +91,8 @@ export const pipeline = <R>(
     return Effect.flatMap(idempotencyKey(request), (key) => {
       if (key === undefined) return handled
       const scope = { partnerId: auth.partnerId, route: `${endpoint.method} ${endpoint.path}`, key }
-      const inTransaction = Context.getOrElse(endpoint.annotations, ResponseStorage, () => "transaction" as const) === "transaction"
-      return withIdempotency(services.idempotency, request, scope, handled, inTransaction)
+      const storage = Context.getOrElse(endpoint.annotations, ResponseStorage, () => "transaction" as const)
+      return withIdempotency(services.idempotency, request, scope, handled, storage)
     })
   }
   const authorised = (auth: Authenticated) => {

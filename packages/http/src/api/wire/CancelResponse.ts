@@ -1,11 +1,12 @@
-import { CancelReason, Wire } from "@paygate/domain"
+import { CancelReason } from "@paygate/domain"
 import { Schema } from "effect"
+import { NonNegativeInt } from "./NonNegativeInt.ts"
 
 /** Response of a cancel operation; `cancelledAt` is a Unix timestamp in seconds. */
 export const CancelResponse = Schema.Struct({
   paymentId: Schema.String,
   status: Schema.Literal("cancelled"),
-  cancelledAt: Wire.NonNegativeInt,
+  cancelledAt: NonNegativeInt,
   cancelledReason: CancelReason
 }).annotate({ identifier: "CancelResponse" })
 

@@ -1,5 +1,9 @@
-import { PaymentStatus, Wire } from "@paygate/domain"
+import { PaymentStatus } from "@paygate/domain"
 import { Schema } from "effect"
+import { Amount } from "./Amount.ts"
+import { OptionId } from "./PaymentOption.ts"
+import { PollInMs } from "./PollInMs.ts"
+import { nullableKey } from "./nullableKey.ts"
 
 /** Result of one `walletRpc` action (e.g. a signature or a transaction hash), in `confirm.results`. */
 export const WalletRpcResult = Schema.Struct({
@@ -29,9 +33,9 @@ export type CollectedData = typeof CollectedData.Type
 
 /** Body of `POST /v1/gateway/payment/{id}/confirm`; `results` follow the option's actions in order. */
 export const ConfirmRequest = Schema.Struct({
-  optionId: Wire.OptionId,
+  optionId: OptionId,
   results: Schema.Array(WalletRpcResult),
-  collectedData: Wire.nullableKey(CollectedData)
+  collectedData: nullableKey(CollectedData)
 }).annotate({ identifier: "ConfirmRequest" })
 
 /** Decoded {@link ConfirmRequest}. */
@@ -44,7 +48,7 @@ export type ConfirmRequest = typeof ConfirmRequest.Type
  */
 export const ConfirmInfo = Schema.Struct({
   txId: Schema.String,
-  optionAmount: Wire.Amount
+  optionAmount: Amount
 }).annotate({ identifier: "ConfirmInfo" })
 
 /** Decoded {@link ConfirmInfo}. */
@@ -58,8 +62,8 @@ export type ConfirmInfo = typeof ConfirmInfo.Type
 export const ConfirmResponse = Schema.Struct({
   status: PaymentStatus,
   isFinal: Schema.Boolean,
-  pollInMs: Wire.PollInMs,
-  info: Wire.nullableKey(ConfirmInfo)
+  pollInMs: PollInMs,
+  info: nullableKey(ConfirmInfo)
 }).annotate({ identifier: "ConfirmResponse" })
 
 /** Decoded {@link ConfirmResponse}. */

@@ -1,9 +1,10 @@
-import { Wire } from "@paygate/domain"
 import { Schema } from "effect"
+import { Action } from "./Action.ts"
+import { OptionId } from "./PaymentOption.ts"
 
 /** Body of `POST /v1/gateway/payment/{id}/fetch`: the option and its `build` action's `data.data`. */
 export const FetchRequest = Schema.Struct({
-  optionId: Wire.OptionId,
+  optionId: OptionId,
   data: Schema.String
 }).annotate({ identifier: "FetchRequest" })
 
@@ -12,7 +13,7 @@ export type FetchRequest = typeof FetchRequest.Type
 
 /** Response of `POST /v1/gateway/payment/{id}/fetch`: the resolved actions. */
 export const FetchResponse = Schema.Struct({
-  actions: Schema.Array(Wire.Action)
+  actions: Schema.Array(Action)
 }).annotate({ identifier: "FetchResponse" })
 
 /** Decoded {@link FetchResponse}. */

@@ -1,11 +1,12 @@
-import { PaymentStatus, Wire } from "@paygate/domain"
+import { PaymentStatus } from "@paygate/domain"
 import { Schema } from "effect"
+import { PollInMs } from "./PollInMs.ts"
 
 /** Response of `GET /v1/gateway/payment/{id}/status`. */
 export const GatewayStatusResponse = Schema.Struct({
   status: PaymentStatus,
   isFinal: Schema.Boolean,
-  pollInMs: Wire.PollInMs
+  pollInMs: PollInMs
 }).annotate({ identifier: "GatewayStatusResponse" })
 
 /** Decoded {@link GatewayStatusResponse}. */

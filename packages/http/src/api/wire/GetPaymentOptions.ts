@@ -1,5 +1,8 @@
-import { Wire } from "@paygate/domain"
 import { Schema } from "effect"
+import { CollectData } from "./CollectData.ts"
+import { GetPaymentResponse } from "./PaymentInfo.ts"
+import { PaymentOption } from "./PaymentOption.ts"
+import { nullableKey } from "./nullableKey.ts"
 
 /**
  * Body of `POST /v1/gateway/payment/{id}/options`. Structural only: the 1–20 account count and
@@ -7,7 +10,7 @@ import { Schema } from "effect"
  */
 export const GetPaymentOptionsRequest = Schema.Struct({
   accounts: Schema.Array(Schema.String),
-  refresh: Wire.nullableKey(Schema.Array(Schema.String))
+  refresh: nullableKey(Schema.Array(Schema.String))
 }).annotate({ identifier: "GetPaymentOptionsRequest" })
 
 /** Decoded {@link GetPaymentOptionsRequest}. */
@@ -19,9 +22,9 @@ export type GetPaymentOptionsRequest = typeof GetPaymentOptionsRequest.Type
  * quoted), because real wallet SDKs of this API family require the array and reject a null.
  */
 export const GetPaymentOptionsResponse = Schema.Struct({
-  collectData: Wire.nullableKey(Wire.CollectData),
-  info: Wire.nullableKey(Wire.GetPaymentResponse),
-  options: Schema.Array(Wire.PaymentOption)
+  collectData: nullableKey(CollectData),
+  info: nullableKey(GetPaymentResponse),
+  options: Schema.Array(PaymentOption)
 }).annotate({ identifier: "GetPaymentOptionsResponse" })
 
 /** Decoded {@link GetPaymentOptionsResponse}. */

@@ -1,5 +1,7 @@
-import { MerchantPaymentStatus, Wire } from "@paygate/domain"
+import { MerchantPaymentStatus } from "@paygate/domain"
 import { Schema } from "effect"
+import { NonNegativeInt } from "./NonNegativeInt.ts"
+import { PollInMs } from "./PollInMs.ts"
 
 /** The amount of a create request: only `unit` (`iso4217/{CODE}`) and `value` (minor units). */
 export const CreatePaymentAmount = Schema.Struct({
@@ -39,9 +41,9 @@ export const CreatePaymentResponse = Schema.Struct({
   /** The payment's x402 address: any x402 client pays it there (docs/x402.md). */
   x402Url: Schema.String,
   status: MerchantPaymentStatus,
-  expiresAt: Wire.NonNegativeInt,
+  expiresAt: NonNegativeInt,
   isFinal: Schema.Boolean,
-  pollInMs: Wire.PollInMs
+  pollInMs: PollInMs
 }).annotate({ identifier: "CreatePaymentResponse" })
 
 /** Decoded {@link CreatePaymentResponse}. */

@@ -1,9 +1,9 @@
 /**
  * The QR code image of the deposit view: the SVG, drawn to pixels the way its path says, decodes
  * (jsQR) to exactly the text it was made of, the deposit option's EIP-681 transfer request
- * (`Wire.eip681Transfer`) of any token, chain, amount and address.
+ * (`eip681Transfer`) of any token, chain, amount and address.
  */
-import { Wire } from "@paygate/domain"
+import { eip681Transfer } from "@paygate/domain"
 import fc from "fast-check"
 import jsqr from "jsqr"
 import { describe, expect, it } from "vitest"
@@ -56,7 +56,7 @@ describe("qrSvg", () => {
   it("decodes to the same transfer as the deposit option's URI, for any token, chain, address and amount", () => {
     fc.assert(
       fc.property(hex(40), fc.integer({ min: 1, max: 2 ** 40 }), hex(40), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), (token, chainId, to, value) => {
-        const uri = Wire.eip681Transfer(`0x${token}`, String(chainId), `0x${to}`, value.toString())
+        const uri = eip681Transfer(`0x${token}`, String(chainId), `0x${to}`, value.toString())
         expect(uri).toBe(`ethereum:0x${token}@${chainId}/transfer?address=0x${to}&uint256=${value}`)
         const decoded = decode(qrSvg(uri))
         expect(decoded).toBe(uri)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { GetPaymentResponse, MerchantInfo } from "../../src/wire/PaymentInfo.ts"
+import { GetPaymentResponse, MerchantInfo } from "../../src/api/wire/PaymentInfo.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

@@ -1,8 +1,8 @@
+import { PaymentStatus } from "@paygate/domain"
 import { Schema } from "effect"
 import { Amount } from "./Amount.ts"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
 import { nullableKey } from "./nullableKey.ts"
-import { PaymentStatus } from "../payment/PaymentStatus.ts"
 
 /** The merchant as shown to the buyer (spec "MerchantInfo"). */
 export const MerchantInfo = Schema.Struct({

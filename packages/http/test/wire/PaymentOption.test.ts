@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { maxOptionIdLength, PaymentOption } from "../../src/wire/PaymentOption.ts"
+import { maxOptionIdLength, PaymentOption } from "../../src/api/wire/PaymentOption.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

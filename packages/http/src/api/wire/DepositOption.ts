@@ -7,8 +7,7 @@ import { OptionId } from "./PaymentOption.ts"
 /**
  * Paying by a plain transfer to the payment's own deposit address (additive to the
  * contract): from any wallet or exchange, no signature and no reference. `uri` is the EIP-681
- * request (what a QR code carries): `ethereum:<token>@<chainId>/transfer?address=<address>&uint256=<base units>`
- * for a token, `ethereum:<address>@<chainId>?value=<wei>` for the chain's own coin; `expiresAt`
+ * request (what a QR code carries; the domain's `eip681Transfer` and `eip681Value`); `expiresAt`
  * (Unix seconds) is when the amount's quote ends, null when no rate.
  */
 export const DepositOption = Schema.Struct({
@@ -35,10 +34,3 @@ export const DepositOptionsResponse = Schema.Struct({
 
 /** Decoded {@link DepositOptionsResponse}. */
 export type DepositOptionsResponse = typeof DepositOptionsResponse.Type
-
-/** The EIP-681 transfer request of `value` base units of `token` (an address) on EIP-155 chain `chainNumber` to `address`. */
-export const eip681Transfer = (token: string, chainNumber: string, address: string, value: string) =>
-  `ethereum:${token}@${chainNumber}/transfer?address=${address}&uint256=${value}`
-
-/** The EIP-681 request of `value` wei of the chain's own coin on EIP-155 chain `chainNumber` to `address`. */
-export const eip681Value = (chainNumber: string, address: string, value: string) => `ethereum:${address}@${chainNumber}?value=${value}`

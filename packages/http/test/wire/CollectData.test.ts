@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CollectData } from "../../src/wire/CollectData.ts"
+import { CollectData } from "../../src/api/wire/CollectData.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Action } from "../../src/wire/Action.ts"
+import { Action } from "../../src/api/wire/Action.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Amount, AmountDisplay } from "../../src/wire/Amount.ts"
+import { Amount, AmountDisplay } from "../../src/api/wire/Amount.ts"
 import { wireExamples } from "../../../../test/support/WireExamples.ts"
 import { reencodeJson, rejectsStructurally } from "../../../../test/support/WireRoundTrip.ts"
 

@@ -1,0 +1,61 @@
+import { CancelReason, PaymentStatus, RefundStatus } from "@paygate/domain"
+import { Schema } from "effect"
+import { Amount } from "./Amount.ts"
+import { NonNegativeInt } from "./NonNegativeInt.ts"
+
+/**
+ * Present while a pending stage's payout waits for an owner's approval (it is over a payout limit
+ * the operator configured; docs/going-live.md "Limits"): `waitingFor: "approval"` and why.
+ */
+const approvalFields = {
+  waitingFor: Schema.optionalKey(Schema.Literal("approval")),
+  approvalReason: Schema.optionalKey(Schema.String)
+}
+
+/** Settlement stage of a succeeded payment (API rules §4). */
+export const SettlementStage = Schema.Struct({
+  status: Schema.Literals(["pending", "completed", "failed"]),
+  txHash: Schema.NullOr(Schema.String),
+  settledAt: Schema.NullOr(NonNegativeInt),
+  ...approvalFields
+})
+
+/** Refund stage of a succeeded payment (API rules §4). */
+export const RefundStage = Schema.Struct({
+  refundId: Schema.String,
+  status: RefundStatus,
+  txHash: Schema.NullOr(Schema.String),
+  ...approvalFields
+})
+
+/**
+ * A payment as the partner API shows it (`GET /v1/payments/{id}`) and as webhooks carry it:
+ * statuses in the gateway vocabulary, timestamps in Unix seconds. Fields are only ever added.
+ */
+export const PaymentRecord = Schema.Struct({
+  paymentId: Schema.String,
+  merchantId: Schema.String,
+  referenceId: Schema.String,
+  status: PaymentStatus,
+  isFinal: Schema.Boolean,
+  amount: Amount,
+  expiresAt: NonNegativeInt,
+  checkout: Schema.NullOr(Schema.Struct({ successUrl: Schema.String, errorUrl: Schema.String })),
+  /** The option the buyer committed to. */
+  option: Schema.NullOr(Schema.Struct({ account: Schema.String, asset: Schema.String, value: Schema.String })),
+  buyer: Schema.NullOr(Schema.Struct({ accountCaip10: Schema.String })),
+  /** The payment's transaction, with its block explorer page when the chain has an explorer. */
+  transaction: Schema.NullOr(Schema.Struct({ chainId: Schema.String, hash: Schema.String, explorerUrl: Schema.NullOr(Schema.String) })),
+  settlement: Schema.NullOr(SettlementStage),
+  refund: Schema.NullOr(RefundStage),
+  cancelledReason: Schema.NullOr(CancelReason),
+  cancelledAt: Schema.NullOr(NonNegativeInt),
+  /** Increments with every change; lets webhook receivers drop stale events. */
+  stateVersion: NonNegativeInt,
+  createdAt: NonNegativeInt,
+  updatedAt: NonNegativeInt,
+  /** The payment link the buyer paid through (docs/payment-links.md); absent otherwise. */
+  linkId: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "PaymentRecord" })
+/** A decoded {@link PaymentRecord}. */
+export type PaymentRecord = typeof PaymentRecord.Type
