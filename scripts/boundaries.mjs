@@ -3,7 +3,8 @@
 // - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
 //   domain + observability; http → domain + observability (ports only); worker → those three; cli →
 //   domain + adapters (never each other).
-//   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own.
+//   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own;
+//   http and worker sources import no SQL module (they reach the database through ports).
 //   Each `@paygate/*` a package's sources import is declared in its package.json, and a package declares
 //   no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
 // - package tests may import their own package, the packages its sources may import and the adapters
@@ -39,6 +40,9 @@ export const testOnlyDependencies = {
   worker: ["adapters"],
   cli: ["adapters"]
 }
+
+// The packages whose sources see the domain's ports only, never the database behind them.
+const portsOnly = ["http", "worker"]
 
 const testDependenciesOf = (pkg) => [...new Set([...(allowedDependencies[pkg] ?? []), ...(testOnlyDependencies[pkg] ?? [])])]
 
@@ -88,6 +92,9 @@ export const checkImport = (root, file, specifier) => {
   }
   if (from.kind === "src" && from.pkg === "domain" && !(specifier === "effect" || specifier.startsWith("effect/"))) {
     return [`${where} (the domain may import only effect)`]
+  }
+  if (from.kind === "src" && portsOnly.includes(from.pkg) && /^(@effect\/sql|effect\/sql)/.test(specifier)) {
+    return [`${where} (${from.pkg} reaches the database through the domain's ports: SQL is the adapters')`]
   }
   const mayImport = from.kind === "src" ? allowedDependencies[from.pkg] ?? [] : testDependenciesOf(from.pkg)
   if ((from.kind === "src" || from.kind === "test") && pkg !== undefined && pkg !== from.pkg && !mayImport.includes(pkg)) {

@@ -103,6 +103,8 @@ describe("the dependency rule between packages (npm run lint)", () => {
     ["the domain importing an adapter", "packages/domain/src/Sql.ts", `import { Database } from "@paygate/adapters"`],
     ["the domain importing anything but effect", "packages/domain/src/Pg.ts", `import { Pool } from "pg"`],
     ["adapters importing http", "packages/adapters/src/Routes.ts", `export { AppRoutes } from "@paygate/http"`],
+    ["http querying the database itself", "packages/http/src/Counts.ts", `import { SqlClient } from "effect/sql"`],
+    ["the worker querying the database itself", "packages/worker/src/Counts.ts", `import { PgClient } from "@effect/sql-pg"`],
     ["a source reaching into another package by path", "packages/http/src/Row.ts", `import { x } from "../../adapters/src/internal/Row.ts"`],
     ["a test importing another package's internals", "packages/worker/test/Row.test.ts", `import { x } from "../../adapters/src/internal/Row.ts"`],
     ["a test importing another package's tests", "packages/worker/test/W.test.ts", `import { x } from "../../http/test/Api.test.ts"`],

@@ -9,6 +9,7 @@
 import {
   ApiKeyAdmin,
   type ApiVersion,
+  type AppId,
   type CreateApiKeyInput,
   type CreateAppInput,
   type CreatedApp,
@@ -191,6 +192,14 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, ApiKeyAdmi
         return { appId, keyId, walletApiKey: apiKey } satisfies CreatedApp
       })
 
+      const findApp = (name: string, mode: Mode) =>
+        sql<{ readonly id: string }>`SELECT id FROM apps
+          WHERE name = ${name} AND mode = ${mode} AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1`.pipe(
+          Effect.map(([found]) => Option.fromNullishOr(found?.id as AppId | undefined)),
+          Effect.orDie,
+          traced("CredentialAdmin.findApp")
+        )
+
       const revokeApp = Effect.fn("CredentialAdmin.revokeApp")(function*(appId: string) {
         const now = yield* Clock.currentTimeMillis
         const found = yield* Effect.gen(function*() {
@@ -264,6 +273,7 @@ export class CredentialAdmin extends Context.Service<CredentialAdmin, ApiKeyAdmi
         createApiKey,
         revokeKey,
         createApp,
+        findApp,
         revokeApp,
         pinVersion,
         listPartners,

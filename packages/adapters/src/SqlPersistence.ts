@@ -1,7 +1,7 @@
 /**
  * Every persistence port on SQL in one layer: payments and their outbox, merchants, settlement
  * destinations, refunds, payouts, idempotency keys, credentials, dashboard sessions and sign-in attempts, and the chain watcher's receipts and
- * cursors, and deposit addresses with their sweeps.
+ * cursors, deposit addresses with their sweeps, and the counts the metrics show.
  *
  * @module
  */
@@ -24,6 +24,7 @@ import type {
   ScanCursors,
   SettlementRepository,
   SignInThrottleStore,
+  StoredCounts,
   TeamStore
 } from "@paygate/domain"
 import type { PgClient } from "@effect/sql-pg"
@@ -50,6 +51,7 @@ import * as SqlRefundRepository from "./SqlRefundRepository.ts"
 import * as SqlScanCursors from "./SqlScanCursors.ts"
 import * as SqlSettlementRepository from "./SqlSettlementRepository.ts"
 import * as SqlSignInThrottleStore from "./SqlSignInThrottleStore.ts"
+import * as SqlStoredCounts from "./SqlStoredCounts.ts"
 import * as SqlTeamStore from "./SqlTeamStore.ts"
 
 /** Every persistence port the SQL adapters implement. */
@@ -73,6 +75,7 @@ export type Ports =
   | DepositStore
   | LedgerBalances
   | ExportSource
+  | StoredCounts
 
 /** All SQL port adapters over the `SqlClient` in context (migrations are not run here). */
 export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> = Layer.mergeAll(
@@ -94,7 +97,8 @@ export const layer: Layer.Layer<Ports, Config.ConfigError, SqlClient.SqlClient> 
   SqlScanCursors.layer,
   SqlDepositStore.layer,
   SqlLedgerBalances.layer,
-  SqlExportSource.layer
+  SqlExportSource.layer,
+  SqlStoredCounts.layer
 )
 
 /**

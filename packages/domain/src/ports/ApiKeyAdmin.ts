@@ -1,4 +1,4 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import { ApiKeyId, AppId, PartnerId } from "../ids/Ids.ts"
 import { Mode } from "../payment/Payment.ts"
 
@@ -62,6 +62,8 @@ export class ApiKeyAdmin extends Context.Service<ApiKeyAdmin, {
   readonly revokeKey: (keyId: string) => Effect.Effect<boolean>
   /** Creates a wallet app and its first wallet key. */
   readonly createApp: (input: CreateAppInput) => Effect.Effect<CreatedApp, CredentialAdminError>
+  /** The oldest app named `name` in `mode` that is not revoked, if any (so instances converge on one). */
+  readonly findApp: (name: string, mode: Mode) => Effect.Effect<Option.Option<AppId>>
   /** Keys, oldest first: all, or one partner's (an unknown `partnerId` is `unknown_owner`). */
   readonly listKeys: (partnerId?: PartnerId | undefined) => Effect.Effect<ReadonlyArray<KeyListing>, CredentialAdminError>
 }>()("@paygate/domain/ApiKeyAdmin") {}

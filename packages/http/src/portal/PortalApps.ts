@@ -1,6 +1,5 @@
 import { ApiKeyAdmin, type AppId, type Mode } from "@paygate/domain"
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
 
 /** Name of the apps the hosted portal authenticates as; found by it on later starts. */
 export const portalAppName = "Hosted checkout"
@@ -16,15 +15,13 @@ export const portalAppName = "Hosted checkout"
 export class PortalApps extends Context.Service<PortalApps, {
   readonly appIdFor: (mode: Mode) => AppId
 }>()("@paygate/http/portal/PortalApps") {
-  static readonly layer: Layer.Layer<PortalApps, never, SqlClient.SqlClient | ApiKeyAdmin> = Layer.effect(
+  static readonly layer: Layer.Layer<PortalApps, never, ApiKeyAdmin> = Layer.effect(
     PortalApps,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const admin = yield* ApiKeyAdmin
       const ensure = Effect.fnUntraced(function*(mode: Mode) {
-        const [found] = yield* sql<{ readonly id: string }>`SELECT id FROM apps
-          WHERE name = ${portalAppName} AND mode = ${mode} AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1`
-        if (found !== undefined) return found.id as AppId
+        const found = yield* admin.findApp(portalAppName, mode)
+        if (Option.isSome(found)) return found.value
         const created = yield* admin.createApp({ name: portalAppName, mode })
         yield* admin.revokeKey(created.keyId)
         return created.appId

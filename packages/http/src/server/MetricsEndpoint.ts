@@ -23,10 +23,9 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { ProcessMetrics } from "@paygate/observability"
-import { PaymentStatus, traced } from "@paygate/domain"
+import { PaymentStatus, StoredCounts, traced } from "@paygate/domain"
 import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { SqlClient } from "effect/sql"
 import { Unauthorized } from "../api/HttpErrors.ts"
 import * as MetricSeries from "../observability/MetricSeries.ts"
 import { MetricsToken } from "../settings/MetricsToken.ts"
@@ -56,27 +55,21 @@ export const RouteMetrics = HttpRouter.middleware((httpEffect) =>
 const modes = ["live", "sandbox"] as const
 
 /**
- * Sets the database-backed gauges. Payments are counted by status with one `GROUP BY` (an
- * index-only scan of `payments_expiry` on PostgreSQL: its cost grows with the table); the outbox
- * backlog reads the partial index of unprocessed events. A failure sets
+ * Sets the database-backed gauges from the stored counts (`StoredCounts`). A failure sets
  * `paygate_scrape_database_ok` to 0 and leaves the gauges as they were.
  */
 const refreshDatabaseGauges = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const counts = yield* StoredCounts
   const now = Date.now()
-  const counted = yield* sql<{ readonly status: string; readonly mode: string; readonly payments: string | number }>`
-    SELECT CASE WHEN status = 'requires_action' AND expires_at <= ${now}::bigint THEN 'expired' ELSE status END AS status,
-      mode, count(*) AS payments
-    FROM payments GROUP BY 1, 2`
-  const [backlog] = yield* sql<{ readonly events: string | number; readonly oldest: string | number | null }>`
-    SELECT count(*) AS events, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`
-  const found = new Map(counted.map((row) => [`${row.status} ${row.mode}`, Number(row.payments)]))
+  const counted = yield* counts.payments(now)
+  const backlog = yield* counts.outboxBacklog
+  const found = new Map(counted.map((row) => [`${row.status} ${row.mode}`, row.count]))
   for (const status of PaymentStatus.literals) {
     for (const mode of modes) yield* Metric.update(MetricSeries.payments(status, mode), found.get(`${status} ${mode}`) ?? 0)
   }
-  yield* Metric.update(MetricSeries.outboxBacklog, Number(backlog?.events ?? 0))
-  const oldest = backlog?.oldest === null || backlog?.oldest === undefined ? undefined : Number(backlog.oldest)
-  yield* Metric.update(MetricSeries.outboxOldestAge, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000))
+  yield* Metric.update(MetricSeries.outboxBacklog, backlog.unprocessed)
+  const oldest = backlog.oldestCreatedAt
+  yield* Metric.update(MetricSeries.outboxOldestAge, oldest === null ? 0 : Math.max(0, (now - oldest) / 1000))
   yield* Metric.update(MetricSeries.scrapeDatabaseOk, 1)
 }).pipe(
   Effect.timeout("5 seconds"),
@@ -100,12 +93,12 @@ const refused = errorResponse(new Unauthorized({ message: "GET /metrics needs Au
   "www-authenticate": "Bearer"
 })
 
-/** `GET /metrics`; the database it reads is the one of the layer's context. */
+/** `GET /metrics`; the counts it reads are the layer context's `StoredCounts`. */
 export const MetricsRoute = HttpRouter.use(Effect.fnUntraced(function*(router) {
-  const sql = yield* SqlClient.SqlClient
+  const counts = yield* StoredCounts
   const token = Option.map(yield* MetricsToken, (secret) => digest(`Bearer ${Redacted.value(secret)}`))
   const handler = scrape.pipe(
-    Effect.provideService(SqlClient.SqlClient, sql),
+    Effect.provideService(StoredCounts, counts),
     Effect.map((body) => HttpServerResponse.text(body, { contentType, headers: { "cache-control": "no-store" } }))
   )
   // Compared as digests: in constant time, whatever the length of what was sent.
