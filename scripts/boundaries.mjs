@@ -1,7 +1,9 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
 // - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
-//   domain + observability; http and worker → those three; cli → domain + adapters (never each other).
+//   domain + observability; http → those three; worker → domain + observability (the chain and
+//   settings it needs are ports and services the composition root provides); cli → domain +
+//   adapters (never each other).
 //   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own.
 //   Each `@paygate/*` a package's sources import is declared in its package.json, and a package declares
 //   no `@paygate/*` the rule forbids. Relative imports stay inside the package's `src`.
@@ -25,7 +27,7 @@ export const allowedDependencies = {
   observability: ["domain"],
   adapters: ["domain", "observability"],
   http: ["domain", "observability", "adapters"],
-  worker: ["domain", "observability", "adapters"],
+  worker: ["domain", "observability"],
   cli: ["domain", "adapters"]
 }
 
