@@ -171,9 +171,11 @@ export const layerWith = <E, R, GE, GR>(
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
  * payments, executions, reconciliation and its reversals, payouts and their decisions, receipt
  * refunds, deposit sweeps), the SQL ports, the payout ports (`WorkerPorts.payoutPorts`), the
- * deposit sweeper (through the process's executor senders), the webhook adapters and settings from
- * configuration (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links
- * of the payment records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
+ * deposit sweeper (through the process's executor senders), the chains the watcher and the ledger's
+ * reconciliation read (`ViemWatchedChains`), the chains with deposit addresses (`ChainDeposits`:
+ * the sweeps run when there are some), the webhook adapters and settings from configuration
+ * (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links of the payment
+ * records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
  */
 export const workerServices = Layer.mergeAll(
@@ -185,6 +187,7 @@ export const workerServices = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
+  Layer.provideMerge(Layer.mergeAll(Chain.ViemWatchedChains.layer, Chain.ChainDeposits.layer)),
   Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, WorkerPorts.payoutPorts, Chain.ViemDepositSweeper.layer)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),

@@ -1,16 +1,18 @@
 /**
  * The worker composed: its jobs (`@paygate/worker` `Jobs`) over the use cases and adapters they run
- * on (`Application.workerServices`). {@link WorkerLive} runs inside the service
- * (`Service.ts`) and test hosts; {@link WorkerProcessLive} is the worker in its own process.
+ * on (`Application.workerServices`) with their settings from configuration (`JobSettings.ts`).
+ * {@link WorkerLive} runs inside the service (`Service.ts`) and test hosts; {@link WorkerProcessLive}
+ * is the worker in its own process.
  *
  * @module
  */
-import { type Chain, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
+import { type Chain, Configuration, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
 import type { ChainGateway } from "@paygate/domain"
-import { Jobs, MetricsListener } from "@paygate/worker"
-import { Layer } from "effect"
+import { Jobs, metricsListener } from "@paygate/worker"
+import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Application from "./Application.ts"
+import { jobSettings } from "./JobSettings.ts"
 
 /**
  * Every job with everything it needs, given the `SqlClient` (migrated), the `ChainGateway` (one per
@@ -22,9 +24,14 @@ import * as Application from "./Application.ts"
  */
 export const WorkerLive: Layer.Layer<
   never,
-  Layer.Error<typeof Jobs> | Layer.Error<typeof Application.workerServices>,
+  Layer.Error<typeof Jobs> | Layer.Error<typeof Application.workerServices> | Layer.Error<typeof jobSettings>,
   SqlClient.SqlClient | ChainGateway | Chain.ChainConfig.ChainsConfig
-> = Jobs.pipe(Layer.provide(Application.workerServices))
+> = Jobs.pipe(Layer.provide(Layer.merge(Application.workerServices, jobSettings)))
+
+/** `GET /metrics` on `WORKER_METRICS_PORT`; unset (the default), no listener. */
+const MetricsListener = Layer.unwrap(
+  Effect.map(Configuration.workerMetricsPort, Option.match({ onNone: () => Layer.empty, onSome: metricsListener }))
+)
 
 /**
  * `npm run worker`: the worker in its own process. Database as the service's: `DATABASE_URL`

@@ -1,8 +1,9 @@
 // The dependency rule between the workspaces (run by `npm run lint`, tested in test/boundaries.test.ts):
 //
 // - package sources: domain → effect only; observability (the shared metrics) → domain; adapters →
-//   domain + observability; http → domain + observability (ports only); worker → those three; cli →
-//   domain + adapters (never each other).
+//   domain + observability; http and worker → domain + observability (they see ports only: the chain,
+//   the database and the settings they need are ports and services the composition root provides);
+//   cli → domain + adapters (never each other).
 //   A port's SQL adapter (`Sql*.ts`) never imports another: what they share lives in a module of its own;
 //   http and worker sources import no SQL module (they reach the database through ports).
 //   Each `@paygate/*` a package's sources import is declared in its package.json, and a package declares
@@ -27,7 +28,7 @@ export const allowedDependencies = {
   observability: ["domain"],
   adapters: ["domain", "observability"],
   http: ["domain", "observability"],
-  worker: ["domain", "observability", "adapters"],
+  worker: ["domain", "observability"],
   cli: ["domain", "adapters"]
 }
 

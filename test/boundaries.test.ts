@@ -8,7 +8,7 @@ const manifests: Record<string, ReadonlyArray<string>> = {
   domain: [],
   adapters: ["domain"],
   http: ["domain"],
-  worker: ["domain", "adapters"]
+  worker: ["domain"]
 }
 
 // What packages' tests alone import (devDependencies).
@@ -29,7 +29,7 @@ const fixture = (extra: Record<string, string> = {}, deps: Record<string, Readon
     "packages/adapters/src/internal/Row.ts": `export const x = 1`,
     "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"`,
     "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { Sql } from "@paygate/adapters"`,
-    "packages/worker/src/index.ts": `import { Sql } from "@paygate/adapters"\nimport { Payment } from "@paygate/domain"`,
+    "packages/worker/src/index.ts": `import { Payment } from "@paygate/domain"`,
     "test/support/Harness.ts": `import { AppRoutes } from "@paygate/http"`,
     "test/embedding.test.ts": `import { Payments } from "@paygate/domain"\nimport { h } from "./support/Harness.ts"`,
     "app/main.ts": `import { Api } from "@paygate/http"\nimport { Worker } from "@paygate/worker"`,
@@ -97,6 +97,7 @@ describe("the dependency rule between packages (npm run lint)", () => {
 
   it.each([
     ["the worker importing http", "packages/worker/src/Api.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["the worker importing the adapters (its ports come from the composition root)", "packages/worker/src/Chains.ts", `import { Chain } from "@paygate/adapters"`],
     ["a worker test importing http", "packages/worker/test/Api.test.ts", `import { AppRoutes } from "@paygate/http"`],
     ["a test importing another package's internals by name", "packages/worker/test/Row.test.ts", `import { x } from "@paygate/adapters/src/internal/Row.ts"`],
     ["a test importing another package's tests by name", "packages/worker/test/A.test.ts", `import { x } from "@paygate/http/test/Api.test.ts"`],

@@ -8,18 +8,18 @@
  */
 import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
-import { reconcileChain } from "@paygate/worker"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/Eventually.ts"
+import { reconcileChains } from "../support/LedgerAudit.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import { pglite, useTestServer } from "../support/TestServer.ts"
 import { sendTokenTransfer } from "../support/TokenTransfer.ts"
 import { anvilRpc, watcherJob } from "../support/WatcherJob.ts"
 
-const { anvilAccount, ChainConfig, TransferLogs } = Chain
+const { anvilAccount, ChainConfig } = Chain
 
 const world = localChainForFile()
 
@@ -53,10 +53,7 @@ describe("Opening the ledger on a chain that held funds before it (anvil, PGlite
     if (Exit.isFailure(exit)) throw new Error(String(exit.cause))
     return exit.value as ReadonlyArray<Record<string, string>>
   }
-  const reconcile = () => {
-    const [watched] = TransferLogs.watchedChains(chains)
-    return server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))
-  }
+  const reconcile = () => server.run(reconcileChains(chains).pipe(Effect.provide(SqlPersistence.layer)))
   const openings = () => query<{ readonly n: string }>(`SELECT count(*)::text AS n FROM ledger_transactions WHERE source = 'opening'`)
 
   it("refuses a chain the worker has not read, and one that is not configured", async () => {

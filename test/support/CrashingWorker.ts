@@ -18,6 +18,7 @@ import { Chain, ConfiguredPayoutPolicy, Database, LogOutput, Migrations, WorkerP
 import { ChainGateway, PayoutExecutions, Payouts, ReceiptRefundExecutions, SettlementDecisions } from "@paygate/domain"
 import { Jobs } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
+import { jobSettings } from "../../app/JobSettings.ts"
 import { launch } from "../../app/Launch.ts"
 
 const crashSteps = ["signed", "recorded", "broadcast", "observed", "submitted"] as const
@@ -65,7 +66,7 @@ const crashingPayouts = Layer.fresh(Layer.mergeAll(PayoutExecutions.layer, Settl
 // `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.
 launch(
   Jobs.pipe(
-    Layer.provide(Layer.merge(Application.workerServices, crashingPayouts)),
+    Layer.provide(Layer.mergeAll(Application.workerServices, crashingPayouts, jobSettings)),
     Layer.provide(Migrations.layer),
     Layer.provide(Layer.merge(WorkerPorts.chainGateway, crashingGateway)),
     Layer.provide(Database.layerForWorker),

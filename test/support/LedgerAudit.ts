@@ -5,10 +5,24 @@
  * reconciliation is retried until it agrees or `timeoutMs` passes; the last run is answered.
  */
 import { Chain, SqlPersistence } from "@paygate/adapters"
-import { reconcileChain } from "@paygate/worker"
+import { WatchedChains } from "@paygate/domain"
+import { defaultWatcherSettings, reconcileChain, WatcherSettings } from "@paygate/worker"
 import { Effect, type Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "./Eventually.ts"
+import { watchedChainsOf } from "./WatcherJob.ts"
+
+/**
+ * One run of the ledger's reconciliation over each chain of `chains` at its confirmed head
+ * (`reconcileChain`, as the worker runs it, with the watcher's default settings), over the stores
+ * in context; its lines.
+ */
+export const reconcileChains = (chains: Chain.ChainConfig.Chains) =>
+  Effect.flatMap(WatchedChains, (reads) => Effect.forEach(reads.chains, reconcileChain)).pipe(
+    Effect.map((lines) => lines.flat()),
+    Effect.provide(watchedChainsOf(chains)),
+    Effect.provideService(WatcherSettings, defaultWatcherSettings)
+  )
 
 /** What disagrees: addresses whose ledger balance is not the chain's, and unbalanced transactions (none when all is well). */
 export interface LedgerAudit {
@@ -22,7 +36,7 @@ export interface LedgerAudit {
 export const auditLedger = (database: Layer.Layer<SqlClient.SqlClient, unknown>, settings: unknown, timeoutMs = 30_000): Promise<LedgerAudit> => {
   const once = Effect.gen(function*() {
     const chains = yield* Chain.ChainConfig.decode(settings)
-    const lines = (yield* Effect.forEach(Chain.TransferLogs.watchedChains(chains), reconcileChain)).flat()
+    const lines = yield* reconcileChains(chains)
     const sql = yield* SqlClient.SqlClient
     const unbalanced = yield* sql<{ readonly id: string; readonly asset: string }>`SELECT transaction_id::text AS id, asset
       FROM ledger_entries GROUP BY transaction_id, asset HAVING sum(amount) <> 0`

@@ -1,12 +1,12 @@
 /**
  * The chain watcher (reconciliation from the chain): follows the `Transfer` logs of each configured
  * token into its chain's collection address (and, where the native asset is accepted, the blocks'
- * transactions sending it there, or to a deposit address whose factory sweeps it: `NativeTransfers`),
+ * transactions sending it there, or to a deposit address whose factory sweeps it),
  * and those of any token into the deposit addresses not swept yet or handed out in the last `depositWatchMs`, and hands every one to `Reconciliation`
  * (`TransferRecording`: each log on its own, one that cannot be recorded quarantined), so that a
  * payment whose wallet never confirmed is still found, and nothing that arrives is lost. What
  * reaches a deposit address in a configured token is marked for its sweep to the collection
- * address (`DepositStore.markDue`).
+ * address (`DepositStore.markDue`). It reads the chains through the domain's `WatchedChains` port.
  *
  * - Only blocks with the chain's required confirmations are read (up to head − confirmations + 1):
  *   a reorganisation within that depth never reaches a receipt.
@@ -27,18 +27,21 @@
  *
  * @module
  */
-import { Chain, Configuration } from "@paygate/adapters"
 import { ProcessMetrics } from "@paygate/observability"
-import { DepositStore, type Receipt, ReceiptReversals, ReceiptStore, Reconciliation, ScanCursors } from "@paygate/domain"
+import {
+  DepositStore,
+  type Receipt,
+  ReceiptReversals,
+  ReceiptStore,
+  Reconciliation,
+  ScanCursors,
+  type WatchedChain,
+  WatchedChains
+} from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Metric, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { forever } from "./Forever.ts"
 import { recordTransfers, retryQuarantined } from "./TransferRecording.ts"
-
-type WatchedChain = Chain.TransferLogs.WatchedChain
-const { blockHash, depositTransfersIn, safeHead, transfersIn, watchedChains } = Chain.TransferLogs
-const { nativeTransfersIn } = Chain.NativeTransfers
-const { factoryOf } = Chain.DepositAddresses
 
 /** Tunables of the chain watcher. */
 export interface WatcherSettingsShape {
@@ -69,40 +72,45 @@ export const defaultWatcherSettings: WatcherSettingsShape = {
   depositWatchMs: 30 * 86_400_000
 }
 
-/** Watcher tunables. */
-export const WatcherSettings = Context.Reference<WatcherSettingsShape>("@paygate/worker/WatcherSettings", {
-  defaultValue: () => defaultWatcherSettings
-})
+/** Watcher tunables (the host builds them, e.g. with {@link watcherSettingsFrom}). */
+export class WatcherSettings extends Context.Service<WatcherSettings, WatcherSettingsShape>()("@paygate/worker/WatcherSettings") {}
 
-/** `WatcherSettings` from `WATCHER_POLL_MS`, `WATCHER_LEASE_MS`, `WATCHER_BATCH_BLOCKS`, `WATCHER_LOOKBACK_BLOCKS`. */
-export const watcherSettingsLayer = Layer.effect(
-  WatcherSettings,
-  Effect.gen(function*() {
-    const configured = yield* Configuration.watcher
-    const d = defaultWatcherSettings
-    const atLeast = (min: number, value: Option.Option<number>, fallback: number) => Math.max(min, Option.getOrElse(value, () => fallback))
-    return {
-      ...d,
-      pollIntervalMs: atLeast(1, configured.pollIntervalMs, d.pollIntervalMs),
-      leaseMs: atLeast(1_000, configured.leaseMs, d.leaseMs),
-      batchBlocks: atLeast(1, configured.batchBlocks, d.batchBlocks),
-      lookbackBlocks: atLeast(0, configured.lookbackBlocks, d.lookbackBlocks)
-    }
-  })
-)
+/**
+ * The settings with what the operator configured (`WATCHER_POLL_MS`, `WATCHER_LEASE_MS`,
+ * `WATCHER_BATCH_BLOCKS`, `WATCHER_LOOKBACK_BLOCKS`), each unset one its default.
+ */
+export const watcherSettingsFrom = (
+  configured: Readonly<Record<"pollIntervalMs" | "leaseMs" | "batchBlocks" | "lookbackBlocks", Option.Option<number>>>
+): WatcherSettingsShape => {
+  const d = defaultWatcherSettings
+  const atLeast = (min: number, value: Option.Option<number>, fallback: number) => Math.max(min, Option.getOrElse(value, () => fallback))
+  return {
+    ...d,
+    pollIntervalMs: atLeast(1, configured.pollIntervalMs, d.pollIntervalMs),
+    leaseMs: atLeast(1_000, configured.leaseMs, d.leaseMs),
+    batchBlocks: atLeast(1, configured.batchBlocks, d.batchBlocks),
+    lookbackBlocks: atLeast(0, configured.lookbackBlocks, d.lookbackBlocks)
+  }
+}
 
 /**
  * Reverses the receipts of `chain` in blocks `from`..`to` whose block the chain no longer has (its
  * hash changed): their transfers may be gone; reading the range records those mined again.
  */
-const reverseRemoved = (chain: WatchedChain, from: number, to: number, reversals: ReceiptReversals["Service"]) =>
+const reverseRemoved = (
+  chain: WatchedChain,
+  from: number,
+  to: number,
+  reversals: ReceiptReversals["Service"],
+  reads: WatchedChains["Service"]
+) =>
   Effect.gen(function*() {
     const hashes = new Map<number, string>()
     const onChain = (receipt: Receipt) =>
       Effect.gen(function*() {
         let hash = hashes.get(receipt.blockNumber)
         if (hash === undefined) {
-          hash = yield* blockHash(chain, receipt.blockNumber)
+          hash = yield* reads.blockHash(chain.chainId, receipt.blockNumber)
           hashes.set(receipt.blockNumber, hash)
         }
         return hash === receipt.blockHash.toLowerCase()
@@ -121,13 +129,13 @@ const reverseRemoved = (chain: WatchedChain, from: number, to: number, reversals
  * the window, or with no checkpoint left unchanged (then from the oldest one, if older), it is an
  * alert: an error log and `paygate_chain_deep_reorgs_total{window="beyond"}`, never a silent loss.
  */
-const rewind = (chain: WatchedChain, next: number, window: number, cursors: ScanCursors["Service"]) =>
+const rewind = (chain: WatchedChain, next: number, window: number, cursors: ScanCursors["Service"], reads: WatchedChains["Service"]) =>
   Effect.gen(function*() {
     const windowStart = Math.max(0, next - window)
     const checkpoints = (yield* cursors.checkpoints(chain.chainId)).filter((c) => c.blockNumber < next - 1)
     let forkedAfter: number | undefined
     for (const checkpoint of checkpoints) {
-      if ((yield* blockHash(chain, checkpoint.blockNumber)) === checkpoint.hash) {
+      if ((yield* reads.blockHash(chain.chainId, checkpoint.blockNumber)) === checkpoint.hash) {
         forkedAfter = checkpoint.blockNumber
         break
       }
@@ -158,17 +166,18 @@ const scanChain = (
   settings: WatcherSettingsShape,
   cursors: ScanCursors["Service"],
   deposits: DepositStore["Service"],
-  reversals: ReceiptReversals["Service"]
+  reversals: ReceiptReversals["Service"],
+  reads: WatchedChains["Service"]
 ) =>
   Effect.gen(function*() {
     const claimed = yield* cursors.claim(chain.chainId, holder, settings.leaseMs)
     if (claimed._tag === "None") return false
     const cursor = claimed.value
-    const safe = yield* safeHead(chain)
+    const safe = yield* reads.safeHead(chain.chainId)
     let next = cursor.nextBlock ?? Math.max(0, safe - settings.lookbackBlocks + 1)
     let continued = cursor.lastHash
-    if (continued !== null && next > 0 && (yield* blockHash(chain, next - 1)) !== continued) {
-      next = yield* rewind(chain, next, settings.reorgRewindBlocks, cursors)
+    if (continued !== null && next > 0 && (yield* reads.blockHash(chain.chainId, next - 1)) !== continued) {
+      next = yield* rewind(chain, next, settings.reorgRewindBlocks, cursors, reads)
       continued = null
     }
     // Every round, new blocks or not: a log the store refused waits for the store, not for the chain.
@@ -180,21 +189,19 @@ const scanChain = (
       return false
     }
     // The block this range continues, with the hash the blocks before it were read with.
-    const anchor = next > 0 ? { block: next - 1, hash: continued ?? (yield* blockHash(chain, next - 1)) } : undefined
-    const lastHash = yield* blockHash(chain, to)
-    yield* reverseRemoved(chain, next, to, reversals)
-    const transfers = yield* transfersIn(chain, next, to)
+    const anchor = next > 0 ? { block: next - 1, hash: continued ?? (yield* reads.blockHash(chain.chainId, next - 1)) } : undefined
+    const lastHash = yield* reads.blockHash(chain.chainId, to)
+    yield* reverseRemoved(chain, next, to, reversals, reads)
+    const transfers = yield* reads.transfersIn(chain.chainId, next, to)
     // Read after the confirmed head: an address handed out later cannot have a transfer in this range.
-    const watched = chain.depositFactories.length === 0
+    const watched = !chain.depositAddresses
       ? []
       : yield* deposits.watched(chain.chainId, (yield* Clock.currentTimeMillis) - settings.depositWatchMs)
-    // The coin counts only at addresses whose factory can sweep it (a first-version one cannot).
-    const takingCoin = watched.filter((d) => factoryOf(chain.depositFactories, d.paymentId, d.address)?.version === 2)
-    const native = chain.nativeAsset === undefined ? [] : yield* nativeTransfersIn({ ...chain, nativeAsset: chain.nativeAsset }, next, to, takingCoin)
-    const toDeposits = watched.length === 0 ? [] : yield* depositTransfersIn(chain, watched, next, to)
+    const native = yield* reads.nativeTransfersIn(chain.chainId, next, to, watched)
+    const toDeposits = watched.length === 0 ? [] : yield* reads.depositTransfersIn(chain.chainId, next, to, watched)
     // A reorganisation while the range was read replaced blocks below it too: its new blocks would
     // continue a block the receipts before them are not in. The next round finds it and reads again.
-    if (anchor !== undefined && (yield* blockHash(chain, anchor.block)) !== anchor.hash) {
+    if (anchor !== undefined && (yield* reads.blockHash(chain.chainId, anchor.block)) !== anchor.hash) {
       yield* Effect.logWarning(`watcher: ${chain.chainId} block ${anchor.block} changed while blocks ${next}-${to} were read; reading again`)
       return true
     }
@@ -202,39 +209,40 @@ const scanChain = (
     const moved = yield* cursors.advance(chain.chainId, holder, { nextBlock: to + 1, lastHash }, settings.leaseMs)
     return moved && to < safe
   }).pipe(
-    Effect.catchTag("ChainRpcError", (error) =>
+    Effect.catchTag("ChainUnavailable", (error) =>
       Effect.as(Effect.logWarning(`watcher: ${chain.chainId} could not be read; trying again`, error.message), false))
   )
 
 /** The watcher loop over `chains`; see the module documentation. */
 export const chainWatcher = (
   chains: ReadonlyArray<WatchedChain>
-): Effect.Effect<never, never, ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals> =>
+): Effect.Effect<never, never, WatcherSettings | WatchedChains | ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals> =>
   Effect.gen(function*() {
     const settings = yield* WatcherSettings
     const cursors = yield* ScanCursors
     const deposits = yield* DepositStore
     const reversals = yield* ReceiptReversals
+    const reads = yield* WatchedChains
     const holder = `watcher-${randomUUID()}`
     // A clean stop hands the chains over at once instead of after the lease.
     yield* Effect.addFinalizer(() => Effect.forEach(chains, (chain) => cursors.release(chain.chainId, holder), { discard: true }))
-    const recording = yield* Effect.context<Reconciliation | DepositStore | ReceiptStore>()
+    const recording = yield* Effect.context<Reconciliation | DepositStore | ReceiptStore | WatchedChains>()
     const round = Effect.map(
-      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits, reversals), recording)),
+      Effect.forEach(chains, (chain) => Effect.provideContext(scanChain(chain, holder, settings, cursors, deposits, reversals, reads), recording)),
       (busy) => busy.some((b) => b)
     )
     return yield* forever("watcher", round, settings.pollIntervalMs)
   }).pipe(Effect.scoped)
 
-/** The watcher over the configured chains, forked into the layer's scope (nothing to do without chains). */
+/** The watcher over the watched chains, forked into the layer's scope (nothing to do without chains). */
 export const WatcherJob: Layer.Layer<
   never,
   never,
-  Chain.ChainConfig.ChainsConfig | ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals
+  WatcherSettings | WatchedChains | ScanCursors | Reconciliation | DepositStore | ReceiptStore | ReceiptReversals
 > = Layer
   .effectDiscard(
     Effect.gen(function*() {
-      const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)
+      const { chains } = yield* WatchedChains
       if (chains.length === 0) return
       yield* Effect.forkScoped(chainWatcher(chains))
       yield* Effect.logInfo(`worker started: chain watcher (${chains.map((c) => c.chainId).join(", ")})`)

@@ -11,14 +11,13 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
-import { DepositStore, DepositSweeps, maxSweepBatch } from "@paygate/domain"
+import { DepositChains, DepositStore, DepositSweeps, maxSweepBatch } from "@paygate/domain"
 import { Effect, Layer } from "effect"
 import { forever } from "./Forever.ts"
 import { PayoutSettings } from "./Payouts.ts"
 
 /** The sweep loop; see the module documentation. */
-export const depositSweeper: Effect.Effect<never, never, DepositStore | DepositSweeps> = Effect.gen(function*() {
+export const depositSweeper: Effect.Effect<never, never, PayoutSettings | DepositStore | DepositSweeps> = Effect.gen(function*() {
   const settings = yield* PayoutSettings
   const store = yield* DepositStore
   const sweeps = yield* DepositSweeps
@@ -39,12 +38,11 @@ export const depositSweeper: Effect.Effect<never, never, DepositStore | DepositS
 })
 
 /** The sweep job over the domain's `DepositSweeps` (the host builds it over its `DepositSweeper`; tests wrap that to play a crash). */
-export const depositSweepJob: Layer.Layer<never, never, DepositStore | DepositSweeps> = Layer.effectDiscard(
+export const depositSweepJob: Layer.Layer<never, never, PayoutSettings | DepositStore | DepositSweeps> = Layer.effectDiscard(
   Effect.forkScoped(depositSweeper).pipe(Effect.andThen(Effect.logInfo("worker started: deposit sweeps")))
 )
 
 /** The sweep job when a configured chain has a deposit factory (nothing to do without one). */
-export const DepositSweepJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | DepositStore | DepositSweeps> = Layer.unwrap(
-  Effect.map(Chain.ChainConfig.ChainsConfig, (chains) =>
-    chains.settings.chains.some((chain) => Chain.DepositAddresses.factoriesOf(chain).length > 0) ? depositSweepJob : Layer.empty)
+export const DepositSweepJob: Layer.Layer<never, never, DepositChains | PayoutSettings | DepositStore | DepositSweeps> = Layer.unwrap(
+  Effect.map(DepositChains, (chains) => (chains.swept.length > 0 ? depositSweepJob : Layer.empty))
 )

@@ -11,8 +11,7 @@
  */
 import { ChainWork, Executions, type ExecutionStep, type PaymentId } from "@paygate/domain"
 import { Context, Effect, Layer } from "effect"
-import { defaultLeasedWorkSettings, leasedWork, leasedWorkSettingsFrom, type LeasedWorkSettings } from "./LeasedWork.ts"
-import { Configuration } from "@paygate/adapters"
+import { type ConfiguredLeasedWork, defaultLeasedWorkSettings, leasedWork, leasedWorkSettingsFrom, type LeasedWorkSettings } from "./LeasedWork.ts"
 
 /** Tunables of the executor. */
 export type ExecutorSettingsShape = LeasedWorkSettings
@@ -20,21 +19,17 @@ export type ExecutorSettingsShape = LeasedWorkSettings
 /** The defaults: checks every 500 ms, pending transactions every second, after an RPC failure every 5 s. */
 export const defaultExecutorSettings: ExecutorSettingsShape = defaultLeasedWorkSettings
 
-/** Executor tunables. */
-export const ExecutorSettings = Context.Reference<ExecutorSettingsShape>("@paygate/worker/ExecutorSettings", {
-  defaultValue: () => defaultExecutorSettings
-})
+/** Executor tunables (the host builds them, e.g. with {@link executorSettingsFrom}). */
+export class ExecutorSettings extends Context.Service<ExecutorSettings, ExecutorSettingsShape>()("@paygate/worker/ExecutorSettings") {}
 
-/** `ExecutorSettings` from `EXECUTOR_POLL_MS`, `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`. */
-export const executorSettingsLayer = Layer.effect(
-  ExecutorSettings,
-  Effect.gen(function*() {
-    return leasedWorkSettingsFrom(yield* Configuration.executor)
-  })
-)
+/**
+ * The settings with what the operator configured (`EXECUTOR_POLL_MS`, `EXECUTOR_LEASE_MS`,
+ * `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`), each unset one its default.
+ */
+export const executorSettingsFrom = (configured: ConfiguredLeasedWork): ExecutorSettingsShape => leasedWorkSettingsFrom(configured)
 
 /** The executor loop; see the module documentation. */
-export const executor: Effect.Effect<never, never, ChainWork | Executions> = Effect.gen(function*() {
+export const executor: Effect.Effect<never, never, ExecutorSettings | ChainWork | Executions> = Effect.gen(function*() {
   const settings = yield* ExecutorSettings
   const work = yield* ChainWork
   const executions = yield* Executions
@@ -50,6 +45,6 @@ export const executor: Effect.Effect<never, never, ChainWork | Executions> = Eff
 })
 
 /** The executor, forked into the layer's scope. */
-export const ExecutorJob: Layer.Layer<never, never, ChainWork | Executions> = Layer.effectDiscard(
+export const ExecutorJob: Layer.Layer<never, never, ExecutorSettings | ChainWork | Executions> = Layer.effectDiscard(
   Effect.forkScoped(executor).pipe(Effect.andThen(Effect.logInfo("worker started: executor")))
 )

@@ -36,17 +36,15 @@ export const defaultLeasedWorkSettings: LeasedWorkSettings = {
 /** A configured millisecond setting (at least 1), else `fallback`. */
 export const millisOr = (configured: Option.Option<number>, fallback: number) => Math.max(1, Option.getOrElse(configured, () => fallback))
 
+/** The timings an operator may configure for a leased-work job (`<prefix>_POLL_MS`, …); each unset one is its default. */
+export type ConfiguredLeasedWork = Readonly<Record<"pollIntervalMs" | "leaseMs" | "pendingRecheckMs" | "unknownRecheckMs", Option.Option<number>>>
+
 /**
  * The defaults with the configured timings (`<prefix>_POLL_MS`, `<prefix>_LEASE_MS`,
- * `<prefix>_PENDING_RECHECK_MS`, `<prefix>_UNKNOWN_RECHECK_MS`, see `Configuration`). The lease is
- * how long the items of a worker that died wait before another worker takes them over.
+ * `<prefix>_PENDING_RECHECK_MS`, `<prefix>_UNKNOWN_RECHECK_MS`). The lease is how long the items
+ * of a worker that died wait before another worker takes them over.
  */
-export const leasedWorkSettingsFrom = (configured: {
-  readonly pollIntervalMs: Option.Option<number>
-  readonly leaseMs: Option.Option<number>
-  readonly pendingRecheckMs: Option.Option<number>
-  readonly unknownRecheckMs: Option.Option<number>
-}): LeasedWorkSettings => ({
+export const leasedWorkSettingsFrom = (configured: ConfiguredLeasedWork): LeasedWorkSettings => ({
   ...defaultLeasedWorkSettings,
   pollIntervalMs: millisOr(configured.pollIntervalMs, defaultLeasedWorkSettings.pollIntervalMs),
   leaseMs: millisOr(configured.leaseMs, defaultLeasedWorkSettings.leaseMs),

@@ -6,20 +6,16 @@
  *
  * The ledger trails the chain by a moment (the watcher reads confirmed blocks every few seconds),
  * so a difference alerts only when the same address differs by the same amount in two runs
- * running: one error line per address, and `paygate_ledger_differences` counts them.
+ * running: one error line per address, and `paygate_ledger_differences` counts them. The chains are
+ * read through the domain's `WatchedChains` port.
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
 import { ProcessMetrics } from "@paygate/observability"
-import { DepositStore, LedgerBalances, type ReconciliationLine } from "@paygate/domain"
+import { LedgerBalances, type ReconciliationLine, type WatchedChain, WatchedChains } from "@paygate/domain"
 import { Clock, Context, Effect, Layer, Metric } from "effect"
 import { WatcherSettings } from "./ChainWatcher.ts"
 import { forever } from "./Forever.ts"
-
-type WatchedChain = Chain.TransferLogs.WatchedChain
-const { safeHead, watchedChains } = Chain.TransferLogs
-const { linesAt } = Chain.LedgerLines
 
 /** Tunables of the reconciliation job. */
 export interface LedgerReconciliationSettingsShape {
@@ -35,12 +31,13 @@ export const LedgerReconciliationSettings = Context.Reference<LedgerReconciliati
 
 const keyOf = (line: ReconciliationLine) => `${line.asset}|${line.address}`
 
-/** One run over `chain` at its newest confirmed block: its lines (see `Chain.LedgerLines`), recorded. */
+/** One run over `chain` at its newest confirmed block: its lines (`WatchedChains.ledgerLinesAt`), recorded. */
 export const reconcileChain = (chain: WatchedChain) =>
   Effect.gen(function*() {
-    const block = yield* safeHead(chain)
+    const reads = yield* WatchedChains
+    const block = yield* reads.safeHead(chain.chainId)
     const since = (yield* Clock.currentTimeMillis) - (yield* WatcherSettings).depositWatchMs
-    const lines = yield* linesAt(chain, block, since)
+    const lines = yield* reads.ledgerLinesAt(chain.chainId, block, since)
     yield* (yield* LedgerBalances).recordReconciliation(yield* Clock.currentTimeMillis, lines)
     return lines
   })
@@ -50,6 +47,8 @@ export const ledgerReconciliation = (chains: ReadonlyArray<WatchedChain>) =>
   Effect.gen(function*() {
     const settings = yield* LedgerReconciliationSettings
     const ledger = yield* LedgerBalances
+    const reads = yield* WatchedChains
+    const watcher = yield* WatcherSettings
     // The differences of each chain's previous run: address and token → what the chain held beyond the ledger.
     const previous = new Map<string, Map<string, bigint>>()
     const round = Effect.forEach(chains, (chain) =>
@@ -66,17 +65,20 @@ export const ledgerReconciliation = (chains: ReadonlyArray<WatchedChain>) =>
         previous.set(chain.chainId, now)
         yield* Metric.update(ProcessMetrics.ledgerDifferences(chain.chainId), lasting.length)
       }).pipe(
-        Effect.catchTag("ChainRpcError", (error) => Effect.logWarning(`ledger: ${chain.chainId} not reconciled: ${error.message}`)),
+        Effect.catchTag("ChainUnavailable", (error) => Effect.logWarning(`ledger: ${chain.chainId} not reconciled: ${error.message}`)),
         Effect.annotateLogs({ chainId: chain.chainId })
       ), { discard: true }).pipe(Effect.as(false))
-    const deposits = yield* DepositStore
-    return yield* forever("ledger reconciliation", round.pipe(Effect.provideService(LedgerBalances, ledger), Effect.provideService(DepositStore, deposits)), settings.intervalMs)
+    return yield* forever(
+      "ledger reconciliation",
+      round.pipe(Effect.provideService(LedgerBalances, ledger), Effect.provideService(WatchedChains, reads), Effect.provideService(WatcherSettings, watcher)),
+      settings.intervalMs
+    )
   })
 
-/** The reconciliation over the configured chains, forked into the layer's scope (nothing to do without chains). */
-export const LedgerReconciliationJob: Layer.Layer<never, never, Chain.ChainConfig.ChainsConfig | LedgerBalances | DepositStore> = Layer.effectDiscard(
+/** The reconciliation over the watched chains, forked into the layer's scope (nothing to do without chains). */
+export const LedgerReconciliationJob: Layer.Layer<never, never, WatcherSettings | WatchedChains | LedgerBalances> = Layer.effectDiscard(
   Effect.gen(function*() {
-    const chains = watchedChains(yield* Chain.ChainConfig.ChainsConfig)
+    const { chains } = yield* WatchedChains
     if (chains.length === 0) return
     yield* Effect.forkScoped(ledgerReconciliation(chains))
     yield* Effect.logInfo("worker started: ledger reconciliation")

@@ -12,7 +12,7 @@
  * - **receipt refunds**: the same for refunds of receipts (what a payment did not keep, sent back to
  *   the transfer's sender: `ReceiptRefundExecutions`), with the same settings.
  *
- * The chain side is the domain's `Payouts` port (`@paygate/adapters` `WorkerPorts.payoutPorts`):
+ * The chain side is the domain's `Payouts` port (the composition root's `Application.workerServices`):
  * transfers of one collection address are sent with one nonce sequence.
  *
  * @module
@@ -27,16 +27,16 @@ import {
   ReceiptStore,
   SettlementDecisions
 } from "@paygate/domain"
-import { Config, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, type Option } from "effect"
 import { forever } from "./Forever.ts"
 import {
+  type ConfiguredLeasedWork,
   defaultLeasedWorkSettings,
   leasedWork,
   leasedWorkSettingsFrom,
   type LeasedWorkSettings,
   millisOr
 } from "./LeasedWork.ts"
-import { Configuration } from "@paygate/adapters"
 
 /**
  * Tunables of the payout jobs: `batch` payouts claimed (and payments decided) per round,
@@ -50,28 +50,24 @@ export interface PayoutSettingsShape extends LeasedWorkSettings {
 /** The defaults: as the executor's, and a failed attempt retried after 30 s. */
 export const defaultPayoutSettings: PayoutSettingsShape = { ...defaultLeasedWorkSettings, retryMs: 30_000 }
 
-/** Payout tunables. */
-export const PayoutSettings = Context.Reference<PayoutSettingsShape>("@paygate/worker/PayoutSettings", {
-  defaultValue: () => defaultPayoutSettings
-})
+/** Payout tunables, also the deposit sweeps' (the host builds them, e.g. with {@link payoutSettingsFrom}). */
+export class PayoutSettings extends Context.Service<PayoutSettings, PayoutSettingsShape>()("@paygate/worker/PayoutSettings") {}
 
 /**
- * `PayoutSettings` from `PAYOUT_POLL_MS`, `PAYOUT_PENDING_RECHECK_MS`, `PAYOUT_UNKNOWN_RECHECK_MS` and
- * `PAYOUT_RETRY_MS` (`PAYOUT_MAX_ATTEMPTS` is the use cases' `PayoutPolicy`: `ConfiguredPayoutPolicy`).
+ * The settings with what the operator configured (`PAYOUT_POLL_MS`, `PAYOUT_LEASE_MS`,
+ * `PAYOUT_PENDING_RECHECK_MS`, `PAYOUT_UNKNOWN_RECHECK_MS`, `PAYOUT_RETRY_MS`), each unset one its
+ * default (`PAYOUT_MAX_ATTEMPTS` is the use cases' `PayoutPolicy`).
  */
-export const payoutSettingsLayer = Layer.unwrap(
-  Effect.gen(function*() {
-    const configured = yield* Configuration.payouts
-    const settings: PayoutSettingsShape = {
-      ...leasedWorkSettingsFrom(configured.leased),
-      retryMs: millisOr(configured.retryMs, defaultPayoutSettings.retryMs)
-    }
-    return Layer.succeed(PayoutSettings, settings)
-  })
-)
+export const payoutSettingsFrom = (configured: {
+  readonly leased: ConfiguredLeasedWork
+  readonly retryMs: Option.Option<number>
+}): PayoutSettingsShape => ({
+  ...leasedWorkSettingsFrom(configured.leased),
+  retryMs: millisOr(configured.retryMs, defaultPayoutSettings.retryMs)
+})
 
 /** The settlement decision loop; see the module documentation. */
-export const settlementDecider: Effect.Effect<never, never, SettlementDecisions> = Effect.gen(function*() {
+export const settlementDecider: Effect.Effect<never, never, PayoutSettings | SettlementDecisions> = Effect.gen(function*() {
   const settings = yield* PayoutSettings
   const decisions = yield* SettlementDecisions
   const round = Effect.map(decisions.decideNext(settings.batch), (decided) => decided >= settings.batch)
@@ -79,7 +75,7 @@ export const settlementDecider: Effect.Effect<never, never, SettlementDecisions>
 })
 
 /** The payout loop; see the module documentation. */
-export const payoutExecutor: Effect.Effect<never, never, PayoutWork | PayoutExecutions> = Effect.gen(function*() {
+export const payoutExecutor: Effect.Effect<never, never, PayoutSettings | PayoutWork | PayoutExecutions> = Effect.gen(function*() {
   const settings = yield* PayoutSettings
   const work = yield* PayoutWork
   const executions = yield* PayoutExecutions
@@ -96,7 +92,7 @@ export const payoutExecutor: Effect.Effect<never, never, PayoutWork | PayoutExec
 })
 
 /** The receipt refund loop: pending refunds of receipts, sent and followed like payouts, from the same collection addresses. */
-export const receiptRefunder: Effect.Effect<never, never, ReceiptStore | ReceiptRefundExecutions> = Effect.gen(function*() {
+export const receiptRefunder: Effect.Effect<never, never, PayoutSettings | ReceiptStore | ReceiptRefundExecutions> = Effect.gen(function*() {
   const settings = yield* PayoutSettings
   const store = yield* ReceiptStore
   const executions = yield* ReceiptRefundExecutions
@@ -116,7 +112,7 @@ export const receiptRefunder: Effect.Effect<never, never, ReceiptStore | Receipt
 export const PayoutJobs: Layer.Layer<
   never,
   never,
-  SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
+  PayoutSettings | SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
 > = Layer.effectDiscard(
   Effect.gen(function*() {
     yield* Effect.forkScoped(settlementDecider)
@@ -129,9 +125,6 @@ export const PayoutJobs: Layer.Layer<
 /** The use cases the payout jobs run (the host builds them over its ports, with the `PayoutPolicy` it configures). */
 export type PayoutsRequirements = SettlementDecisions | PayoutWork | PayoutExecutions | ReceiptStore | ReceiptRefundExecutions
 
-/** The payout jobs tuned by `settings` (a layer setting the reference `PayoutSettings`). */
-export const payoutsWith = <E>(settings: Layer.Layer<never, E>): Layer.Layer<never, E, PayoutsRequirements> =>
+/** The payout jobs tuned by `settings`. */
+export const payoutsWith = <E>(settings: Layer.Layer<PayoutSettings, E>): Layer.Layer<never, E, PayoutsRequirements> =>
   PayoutJobs.pipe(Layer.provide(settings))
-
-/** The payout jobs tuned from configuration (see {@link payoutSettingsLayer}). */
-export const PayoutsLive: Layer.Layer<never, Config.ConfigError, PayoutsRequirements> = payoutsWith(payoutSettingsLayer)

@@ -11,13 +11,9 @@
  *
  * @module
  */
-import { Chain } from "@paygate/adapters"
 import { ProcessMetrics } from "@paygate/observability"
-import { DepositStore, type ObservedTransfer, ReceiptStore, Reconciliation } from "@paygate/domain"
+import { DepositStore, type ObservedTransfer, ReceiptStore, Reconciliation, type WatchedChain, WatchedChains } from "@paygate/domain"
 import { Cause, Effect, Metric } from "effect"
-
-type WatchedChain = Chain.TransferLogs.WatchedChain
-const { blockHash } = Chain.TransferLogs
 
 /** Quarantined logs tried again per round and chain. */
 const retriesPerRound = 50
@@ -94,9 +90,10 @@ export const recordTransfers = (transfers: ReadonlyArray<ObservedTransfer>) =>
 export const retryQuarantined = (chain: WatchedChain) =>
   Effect.gen(function*() {
     const receipts = yield* ReceiptStore
+    const reads = yield* WatchedChains
     const waiting = yield* receipts.quarantined(chain.chainId, retriesPerRound)
     for (const transfer of waiting) {
-      if ((yield* blockHash(chain, transfer.blockNumber)) !== transfer.blockHash) {
+      if ((yield* reads.blockHash(chain.chainId, transfer.blockNumber)) !== transfer.blockHash) {
         yield* receipts.resolveQuarantine(transfer, "orphaned")
         yield* Effect.logWarning(`watcher: quarantined transfer ${transfer.txHash}#${transfer.logIndex} left the chain; dropped`)
         continue

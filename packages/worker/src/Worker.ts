@@ -22,7 +22,6 @@
  *
  * @module
  */
-import { Configuration } from "@paygate/adapters"
 import { ProcessMetrics } from "@paygate/observability"
 import {
   type AttemptRecord,
@@ -35,7 +34,7 @@ import {
   WebhookDispatch,
   type WebhookEndpointId
 } from "@paygate/domain"
-import { Cause, Clock, type Config, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, FiberSet, Latch, Layer, Option, Queue } from "effect"
 import { failurePauseMs, forever } from "./Forever.ts"
 
 /** Tunables of the worker. */
@@ -76,18 +75,22 @@ export const defaultWorkerSettings: WorkerSettingsShape = {
   shutdownGraceMs: 20_000
 }
 
-/** Worker tunables. */
-export const WorkerSettings = Context.Reference<WorkerSettingsShape>("@paygate/worker/WorkerSettings", {
-  defaultValue: () => defaultWorkerSettings
-})
+/** Worker tunables (the host builds them, e.g. with {@link workerSettingsFrom}). */
+export class WorkerSettings extends Context.Service<WorkerSettings, WorkerSettingsShape>()("@paygate/worker/WorkerSettings") {}
 
 /**
- * Worker settings from the environment, each defaulting to {@link defaultWorkerSettings}:
- * `WORKER_POLL_MS`, `WORKER_CONCURRENCY`, `WORKER_PER_ENDPOINT_CONCURRENCY`,
- * `WORKER_DELIVERY_LEASE_MS`, `WORKER_OUTBOX_LEASE_MS`, `WORKER_SHUTDOWN_GRACE_MS`.
+ * The settings with what the operator configured (`WORKER_POLL_MS`, `WORKER_CONCURRENCY`,
+ * `WORKER_PER_ENDPOINT_CONCURRENCY`, `WORKER_DELIVERY_LEASE_MS`, `WORKER_OUTBOX_LEASE_MS`,
+ * `WORKER_SHUTDOWN_GRACE_MS`), each unset one its default ({@link defaultWorkerSettings}).
  */
-export const workerSettingsFromConfig: Effect.Effect<WorkerSettingsShape, Config.ConfigError> = Effect.gen(function*() {
-  const configured = yield* Configuration.worker
+export const workerSettingsFrom = (
+  configured: Readonly<
+    Record<
+      "pollIntervalMs" | "concurrency" | "perEndpointConcurrency" | "deliveryLeaseMs" | "outboxLeaseMs" | "shutdownGraceMs",
+      Option.Option<number>
+    >
+  >
+): WorkerSettingsShape => {
   const d = defaultWorkerSettings
   const or = (value: Option.Option<number>, fallback: number) => Option.getOrElse(value, () => fallback)
   return {
@@ -99,10 +102,7 @@ export const workerSettingsFromConfig: Effect.Effect<WorkerSettingsShape, Config
     outboxLeaseMs: Math.max(1_000, or(configured.outboxLeaseMs, d.outboxLeaseMs)),
     shutdownGraceMs: Math.max(0, or(configured.shutdownGraceMs, d.shutdownGraceMs))
   }
-})
-
-/** `WorkerSettings` from the environment. */
-export const workerSettingsLayer = Layer.effect(WorkerSettings, workerSettingsFromConfig)
+}
 
 /**
  * Runs `effect` until it succeeds, pausing after each failure (the database may be restarting),
@@ -128,7 +128,7 @@ export const whileLeased = (what: string, effect: Effect.Effect<unknown>, window
   })
 
 /** The dispatcher: outbox events → deliveries; opens `wake` when it created some (for the deliverer). */
-export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, EventOutbox | WebhookDispatch> =>
+export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, WorkerSettings | EventOutbox | WebhookDispatch> =>
   Effect.gen(function*() {
     const settings = yield* WorkerSettings
     const outbox = yield* EventOutbox
@@ -145,14 +145,14 @@ export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, Event
       return true
     }).pipe(Effect.uninterruptible)
     return yield* forever("dispatcher", round, settings.pollIntervalMs)
-  }) as Effect.Effect<never, never, EventOutbox | WebhookDispatch>
+  }) as Effect.Effect<never, never, WorkerSettings | EventOutbox | WebhookDispatch>
 
 /**
  * The deliverer: due deliveries → signed HTTP attempts, bounded per endpoint and in all. It waits
  * on `wake` (opened when an attempt ends or the dispatcher created deliveries), at most
  * `pollIntervalMs` (deliveries of other instances, and retries, become due by themselves).
  */
-export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, DeliveryQueue | WebhookDispatch> =>
+export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, WorkerSettings | DeliveryQueue | WebhookDispatch> =>
   Effect.gen(function*() {
     const settings = yield* WorkerSettings
     const queue = yield* DeliveryQueue
@@ -253,10 +253,10 @@ export const deliverer = (wake: Latch.Latch): Effect.Effect<never, never, Delive
       return true
     })
     return yield* forever("deliverer", round, settings.pollIntervalMs)
-  }).pipe(Effect.scoped) as Effect.Effect<never, never, DeliveryQueue | WebhookDispatch>
+  }).pipe(Effect.scoped) as Effect.Effect<never, never, WorkerSettings | DeliveryQueue | WebhookDispatch>
 
 /** The expiry job: `requires_action` payments past `expiresAt` → `expired`; idempotency keys past their 24 hours forgotten. */
-export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments | IdempotencyStore> = Effect.gen(function*() {
+export const expiry: Effect.Effect<never, never, WorkerSettings | ExpiringPayments | Payments | IdempotencyStore> = Effect.gen(function*() {
   const settings = yield* WorkerSettings
   const finder = yield* ExpiringPayments
   const payments = yield* Payments
@@ -278,13 +278,13 @@ export const expiry: Effect.Effect<never, never, ExpiringPayments | Payments | I
     return due.length >= settings.expiryBatch || forgotten >= settings.expiryBatch
   })
   return yield* forever("expiry", round, settings.expiryIntervalMs)
-}) as Effect.Effect<never, never, ExpiringPayments | Payments | IdempotencyStore>
+}) as Effect.Effect<never, never, WorkerSettings | ExpiringPayments | Payments | IdempotencyStore>
 
 /** The webhook jobs and expiry, forked into the layer's scope (interrupted, gracefully, when it closes); every job: `Jobs.ts`. */
 export const WorkerJobs: Layer.Layer<
   never,
   never,
-  EventOutbox | DeliveryQueue | WebhookDispatch | ExpiringPayments | Payments | IdempotencyStore
+  WorkerSettings | EventOutbox | DeliveryQueue | WebhookDispatch | ExpiringPayments | Payments | IdempotencyStore
 > = Layer.effectDiscard(
   Effect.gen(function*() {
     const wake = yield* Latch.make(false)

@@ -25,11 +25,12 @@ import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executorJob, payoutJobs, sweepJob } from "../../../test/support/ChainJobs.ts"
 import { eventually } from "../../../test/support/Eventually.ts"
+import { reconcileChains } from "../../../test/support/LedgerAudit.ts"
 import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { pglite, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
-import { anvilRpc, watcherJob } from "../../../test/support/WatcherJob.ts"
-import { ledgerReconciliation, LedgerReconciliationSettings, reconcileChain } from "../src/index.ts"
+import { anvilRpc, watchedChainsOf, watcherJob } from "../../../test/support/WatcherJob.ts"
+import { defaultWatcherSettings, LedgerReconciliationJob, LedgerReconciliationSettings, WatcherSettings } from "../src/index.ts"
 
 const { anvilAccount, ChainConfig, Contracts, LocalWallet, TransferLogs } = Chain
 
@@ -395,7 +396,7 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
   it("reconciliation: the report shows each address, and a lasting difference alerts", async () => {
     const [watched] = TransferLogs.watchedChains(chains)
     // The watcher may still be catching up with the last blocks: the ledger equals the chain once it has.
-    const reconcileNow = () => server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))
+    const reconcileNow = () => server.run(reconcileChains(chains).pipe(Effect.provide(SqlPersistence.layer)))
     const lines = await eventually(reconcileNow, (ls) => ls.every((l) => l.chain === l.ledger), 60_000).then(() => reconcileNow())
     for (const line of lines) expect([line.address, line.asset, line.chain - line.ledger]).toEqual([line.address, line.asset, 0n])
     expect(lines.filter((l) => l.kind === "deposit").length).toBeGreaterThan(0)
@@ -407,10 +408,11 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     await sendTokenTransfer({ rpcUrl: rpcUrl(), privateKey: anvilAccount(3).privateKey, token: token(), to: address, value: 1n })
     // Reconciliation reads at the confirmed head: mine past the confirmations so the transfer is under it.
     await anvilRpc(world(), "anvil_mine", [`0x${(watched!.requiredConfirmations + 1).toString(16)}`])
-    const differing = (await server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))).filter((l) => l.chain !== l.ledger)
+    const differing = (await reconcileNow()).filter((l) => l.chain !== l.ledger)
     expect(differing.map((l) => [l.address, l.chain - l.ledger])).toEqual([[address.toLowerCase(), 1n]])
     const gauge = ProcessMetrics.ledgerDifferences(world().chain.chainId)
-    const job = await server.run(Effect.forkDetach(ledgerReconciliation([watched!]).pipe(
+    const job = await server.run(Effect.forkDetach(Layer.launch(LedgerReconciliationJob).pipe(
+      Effect.provide(Layer.mergeAll(watchedChainsOf(chains), Layer.succeed(WatcherSettings, defaultWatcherSettings))),
       Effect.provide(SqlPersistence.layer),
       Effect.provideService(LedgerReconciliationSettings, { intervalMs: 50 })
     )))

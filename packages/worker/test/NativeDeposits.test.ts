@@ -21,11 +21,12 @@ import { localChainForFile } from "../../../test/support/LocalChainWorld.ts"
 import { outboxEventsOf } from "../../../test/support/OutboxEvents.ts"
 import { paymentReads } from "../../../test/support/PaymentReads.ts"
 import { sendTokenTransfer } from "../../../test/support/TokenTransfer.ts"
+import { reconcileChains } from "../../../test/support/LedgerAudit.ts"
 import { forEachDatabase, type Services, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { watcherJob } from "../../../test/support/WatcherJob.ts"
-import { defaultPayoutSettings, depositSweepJob, PayoutSettings, reconcileChain } from "../src/index.ts"
+import { defaultPayoutSettings, depositSweepJob, PayoutSettings } from "../src/index.ts"
 
-const { anvilAccount, ChainConfig, Contracts, DepositAddresses, LocalChain, NativeAsset, TransferLogs, ViemDepositSweeper } = Chain
+const { anvilAccount, ChainConfig, Contracts, DepositAddresses, LocalChain, NativeAsset, ViemDepositSweeper } = Chain
 
 const world = localChainForFile()
 const eventually = <A>(read: () => Promise<A>, done: (a: A) => boolean, withinMs = 45_000) => waitUntil(read, done, withinMs)
@@ -127,8 +128,7 @@ forEachDatabase("Native deposit addresses (anvil)", (database) => {
   }
   /** The ledger against the chain now, per address and token (`reconcileChain`, as the worker runs it). */
   const reconcile = async () => {
-    const [watched] = TransferLogs.watchedChains(chains)
-    const lines = await server.run(reconcileChain(watched!).pipe(Effect.provide(SqlPersistence.layer)))
+    const lines = await server.run(reconcileChains(chains).pipe(Effect.provide(SqlPersistence.layer)))
     return (asset: string, address: string): ReconciliationLine | undefined =>
       lines.find((l) => l.asset === asset && l.address === address.toLowerCase())
   }

@@ -43,7 +43,7 @@ const layer = (ensured: Array<DepositAddress>, chains: ReadonlyArray<string> = [
       layerMemoryQuotes(),
       pricesOf({ [`USD ${usdc.assetId}`]: { _tag: "Peg" } }),
       OptionIds.layer(new Uint8Array(32).fill(4)).pipe(Layer.provide(Mac.layerWebCrypto)),
-      Layer.succeed(DepositChains, DepositChains.of({ chains, addressOf: (chainId) => (chains.includes(chainId) ? depositAddress : undefined) })),
+      Layer.succeed(DepositChains, DepositChains.of({ chains, swept: chains, addressOf: (chainId) => (chains.includes(chainId) ? depositAddress : undefined) })),
       Layer.succeed(DepositStore, DepositStore.of({
         ensure: (deposit) => Effect.sync(() => (ensured.push(deposit), deposit.address)),
         watched: () => Effect.succeed([]),

@@ -1,0 +1,27 @@
+/**
+ * The settings of the worker's jobs (`@paygate/worker` `Jobs`) from configuration: `WORKER_*`,
+ * `EXECUTOR_*`, `WATCHER_*` and `PAYOUT_*` (the deposit sweeps are tuned like the payouts), each
+ * unset one the worker's default.
+ *
+ * @module
+ */
+import { Configuration } from "@paygate/adapters"
+import {
+  ExecutorSettings,
+  executorSettingsFrom,
+  PayoutSettings,
+  payoutSettingsFrom,
+  WatcherSettings,
+  watcherSettingsFrom,
+  WorkerSettings,
+  workerSettingsFrom
+} from "@paygate/worker"
+import { Effect, Layer } from "effect"
+
+/** Every job's settings, read when the worker starts. */
+export const jobSettings = Layer.mergeAll(
+  Layer.effect(WorkerSettings, Effect.map(Configuration.worker, workerSettingsFrom)),
+  Layer.effect(ExecutorSettings, Effect.map(Configuration.executor, executorSettingsFrom)),
+  Layer.effect(WatcherSettings, Effect.map(Configuration.watcher, watcherSettingsFrom)),
+  Layer.effect(PayoutSettings, Effect.map(Configuration.payouts, payoutSettingsFrom))
+)
