@@ -15,6 +15,7 @@ import {
   Executions,
   IdGenerator,
   Merchants,
+  OptionIds,
   PaymentCommitments,
   PaymentLinks,
   PaymentOptions,
@@ -39,7 +40,7 @@ import {
   X402PaymentAddress
 } from "@paygate/domain"
 import { Effect, Layer } from "effect"
-import { SecureRandom } from "effect/crypto"
+import { Mac, SecureRandom } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import {
   AjvBuyerDataValidator,
@@ -50,6 +51,7 @@ import {
   ConfiguredSettlementDelay,
   CredentialAdmin,
   CredentialCache,
+  LedgerOpener,
   Database,
   GatewayServices,
   Invitations,
@@ -126,6 +128,14 @@ const GatewayUseCases = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(Chain.ChainExplorers.layer, Chain.ChainAssetCatalog.layer, Chain.ChainConfiguredNetworks.layer))
 )
 
+// The domain's option ids, signed with the gateway settings' secret.
+const OptionIdsLive = Layer.unwrap(
+  Effect.gen(function*() {
+    const { key } = yield* GatewayServices.OptionIdSecret
+    return OptionIds.layer(key).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer))
+  })
+)
+
 /**
  * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),
  * credentials admin, team invitations, passwords and the secrets' digest, the public addresses
@@ -147,6 +157,7 @@ export const layerWith = <E, R, GE, GR>(
   gateway: Layer.Layer<GatewayServices.GatewaySettings, GE, GR>
 ) =>
   GatewayUseCases.pipe(
+    Layer.provideMerge(OptionIdsLive),
     Layer.provideMerge(gateway),
     Layer.provideMerge(
       Layer.mergeAll(UseCases, CredentialAdmin.layer, Invitations.layer, Passwords.layer, Sha256SecretDigest.layer, ApiHost.checkoutSettings).pipe(
@@ -202,6 +213,7 @@ export const workerServices = Layer.mergeAll(
  */
 export const operator = Layer.mergeAll(
   CredentialAdmin.layer,
+  LedgerOpener.layer,
   Merchants.layer,
   PayoutRetries.layer,
   PayoutApprovals.layer,

@@ -6,7 +6,7 @@
  * nothing, and a chain the worker has not read yet is refused. `ledger audit` then finds the ledger
  * in agreement with the receipts.
  */
-import { Chain, GatewayServices, SqlPersistence } from "@paygate/adapters"
+import { Chain, GatewayServices, LedgerOpener, SqlPersistence } from "@paygate/adapters"
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -46,7 +46,7 @@ describe("Opening the ledger on a chain that held funds before it (anvil, PGlite
     if (command._tag === "Invalid") throw new Error(command.message)
     // The operator's environment names the chains, as PAYGATE_CHAINS does.
     const environment = ConfigProvider.fromUnknown({ PAYGATE_CHAINS: JSON.stringify(world().settings()) })
-    return server.run(Effect.exit(runAdmin(command).pipe(Effect.provide(ConfigProvider.layer(environment)))))
+    return server.run(Effect.exit(runAdmin(command).pipe(Effect.provide(LedgerOpener.layer), Effect.provide(ConfigProvider.layer(environment)))))
   }
   const opened = async (...argv: Array<string>) => {
     const exit = await admin("ledger", "open", ...argv)

@@ -6,7 +6,7 @@
  * and reach the same database and use cases with {@link TestServer.run}. A suite gets its server
  * with {@link useTestServer} (started before its tests, closed after them).
  */
-import { Chain, CredentialAdmin, Database, GatewayServices, Migrations } from "@paygate/adapters"
+import { Chain, CredentialAdmin, Database, GatewayServices, LedgerOpener, Migrations } from "@paygate/adapters"
 import { ApiHost, Application } from "@paygate/app"
 import {
   type ChainGateway,
@@ -18,6 +18,7 @@ import {
   LedgerBalances,
   type MerchantRepository,
   Merchants,
+  type OptionIds,
   type Mode,
   type PartnerId,
   Payment,
@@ -112,6 +113,7 @@ export type Services =
   | IdGenerator
   | CredentialAdmin
   | GatewayServices.GatewaySettings
+  | OptionIds
   | PaymentOptions
   | ConfirmRequests
   | ChainGateway
@@ -370,7 +372,8 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     run,
     admin: (...argv) => {
       const command = parseAdminCommand(argv)
-      return command._tag === "Invalid" ? Promise.reject(new Error(command.message)) : run(runAdmin(command))
+      // The ledger's opening is the operator's own (Application.operator), not the API's.
+      return command._tag === "Invalid" ? Promise.reject(new Error(command.message)) : run(runAdmin(command).pipe(Effect.provide(LedgerOpener.layer)))
     },
     partner,
     merchant,

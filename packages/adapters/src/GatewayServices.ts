@@ -1,6 +1,6 @@
 /**
  * What the gateway's operations (API rules §10) run on beyond the database: the three settings a host
- * chooses ({@link GatewaySettings}: the chains (`ChainsConfig`), the option id secret (`OptionIds`)
+ * chooses ({@link GatewaySettings}: the chains (`ChainsConfig`), the option id secret ({@link OptionIdSecret})
  * and the sanctions list) and the process's chain gateway ({@link chainGateway}). The composition
  * root puts the gateway's use cases together over them.
  *
@@ -17,22 +17,26 @@
  *
  * @module
  */
-import { type ChainGateway, OptionIds, type SanctionsScreening } from "@paygate/domain"
-import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { Mac } from "effect/crypto"
+import type { ChainGateway, SanctionsScreening } from "@paygate/domain"
+import { type Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { readFile, writeFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import * as Chain from "./chain/index.ts"
-import * as PooledRandom from "./PooledRandom.ts"
 import * as PrivateFiles from "./PrivateFiles.ts"
 import * as SanctionsList from "./SanctionsList.ts"
 import * as Configuration from "./Configuration.ts"
 
 const { ChainConfig, SignatureRecovery, ViemChainGateway } = Chain
 
+/**
+ * The HMAC key option ids are signed with (at least {@link minSecretBytes} bytes): the composition
+ * root builds the domain's `OptionIds` over it.
+ */
+export class OptionIdSecret extends Context.Service<OptionIdSecret, { readonly key: Uint8Array }>()("@paygate/adapters/OptionIdSecret") {}
+
 /** What a host chooses for the gateway: chains, option id secret, sanctions list. */
-export type GatewaySettings = Chain.ChainConfig.ChainsConfig | OptionIds | SanctionsScreening
+export type GatewaySettings = Chain.ChainConfig.ChainsConfig | OptionIdSecret | SanctionsScreening
 
 /** The option id secret is malformed or its file cannot be used. */
 export class OptionIdSecretError extends Schema.TaggedError<OptionIdSecretError>()("OptionIdSecretError", {
@@ -57,7 +61,7 @@ export const settings = <E1 = never, R1 = never, E2 = never, R2 = never>(options
 }): Layer.Layer<GatewaySettings, E1 | E2, R1 | R2> =>
   Layer.mergeAll(
     options.chains,
-    OptionIds.layer(options.secret).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer)),
+    Layer.succeed(OptionIdSecret, OptionIdSecret.of({ key: options.secret })),
     options.sanctions ?? SanctionsList.layerEmpty
   )
 

@@ -3,10 +3,9 @@ import {
   Configuration,
   CredentialAdmin,
   Invitations,
+  LedgerOpener,
   SqlDataCollectionThresholds,
-  SqlDepositStore,
-  SqlLedgerBalances,
-  SqlLedgerOpening
+  SqlDepositStore
 } from "@paygate/adapters"
 import {
   Caip,
@@ -23,7 +22,7 @@ import {
   systemAccess,
   TeamStore
 } from "@paygate/domain"
-import { Clock, Effect, Layer, Option, Result } from "effect"
+import { Clock, Effect, Option, Result } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { AdminCommand } from "./AdminCommand.ts"
 
@@ -37,6 +36,7 @@ export type AdminServices =
   | ReceiptStore
   | TeamStore
   | LedgerBalances
+  | LedgerOpener
   | SqlClient.SqlClient
 
 /** Why an operator command failed, in words for the operator. */
@@ -58,28 +58,6 @@ const ledgerLine = (l: ReconciliationLine) => ({
   chain: l.chain.toString()
 })
 const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
-
-// The ledger's opening reads the configured chains (PAYGATE_NETWORKS or PAYGATE_CHAINS) and posts per mode.
-const ledgerOpening = Layer.mergeAll(SqlLedgerBalances.layer, SqlDepositStore.layer, Chain.ChainNetworkModes.layer).pipe(
-  Layer.provideMerge(Chain.ChainSource.layer)
-)
-
-/** Opens the ledger of the chain `chainId` (every configured chain when undefined): see `SqlLedgerOpening`. */
-const openLedger = (chainId: string | undefined) =>
-  Effect.gen(function*() {
-    const chains = Chain.TransferLogs.watchedChains(yield* Chain.ChainConfig.ChainsConfig)
-    const chosen = chains.filter((chain) => chainId === undefined || chain.chainId === chainId)
-    if (chosen.length === 0) {
-      return yield* Effect.fail(new AdminFailure(
-        chainId === undefined ? "No chain is configured." : `${chainId} is not a configured chain (${chains.map((c) => c.chainId).join(", ") || "none"}).`
-      ))
-    }
-    const lines = yield* Effect.forEach(chosen, SqlLedgerOpening.openChain)
-    return lines.flat()
-  }).pipe(
-    Effect.provide(ledgerOpening),
-    Effect.mapError((error) => (error instanceof AdminFailure ? error : new AdminFailure(error.message)))
-  )
 
 const isEvmAddress = (text: string) => /^0x[0-9a-fA-F]{40}$/.test(text)
 
@@ -180,7 +158,7 @@ export const runAdmin = (command: AdminCommand) =>
       case "LedgerAudit":
         return yield* (yield* LedgerBalances).audit
       case "LedgerOpen":
-        return (yield* openLedger(command.chainId)).map((l) => ({ ...ledgerLine(l), opened: l.opened.toString(), outcome: l.outcome }))
+        return (yield* (yield* LedgerOpener).open(command.chainId)).map((l) => ({ ...ledgerLine(l), opened: l.opened.toString(), outcome: l.outcome }))
       case "PartnerThreshold": {
         if (!(yield* SqlDataCollectionThresholds.setThreshold(command.partnerId, command.threshold))) {
           return yield* Effect.fail(new AdminFailure(`No partner ${command.partnerId}.`))
@@ -223,6 +201,7 @@ export const runAdmin = (command: AdminCommand) =>
   }).pipe(
     Effect.catchTag("CredentialAdminError", (error) => Effect.fail(new AdminFailure(error.message))),
     Effect.catchTag("InvalidThreshold", (error) => Effect.fail(new AdminFailure(error.message))),
+    Effect.catchTag("LedgerOpeningFailed", (error) => Effect.fail(new AdminFailure(error.message))),
     Effect.catchTags({
       PaymentNotFound: (error) => Effect.fail(new AdminFailure(error.message)),
       InvalidState: (error) => Effect.fail(new AdminFailure(error.message)),
