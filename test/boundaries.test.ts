@@ -30,7 +30,7 @@ const fixture = (extra: Record<string, string> = {}, deps: Record<string, Readon
     "packages/http/src/index.ts": `import { Payment } from "@paygate/domain"`,
     "packages/http/test/Api.test.ts": `import { x } from "../src/index.ts"\nimport { h } from "../../../test/support/Harness.ts"\nimport { Sql } from "@paygate/adapters"`,
     "packages/worker/src/index.ts": `import { Payment } from "@paygate/domain"`,
-    "test/support/Harness.ts": `import { AppRoutes } from "@paygate/http"`,
+    "test/support/Harness.ts": `import { ServiceRoutes } from "@paygate/http"`,
     "test/embedding.test.ts": `import { Payments } from "@paygate/domain"\nimport { h } from "./support/Harness.ts"`,
     "app/main.ts": `import { Api } from "@paygate/http"\nimport { Worker } from "@paygate/worker"`,
     ...extra
@@ -96,14 +96,14 @@ describe("the dependency rule between packages (npm run lint)", () => {
   })
 
   it.each([
-    ["the worker importing http", "packages/worker/src/Api.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["the worker importing http", "packages/worker/src/Api.ts", `import { ServiceRoutes } from "@paygate/http"`],
     ["the worker importing the adapters (its ports come from the composition root)", "packages/worker/src/Chains.ts", `import { Chain } from "@paygate/adapters"`],
-    ["a worker test importing http", "packages/worker/test/Api.test.ts", `import { AppRoutes } from "@paygate/http"`],
+    ["a worker test importing http", "packages/worker/test/Api.test.ts", `import { ServiceRoutes } from "@paygate/http"`],
     ["a test importing another package's internals by name", "packages/worker/test/Row.test.ts", `import { x } from "@paygate/adapters/src/internal/Row.ts"`],
     ["a test importing another package's tests by name", "packages/worker/test/A.test.ts", `import { x } from "@paygate/http/test/Api.test.ts"`],
     ["the domain importing an adapter", "packages/domain/src/Sql.ts", `import { Database } from "@paygate/adapters"`],
     ["the domain importing anything but effect", "packages/domain/src/Pg.ts", `import { Pool } from "pg"`],
-    ["adapters importing http", "packages/adapters/src/Routes.ts", `export { AppRoutes } from "@paygate/http"`],
+    ["adapters importing http", "packages/adapters/src/Routes.ts", `export { ServiceRoutes } from "@paygate/http"`],
     ["http querying the database itself", "packages/http/src/Counts.ts", `import { SqlClient } from "effect/sql"`],
     ["the worker querying the database itself", "packages/worker/src/Counts.ts", `import { PgClient } from "@effect/sql-pg"`],
     ["a source reaching into another package by path", "packages/http/src/Row.ts", `import { x } from "../../adapters/src/internal/Row.ts"`],

@@ -19,7 +19,7 @@ import { privateKeyToAccount } from "viem/accounts"
 import { WorkerLive } from "../../app/WorkerLive.ts"
 import { freePort } from "../support/FreePort.ts"
 import { pglite, type TestDatabase } from "../support/TestServer.ts"
-import { AppRoutes, CheckoutSettings, ClientAddress, RateLimiter, routerConfig } from "@paygate/http"
+import { ServiceRoutes, CheckoutSettings, ClientAddress, RateLimiter, routerConfig } from "@paygate/http"
 
 /** A payment as the merchant's backend got it. */
 export interface CreatedPayment {
@@ -141,7 +141,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       GatewayServices.settings({ chains: Layer.succeedContext(chainContext), secret: new Uint8Array(randomBytes(32)) })
     )
     const http = HttpRouter.serve(
-      AppRoutes.pipe(Layer.provide([
+      ServiceRoutes.pipe(Layer.provide([
         Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l`, refundClaimUrl: `${baseUrl}/r` })),
         RateLimiter.layer,
         ClientAddress.ClientAddress.layer

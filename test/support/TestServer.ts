@@ -1,5 +1,5 @@
 /**
- * Test harness: the real `AppRoutes` over the production services (`Application.layer`: use cases,
+ * Test harness: the real `ServiceRoutes` over the production services (`Application.layer`: use cases,
  * SQL stores of `@paygate/adapters`; `ApiHost.layer`: settings, readiness) on a fresh PGlite, or on a fresh database of the
  * PostgreSQL at `TEST_DATABASE_URL`, with migrations applied; served in process
  * through `HttpRouter.toWebHandler` (no port). Tests talk HTTP to it with {@link TestServer.request}
@@ -42,7 +42,7 @@ import { FetchHttpClient, HttpRouter, HttpServer, HttpServerRequest } from "effe
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe } from "vitest"
-import { ApiServer, AppRoutes, CheckoutSettings, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig } from "@paygate/http"
+import { ApiServer, ServiceRoutes, CheckoutSettings, ClientAddress, RateLimiter, type RateLimitSettings, routerConfig } from "@paygate/http"
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 import { freePort } from "./FreePort.ts"
@@ -281,7 +281,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
       { global: true }
     )
     const { dispose, handler } = HttpRouter.toWebHandler(
-      Layer.merge(AppRoutes, withPeer).pipe(
+      Layer.merge(ServiceRoutes, withPeer).pipe(
         Layer.provide([
           options.rateLimiter === undefined
             ? RateLimiter.make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 })

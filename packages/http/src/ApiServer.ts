@@ -1,5 +1,5 @@
 /**
- * The API as a process serves it: every route ({@link AppRoutes}) on Node's HTTP server at the
+ * The API as a process serves it: every route ({@link ServiceRoutes}) on Node's HTTP server at the
  * port and address of its `ServerSettings`, hardened (server/Transport.ts), with the rate limiter,
  * the client address resolution and route-labelled request metrics. Needs the application's
  * services, its settings and readiness (the composition root's `Application` and `ApiHost`), which launches it.
@@ -9,7 +9,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
-import { AppRoutes, routerConfig } from "./App.ts"
+import { ServiceRoutes, routerConfig } from "./ServiceRoutes.ts"
 import { beginDraining } from "./observability/Shutdown.ts"
 import { ClientAddress } from "./server/ClientAddress.ts"
 import { createServer } from "./server/EarlyRequests.ts"
@@ -21,7 +21,7 @@ import { ServerSettings } from "./settings/ServerSettings.ts"
 
 // The context requests start from: effect's own services and references (loggers, tracer, clock,
 // scope), not paygate's (but the access line's level, which the request middleware reads per request). Each route took its services when it was built (the types say requests
-// need none: App.ts RequestRequirements), and paygate's settings references are read when the use
+// need none: ServiceRoutes.ts RequestRequirements), and paygate's settings references are read when the use
 // cases are built too (a reference read per request would silently see its default here).
 //
 // Up to 16 services are added on top of it before it is copied flat (effect's default is 8): a
@@ -36,7 +36,7 @@ const withoutApplication = (context: Context.Context<never>) => {
 
 /** What the routes are built from: their requirements but the router's and the Node server's. */
 type Application = Exclude<
-  HttpRouter.Request.Without<Layer.Services<typeof AppRoutes>>,
+  HttpRouter.Request.Without<Layer.Services<typeof ServiceRoutes>>,
   HttpRouter.HttpRouter | Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
 >
 
@@ -48,7 +48,7 @@ export const layer = Layer.effectDiscard(
     const application = yield* Effect.context<Application>()
     const { trusted } = yield* ClientAddress
     const { port, host, maxConnectionsPerClient } = yield* ServerSettings
-    const server = HttpRouter.serve(AppRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
+    const server = HttpRouter.serve(ServiceRoutes.pipe(Layer.provide(Layer.succeedContext(application))), {
       routerConfig,
       disableLogger: true
     }).pipe(Layer.provide(NodeHttpServer.layer(() => createServer((node) => harden(node, { trusted, maxConnectionsPerClient })), {

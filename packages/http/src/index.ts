@@ -1,6 +1,6 @@
 /**
  * @paygate/http: the HTTP API of paygate (`effect/http-api`). The contract ({@link PaygateApi}),
- * the routes that serve it ({@link AppRoutes}), the API as a process serves it (`ApiServer.layer`)
+ * the routes that serve it ({@link ServiceRoutes}), the API as a process serves it (`ApiServer.layer`)
  * and typed clients derived from the contract (Effect, and Promise with a webhook verification helper).
  * Its settings and what else it asks of its host (`settings/`, `Readiness`, `RequestIdBytes`) are
  * services the composition root provides.
@@ -8,7 +8,7 @@
  * @module
  */
 export { PaygateApi } from "./api/Api.ts"
-export { AppRoutes, routerConfig } from "./App.ts"
+export { ServiceRoutes, routerConfig } from "./ServiceRoutes.ts"
 export * as ApiServer from "./ApiServer.ts"
 export * from "./client.ts"
 export * from "./api/ErrorCodes.ts"

@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { describe, expect, expectTypeOf, it } from "vitest"
-import type { RequestRequirements } from "../src/App.ts"
+import type { RequestRequirements } from "../src/ServiceRoutes.ts"
 import * as HandlerGroup from "../src/server/HandlerGroup.ts"
 
 class Big extends Context.Service<Big, { readonly label: string }>()("@paygate/test/Big") {}

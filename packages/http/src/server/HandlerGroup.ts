@@ -8,7 +8,7 @@
  * with everything and keeps only that for the requests.
  *
  * The route types prove nothing is missing: a handler that reads a service at request time makes
- * `HttpRouter.Request<"Requires", …>` appear in the routes' requirements, which `App.ts` checks
+ * `HttpRouter.Request<"Requires", …>` appear in the routes' requirements, which `ServiceRoutes.ts` checks
  * are empty. References with defaults (paygate's settings) are invisible to those types, so the
  * use cases read them when they are built, not per call.
  *

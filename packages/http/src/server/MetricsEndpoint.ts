@@ -5,7 +5,7 @@
  *   response is final (errors rendered), counts it by method, route template and status.
  * - {@link RouteMetrics} (route middleware) tells it the template of the route that matched. Global
  *   middleware runs before routing and cannot see it, so routes must be given this middleware to be
- *   labeled: `App.ts` gives it to the HTTP API's routes, `/metrics` has it, and `ApiServer.ts`
+ *   labeled: `ServiceRoutes.ts` gives it to the HTTP API's routes, `/metrics` has it, and `ApiServer.ts`
  *   provides it to the whole application (a route middleware in the context a route is registered
  *   in applies to that route), so every route of the running service is labeled. Requests without
  *   a label (no route matched, or a route registered without it) count as `unmatched`.

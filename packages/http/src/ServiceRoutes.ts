@@ -34,7 +34,7 @@ import { X402PaymentRoutes } from "./server/X402PaymentRoutes.ts"
  * bundled: no CDN), the hosted checkout and data collection pages, and the global fallback.
  * Needs the use cases, stores and settings.
  */
-export const AppRoutes = Layer.mergeAll(
+export const ServiceRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PaygateApi, { openapiPath: "/openapi.json" }).pipe(
     // Labels request metrics with the matched route template (server/MetricsEndpoint.ts).
     Layer.provide(RouteMetrics),
@@ -85,5 +85,5 @@ export const routerConfig = { maxParamLength: maxPathIdLength, caseSensitive: tr
  * is `never`. References with defaults (settings) do not show here: the use cases read them when built.
  */
 export type RequestRequirements =
-  | HttpRouter.Request.Only<"Requires", Layer.Services<typeof AppRoutes>>
-  | HttpRouter.Request.Only<"GlobalRequires", Layer.Services<typeof AppRoutes>>
+  | HttpRouter.Request.Only<"Requires", Layer.Services<typeof ServiceRoutes>>
+  | HttpRouter.Request.Only<"GlobalRequires", Layer.Services<typeof ServiceRoutes>>
