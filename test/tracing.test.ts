@@ -89,6 +89,7 @@ describe("OpenTelemetry tracing", () => {
         "api-key": apiKey!,
         "merchant-id": merchantId!,
         "content-type": "application/json",
+        "idempotency-key": "traced-create",
         traceparent: `00-${traceId}-00f067aa0ba902b7-01`
       },
       body: JSON.stringify({ amount: { unit: "iso4217/USD", value: "1050" }, referenceId: "traced" })
@@ -106,7 +107,9 @@ describe("OpenTelemetry tracing", () => {
     expect(server!.parentSpanId).toBe("00f067aa0ba902b7")
     const sql = trace.filter((span) => attribute(span, "db.query.text") !== undefined || attribute(span, "db.statement") !== undefined)
     expect(sql.some((span) => String(attribute(span, "db.query.text") ?? attribute(span, "db.statement")).includes("INSERT INTO payments"))).toBe(true)
-    expect(trace.map((span) => span.name)).toEqual(expect.arrayContaining(["Payments.prepare", "Payments.commit"]))
+    expect(trace.map((span) => span.name)).toEqual(
+      expect.arrayContaining(["Payments.create", "Payments.validate", "SqlPaymentRepository.insert", "SqlIdempotencyStore.completingWrite"])
+    )
   }, 90_000)
 
   it("exports nothing and starts no exporter without an endpoint", async () => {
