@@ -13,7 +13,7 @@ export interface PayableCurrenciesShape {
 }
 
 /**
- * Which currencies `Payments.prepare` accepts per mode: a payment in any other currency, or of a
+ * Which currencies `Payments.create` accepts per mode: a payment in any other currency, or of a
  * mode no configured network serves, could never be offered to a buyer, so it is refused at
  * creation (`params_validation`) instead of waiting for an option that never comes. Default: no limit. Read when `Payments` is built, like its ports.
  */
