@@ -40,7 +40,7 @@ import {
   X402PaymentAddress
 } from "@paygate/domain"
 import { Effect, Layer } from "effect"
-import { Mac, SecureRandom } from "effect/crypto"
+import { Mac } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import {
   AjvBuyerDataValidator,
@@ -51,8 +51,6 @@ import {
   ConfiguredSettlementDelay,
   CredentialAdmin,
   CredentialCache,
-  LedgerOpener,
-  Database,
   GatewayServices,
   Invitations,
   Passwords,
@@ -203,23 +201,4 @@ export const workerServices = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)
-)
-
-/**
- * What the operator CLI (`@paygate/cli`) runs on: credentials admin, merchants, the retries of failed
- * settlements, refunds and receipt refunds, the approvals of payouts held over a limit, and the SQL
- * stores, over the operator's database (`DATABASE_URL`, else the embedded PGlite, through the running
- * service's socket when it runs: `Database.layerForOperator`).
- */
-export const operator = Layer.mergeAll(
-  CredentialAdmin.layer,
-  LedgerOpener.layer,
-  Merchants.layer,
-  PayoutRetries.layer,
-  PayoutApprovals.layer,
-  ReceiptRefunds.layer
-).pipe(
-  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, IdGenerator.layer)),
-  Layer.provide(SecureRandom.layerWebCrypto),
-  Layer.provideMerge(Database.layerForOperator)
 )

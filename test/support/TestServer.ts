@@ -372,7 +372,7 @@ export const makeTestServer = async (database: TestDatabase, serverOptions: Test
     run,
     admin: (...argv) => {
       const command = parseAdminCommand(argv)
-      // The ledger's opening is the operator's own (Application.operator), not the API's.
+      // The ledger's opening is the operator's own (Operator.operator), not the API's.
       return command._tag === "Invalid" ? Promise.reject(new Error(command.message)) : run(runAdmin(command).pipe(Effect.provide(LedgerOpener.layer)))
     },
     partner,

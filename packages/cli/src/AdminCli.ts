@@ -1,7 +1,7 @@
 /**
  * The operator CLI as its process runs it (`npm run admin`, `app/admin.ts`): one command from the
  * arguments, run over `services` (`AdminServices` over the operator's database: the composition
- * root's `Application.operator`) after pending migrations. stdout carries exactly one JSON value (an
+ * root's `Operator.operator`) after pending migrations. stdout carries exactly one JSON value (an
  * object, or an array for lists); everything else goes to stderr. Exit code 0, 1 when the command
  * failed, 2 on a usage error.
  *

@@ -26,7 +26,7 @@ import { Clock, Effect, Option, Result } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { AdminCommand } from "./AdminCommand.ts"
 
-/** What the commands run on, which the host provides (the composition root's `Application.operator`). */
+/** What the commands run on, which the host provides (the composition root's `Operator.operator`). */
 export type AdminServices =
   | CredentialAdmin
   | Merchants
