@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { fiatAmount, type Amount } from "../money/Amount.ts"
 import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
-import type { Refund, RefundStatus } from "../refund/Refund.ts"
+import { type Refund, RefundStatus } from "../refund/Refund.ts"
 import type { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
 import type { Payment } from "./Payment.ts"
 import { isFinal } from "./StatusMachine.ts"
@@ -15,28 +15,36 @@ export interface ApprovalWait {
   readonly approvalReason?: string
 }
 
-/** Settlement stage of a succeeded payment (API rules §4); `settledAt` in Unix seconds. */
-export interface SettlementStage extends ApprovalWait {
-  readonly status: "pending" | "completed" | "failed"
-  readonly txHash: string | null
-  readonly settledAt: number | null
+const approvalFields = {
+  waitingFor: Schema.optionalKey(Schema.Literal("approval")),
+  approvalReason: Schema.optionalKey(Schema.String)
 }
 
-/** Whether an event's `stage` is a {@link SettlementStage} (a `payment.settled` event's is). */
-export const isSettlementStage: (stage: unknown) => stage is SettlementStage = Schema.is(Schema.Struct({
+/**
+ * Settlement stage of a succeeded payment (API rules §4); `settledAt` in Unix seconds. A schema: it
+ * is also a `payment.settled` event's stored stage, read back with {@link isSettlementStage}.
+ */
+export const SettlementStage = Schema.Struct({
   status: Schema.Literals(["pending", "completed", "failed"]),
   txHash: Schema.NullOr(Schema.String),
   settledAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  waitingFor: Schema.optionalKey(Schema.Literal("approval")),
-  approvalReason: Schema.optionalKey(Schema.String)
-}))
+  ...approvalFields
+})
+/** A settlement stage. */
+export type SettlementStage = typeof SettlementStage.Type
+
+/** Whether an event's `stage` is a {@link SettlementStage} (a `payment.settled` event's is). */
+export const isSettlementStage = Schema.is(SettlementStage)
 
 /** Refund stage of a succeeded payment (API rules §4). */
-export interface RefundStage extends ApprovalWait {
-  readonly refundId: string
-  readonly status: RefundStatus
-  readonly txHash: string | null
-}
+export const RefundStage = Schema.Struct({
+  refundId: Schema.String,
+  status: RefundStatus,
+  txHash: Schema.NullOr(Schema.String),
+  ...approvalFields
+})
+/** A refund stage. */
+export type RefundStage = typeof RefundStage.Type
 
 /**
  * A payment as partners see it (`GET /v1/payments/{id}`) and as webhooks carry it: statuses in the

@@ -1,32 +1,7 @@
-import { CancelReason, PaymentStatus, RefundStatus } from "@paygate/domain"
+import { CancelReason, PaymentStatus, RefundStage, SettlementStage } from "@paygate/domain"
 import { Schema } from "effect"
 import { Amount } from "./Amount.ts"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
-
-/**
- * Present while a pending stage's payout waits for an owner's approval (it is over a payout limit
- * the operator configured; docs/going-live.md "Limits"): `waitingFor: "approval"` and why.
- */
-const approvalFields = {
-  waitingFor: Schema.optionalKey(Schema.Literal("approval")),
-  approvalReason: Schema.optionalKey(Schema.String)
-}
-
-/** Settlement stage of a succeeded payment (API rules §4). */
-export const SettlementStage = Schema.Struct({
-  status: Schema.Literals(["pending", "completed", "failed"]),
-  txHash: Schema.NullOr(Schema.String),
-  settledAt: Schema.NullOr(NonNegativeInt),
-  ...approvalFields
-})
-
-/** Refund stage of a succeeded payment (API rules §4). */
-export const RefundStage = Schema.Struct({
-  refundId: Schema.String,
-  status: RefundStatus,
-  txHash: Schema.NullOr(Schema.String),
-  ...approvalFields
-})
 
 /**
  * A payment as the partner API shows it (`GET /v1/payments/{id}`) and as webhooks carry it:
