@@ -46,14 +46,13 @@ export const makePayoutWrites = (ports: {
     })
   })
 
-  // A changed status changes the payment's record: its next version, and `payment.settled`.
-  const paymentEffects = Effect.fnUntraced(function*(next: Payout, refund: Refund | undefined) {
-    const found = yield* payments.findById(next.paymentId)
-    if (Option.isNone(found)) return yield* Effect.die(new Error(`payout of unknown payment ${next.paymentId}`))
+  // A changed status changes the payment's record (`found`, as read before the refund's payouts):
+  // its next version, and `payment.settled` or the refund's outcome.
+  const paymentEffects = Effect.fnUntraced(function*(found: Payment, next: Payout, refund: Refund | undefined) {
     const payment = new Payment({
-      ...found.value,
-      stateVersion: found.value.stateVersion + 1,
-      updatedAt: Math.max(next.updatedAt, found.value.updatedAt)
+      ...found,
+      stateVersion: found.stateVersion + 1,
+      updatedAt: Math.max(next.updatedAt, found.updatedAt)
     })
     const settled = next.kind === "settlement" && next.status === "completed"
     const refunded = refund !== undefined && refund.status !== "pending"
@@ -70,16 +69,23 @@ export const makePayoutWrites = (ports: {
     return { payment, events: [event] }
   })
 
+  const paymentOf = (next: Payout) =>
+    Effect.flatMap(payments.findById(next.paymentId), Option.match({
+      onNone: () => Effect.die(new Error(`payout of unknown payment ${next.paymentId}`)),
+      onSome: Effect.succeed
+    }))
+
   /**
    * What storing `next` (payouts of one payment and kind, each the version after its `previous`)
-   * implies. The payment is read before the refund's other payouts: two payouts of a refund
-   * ending at once both move the payment, so the later of them loses its compare-and-set and is
-   * written again with the other's outcome in view.
+   * implies. The payment is read before the refund's other payouts: of two payouts of a refund
+   * ending at once, the later writer either read the payment after the other committed (and so
+   * sees its payout final) or loses its compare-and-set on the payment and is written again.
    */
   const effectsOf = Effect.fnUntraced(function*(previous: ReadonlyArray<Payout>, next: ReadonlyArray<Payout>) {
+    const moved = next.some((p, i) => p.status !== previous[i]!.status)
+    const found = moved ? yield* paymentOf(next[0]!) : undefined
     const refund = yield* refundEffect(next)
-    const moved = next.some((p, i) => p.status !== previous[i]!.status) ? yield* paymentEffects(next[0]!, refund) : {}
-    const effects: PayoutEffects = { refund, ...moved }
+    const effects: PayoutEffects = { refund, ...(found === undefined ? {} : yield* paymentEffects(found, next[0]!, refund)) }
     return effects
   })
 

@@ -5,9 +5,12 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId, PaymentId, SettlementId } from "../../src/ids/Ids.ts"
 import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
 import { Commitment, Payment } from "../../src/payment/Payment.ts"
-import { type PayoutKind, SignedTransfer } from "../../src/payout/Payout.ts"
+import { Payout, type PayoutKind, SignedTransfer } from "../../src/payout/Payout.ts"
 import { ChainUnavailable } from "../../src/ports/ChainUnavailable.ts"
+import { RefundRepository } from "../../src/ports/RefundRepository.ts"
+import { PaymentRepository } from "../../src/ports/PaymentRepository.ts"
 import { PayoutLimits } from "../../src/ports/PayoutLimits.ts"
+import { PayoutRepository } from "../../src/ports/PayoutRepository.ts"
 import { type PayoutOutcome, PayoutReverted, Payouts } from "../../src/ports/Payouts.ts"
 import { layerMemoryPayouts } from "../../src/testing/MemoryPayoutRepository.ts"
 import { latestRefundOf, makeMemoryRefunds, type MemoryPayouts, type MemoryRefunds, payoutKey } from "../../src/testing/MemoryPayoutStore.ts"
@@ -18,6 +21,7 @@ import { oneMerchant, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { systemAccess } from "../../src/usecases/Access.ts"
 import { Payments } from "../../src/usecases/Payments.ts"
 import { PayoutExecutions, PayoutPolicy } from "../../src/usecases/PayoutExecutions.ts"
+import { makePayoutWrites } from "../../src/usecases/PayoutWrites.ts"
 import { Refunds } from "../../src/usecases/Refunds.ts"
 import { SettlementDecisions } from "../../src/usecases/SettlementDecisions.ts"
 import { envelopeOf } from "../../src/webhooks/Envelope.ts"
@@ -76,7 +80,8 @@ interface Stores {
   readonly settlements: MemorySettlements
 }
 
-type Services = Payments | Refunds | SettlementDecisions | PayoutExecutions
+// The use cases, and the ports under them for tests that write as the worker does.
+type Services = Payments | Refunds | SettlementDecisions | PayoutExecutions | PaymentRepository | RefundRepository | PayoutRepository | IdGenerator
 
 // `listsWaiting`: the payout store lists payments whose destination waits too (as one read before a change would).
 const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A, E, Services>, maxAttempts = 3, listsWaiting = false) => {
@@ -95,8 +100,8 @@ const provide = <A, E>(script: Script, body: (stores: Stores) => Effect.Effect<A
   return Effect.provide(
     Effect.andThen(TestClock.setTime(start), body({ payments, refunds, payouts: refunds.payouts, settlements })),
     Layer.mergeAll(Payments.layer, Refunds.layer, SettlementDecisions.layer, PayoutExecutions.layer).pipe(
-      Layer.provide(IdGenerator.layer),
-      Layer.provide([
+      Layer.provideMerge(IdGenerator.layer),
+      Layer.provideMerge([
         layerMemory(payments),
         layerMemoryRefunds(refunds),
         layerMemoryPayouts({ payments, refunds, settlements, listsWaiting }),
@@ -388,5 +393,48 @@ describe("Refunds and settlements: a payment's funds leave once", () => {
         assert.strictEqual(error._tag, "InvalidState")
         assert.strictEqual(stores.refunds.refunds.size, 0)
         assert.isUndefined(payoutOf(stores, id, "refund"))
+      })))
+})
+
+describe("A refund paid back to several senders", () => {
+  it.effect("its two legs completing at once complete the refund, whichever commits second", () =>
+    provide(newScript(), (stores) =>
+      Effect.gen(function*() {
+        const id = yield* succeeded(stores.payments)
+        yield* refund(id)
+        // Paid by two senders: the refund goes back in two legs.
+        const leg0 = payoutOf(stores, id, "refund")!
+        const leg1 = new Payout({ ...leg0, leg: 1, recipient: destination, value: 7_500_000n })
+        stores.payouts.payouts.set(payoutKey(id, "refund", 0), new Payout({ ...leg0, value: 5_000_000n }))
+        stores.payouts.payouts.set(payoutKey(id, "refund", 1), leg1)
+        const completedOf = (p: Payout, n: number) =>
+          new Payout({
+            ...p,
+            status: "completed",
+            transfer: new SignedTransfer({ txHash: `0x${n.toString().repeat(64)}`, raw: "0x02" }),
+            version: p.version + 1,
+            completedAt: start
+          })
+        const ports = { payouts: yield* PayoutRepository, refunds: yield* RefundRepository, ids: yield* IdGenerator }
+        const payments = yield* PaymentRepository
+        const second = makePayoutWrites({ ...ports, payments })
+        // Leg 1's completion commits just as leg 0's writer reads the payment.
+        let raced = false
+        const first = makePayoutWrites({
+          ...ports,
+          payments: PaymentRepository.of({
+            ...payments,
+            findById: (paymentId) =>
+              Effect.andThen(
+                raced ? Effect.void : Effect.tap(second.write(leg1, completedOf(leg1, 2)), () => Effect.sync(() => (raced = true))),
+                payments.findById(paymentId)
+              )
+          })
+        })
+        const leg0Now = stores.payouts.payouts.get(payoutKey(id, "refund", 0))!
+        assert.isTrue(yield* first.write(leg0Now, completedOf(leg0Now, 1)))
+        assert.isTrue(raced)
+        assert.strictEqual(latestRefundOf(stores.refunds, id)!.status, "completed")
+        assert.deepStrictEqual(eventTypes(stores.payments, id).filter((t) => t.startsWith("payment.refund")), ["payment.refunded"])
       })))
 })
