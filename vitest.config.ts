@@ -6,6 +6,11 @@ export default defineConfig({
     // Chromium and PostgreSQL, found or installed and started before any file runs (npm test alone
     // must pass on a fresh machine).
     globalSetup: ["test/setup/prerequisites.ts"],
+    // Files share their worker process: the service's modules (effect, viem, PGlite, the packages) are
+    // evaluated once per worker instead of once per file. Each file still starts from the worker's
+    // environment as spawned (the set-up file).
+    isolate: false,
+    setupFiles: ["test/setup/fileEnvironment.ts"],
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     // A file per core, and at least two: most files spend their time waiting on a chain, a database or a
     // browser (vitest's default, one less than the cores, would run them one at a time on two cores).

@@ -295,5 +295,8 @@ export const logFormat = optionalChoice("LOG_FORMAT", ["json", "pretty"] as cons
 /** `LOG_LEVEL`: the least severe lines logged; unset, `info`. */
 export const logLevel = optionalChoice("LOG_LEVEL", ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const)
 
-/** The name of every variable above. */
-export const variables: ReadonlySet<string> = names
+/**
+ * The name of every variable above: a copy taken as this module loads, so that variables named at
+ * run time (a keystore's passphrase variable, named in `PAYGATE_CHAINS`) are not among them.
+ */
+export const variables: ReadonlySet<string> = new Set(names)
