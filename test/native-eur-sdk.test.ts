@@ -27,6 +27,7 @@ import { createPublicClient, createWalletClient, type Hex, http, numberToHex, pa
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "./support/Eventually.ts"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
 import { freePort, serviceRoot } from "./support/ServiceProcess.ts"
@@ -83,6 +84,7 @@ describe("@walletconnect/pay: ether and euro payments against npm start", () => 
       WEBHOOK_ALLOW_PRIVATE: "true",
       WATCHER_POLL_MS: "300"
     }
+    await copyMigratedDatabase(env.PAYGATE_DATA_DIR!, serviceRoot)
     service = await startService(env)
     receiver = await startReceiver()
   }, 400_000)

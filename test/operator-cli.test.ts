@@ -5,10 +5,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { freePort } from "./support/FreePort.ts"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-// End to end, as an operator sees it: `npm start` on a fresh embedded database, then the admin CLI
-// against it while it runs; stdout carries only the JSON, and the keys it prints work at once.
+// End to end, as an operator sees it: `npm start` on a fresh embedded database (migrated, nothing in
+// it: still the first start), then the admin CLI against it while it runs; stdout carries only the
+// JSON, and the keys it prints work at once.
 
 const run = promisify(execFile)
 const root = new URL("..", import.meta.url).pathname
@@ -30,6 +32,7 @@ describe("npm start and the operator CLI", () => {
 
   beforeAll(async () => {
     dataDir = join(await mkdtemp(join(tmpdir(), "paygate-cli-")), "pglite")
+    await copyMigratedDatabase(dataDir)
     const port = await freePort()
     baseUrl = `http://127.0.0.1:${port}`
     env = { PAYGATE_DATA_DIR: dataDir }

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import postgres from "postgres"
 import { freePort } from "./support/FreePort.ts"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { afterAll, describe, expect, it } from "vitest"
 
 // Graceful shutdown of the service as deployed (`node app/main.ts`): on SIGTERM it
@@ -41,6 +42,7 @@ const embedded = (): Target => {
     name: "embedded PGlite",
     env: async () => {
       dir = await mkdtemp(join(tmpdir(), "paygate-shutdown-"))
+      await copyMigratedDatabase(join(dir, "pglite"))
       return { PAYGATE_DATA_DIR: join(dir, "pglite") }
     },
     cleanup: async () => {

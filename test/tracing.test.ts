@@ -4,6 +4,7 @@ import { createServer as createHttpServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort } from "./support/FreePort.ts"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // OpenTelemetry tracing of the service as deployed: off by default; with OTEL_EXPORTER_OTLP_ENDPOINT
@@ -48,6 +49,7 @@ describe("OpenTelemetry tracing", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "paygate-tracing-"))
+    await copyMigratedDatabase(join(dir, "pglite"))
     collector = createHttpServer((request, response) => {
       let body = ""
       request.on("data", (chunk) => (body += chunk))

@@ -29,6 +29,7 @@ import { join } from "node:path"
 import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
 import { makePostgresWorld, type PostgresWorld } from "./support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "./support/Receiver.ts"
@@ -63,6 +64,8 @@ interface Service {
 
 const startService = async (name: string, env: Record<string, string>): Promise<Service> => {
   const port = await freePort()
+  // The embedded database already migrated: what is tested here is the wire, not creating the database.
+  if (env.DATABASE_URL === undefined) await copyMigratedDatabase(env.PAYGATE_DATA_DIR!, serviceRoot)
   // PAYGATE_SERVICE_ROOT: the service of another checkout (e.g. an older commit, to see what this test catches there).
   const started = spawnNpmStart({ ...env, PORT: String(port) }, serviceRoot)
   await waitForOutput(started, "Create a payment:").catch((error: Error) => {

@@ -9,7 +9,7 @@
  *   else a throwaway PostgreSQL 15 (`test/support/ThrowawayPostgres.ts`: `scripts/ci-postgres.sh`, which
  *   installs the Debian package when it is missing) stopped when the run ends. The PostgreSQL suites are never skipped.
  *
- * It then makes the migrated databases the test servers start from (`MigratedTemplates.ts`).
+ * It then makes the migrated databases the test servers and the tests' `npm start`s start from (`MigratedTemplates.ts`).
  * Test workers are started after this returns and inherit `process.env`, so they see all three. When the
  * run ends it prints the total of the ledger audits the tests' databases passed (`LedgerRecordsAudit`).
  */
@@ -115,11 +115,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   const audits = join(tmpdir(), `paygate-ledger-audits-${process.pid}.jsonl`)
   process.env[auditTallyVariable] = audits
   const snapshot = join(tmpdir(), `paygate-migrated-pglite-${process.pid}.tar`)
-  const dropTemplate = await prepareMigratedTemplates(snapshot, process.env.TEST_DATABASE_URL)
+  const dataDir = join(tmpdir(), `paygate-migrated-pglite-${process.pid}`)
+  const dropTemplate = await prepareMigratedTemplates({ snapshot, dataDir }, process.env.TEST_DATABASE_URL)
   return async () => {
     say(auditTotal(audits))
     rmSync(audits, { force: true })
     rmSync(snapshot, { force: true })
+    rmSync(dataDir, { recursive: true, force: true })
     await dropTemplate()
     await stopPostgres?.()
   }

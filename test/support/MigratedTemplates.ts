@@ -4,11 +4,17 @@
  * loads in about half a second; on PostgreSQL, a database copied from a migrated template skips the
  * migrations. A server still runs the migrations as it starts (finding none to apply).
  *
+ * For the services the tests start as processes (`npm start` on an embedded database), the same
+ * snapshot is also kept as a data directory, which a test copies to its own before the start
+ * (`MigratedDataDir.ts`).
+ *
  * Outside `npm test` (no global set-up), servers start from empty databases as before.
  */
 import { Database, Migrations } from "@paygate/adapters"
 import { Effect } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { migratedDataDirVariable } from "./MigratedDataDir.ts"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 
 const snapshotVariable = "PAYGATE_TEST_PGLITE_SNAPSHOT"
@@ -20,14 +26,29 @@ const migrate = (url: string) =>
   Effect.runPromise(Migrations.run.pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 2 })), Effect.asVoid))
 
 /**
- * Writes the migrated PGlite snapshot to `file` and, with a PostgreSQL server at `postgresUrl`, creates
- * the migrated template database there; both named in `process.env` for the test workers. Answers the
- * clean-up (the template dropped).
+ * The snapshot unpacked as a data directory (PGlite's dump is a tar of its data directory), then
+ * opened and closed once as the service opens its database: it is left shut down cleanly and
+ * owner-only, as a service leaves a directory it created and migrated.
  */
-export const prepareMigratedTemplates = async (file: string, postgresUrl: string | undefined) => {
+const unpack = async (snapshotFile: string, dataDir: string) => {
+  mkdirSync(dataDir, { mode: 0o700 })
+  // stderr kept for the error only: GNU tar says on success that it strips the members' leading "/".
+  execFileSync("tar", ["-xf", snapshotFile, "-C", dataDir], { stdio: ["ignore", "ignore", "pipe"] })
+  await Effect.runPromise(Migrations.run.pipe(Effect.provide(Database.layerEmbedded({ dataDir })), Effect.asVoid))
+}
+
+/**
+ * Writes the migrated PGlite snapshot to `files.snapshot` and unpacks it as the data directory
+ * `files.dataDir` (not there yet) and, with a PostgreSQL server at `postgresUrl`, creates the migrated
+ * template database there; all named in `process.env` for the test workers. Answers the clean-up
+ * (the template dropped); the files are the caller's to remove.
+ */
+export const prepareMigratedTemplates = async (files: { readonly snapshot: string; readonly dataDir: string }, postgresUrl: string | undefined) => {
   const snapshot = await Effect.runPromise(Database.snapshotMemory(Migrations.run))
-  writeFileSync(file, new Uint8Array(await snapshot.arrayBuffer()))
-  process.env[snapshotVariable] = file
+  writeFileSync(files.snapshot, new Uint8Array(await snapshot.arrayBuffer()))
+  process.env[snapshotVariable] = files.snapshot
+  await unpack(files.snapshot, files.dataDir)
+  process.env[migratedDataDirVariable] = files.dataDir
   if (postgresUrl === undefined) return async () => {}
   const template = `paygate_template_${process.pid}`
   await admin(postgresUrl, `DROP DATABASE IF EXISTS ${template}`)

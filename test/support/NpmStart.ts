@@ -1,14 +1,16 @@
 /**
  * `npm start` as a developer runs it, for the tests of the developer tools (`npm run pay`,
  * `npm run webhooks`, the Promise client): its own process group on a free port and a fresh
- * embedded database, with sandbox credentials of the test's own made with the operator CLI and
- * the partner API (so the tests do not depend on the wording of the start-up banner).
+ * embedded database (this run's migrated one, see {@link copyMigratedDatabase}), with sandbox
+ * credentials of the test's own made with the operator CLI and the partner API (so the tests do
+ * not depend on the wording of the start-up banner).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { copyMigratedDatabase } from "./MigratedDataDir.ts"
 import { freePort, repoRoot } from "./ServiceProcess.ts"
 
 const run = promisify(execFile)
@@ -110,6 +112,7 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
   const dataDir = join(await mkdtemp(join(tmpdir(), "paygate-dev-")), "pglite")
   const port = await freePort()
   const serviceEnv = { PAYGATE_DATA_DIR: dataDir, ...env }
+  await copyMigratedDatabase(dataDir)
   const started = spawnNpmStart({ ...serviceEnv, PORT: String(port) })
   const stop = async () => {
     await started.stop()
