@@ -12,9 +12,9 @@ export default defineConfig({
     isolate: false,
     setupFiles: ["test/setup/fileEnvironment.ts"],
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
-    // A file per core, and at least two: most files spend their time waiting on a chain, a database or a
-    // browser (vitest's default, one less than the cores, would run them one at a time on two cores).
-    maxWorkers: Math.max(2, availableParallelism()),
+    // A file per core and one more: most files spend part of their time waiting on a chain, a database
+    // or a browser (vitest's default, one less than the cores, would run one at a time on two cores).
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 60_000,
     hookTimeout: 120_000
   }
