@@ -6,19 +6,16 @@ import type { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
 import type { Payment } from "./Payment.ts"
 import { isFinal } from "./StatusMachine.ts"
 
-/**
- * Present while a pending stage's payout waits for an owner's approval (it is over a payout limit
- * the operator configured; docs/going-live.md "Limits"): `waitingFor: "approval"` and why.
- */
-export interface ApprovalWait {
-  readonly waitingFor?: "approval"
-  readonly approvalReason?: string
-}
-
 const approvalFields = {
   waitingFor: Schema.optionalKey(Schema.Literal("approval")),
   approvalReason: Schema.optionalKey(Schema.String)
 }
+
+/**
+ * Present while a pending stage's payout waits for an owner's approval (it is over a payout limit
+ * the operator configured; docs/going-live.md "Limits"): `waitingFor: "approval"` and why.
+ */
+export type ApprovalWait = Schema.Struct<typeof approvalFields>["Type"]
 
 /**
  * Settlement stage of a succeeded payment (API rules §4); `settledAt` in Unix seconds. A schema: it
