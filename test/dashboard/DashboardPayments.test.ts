@@ -209,7 +209,8 @@ for (const database of testDatabases) {
       await expect.poll(() => page.locator("#payment-status").innerText(), { timeout: chainTimeoutMs }).toBe("Succeeded")
       // Still the same page load.
       expect(await page.evaluate(() => (globalThis as any).loadedOnce)).toBe(true)
-      expect(await page.locator("#announcer").innerText()).toContain("Payment succeeded")
+      // Announced on the next frame after the status changes.
+      await expect.poll(() => page.locator("#announcer").innerText()).toContain("Payment succeeded")
 
       const toCancel = await suite.createPayment(partner, world.merchantId, "order-cancel-1")
       await page.goto(`${world.baseUrl}/dashboard/payments/${toCancel.paymentId}`)
