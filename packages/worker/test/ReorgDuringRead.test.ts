@@ -45,7 +45,12 @@ const tripwire = () => {
       }
     })
   }) as unknown as PublicClient
-  return { client, arm: (head: bigint, act: () => Promise<unknown>) => (armed = { head, act }) }
+  /** Arms the wire; the promise resolves once `act` has run. */
+  const arm = (head: bigint, act: () => Promise<unknown>) =>
+    new Promise<void>((resolve, reject) => {
+      armed = { head, act: () => act().then(resolve, reject) }
+    })
+  return { client, arm }
 }
 
 forEachDatabase("A reorganisation while the watcher reads (anvil)", (database) => {
@@ -92,11 +97,14 @@ forEachDatabase("A reorganisation while the watcher reads (anvil)", (database) =
 
     // The next round with a new confirmed block reads on after the chain below it was replaced.
     const head = await client.getBlockNumber({ cacheTime: 0 })
-    wire.arm(head + 2n, async () => {
+    const reorganised = wire.arm(head + 2n, async () => {
       const now = await client.getBlockNumber({ cacheTime: 0 })
       await anvil("anvil_reorg", [Number(now - inbound.blockNumber + 1n), []])
     })
     await mine(2)
+    // Nothing is mined until the reorganisation is done: a block mined between its reading of the
+    // head and its call would leave the transfer's block in place.
+    await reorganised
     const reversed = await eventuallyFound("the receipt reversed", async () => {
       await mine(1)
       const receipt = await find(recorded.id)
