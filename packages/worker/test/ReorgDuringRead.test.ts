@@ -48,7 +48,7 @@ const tripwire = () => {
   /** Arms the wire; the promise resolves once `act` has run. */
   const arm = (head: bigint, act: () => Promise<unknown>) =>
     new Promise<void>((resolve, reject) => {
-      armed = { head, act: () => act().then(resolve, reject) }
+      armed = { head, act: () => act().then(() => resolve(), reject) }
     })
   return { client, arm }
 }

@@ -7,6 +7,7 @@ import type { AlreadyRefunded, PaymentNotSucceeded } from "../errors/DomainError
 import { RefundId } from "../ids/Ids.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { nextLeg, pendingPayout } from "../payout/Payout.ts"
+import { unpayableAccount } from "../payout/UnpayableAccount.ts"
 import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { PaymentRepository } from "../ports/PaymentRepository.ts"
@@ -38,22 +39,18 @@ export type ClaimOutcome =
   | { readonly _tag: "Closed"; readonly state: "claimed" | "expired" }
   | { readonly _tag: "Missing" }
 
-const zeroAddress = /^0x0{40}$/i
-
 // Why an entered address is refused, in one line the buyer can act on; or its EIP-55 form.
-const checkAddress = (entered: string, own: (address: string) => boolean): Result.Result<string, string> => {
+const checkAddress = (entered: string, assets: ReadonlyArray<PayableAsset>): Result.Result<string, string> => {
   if (!isHexAddress(entered)) return Result.fail("That is not an address: enter 0x followed by 40 characters 0-9 and a-f.")
   const address = normalizeEip55Address(entered)
   if (Result.isFailure(address)) {
     return Result.fail("That address has a typo: its capital letters do not match its checksum. Copy it again from your wallet.")
   }
-  if (zeroAddress.test(entered)) return Result.fail("That is the zero address: nothing sent there can ever be spent. Enter your wallet's address.")
-  if (own(entered)) return Result.fail("That address belongs to this payment service or a token contract, not to you. Enter your wallet's address.")
+  const unpayable = unpayableAccount(assets, entered)
+  if (unpayable === "zero") return Result.fail("That is the zero address: nothing sent there can ever be spent. Enter your wallet's address.")
+  if (unpayable !== undefined) return Result.fail("That address belongs to this payment service or a token contract, not to you. Enter your wallet's address.")
   return address
 }
-
-// The address part of a CAIP-19 token id (`eip155:8453/erc20:0x…`), lower case.
-const contractOf = (assetId: string) => /\/erc20:(0x[0-9a-fA-F]{40})$/.exec(assetId)?.[1]?.toLowerCase()
 
 /**
  * Refunds to an address the buyer chooses (docs/refunds.md): the merchant creates the refund with
@@ -147,10 +144,7 @@ export class RefundClaims extends Context.Service<RefundClaims, {
 
       const check = (entered: string) =>
         Result.match(
-          checkAddress(entered.trim(), (address) =>
-            catalog.all.some((asset) =>
-              asset.collectionAddress.toLowerCase() === address.toLowerCase() || contractOf(asset.assetId) === address.toLowerCase()
-            )),
+          checkAddress(entered.trim(), catalog.all),
           {
             onFailure: (message) => Effect.fail(new ParamsValidation({ message })),
             onSuccess: Effect.succeed

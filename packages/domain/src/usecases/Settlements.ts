@@ -11,6 +11,8 @@ import {
   SettlementDestinationEvent
 } from "../merchant/SettlementDestinationEvent.ts"
 import type { Mode } from "../payment/Payment.ts"
+import { unpayableAccount } from "../payout/UnpayableAccount.ts"
+import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
 import { MerchantRepository } from "../ports/MerchantRepository.ts"
 import { assetMode, NetworkModes, type NetworkModesShape, offNetwork } from "../ports/NetworkModes.ts"
 import { SettlementRepository } from "../ports/SettlementRepository.ts"
@@ -39,15 +41,29 @@ const sameMode = (asset: AssetId, mode: Mode, modes: NetworkModesShape, what: st
   return network === undefined || network === mode ? Effect.void : Effect.fail(new ParamsValidation({ message: offNetwork(mode, what) }))
 }
 
+// The reasons a destination could never receive a merchant's funds, as the rest of a message.
+const unpayableReasons = {
+  zero: "is the zero address: nothing sent there can ever be spent.",
+  collection: "is this service's own collection address: a settlement sent there would reach no merchant.",
+  token: "is a token contract: tokens sent there are lost."
+} as const
+
+/** `params_validation` when `destination` (CAIP-10, canonical) is an account no payout may go to. */
+const payableDestination = (destination: string, assets: ReadonlyArray<PayableAsset>, what: string) => {
+  const unpayable = unpayableAccount(assets, destination.slice(destination.lastIndexOf(":") + 1))
+  return unpayable === undefined ? Effect.void : Effect.fail(new ParamsValidation({ message: `${what} ${unpayableReasons[unpayable]}` }))
+}
+
 /**
  * Checks a registration's entries: 1–50 of them, each a CAIP-19 asset with a CAIP-10 destination
- * on the asset's chain, not on a configured network of the other mode (`params_validation` naming
- * the entry). Answers them in canonical form.
+ * on the asset's chain, not on a configured network of the other mode, and not an account no payout
+ * may go to (`params_validation` naming the entry). Answers them in canonical form.
  */
 const validateEntries = Effect.fnUntraced(function*(
   entries: ReadonlyArray<SettlementEntry>,
   mode: Mode,
-  modes: NetworkModesShape
+  modes: NetworkModesShape,
+  assets: ReadonlyArray<PayableAsset>
 ) {
   if (entries.length < 1 || entries.length > maxEntries) {
     return yield* new ParamsValidation({ message: `settlements must have 1 to ${maxEntries} entries.` })
@@ -62,6 +78,7 @@ const validateEntries = Effect.fnUntraced(function*(
       })
     }
     yield* sameMode(asset, mode, modes, `settlements[${index}].asset ${asset}`)
+    yield* payableDestination(destination, assets, `settlements[${index}].destination`)
     valid.push({ asset, destination })
   }
   return valid
@@ -140,6 +157,7 @@ export class Settlements extends Context.Service<Settlements, {
       const ids = yield* IdGenerator
       const modes = yield* NetworkModes
       const delay = yield* SettlementDelay
+      const catalog = yield* AssetCatalog
 
       const loadMerchant = Effect.fnUntraced(function*(access: PartnerAccess, id: string, activeOnly: boolean) {
         const found = isMerchantId(id) ? yield* merchants.findById(access.partnerId, access.mode, id) : Option.none()
@@ -158,7 +176,7 @@ export class Settlements extends Context.Service<Settlements, {
 
       const register = Effect.fn("Settlements.register")(
         function*(access: PartnerAccess, merchantId: string, entries: ReadonlyArray<SettlementEntry>) {
-          const valid = yield* validateEntries(entries, access.mode, modes)
+          const valid = yield* validateEntries(entries, access.mode, modes, catalog.all)
           const owner = yield* loadMerchant(access, merchantId, true)
           const repeated = repeatedAsset(valid)
           if (repeated !== undefined) return yield* repeated
@@ -207,6 +225,7 @@ export class Settlements extends Context.Service<Settlements, {
               return yield* new ParamsValidation({ message: `destination is not on the chain of the settlement's asset ${current.asset}.` })
             }
             yield* sameMode(current.asset as AssetId, access.mode, modes, `The settlement's asset ${current.asset}`)
+            yield* payableDestination(account, catalog.all, "destination")
             if (account === current.destination) return current
             const millis = yield* Clock.currentTimeMillis
             const next = new CryptoSettlement({

@@ -6,6 +6,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { PartnerId } from "../../src/ids/Ids.ts"
 import { CryptoSettlement } from "../../src/merchant/CryptoSettlement.ts"
 import { SettlementDelay } from "../../src/merchant/SettlementDelay.ts"
+import { AssetCatalog } from "../../src/ports/AssetCatalog.ts"
 import type { MerchantRepository } from "../../src/ports/MerchantRepository.ts"
 import { SettlementRepository } from "../../src/ports/SettlementRepository.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
@@ -26,6 +27,26 @@ const payoutMainnet = "eip155:1:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const payoutBase = "eip155:8453:0xab16a96D359eC26a11e2C2b3d8f8B8942d5Bfcdb"
 const otherPayoutMainnet = "eip155:1:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
+// The service collects mainnet USDC at this address: no settlement may be sent there.
+const collectionMainnet = "0x000000000000000000000000000000000000C011"
+const catalog = Layer.succeed(AssetCatalog, AssetCatalog.of({
+  all: [{
+    assetId: usdcMainnet,
+    chainId: "eip155:1",
+    decimals: 6,
+    symbol: "USDC",
+    name: "USD Coin",
+    iconUrl: null,
+    networkName: "Ethereum",
+    networkIconUrl: null,
+    kind: "pull",
+    etaSeconds: 30,
+    collectionAddress: collectionMainnet
+  }],
+  assetsOn: () => [],
+  asset: () => undefined
+}))
+
 type Services = Merchants | Settlements | SettlementRepository | MerchantRepository
 
 // A fresh store per test; the settlement state is handed to the test body.
@@ -40,6 +61,7 @@ const provide = <A, E>(
       Layer.provide(delay),
       Layer.provideMerge(Layer.mergeAll(layerMemoryMerchants(makeMemoryMerchants()), layerMemorySettlements(store))),
       Layer.provide(IdGenerator.layer),
+      Layer.provide(catalog),
       Layer.provide(seededSecureRandom(5))
     )
   )
@@ -104,6 +126,31 @@ describe("Settlements.register", () => {
         assert.strictEqual(tag3, "ParamsValidation")
         assert.strictEqual(chain, "settlements[1].destination is not on the chain of settlements[1].asset.")
         assert.strictEqual(yield* code(register(merchantId, [{ asset: "nope", destination: "nope" }])), "params_validation")
+        assert.strictEqual((yield* list(merchantId)).length, 0)
+      })))
+
+  it.effect("refuses a destination no payout may go to: the zero address, the service's collection address, a token contract", () =>
+    provide(() =>
+      Effect.gen(function*() {
+        const merchantId = yield* newMerchant()
+        const message = (destination: string) =>
+          register(merchantId, [{ asset: usdcMainnet, destination: payoutMainnet }, { asset: daiMainnet, destination }]).pipe(
+            Effect.flip,
+            Effect.map((e) => `${e._tag}: ${e.message}`)
+          )
+        assert.strictEqual(
+          yield* message(`eip155:1:0x${"0".repeat(40)}`),
+          "ParamsValidation: settlements[1].destination is the zero address: nothing sent there can ever be spent."
+        )
+        // Any spelling of the collection address: a settlement there would pay nobody and be counted paid.
+        assert.strictEqual(
+          yield* message(`eip155:1:${collectionMainnet.toLowerCase()}`),
+          "ParamsValidation: settlements[1].destination is this service's own collection address: a settlement sent there would reach no merchant."
+        )
+        assert.strictEqual(
+          yield* message(`eip155:1:${usdcMainnet.slice(usdcMainnet.lastIndexOf(":") + 1)}`),
+          "ParamsValidation: settlements[1].destination is a token contract: tokens sent there are lost."
+        )
         assert.strictEqual((yield* list(merchantId)).length, 0)
       })))
 
@@ -214,6 +261,8 @@ describe("Settlements.changeDestination", () => {
         assert.strictEqual(error._tag, "ParamsValidation")
         assert.strictEqual(error.message, `destination is not on the chain of the settlement's asset ${usdcMainnet}.`)
         assert.strictEqual(yield* code(change(merchantId, settlement!.id, "eip155:1:0x1234")), "params_validation")
+        const own = yield* Effect.flip(change(merchantId, settlement!.id, `eip155:1:${collectionMainnet}`))
+        assert.strictEqual(own.message, "destination is this service's own collection address: a settlement sent there would reach no merchant.")
         assert.deepStrictEqual(yield* list(merchantId), [settlement!])
       })))
 
@@ -357,7 +406,14 @@ describe("Settlement destination events", () => {
             )
         })
         const raced = yield* Settlements.use((s) => s.changeDestination(access, merchantId, usdc!.id, otherPayoutMainnet)).pipe(
-          Effect.provide(Layer.fresh(Settlements.layer).pipe(Layer.provide(racing), Layer.provide(IdGenerator.layer), Layer.provide(seededSecureRandom(6))))
+          Effect.provide(
+            Layer.fresh(Settlements.layer).pipe(
+              Layer.provide(racing),
+              Layer.provide(IdGenerator.layer),
+              Layer.provide(catalog),
+              Layer.provide(seededSecureRandom(6))
+            )
+          )
         )
         assert.strictEqual(raced.destination, otherPayoutMainnet)
         assert.deepStrictEqual(kinds(store).slice(1), [["changed", otherPayoutMainnet, third]])
