@@ -18,12 +18,15 @@ import {
   http,
   maxUint160,
   maxUint256,
-  type PublicClient
+  parseSignature,
+  type PublicClient,
+  serializeCompactSignature,
+  signatureToCompactSignature
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
-import { TestPermit2, TestUsdc } from "../../src/chain/contracts.generated.ts"
+import { TestPermit2, TestSmartWallet, TestUsdc } from "../../src/chain/contracts.generated.ts"
 import * as LocalChain from "../../src/chain/LocalChain.ts"
 import { permit2Address, type PermitSingle, permitSingleTypedData } from "../../src/chain/Permit2.ts"
 
@@ -88,12 +91,12 @@ const calls = {
   invalidateNonces: (to: Address, newNonce: number) =>
     encodeFunctionData({ abi, functionName: "invalidateNonces", args: [chain.contracts.usdc, to, newNonce] })
 }
-const allowance = async (to: Address = spender.address) => {
+const allowance = async (to: Address = spender.address, from: Address = owner.address) => {
   const [amount, expiration, nonce] = await client.readContract({
     address: permit2Address,
     abi,
     functionName: "allowance",
-    args: [owner.address, chain.contracts.usdc, to]
+    args: [from, chain.contracts.usdc, to]
   })
   return { amount, expiration, nonce }
 }
@@ -151,6 +154,20 @@ describe("Permit2 allowances (TestPermit2)", () => {
     const late = await sign(expired)
     await mineAt(Number(expired.sigDeadline) + 1)
     expect(await refusal(spender, calls.permit(expired, late))).toBe(`SignatureExpired(${expired.sigDeadline})`)
+  })
+
+  it("compact (EIP-2098) signatures and contract wallets (EIP-1271) sign permits too", async () => {
+    const permit = await permitFor({ amount: 42n })
+    const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(await sign(permit))))
+    expect((await call(spender, permit2Address, calls.permit(permit, compact))).status).toBe("success")
+    expect((await allowance()).amount).toBe(42n)
+
+    const hash = await walletOf(owner).deployContract({ chain: null, abi: TestSmartWallet.abi, bytecode: TestSmartWallet.bytecode, args: [owner.address] })
+    const smartWallet = (await client.waitForTransactionReceipt({ hash })).contractAddress!
+    const forWallet = await permitFor({ amount: 43n, nonce: 0 })
+    expect(await refusal(spender, calls.permit(forWallet, await sign(forWallet, stranger), smartWallet))).toBe("InvalidContractSignature")
+    expect((await call(spender, permit2Address, calls.permit(forWallet, await sign(forWallet), smartWallet))).status).toBe("success")
+    expect(await allowance(spender.address, smartWallet)).toEqual({ amount: 43n, expiration: forWallet.details.expiration, nonce: 1 })
   })
 
   it("transferFrom spends the allowance down, only for its spender, until it expires; the unlimited amount stays", async () => {
