@@ -18,6 +18,10 @@ interface IAllowanceTransfer {
 
     function permit(address owner, PermitSingle calldata permitSingle, bytes calldata signature) external;
     function transferFrom(address from, address to, uint160 amount, address token) external;
+    function allowance(address owner, address token, address spender)
+        external
+        view
+        returns (uint160 amount, uint48 expiration, uint48 nonce);
 }
 
 /// @title A subscription's allowance holder
@@ -149,7 +153,17 @@ contract SubscriptionVault {
         }
         // Fails only without gas or at the call depth limit: nothing the caller could be told to change.
         if (clone == address(0)) revert();
-        permit2.permit(terms.payer, permit, signature);
+        try permit2.permit(terms.payer, permit, signature) {}
+        catch (bytes memory reason) {
+            // Anyone may submit the payer's signed permit to Permit2 first (it is public once sent): then its
+            // allowance for this clone is already set, and the subscription stands on it.
+            (uint160 allowed, uint48 until,) = permit2.allowance(terms.payer, terms.token, clone);
+            if (allowed != permit.details.amount || until != permit.details.expiration) {
+                assembly {
+                    revert(add(reason, 0x20), mload(reason))
+                }
+            }
+        }
         emit Subscribed(hash, terms.payer, clone);
     }
 

@@ -357,6 +357,27 @@ describe("SubscriptionVault", () => {
     }
   })
 
+  it("a permit someone submitted to Permit2 first does not stop the subscription; a different allowance does", async () => {
+    const payer = await newPayer(fee)
+    const terms = await termsFor(payer)
+    const { permit, signature } = await sign(terms, payer)
+    // A watcher of the mempool sends the payer's permit to Permit2 directly, ahead of the operator.
+    const frontRun = encodeFunctionData({ abi: TestPermit2.abi, functionName: "permit", args: [payer.address, permit, signature] })
+    expect((await call(stranger, permit2Address, frontRun)).status).toBe("success")
+    expect((await call(operator, vault, subscriptionCalls.subscribe(terms, permit, signature))).status).toBe("success")
+    expect((await charge(terms, 0n, fee)).status).toBe("success")
+    expect(await balanceOf(payer.address)).toBe(0n)
+
+    // An allowance other than the permit's (here: revoked after the front-run) leaves Permit2's refusal standing.
+    const other = await termsFor(payer)
+    const signed = await sign(other, payer)
+    const spender = subscriptionSpender(vault, hashOf(other))
+    await call(stranger, permit2Address, encodeFunctionData({ abi: TestPermit2.abi, functionName: "permit", args: [payer.address, signed.permit, signed.signature] }))
+    await call(payer, permit2Address, encodeFunctionData({ abi: TestPermit2.abi, functionName: "approve", args: [other.token, spender, 0n, 0] }))
+    expect(await refusal(operator, subscriptionCalls.subscribe(other, signed.permit, signed.signature))).toBe("InvalidNonce")
+    expect(await read.subscription(other)).toEqual([false, false])
+  })
+
   it("the clone moves the payer's tokens for the vault and nobody else", async () => {
     const payer = await newPayer(10n * fee)
     const terms = await subscribed(payer)
