@@ -30,7 +30,9 @@ const contracts = [
   ["TestForwarder", "TestCallers.sol"],
   ["TestMulticall", "TestCallers.sol"],
   ["TestEtherSender", "TestCallers.sol"],
-  ["PaymentEscrow", "PaymentEscrow.sol"]
+  ["PaymentEscrow", "PaymentEscrow.sol"],
+  ["SubscriptionVault", "SubscriptionVault.sol"],
+  ["SubscriptionSpender", "SubscriptionVault.sol"]
 ]
 
 /** Compiler settings; part of the header, since they change the bytecode. */

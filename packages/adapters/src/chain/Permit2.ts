@@ -8,6 +8,9 @@
  * The permit's nonce is the quote's 32 random bytes read as a uint256: a bit in Permit2's unordered
  * bitmap of the owner, used once.
  *
+ * Permit2's other half, allowances, is signed as a `PermitSingle` (token, amount, expiration, the owner's
+ * ordered nonce for the token and spender; spender; signature deadline): recurring payments use it.
+ *
  * @module
  */
 import { type Address, decodeFunctionData, encodeFunctionData, type Hex, parseAbi, toHex } from "viem"
@@ -68,6 +71,43 @@ export const permitTransferFromTypedData = (chainId: number, permit: PermitTrans
     nonce: permit.nonce,
     deadline: permit.deadline
   }
+})
+
+/** One allowance permit (Permit2's `PermitSingle`): `spender` may move up to `amount` of `token` until `expiration`. */
+export interface PermitSingle {
+  readonly details: {
+    readonly token: Address
+    readonly amount: bigint
+    /** Unix seconds; the allowance's last second (0: the block that sets it). */
+    readonly expiration: number
+    /** The owner's current nonce for this token and spender in Permit2. */
+    readonly nonce: number
+  }
+  readonly spender: Address
+  /** Unix seconds; the last second the signature can be submitted. */
+  readonly sigDeadline: bigint
+}
+
+const permitSingleTypes = {
+  PermitSingle: [
+    { name: "details", type: "PermitDetails" },
+    { name: "spender", type: "address" },
+    { name: "sigDeadline", type: "uint256" }
+  ],
+  PermitDetails: [
+    { name: "token", type: "address" },
+    { name: "amount", type: "uint160" },
+    { name: "expiration", type: "uint48" },
+    { name: "nonce", type: "uint48" }
+  ]
+} as const
+
+/** The typed data of an allowance permit, for viem's `hashTypedData` and `signTypedData`. */
+export const permitSingleTypedData = (chainId: number, permit: PermitSingle) => ({
+  domain: permit2Domain(chainId),
+  types: permitSingleTypes,
+  primaryType: "PermitSingle" as const,
+  message: permit
 })
 
 /** The `eth_signTypedData_v4` JSON of a permit (uint256 values as decimal strings). */
