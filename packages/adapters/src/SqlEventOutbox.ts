@@ -5,16 +5,17 @@
  * it locks candidate rows with `FOR UPDATE SKIP LOCKED` (concurrent claimers skip each other's
  * rows instead of waiting) and sets `lease_until = now + leaseMillis` in the same statement. An
  * event whose claimer died is claimable again once its lease ends (at-least-once delivery).
- * `complete` sets `processed_at`; processed events are never claimed again.
+ * `complete` sets `processed_at`; processed events are never claimed again. An event this version
+ * cannot read (a newer version's, during an upgrade) is left out of the claim and set aside for a while.
  *
  * "Now" is the Effect `Clock` (so tests can move it), in Unix milliseconds.
  *
  * @module
  */
-import { type EventId, EventOutbox, traced } from "@paygate/domain"
-import { Clock, Effect, Layer } from "effect"
+import { type EventId, EventOutbox, traced, type WebhookEvent } from "@paygate/domain"
+import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { eventFromPayload } from "./internal/PaymentRow.ts"
+import { readableEvent, unreadableEventHoldMillis } from "./internal/PaymentRow.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -30,7 +31,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (limit <= 0) return []
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* sql<{ readonly payload: unknown }>`
+      const rows = yield* sql<{ readonly id: string; readonly type: string; readonly payload: unknown }>`
         WITH candidates AS (
           SELECT id FROM outbox_events
           WHERE processed_at IS NULL AND (lease_until IS NULL OR lease_until <= ${now}::bigint)
@@ -40,11 +41,20 @@ export const make = Effect.gen(function*() {
         )
         UPDATE outbox_events AS o SET lease_until = ${now + leaseMillis}::bigint
         FROM candidates WHERE o.id = candidates.id
-        RETURNING o.created_at, o.id, o.payload`
+        RETURNING o.created_at, o.id, o.type, o.payload`
+      const events: Array<WebhookEvent> = []
+      const unreadable: Array<{ readonly id: string; readonly type: string }> = []
+      for (const row of rows) Option.match(readableEvent(row.payload), { onNone: () => unreadable.push(row), onSome: (e) => events.push(e) })
+      if (unreadable.length > 0) {
+        // Set aside rather than failing the claim: the events behind them still flow.
+        yield* sql`UPDATE outbox_events SET lease_until = ${now + unreadableEventHoldMillis}::bigint
+          WHERE id = ANY(${`{${unreadable.map((e) => e.id).join(",")}}`}::text[]) AND processed_at IS NULL`
+        yield* Effect.logError(
+          `outbox: this version cannot read ${unreadable.map((e) => `${e.id} (${e.type})`).join(", ")}; set aside for ${unreadableEventHoldMillis / 60_000} minutes, for a version that can`
+        )
+      }
       // UPDATE ... RETURNING has no order: restore the claim order (oldest first).
-      return rows.map((row) => eventFromPayload(row.payload)).sort((a, b) =>
-        a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-      )
+      return events.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     }).pipe(Effect.orDie, spans.claim)
 
   const complete = (id: EventId) =>

@@ -41,6 +41,23 @@ adapterSuite("SqlEventOutbox", (it, db) => {
       yield* outbox.complete(events[0]!.id) // completing twice is harmless
     }).pipe(Effect.provide(TestClock.layer())))
 
+  it.effect("an event this version cannot read (a newer version's) is set aside; the others are claimed", () =>
+    Effect.gen(function*() {
+      const outbox = yield* EventOutbox
+      const sql = yield* SqlClient.SqlClient
+      const events = yield* seedEvents(3)
+      // The oldest event's payload as a newer version might write it: a field this one does not know the shape of.
+      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment}', '"a newer shape"') WHERE id = ${events[0]!.id}`
+      yield* TestClock.setTime(1_800_000_000_000)
+      assert.deepStrictEqual(idsOf(yield* outbox.claim(10, 30_000)), idsOf(events.slice(1)))
+      for (const event of events.slice(1)) yield* outbox.complete(event.id)
+      // Set aside for ten minutes, then offered again (to a version that may read it).
+      yield* TestClock.adjust(30_000)
+      assert.deepStrictEqual(yield* outbox.claim(10, 30_000), [])
+      const [row] = yield* sql<{ readonly lease_until: unknown }>`SELECT lease_until FROM outbox_events WHERE id = ${events[0]!.id}`
+      assert.strictEqual(Number(row!.lease_until), 1_800_000_000_000 + 10 * 60_000)
+    }).pipe(Effect.provide(TestClock.layer())))
+
   it.effect("an expired lease makes the event claimable again; a completed event stays done", () =>
     Effect.gen(function*() {
       const outbox = yield* EventOutbox

@@ -6,7 +6,7 @@
  * @module
  */
 import { isPaymentEvent, OutboxEvent, Payment, SettlementDestinationEvent, WebhookEvent } from "@paygate/domain"
-import { Schema } from "effect"
+import { Option, Schema } from "effect"
 import { fromJsonColumn, jsonText, millisToSeconds, millisToSecondsOrNull, secondsToMillis, toInt } from "./Rows.ts"
 
 // Rows are our own: written only from valid payments and events. Reading and writing them parses
@@ -19,7 +19,6 @@ const decodePayment = Schema.decodeUnknownSync(PaymentJson, ours)
 
 const encodeStage = Schema.encodeSync(Schema.toCodecJson(OutboxEvent.fields.stage), ours)
 const encodeDestinationEvent = Schema.encodeSync(Schema.toCodecJson(SettlementDestinationEvent), ours)
-const decodeEvent = Schema.decodeUnknownSync(Schema.toCodecJson(WebhookEvent), ours)
 
 /** A payment's canonical JSON (what its nested columns and event snapshots hold). */
 interface EncodedPayment {
@@ -154,5 +153,22 @@ const paymentEventColumns = (event: OutboxEvent): OutboxColumns => ({
   created_at: secondsToMillis(event.createdAt)
 })
 
-/** Decodes the `payload` column of an outbox row; an invalid payload is a defect. */
-export const eventFromPayload = (payload: unknown): WebhookEvent => decodeEvent(fromJsonColumn(payload))
+const readEvent = Schema.decodeUnknownOption(Schema.toCodecJson(WebhookEvent), ours)
+
+/**
+ * Decodes the `payload` column of an outbox row, or none when this version cannot read it: an event
+ * of a type it does not know, written by a newer version sharing the database during an upgrade.
+ */
+export const readableEvent = (payload: unknown): Option.Option<WebhookEvent> => {
+  try {
+    return readEvent(fromJsonColumn(payload))
+  } catch {
+    return Option.none()
+  }
+}
+
+/**
+ * How long an event this version cannot read is set aside (its lease, or its delivery's): long enough
+ * not to fill every claim, short enough that a version that reads it soon takes it.
+ */
+export const unreadableEventHoldMillis = 10 * 60_000

@@ -38,7 +38,7 @@ import { identity } from "effect/Function"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
-import { eventFromPayload } from "../internal/PaymentRow.ts"
+import { readableEvent, unreadableEventHoldMillis } from "../internal/PaymentRow.ts"
 import { toInt } from "../internal/Rows.ts"
 import { deliveryColumns, deliveryFromRow, exchangeValues } from "./DeliveryRows.ts"
 import { WebhookSecretCipher } from "./SecretCipher.ts"
@@ -124,7 +124,11 @@ export const make = Effect.gen(function*() {
     const known = endpoints.get(key)
     return known !== undefined ? Effect.succeed(known) : Effect.map(endpointOf(columns), (e) => remember(endpoints, key, e))
   }
-  const cachedEvent = (id: string, payload: unknown) => events.get(id) ?? remember(events, id, eventFromPayload(payload))
+  const cachedEvent = (id: string, payload: unknown): Option.Option<WebhookEvent> => {
+    const known = events.get(id)
+    if (known !== undefined) return Option.some(known)
+    return Option.map(readableEvent(payload), (event) => remember(events, id, event))
+  }
 
   const claim = (options: ClaimOptions) =>
     Effect.gen(function*() {
@@ -168,7 +172,17 @@ export const make = Effect.gen(function*() {
           AND e.status = 'active' AND e.deleted_at IS NULL
         RETURNING ${sql.literal(deliveryColumns("d"))}, o.payload, e.partner_id, e.mode, e.url, e.events, e.merchant_id, e.secret_ciphertext, e.status AS endpoint_status,
           e.api_version, e.created_at AS endpoint_created_at`
-      const claimed = yield* Effect.forEach(rows, (row) =>
+      // A delivery of an event this version cannot read (a newer version's) is set aside, not attempted.
+      const unreadable = rows.filter((row) => Option.isNone(cachedEvent(String(row.event_id), row.payload)))
+      if (unreadable.length > 0) {
+        yield* sql`UPDATE webhook_deliveries SET lease_until = ${now + unreadableEventHoldMillis}::bigint
+          WHERE id = ANY(${textArray(unreadable.map((row) => String(row.id)))}::text[])`
+        yield* Effect.logError(
+          `webhook deliveries: this version cannot read the events of ${unreadable.map((row) => `${row.id} (${row.event_type})`).join(", ")}; set aside for ${unreadableEventHoldMillis / 60_000} minutes, for a version that can`
+        )
+      }
+      const readable = rows.flatMap((row) => Option.match(cachedEvent(String(row.event_id), row.payload), { onNone: () => [], onSome: (event) => [{ row, event }] }))
+      const claimed = yield* Effect.forEach(readable, ({ event, row }) =>
         Effect.map(
           cachedEndpoint(row, {
             id: row.endpoint_id,
@@ -182,7 +196,7 @@ export const make = Effect.gen(function*() {
             api_version: row.api_version,
             created_at: row.endpoint_created_at
           }),
-          (endpoint) => ({ delivery: deliveryFromRow(row), event: cachedEvent(String(row.event_id), row.payload), endpoint })
+          (endpoint) => ({ delivery: deliveryFromRow(row), event, endpoint })
         ))
       // UPDATE ... RETURNING has no order: oldest due first.
       return claimed.sort((a, b) =>
@@ -275,7 +289,15 @@ export const make = Effect.gen(function*() {
         ${query.paymentId === undefined ? sql`` : sql`AND payment_id = ${query.paymentId}`}
         ${query.after === null ? sql`` : sql`AND (created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`}
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
-      Effect.map((rows) => rows.map((row) => ({ id: row.id, createdAt: toInt(row.created_at), event: eventFromPayload(row.payload) }))),
+      // Events this version cannot read (a newer version's) are left out.
+      Effect.map((rows) =>
+        rows.flatMap((row) =>
+          Option.match(readableEvent(row.payload), {
+            onNone: () => [],
+            onSome: (event) => [{ id: row.id, createdAt: toInt(row.created_at), event }]
+          })
+        )
+      ),
       Effect.orDie,
       spans.listEvents
     )
@@ -300,7 +322,7 @@ export const make = Effect.gen(function*() {
 
   const findEvent = (id: EventId) =>
     sql<{ readonly payload: unknown }>`SELECT payload FROM outbox_events WHERE id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => eventFromPayload(row.payload))),
+      Effect.map((rows) => Option.flatMap(Option.fromNullishOr(rows[0]), (row) => readableEvent(row.payload))),
       Effect.orDie,
       spans.findEvent
     )
