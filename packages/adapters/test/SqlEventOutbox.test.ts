@@ -46,8 +46,8 @@ adapterSuite("SqlEventOutbox", (it, db) => {
       const outbox = yield* EventOutbox
       const sql = yield* SqlClient.SqlClient
       const events = yield* seedEvents(3)
-      // The oldest event's payload as a newer version might write it: a field this one does not know the shape of.
-      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment}', '"a newer shape"') WHERE id = ${events[0]!.id}`
+      // The oldest event as a newer version might write it: a payment status this one does not know.
+      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"authorized"') WHERE id = ${events[0]!.id}`
       yield* TestClock.setTime(1_800_000_000_000)
       assert.deepStrictEqual(idsOf(yield* outbox.claim(10, 30_000)), idsOf(events.slice(1)))
       for (const event of events.slice(1)) yield* outbox.complete(event.id)

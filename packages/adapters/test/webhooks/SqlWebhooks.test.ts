@@ -147,6 +147,26 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       assert.strictEqual(third.length, 12, "leases over: everything pending is due again")
     }).pipe(Effect.provide(TestClock.layer())))
 
+  it.effect("a delivery of an event this version cannot read (a newer version's) is set aside; the event is left out of listings", () =>
+    Effect.gen(function*() {
+      yield* reset
+      const sql = yield* SqlClient.SqlClient
+      const queue = yield* DeliveryQueue
+      const merchant = yield* newMerchant(yield* newPartner())
+      const endpoint = yield* newEndpoint(merchant)
+      const events = yield* seedEvents(merchant, 3)
+      yield* queue.fanOut(events.map((event) => ({ event, endpoints: [endpoint.id] })))
+      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"authorized"') WHERE id = ${events[1]!.id}`
+      yield* TestClock.setTime(1_800_000_000_000)
+      const claimed = yield* queue.claim({ limit: 10, leaseMillis: 30_000, perEndpoint: 10 })
+      assert.deepStrictEqual(claimed.map((c) => c.event.id).sort(), [events[0]!.id, events[2]!.id].sort())
+      const [row] = yield* sql<{ readonly lease_until: unknown }>`SELECT lease_until FROM webhook_deliveries WHERE event_id = ${events[1]!.id}`
+      assert.strictEqual(Number(row!.lease_until), 1_800_000_000_000 + 10 * 60_000)
+      const listed = yield* queue.listEvents({ partnerId: merchant.partnerId, mode: merchant.mode, after: null, limit: 10 })
+      assert.deepStrictEqual(listed.map((e) => e.id).sort(), [events[0]!.id, events[2]!.id].sort())
+      assert.isTrue(Option.isNone(yield* queue.findEvent(events[1]!.id)))
+    }).pipe(Effect.provide(TestClock.layer())))
+
   it.effect("records attempts as compare-and-set; 410 disables the endpoint and ends its pending deliveries", () =>
     Effect.gen(function*() {
       yield* reset
