@@ -25,7 +25,10 @@ export class SubscriptionRepository extends Context.Service<SubscriptionReposito
   readonly charges: (id: SubscriptionId) => Effect.Effect<ReadonlyArray<SubscriptionCharge>>
   /** Commits the change; answers `false`, writing nothing, when another writer changed the subscription or the charge first. */
   readonly commit: (change: SubscriptionChange) => Effect.Effect<boolean>
-  /** Leases up to `limit` subscriptions not final whose `nextCheckAt` has come and that no live lease holds. */
+  /**
+   * Leases up to `limit` subscriptions whose `nextCheckAt` has come and that no live lease holds:
+   * those not final, and final ones the contract still holds open (`closedOnChain` false).
+   */
   readonly claim: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<SubscriptionId>>
   /** Ends the lease on `id`. */
   readonly release: (id: SubscriptionId) => Effect.Effect<void>
