@@ -1,0 +1,118 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
+import type { EventId, MerchantId, PartnerId, PlanId, SubscriptionId } from "../../src/ids/Ids.ts"
+import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
+import { SignedPermit, Subscription } from "../../src/subscription/Subscription.ts"
+import { SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
+import { SubscriptionEvent } from "../../src/subscription/SubscriptionEvent.ts"
+import { SubscriptionTerms } from "../../src/subscription/SubscriptionTerms.ts"
+import { layerMemorySubscriptions, makeMemorySubscriptions } from "../../src/testing/MemorySubscriptionRepository.ts"
+
+const t0 = 1_800_000_000_000
+let counter = 0
+
+const subscription = (overrides: Partial<ConstructorParameters<typeof Subscription>[0]> = {}) =>
+  new Subscription({
+    id: `sub_${++counter}` as SubscriptionId,
+    planId: "pln_1" as PlanId,
+    partnerId: "ptn_1" as PartnerId,
+    merchantId: "mer_1" as MerchantId,
+    mode: "sandbox",
+    terms: new SubscriptionTerms({
+      payer: "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      receiver: "eip155:8453:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      asset: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      amountPerPeriod: 2n ** 100n,
+      periodSeconds: 86_400,
+      start: 1_800_000_000,
+      periods: null,
+      salt: `0x${"5a".repeat(32)}`
+    }),
+    permit: new SignedPermit({ signature: "0x01", sigDeadline: 1_800_003_600 }),
+    subscribeTx: null,
+    status: "active",
+    endedReason: null,
+    cancelledBy: null,
+    cancelTx: null,
+    closedOnChain: false,
+    nextCheckAt: t0,
+    version: 1,
+    createdAt: t0,
+    updatedAt: t0,
+    ...overrides
+  })
+
+const next = (s: Subscription) => new Subscription({ ...s, version: s.version + 1 })
+
+const charge = (s: Subscription, periodIndex: number, version = 1) =>
+  new SubscriptionCharge({
+    subscriptionId: s.id,
+    periodIndex,
+    amount: s.terms.amountPerPeriod,
+    status: "pending",
+    failedAttempts: 0,
+    nextAttemptAt: t0,
+    txHash: null,
+    lastError: null,
+    version,
+    updatedAt: t0
+  })
+
+describe("layerMemorySubscriptions", () => {
+  it.effect("commits by compare-and-set, whole or not at all", () => {
+    const store = makeMemorySubscriptions()
+    return Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const s1 = subscription()
+      yield* repo.insert(s1)
+      assert.deepStrictEqual(yield* repo.findById(s1.id), Option.some(s1))
+      // Stale: nothing written.
+      assert.isFalse(yield* repo.commit({ subscription: next(next(s1)), charge: charge(s1, 0) }))
+      assert.deepStrictEqual(yield* repo.charges(s1.id), [])
+      const s2 = next(s1)
+      assert.isTrue(yield* repo.commit({ subscription: s2, charge: charge(s1, 1) }))
+      const s3 = next(s2)
+      assert.isTrue(yield* repo.commit({ subscription: s3, charge: charge(s1, 0) }))
+      assert.deepStrictEqual((yield* repo.charges(s1.id)).map((c) => c.periodIndex), [0, 1])
+      // A second charge for a period, or a stale charge update: the subscription stays.
+      assert.isFalse(yield* repo.commit({ subscription: next(s3), charge: charge(s1, 0) }))
+      assert.isFalse(yield* repo.commit({ subscription: next(s3), charge: charge(s1, 0, 3) }))
+      assert.deepStrictEqual(yield* repo.findById(s1.id), Option.some(s3))
+      assert.deepStrictEqual(store.events, [])
+      const s4 = next(s3)
+      const charged = charge(s1, 0, 2)
+      const event = new SubscriptionEvent({
+        id: "evt_1" as EventId,
+        type: "subscription.charged",
+        partnerId: s4.partnerId,
+        mode: s4.mode,
+        subscription: s4,
+        charge: charged,
+        createdAt: t0 / 1000
+      })
+      assert.isTrue(yield* repo.commit({ subscription: s4, charge: charged, events: [event] }))
+      assert.deepStrictEqual((yield* repo.charges(s1.id)).map((c) => c.version), [2, 1])
+      assert.deepStrictEqual(store.events, [event])
+    }).pipe(Effect.provide(layerMemorySubscriptions(store)))
+  })
+
+  it.effect("claims due subscriptions not final and not leased, by the clock", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(t0)
+      const repo = yield* SubscriptionRepository
+      const due = subscription()
+      const later = subscription({ nextCheckAt: t0 + 1 })
+      const ended = subscription({ status: "ended", endedReason: "completed" })
+      const cancelled = subscription({ status: "cancelled", cancelledBy: "payer" })
+      for (const s of [due, later, ended, cancelled]) yield* repo.insert(s)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id])
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [])
+      yield* repo.release(due.id)
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* repo.claim(1, 1_000), [due.id])
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [later.id])
+      yield* TestClock.adjust(1_000)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id, later.id])
+    }).pipe(Effect.provide(layerMemorySubscriptions())))
+})
