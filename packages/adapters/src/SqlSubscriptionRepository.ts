@@ -126,7 +126,7 @@ export const make = Effect.gen(function*() {
       const rows = yield* sql<{ readonly id: SubscriptionId }>`UPDATE subscriptions SET lease_until = ${now + leaseMillis}::bigint
         WHERE id IN (
           SELECT id FROM subscriptions
-          WHERE status NOT IN ('cancelled', 'ended') AND next_check_at <= ${now}::bigint
+          WHERE (status NOT IN ('cancelled', 'ended') OR NOT closed_on_chain) AND next_check_at <= ${now}::bigint
             AND (lease_until IS NULL OR lease_until <= ${now}::bigint)
           ORDER BY next_check_at
           LIMIT ${limit}

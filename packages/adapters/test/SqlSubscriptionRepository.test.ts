@@ -216,7 +216,7 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       assert.deepStrictEqual(yield* decodeEvent(payload(rows[1]!.payload)), ended)
     }))
 
-  test("claims due subscriptions not final and not leased; a release or a lease's end frees one", () =>
+  test("claims due subscriptions not leased, and not final unless the contract still holds them open; a release or a lease's end frees one", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
       const merchant = yield* newMerchant(yield* newPartner())
@@ -226,11 +226,13 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       const active = yield* make({ status: "active", nextCheckAt: past + 1 })
       const pastDue = yield* make({ status: "past_due", nextCheckAt: past + 2 })
       const later = yield* make({ status: "active", nextCheckAt: future })
-      const cancelled = yield* make({ status: "cancelled", cancelledBy: "merchant" })
-      const ended = yield* make({ status: "ended", endedReason: "completed" })
-      const all = [subscribing, active, pastDue, later, cancelled, ended].map((s) => s.id)
+      const cancelled = yield* make({ status: "cancelled", cancelledBy: "merchant", closedOnChain: true })
+      const ended = yield* make({ status: "ended", endedReason: "completed", closedOnChain: true })
+      // Cancelled here, still to be cancelled in the contract: the worker has work left.
+      const closing = yield* make({ status: "cancelled", cancelledBy: "merchant" })
+      const all = [subscribing, active, pastDue, later, cancelled, ended, closing].map((s) => s.id)
       const mine = (ids: ReadonlyArray<SubscriptionId>) => ids.filter((id) => all.includes(id)).sort()
-      const due = [subscribing.id, active.id, pastDue.id].sort()
+      const due = [subscribing.id, active.id, pastDue.id, closing.id].sort()
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), due)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [], "leased")
       yield* repo.release(active.id)

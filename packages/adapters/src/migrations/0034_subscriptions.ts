@@ -44,7 +44,7 @@ export const statements: ReadonlyArray<string> = [
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL
   )`,
-  `CREATE INDEX subscriptions_due ON subscriptions (next_check_at) WHERE status NOT IN ('cancelled', 'ended')`,
+  `CREATE INDEX subscriptions_due ON subscriptions (next_check_at) WHERE status NOT IN ('cancelled', 'ended') OR NOT closed_on_chain`,
   `CREATE TABLE subscription_charges (
     subscription_id text COLLATE "C" NOT NULL REFERENCES subscriptions (id),
     period_index integer NOT NULL CHECK (period_index >= 0),

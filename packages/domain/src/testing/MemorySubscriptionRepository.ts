@@ -61,7 +61,7 @@ export const layerMemorySubscriptions = (
     claim: (limit, leaseMillis) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const due = [...store.subscriptions.values()]
-          .filter((s) => !isFinalSubscription(s.status) && s.nextCheckAt <= now && (store.leases.get(s.id) ?? 0) <= now)
+          .filter((s) => (!isFinalSubscription(s.status) || !s.closedOnChain) && s.nextCheckAt <= now && (store.leases.get(s.id) ?? 0) <= now)
           .sort((a, b) => a.nextCheckAt - b.nextCheckAt)
           .slice(0, Math.max(0, limit))
         for (const s of due) store.leases.set(s.id, now + leaseMillis)

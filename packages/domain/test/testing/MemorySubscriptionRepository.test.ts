@@ -97,15 +97,16 @@ describe("layerMemorySubscriptions", () => {
     }).pipe(Effect.provide(layerMemorySubscriptions(store)))
   })
 
-  it.effect("claims due subscriptions not final and not leased, by the clock", () =>
+  it.effect("claims due subscriptions not leased, and not final unless the contract still holds them open, by the clock", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(t0)
       const repo = yield* SubscriptionRepository
       const due = subscription()
       const later = subscription({ nextCheckAt: t0 + 1 })
-      const ended = subscription({ status: "ended", endedReason: "completed" })
-      const cancelled = subscription({ status: "cancelled", cancelledBy: "payer" })
-      for (const s of [due, later, ended, cancelled]) yield* repo.insert(s)
+      const ended = subscription({ status: "ended", endedReason: "completed", closedOnChain: true })
+      const cancelled = subscription({ status: "cancelled", cancelledBy: "payer", closedOnChain: true })
+      const closing = subscription({ status: "cancelled", cancelledBy: "payer", nextCheckAt: t0 + 5_000 })
+      for (const s of [due, later, ended, cancelled, closing]) yield* repo.insert(s)
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id])
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [])
       yield* repo.release(due.id)
@@ -114,5 +115,7 @@ describe("layerMemorySubscriptions", () => {
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [later.id])
       yield* TestClock.adjust(1_000)
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id, later.id])
+      yield* TestClock.adjust(5_000)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id, later.id, closing.id])
     }).pipe(Effect.provide(layerMemorySubscriptions())))
 })
