@@ -10,6 +10,7 @@ import {
   SubscriptionRepository,
   SubscriptionTerms
 } from "@paygate/domain"
+import { subscriptionFixture } from "@paygate/domain/testing"
 import { assert } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -28,35 +29,18 @@ const future = 4_000_000_000_000
 const newSubscription = (merchant: Merchant, overrides: Partial<ConstructorParameters<typeof Subscription>[0]> = {}) =>
   Effect.gen(function*() {
     const ids = yield* IdGenerator
-    return new Subscription({
+    return subscriptionFixture({
       id: yield* ids.make("subscription"),
       planId: yield* ids.make("plan"),
       partnerId: merchant.partnerId,
       merchantId: merchant.id,
       mode: merchant.mode,
-      terms: new SubscriptionTerms({
-        payer,
-        receiver,
-        asset,
-        amountPerPeriod: huge,
-        periodSeconds: 30 * 86_400,
-        start: 1_800_000_000,
-        periods: null,
-        salt: `0x${"5a".repeat(32)}`
-      }),
       permit: new SignedPermit({ signature: `0x${"ab".repeat(65)}`, sigDeadline: 1_800_003_600 }),
-      subscribeTx: null,
-      status: "subscribing",
-      endedReason: null,
-      cancelledBy: null,
-      cancelTx: null,
-      closedOnChain: false,
       nextCheckAt: past,
-      version: 1,
       createdAt: past,
       updatedAt: past,
       ...overrides
-    })
+    }, { payer, receiver, asset, amountPerPeriod: huge, periods: null })
   })
 
 // The subscription's next version, as a change would make it.

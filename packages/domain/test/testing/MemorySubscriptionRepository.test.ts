@@ -1,47 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import type { EventId, MerchantId, PartnerId, PlanId, SubscriptionId } from "../../src/ids/Ids.ts"
+import type { EventId, SubscriptionId } from "../../src/ids/Ids.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
-import { SignedPermit, Subscription } from "../../src/subscription/Subscription.ts"
+import { Subscription } from "../../src/subscription/Subscription.ts"
 import { SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
 import { SubscriptionEvent } from "../../src/subscription/SubscriptionEvent.ts"
-import { SubscriptionTerms } from "../../src/subscription/SubscriptionTerms.ts"
 import { layerMemorySubscriptions, makeMemorySubscriptions } from "../../src/testing/MemorySubscriptionRepository.ts"
+import { subscriptionFixture } from "../../src/testing/SubscriptionFixtures.ts"
 
 const t0 = 1_800_000_000_000
 let counter = 0
 
 const subscription = (overrides: Partial<ConstructorParameters<typeof Subscription>[0]> = {}) =>
-  new Subscription({
-    id: `sub_${++counter}` as SubscriptionId,
-    planId: "pln_1" as PlanId,
-    partnerId: "ptn_1" as PartnerId,
-    merchantId: "mer_1" as MerchantId,
-    mode: "sandbox",
-    terms: new SubscriptionTerms({
-      payer: "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-      receiver: "eip155:8453:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
-      asset: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-      amountPerPeriod: 2n ** 100n,
-      periodSeconds: 86_400,
-      start: 1_800_000_000,
-      periods: null,
-      salt: `0x${"5a".repeat(32)}`
-    }),
-    permit: new SignedPermit({ signature: "0x01", sigDeadline: 1_800_003_600 }),
-    subscribeTx: null,
-    status: "active",
-    endedReason: null,
-    cancelledBy: null,
-    cancelTx: null,
-    closedOnChain: false,
-    nextCheckAt: t0,
-    version: 1,
-    createdAt: t0,
-    updatedAt: t0,
-    ...overrides
-  })
+  subscriptionFixture(
+    { id: `sub_${++counter}` as SubscriptionId, status: "active", nextCheckAt: t0, createdAt: t0, updatedAt: t0, ...overrides },
+    { amountPerPeriod: 2n ** 100n, periods: null }
+  )
 
 const next = (s: Subscription) => new Subscription({ ...s, version: s.version + 1 })
 

@@ -3,13 +3,14 @@ import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
-import type { MerchantId, PartnerId, PlanId, SubscriptionId } from "../../src/ids/Ids.ts"
+import type { SubscriptionId } from "../../src/ids/Ids.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
-import { SignedPermit, Subscription } from "../../src/subscription/Subscription.ts"
+import type { Subscription } from "../../src/subscription/Subscription.ts"
 import type { SubscriptionEventType } from "../../src/subscription/SubscriptionEvent.ts"
-import { SubscriptionTerms } from "../../src/subscription/SubscriptionTerms.ts"
+import type { SubscriptionTerms } from "../../src/subscription/SubscriptionTerms.ts"
 import { layerMemorySubscriptionChain, makeMemorySubscriptionChain, type MemorySubscriptionChainState } from "../../src/testing/MemorySubscriptionChain.ts"
 import { layerMemorySubscriptions, makeMemorySubscriptions, type MemorySubscriptions } from "../../src/testing/MemorySubscriptionRepository.ts"
+import { subscriptionFixture } from "../../src/testing/SubscriptionFixtures.ts"
 import { seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import { SubscriptionCharges } from "../../src/usecases/SubscriptionCharges.ts"
 
@@ -20,36 +21,8 @@ const fee = 10_000_000n
 const payer = "eip155:1:0x00000000000000000000000000000000000000a1"
 const shop = "eip155:1:0x00000000000000000000000000000000000000b2"
 
-const subscription = (terms: Partial<SubscriptionTerms> = {}, sigDeadline = t0 + 900) =>
-  new Subscription({
-    id: "sub_1" as SubscriptionId,
-    planId: "pln_1" as PlanId,
-    partnerId: "ptn_1" as PartnerId,
-    merchantId: "mer_1" as MerchantId,
-    mode: "sandbox",
-    terms: new SubscriptionTerms({
-      payer,
-      receiver: shop,
-      asset: "eip155:1/erc20:0x00000000000000000000000000000000000000c3",
-      amountPerPeriod: fee,
-      periodSeconds: month,
-      start: t0,
-      periods: 12,
-      salt: `0x${"5a".repeat(32)}`,
-      ...terms
-    }),
-    permit: new SignedPermit({ signature: "0x5161", sigDeadline }),
-    subscribeTx: null,
-    status: "subscribing",
-    endedReason: null,
-    cancelledBy: null,
-    cancelTx: null,
-    closedOnChain: false,
-    nextCheckAt: 0,
-    version: 1,
-    createdAt: t0 * 1000,
-    updatedAt: t0 * 1000
-  })
+const subscription = (terms: Partial<SubscriptionTerms> = {}) =>
+  subscriptionFixture({}, { payer, receiver: shop, asset: "eip155:1/erc20:0x00000000000000000000000000000000000000c3", amountPerPeriod: fee, periodSeconds: month, start: t0, ...terms })
 
 interface World {
   readonly store: MemorySubscriptions
@@ -183,7 +156,7 @@ describe("SubscriptionCharges", () => {
       })))
 
   it.effect("a permit the contract never took before its deadline ends the subscription", () =>
-    inWorld(subscription({}, t0 + 900), (world) =>
+    inWorld(subscription(), (world) =>
       Effect.gen(function*() {
         yield* TestClock.setTime((t0 + 901) * 1000)
         yield* runUntil(world, t0 + day)
