@@ -1,4 +1,5 @@
 import {
+  firstCharge,
   IdGenerator,
   type Merchant,
   SignedPermit,
@@ -48,19 +49,8 @@ const next = (s: Subscription, overrides: Partial<ConstructorParameters<typeof S
   new Subscription({ ...s, updatedAt: s.updatedAt + 1, ...overrides, version: s.version + 1 })
 
 const charge = (s: Subscription, periodIndex: number, overrides: Partial<ConstructorParameters<typeof SubscriptionCharge>[0]> = {}) =>
-  new SubscriptionCharge({
-    subscriptionId: s.id,
-    periodIndex,
-    amount: s.terms.amountPerPeriod,
-    status: "pending",
-    failedAttempts: 0,
-    nextAttemptAt: past,
-    txHash: null,
-    lastError: null,
-    version: 1,
-    updatedAt: past,
-    ...overrides
-  })
+  new SubscriptionCharge({ ...firstCharge(s, periodIndex, past), ...overrides })
+
 
 const eventOf = (type: SubscriptionEventType, s: Subscription, c: SubscriptionCharge | null) =>
   Effect.gen(function*() {

@@ -29,3 +29,22 @@ export class SubscriptionCharge extends Schema.Class<SubscriptionCharge>("paygat
   /** Unix milliseconds. */
   updatedAt: Schema.Int
 }) {}
+
+/** Period `periodIndex`'s charge as first stored (version 1): the period's amount, due at `dueAt` (Unix milliseconds). */
+export const firstCharge = (
+  subscription: { readonly id: SubscriptionId; readonly terms: { readonly amountPerPeriod: bigint } },
+  periodIndex: number,
+  dueAt: number
+): SubscriptionCharge =>
+  new SubscriptionCharge({
+    subscriptionId: subscription.id,
+    periodIndex,
+    amount: subscription.terms.amountPerPeriod,
+    status: "pending",
+    failedAttempts: 0,
+    nextAttemptAt: dueAt,
+    txHash: null,
+    lastError: null,
+    version: 1,
+    updatedAt: dueAt
+  })

@@ -4,7 +4,7 @@ import type { SubscriptionId } from "../ids/Ids.ts"
 import { type ChargeRefused, SubscriptionChain } from "../ports/SubscriptionChain.ts"
 import { SubscriptionRepository } from "../ports/SubscriptionRepository.ts"
 import { Subscription } from "../subscription/Subscription.ts"
-import { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
+import { firstCharge, SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
 import { SubscriptionEvent, type SubscriptionEventType } from "../subscription/SubscriptionEvent.ts"
 import { chargeDeadline, periodStart } from "../subscription/SubscriptionTerms.ts"
 import { traced } from "./Traced.ts"
@@ -218,18 +218,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
         const begins = periodStart(terms, index) * 1000
         if (now < begins) return yield* at(subscription, begins)
         const read = charges.find((c) => c.periodIndex === index)
-        const charge = read ?? new SubscriptionCharge({
-          subscriptionId: subscription.id,
-          periodIndex: index,
-          amount: terms.amountPerPeriod,
-          status: "pending",
-          failedAttempts: 0,
-          nextAttemptAt: begins,
-          txHash: null,
-          lastError: null,
-          version: 0,
-          updatedAt: now
-        })
+        const charge = read ?? firstCharge(subscription, index, begins)
         if (charge.txHash !== null) return yield* followCharge(subscription, { read, charge }, charge.txHash)
         if (now < charge.nextAttemptAt) return yield* at(subscription, charge.nextAttemptAt)
         if (now >= chargeDeadline(terms, index) * 1000) {

@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import type { EventId, SubscriptionId } from "../../src/ids/Ids.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
 import { Subscription } from "../../src/subscription/Subscription.ts"
-import { SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
+import { firstCharge, SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
 import { SubscriptionEvent } from "../../src/subscription/SubscriptionEvent.ts"
 import { layerMemorySubscriptions, makeMemorySubscriptions } from "../../src/testing/MemorySubscriptionRepository.ts"
 import { subscriptionFixture } from "../../src/testing/SubscriptionFixtures.ts"
@@ -21,18 +21,8 @@ const subscription = (overrides: Partial<ConstructorParameters<typeof Subscripti
 const next = (s: Subscription) => new Subscription({ ...s, version: s.version + 1 })
 
 const charge = (s: Subscription, periodIndex: number, version = 1) =>
-  new SubscriptionCharge({
-    subscriptionId: s.id,
-    periodIndex,
-    amount: s.terms.amountPerPeriod,
-    status: "pending",
-    failedAttempts: 0,
-    nextAttemptAt: t0,
-    txHash: null,
-    lastError: null,
-    version,
-    updatedAt: t0
-  })
+  new SubscriptionCharge({ ...firstCharge(s, periodIndex, t0), version })
+
 
 describe("layerMemorySubscriptions", () => {
   it.effect("commits by compare-and-set, whole or not at all", () => {
