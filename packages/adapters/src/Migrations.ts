@@ -47,6 +47,7 @@ import * as ReversedReceipts from "./migrations/0030_reversed_receipts.ts"
 import * as EventsWithoutPayment from "./migrations/0031_events_without_payment.ts"
 import * as SignerNonces from "./migrations/0032_signer_nonces.ts"
 import * as SizeIndexes from "./migrations/0033_size_indexes.ts"
+import * as Subscriptions from "./migrations/0034_subscriptions.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -89,7 +90,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0030_reversed_receipts": runStatements(ReversedReceipts.statements),
   "0031_events_without_payment": runStatements(EventsWithoutPayment.statements),
   "0032_signer_nonces": runStatements(SignerNonces.statements),
-  "0033_size_indexes": runStatements(SizeIndexes.statements)
+  "0033_size_indexes": runStatements(SizeIndexes.statements),
+  "0034_subscriptions": runStatements(Subscriptions.statements)
 }
 
 /** The table recording applied migrations. */

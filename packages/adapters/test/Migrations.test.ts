@@ -37,6 +37,8 @@ const tables = [
   "refunds",
   "sign_in_attempts",
   "signer_nonces",
+  "subscription_charges",
+  "subscriptions",
   "team_invitations",
   "team_members",
   "webhook_deliveries",

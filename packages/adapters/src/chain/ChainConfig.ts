@@ -17,7 +17,8 @@
  *     "collectionPrivateKey": "0x…32 bytes… (optional: settlements and refunds)",
  *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})",
  *     "depositFactory": "0x… (optional: a DepositFactoryV2 owned by the executor; without it, no deposit addresses)",
- *     "depositFactoryV1": "0x… (optional: the first DepositFactory, whose addresses are still swept)"
+ *     "depositFactoryV1": "0x… (optional: the first DepositFactory, whose addresses are still swept)",
+ *     "subscriptionVault": "0x… (optional: a SubscriptionVault over Permit2; without it, no subscriptions)"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -169,6 +170,12 @@ export const ChainSettings = Schema.Struct({
    * through it; it hands out no new one.
    */
   depositFactoryV1: Schema.optionalKey(EvmAddress),
+  /**
+   * Optional: a `SubscriptionVault` (`packages/adapters/contracts/SubscriptionVault.sol`) built over
+   * Permit2's canonical address: subscriptions in this chain's tokens are signed for it and charged
+   * through it, by the executor account. Without it, this chain takes no subscription.
+   */
+  subscriptionVault: Schema.optionalKey(EvmAddress),
   /**
    * Optional: the executor's gas ceilings per operation and its gas budget (see `GasPolicy.ts`);
    * unset fields take the defaults.

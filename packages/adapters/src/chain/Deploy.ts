@@ -2,17 +2,18 @@
  * Deploys the test contracts (see `packages/adapters/contracts/`) on a development chain: TestUsdc
  * (a USDC-style EIP-3009 token) twice, as TUSDC and as the euro token TEURC, TestPriceFeed (a settable Chainlink-style feed) and a
  * DepositFactoryV2 (per-payment deposit addresses taking tokens and the coin, owned by the deployer), then mints
- * both tokens to the default anvil accounts (TestUsdt and Permit2: `Permit2Deploy.ts`). Meant for a fresh anvil node: nothing checks for an earlier
- * deployment.
+ * both tokens to the default anvil accounts (TestUsdt and Permit2: `Permit2Deploy.ts`); and, on its own, a
+ * SubscriptionVault. Meant for a fresh anvil node: nothing checks for an earlier deployment.
  *
  * @module
  */
 import { Effect, Redacted, Schema } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
-import { DepositFactoryV2, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
+import { DepositFactoryV2, SubscriptionVault, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { inProcess, NonceSequences } from "./NonceSequences.ts"
+import { permit2Address } from "./Permit2.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 import { fromPrivateKey } from "./TransactionSigner.ts"
 
@@ -136,6 +137,17 @@ export const deployDepositFactory = Effect.fn("Deploy.deployDepositFactory")(fun
 ): Effect.fn.Return<Address, DeployError> {
   const { deploy, sender } = yield* deployerOn(options)
   return yield* deploy(depositFactoryDeployData(sender.address, options.depositDestination ?? anvilAccount(9).address), "deploy DepositFactoryV2")
+})
+
+/** Deploys a SubscriptionVault over Permit2's canonical address (which needs no code yet: the vault only keeps it). */
+export const deploySubscriptionVault = Effect.fn("Deploy.deploySubscriptionVault")(function*(
+  options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">
+): Effect.fn.Return<Address, DeployError> {
+  const { deploy } = yield* deployerOn(options)
+  return yield* deploy(
+    encodeDeployData({ abi: SubscriptionVault.abi, bytecode: SubscriptionVault.bytecode, args: [permit2Address] }),
+    "deploy SubscriptionVault"
+  )
 })
 
 /** Deploys the euro test token alone and mints it to the default accounts, e.g. on a kept chain recorded before it had one. */

@@ -3,7 +3,8 @@
  * kind has a ceiling; what would need more is never sent (a buyer whose account is a contract
  * wallet can make its signature check, and so the transfer, as expensive as it likes):
  *
- * - `authorization`: one `transferWithAuthorization` (a pull payment), the executor's gas;
+ * - `authorization`: one `transferWithAuthorization` (a pull payment), or one call to the subscription
+ *   vault (`subscribe`, a charge, `cancel`), the executor's gas;
  * - `signatureCheck`: one contract wallet's `isValidSignature` call when a confirm is verified
  *   (a read, but the node runs it for us on every confirm).
  *
@@ -24,7 +25,7 @@ const GasAmount = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 21_00
 
 /** A chain's gas settings (`gas` of a chain in `ChainConfig`); every field is optional. */
 export const GasSettings = Schema.Struct({
-  /** Most gas one pull payment's `transferWithAuthorization` may take; default 300,000. */
+  /** Most gas one pull payment's `transferWithAuthorization`, or one subscription vault call, may take; default 300,000. */
   authorization: Schema.optionalKey(GasAmount),
   /** Most gas a contract wallet's `isValidSignature` may take when a confirm is verified; default 200,000. */
   signatureCheck: Schema.optionalKey(GasAmount),

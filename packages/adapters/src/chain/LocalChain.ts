@@ -4,7 +4,7 @@
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
  * as an EIP-3009 token pegged to USD, TEURC as one pegged to EUR; with `usdt`, TUSDT (USDT-style,
  * minted like TUSDC) pulled through Permit2 at its canonical address; and, with `native`, the chain's
- * ether priced in USD by the test price feed.
+ * ether priced in USD by the test price feed. A SubscriptionVault over Permit2 takes subscriptions.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -23,7 +23,14 @@ import * as Anvil from "./Anvil.ts"
 import { anvilAccount } from "./AnvilAccounts.ts"
 import * as ChainConfig from "./ChainConfig.ts"
 import { DepositFactoryV2 } from "./contracts.generated.ts"
-import { DeployError, deployDepositFactory, deployTestContracts, deployTestEurc, type TestContracts } from "./Deploy.ts"
+import {
+  DeployError,
+  deployDepositFactory,
+  deploySubscriptionVault,
+  deployTestContracts,
+  deployTestEurc,
+  type TestContracts
+} from "./Deploy.ts"
 import { permit2Address } from "./Permit2.ts"
 import { deployPermit2Token } from "./Permit2Deploy.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
@@ -57,13 +64,17 @@ const TestContractsJson = Schema.Struct({
   // Absent from deployments recorded before Permit2 payments existed.
   usdt: Schema.optionalKey(Schema.String),
   eurc: Schema.optionalKey(Schema.String),
+  // Absent from deployments recorded before subscriptions existed.
+  subscriptionVault: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
 
-/** The test contracts of a local chain: those of `Deploy.ts`, and TestUsdt with Permit2 (`Permit2Deploy.ts`). */
+/** The test contracts of a local chain: those of `Deploy.ts`, TestUsdt with Permit2 (`Permit2Deploy.ts`), and a SubscriptionVault. */
 export type LocalContracts = TestContracts & {
   /** TestUsdt ("Test Tether USD", TUSDT, 6 decimals, no EIP-3009: paid through Permit2). */
   readonly usdt: Address
+  /** The SubscriptionVault over Permit2's canonical address (the chain's `subscriptionVault`). */
+  readonly subscriptionVault: Address
   /** The first `DepositFactory` of a chain kept from before `DepositFactoryV2`. */
   readonly depositFactoryV1?: Address
 }
@@ -73,7 +84,8 @@ const deployAll = (node: Anvil.AnvilNode) =>
   Effect.gen(function*() {
     const options = { rpcUrl: node.rpcUrl, chainId: node.chainId }
     const contracts = yield* deployTestContracts(options)
-    return { ...contracts, usdt: yield* deployPermit2Token(options) } satisfies LocalContracts
+    const usdt = yield* deployPermit2Token(options)
+    return { ...contracts, usdt, subscriptionVault: yield* deploySubscriptionVault(options) } satisfies LocalContracts
   })
 
 /**
@@ -89,7 +101,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, depositFactoryV1, usdt, eurc, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, depositFactoryV1, usdt, eurc, subscriptionVault, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -111,11 +123,14 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
         const first = !current && (yield* hasCode(depositFactory)) ? getAddress(depositFactory!) : depositFactoryV1 === undefined ? undefined : getAddress(depositFactoryV1)
-        // Likewise TestUsdt with Permit2, and the euro token, for a chain kept from before they existed.
+        // Likewise TestUsdt with Permit2, the euro token and the subscription vault, for a chain kept from before they existed.
         const usdtNow = (yield* hasCode(usdt)) && (yield* hasCode(permit2Address))
           ? getAddress(usdt!)
           : yield* deployPermit2Token({ rpcUrl: node.rpcUrl, chainId: node.chainId })
         const euro = (yield* hasCode(eurc)) ? getAddress(eurc!) : yield* deployTestEurc({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        const vault = (yield* hasCode(subscriptionVault))
+          ? getAddress(subscriptionVault!)
+          : yield* deploySubscriptionVault({ rpcUrl: node.rpcUrl, chainId: node.chainId })
         const kept = {
           usdc: getAddress(usdc),
           eurc: euro,
@@ -123,9 +138,10 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
           depositFactory: factory,
           ...(first === undefined ? {} : { depositFactoryV1: first }),
           usdt: usdtNow,
+          subscriptionVault: vault,
           deployer: getAddress(deployer)
         }
-        if (factory !== depositFactory || usdtNow !== usdt || euro !== eurc) writeFileSync(record, JSON.stringify(kept))
+        if (factory !== depositFactory || usdtNow !== usdt || euro !== eurc || vault !== subscriptionVault) writeFileSync(record, JSON.stringify(kept))
         return kept satisfies LocalContracts
       }
     }
@@ -223,6 +239,7 @@ export const settingsFor = (
     collectionAddress: info.collectionAddress,
     collectionPrivateKey: anvilAccount(9).privateKey,
     depositFactory: info.contracts.depositFactory,
+    subscriptionVault: info.contracts.subscriptionVault,
     ...(info.contracts.depositFactoryV1 === undefined ? {} : { depositFactoryV1: info.contracts.depositFactoryV1 })
   }],
   assets: [{

@@ -44,7 +44,8 @@ export interface ObserveContext {
   readonly timeout?: Duration.Input | undefined
 }
 
-const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
+/** Whether `text` is a transaction hash: 32 bytes of hex. */
+export const isTxHash = (text: string): text is Hash => /^0x[0-9a-fA-F]{64}$/.test(text)
 
 /** Whether the receipt carries a `Transfer` event of `token` to `recipient` with a positive value. */
 const paysRecipient = (receipt: TransactionReceipt, token: string, recipient: string): boolean =>
@@ -127,9 +128,9 @@ export const nonceTaken = (chain: ObservedChain, sender: Address, raw: Hex): Eff
     return used > nonce
   })
 
-/** A payment's outcome: a transfer to the chain's collection address (or to `recipient`, a deposit address). */
-const outcomeOf = (runtime: ChainRuntime, token: string, hash: Hash, recipient: string): Effect.Effect<ChainOutcome, ChainRpcError> =>
-  Effect.flatMap(transferStanding(runtime, token, recipient, hash), (standing) => {
+/** The domain's outcome of `hash` from `standing`, where it stands (see the module documentation). */
+const outcomeOf = (runtime: ChainRuntime, hash: Hash, standing: Effect.Effect<TransferStanding, ChainRpcError>): Effect.Effect<ChainOutcome, ChainRpcError> =>
+  Effect.flatMap(standing, (standing) => {
     switch (standing) {
       case "unmined":
         // No receipt: on its way while the node has it; dropped once it does not. The executor's nonce
@@ -163,13 +164,26 @@ export const observeTransfer = (
     )
   }
   const to = recipient === undefined ? runtime.settings.collectionAddress : recipient.slice(recipient.lastIndexOf(":") + 1)
-  return outcomeOf(runtime, found.token, txHash, to).pipe(
-    Effect.timeout(Duration.fromInputUnsafe(context.timeout ?? Duration.seconds(15))),
+  return observeStanding(runtime, txHash, transferStanding(runtime, found.token, to, txHash), context.timeout, "ChainGateway.observe")
+}
+
+/**
+ * Observes `hash` from `standing`, where it stands (a transfer's, or a contract call's): bounded by
+ * `timeout` (default 15 seconds), and `unknown` when the chain could not be asked; traced as `span`.
+ */
+export const observeStanding = (
+  runtime: ChainRuntime,
+  hash: Hash,
+  standing: Effect.Effect<TransferStanding, ChainRpcError>,
+  timeout: Duration.Input | undefined,
+  span: string
+): Effect.Effect<ChainOutcome> =>
+  outcomeOf(runtime, hash, standing).pipe(
+    Effect.timeout(Duration.fromInputUnsafe(timeout ?? Duration.seconds(15))),
     Effect.catch((error) =>
-      Effect.logWarning(`observe ${txHash} on ${runtime.chainId}: outcome unknown (${error.message})`).pipe(
+      Effect.logWarning(`observe ${hash} on ${runtime.chainId}: outcome unknown (${error.message})`).pipe(
         Effect.as("unknown" as const)
       )
     ),
-    Effect.withSpan("ChainGateway.observe", { attributes: { chainId: runtime.chainId, txHash } })
+    Effect.withSpan(span, { attributes: { chainId: runtime.chainId, txHash: hash } })
   )
-}

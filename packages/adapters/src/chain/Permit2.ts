@@ -110,17 +110,17 @@ export const permitSingleTypedData = (chainId: number, permit: PermitSingle) => 
   message: permit
 })
 
+/** Permit2's domain fields, as wallets expect them in `eth_signTypedData_v4`'s `types`. */
+const permit2DomainTypes = [
+  { name: "name", type: "string" },
+  { name: "chainId", type: "uint256" },
+  { name: "verifyingContract", type: "address" }
+]
+
 /** The `eth_signTypedData_v4` JSON of a permit (uint256 values as decimal strings). */
 export const permitTransferFromJson = (chainId: number, permit: PermitTransfer): string =>
   JSON.stringify({
-    types: {
-      EIP712Domain: [
-        { name: "name", type: "string" },
-        { name: "chainId", type: "uint256" },
-        { name: "verifyingContract", type: "address" }
-      ],
-      ...permitTransferFromTypes
-    },
+    types: { EIP712Domain: permit2DomainTypes, ...permitTransferFromTypes },
     primaryType: "PermitTransferFrom",
     domain: permit2Domain(chainId),
     message: {
@@ -128,6 +128,19 @@ export const permitTransferFromJson = (chainId: number, permit: PermitTransfer):
       spender: permit.spender,
       nonce: permit.nonce.toString(),
       deadline: permit.deadline.toString()
+    }
+  })
+
+/** The `eth_signTypedData_v4` JSON of an allowance permit (uint160 and uint256 values as decimal strings, uint48 ones as numbers). */
+export const permitSingleJson = (chainId: number, permit: PermitSingle): string =>
+  JSON.stringify({
+    types: { EIP712Domain: permit2DomainTypes, ...permitSingleTypes },
+    primaryType: "PermitSingle",
+    domain: permit2Domain(chainId),
+    message: {
+      details: { ...permit.details, amount: permit.details.amount.toString() },
+      spender: permit.spender,
+      sigDeadline: permit.sigDeadline.toString()
     }
   })
 

@@ -109,7 +109,7 @@ export const verifyPermit2 = Effect.fn("ChainGateway.verifyPermit2")(function*(
   }
   const permit = permitFor(token, proof.value, runtime.executor.address, nonce, proof.validBefore)
   const hash = hashTypedData(permitTransferFromTypedData(runtime.chainNumber, permit))
-  return yield* checkSigner(context, runtime, payer, hash, signature)
+  return yield* checkSigner(context, runtime, payer, hash, signature).pipe(Effect.catchTag("ChainRpcError", Effect.die))
 })
 
 /** The transaction that used the permit `nonce` of `payer` on `token`, if one did. */

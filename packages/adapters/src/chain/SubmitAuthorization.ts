@@ -17,17 +17,20 @@
  * `AuthorizationUsed` log) instead of sending one that could only revert. A proof that cannot be
  * encoded is a defect ({@link ChainSubmitError}): confirm verified it.
  *
+ * Other calls the executor makes for a payer (the subscription vault's) go through the same checks
+ * with {@link sendSimulated}, which hands a reverting simulation's error data back to be read.
+ *
  * @module
  */
 import { type AuthorizationProof, ChainUnavailable, ParamsValidation, SubmissionRefused } from "@paygate/domain"
 import { Duration, Effect, Option, Result, Schedule, Schema } from "effect"
-import { type Address, encodeFunctionData, type Hash, type Hex } from "viem"
+import { type Address, BaseError, encodeFunctionData, type Hash, type Hex } from "viem"
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { ProcessMetrics } from "@paygate/observability"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { resolveTarget } from "./ProofTarget.ts"
-import { type ChainRpcError, rpc } from "./RpcCall.ts"
+import { type ChainRpcError, describeError, rpc } from "./RpcCall.ts"
 import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
 
 /** Submitting failed: the chain could not be reached, or the proof could not be encoded. */
@@ -110,6 +113,108 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
 })
 
 /**
+ * The executor's simulation of a call reverts (or its estimate does): nothing was sent. `data` is what
+ * the contract reverted with (a custom error to decode), when the node passed it on.
+ */
+export class CallReverted extends Schema.TaggedError<CallReverted>()("CallReverted", {
+  /** CAIP-2 chain id. */
+  chainId: Schema.String,
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.String)
+}) {}
+
+/** What a reverted call returned, from viem's error; "0x" (a bare revert, or gas run out) says nothing. */
+const revertData = (error: unknown): Hex | undefined => {
+  const found = error instanceof BaseError
+    ? error.walk((e) => {
+      const data = (e as { readonly data?: unknown }).data
+      return typeof data === "string" && /^0x[0-9a-fA-F]{8,}$/.test(data)
+    })
+    : null
+  return found === null ? undefined : (found as unknown as { readonly data: Hex }).data
+}
+
+/**
+ * Simulates `call` for `payer` within the ceiling, then sends it within the gas budget; see the
+ * module documentation. `what` names the call in messages.
+ */
+const simulateAndSend = (
+  runtime: ChainRuntime,
+  payer: Address,
+  call: { readonly to: Address; readonly data: Hex },
+  what: string
+): Effect.Effect<Hash, ChainRpcError | SubmissionRefused | CallReverted> =>
+  Effect.gen(function*() {
+    const { chainId, client, executor } = runtime
+    const ceiling = BigInt(runtime.gas.authorization)
+    const refuse = <E extends { readonly message: string }>(reason: "reverts" | "ceiling", error: E) =>
+      ProcessMetrics.recordExecutorGasRefused(chainId, reason).pipe(
+        // A short balance is routine (retried while the authorization is valid); a ceiling is worth a look.
+        Effect.andThen((reason === "ceiling" ? Effect.logWarning : Effect.logInfo)(`submit on ${chainId}: not sent: ${error.message}`)),
+        Effect.andThen(Effect.fail(error))
+      )
+    // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
+    // wallet does; only then estimated (capped too), which runs it several times. The simulation's
+    // revert data is kept from viem's error, which the RPC error would drop.
+    const capped = { account: executor.address, ...call, gas: ceiling }
+    const estimated = yield* Effect.result(
+      rpc(chainId, "eth_call", () =>
+        client.call(capped).then(
+          () => undefined,
+          (error: unknown) => {
+            const data = revertData(error)
+            const message = describeError(error)
+            if (data === undefined || overCeiling.test(message)) throw error
+            return { data, message }
+          }
+        )).pipe(
+          Effect.flatMap((reverted): Effect.Effect<bigint, ChainRpcError | CallReverted> =>
+            reverted === undefined
+              ? rpc(chainId, "eth_estimateGas", () => client.estimateGas(capped))
+              : Effect.fail(new CallReverted({ chainId, message: `${what} reverts with at most ${ceiling} gas (${reverted.message})`, data: reverted.data }))
+          )
+        )
+    )
+    if (Result.isFailure(estimated)) {
+      const error = estimated.failure
+      if (error._tag === "CallReverted") return yield* refuse("reverts", error)
+      if (error.failure === "unavailable") return yield* error
+      return yield* overCeiling.test(error.message)
+        ? refuse("ceiling", new SubmissionRefused({ chainId, message: `${what} needs more than ${ceiling} gas (${error.message})` }))
+        : refuse("reverts", new CallReverted({ chainId, message: `${what} reverts with at most ${ceiling} gas (${error.message})` }))
+    }
+    const estimate = estimated.success
+    if (estimate > ceiling) return yield* refuse("ceiling", new SubmissionRefused({ chainId, message: `${what} needs ${estimate} gas, over the ceiling of ${ceiling}` }))
+    const limit = withHeadroom(estimate) > ceiling ? ceiling : withHeadroom(estimate)
+    const refusal = yield* runtime.budget.reserve(payer, limit)
+    if (refusal !== undefined) return yield* new SubmissionRefused({ chainId, message: `the executor's gas budget (${refusal}) is spent` })
+    return yield* executor.send({ ...call, gas: limit })
+  })
+
+/** Retries `send` while the chain does not answer, then gives up with `ChainUnavailable`. */
+const retryingSend = (
+  chainId: string,
+  send: Effect.Effect<Hash, ChainRpcError | SubmissionRefused | CallReverted>
+): Effect.Effect<Hash, ChainUnavailable | SubmissionRefused | CallReverted> =>
+  send.pipe(
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error._tag === "ChainRpcError" && error.failure === "unavailable" }),
+    Effect.catchTag("ChainRpcError", (error) => Effect.fail(new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` })))
+  )
+
+/**
+ * Sends `call` (a contract call made for `payer`) through the chain's executor once its simulation
+ * passes; a simulation that reverts fails with {@link CallReverted}, for the caller to read. `what`
+ * names the call in messages.
+ */
+export const sendSimulated = (
+  runtime: ChainRuntime,
+  payer: Address,
+  call: { readonly to: Address; readonly data: Hex },
+  what: string
+): Effect.Effect<Hash, ChainUnavailable | SubmissionRefused | CallReverted> =>
+  retryingSend(runtime.chainId, simulateAndSend(runtime, payer, call, what))
+
+/**
  * Sends `call` (a pull payment's transfer) through the chain's executor, unless `used` finds the
  * transaction that already made it; see the module documentation for the checks before sending.
  */
@@ -119,49 +224,26 @@ export const sendUnlessUsed = (
   call: { readonly to: Address; readonly data: Hex },
   used: Effect.Effect<Hash | undefined, ChainRpcError>
 ): Effect.Effect<Hash, ChainUnavailable | SubmissionRefused> => {
-  const { chainId, client, executor } = runtime
-  const { to, data } = call
-  const ceiling = BigInt(runtime.gas.authorization)
-  const refuse = (reason: "reverts" | "ceiling", message: string) =>
-    ProcessMetrics.recordExecutorGasRefused(chainId, reason).pipe(
-      // A short balance is routine (retried while the authorization is valid); a ceiling is worth a look.
-      Effect.andThen((reason === "ceiling" ? Effect.logWarning : Effect.logInfo)(`submit on ${chainId}: not sent: ${message}`)),
-      Effect.andThen(Effect.fail(new SubmissionRefused({ chainId, message })))
-    )
+  const { chainId } = runtime
   const send = Effect.gen(function*() {
     const earlier = yield* used
     if (earlier !== undefined) {
       yield* Effect.logInfo(`submit on ${chainId}: the authorization was already used by ${earlier}; following that transaction`)
       return earlier
     }
-    // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
-    // wallet does; only then estimated (capped too), which runs it several times.
-    const capped = { account: executor.address, to, data, gas: ceiling }
-    const estimated = yield* Effect.result(
-      rpc(chainId, "eth_call", () => client.call(capped)).pipe(
-        Effect.andThen(rpc(chainId, "eth_estimateGas", () => client.estimateGas(capped)))
-      )
-    )
-    if (Result.isFailure(estimated)) {
-      const error = estimated.failure
-      if (error.failure === "unavailable") return yield* error
-      return yield* refuse(
-        overCeiling.test(error.message) ? "ceiling" : "reverts",
-        `the authorization of ${payer} ${overCeiling.test(error.message) ? "needs more than" : "reverts with at most"} ${ceiling} gas (${error.message})`
-      )
-    }
-    const estimate = estimated.success
-    if (estimate > ceiling) return yield* refuse("ceiling", `the authorization of ${payer} needs ${estimate} gas, over the ceiling of ${ceiling}`)
-    const limit = withHeadroom(estimate) > ceiling ? ceiling : withHeadroom(estimate)
-    const refusal = yield* runtime.budget.reserve(payer, limit)
-    if (refusal !== undefined) return yield* new SubmissionRefused({ chainId, message: `the executor's gas budget (${refusal}) is spent` })
-    return yield* executor.send({ to, data, gas: limit })
+    return yield* simulateAndSend(runtime, payer, call, `the authorization of ${payer}`)
   })
-  return send.pipe(
-    Effect.retry({ schedule: retries, times: 3, while: (error) => error._tag === "ChainRpcError" && error.failure === "unavailable" }),
-    Effect.catchTag("ChainRpcError", (error) => Effect.fail(new ChainUnavailable({ chainId, message: `Cannot submit on ${chainId}: ${error.message}` })))
+  return retryingSend(chainId, send).pipe(
+    Effect.catchTag("CallReverted", (error) => Effect.fail(new SubmissionRefused({ chainId, message: error.message })))
   )
 }
+
+/** A read of `chainId`, retried while the chain does not answer, then given up with `ChainUnavailable`. */
+export const readChain = <A>(chainId: string, read: Effect.Effect<A, ChainRpcError>): Effect.Effect<A, ChainUnavailable> =>
+  read.pipe(
+    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
+    Effect.mapError((error) => new ChainUnavailable({ chainId, message: `Cannot read ${chainId}: ${error.message}` }))
+  )
 
 /** The transaction that used a pull payment's authorization, if one did (`ChainGateway.usedBy`). */
 export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
@@ -175,11 +257,7 @@ export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
     Effect.orDie
   )
   if (!isNonce(proof.nonce)) return Option.none()
-  return yield* find(runtime, token, payer, proof.nonce).pipe(
-    Effect.map(Option.fromNullishOr),
-    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
-    Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))
-  )
+  return yield* readChain(runtime.chainId, Effect.map(find(runtime, token, payer, proof.nonce), Option.fromNullishOr))
 })
 
 /** Whether the chain is past the authorization's `validBefore`: its latest block is stamped at or after it (`ChainGateway.expiredOnChain`). */
@@ -191,9 +269,6 @@ export const authorizationExpired = Effect.fn("ChainGateway.expiredOnChain")(fun
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot look up: ${error.message}` })),
     Effect.orDie
   )
-  const latest = yield* rpc(runtime.chainId, "eth_getBlockByNumber", () => runtime.client.getBlock({ blockTag: "latest" })).pipe(
-    Effect.retry({ schedule: retries, times: 3, while: (error) => error.failure === "unavailable" }),
-    Effect.mapError((error) => new ChainUnavailable({ chainId: runtime.chainId, message: `Cannot read ${runtime.chainId}: ${error.message}` }))
-  )
+  const latest = yield* readChain(runtime.chainId, rpc(runtime.chainId, "eth_getBlockByNumber", () => runtime.client.getBlock({ blockTag: "latest" })))
   return latest.timestamp >= BigInt(proof.validBefore)
 })

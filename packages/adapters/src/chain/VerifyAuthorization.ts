@@ -75,14 +75,16 @@ export const checkShape = Effect.fnUntraced(function*(proof: AuthorizationProof)
 
 /**
  * Whether `payer` signed `hash`: by ECDSA recovery, else as a contract wallet (EIP-1271); refuses
- * with the reason otherwise.
+ * with the reason otherwise (`notSigned` when the signature is someone else's). Fails with the
+ * `ChainRpcError` of a wallet that could not be asked.
  */
 export const checkSigner = Effect.fnUntraced(function*(
   context: Pick<VerifyContext, "recovery">,
   runtime: ChainRuntime,
   payer: Address,
   hash: Hex,
-  signature: Hex
+  signature: Hex,
+  notSigned: string = notTheAccountsSignature
 ) {
   const ecdsa = parseEcdsaSignature(signature)
   if (Result.isSuccess(ecdsa)) {
@@ -90,11 +92,11 @@ export const checkSigner = Effect.fnUntraced(function*(
     if (Option.isSome(signer) && sameAddress(signer.value, payer)) return
   }
   // Not the account's key: maybe the account is a contract wallet (EIP-1271).
-  if (yield* contractWalletAccepts(runtime, payer, hash, signature).pipe(Effect.orDie)) return
+  if (yield* contractWalletAccepts(runtime, payer, hash, signature)) return
   if (Result.isFailure(ecdsa) && signature.length === 132) {
     return yield* invalid(`The signature ${ecdsa.failure}.`)
   }
-  return yield* invalid(notTheAccountsSignature)
+  return yield* invalid(notSigned)
 })
 
 /** Checks a pull payment's proof; see the module documentation. */
@@ -116,5 +118,5 @@ export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")
     nonce
   }))
 
-  return yield* checkSigner(context, runtime, payer, hash, signature)
+  return yield* checkSigner(context, runtime, payer, hash, signature).pipe(Effect.catchTag("ChainRpcError", Effect.die))
 })

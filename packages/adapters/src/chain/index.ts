@@ -1,5 +1,5 @@
 /**
- * EVM chain adapters: the domain's `ChainGateway` port with viem, its configuration, signature
+ * EVM chain adapters: the domain's `ChainGateway` and `SubscriptionChain` ports with viem, its configuration, signature
  * recovery off the event loop, and local-chain tooling (anvil, test contracts).
  *
  * A host wires the chain ports (`ChainGateway`, `AssetCatalog`, `WalletActions`) with
@@ -51,5 +51,6 @@ export * as ViemChainGateway from "./ViemChainGateway.ts"
 export * as ViemDepositSweeper from "./ViemDepositSweeper.ts"
 export * as ViemGasMeter from "./ViemGasMeter.ts"
 export * as ViemPayouts from "./ViemPayouts.ts"
+export * as ViemSubscriptionChain from "./ViemSubscriptionChain.ts"
 export * as ViemWatchedChains from "./ViemWatchedChains.ts"
 export * as FactoryDeployment from "./FactoryDeployment.ts"

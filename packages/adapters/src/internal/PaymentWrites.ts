@@ -8,18 +8,21 @@
 import type { Payment, WebhookEvent } from "@paygate/domain"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { outboxColumns, paymentColumns } from "./PaymentRow.ts"
+import { type OutboxColumns, outboxColumns, paymentColumns } from "./PaymentRow.ts"
 
-/** The `INSERT` of outbox events, or `undefined` for none (payouts and settlement destinations write events too). */
-export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) => {
-  const [first, ...rest] = events.map((event) => {
-    const c = outboxColumns(event)
-    return sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
-  })
+/** The `INSERT` of outbox rows, or `undefined` for none (subscriptions write their events' rows through it too). */
+export const outboxInsert = (sql: SqlClient.SqlClient, rows: ReadonlyArray<OutboxColumns>) => {
+  const [first, ...rest] = rows.map((c) =>
+    sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
+  )
   if (first === undefined) return undefined
   return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
     VALUES ${sql.csv([first, ...rest])}`
 }
+
+/** The `INSERT` of outbox events, or `undefined` for none (payouts and settlement destinations write events too). */
+export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
+  outboxInsert(sql, events.map(outboxColumns))
 
 /** Inserts outbox events (in the caller's transaction). */
 export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>

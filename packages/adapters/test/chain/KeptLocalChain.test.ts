@@ -81,18 +81,24 @@ describe("LocalChain kept across restarts", () => {
       })
       expect(second).toEqual({ usdc: first.usdc, rpcUrl: first.rpcUrl })
 
-      // A deployment recorded before deposit addresses (no factory): the token stays, a factory is added and recorded.
+      // A deployment recorded before deposit addresses and subscriptions (no factory, no vault): the token
+      // stays, a factory and a vault are added and recorded.
       const recordFile = join(dir, "chain", "deployment.json")
-      const { depositFactory: _older, ...older } = JSON.parse(readFileSync(recordFile, "utf8"))
+      const { depositFactory: _older, subscriptionVault: _vault, ...older } = JSON.parse(readFileSync(recordFile, "utf8"))
       writeFileSync(recordFile, JSON.stringify(older))
       const upgraded = await withChain(options, async (info) => {
-        const code = await makeClient(Redacted.make(info.node.rpcUrl)).getCode({ address: info.contracts.depositFactory })
+        const client = makeClient(Redacted.make(info.node.rpcUrl))
+        const code = await client.getCode({ address: info.contracts.depositFactory })
+        const vaultCode = await client.getCode({ address: info.contracts.subscriptionVault })
         await stateWritten()
-        return { usdc: info.contracts.usdc, depositFactory: info.contracts.depositFactory, code }
+        return { usdc: info.contracts.usdc, depositFactory: info.contracts.depositFactory, subscriptionVault: info.contracts.subscriptionVault, code, vaultCode }
       })
       expect(upgraded.usdc).toBe(first.usdc)
       expect(upgraded.code).toMatch(/^0x[0-9a-f]+$/)
-      expect(JSON.parse(readFileSync(recordFile, "utf8")).depositFactory).toBe(upgraded.depositFactory)
+      expect(upgraded.vaultCode).toMatch(/^0x[0-9a-f]+$/)
+      const recorded = JSON.parse(readFileSync(recordFile, "utf8"))
+      expect(recorded.depositFactory).toBe(upgraded.depositFactory)
+      expect(recorded.subscriptionVault).toBe(upgraded.subscriptionVault)
 
       // A host killed with -9 leaves its anvil running on the port and the state: it is stopped,
       // and the next start has the chain as that anvil last wrote it.

@@ -17,11 +17,10 @@ import {
   type Hex,
   http,
   maxUint160,
-  maxUint256,
   parseEventLogs,
   type PublicClient
 } from "viem"
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { SubscriptionSpender, SubscriptionVault, TestPermit2, TestUsdc } from "../../src/chain/contracts.generated.ts"
@@ -34,6 +33,7 @@ import {
   type SubscriptionTerms,
   subscriptionTermsHash
 } from "../../src/chain/SubscriptionVault.ts"
+import { newPermit2Payer, sendCall } from "./support/Permit2Payer.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo
@@ -69,10 +69,7 @@ beforeAll(async () => {
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
 /** Sends `data` to `to`; answers the receipt (reverted ones too: the gas is fixed, nothing estimated). */
-const call = async (from: Account, to: Address, data: Hex) => {
-  const hash = await walletOf(from).sendTransaction({ chain: null, to, data, gas: 500_000n })
-  return client.waitForTransactionReceipt({ hash })
-}
+const call = (from: Account, to: Address, data: Hex) => sendCall(chain.node.rpcUrl, from, to, data)
 const errors = [...SubscriptionVault.abi, ...SubscriptionSpender.abi, ...TestPermit2.abi].filter((item) => item.type === "error")
 /** The custom error (the vault's, the clone's or Permit2's, with its arguments) `data` would revert with (null when it would succeed). */
 const refusal = async (from: Account, data: Hex, to: Address = vault): Promise<string | null> => {
@@ -119,14 +116,7 @@ const read = {
 }
 
 /** A new buyer with `funds` TUSDC, gas, and Permit2 approved on TUSDC (as a wallet does once). */
-const newPayer = async (funds: bigint): Promise<Account> => {
-  const privateKey = generatePrivateKey()
-  const account = { address: privateKeyToAccount(privateKey).address, privateKey }
-  await client.request({ method: "anvil_setBalance" as never, params: [account.address, "0x8ac7230489e80000"] as never })
-  if (funds > 0n) await call(funder, chain.contracts.usdc, usdc("transfer", account.address, funds))
-  await call(account, chain.contracts.usdc, usdc("approve", permit2Address, maxUint256))
-  return account
-}
+const newPayer = (funds: bigint): Promise<Account> => newPermit2Payer(chain, funder, funds)
 /** Fresh terms for `payer`: 10 TUSDC a month for a year, from now. */
 const termsFor = async (payer: Account, overrides: Partial<SubscriptionTerms> = {}): Promise<SubscriptionTerms> => ({
   operator: operator.address,

@@ -12,7 +12,9 @@ export const idPrefixes = {
   apiKey: "key",
   app: "app",
   receipt: "rcp",
-  paymentLink: "lnk"
+  paymentLink: "lnk",
+  plan: "pln",
+  subscription: "sub"
 } as const
 
 /** A resource kind that has an id. */
@@ -77,6 +79,16 @@ export const PaymentLinkId = idPattern("lnk").pipe(Schema.brand("PaymentLinkId")
 /** A payment link id. */
 export type PaymentLinkId = typeof PaymentLinkId.Type
 
+/** `pln_…`: a merchant's subscription plan. */
+export const PlanId = idPattern("pln").pipe(Schema.brand("PlanId"))
+/** A plan id. */
+export type PlanId = typeof PlanId.Type
+
+/** `sub_…`: a buyer's subscription to a plan. */
+export const SubscriptionId = idPattern("sub").pipe(Schema.brand("SubscriptionId"))
+/** A subscription id. */
+export type SubscriptionId = typeof SubscriptionId.Type
+
 /** The branded id type of each kind. */
 export interface IdTypes {
   readonly payment: PaymentId
@@ -90,4 +102,6 @@ export interface IdTypes {
   readonly app: AppId
   readonly receipt: ReceiptId
   readonly paymentLink: PaymentLinkId
+  readonly plan: PlanId
+  readonly subscription: SubscriptionId
 }
