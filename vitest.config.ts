@@ -15,7 +15,9 @@ export default defineConfig({
     // A file per core and one more: most files spend part of their time waiting on a chain, a database
     // or a browser (vitest's default, one less than the cores, would run one at a time on two cores).
     maxWorkers: availableParallelism() + 1,
-    testTimeout: 60_000,
+    // Twice what the slowest tests without a timeout of their own take while three files share two
+    // loaded cores (the HTTP fuzz table: about 50 s): a hang still fails, a busy machine does not.
+    testTimeout: 120_000,
     hookTimeout: 120_000
   }
 })
