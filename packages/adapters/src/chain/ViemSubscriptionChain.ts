@@ -37,7 +37,7 @@ import {
   type SubscriptionTerms
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Result } from "effect"
-import { type Address, decodeErrorResult, type Hex, hashTypedData, maxUint160, parseEventLogs, type PublicClient, type TransactionReceipt } from "viem"
+import { type Address, decodeErrorResult, erc20Abi, type Hex, hashTypedData, maxUint160, parseEventLogs, type PublicClient, type TransactionReceipt } from "viem"
 import { type ChainConfigError, type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
 import { SubscriptionSpender, SubscriptionVault, TestPermit2 } from "./contracts.generated.ts"
@@ -250,9 +250,13 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
         return refused("revoked")
     }
     if (decoded !== undefined && vaultErrors.has(decoded.name)) return refused("other")
-    // Permit2's or the token's refusal to move the tokens: a short payer, when the balance says so.
+    // Permit2's or the token's refusal to move the tokens: a short payer, when the balance says so; a
+    // payer who took back the token's approval of Permit2 has revoked every Permit2 allowance at once.
     const balance = yield* tokenBalance({ chains, runtimes }, terms.asset, terms.payer)
-    return refused(balance < amount ? "insufficient_funds" : "other")
+    if (balance < amount) return refused("insufficient_funds")
+    const approved = yield* read(found, "allowance", (client) =>
+      client.readContract({ address: found.terms.token, abi: erc20Abi, functionName: "allowance", args: [found.terms.payer, permit2Address] }))
+    return refused(approved < amount ? "revoked" : "other")
   })
 
   const charge = Effect.fn("SubscriptionChain.charge")(function*(terms: SubscriptionTerms, periodIndex: number, amount: bigint) {

@@ -1,7 +1,7 @@
 /**
  * The domain's `SubscriptionChain` port over the local chain's SubscriptionVault (anvil): the permit a
  * payer signs and its check, subscribing, charging each period once (with time travel), the refusals a
- * charge is sorted into (charged, short of funds, revoked in Permit2, closed), cancelling, and a chain
+ * charge is sorted into (charged, short of funds, revoked in Permit2 or at the token, closed), cancelling, and a chain
  * without a vault, which refuses everything.
  */
 import {
@@ -243,6 +243,14 @@ describe("ViemSubscriptionChain", () => {
     const revoke = encodeFunctionData({ abi: TestPermit2.abi, functionName: "approve", args: [chain.contracts.usdc, cloneOf(terms, payer.address), 0n, 0] })
     await call(payer, permit2Address, revoke)
     expect(await chargeRefusal(terms, 1, fee / 2n)).toBe("revoked")
+  })
+
+  it("a payer who takes back the token's approval of Permit2 has revoked: `revoked`, not `other`", async () => {
+    const payer = await newPayer(2n * fee)
+    const terms = await subscribed(payer)
+    const unapprove = encodeFunctionData({ abi: TestUsdc.abi, functionName: "approve", args: [permit2Address, 0n] })
+    await call(payer, chain.contracts.usdc, unapprove)
+    expect(await chargeRefusal(terms, 0, fee)).toBe("revoked")
   })
 
   it("cancels: the vault holds it cancelled, a charge is `closed`, a second cancel is refused", async () => {
