@@ -150,7 +150,8 @@ for (const database of testDatabases) {
       expect(await page.getByRole("status").filter({ hasText: "Amount copied" }).count()).toBe(1)
       await shoot(page, "checkout-deposit")
       await page.getByRole("button", { name: "Copy address" }).click()
-      expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(transfer.to)
+      // The page writes the clipboard after the click returns.
+      await expect.poll(() => page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(transfer.to)
       expect(await page.getByRole("link", { name: "Open in a wallet app" }).getAttribute("href")).toBe(options[0]!.uri)
 
       // Paid by an account that never called the service: the page follows it to success.

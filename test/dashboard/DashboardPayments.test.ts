@@ -110,7 +110,8 @@ for (const database of testDatabases) {
       // Copy the payment id.
       await probe.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.baseUrl })
       await page.getByRole("button", { name: "Copy payment id" }).click()
-      expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(paid.paymentId)
+      // The page writes the clipboard after the click returns.
+      await expect.poll(() => page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(paid.paymentId)
       await expect.poll(() => page.locator("#announcer").innerText()).toBe("Copied the payment id.")
 
       // A second tab on the same payment, opened before the refund (a paid payment without a
