@@ -248,6 +248,8 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
       case "AllowanceExpired":
       case "InsufficientAllowance":
         return refused("revoked")
+      case "PeriodNotStarted":
+        return refused("early")
     }
     if (decoded !== undefined && vaultErrors.has(decoded.name)) return refused("other")
     // Permit2's or the token's refusal to move the tokens: a short payer, when the balance says so; a

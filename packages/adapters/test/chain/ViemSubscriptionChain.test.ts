@@ -215,7 +215,9 @@ describe("ViemSubscriptionChain", () => {
     // Sent again (a crash before it was recorded): the vault holds the period as charged, nothing is sent.
     expect(await chargeRefusal(terms, 0, fee)).toBe("charged")
     // More than a period's amount is not "charged": it never could be.
-    expect(await chargeRefusal(terms, 1, fee + 1n)).toBe("other")
+    expect(await chargeRefusal(terms, 0, fee + 1n)).toBe("other")
+    // The next period, before the chain's clock reaches it: early, tried again shortly.
+    expect(await chargeRefusal(terms, 1, fee)).toBe("early")
 
     await increaseTime(month)
     expect(await charged(terms, 1, fee)).toBe("succeeded")

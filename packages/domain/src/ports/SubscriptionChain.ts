@@ -9,10 +9,11 @@ import type { SubmissionRefused } from "./SubmissionRefused.ts"
  * Why the contract would refuse a period's charge now, as its simulation shows:
  * `insufficient_funds` (the payer is short: retried), `revoked` (the payer took back the allowance in
  * Permit2, or the token's approval of Permit2), `closed` (cancelled in the contract, or not held there),
- * `charged` (the period already holds the amount: an earlier transaction of ours paid it), `other`
- * (anything else: retried later).
+ * `charged` (the period already holds the amount: an earlier transaction of ours paid it), `early`
+ * (the chain's latest block is older than the period's start: tried again shortly), `other` (anything
+ * else: retried later).
  */
-export const ChargeRefusal = Schema.Literals(["insufficient_funds", "revoked", "closed", "charged", "other"])
+export const ChargeRefusal = Schema.Literals(["insufficient_funds", "revoked", "closed", "charged", "early", "other"])
 /** Why a charge is refused. */
 export type ChargeRefusal = typeof ChargeRefusal.Type
 

@@ -78,7 +78,7 @@ export const layerMemorySubscriptionChain = (state: MemorySubscriptionChainState
         if (held === undefined || held.cancelled) return refuse(terms, "closed", held === undefined ? "NotSubscribed" : "SubscriptionCancelled")
         const end = termEnd(terms)
         if ((terms.periods !== null && index >= terms.periods) || (end !== null && seconds >= end)) return refuse(terms, "other", "TermOver")
-        if (seconds < periodStart(terms, index)) return refuse(terms, "other", "PeriodNotStarted")
+        if (seconds < periodStart(terms, index)) return refuse(terms, "early", "PeriodNotStarted")
         if (seconds >= chargeDeadline(terms, index)) return refuse(terms, "other", "PeriodPassed")
         const charged = state.charged.get(key(terms, index)) ?? 0n
         if (charged + amount > terms.amountPerPeriod) {

@@ -191,6 +191,9 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
                 { ...change, patch: { status: "failed", txHash: null, lastError: error.message } },
                 ["subscription.cancelled"]
               )
+            case "early":
+              // The chain's clock trails ours by up to a block: looked at again in a moment.
+              return yield* after(subscription, policy.followMillis)
             case "other":
               yield* Effect.logWarning(`subscriptions: ${subscription.id}: the contract refuses period ${change.charge.periodIndex}'s charge: ${error.message}`)
               return yield* after(subscription, policy.backoffMillis)
