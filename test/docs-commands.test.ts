@@ -102,7 +102,8 @@ describe("the README's tour against npm start", () => {
       60_000
     )
     expect(types).toEqual(expect.arrayContaining(["payment.created", "payment.processing", "payment.succeeded"]))
-    expect(listened).toMatch(/payment\.succeeded.*→ 204/)
+    // The listener prints a forward once the receiver's answer is back: after the receiver saw it.
+    await eventually(async () => listened, (text) => /payment\.succeeded.*→ 204/.test(text), 30_000)
 
     // 5. The dashboard.
     const dashboard = await fetch(`${service.url}/dashboard`)
