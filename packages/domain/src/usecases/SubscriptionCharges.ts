@@ -17,7 +17,7 @@ export interface ChargePolicyShape {
    * subscription ends `unpaid`.
    */
   readonly retryAfterSeconds: ReadonlyArray<number>
-  /** How soon a sent transaction is looked at again. */
+  /** How soon a sent transaction, or a charge the chain found early, is looked at again. */
   readonly followMillis: number
   /** How long to wait after the chain could not be asked, or refused for a reason of its own. */
   readonly backoffMillis: number
