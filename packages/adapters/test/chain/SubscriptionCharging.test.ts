@@ -72,8 +72,8 @@ for (const db of databasesUnderTest) {
           Layer.provideMerge(SqlSubscriptionRepository.layer),
           Layer.provideMerge(adapterLayer(db)),
           Layer.provideMerge(Layer.succeedContext(chainContext)),
-          // Periods of seconds: retries a second and two into the period, looks every 200 ms.
-          Layer.provide(Layer.succeed(ChargePolicy, { retryAfterSeconds: [1, 2], followMillis: 200, backoffMillis: 500 }))
+          // Periods of seconds: retries 2, 4 and 6 seconds into the period, looks every 200 ms.
+          Layer.provide(Layer.succeed(ChargePolicy, { retryAfterSeconds: [2, 4, 6], followMillis: 200, backoffMillis: 500 }))
         ),
         scope
       ))
@@ -200,7 +200,8 @@ for (const db of databasesUnderTest) {
       const types = await eventTypes(subscription.id)
       expect(types.filter((t) => t === "subscription.charged")).toHaveLength(3)
       expect(types[0]).toBe("subscription.activated")
-      expect(types.at(-1)).toBe("subscription.ended")
+      // The last charge and the end commit together, with the same time: their order is not told.
+      expect(types.slice(-2).sort()).toEqual(["subscription.charged", "subscription.ended"])
       expect(types).toContain("subscription.charge_failed")
     })
 
