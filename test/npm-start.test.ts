@@ -16,11 +16,11 @@ import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "./support/ServiceProcess.ts"
-import { npm, type NpmStartProcess, spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
+import { npm, type NpmStartProcess, spawnNpmStart, waitForBanner } from "./support/NpmStart.ts"
 import { widerThanOwner } from "./support/FileModes.ts"
 
 const start = (env: Record<string, string>) => spawnNpmStart(env)
-const listening = (s: NpmStartProcess) => waitForOutput(s, "paygate is listening")
+const listening = (s: NpmStartProcess) => waitForBanner(s)
 const stop = (s: NpmStartProcess) => s.stop()
 
 /** This machine's addresses other than loopback. */

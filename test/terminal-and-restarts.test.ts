@@ -17,7 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type NpmStartProcess, spawnNpmStart, waitForOutput } from "./support/NpmStart.ts"
+import { type NpmStartProcess, spawnNpmStart, waitForBanner } from "./support/NpmStart.ts"
 import { freePort } from "./support/ServiceProcess.ts"
 
 const run = promisify(execFile)
@@ -77,7 +77,7 @@ describe("npm start: the terminal, a second start, a restart after kill -9", () 
     const url = `http://localhost:${env.PORT}`
     const first = spawnNpmStart(env)
     started.push(first)
-    await waitForOutput(first, "paygate is listening", 180_000)
+    await waitForBanner(first, 180_000)
 
     // Off a terminal: JSON lines; the credentials kept in sandbox.env, and the start says so.
     const envFile = join(dir, "sandbox.env")
@@ -111,7 +111,7 @@ describe("npm start: the terminal, a second start, a restart after kill -9", () 
     // The restart, on a terminal: the leftover chain stopped, the chain back on 8545, no JSON line.
     const again = spawnNpmStart(env, undefined, true)
     started.push(again)
-    await waitForOutput(again, "paygate is listening", 180_000)
+    await waitForBanner(again, 180_000)
     const output = again.output()
     expect(output).not.toContain("is in use")
     expect(output).toContain(`Local chain eip155:31337 at http://127.0.0.1:${defaultChainPort}:`)

@@ -93,6 +93,22 @@ export const waitForOutput = async (started: NpmStartProcess, line: string, time
   }
 }
 
+// The last line of the start's banner (app/Welcome.ts): with sandbox credentials, or on an existing database without.
+const bannerEnd = /npm run pay -- <paymentId> --app-id|Using the existing database\. List partners/
+
+/**
+ * Waits until `npm start` has printed its whole banner. It is one write, but a terminal or a pipe
+ * can hand it over in pieces: a test that read it at "paygate is listening" could miss its end.
+ */
+export const waitForBanner = async (started: NpmStartProcess, timeoutMs = 90_000) => {
+  await waitForOutput(started, "paygate is listening", timeoutMs)
+  const deadline = Date.now() + 10_000
+  while (!bannerEnd.test(started.output())) {
+    if (Date.now() > deadline) throw new Error(`npm start printed no whole banner:\n${started.output().slice(-4_000)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 /** A running `npm start` with a sandbox partner, merchant and wallet app of the test's own. */
 export interface StartedService {
   readonly url: string
@@ -120,7 +136,7 @@ export const startService = async (env: Record<string, string> = {}): Promise<St
   }
   try {
     // A loaded machine (a whole suite, other work) can take minutes to start the embedded database.
-    await waitForOutput(started, "paygate is listening", 240_000)
+    await waitForBanner(started, 240_000)
     const admin = async (...args: Array<string>) => {
       const result = await npm(["run", "-s", "admin", "--", ...args], serviceEnv)
       if (result.code !== 0) throw new Error(`npm run admin ${args.join(" ")}: ${result.stderr}`)
