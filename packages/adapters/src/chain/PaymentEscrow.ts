@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { type Address, encodeAbiParameters, encodeFunctionData, type Hex, keccak256 } from "viem"
+import { type Address, encodeFunctionData, type Hex } from "viem"
+import { contractTermsHash, termsType } from "./ContractTermsHash.ts"
 import { PaymentEscrow } from "./contracts.generated.ts"
 import { type TokenDomain, transferWithAuthorizationTypes } from "./Eip3009.ts"
 
@@ -24,23 +25,11 @@ export interface EscrowTerms {
   readonly salt: Hex
 }
 
-const termsComponents = [
-  { name: "operator", type: "address" },
-  { name: "payer", type: "address" },
-  { name: "receiver", type: "address" },
-  { name: "token", type: "address" },
-  { name: "authorizeBefore", type: "uint256" },
-  { name: "captureBefore", type: "uint256" },
-  { name: "refundBefore", type: "uint256" },
-  { name: "salt", type: "bytes32" }
-] as const
+const escrowTerms = termsType(PaymentEscrow.abi)
 
 /** The contract's `termsHash`: what the buyer's authorization must carry as its nonce. */
 export const escrowTermsHash = (chainId: number, escrow: Address, terms: EscrowTerms): Hex =>
-  keccak256(encodeAbiParameters(
-    [{ type: "uint256" }, { type: "address" }, { type: "tuple", components: termsComponents }],
-    [BigInt(chainId), escrow, terms]
-  ))
+  contractTermsHash(escrowTerms, chainId, escrow, terms)
 
 /** The EIP-712 types of `ReceiveWithAuthorization`: EIP-3009's payee-only variant, the same fields. */
 const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: transferWithAuthorizationTypes.TransferWithAuthorization } as const

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { type Address, concat, encodeAbiParameters, encodeFunctionData, getContractAddress, type Hex, keccak256, maxUint160 } from "viem"
+import { type Address, concat, encodeFunctionData, getContractAddress, type Hex, maxUint160 } from "viem"
+import { contractTermsHash, termsType } from "./ContractTermsHash.ts"
 import { SubscriptionVault } from "./contracts.generated.ts"
 import { type PermitSingle, permitSingleTypedData } from "./Permit2.ts"
 
@@ -29,24 +30,11 @@ export interface SubscriptionTerms {
   readonly salt: Hex
 }
 
-const termsComponents = [
-  { name: "operator", type: "address" },
-  { name: "payer", type: "address" },
-  { name: "receiver", type: "address" },
-  { name: "token", type: "address" },
-  { name: "amountPerPeriod", type: "uint160" },
-  { name: "period", type: "uint48" },
-  { name: "start", type: "uint48" },
-  { name: "periods", type: "uint48" },
-  { name: "salt", type: "bytes32" }
-] as const
+const vaultTerms = termsType(SubscriptionVault.abi)
 
 /** The contract's `termsHash`: the CREATE2 salt of the subscription's clone. */
 export const subscriptionTermsHash = (chainId: number, vault: Address, terms: SubscriptionTerms): Hex =>
-  keccak256(encodeAbiParameters(
-    [{ type: "uint256" }, { type: "address" }, { type: "tuple", components: termsComponents }],
-    [BigInt(chainId), vault, terms]
-  ))
+  contractTermsHash(vaultTerms, chainId, vault, terms)
 
 /** The EIP-1167 creation code of a clone of `implementation`. */
 const cloneCode = (implementation: Address): Hex =>
