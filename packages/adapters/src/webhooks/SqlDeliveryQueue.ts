@@ -173,7 +173,8 @@ export const make = Effect.gen(function*() {
         RETURNING ${sql.literal(deliveryColumns("d"))}, o.payload, e.partner_id, e.mode, e.url, e.events, e.merchant_id, e.secret_ciphertext, e.status AS endpoint_status,
           e.api_version, e.created_at AS endpoint_created_at`
       // A delivery of an event this version cannot read (a newer version's) is set aside, not attempted.
-      const unreadable = rows.filter((row) => Option.isNone(cachedEvent(String(row.event_id), row.payload)))
+      const decoded = rows.map((row) => ({ row, event: cachedEvent(String(row.event_id), row.payload) }))
+      const unreadable = decoded.flatMap(({ event, row }) => (Option.isNone(event) ? [row] : []))
       if (unreadable.length > 0) {
         yield* sql`UPDATE webhook_deliveries SET lease_until = ${now + unreadableEventHoldMillis}::bigint
           WHERE id = ANY(${textArray(unreadable.map((row) => String(row.id)))}::text[])`
@@ -181,7 +182,7 @@ export const make = Effect.gen(function*() {
           `webhook deliveries: this version cannot read the events of ${unreadable.map((row) => `${row.id} (${row.event_type})`).join(", ")}; set aside for ${unreadableEventHoldMillis / 60_000} minutes, for a version that can`
         )
       }
-      const readable = rows.flatMap((row) => Option.match(cachedEvent(String(row.event_id), row.payload), { onNone: () => [], onSome: (event) => [{ row, event }] }))
+      const readable = decoded.flatMap(({ event, row }) => (Option.isSome(event) ? [{ row, event: event.value }] : []))
       const claimed = yield* Effect.forEach(readable, ({ event, row }) =>
         Effect.map(
           cachedEndpoint(row, {

@@ -3,7 +3,7 @@ import { IdGenerator } from "../ids/IdGenerator.ts"
 import type { SubscriptionId } from "../ids/Ids.ts"
 import { type ChargeRefused, SubscriptionChain } from "../ports/SubscriptionChain.ts"
 import { SubscriptionRepository } from "../ports/SubscriptionRepository.ts"
-import { Subscription } from "../subscription/Subscription.ts"
+import { isFinalSubscription, Subscription } from "../subscription/Subscription.ts"
 import { firstCharge, SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
 import { SubscriptionEvent, type SubscriptionEventType } from "../subscription/SubscriptionEvent.ts"
 import { chargeDeadline, periodStart } from "../subscription/SubscriptionTerms.ts"
@@ -90,9 +90,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
               })))
           // Lost to another worker: it wrote this look's outcome, and its next look.
           yield* repo.commit({ subscription, charge, events })
-          return subscription.status === "ended" || subscription.status === "cancelled"
-            ? subscription.closedOnChain ? "final" as const : "scheduled" as const
-            : "scheduled" as const
+          return isFinalSubscription(subscription.status) && subscription.closedOnChain ? "final" as const : "scheduled" as const
         })
 
       const at = (subscription: Subscription, millis: number) =>
@@ -278,7 +276,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
         const found = yield* repo.findById(id)
         if (Option.isNone(found)) return "final" as const
         const subscription = found.value
-        if (subscription.closedOnChain && (subscription.status === "cancelled" || subscription.status === "ended")) return "final" as const
+        if (isFinalSubscription(subscription.status) && subscription.closedOnChain) return "final" as const
         const charges = yield* repo.charges(id)
         const step = subscription.status === "subscribing"
           ? subscribing(subscription)
