@@ -4,23 +4,20 @@
  * never beyond what was captured; every deadline and every caller is checked; a capture racing a
  * reclaim in one block leaves exactly one of them paid.
  */
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import {
   type Address,
-  createPublicClient,
-  createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
   type Hex,
-  http,
   type PublicClient
 } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { PaymentEscrow, TestUsdc } from "../../src/chain/contracts.generated.ts"
-import * as LocalChain from "../../src/chain/LocalChain.ts"
+import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { escrowAuthorizationTypedData, escrowCalls, type EscrowTerms, escrowTermsHash } from "../../src/chain/PaymentEscrow.ts"
+import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo
@@ -33,15 +30,10 @@ const receiver = anvilAccount(7)
 const stranger = anvilAccount(5)
 type Account = typeof operator
 
-/** The EIP-155 number of the local chain (its CAIP-2 id is `eip155:<n>`). */
-const chainNumber = () => Number(chain.chainId.slice("eip155:".length))
-const walletOf = (from: Account) =>
-  createWalletClient({ account: privateKeyToAccount(from.privateKey), transport: http(chain.node.rpcUrl) })
+const walletOf = (from: Account) => walletOn(chain, from)
 
 beforeAll(async () => {
-  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), scope))
-  chain = Context.get(context, LocalChain.LocalChain)
-  client = createPublicClient({ transport: http(chain.node.rpcUrl) }) as PublicClient
+  ;({ chain, client } = await startLocalChain(scope))
   const hash = await walletOf(operator).deployContract({ chain: null, abi: PaymentEscrow.abi, bytecode: PaymentEscrow.bytecode })
   escrow = (await client.waitForTransactionReceipt({ hash })).contractAddress!
   // The operator pays refunds from its own funds, approved to the escrow once.
@@ -78,7 +70,7 @@ const held = async (terms: EscrowTerms) => {
     address: escrow,
     abi: PaymentEscrow.abi,
     functionName: "payments",
-    args: [escrowTermsHash(chainNumber(), escrow, terms)]
+    args: [escrowTermsHash(chain.node.chainId, escrow, terms)]
   })
   return { held: amount, captured, refunded }
 }
@@ -100,7 +92,7 @@ const termsFor = async (overrides: Partial<EscrowTerms> = {}): Promise<EscrowTer
 }
 const sign = (terms: EscrowTerms, amount: bigint, signer: Account = payer) =>
   walletOf(signer).signTypedData(escrowAuthorizationTypedData(
-    { name: "Test USD Coin", version: "2", chainId: chainNumber(), verifyingContract: chain.contracts.usdc },
+    { name: "Test USD Coin", version: "2", chainId: chain.node.chainId, verifyingContract: chain.contracts.usdc },
     escrow,
     terms,
     amount

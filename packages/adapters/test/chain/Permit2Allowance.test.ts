@@ -5,17 +5,14 @@
  * expires; `approve`, `lockdown` and `invalidateNonces` let the owner revoke without the spender.
  */
 import type { AllowanceTransfer as SdkAllowanceTransfer } from "@uniswap/permit2-sdk"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { fileURLToPath } from "node:url"
 import {
   type Address,
-  createPublicClient,
-  createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
   hashTypedData,
   type Hex,
-  http,
   maxUint160,
   maxUint256,
   parseSignature,
@@ -23,12 +20,12 @@ import {
   serializeCompactSignature,
   signatureToCompactSignature
 } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { TestPermit2, TestSmartWallet, TestUsdc } from "../../src/chain/contracts.generated.ts"
-import * as LocalChain from "../../src/chain/LocalChain.ts"
+import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { permit2Address, type PermitSingle, permitSingleTypedData } from "../../src/chain/Permit2.ts"
+import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
 
 // The package's index also loads its allowance providers, which need `tslib` (not installed here).
 const sdkModule = fileURLToPath(new URL("../../../../node_modules/@uniswap/permit2-sdk/dist/esm/src/allowanceTransfer.js", import.meta.url))
@@ -44,15 +41,10 @@ const receiver = anvilAccount(7)
 const stranger = anvilAccount(8)
 type Account = typeof owner
 
-/** The EIP-155 number of the local chain (its CAIP-2 id is `eip155:<n>`). */
-const chainNumber = () => Number(chain.chainId.slice("eip155:".length))
-const walletOf = (from: Account) =>
-  createWalletClient({ account: privateKeyToAccount(from.privateKey), transport: http(chain.node.rpcUrl) })
+const walletOf = (from: Account) => walletOn(chain, from)
 
 beforeAll(async () => {
-  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), scope))
-  chain = Context.get(context, LocalChain.LocalChain)
-  client = createPublicClient({ transport: http(chain.node.rpcUrl) }) as PublicClient
+  ;({ chain, client } = await startLocalChain(scope))
   // Allowances pull tokens the owner approved to Permit2, once.
   await call(owner, chain.contracts.usdc, encodeFunctionData({ abi: TestUsdc.abi, functionName: "approve", args: [permit2Address, maxUint256] }))
 }, 120_000)
@@ -115,7 +107,7 @@ const permitFor = async (overrides: Partial<PermitSingle["details"]> = {}, to: A
     sigDeadline: BigInt(t + 3_600)
   }
 }
-const sign = (permit: PermitSingle, signer: Account = owner) => walletOf(signer).signTypedData(permitSingleTypedData(chainNumber(), permit))
+const sign = (permit: PermitSingle, signer: Account = owner) => walletOf(signer).signTypedData(permitSingleTypedData(chain.node.chainId, permit))
 const permitted = async (overrides: Partial<PermitSingle["details"]> = {}) => {
   const permit = await permitFor(overrides)
   expect((await call(spender, permit2Address, calls.permit(permit, await sign(permit)))).status).toBe("success")

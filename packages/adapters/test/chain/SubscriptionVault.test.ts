@@ -5,26 +5,22 @@
  * monthly charges with time travel, partial and failed charges, trials and arrears, cancellation here and
  * revocation in Permit2; every caller is checked, and the signature fixes every term.
  */
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import {
   type Address,
   concat,
-  createPublicClient,
-  createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
   getContractAddress,
   type Hex,
-  http,
   maxUint160,
   parseEventLogs,
   type PublicClient
 } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { SubscriptionSpender, SubscriptionVault, TestPermit2, TestUsdc } from "../../src/chain/contracts.generated.ts"
-import * as LocalChain from "../../src/chain/LocalChain.ts"
+import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { permit2Address, type PermitSingle } from "../../src/chain/Permit2.ts"
 import {
   subscriptionCalls,
@@ -34,6 +30,7 @@ import {
   subscriptionTermsHash
 } from "../../src/chain/SubscriptionVault.ts"
 import { newPermit2Payer, sendCall } from "./support/Permit2Payer.ts"
+import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo
@@ -49,15 +46,10 @@ type Account = typeof operator
 const month = 30 * 86_400
 const fee = 10_000_000n
 
-/** The EIP-155 number of the local chain (its CAIP-2 id is `eip155:<n>`). */
-const chainNumber = () => Number(chain.chainId.slice("eip155:".length))
-const walletOf = (from: Account) =>
-  createWalletClient({ account: privateKeyToAccount(from.privateKey), transport: http(chain.node.rpcUrl) })
+const walletOf = (from: Account) => walletOn(chain, from)
 
 beforeAll(async () => {
-  const context = await Effect.runPromise(Layer.buildWithScope(LocalChain.layer(), scope))
-  chain = Context.get(context, LocalChain.LocalChain)
-  client = createPublicClient({ transport: http(chain.node.rpcUrl) }) as PublicClient
+  ;({ chain, client } = await startLocalChain(scope))
   const hash = await walletOf(operator).deployContract({
     chain: null,
     abi: SubscriptionVault.abi,
@@ -98,7 +90,7 @@ const increaseTime = async (seconds: number) => {
   await client.request({ method: "evm_increaseTime" as never, params: [seconds] as never })
   await client.request({ method: "evm_mine" as never, params: [] as never })
 }
-const hashOf = (terms: SubscriptionTerms) => subscriptionTermsHash(chainNumber(), vault, terms)
+const hashOf = (terms: SubscriptionTerms) => subscriptionTermsHash(chain.node.chainId, vault, terms)
 const read = {
   charged: (terms: SubscriptionTerms, periodIndex: bigint) =>
     client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "charged", args: [hashOf(terms), periodIndex] }),
@@ -132,7 +124,7 @@ const termsFor = async (payer: Account, overrides: Partial<SubscriptionTerms> = 
 })
 /** The payer's permit for `terms` and its signature (by `signer`, the payer unless told). */
 const sign = async (terms: SubscriptionTerms, signer: Account) => {
-  const typedData = subscriptionPermitTypedData(chainNumber(), vault, terms, 0, BigInt((await now()) + 3_600))
+  const typedData = subscriptionPermitTypedData(chain.node.chainId, vault, terms, 0, BigInt((await now()) + 3_600))
   return { permit: typedData.message, signature: await walletOf(signer).signTypedData(typedData) }
 }
 const subscribed = async (payer: Account, overrides: Partial<SubscriptionTerms> = {}) => {
@@ -325,7 +317,7 @@ describe("SubscriptionVault", () => {
     ]
     for (const widen of limits) {
       const wider = widen(permit)
-      const typedData = { ...subscriptionPermitTypedData(chainNumber(), vault, terms, 0, permit.sigDeadline), message: wider }
+      const typedData = { ...subscriptionPermitTypedData(chain.node.chainId, vault, terms, 0, permit.sigDeadline), message: wider }
       expect(await refusal(operator, subscriptionCalls.subscribe(terms, wider, await walletOf(payer).signTypedData(typedData)))).toBe("PermitMismatch")
     }
     // Signed by someone else than the payer the terms name: Permit2 refuses it.
