@@ -7,7 +7,6 @@
 import { Effect, Exit, Scope } from "effect"
 import {
   type Address,
-  decodeErrorResult,
   encodeFunctionData,
   type Hex,
   type PublicClient
@@ -17,7 +16,8 @@ import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { PaymentEscrow, TestUsdc } from "../../src/chain/contracts.generated.ts"
 import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { escrowAuthorizationTypedData, escrowCalls, type EscrowTerms, escrowTermsHash } from "../../src/chain/PaymentEscrow.ts"
-import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
+import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
+import { sendCall } from "./support/Permit2Payer.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo
@@ -42,25 +42,9 @@ beforeAll(async () => {
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
 /** Sends `data` to `to`; answers the receipt (reverted ones too: the gas is fixed, nothing estimated). */
-const call = async (from: Account, to: Address, data: Hex) => {
-  const hash = await walletOf(from).sendTransaction({ chain: null, to, data, gas: 500_000n })
-  return client.waitForTransactionReceipt({ hash })
-}
+const call = (from: Account, to: Address, data: Hex) => sendCall(chain.node.rpcUrl, from, to, data)
 /** The escrow's custom error `data` would revert with, from `from` (answers null when it would succeed). */
-const refusal = async (from: Account, data: Hex): Promise<string | null> => {
-  try {
-    await client.call({ account: from.address, to: escrow, data })
-    return null
-  } catch (error) {
-    const revert = (error as { walk: (f: (e: unknown) => boolean) => { data?: Hex } | null }).walk((e) => typeof (e as { data?: unknown }).data === "string")
-    if (revert?.data === undefined) return (error as Error).message.split("\n")[0]!
-    try {
-      return decodeErrorResult({ abi: PaymentEscrow.abi, data: revert.data }).errorName
-    } catch {
-      return revert.data
-    }
-  }
-}
+const refusal = (from: Account, data: Hex) => refusalOf(client, PaymentEscrow.abi, from.address, escrow, data)
 const balanceOf = (address: Address) =>
   client.readContract({ address: chain.contracts.usdc, abi: TestUsdc.abi, functionName: "balanceOf", args: [address] })
 const now = async () => (await client.getBlock()).timestamp

@@ -9,7 +9,6 @@ import { Effect, Exit, Scope } from "effect"
 import { fileURLToPath } from "node:url"
 import {
   type Address,
-  decodeErrorResult,
   encodeFunctionData,
   hashTypedData,
   type Hex,
@@ -25,7 +24,8 @@ import { anvilAccount } from "../../src/chain/AnvilAccounts.ts"
 import { TestPermit2, TestSmartWallet, TestUsdc } from "../../src/chain/contracts.generated.ts"
 import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { permit2Address, type PermitSingle, permitSingleTypedData } from "../../src/chain/Permit2.ts"
-import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
+import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
+import { sendCall } from "./support/Permit2Payer.ts"
 
 // The package's index also loads its allowance providers, which need `tslib` (not installed here).
 const sdkModule = fileURLToPath(new URL("../../../../node_modules/@uniswap/permit2-sdk/dist/esm/src/allowanceTransfer.js", import.meta.url))
@@ -51,26 +51,9 @@ beforeAll(async () => {
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
 /** Sends `data` to `to`; answers the receipt (reverted ones too: the gas is fixed, nothing estimated). */
-const call = async (from: Account, to: Address, data: Hex) => {
-  const hash = await walletOf(from).sendTransaction({ chain: null, to, data, gas: 500_000n })
-  return client.waitForTransactionReceipt({ hash })
-}
+const call = (from: Account, to: Address, data: Hex) => sendCall(chain.node.rpcUrl, from, to, data)
 /** Permit2's custom error (with its arguments) `data` would revert with, from `from` (null when it would succeed). */
-const refusal = async (from: Account, data: Hex): Promise<string | null> => {
-  try {
-    await client.call({ account: from.address, to: permit2Address, data })
-    return null
-  } catch (error) {
-    const revert = (error as { walk: (f: (e: unknown) => boolean) => { data?: Hex } | null }).walk((e) => typeof (e as { data?: unknown }).data === "string")
-    if (revert?.data === undefined) return (error as Error).message.split("\n")[0]!
-    try {
-      const decoded = decodeErrorResult({ abi: TestPermit2.abi, data: revert.data })
-      return decoded.args === undefined || decoded.args.length === 0 ? decoded.errorName : `${decoded.errorName}(${decoded.args.join(",")})`
-    } catch {
-      return revert.data
-    }
-  }
-}
+const refusal = (from: Account, data: Hex) => refusalOf(client, TestPermit2.abi, from.address, permit2Address, data)
 const abi = TestPermit2.abi
 const calls = {
   permit: (permit: PermitSingle, signature: Hex, from: Address = owner.address) =>

@@ -9,7 +9,6 @@ import { Effect, Exit, Scope } from "effect"
 import {
   type Address,
   concat,
-  decodeErrorResult,
   encodeFunctionData,
   getContractAddress,
   type Hex,
@@ -30,7 +29,7 @@ import {
   subscriptionTermsHash
 } from "../../src/chain/SubscriptionVault.ts"
 import { newPermit2Payer, sendCall } from "./support/Permit2Payer.ts"
-import { startLocalChain, walletOn } from "./support/LocalChainFile.ts"
+import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo
@@ -64,21 +63,7 @@ afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 const call = (from: Account, to: Address, data: Hex) => sendCall(chain.node.rpcUrl, from, to, data)
 const errors = [...SubscriptionVault.abi, ...SubscriptionSpender.abi, ...TestPermit2.abi].filter((item) => item.type === "error")
 /** The custom error (the vault's, the clone's or Permit2's, with its arguments) `data` would revert with (null when it would succeed). */
-const refusal = async (from: Account, data: Hex, to: Address = vault): Promise<string | null> => {
-  try {
-    await client.call({ account: from.address, to, data })
-    return null
-  } catch (error) {
-    const revert = (error as { walk: (f: (e: unknown) => boolean) => { data?: Hex } | null }).walk((e) => typeof (e as { data?: unknown }).data === "string")
-    if (revert?.data === undefined) return (error as Error).message.split("\n")[0]!
-    try {
-      const decoded = decodeErrorResult({ abi: errors, data: revert.data })
-      return decoded.args === undefined || decoded.args.length === 0 ? decoded.errorName : `${decoded.errorName}(${decoded.args.join(",")})`
-    } catch {
-      return revert.data
-    }
-  }
-}
+const refusal = (from: Account, data: Hex, to: Address = vault) => refusalOf(client, errors, from.address, to, data)
 const usdc = (functionName: "transfer" | "approve", to: Address, value: bigint) =>
   encodeFunctionData({ abi: TestUsdc.abi, functionName, args: [to, value] })
 const balanceOf = (address: Address) =>
