@@ -1,5 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
-import type { SubscriptionId } from "../ids/Ids.ts"
+import type { MerchantId, PartnerId, PlanId, SubscriptionId } from "../ids/Ids.ts"
+import type { Cursor } from "../paging/Page.ts"
+import type { Mode } from "../payment/Payment.ts"
 import type { Subscription } from "../subscription/Subscription.ts"
 import type { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
 import type { SubscriptionEvent } from "../subscription/SubscriptionEvent.ts"
@@ -12,6 +14,16 @@ export interface SubscriptionChange {
   readonly events?: ReadonlyArray<SubscriptionEvent> | undefined
 }
 
+/** Which subscriptions a list covers, newest first (`createdAt`, then `id`, descending). */
+export interface SubscriptionQuery {
+  readonly partnerId: PartnerId
+  readonly mode: Mode
+  readonly merchantId?: MerchantId | undefined
+  readonly planId?: PlanId | undefined
+  readonly after: Cursor | null
+  readonly limit: number
+}
+
 /**
  * Subscriptions and their charges. A change commits in one transaction: the subscription (a
  * compare-and-set on its version: the stored one must be `version - 1`), the charge (likewise, or
@@ -21,6 +33,7 @@ export interface SubscriptionChange {
 export class SubscriptionRepository extends Context.Service<SubscriptionRepository, {
   readonly insert: (subscription: Subscription) => Effect.Effect<void>
   readonly findById: (id: SubscriptionId) => Effect.Effect<Option.Option<Subscription>>
+  readonly list: (query: SubscriptionQuery) => Effect.Effect<ReadonlyArray<Subscription>>
   /** The subscription's charges, by period. */
   readonly charges: (id: SubscriptionId) => Effect.Effect<ReadonlyArray<SubscriptionCharge>>
   /** Commits the change; answers `false`, writing nothing, when another writer changed the subscription or the charge first. */
@@ -30,6 +43,9 @@ export class SubscriptionRepository extends Context.Service<SubscriptionReposito
    * those not final, and final ones the contract still holds open (`closedOnChain` false).
    */
   readonly claim: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<SubscriptionId>>
-  /** Ends the lease on `id`. */
-  readonly release: (id: SubscriptionId) => Effect.Effect<void>
+  /**
+   * Ends the lease on `id`; it is not due again before `afterMillis` from now (its `nextCheckAt`
+   * moves later if sooner: a look that failed without committing does not come straight back).
+   */
+  readonly release: (id: SubscriptionId, afterMillis: number) => Effect.Effect<void>
 }>()("@paygate/domain/SubscriptionRepository") {}
