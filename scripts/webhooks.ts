@@ -178,9 +178,11 @@ const newEvents = async (): Promise<Array<Event>> => {
   return found.reverse()
 }
 
-// A payment's event names its payment; a partner-level one (a settlement destination's change) its subject.
-const labelOf = (event: Event) =>
-  `${time()}  ${event.type.padEnd(18)} ${event.id}  ${"payment" in event.data ? event.data.payment.paymentId : event.data.settlementDestination.id}`
+// An event names what it is about: its payment, subscription or settlement destination.
+const subjectOf = (data: Event["data"]) =>
+  "payment" in data ? data.payment.paymentId : "subscription" in data ? data.subscription.id : data.settlementDestination.id
+
+const labelOf = (event: Event) => `${time()}  ${event.type.padEnd(18)} ${event.id}  ${subjectOf(event.data)}`
 
 /** Forwards made and refused, waiting for their next attempt. */
 const retries = new Map<string, { readonly event: Event; readonly attempt: number; readonly dueAt: number }>()

@@ -18,12 +18,11 @@ import {
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { outboxInsert } from "./internal/PaymentWrites.ts"
+import { eventsInsert } from "./internal/PaymentWrites.ts"
 import {
   chargeFromRow,
   chargeSelect,
   startAt,
-  subscriptionEventColumns,
   subscriptionFromRow,
   subscriptionSelect
 } from "./internal/SubscriptionRow.ts"
@@ -108,7 +107,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if ((yield* updateSubscription(change.subscription)).length === 0) return yield* new LostRace()
       if (change.charge !== undefined && (yield* writeCharge(change.charge)).length === 0) return yield* new LostRace()
-      const outbox = outboxInsert(sql, (change.events ?? []).map(subscriptionEventColumns))
+      const outbox = eventsInsert(sql, change.events ?? [])
       if (outbox !== undefined) yield* outbox
       return true
     }).pipe(

@@ -43,6 +43,11 @@ const allTypes: ReadonlyArray<WebhookEventType> = [
   "payment.transfer_received",
   "payment.refunded",
   "payment.refund_failed",
+  "subscription.activated",
+  "subscription.charged",
+  "subscription.charge_failed",
+  "subscription.cancelled",
+  "subscription.ended",
   "settlement_destination.changed"
 ]
 

@@ -5,7 +5,15 @@
  *
  * @module
  */
-import { isPaymentEvent, OutboxEvent, Payment, SettlementDestinationEvent, WebhookEvent } from "@paygate/domain"
+import {
+  isPaymentEvent,
+  isSubscriptionEvent,
+  OutboxEvent,
+  Payment,
+  SettlementDestinationEvent,
+  SubscriptionEvent,
+  WebhookEvent
+} from "@paygate/domain"
 import { Option, Schema } from "effect"
 import { fromJsonColumn, jsonText, millisToSeconds, millisToSecondsOrNull, secondsToMillis, toInt } from "./Rows.ts"
 
@@ -19,6 +27,7 @@ const decodePayment = Schema.decodeUnknownSync(PaymentJson, ours)
 
 const encodeStage = Schema.encodeSync(Schema.toCodecJson(OutboxEvent.fields.stage), ours)
 const encodeDestinationEvent = Schema.encodeSync(Schema.toCodecJson(SettlementDestinationEvent), ours)
+const encodeSubscriptionEvent = Schema.encodeSync(Schema.toCodecJson(SubscriptionEvent), ours)
 
 /** A payment's canonical JSON (what its nested columns and event snapshots hold). */
 interface EncodedPayment {
@@ -117,21 +126,21 @@ export interface OutboxColumns {
   readonly id: string
   readonly type: string
   readonly partner_id: string
-  /** `null` for a partner-level event. */
+  /** `null` for an event that is not a payment's. */
   readonly payment_id: string | null
   /** The whole event as JSON text. */
   readonly payload: string
   readonly created_at: number
 }
 
-/** An event's column values; `payload` is the event itself (payment snapshot included). */
+/** An event's column values; `payload` is the event itself (payment or subscription snapshot included). */
 export const outboxColumns = (event: WebhookEvent): OutboxColumns =>
   isPaymentEvent(event) ? paymentEventColumns(event) : {
     id: event.id,
     type: event.type,
     partner_id: event.partnerId,
     payment_id: null,
-    payload: JSON.stringify(encodeDestinationEvent(event)),
+    payload: JSON.stringify(isSubscriptionEvent(event) ? encodeSubscriptionEvent(event) : encodeDestinationEvent(event)),
     created_at: secondsToMillis(event.createdAt)
   }
 

@@ -5,16 +5,14 @@
  *
  * @module
  */
-import { Subscription, SubscriptionCharge, SubscriptionEvent } from "@paygate/domain"
+import { Subscription, SubscriptionCharge } from "@paygate/domain"
 import { Schema } from "effect"
-import type { OutboxColumns } from "./PaymentRow.ts"
 import { millisToSeconds, secondsToMillis, toInt, toIntOrNull } from "./Rows.ts"
 
 // The JSON codecs read amounts from decimal text, as the columns are selected.
 const decodeSubscription = Schema.decodeUnknownSync(Schema.toCodecJson(Subscription))
 const decodeCharge = Schema.decodeUnknownSync(Schema.toCodecJson(SubscriptionCharge))
 // The payload is the event's canonical JSON, as a settlement destination's event is stored.
-const encodeEvent = Schema.encodeSync(Schema.toCodecJson(SubscriptionEvent), { disableChecks: true })
 
 /** The columns selected for a subscription. */
 export const subscriptionSelect =
@@ -73,12 +71,3 @@ export const chargeFromRow = (row: Record<string, unknown>): SubscriptionCharge 
 /** The terms' start, as `start_at` stores it. */
 export const startAt = (subscription: Subscription): number => secondsToMillis(subscription.terms.start)
 
-/** A subscription event's `outbox_events` row: partner-level, so without a payment. */
-export const subscriptionEventColumns = (event: SubscriptionEvent): OutboxColumns => ({
-  id: event.id,
-  type: event.type,
-  partner_id: event.partnerId,
-  payment_id: null,
-  payload: JSON.stringify(encodeEvent(event)),
-  created_at: secondsToMillis(event.createdAt)
-})

@@ -3,7 +3,8 @@ import type { PaymentEventType } from "../payment/PaymentEventType.ts"
 import { isSettlementStage, type PaymentRecord, toPaymentRecord } from "../payment/PaymentRecord.ts"
 import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
 import { type SettlementDestinationEnvelope, settlementDestinationEnvelope } from "./SettlementDestinationEnvelope.ts"
-import { isPaymentEvent, type WebhookEvent } from "./WebhookEvent.ts"
+import { type SubscriptionEnvelope, subscriptionEnvelope } from "./SubscriptionEnvelope.ts"
+import { isPaymentEvent, isSubscriptionEvent, type WebhookEvent } from "./WebhookEvent.ts"
 
 /**
  * The body of a webhook (API rules §6): the event id and type, the API version of the endpoint,
@@ -22,8 +23,8 @@ export interface WebhookEnvelope {
   }
 }
 
-/** The body of any webhook: a payment's event, or a partner-level one (told apart by `type`). */
-export type EventEnvelope = WebhookEnvelope | SettlementDestinationEnvelope
+/** The body of any webhook: a payment's event, a subscription's, or a destination's change (told apart by `type`). */
+export type EventEnvelope = WebhookEnvelope | SubscriptionEnvelope | SettlementDestinationEnvelope
 
 /**
  * The envelope of a payment's `event` for an endpoint pinned to `apiVersion`. A `payment.settled`
@@ -48,7 +49,11 @@ const paymentEnvelope = (
 export function envelopeOf(event: OutboxEvent, apiVersion: string, explorer?: ExplorerLinksShape): WebhookEnvelope
 export function envelopeOf(event: WebhookEvent, apiVersion: string, explorer?: ExplorerLinksShape): EventEnvelope
 export function envelopeOf(event: WebhookEvent, apiVersion: string, explorer?: ExplorerLinksShape): EventEnvelope {
-  return isPaymentEvent(event) ? paymentEnvelope(event, apiVersion, explorer) : settlementDestinationEnvelope(event, apiVersion)
+  return isPaymentEvent(event)
+    ? paymentEnvelope(event, apiVersion, explorer)
+    : isSubscriptionEvent(event)
+    ? subscriptionEnvelope(event, apiVersion)
+    : settlementDestinationEnvelope(event, apiVersion)
 }
 
 /** The exact bytes sent (and signed) for `event`: its envelope as JSON. */

@@ -1,7 +1,8 @@
-import { PaymentEventType, settlementDestinationChanged, SettlementDestinationChange } from "@paygate/domain"
+import { PaymentEventType, settlementDestinationChanged, SettlementDestinationChange, SubscriptionEventType } from "@paygate/domain"
 import { Schema } from "effect"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
 import { PaymentRecord } from "./PaymentRecord.ts"
+import { SubscriptionChargeRecord, SubscriptionRecord } from "./SubscriptionRecord.ts"
 
 /**
  * The body of a webhook (API rules §6): the event id and type, the API version of the endpoint,
@@ -50,5 +51,21 @@ export const SettlementDestinationEnvelope = Schema.Struct({
   })
 }).annotate({ identifier: "SettlementDestinationWebhookEnvelope" })
 
-/** The body of any webhook: a payment's event, or a partner-level one (told apart by `type`). */
-export const EventEnvelope = Schema.Union([WebhookEnvelope, SettlementDestinationEnvelope]).annotate({ identifier: "EventEnvelope" })
+/**
+ * The body of a `subscription.*` webhook: the subscription right after the change, and the charge
+ * the event concerns (`null` for an activation, a cancellation, or an end that is not a charge's).
+ */
+export const SubscriptionEnvelope = Schema.Struct({
+  id: Schema.String,
+  type: SubscriptionEventType,
+  apiVersion: Schema.String,
+  createdAt: NonNegativeInt,
+  data: Schema.Struct({
+    subscription: SubscriptionRecord,
+    charge: Schema.NullOr(SubscriptionChargeRecord)
+  })
+}).annotate({ identifier: "SubscriptionWebhookEnvelope" })
+
+/** The body of any webhook: a payment's event, a subscription's, or a destination's change (told apart by `type`). */
+export const EventEnvelope = Schema.Union([WebhookEnvelope, SubscriptionEnvelope, SettlementDestinationEnvelope])
+  .annotate({ identifier: "EventEnvelope" })
