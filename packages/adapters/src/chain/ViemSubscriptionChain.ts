@@ -175,6 +175,11 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
   const read = <A>(found: Target, operation: string, call: (client: PublicClient) => Promise<A>) =>
     readChain(found.runtime.chainId, rpc(found.runtime.chainId, operation, () => call(found.runtime.client)))
 
+  /** How much of the token the payer lets Permit2 move: no charge passes without at least a period's amount. */
+  const permit2Approval = (found: Target) =>
+    read(found, "allowance", (client) =>
+      client.readContract({ address: found.terms.token, abi: erc20Abi, functionName: "allowance", args: [found.terms.payer, permit2Address] }))
+
   /** The permit the payer signs for `found` with Permit2's current nonce of the payer, token and clone (0 until one was used). */
   const permitOf = (found: Target, sigDeadline: number) =>
     Effect.map(
@@ -202,9 +207,15 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
     if (sigDeadline < Math.floor((yield* Clock.currentTimeMillis) / 1000)) return yield* new ParamsValidation({ message: "The permit's sigDeadline has passed." })
     if (!isHexBytes(signature) || signature.length <= 2) return yield* new ParamsValidation({ message: "The signature is not 0x-prefixed hex." })
     const hash = hashTypedData(yield* permitOf(found, sigDeadline))
-    return yield* checkSigner({ recovery }, found.runtime, found.terms.payer, hash, signature, "The permit was not signed by the subscription's payer.").pipe(
+    yield* checkSigner({ recovery }, found.runtime, found.terms.payer, hash, signature, "The permit was not signed by the subscription's payer.").pipe(
       Effect.catchTag("ChainRpcError", (error) => Effect.fail(unreadable(found.runtime.chainId, `Cannot read ${found.runtime.chainId}: ${error.message}`)))
     )
+    // Without it the first charge would find the allowance revoked: refused now, while the buyer can still approve.
+    if ((yield* permit2Approval(found)) < terms.amountPerPeriod) {
+      return yield* new ParamsValidation({
+        message: `The payer has not approved Permit2 (${permit2Address}) to move at least one period's amount of the token; approve it, then subscribe.`
+      })
+    }
   })
 
   const subscribe = Effect.fn("SubscriptionChain.subscribe")(function*(terms: SubscriptionTerms, sigDeadline: number, signature: string) {
@@ -256,8 +267,7 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
     // payer who took back the token's approval of Permit2 has revoked every Permit2 allowance at once.
     const balance = yield* tokenBalance({ chains, runtimes }, terms.asset, terms.payer)
     if (balance < amount) return refused("insufficient_funds")
-    const approved = yield* read(found, "allowance", (client) =>
-      client.readContract({ address: found.terms.token, abi: erc20Abi, functionName: "allowance", args: [found.terms.payer, permit2Address] }))
+    const approved = yield* permit2Approval(found)
     return refused(approved < amount ? "revoked" : "other")
   })
 

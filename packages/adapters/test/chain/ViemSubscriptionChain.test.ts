@@ -21,6 +21,7 @@ import {
   encodeFunctionData,
   type Hex,
   http,
+  maxUint256,
   type PublicClient
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -79,6 +80,16 @@ const increaseTime = async (seconds: number) => {
 }
 /** A signature deadline an hour ahead, of the chain's clock (ahead after time travel) and of the wall's. */
 const sigDeadline = async () => Math.max(await now(), Math.floor(Date.now() / 1000)) + 3_600
+
+/** `owner` (an account, or a contract anvil sends for) approves Permit2 to move `value` TUSDC. */
+const approvePermit2 = async (owner: Address, value: bigint) => {
+  await client.request({ method: "anvil_impersonateAccount" as never, params: [owner] as never })
+  await client.request({ method: "anvil_setBalance" as never, params: [owner, "0x8ac7230489e80000"] as never })
+  const data = encodeFunctionData({ abi: TestUsdc.abi, functionName: "approve", args: [permit2Address, value] })
+  const hash = await client.request({ method: "eth_sendTransaction" as never, params: [{ from: owner, to: chain.contracts.usdc, data }] as never }) as Hex
+  await client.waitForTransactionReceipt({ hash })
+  await client.request({ method: "anvil_stopImpersonatingAccount" as never, params: [owner] as never })
+}
 
 /** A new buyer with `funds` TUSDC, gas, and Permit2 approved on TUSDC (as a wallet does once). */
 const newPayer = (funds: bigint) => newPermit2Payer(chain, funder, funds)
@@ -179,6 +190,12 @@ describe("ViemSubscriptionChain", () => {
     const past = Math.floor(Date.now() / 1000) - 60
     const expired = await failure(port.verifyPermit(terms, past, await sign(terms, payer, past)))
     expect(expired).toEqual(new ParamsValidation({ message: "The permit's sigDeadline has passed." }))
+
+    // Signed, but Permit2 may not move a period's amount: the first charge would fail, so it is refused now.
+    await approvePermit2(payer.address, fee - 1n)
+    const unapproved = await failure(port.verifyPermit(terms, deadline, await sign(terms, payer, deadline)))
+    expect(unapproved).toBeInstanceOf(ParamsValidation)
+    expect((unapproved as ParamsValidation).message).toMatch(/not approved Permit2/)
   })
 
   it("a wallet signs the JSON as it is, and a contract wallet's signature is asked of the wallet (EIP-1271)", async () => {
@@ -186,6 +203,7 @@ describe("ViemSubscriptionChain", () => {
     const walletPayer = anvilAccount(6)
     const terms = await termsFor(walletPayer.address)
     const deadline = await sigDeadline()
+    await approvePermit2(walletPayer.address, maxUint256)
     const json = await run(port.permitTypedData(terms, deadline))
     const signature = await client.request({ method: "eth_signTypedData_v4" as never, params: [walletPayer.address, json] as never }) as Hex
     await run(port.verifyPermit(terms, deadline, signature))
@@ -199,6 +217,7 @@ describe("ViemSubscriptionChain", () => {
     })
     const contractPayer = deployed.contractAddress!
     const contractTerms = await termsFor(contractPayer)
+    await approvePermit2(contractPayer, maxUint256)
     await run(port.verifyPermit(contractTerms, deadline, await sign(contractTerms, owner, deadline)))
     expect(await failure(port.verifyPermit(contractTerms, deadline, await sign(contractTerms, anvilAccount(4), deadline)))).toBeInstanceOf(ParamsValidation)
   })

@@ -3,10 +3,11 @@ import { IdGenerator } from "../ids/IdGenerator.ts"
 import type { SubscriptionId } from "../ids/Ids.ts"
 import { type ChargeRefused, SubscriptionChain } from "../ports/SubscriptionChain.ts"
 import { SubscriptionRepository } from "../ports/SubscriptionRepository.ts"
-import { isFinalSubscription, Subscription } from "../subscription/Subscription.ts"
-import { firstCharge, SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
-import { SubscriptionEvent, type SubscriptionEventType } from "../subscription/SubscriptionEvent.ts"
+import { isFinalSubscription, type Subscription } from "../subscription/Subscription.ts"
+import { firstCharge, type SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
+import type { SubscriptionEventType } from "../subscription/SubscriptionEvent.ts"
 import { chargeDeadline, periodStart } from "../subscription/SubscriptionTerms.ts"
+import { type ChargeChange, makeSubscriptionCommit } from "./SubscriptionCommit.ts"
 import { traced } from "./Traced.ts"
 
 /** How the worker charges subscriptions. */
@@ -30,13 +31,6 @@ export const ChargePolicy = Context.Reference<ChargePolicyShape>("@paygate/domai
 
 /** Where one look left a subscription: `final` (nothing more to do) or `scheduled` (its next look is set). */
 export type SubscriptionStep = "final" | "scheduled"
-
-/** A charge's change: the version read (`undefined` for a charge not stored yet) and what changes. */
-interface ChargeChange {
-  readonly read: SubscriptionCharge | undefined
-  readonly charge: SubscriptionCharge
-  readonly patch: Partial<SubscriptionCharge>
-}
 
 /**
  * The worker's side of subscriptions: gives the contract the buyer's signed permit, charges each
@@ -63,35 +57,11 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
       const ids = yield* IdGenerator
       const policy = yield* ChargePolicy
 
-      // The next versions, with one event of each type carrying them; answers the step.
-      const commit = (
-        read: Subscription,
-        patch: Partial<Subscription>,
-        change?: ChargeChange,
-        types: ReadonlyArray<SubscriptionEventType> = []
-      ) =>
-        Effect.gen(function*() {
-          const millis = yield* Clock.currentTimeMillis
-          const updatedAt = Math.max(millis, read.updatedAt)
-          const subscription = new Subscription({ ...read, ...patch, version: read.version + 1, updatedAt })
-          const charge = change === undefined
-            ? undefined
-            : new SubscriptionCharge({ ...change.charge, ...change.patch, version: (change.read?.version ?? 0) + 1, updatedAt })
-          const events = yield* Effect.forEach(types, (type) =>
-            Effect.map(ids.make("event"), (id) =>
-              new SubscriptionEvent({
-                id,
-                type,
-                partnerId: subscription.partnerId,
-                mode: subscription.mode,
-                subscription,
-                charge: charge ?? null,
-                createdAt: Math.floor(millis / 1000)
-              })))
-          // Lost to another worker: it wrote this look's outcome, and its next look.
-          yield* repo.commit({ subscription, charge, events })
-          return isFinalSubscription(subscription.status) && subscription.closedOnChain ? "final" as const : "scheduled" as const
-        })
+      const write = makeSubscriptionCommit(repo, ids)
+      // Lost to another worker: it wrote this look's outcome, and its next look.
+      const commit = (read: Subscription, patch: Partial<Subscription>, change?: ChargeChange, types?: ReadonlyArray<SubscriptionEventType>) =>
+        Effect.map(write(read, patch, change, types), ({ subscription }) =>
+          isFinalSubscription(subscription.status) && subscription.closedOnChain ? "final" as const : "scheduled" as const)
 
       const at = (subscription: Subscription, millis: number) =>
         subscription.nextCheckAt === millis ? Effect.succeed("scheduled" as const) : commit(subscription, { nextCheckAt: millis })
