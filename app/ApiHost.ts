@@ -36,6 +36,7 @@ export const checkoutSettings = Layer.effect(
       dataCollectionUrl: dataCollectionUrl.replace(/\/$/, ""),
       x402Url: `${publicUrl}/v1/x402/payments`,
       linkUrl: `${publicUrl}/l`,
+      subscribeUrl: `${publicUrl}/s`,
       refundClaimUrl: `${publicUrl}/r`
     })
   })

@@ -16,6 +16,7 @@ describe("CheckoutSettings from the configuration", () => {
       checkoutUrl: "http://localhost:3000/checkout",
       dataCollectionUrl: "http://localhost:3000/collect",
       linkUrl: "http://localhost:3000/l",
+      subscribeUrl: "http://localhost:3000/s",
       refundClaimUrl: "http://localhost:3000/r",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })
@@ -24,6 +25,7 @@ describe("CheckoutSettings from the configuration", () => {
       checkoutUrl: "https://pay.example/checkout",
       dataCollectionUrl: "https://pay.example/collect",
       linkUrl: "https://pay.example/l",
+      subscribeUrl: "https://pay.example/s",
       refundClaimUrl: "https://pay.example/r",
       x402Url: "https://pay.example/v1/x402/payments"
     })
@@ -34,6 +36,7 @@ describe("CheckoutSettings from the configuration", () => {
       checkoutUrl: "https://portal.example/pay",
       dataCollectionUrl: "https://kyc.example/form",
       linkUrl: "http://localhost:3000/l",
+      subscribeUrl: "http://localhost:3000/s",
       refundClaimUrl: "http://localhost:3000/r",
       x402Url: "http://localhost:3000/v1/x402/payments"
     })

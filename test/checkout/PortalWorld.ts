@@ -142,7 +142,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
     )
     const http = HttpRouter.serve(
       ServiceRoutes.pipe(Layer.provide([
-        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l`, refundClaimUrl: `${baseUrl}/r` })),
+        Layer.succeed(CheckoutSettings, CheckoutSettings.of({ checkoutUrl: `${baseUrl}/checkout`, dataCollectionUrl: `${baseUrl}/collect`, x402Url: `${baseUrl}/v1/x402/payments`, linkUrl: `${baseUrl}/l`, subscribeUrl: `${baseUrl}/s`, refundClaimUrl: `${baseUrl}/r` })),
         RateLimiter.layer,
         ClientAddress.ClientAddress.layer
       ]), Layer.provide(ApiHost.layer)),

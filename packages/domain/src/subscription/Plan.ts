@@ -4,8 +4,8 @@ import { Mode } from "../payment/Payment.ts"
 
 /**
  * A merchant's subscription plan: what a buyer signs up for. Each period costs `value` of `unit`:
- * minor units of a fiat currency (ISO 4217 code; the buyer's token amount is fixed when they sign)
- * or base units of a token (CAIP-19 asset). Periods last `periodSeconds` (fixed length: the contract
+ * minor units of a fiat currency (the buyer's token amount is fixed, at the price then, when they
+ * sign) or base units of a token. Periods last `periodSeconds` (fixed length: the contract
  * counts seconds, not calendar months); the first charge comes `trialSeconds` after signing; the
  * term is `periods` periods, or open-ended (`null`) until cancelled. A deactivated plan takes no new
  * subscriber; its subscriptions go on.
@@ -17,7 +17,7 @@ export class Plan extends Schema.Class<Plan>("paygate/Plan")({
   mode: Mode,
   /** Shown to the buyer, 1–200 characters. */
   name: Schema.String,
-  /** ISO 4217 code, or CAIP-19 asset id. */
+  /** As the API writes a unit: `iso4217/<CODE>` or `caip19/<asset>`. */
   unit: Schema.String,
   value: Schema.BigInt,
   periodSeconds: Schema.Int,

@@ -13,8 +13,8 @@ export interface InvoiceInput {
 
 const invalid = (message: string) => new ParamsValidation({ message })
 
-// Text a page shows: no control characters and no lone surrogates, 1 to `max` characters.
-const shownText = (name: string, text: string, max: number) =>
+/** Text a page shows: no control characters and no lone surrogates, 1 to `max` characters; trimmed. */
+export const shownText = (name: string, text: string, max: number) =>
   text.trim().length === 0 || text.length > max || !text.isWellFormed() || /\p{Cc}/u.test(text)
     ? Effect.fail(invalid(`${name} must be 1 to ${max} characters of text.`))
     : Effect.succeed(text.trim())

@@ -11,6 +11,7 @@ import { MerchantsApi } from "./MerchantsApi.ts"
 import { PaymentsApi } from "./PaymentsApi.ts"
 import { ReceiptsApi } from "./ReceiptsApi.ts"
 import { RefundsApi } from "./RefundsApi.ts"
+import { PlansApi, SubscribeApi, SubscriptionsApi } from "./SubscriptionsApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { TeamApi } from "./TeamApi.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
@@ -22,11 +23,14 @@ export class PaygateApi extends HttpApi.make("paygate")
   .add(PaymentsApi)
   .add(RefundsApi)
   .add(LinksApi)
+  .add(PlansApi)
+  .add(SubscriptionsApi)
   .add(BalanceApi)
   .add(ReceiptsApi)
   .add(ExportsApi)
   .add(MerchantsApi)
   .add(GatewayApi)
+  .add(SubscribeApi)
   .add(WebhooksApi)
   .add(ApiKeysApi)
   .add(TeamApi)

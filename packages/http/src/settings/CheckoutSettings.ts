@@ -10,6 +10,8 @@ export class CheckoutSettings extends Context.Service<CheckoutSettings, {
   readonly x402Url: string
   /** Where payment links' pages are: a link's page is `{link_url}/{linkId}` (on `PUBLIC_URL`). */
   readonly linkUrl: string
+  /** Where plans' checkouts are: a plan's is `{subscribe_url}/{planId}`, a payer's manage page `{subscribe_url}/manage/{subscriptionId}#{token}`. */
+  readonly subscribeUrl: string
   /** Where refund claim pages are: a claim link is `{refund_claim_url}/{token}` (on `PUBLIC_URL`). */
   readonly refundClaimUrl: string
 }>()("@paygate/http/CheckoutSettings") {}

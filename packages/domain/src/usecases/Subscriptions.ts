@@ -1,0 +1,335 @@
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { accountChainId, formatAccountId, parseAccountId } from "../caip/AccountId.ts"
+import { InvalidParams, InvalidState, ParamsValidation, PaymentNotFound, QuoteExpired } from "../errors/DomainErrors.ts"
+import { IdGenerator } from "../ids/IdGenerator.ts"
+import { type MerchantId, type PlanId, PlanId as PlanIdSchema, SubscriptionId } from "../ids/Ids.ts"
+import { isUsable } from "../merchant/CryptoSettlement.ts"
+import type { Merchant } from "../merchant/Merchant.ts"
+import { fiatUnitPrefix, tokenUnitPrefix } from "../money/Unit.ts"
+import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
+import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
+import { ChainUnavailable } from "../ports/ChainUnavailable.ts"
+import { MerchantRepository } from "../ports/MerchantRepository.ts"
+import { assetMode, NetworkModes } from "../ports/NetworkModes.ts"
+import { PlanRepository } from "../ports/PlanRepository.ts"
+import { PriceOracle } from "../ports/PriceOracle.ts"
+import { SettlementRepository } from "../ports/SettlementRepository.ts"
+import { SubscriptionChain } from "../ports/SubscriptionChain.ts"
+import { SubscriptionRepository } from "../ports/SubscriptionRepository.ts"
+import { quotePayment } from "../quote/Quote.ts"
+import type { Plan } from "../subscription/Plan.ts"
+import { type CancelledBy, isFinalSubscription, SignedPermit, Subscription } from "../subscription/Subscription.ts"
+import type { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
+import { SubscriptionTerms } from "../subscription/SubscriptionTerms.ts"
+import { type OfferClaims, SubscriptionTokens } from "../subscription/SubscriptionTokens.ts"
+import type { PartnerAccess } from "./Merchants.ts"
+import { PaymentSettings } from "./PaymentSettings.ts"
+import { makeSubscriptionCommit } from "./SubscriptionCommit.ts"
+
+/** A plan as its checkout shows it: its merchant, and the tokens a buyer may subscribe with now. */
+export interface PlanCheckout {
+  readonly plan: Plan
+  readonly merchant: Merchant
+  readonly assets: ReadonlyArray<PayableAsset>
+}
+
+/** Terms offered to a buyer: the permit to sign (EIP-712 JSON) and the sealed offer to send back with the signature. */
+export interface SubscriptionOffer {
+  readonly plan: Plan
+  readonly terms: SubscriptionTerms
+  /** Unix seconds: the permit must reach the chain before it. */
+  readonly sigDeadline: number
+  /** Unix seconds: the offer is taken until then. */
+  readonly expiresAt: number
+  readonly typedData: string
+  readonly offer: string
+}
+
+/** A subscription with its charges, by period. */
+export interface SubscriptionView {
+  readonly subscription: Subscription
+  readonly charges: ReadonlyArray<SubscriptionCharge>
+}
+
+/** What the payer's link shows: the subscription, its plan and merchant. */
+export interface PayerView extends SubscriptionView {
+  readonly plan: Plan
+  readonly merchant: Merchant
+}
+
+/** How long an offer of a plan without a rate (a token, or a pegged stablecoin) is taken. */
+const offerSeconds = 15 * 60
+/** How long after the offer the permit may still reach the chain: the worker's time to send it. */
+const sendingSeconds = 60 * 60
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+// One offer makes one subscription: its id comes from the offer's random salt, so sending the same
+// signed offer twice finds the first.
+const idOf = (salt: string) => `sub_${salt.slice(2, 34)}` as SubscriptionId
+
+/**
+ * Subscriptions as merchants and buyers see them: a plan's checkout, the offer of terms to a buyer's
+ * account, the buyer's signed subscription, and cancellations by the merchant or by the payer's
+ * link. The worker does the rest (`SubscriptionCharges`).
+ */
+export class Subscriptions extends Context.Service<Subscriptions, {
+  readonly checkout: (planId: string) => Effect.Effect<PlanCheckout, PaymentNotFound>
+  readonly offer: (planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) => Effect.Effect<
+    SubscriptionOffer,
+    PaymentNotFound | InvalidState | ParamsValidation
+  >
+  readonly subscribe: (planId: string, input: { readonly offer: string; readonly signature: string }) => Effect.Effect<
+    Subscription,
+    PaymentNotFound | InvalidState | InvalidParams | ParamsValidation | QuoteExpired
+  >
+  readonly find: (access: PartnerAccess, id: string) => Effect.Effect<SubscriptionView, PaymentNotFound>
+  readonly list: (access: PartnerAccess, input: {
+    readonly merchantId?: string | undefined
+    readonly planId?: string | undefined
+    readonly page: PageRequest
+  }) => Effect.Effect<Page<Subscription>>
+  readonly cancel: (access: PartnerAccess, id: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
+  /** The payer's link token of a subscription (for receipts). */
+  readonly manageToken: (id: SubscriptionId) => Effect.Effect<string>
+  readonly forPayer: (id: string, token: string) => Effect.Effect<PayerView, PaymentNotFound>
+  readonly cancelByPayer: (id: string, token: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
+}>()("@paygate/domain/Subscriptions") {
+  static readonly layer = Layer.effect(
+    Subscriptions,
+    Effect.gen(function*() {
+      const plans = yield* PlanRepository
+      const repo = yield* SubscriptionRepository
+      const merchants = yield* MerchantRepository
+      const settlements = yield* SettlementRepository
+      const catalog = yield* AssetCatalog
+      const modes = yield* NetworkModes
+      const oracle = yield* PriceOracle
+      const chain = yield* SubscriptionChain
+      const tokens = yield* SubscriptionTokens
+      const random = yield* SecureRandom.SecureRandom
+      const { quoteTtlSeconds } = yield* PaymentSettings
+      const commit = makeSubscriptionCommit(repo, yield* IdGenerator)
+      const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+      const planNotFound = (id: string) => new PaymentNotFound({ message: `No plan ${id}.` })
+      const notFound = (id: string) => new PaymentNotFound({ message: `No subscription ${id}.` })
+      // The unreachable chain is the buyer's to retry: nothing was decided.
+      const unreachable = <A, E>(effect: Effect.Effect<A, E | ChainUnavailable>): Effect.Effect<A, Exclude<E, ChainUnavailable> | ParamsValidation> =>
+        Effect.mapError(effect, (error) =>
+          error instanceof ChainUnavailable
+            ? new ParamsValidation({ message: `${error.chainId} cannot be reached just now; try again in a moment.` })
+            : error as Exclude<E, ChainUnavailable>)
+
+      // A plan and its merchant, as a buyer may see them (a deleted merchant's plans are gone).
+      const publicPlan = (id: string) =>
+        Effect.gen(function*() {
+          const plan = Schema.is(PlanIdSchema)(id) ? yield* plans.findById(id) : Option.none<Plan>()
+          if (Option.isNone(plan)) return yield* planNotFound(id)
+          const merchant = yield* merchants.findById(plan.value.partnerId, plan.value.mode, plan.value.merchantId)
+          if (Option.isNone(merchant) || merchant.value.deleted) return yield* planNotFound(id)
+          return { plan: plan.value, merchant: merchant.value }
+        })
+
+      const assetsFor = (plan: Plan) =>
+        Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const candidates = catalog.all.filter((asset) =>
+            chain.chains.includes(asset.chainId) &&
+            assetMode(modes, asset.assetId) === plan.mode &&
+            (plan.unit.startsWith(fiatUnitPrefix) || plan.unit === `${tokenUnitPrefix}${asset.assetId}`)
+          )
+          return yield* Effect.filter(candidates, (asset) =>
+            Effect.gen(function*() {
+              const destination = yield* settlements.findByAsset(plan.merchantId, asset.assetId)
+              if (Option.isNone(destination) || !isUsable(destination.value, millis)) return false
+              if (!plan.unit.startsWith(fiatUnitPrefix)) return true
+              return Option.isSome(yield* oracle.pricing(plan.unit.slice(fiatUnitPrefix.length), asset.assetId))
+            }))
+        })
+
+      const checkout = Effect.fn("Subscriptions.checkout")(function*(planId: string) {
+        const { merchant, plan } = yield* publicPlan(planId)
+        return { plan, merchant, assets: plan.active ? yield* assetsFor(plan) : [] }
+      })
+
+      const offer = Effect.fn("Subscriptions.offer")(function*(planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) {
+        const { plan } = yield* publicPlan(planId)
+        if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
+        const payer = yield* parseAccountId(input.payer, "payer")
+        const assets = yield* assetsFor(plan)
+        const asset = input.asset === undefined && assets.length === 1
+          ? assets[0]
+          : assets.find((a) => a.assetId === input.asset)
+        if (asset === undefined) {
+          return yield* new ParamsValidation({
+            message: assets.length === 0
+              ? "This plan cannot be subscribed to just now: the merchant takes none of its tokens."
+              : `asset must be one of ${assets.map((a) => a.assetId).join(", ")}.`
+          })
+        }
+        const payerId = formatAccountId(payer)
+        if (accountChainId(payerId) !== asset.chainId) {
+          return yield* new ParamsValidation({ message: `payer must be an account on ${asset.chainId}, the token's chain.` })
+        }
+        const now = yield* nowSeconds
+        const destination = yield* settlements.findByAsset(plan.merchantId, asset.assetId)
+        if (Option.isNone(destination)) return yield* new ParamsValidation({ message: "This plan cannot be subscribed to just now." })
+        let amount = plan.value
+        let expiresAt = now + offerSeconds
+        if (plan.unit.startsWith(fiatUnitPrefix)) {
+          const currency = plan.unit.slice(fiatUnitPrefix.length)
+          const pricing = yield* oracle.pricing(currency, asset.assetId)
+          if (Option.isNone(pricing)) return yield* new ParamsValidation({ message: `${asset.symbol} cannot be priced in ${currency} just now.` })
+          const quoted = quotePayment({ value: plan.value, currency }, asset.decimals, pricing.value, now, quoteTtlSeconds)
+          amount = quoted.tokenAmount
+          expiresAt = quoted.expiresAt ?? expiresAt
+        }
+        const claims: OfferClaims = {
+          planId: plan.id,
+          payer: payerId,
+          receiver: destination.value.destination,
+          asset: asset.assetId,
+          amountPerPeriod: amount.toString(),
+          periodSeconds: plan.periodSeconds,
+          start: now + plan.trialSeconds,
+          periods: plan.periods,
+          salt: `0x${hex(yield* random.randomBytes(32))}`,
+          sigDeadline: expiresAt + sendingSeconds,
+          expiresAt
+        }
+        const terms = termsOf(claims)
+        const typedData = yield* chain.permitTypedData(terms, claims.sigDeadline).pipe(unreachable)
+        return { plan, terms, sigDeadline: claims.sigDeadline, expiresAt, typedData, offer: yield* tokens.sealOffer(claims) }
+      })
+
+      const subscribe = Effect.fn("Subscriptions.subscribe")(function*(planId: string, input: { readonly offer: string; readonly signature: string }) {
+        const opened = yield* tokens.openOffer(input.offer)
+        if (Option.isNone(opened) || opened.value.planId !== planId) {
+          return yield* new InvalidParams({ message: "offer is not an offer this service made for this plan." })
+        }
+        const claims = opened.value
+        const id = idOf(claims.salt)
+        const earlier = yield* repo.findById(id)
+        if (Option.isSome(earlier)) return earlier.value
+        if ((yield* nowSeconds) > claims.expiresAt) return yield* new QuoteExpired({ message: "The offer expired; ask for a new one." })
+        const { plan } = yield* publicPlan(planId)
+        if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
+        const terms = termsOf(claims)
+        yield* chain.verifyPermit(terms, claims.sigDeadline, input.signature).pipe(unreachable)
+        const millis = yield* Clock.currentTimeMillis
+        const subscription = new Subscription({
+          id,
+          planId: plan.id,
+          partnerId: plan.partnerId,
+          merchantId: plan.merchantId,
+          mode: plan.mode,
+          terms,
+          permit: new SignedPermit({ signature: input.signature, sigDeadline: claims.sigDeadline }),
+          subscribeTx: null,
+          status: "subscribing",
+          endedReason: null,
+          cancelledBy: null,
+          cancelTx: null,
+          closedOnChain: false,
+          nextCheckAt: millis,
+          version: 1,
+          createdAt: millis,
+          updatedAt: millis
+        })
+        yield* repo.insert(subscription)
+        return subscription
+      })
+
+      const loadFor = (access: PartnerAccess, id: string) =>
+        (Schema.is(SubscriptionId)(id) ? repo.findById(id) : Effect.succeedNone).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(notFound(id)),
+            onSome: (s) => s.partnerId === access.partnerId && s.mode === access.mode ? Effect.succeed(s) : Effect.fail(notFound(id))
+          }))
+        )
+
+      const withCharges = (subscription: Subscription) => Effect.map(repo.charges(subscription.id), (charges) => ({ subscription, charges }))
+
+      const find = Effect.fn("Subscriptions.find")(function*(access: PartnerAccess, id: string) {
+        return yield* withCharges(yield* loadFor(access, id))
+      })
+
+      const list = Effect.fn("Subscriptions.list")(function*(access: PartnerAccess, input: {
+        readonly merchantId?: string | undefined
+        readonly planId?: string | undefined
+        readonly page: PageRequest
+      }) {
+        const rows = yield* repo.list({
+          partnerId: access.partnerId,
+          mode: access.mode,
+          merchantId: input.merchantId as MerchantId | undefined,
+          planId: input.planId as PlanId | undefined,
+          after: input.page.after,
+          limit: input.page.limit + 1
+        })
+        return toPage(rows, input.page.limit)
+      })
+
+      // Cancels here at once (no charge is sent after), with its event; the worker closes it in the
+      // contract. Cancelling again answers the cancelled subscription; an ended one cannot be.
+      const cancelAs = (by: CancelledBy) => (read: Subscription): Effect.Effect<Subscription, InvalidState> =>
+        Effect.gen(function*() {
+          let current = read
+          for (;;) {
+            if (current.status === "cancelled") return current
+            if (isFinalSubscription(current.status)) {
+              return yield* new InvalidState({ message: `The subscription already ended (${current.endedReason ?? current.status}).` })
+            }
+            const written = yield* commit(current, { status: "cancelled", cancelledBy: by, nextCheckAt: yield* Clock.currentTimeMillis }, undefined, [
+              "subscription.cancelled"
+            ])
+            if (written.committed) return written.subscription
+            // The worker changed it meanwhile: look again.
+            const again = yield* repo.findById(current.id)
+            if (Option.isNone(again)) return current
+            current = again.value
+          }
+        })
+
+      const cancel = Effect.fn("Subscriptions.cancel")(function*(access: PartnerAccess, id: string) {
+        return yield* cancelAs("merchant")(yield* loadFor(access, id))
+      })
+
+      // The payer's link: a wrong token reads as no such subscription.
+      const loadForPayer = (id: string, token: string) =>
+        Effect.gen(function*() {
+          if (!Schema.is(SubscriptionId)(id) || !(yield* tokens.canManage(id, token))) return yield* notFound(id)
+          const found = yield* repo.findById(id)
+          if (Option.isNone(found)) return yield* notFound(id)
+          return found.value
+        })
+
+      const forPayer = Effect.fn("Subscriptions.forPayer")(function*(id: string, token: string) {
+        const subscription = yield* loadForPayer(id, token)
+        const plan = yield* plans.findById(subscription.planId)
+        const merchant = yield* merchants.findById(subscription.partnerId, subscription.mode, subscription.merchantId)
+        if (Option.isNone(plan) || Option.isNone(merchant)) return yield* notFound(id)
+        return { ...(yield* withCharges(subscription)), plan: plan.value, merchant: merchant.value }
+      })
+
+      const cancelByPayer = Effect.fn("Subscriptions.cancelByPayer")(function*(id: string, token: string) {
+        return yield* cancelAs("payer")(yield* loadForPayer(id, token))
+      })
+
+      return Subscriptions.of({ checkout, offer, subscribe, find, list, cancel, manageToken: tokens.manageToken, forPayer, cancelByPayer })
+    })
+  )
+}
+
+const termsOf = (claims: OfferClaims) =>
+  new SubscriptionTerms({
+    payer: claims.payer,
+    receiver: claims.receiver,
+    asset: claims.asset,
+    amountPerPeriod: BigInt(claims.amountPerPeriod),
+    periodSeconds: claims.periodSeconds,
+    start: claims.start,
+    periods: claims.periods,
+    salt: claims.salt
+  })
