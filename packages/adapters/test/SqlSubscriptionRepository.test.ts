@@ -1,4 +1,6 @@
 import {
+  compareCreation,
+  type Cursor,
   firstCharge,
   IdGenerator,
   type Merchant,
@@ -11,12 +13,13 @@ import {
   SubscriptionEvent,
   type SubscriptionEventType,
   type SubscriptionId,
+  type SubscriptionQuery,
   SubscriptionRepository,
   SubscriptionTerms
 } from "@paygate/domain"
 import { subscriptionFixture } from "@paygate/domain/testing"
 import { assert } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqlPlanRepository from "../src/SqlPlanRepository.ts"
 import * as SqlSubscriptionRepository from "../src/SqlSubscriptionRepository.ts"
@@ -221,11 +224,11 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       const due = [subscribing.id, active.id, pastDue.id, closing.id].sort()
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), due)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [], "leased")
-      yield* repo.release(active.id)
+      yield* repo.release(active.id, 0)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [active.id])
       // A worker that dies holding them: the lease ends and another claims them.
-      yield* repo.release(active.id)
-      yield* repo.release(pastDue.id)
+      yield* repo.release(active.id, 0)
+      yield* repo.release(pastDue.id, 0)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 1)), [active.id, pastDue.id].sort())
       yield* Effect.sleep("20 millis")
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [active.id, pastDue.id].sort())
@@ -235,12 +238,78 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       assert.deepStrictEqual(yield* repo.claim(0, 60_000), [])
     }))
 
+  test("a release puts the next check no sooner than its delay from now: a later one stays, an earlier one moves", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const plan = yield* storedPlan()
+      const due = yield* newSubscription(plan, { status: "active" })
+      const later = yield* newSubscription(plan, { status: "active", nextCheckAt: future })
+      for (const s of [due, later]) yield* repo.insert(s)
+      const mine = (ids: ReadonlyArray<SubscriptionId>) => ids.filter((id) => id === due.id || id === later.id)
+      assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [due.id])
+      const hour = 3_600_000
+      const before = yield* Clock.currentTimeMillis
+      yield* repo.release(due.id, hour)
+      yield* repo.release(later.id, hour)
+      const after = yield* Clock.currentTimeMillis
+      const moved = Option.getOrThrow(yield* repo.findById(due.id))
+      assert.isAtLeast(moved.nextCheckAt, before + hour)
+      assert.isAtMost(moved.nextCheckAt, after + hour)
+      // The queue's field only: the version stays, so the worker's next commit is not refused.
+      assert.deepStrictEqual(moved, new Subscription({ ...due, nextCheckAt: moved.nextCheckAt }))
+      assert.deepStrictEqual(yield* repo.findById(later.id), Option.some(later))
+      assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [])
+    }))
+
   test("a subscription of a plan not stored is refused by the foreign key", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
       const orphan = yield* newSubscription(yield* storedPlan(), { planId: "pln_unknown" as PlanId })
       assert.isTrue(Exit.hasDies(yield* Effect.exit(repo.insert(orphan))))
       assert.isTrue(Option.isNone(yield* repo.findById(orphan.id)))
+    }))
+
+  test("lists a partner's subscriptions in one mode newest first, by merchant and plan if asked, paged by cursor", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const partner = yield* newPartner()
+      const shopA = yield* newMerchant(partner)
+      const shopB = yield* newMerchant(partner)
+      const monthly = yield* storedPlan(shopA)
+      const yearly = yield* storedPlan(shopA)
+      const other = yield* storedPlan(shopB)
+      const all: Array<Subscription> = []
+      // Ties on createdAt are broken by id.
+      const stamps = [[monthly, 3000], [other, 1000], [yearly, 3000], [monthly, 1000], [other, 3000], [monthly, 2000], [yearly, 1000]] as const
+      for (const [plan, createdAt] of stamps) {
+        const s = yield* newSubscription(plan, { createdAt, updatedAt: createdAt })
+        yield* repo.insert(s)
+        all.push(s)
+      }
+      const live = yield* newSubscription(yield* storedPlan(yield* newMerchant(partner, { mode: "live" })), { createdAt: 2000 })
+      const stranger = yield* newSubscription(yield* storedPlan(), { createdAt: 2000 })
+      for (const s of [live, stranger]) yield* repo.insert(s)
+      const base: SubscriptionQuery = { partnerId: partner.id, mode: "sandbox", after: null, limit: 2 }
+      const pages = (query: Partial<SubscriptionQuery>) =>
+        Effect.gen(function*() {
+          const seen: Array<SubscriptionId> = []
+          let after: Cursor | null = null
+          for (let page = 0; page < 10; page++) {
+            const rows: ReadonlyArray<Subscription> = yield* repo.list({ ...base, ...query, after })
+            if (rows.length === 0) break
+            seen.push(...rows.map((s) => s.id))
+            after = { createdAt: rows.at(-1)!.createdAt, id: rows.at(-1)!.id }
+          }
+          return seen
+        })
+      const newest = (keep: (s: Subscription) => boolean) => all.filter(keep).sort((a, b) => compareCreation(b, a)).map((s) => s.id)
+      assert.deepStrictEqual(yield* pages({}), newest(() => true))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopA.id }), newest((s) => s.merchantId === shopA.id))
+      assert.deepStrictEqual(yield* pages({ planId: monthly.id }), newest((s) => s.planId === monthly.id))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopB.id, planId: other.id }), newest((s) => s.planId === other.id))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopB.id, planId: monthly.id }), [])
+      assert.deepStrictEqual(yield* pages({ mode: "live" }), [live.id])
+      assert.deepStrictEqual((yield* repo.list({ ...base, limit: 3 })).map((s) => s.id), newest(() => true).slice(0, 3))
     }))
 
   test(`concurrent claims never lease a subscription twice${db.concurrentTransactions ? "" : " (one at a time here)"}`, () =>

@@ -148,7 +148,7 @@ for (const db of databasesUnderTest) {
           const charges = yield* SubscriptionCharges
           for (const due of yield* repo.claim(10, 30_000)) {
             yield* charges.advance(due)
-            yield* repo.release(due)
+            yield* repo.release(due, 0)
           }
           return Option.getOrThrow(yield* repo.findById(id))
         }))
