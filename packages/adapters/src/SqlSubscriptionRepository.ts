@@ -1,10 +1,11 @@
 /**
- * `SubscriptionRepository` on SQL (`subscriptions`, `subscription_charges`, migration 0034). A
+ * `SubscriptionRepository` on SQL (`subscriptions`, `subscription_charges`, migrations 0034–0035). A
  * commit is one transaction: the subscription's compare-and-set on `version`, the charge's (or its
  * insert, refused when the period already has one) and the outbox events; when either
  * compare-and-set finds another writer came first, the transaction rolls back and the commit
  * answers `false`. The worker's queue is the subscriptions themselves, claimed like the
  * executor's payments (`SqlChainWork`): `FOR UPDATE SKIP LOCKED`, a lease, "now" from the `Clock`.
+ * A release may put the next check later; it is the queue's, so the version stays.
  *
  * @module
  */
@@ -13,11 +14,13 @@ import {
   type SubscriptionCharge,
   type SubscriptionChange,
   type SubscriptionId,
+  type SubscriptionQuery,
   SubscriptionRepository,
   traced
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
 import { eventsInsert } from "./internal/PaymentWrites.ts"
 import {
   chargeFromRow,
@@ -31,6 +34,7 @@ import {
 const spans = {
   insert: traced("SqlSubscriptionRepository.insert"),
   findById: traced("SqlSubscriptionRepository.findById"),
+  list: traced("SqlSubscriptionRepository.list"),
   charges: traced("SqlSubscriptionRepository.charges"),
   commit: traced("SqlSubscriptionRepository.commit"),
   claim: traced("SqlSubscriptionRepository.claim"),
@@ -66,6 +70,21 @@ export const make = Effect.gen(function*() {
       Effect.orDie,
       spans.findById
     )
+
+  const list = (query: SubscriptionQuery) => {
+    const where: Array<Fragment> = [sql`partner_id = ${query.partnerId}`, sql`mode = ${query.mode}`]
+    if (query.merchantId !== undefined) where.push(sql`merchant_id = ${query.merchantId}`)
+    if (query.planId !== undefined) where.push(sql`plan_id = ${query.planId}`)
+    if (query.after !== null) {
+      where.push(sql`(created_at, id) < (${query.after.createdAt}::bigint, ${query.after.id}::text COLLATE "C")`)
+    }
+    return sql`SELECT ${selectSubscription} FROM subscriptions WHERE ${sql.and(where)}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(subscriptionFromRow)),
+      Effect.orDie,
+      spans.list
+    )
+  }
 
   const charges = (id: SubscriptionId) =>
     sql`SELECT ${selectCharge} FROM subscription_charges WHERE subscription_id = ${id} ORDER BY period_index`.pipe(
@@ -135,10 +154,14 @@ export const make = Effect.gen(function*() {
       return rows.map((row) => row.id)
     }).pipe(Effect.orDie, spans.claim)
 
-  const release = (id: SubscriptionId) =>
-    sql`UPDATE subscriptions SET lease_until = NULL WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie, spans.release)
+  const release = (id: SubscriptionId, afterMillis: number) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE subscriptions SET lease_until = NULL, next_check_at = GREATEST(next_check_at, ${now + afterMillis}::bigint)
+        WHERE id = ${id}`
+    }).pipe(Effect.orDie, spans.release)
 
-  return SubscriptionRepository.of({ insert, findById, charges, commit, claim, release })
+  return SubscriptionRepository.of({ insert, findById, list, charges, commit, claim, release })
 })
 
 /** `SubscriptionRepository` over the `SqlClient` in context. */

@@ -32,6 +32,7 @@ const tables = [
   "payment_links",
   "payments",
   "payouts",
+  "plans",
   "quotes",
   "refund_claims",
   "refunds",

@@ -1,23 +1,30 @@
 import {
+  compareCreation,
+  type Cursor,
   firstCharge,
   IdGenerator,
   type Merchant,
+  type Plan,
+  type PlanId,
+  PlanRepository,
   SignedPermit,
   Subscription,
   SubscriptionCharge,
   SubscriptionEvent,
   type SubscriptionEventType,
   type SubscriptionId,
+  type SubscriptionQuery,
   SubscriptionRepository,
   SubscriptionTerms
 } from "@paygate/domain"
 import { subscriptionFixture } from "@paygate/domain/testing"
 import { assert } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Clock, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import * as SqlPlanRepository from "../src/SqlPlanRepository.ts"
 import * as SqlSubscriptionRepository from "../src/SqlSubscriptionRepository.ts"
 import { type AdapterServices, adapterSuite } from "./support/AdapterSuite.ts"
-import { newMerchant, newPartner } from "./support/Fixtures.ts"
+import { newMerchant, newPartner, newPlan } from "./support/Fixtures.ts"
 
 const asset = "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 const payer = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
@@ -27,15 +34,23 @@ const huge = 2n ** 100n + 12_345n
 const past = 1_700_000_000_000
 const future = 4_000_000_000_000
 
-const newSubscription = (merchant: Merchant, overrides: Partial<ConstructorParameters<typeof Subscription>[0]> = {}) =>
+// A stored plan of `merchant`, else of a new partner's merchant: a subscription's plan must be stored.
+const storedPlan = (merchant?: Merchant) =>
+  Effect.gen(function*() {
+    const plan = yield* newPlan(merchant ?? (yield* newMerchant(yield* newPartner())))
+    yield* (yield* PlanRepository).insert(plan)
+    return plan
+  })
+
+const newSubscription = (plan: Plan, overrides: Partial<ConstructorParameters<typeof Subscription>[0]> = {}) =>
   Effect.gen(function*() {
     const ids = yield* IdGenerator
     return subscriptionFixture({
       id: yield* ids.make("subscription"),
-      planId: yield* ids.make("plan"),
-      partnerId: merchant.partnerId,
-      merchantId: merchant.id,
-      mode: merchant.mode,
+      planId: plan.id,
+      partnerId: plan.partnerId,
+      merchantId: plan.merchantId,
+      mode: plan.mode,
       permit: new SignedPermit({ signature: `0x${"ab".repeat(65)}`, sigDeadline: 1_800_003_600 }),
       nextCheckAt: past,
       createdAt: past,
@@ -76,15 +91,15 @@ const outboxOf = (partnerId: string) =>
 const decodeEvent = Schema.decodeUnknownEffect(Schema.toCodecJson(SubscriptionEvent))
 
 adapterSuite("SqlSubscriptionRepository", (it, db) => {
-  const test = (name: string, body: () => Effect.Effect<void, unknown, AdapterServices | SubscriptionRepository>) =>
-    it.effect(name, () => body().pipe(Effect.provide(SqlSubscriptionRepository.layer)))
+  const test = (name: string, body: () => Effect.Effect<void, unknown, AdapterServices | SubscriptionRepository | PlanRepository>) =>
+    it.effect(name, () => body().pipe(Effect.provide(Layer.mergeAll(SqlSubscriptionRepository.layer, SqlPlanRepository.layer))))
 
   test("stores and reads back every field exactly, nulls and bigints beyond 64 bits included", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
-      const bare = yield* newSubscription(merchant)
-      const full = yield* newSubscription(merchant, {
+      const plan = yield* storedPlan()
+      const bare = yield* newSubscription(plan)
+      const full = yield* newSubscription(plan, {
         terms: new SubscriptionTerms({ ...bare.terms, amountPerPeriod: 2n ** 159n, periods: 1200 }),
         subscribeTx: `0x${"01".repeat(32)}`,
         status: "cancelled",
@@ -107,8 +122,8 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
   test("a commit whose subscription version is stale answers false and writes nothing", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
-      const s = yield* newSubscription(merchant)
+      const plan = yield* storedPlan()
+      const s = yield* newSubscription(plan)
       yield* repo.insert(s)
       const stale = next(next(s), { status: "active" })
       const c = charge(stale, 0)
@@ -116,16 +131,16 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       assert.isFalse(yield* repo.commit({ subscription: stale, charge: c, events: [event] }))
       assert.deepStrictEqual(yield* repo.findById(s.id), Option.some(s))
       assert.deepStrictEqual(yield* repo.charges(s.id), [])
-      assert.deepStrictEqual(yield* outboxOf(merchant.partnerId), [])
+      assert.deepStrictEqual(yield* outboxOf(plan.partnerId), [])
       // Nor may a subscription never stored be committed.
-      assert.isFalse(yield* repo.commit({ subscription: next(yield* newSubscription(merchant)) }))
+      assert.isFalse(yield* repo.commit({ subscription: next(yield* newSubscription(plan)) }))
     }))
 
   test("a charge is inserted at version 1, then updated by compare-and-set; charges come by period", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
-      const s1 = yield* newSubscription(merchant)
+      const plan = yield* storedPlan()
+      const s1 = yield* newSubscription(plan)
       yield* repo.insert(s1)
       const s2 = next(s1, { status: "active" })
       const second = charge(s2, 1, { amount: huge + 1n })
@@ -152,8 +167,8 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
   test("a second charge for a period answers false and rolls the subscription back", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
-      const s1 = yield* newSubscription(merchant, { status: "active" })
+      const plan = yield* storedPlan()
+      const s1 = yield* newSubscription(plan, { status: "active" })
       yield* repo.insert(s1)
       const s2 = next(s1)
       const mine = charge(s2, 0)
@@ -164,14 +179,14 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       assert.isFalse(yield* repo.commit({ subscription: s3, charge: twin, events: [event] }))
       assert.deepStrictEqual(yield* repo.findById(s1.id), Option.some(s2))
       assert.deepStrictEqual(yield* repo.charges(s1.id), [mine])
-      assert.deepStrictEqual(yield* outboxOf(merchant.partnerId), [])
+      assert.deepStrictEqual(yield* outboxOf(plan.partnerId), [])
     }))
 
   test("a commit's events land in the outbox, partner-level, and decode back", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
-      const s1 = yield* newSubscription(merchant, { status: "active" })
+      const plan = yield* storedPlan()
+      const s1 = yield* newSubscription(plan, { status: "active" })
       yield* repo.insert(s1)
       const s2 = next(s1, { updatedAt: past + 2_000 })
       const c = charge(s2, 0, { status: "succeeded", txHash: `0x${"04".repeat(32)}` })
@@ -180,7 +195,7 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       const ended = yield* eventOf("subscription.ended", s3, null)
       assert.isTrue(yield* repo.commit({ subscription: s2, charge: c, events: [charged] }))
       assert.isTrue(yield* repo.commit({ subscription: s3, events: [ended] }))
-      const rows = yield* outboxOf(merchant.partnerId)
+      const rows = yield* outboxOf(plan.partnerId)
       assert.deepStrictEqual(rows.map((r) => [r.id, r.type, r.payment_id]), [
         [charged.id, "subscription.charged", null],
         [ended.id, "subscription.ended", null]
@@ -193,9 +208,9 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
   test("claims due subscriptions not leased, and not final unless the contract still holds them open; a release or a lease's end frees one", () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
+      const plan = yield* storedPlan()
       const make = (overrides: Partial<ConstructorParameters<typeof Subscription>[0]>) =>
-        Effect.tap(newSubscription(merchant, overrides), (s) => repo.insert(s))
+        Effect.tap(newSubscription(plan, overrides), (s) => repo.insert(s))
       const subscribing = yield* make({})
       const active = yield* make({ status: "active", nextCheckAt: past + 1 })
       const pastDue = yield* make({ status: "past_due", nextCheckAt: past + 2 })
@@ -209,11 +224,11 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       const due = [subscribing.id, active.id, pastDue.id, closing.id].sort()
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), due)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [], "leased")
-      yield* repo.release(active.id)
+      yield* repo.release(active.id, 0)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [active.id])
       // A worker that dies holding them: the lease ends and another claims them.
-      yield* repo.release(active.id)
-      yield* repo.release(pastDue.id)
+      yield* repo.release(active.id, 0)
+      yield* repo.release(pastDue.id, 0)
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 1)), [active.id, pastDue.id].sort())
       yield* Effect.sleep("20 millis")
       assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [active.id, pastDue.id].sort())
@@ -223,15 +238,89 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       assert.deepStrictEqual(yield* repo.claim(0, 60_000), [])
     }))
 
+  test("a release puts the next check no sooner than its delay from now: a later one stays, an earlier one moves", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const plan = yield* storedPlan()
+      const due = yield* newSubscription(plan, { status: "active" })
+      const later = yield* newSubscription(plan, { status: "active", nextCheckAt: future })
+      for (const s of [due, later]) yield* repo.insert(s)
+      const mine = (ids: ReadonlyArray<SubscriptionId>) => ids.filter((id) => id === due.id || id === later.id)
+      assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [due.id])
+      const hour = 3_600_000
+      const before = yield* Clock.currentTimeMillis
+      yield* repo.release(due.id, hour)
+      yield* repo.release(later.id, hour)
+      const after = yield* Clock.currentTimeMillis
+      const moved = Option.getOrThrow(yield* repo.findById(due.id))
+      assert.isAtLeast(moved.nextCheckAt, before + hour)
+      assert.isAtMost(moved.nextCheckAt, after + hour)
+      // The queue's field only: the version stays, so the worker's next commit is not refused.
+      assert.deepStrictEqual(moved, new Subscription({ ...due, nextCheckAt: moved.nextCheckAt }))
+      assert.deepStrictEqual(yield* repo.findById(later.id), Option.some(later))
+      assert.deepStrictEqual(mine(yield* repo.claim(1000, 60_000)), [])
+    }))
+
+  test("a subscription of a plan not stored is refused by the foreign key", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const orphan = yield* newSubscription(yield* storedPlan(), { planId: "pln_unknown" as PlanId })
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(repo.insert(orphan))))
+      assert.isTrue(Option.isNone(yield* repo.findById(orphan.id)))
+    }))
+
+  test("lists a partner's subscriptions in one mode newest first, by merchant and plan if asked, paged by cursor", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const partner = yield* newPartner()
+      const shopA = yield* newMerchant(partner)
+      const shopB = yield* newMerchant(partner)
+      const monthly = yield* storedPlan(shopA)
+      const yearly = yield* storedPlan(shopA)
+      const other = yield* storedPlan(shopB)
+      const all: Array<Subscription> = []
+      // Ties on createdAt are broken by id.
+      const stamps = [[monthly, 3000], [other, 1000], [yearly, 3000], [monthly, 1000], [other, 3000], [monthly, 2000], [yearly, 1000]] as const
+      for (const [plan, createdAt] of stamps) {
+        const s = yield* newSubscription(plan, { createdAt, updatedAt: createdAt })
+        yield* repo.insert(s)
+        all.push(s)
+      }
+      const live = yield* newSubscription(yield* storedPlan(yield* newMerchant(partner, { mode: "live" })), { createdAt: 2000 })
+      const stranger = yield* newSubscription(yield* storedPlan(), { createdAt: 2000 })
+      for (const s of [live, stranger]) yield* repo.insert(s)
+      const base: SubscriptionQuery = { partnerId: partner.id, mode: "sandbox", after: null, limit: 2 }
+      const pages = (query: Partial<SubscriptionQuery>) =>
+        Effect.gen(function*() {
+          const seen: Array<SubscriptionId> = []
+          let after: Cursor | null = null
+          for (let page = 0; page < 10; page++) {
+            const rows: ReadonlyArray<Subscription> = yield* repo.list({ ...base, ...query, after })
+            if (rows.length === 0) break
+            seen.push(...rows.map((s) => s.id))
+            after = { createdAt: rows.at(-1)!.createdAt, id: rows.at(-1)!.id }
+          }
+          return seen
+        })
+      const newest = (keep: (s: Subscription) => boolean) => all.filter(keep).sort((a, b) => compareCreation(b, a)).map((s) => s.id)
+      assert.deepStrictEqual(yield* pages({}), newest(() => true))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopA.id }), newest((s) => s.merchantId === shopA.id))
+      assert.deepStrictEqual(yield* pages({ planId: monthly.id }), newest((s) => s.planId === monthly.id))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopB.id, planId: other.id }), newest((s) => s.planId === other.id))
+      assert.deepStrictEqual(yield* pages({ merchantId: shopB.id, planId: monthly.id }), [])
+      assert.deepStrictEqual(yield* pages({ mode: "live" }), [live.id])
+      assert.deepStrictEqual((yield* repo.list({ ...base, limit: 3 })).map((s) => s.id), newest(() => true).slice(0, 3))
+    }))
+
   test(`concurrent claims never lease a subscription twice${db.concurrentTransactions ? "" : " (one at a time here)"}`, () =>
     Effect.gen(function*() {
       const repo = yield* SubscriptionRepository
-      const merchant = yield* newMerchant(yield* newPartner())
+      const plan = yield* storedPlan()
       // Earlier tests' due subscriptions are leased first, so that the claims below share only these.
       yield* repo.claim(100_000, 3_600_000)
       const ids: Array<SubscriptionId> = []
       for (let i = 0; i < 20; i++) {
-        const s = yield* newSubscription(merchant, { status: "active", nextCheckAt: past + i })
+        const s = yield* newSubscription(plan, { status: "active", nextCheckAt: past + i })
         yield* repo.insert(s)
         ids.push(s.id)
       }

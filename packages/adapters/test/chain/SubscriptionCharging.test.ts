@@ -6,7 +6,8 @@
  */
 import {
   ChargePolicy,
-  type Merchant,
+  type Plan,
+  PlanRepository,
   SignedPermit,
   type Subscription,
   SubscriptionChain,
@@ -28,9 +29,10 @@ import { permit2Address } from "../../src/chain/Permit2.ts"
 import * as SignatureRecovery from "../../src/chain/SignatureRecovery.ts"
 import { subscriptionSpender, subscriptionTermsHash } from "../../src/chain/SubscriptionVault.ts"
 import * as ViemSubscriptionChain from "../../src/chain/ViemSubscriptionChain.ts"
+import * as SqlPlanRepository from "../../src/SqlPlanRepository.ts"
 import * as SqlSubscriptionRepository from "../../src/SqlSubscriptionRepository.ts"
 import { type AdapterServices, adapterLayer } from "../support/AdapterSuite.ts"
-import { newMerchant, newPartner } from "../support/Fixtures.ts"
+import { newMerchant, newPartner, newPlan } from "../support/Fixtures.ts"
 import { databasesUnderTest } from "../support/TestDatabase.ts"
 import { newPermit2Payer, sendCall, type TestAccount } from "./support/Permit2Payer.ts"
 
@@ -63,13 +65,13 @@ const balanceOf = (address: Address) =>
 for (const db of databasesUnderTest) {
   describe(`Subscriptions charged through the vault on anvil, stored on ${db.name}`, () => {
     const scope = Effect.runSync(Scope.make())
-    let services: Context.Context<SubscriptionCharges | SubscriptionRepository | SubscriptionChain | AdapterServices>
-    let merchant: Merchant
+    let services: Context.Context<SubscriptionCharges | SubscriptionRepository | PlanRepository | SubscriptionChain | AdapterServices>
+    let plan: Plan
 
     beforeAll(async () => {
       services = await Effect.runPromise(Layer.buildWithScope(
         SubscriptionCharges.layer.pipe(
-          Layer.provideMerge(SqlSubscriptionRepository.layer),
+          Layer.provideMerge(Layer.mergeAll(SqlSubscriptionRepository.layer, SqlPlanRepository.layer)),
           Layer.provideMerge(adapterLayer(db)),
           Layer.provideMerge(Layer.succeedContext(chainContext)),
           // Periods of seconds: retries 2, 4 and 6 seconds into the period, looks every 200 ms.
@@ -77,11 +79,16 @@ for (const db of databasesUnderTest) {
         ),
         scope
       ))
-      merchant = await run(Effect.flatMap(newPartner(), (partner) => newMerchant(partner)))
+      plan = await run(Effect.gen(function*() {
+        const merchant = yield* newMerchant(yield* newPartner())
+        const stored = yield* newPlan(merchant, { unit: chain.usdcAssetId, value: fee, periodSeconds: period, periods: null })
+        yield* (yield* PlanRepository).insert(stored)
+        return stored
+      }))
     }, 120_000)
     afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
-    const run = <A, E>(effect: Effect.Effect<A, E, SubscriptionCharges | SubscriptionRepository | SubscriptionChain | AdapterServices>) =>
+    const run = <A, E>(effect: Effect.Effect<A, E, SubscriptionCharges | SubscriptionRepository | PlanRepository | SubscriptionChain | AdapterServices>) =>
       Effect.runPromise(Effect.provideContext(effect, services))
 
     /** The payer's subscription for `periods` periods of `period` seconds from the chain's now, signed and stored. */
@@ -107,9 +114,10 @@ for (const db of databasesUnderTest) {
       const signature = await wallet.signTypedData({ domain: typed.domain, types, primaryType: typed.primaryType, message })
       const subscription = subscriptionFixture({
         id: `sub_${payer.address.slice(2, 12)}` as SubscriptionId,
-        partnerId: merchant.partnerId,
-        merchantId: merchant.id,
-        mode: merchant.mode,
+        planId: plan.id,
+        partnerId: plan.partnerId,
+        merchantId: plan.merchantId,
+        mode: plan.mode,
         terms,
         permit: new SignedPermit({ signature, sigDeadline }),
         nextCheckAt: Date.now(),
@@ -140,7 +148,7 @@ for (const db of databasesUnderTest) {
           const charges = yield* SubscriptionCharges
           for (const due of yield* repo.claim(10, 30_000)) {
             yield* charges.advance(due)
-            yield* repo.release(due)
+            yield* repo.release(due, 0)
           }
           return Option.getOrThrow(yield* repo.findById(id))
         }))

@@ -11,8 +11,10 @@ import {
   OutboxEvent,
   type Partner,
   Payment,
-  type PaymentEventType
+  type PaymentEventType,
+  type Plan
 } from "@paygate/domain"
+import { planFixture } from "@paygate/domain/testing"
 import { Effect } from "effect"
 
 /** A new partner, stored. */
@@ -67,6 +69,24 @@ export const newPayment = (
       commitment: null,
       cancelledReason: null,
       cancelledAt: null,
+      createdAt: 1_700_000_000_000,
+      updatedAt: 1_700_000_000_000,
+      ...overrides
+    })
+  })
+
+/** A new active plan of `merchant` (not stored; its terms are `planFixture`'s); `overrides` replace fields. */
+export const newPlan = (
+  merchant: Merchant,
+  overrides: Partial<ConstructorParameters<typeof Plan>[0]> = {}
+): Effect.Effect<Plan, never, IdGenerator> =>
+  Effect.gen(function*() {
+    const ids = yield* IdGenerator
+    return planFixture({
+      id: yield* ids.make("plan"),
+      partnerId: merchant.partnerId,
+      merchantId: merchant.id,
+      mode: merchant.mode,
       createdAt: 1_700_000_000_000,
       updatedAt: 1_700_000_000_000,
       ...overrides

@@ -1,7 +1,8 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import type { SubscriptionId } from "../ids/Ids.ts"
+import { compareCreation, isAfterCursor } from "../paging/Page.ts"
 import { SubscriptionRepository } from "../ports/SubscriptionRepository.ts"
-import { isFinalSubscription, type Subscription } from "../subscription/Subscription.ts"
+import { isFinalSubscription, Subscription } from "../subscription/Subscription.ts"
 import type { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
 import type { SubscriptionEvent } from "../subscription/SubscriptionEvent.ts"
 
@@ -30,7 +31,7 @@ export const chargeKey = (id: SubscriptionId, periodIndex: number): string => `$
 /**
  * In-memory {@link SubscriptionRepository} for unit tests: each method runs synchronously, so a
  * commit (subscription, charge and events) is checked whole before anything is written, like the
- * SQL store's transaction. "Now" for claims is the `Clock`.
+ * SQL store's transaction. "Now" for claims and releases is the `Clock`.
  */
 export const layerMemorySubscriptions = (
   store: MemorySubscriptions = makeMemorySubscriptions()
@@ -43,6 +44,18 @@ export const layerMemorySubscriptions = (
         return Effect.void
       }),
     findById: (id) => Effect.sync(() => Option.fromNullishOr(store.subscriptions.get(id))),
+    list: (q) =>
+      Effect.sync(() =>
+        [...store.subscriptions.values()]
+          .filter((s) =>
+            s.partnerId === q.partnerId && s.mode === q.mode &&
+            (q.merchantId === undefined || s.merchantId === q.merchantId) &&
+            (q.planId === undefined || s.planId === q.planId) &&
+            isAfterCursor(s, q.after, "desc")
+          )
+          .sort((a, b) => compareCreation(b, a))
+          .slice(0, q.limit)
+      ),
     charges: (id) =>
       Effect.sync(() => [...store.charges.values()].filter((c) => c.subscriptionId === id).sort((a, b) => a.periodIndex - b.periodIndex)),
     commit: ({ charge, events, subscription }) =>
@@ -67,5 +80,13 @@ export const layerMemorySubscriptions = (
         for (const s of due) store.leases.set(s.id, now + leaseMillis)
         return due.map((s) => s.id)
       }),
-    release: (id) => Effect.sync(() => void store.leases.delete(id))
+    // The later check is written in place, as the SQL store does: it is the queue's, so the version stays.
+    release: (id, afterMillis) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        store.leases.delete(id)
+        const stored = store.subscriptions.get(id)
+        if (stored !== undefined && stored.nextCheckAt < now + afterMillis) {
+          store.subscriptions.set(id, new Subscription({ ...stored, nextCheckAt: now + afterMillis }))
+        }
+      })
   }))

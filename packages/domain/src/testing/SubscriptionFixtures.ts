@@ -1,4 +1,5 @@
 import type { MerchantId, PartnerId, PlanId, SubscriptionId } from "../ids/Ids.ts"
+import { Plan } from "../subscription/Plan.ts"
 import { SignedPermit, Subscription } from "../subscription/Subscription.ts"
 import { SubscriptionTerms } from "../subscription/SubscriptionTerms.ts"
 
@@ -38,6 +39,28 @@ export const subscriptionFixture = (
     closedOnChain: false,
     nextCheckAt: 0,
     version: 1,
+    createdAt: 1_800_000_000_000,
+    updatedAt: 1_800_000_000_000,
+    ...fields
+  })
+
+/**
+ * The plan of {@link subscriptionFixture}'s default subscription, active and without a trial: 10
+ * tokens (6 decimals) every 30 days for a year. The fields given override the defaults.
+ */
+export const planFixture = (fields: Fields<ConstructorParameters<typeof Plan>[0]> = {}): Plan =>
+  new Plan({
+    id: "pln_1" as PlanId,
+    partnerId: "ptn_1" as PartnerId,
+    merchantId: "mer_1" as MerchantId,
+    mode: "sandbox",
+    name: "Monthly",
+    unit: "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    value: 10_000_000n,
+    periodSeconds: 30 * 86_400,
+    trialSeconds: 0,
+    periods: 12,
+    active: true,
     createdAt: 1_800_000_000_000,
     updatedAt: 1_800_000_000_000,
     ...fields

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import type { EventId, SubscriptionId } from "../../src/ids/Ids.ts"
+import type { EventId, MerchantId, PartnerId, PlanId, SubscriptionId } from "../../src/ids/Ids.ts"
+import type { Cursor } from "../../src/paging/Page.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
 import { Subscription } from "../../src/subscription/Subscription.ts"
 import { firstCharge, SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
@@ -74,7 +75,7 @@ describe("layerMemorySubscriptions", () => {
       for (const s of [due, later, ended, cancelled, closing]) yield* repo.insert(s)
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id])
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [])
-      yield* repo.release(due.id)
+      yield* repo.release(due.id, 0)
       yield* TestClock.adjust(1)
       assert.deepStrictEqual(yield* repo.claim(1, 1_000), [due.id])
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [later.id])
@@ -82,5 +83,55 @@ describe("layerMemorySubscriptions", () => {
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id, later.id])
       yield* TestClock.adjust(5_000)
       assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id, later.id, closing.id])
+    }).pipe(Effect.provide(layerMemorySubscriptions())))
+
+  it.effect("a release ends the lease and puts the next check no sooner than the delay: a later one stays", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(t0)
+      const repo = yield* SubscriptionRepository
+      const due = subscription()
+      const later = subscription({ nextCheckAt: t0 + 60_000 })
+      for (const s of [due, later]) yield* repo.insert(s)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id])
+      yield* repo.release(due.id, 5_000)
+      yield* repo.release(later.id, 5_000)
+      assert.strictEqual(Option.getOrThrow(yield* repo.findById(due.id)).nextCheckAt, t0 + 5_000)
+      assert.deepStrictEqual(yield* repo.findById(later.id), Option.some(later))
+      yield* TestClock.adjust(4_999)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [])
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* repo.claim(10, 1_000), [due.id])
+    }).pipe(Effect.provide(layerMemorySubscriptions())))
+
+  it.effect("lists a partner's subscriptions in one mode newest first, by merchant and plan if asked, paged by cursor", () =>
+    Effect.gen(function*() {
+      const repo = yield* SubscriptionRepository
+      const shopA = "mer_a" as MerchantId
+      const planA = "pln_a" as PlanId
+      const planB = "pln_b" as PlanId
+      const a1 = subscription({ id: "sub_a1" as SubscriptionId, merchantId: shopA, planId: planA, createdAt: t0 })
+      const a2 = subscription({ id: "sub_a2" as SubscriptionId, merchantId: shopA, planId: planB, createdAt: t0 + 1 })
+      // Created in the same millisecond as a2: the greater id comes first.
+      const b1 = subscription({ id: "sub_b1" as SubscriptionId, planId: planA, createdAt: t0 + 1 })
+      const a3 = subscription({ id: "sub_a3" as SubscriptionId, merchantId: shopA, planId: planA, createdAt: t0 + 2 })
+      const live = subscription({ merchantId: shopA, mode: "live", createdAt: t0 + 3 })
+      const stranger = subscription({ partnerId: "ptn_other" as PartnerId, createdAt: t0 + 3 })
+      for (const s of [a1, a2, b1, a3, live, stranger]) yield* repo.insert(s)
+      const base = { partnerId: a1.partnerId, mode: "sandbox", after: null, limit: 10 } as const
+      const ids = (subscriptions: ReadonlyArray<Subscription>) => subscriptions.map((s) => s.id)
+      assert.deepStrictEqual(ids(yield* repo.list(base)), [a3.id, b1.id, a2.id, a1.id])
+      assert.deepStrictEqual(ids(yield* repo.list({ ...base, merchantId: shopA })), [a3.id, a2.id, a1.id])
+      assert.deepStrictEqual(ids(yield* repo.list({ ...base, planId: planA })), [a3.id, b1.id, a1.id])
+      assert.deepStrictEqual(ids(yield* repo.list({ ...base, merchantId: shopA, planId: planA })), [a3.id, a1.id])
+      assert.deepStrictEqual(ids(yield* repo.list({ ...base, mode: "live" })), [live.id])
+      const seen: Array<SubscriptionId> = []
+      let after: Cursor | null = null
+      for (let page = 0; page < 10; page++) {
+        const rows: ReadonlyArray<Subscription> = yield* repo.list({ ...base, after, limit: 3 })
+        if (rows.length === 0) break
+        seen.push(...ids(rows))
+        after = { createdAt: rows.at(-1)!.createdAt, id: rows.at(-1)!.id }
+      }
+      assert.deepStrictEqual(seen, [a3.id, b1.id, a2.id, a1.id])
     }).pipe(Effect.provide(layerMemorySubscriptions())))
 })

@@ -61,7 +61,7 @@ const runUntil = (world: World, seconds: number, twice = false) =>
       const due = yield* repo.claim(10, 60_000)
       for (const id of due) {
         yield* twice ? Effect.all([charges.advance(id), charges.advance(id)], { concurrency: 2 }) : charges.advance(id)
-        yield* repo.release(id)
+        yield* repo.release(id, 0)
       }
       if (due.length > 0) continue
       const now = yield* Clock.currentTimeMillis
