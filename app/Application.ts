@@ -21,6 +21,7 @@ import {
   PaymentOptions,
   PaymentRefunds,
   Payments,
+  Plans,
   PayoutApprovals,
   PayoutExecutions,
   PayoutRetries,
@@ -34,6 +35,8 @@ import {
   Refunds,
   SettlementDecisions,
   Settlements,
+  Subscriptions,
+  SubscriptionTokens,
   WebhookDispatch,
   Webhooks,
   X402Facilitator,
@@ -63,12 +66,23 @@ import {
   SqlDepositStore,
   SqlPersistence,
   SqlQuoteStore,
+  SqlPlanRepository,
   SqlReceiptStore,
+  SqlSubscriptionRepository,
   WebhookAdapters,
   WorkerPorts
 } from "@paygate/adapters"
 import { CheckoutSettings } from "@paygate/http"
 import * as ApiHost from "./ApiHost.ts"
+
+// A service whose tokens are sealed with the gateway settings' secret (each kind under its own prefix).
+const sealedWith = <S>(layer: (key: Uint8Array) => Layer.Layer<S, never, Mac.Mac>) =>
+  Layer.unwrap(Effect.map(GatewayServices.OptionIdSecret, ({ key }) =>
+    layer(key).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer))))
+
+// The domain's option ids, and the subscriptions' offers and manage links.
+const OptionIdsLive = sealedWith(OptionIds.layer)
+const SubscriptionTokensLive = sealedWith(SubscriptionTokens.layer)
 
 /** The use cases the HTTP API serves. */
 const UseCases = Layer.mergeAll(
@@ -110,7 +124,11 @@ const GatewayUseCases = Layer.mergeAll(
   DepositOptions.layer.pipe(Layer.provide(Layer.mergeAll(Chain.ChainDeposits.layer, SqlDepositStore.layer, SqlReceiptStore.layer))),
   ConfirmRequests.layer.pipe(Layer.provide(PaymentCommitments.layer)),
   X402Facilitator.layer.pipe(Layer.provide(Pricing.ConfiguredCurrencies.layer)),
-  X402PaymentAddress.layer.pipe(Layer.provide(PaymentCommitments.layer))
+  X402PaymentAddress.layer.pipe(Layer.provide(PaymentCommitments.layer)),
+  // Plans and subscribing: the subscription contracts are read (permits), never sent to, by the API.
+  Layer.mergeAll(Plans.layer, Subscriptions.layer).pipe(
+    Layer.provide(Layer.mergeAll(SqlPlanRepository.layer, SqlSubscriptionRepository.layer, Chain.ViemSubscriptionChain.layer, SubscriptionTokensLive))
+  )
 ).pipe(
   Layer.provideMerge(dataCollection),
   Layer.provideMerge(GatewayServices.chainGateway),
@@ -126,13 +144,6 @@ const GatewayUseCases = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(Chain.ChainExplorers.layer, Chain.ChainAssetCatalog.layer, Chain.ChainConfiguredNetworks.layer))
 )
 
-// The domain's option ids, signed with the gateway settings' secret.
-const OptionIdsLive = Layer.unwrap(
-  Effect.gen(function*() {
-    const { key } = yield* GatewayServices.OptionIdSecret
-    return OptionIds.layer(key).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer))
-  })
-)
 
 /**
  * Everything the API needs, over one database: use cases, SQL stores (with the credential cache),

@@ -144,6 +144,10 @@ const signatureRecovery = Layer.unwrap(
 /**
  * The chain gateway over the configured chains: one per process, shared by confirm (verify) and the
  * in-process worker's executor (submit, observe), so each executor account has one nonce sequence.
+ * Its signature recovery is exposed too, for the other signature checks (subscription permits).
  */
-export const chainGateway: Layer.Layer<ChainGateway, Chain.ChainConfig.ChainConfigError, Chain.ChainConfig.ChainsConfig> =
-  ViemChainGateway.layer.pipe(Layer.provide(signatureRecovery))
+export const chainGateway: Layer.Layer<
+  ChainGateway | Chain.SignatureRecovery.SignatureRecovery,
+  Chain.ChainConfig.ChainConfigError,
+  Chain.ChainConfig.ChainsConfig
+> = ViemChainGateway.layer.pipe(Layer.provideMerge(signatureRecovery))

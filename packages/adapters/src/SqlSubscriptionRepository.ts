@@ -58,8 +58,10 @@ export const make = Effect.gen(function*() {
         ${s.terms.asset}, ${s.terms.amountPerPeriod.toString()}::numeric, ${s.terms.periodSeconds}::bigint,
         ${startAt(s)}::bigint, ${s.terms.periods}::integer, ${s.terms.salt}, ${s.permit.signature},
         ${s.permit.sigDeadline}::bigint, ${s.subscribeTx}, ${s.status}, ${s.endedReason}, ${s.cancelledBy}, ${s.cancelTx},
-        ${s.closedOnChain}, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint)`.pipe(
-        Effect.asVoid,
+        ${s.closedOnChain}, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint)
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
         Effect.orDie,
         spans.insert
       )

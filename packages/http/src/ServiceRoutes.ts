@@ -23,6 +23,7 @@ import { RequestMiddleware } from "./server/RequestMiddleware.ts"
 import { ExportsHandlers } from "./server/ExportsHandlers.ts"
 import { ReceiptsHandlers } from "./server/ReceiptsHandlers.ts"
 import { RefundsHandlers } from "./server/RefundsHandlers.ts"
+import { PlansHandlers, SubscribeHandlers, SubscriptionsHandlers } from "./server/SubscriptionHandlers.ts"
 import { SystemHandlers } from "./server/SystemHandlers.ts"
 import { TeamHandlers } from "./server/TeamHandlers.ts"
 import { WebhooksHandlers } from "./server/WebhooksHandlers.ts"
@@ -44,6 +45,7 @@ export const ServiceRoutes = Layer.mergeAll(
     Layer.provide(WebhooksHandlers),
     Layer.provide(X402Handlers),
     Layer.provide(LinksHandlers),
+    Layer.provide([PlansHandlers, SubscriptionsHandlers, SubscribeHandlers]),
     Layer.provide([DashboardHandlers, ApiKeysHandlers, TeamHandlers]),
     Layer.provide([PartnerAuthLive, MerchantAuthLive, GatewayAuthLive, DashboardGuardLive]),
     // Sign-in, sessions and the partner API's cookie authentication (server/DashboardSessions.ts).

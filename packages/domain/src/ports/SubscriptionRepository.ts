@@ -31,7 +31,8 @@ export interface SubscriptionQuery {
  * queue leases subscriptions whose `nextCheckAt` has come, as `ChainWork` does payments.
  */
 export class SubscriptionRepository extends Context.Service<SubscriptionRepository, {
-  readonly insert: (subscription: Subscription) => Effect.Effect<void>
+  /** Stores a new subscription; answers `false`, writing nothing, when one with its id exists. */
+  readonly insert: (subscription: Subscription) => Effect.Effect<boolean>
   readonly findById: (id: SubscriptionId) => Effect.Effect<Option.Option<Subscription>>
   readonly list: (query: SubscriptionQuery) => Effect.Effect<ReadonlyArray<Subscription>>
   /** The subscription's charges, by period. */

@@ -39,9 +39,9 @@ export const layerMemorySubscriptions = (
   Layer.succeed(SubscriptionRepository, SubscriptionRepository.of({
     insert: (subscription) =>
       Effect.suspend(() => {
-        if (store.subscriptions.has(subscription.id)) return Effect.die(new Error(`duplicate subscription ${subscription.id}`))
+        if (store.subscriptions.has(subscription.id)) return Effect.succeed(false)
         store.subscriptions.set(subscription.id, subscription)
-        return Effect.void
+        return Effect.succeed(true)
       }),
     findById: (id) => Effect.sync(() => Option.fromNullishOr(store.subscriptions.get(id))),
     list: (q) =>

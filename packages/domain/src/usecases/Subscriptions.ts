@@ -23,6 +23,7 @@ import { type CancelledBy, isFinalSubscription, SignedPermit, Subscription } fro
 import type { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
 import { SubscriptionTerms } from "../subscription/SubscriptionTerms.ts"
 import { type OfferClaims, SubscriptionTokens } from "../subscription/SubscriptionTokens.ts"
+import type { Mode } from "../payment/Payment.ts"
 import type { PartnerAccess } from "./Merchants.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 import { makeSubscriptionCommit } from "./SubscriptionCommit.ts"
@@ -74,12 +75,13 @@ const idOf = (salt: string) => `sub_${salt.slice(2, 34)}` as SubscriptionId
  * link. The worker does the rest (`SubscriptionCharges`).
  */
 export class Subscriptions extends Context.Service<Subscriptions, {
-  readonly checkout: (planId: string) => Effect.Effect<PlanCheckout, PaymentNotFound>
-  readonly offer: (planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) => Effect.Effect<
+  /** A plan's checkout for a buyer's client of `mode` (a plan of the other mode does not exist for it). */
+  readonly checkout: (mode: Mode, planId: string) => Effect.Effect<PlanCheckout, PaymentNotFound>
+  readonly offer: (mode: Mode, planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) => Effect.Effect<
     SubscriptionOffer,
     PaymentNotFound | InvalidState | ParamsValidation
   >
-  readonly subscribe: (planId: string, input: { readonly offer: string; readonly signature: string }) => Effect.Effect<
+  readonly subscribe: (mode: Mode, planId: string, input: { readonly offer: string; readonly signature: string }) => Effect.Effect<
     Subscription,
     PaymentNotFound | InvalidState | InvalidParams | ParamsValidation | QuoteExpired
   >
@@ -92,6 +94,8 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   readonly cancel: (access: PartnerAccess, id: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
   /** The payer's link token of a subscription (for receipts). */
   readonly manageToken: (id: SubscriptionId) => Effect.Effect<string>
+  /** The mode of a subscription, for its payer's page to call the gateway in (its token is checked there). */
+  readonly modeOf: (id: string) => Effect.Effect<Option.Option<Mode>>
   readonly forPayer: (id: string, token: string) => Effect.Effect<PayerView, PaymentNotFound>
   readonly cancelByPayer: (id: string, token: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
 }>()("@paygate/domain/Subscriptions") {
@@ -122,10 +126,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             : error as Exclude<E, ChainUnavailable>)
 
       // A plan and its merchant, as a buyer may see them (a deleted merchant's plans are gone).
-      const publicPlan = (id: string) =>
+      const publicPlan = (mode: Mode, id: string) =>
         Effect.gen(function*() {
           const plan = Schema.is(PlanIdSchema)(id) ? yield* plans.findById(id) : Option.none<Plan>()
-          if (Option.isNone(plan)) return yield* planNotFound(id)
+          if (Option.isNone(plan) || plan.value.mode !== mode) return yield* planNotFound(id)
           const merchant = yield* merchants.findById(plan.value.partnerId, plan.value.mode, plan.value.merchantId)
           if (Option.isNone(merchant) || merchant.value.deleted) return yield* planNotFound(id)
           return { plan: plan.value, merchant: merchant.value }
@@ -148,13 +152,13 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             }))
         })
 
-      const checkout = Effect.fn("Subscriptions.checkout")(function*(planId: string) {
-        const { merchant, plan } = yield* publicPlan(planId)
+      const checkout = Effect.fn("Subscriptions.checkout")(function*(mode: Mode, planId: string) {
+        const { merchant, plan } = yield* publicPlan(mode, planId)
         return { plan, merchant, assets: plan.active ? yield* assetsFor(plan) : [] }
       })
 
-      const offer = Effect.fn("Subscriptions.offer")(function*(planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) {
-        const { plan } = yield* publicPlan(planId)
+      const offer = Effect.fn("Subscriptions.offer")(function*(mode: Mode, planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) {
+        const { plan } = yield* publicPlan(mode, planId)
         if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
         const payer = yield* parseAccountId(input.payer, "payer")
         const assets = yield* assetsFor(plan)
@@ -203,17 +207,17 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         return { plan, terms, sigDeadline: claims.sigDeadline, expiresAt, typedData, offer: yield* tokens.sealOffer(claims) }
       })
 
-      const subscribe = Effect.fn("Subscriptions.subscribe")(function*(planId: string, input: { readonly offer: string; readonly signature: string }) {
+      const subscribe = Effect.fn("Subscriptions.subscribe")(function*(mode: Mode, planId: string, input: { readonly offer: string; readonly signature: string }) {
         const opened = yield* tokens.openOffer(input.offer)
         if (Option.isNone(opened) || opened.value.planId !== planId) {
           return yield* new InvalidParams({ message: "offer is not an offer this service made for this plan." })
         }
         const claims = opened.value
         const id = idOf(claims.salt)
+        const { plan } = yield* publicPlan(mode, planId)
         const earlier = yield* repo.findById(id)
         if (Option.isSome(earlier)) return earlier.value
         if ((yield* nowSeconds) > claims.expiresAt) return yield* new QuoteExpired({ message: "The offer expired; ask for a new one." })
-        const { plan } = yield* publicPlan(planId)
         if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
         const terms = termsOf(claims)
         yield* chain.verifyPermit(terms, claims.sigDeadline, input.signature).pipe(unreachable)
@@ -237,8 +241,9 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           createdAt: millis,
           updatedAt: millis
         })
-        yield* repo.insert(subscription)
-        return subscription
+        // The same offer sent twice at once: the first stored answers both.
+        if (yield* repo.insert(subscription)) return subscription
+        return Option.getOrElse(yield* repo.findById(id), () => subscription)
       })
 
       const loadFor = (access: PartnerAccess, id: string) =>
@@ -317,7 +322,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         return yield* cancelAs("payer")(yield* loadForPayer(id, token))
       })
 
-      return Subscriptions.of({ checkout, offer, subscribe, find, list, cancel, manageToken: tokens.manageToken, forPayer, cancelByPayer })
+      const modeOf = (id: string) =>
+        Schema.is(SubscriptionId)(id) ? Effect.map(repo.findById(id), Option.map((s) => s.mode)) : Effect.succeedNone
+
+      return Subscriptions.of({ checkout, offer, subscribe, find, list, cancel, manageToken: tokens.manageToken, modeOf, forPayer, cancelByPayer })
     })
   )
 }
