@@ -302,7 +302,7 @@ export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
     return yield* readCharged(found, periodIndex)
   })
 
-  return SubscriptionChain.of({ permitTypedData, verifyPermit, subscribe, charge, cancel, observe, onChain, charged })
+  return SubscriptionChain.of({ chains: [...runtimes.keys()], permitTypedData, verifyPermit, subscribe, charge, cancel, observe, onChain, charged })
 })
 
 /** The port with custom tuning. */

@@ -36,6 +36,8 @@ export interface SubscriptionOnChain {
  * executor (the terms' operator). Sends only what its simulation shows would pass.
  */
 export class SubscriptionChain extends Context.Service<SubscriptionChain, {
+  /** The CAIP-2 chains with a subscription contract: terms on any other are refused. */
+  readonly chains: ReadonlyArray<string>
   /** The EIP-712 typed data (JSON) the payer signs: one Permit2 permit for the subscription's allowance holder. */
   readonly permitTypedData: (terms: SubscriptionTerms, sigDeadline: number) => Effect.Effect<string, ChainUnavailable | ParamsValidation>
   /** Checks the payer signed that permit (a contract wallet's signature is asked of the wallet). */

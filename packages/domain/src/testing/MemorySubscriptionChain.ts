@@ -42,9 +42,13 @@ const chainOf = (terms: SubscriptionTerms) => terms.asset.split("/")[0]!
  * In-memory {@link SubscriptionChain} for unit tests, with the contract's rules: one subscription
  * per terms, charges only from a period's start to its deadline, never more than the period's cap,
  * none after a cancellation or a revoked allowance, none beyond the payer's balance. Every sent
- * transaction is final at once; signatures are any non-empty string.
+ * transaction is final at once; signatures are any non-empty string. It names `chains` as those with
+ * a contract (the fixtures' Base by default) but serves terms on any.
  */
-export const layerMemorySubscriptionChain = (state: MemorySubscriptionChainState = makeMemorySubscriptionChain()): Layer.Layer<SubscriptionChain> => {
+export const layerMemorySubscriptionChain = (
+  state: MemorySubscriptionChainState = makeMemorySubscriptionChain(),
+  chains: ReadonlyArray<string> = ["eip155:8453"]
+): Layer.Layer<SubscriptionChain> => {
   const now = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
   const key = (terms: SubscriptionTerms, index: number) => `${terms.salt}/${index}`
   const send = (kind: "subscribe" | "charge" | "cancel", terms: SubscriptionTerms, apply: () => void): Effect.Effect<string, ChainUnavailable> =>
@@ -64,6 +68,7 @@ export const layerMemorySubscriptionChain = (state: MemorySubscriptionChainState
     Effect.fail(new SubmissionRefused({ chainId: chainOf(terms), message }))
 
   return Layer.succeed(SubscriptionChain, SubscriptionChain.of({
+    chains,
     permitTypedData: (terms, sigDeadline) => Effect.succeed(JSON.stringify({ salt: terms.salt, sigDeadline })),
     verifyPermit: () => Effect.void,
     subscribe: (terms, sigDeadline) =>
