@@ -35,6 +35,7 @@ import {
   Refunds,
   SettlementDecisions,
   Settlements,
+  SubscriptionCharges,
   Subscriptions,
   SubscriptionTokens,
   WebhookDispatch,
@@ -190,10 +191,12 @@ export const layerWith = <E, R, GE, GR>(
 /**
  * What the worker's jobs (`@paygate/worker` `Jobs`) run on: their use cases (webhook dispatch,
  * payments, executions, reconciliation and its reversals, payouts and their decisions, receipt
- * refunds, deposit sweeps), the SQL ports, the payout ports (`WorkerPorts.payoutPorts`), the
- * deposit sweeper (through the process's executor senders), the chains the watcher and the ledger's
- * reconciliation read (`ViemWatchedChains`), the chains with deposit addresses (`ChainDeposits`:
- * the sweeps run when there are some), the webhook adapters and settings from configuration
+ * refunds, deposit sweeps, subscription charges), the SQL ports, the payout ports
+ * (`WorkerPorts.payoutPorts`), the deposit sweeper (through the process's executor senders), the
+ * chains the watcher and the ledger's reconciliation read (`ViemWatchedChains`), the chains with
+ * deposit addresses (`ChainDeposits`: the sweeps run when there are some), the subscription vaults
+ * (`ViemSubscriptionChain`, sending through the same senders: the subscription job runs when a chain
+ * has one), the webhook adapters and settings from configuration
  * (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links of the payment
  * records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
@@ -203,12 +206,25 @@ export const workerServices = Layer.mergeAll(
   Reconciliation.layer,
   ReceiptReversals.layer,
   Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(Layer.provide(ConfiguredPayoutPolicy.layer)),
-  DepositSweeps.layer
+  DepositSweeps.layer,
+  SubscriptionCharges.layer
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
-  Layer.provideMerge(Layer.mergeAll(Chain.ViemWatchedChains.layer, Chain.ChainDeposits.layer)),
-  Layer.provideMerge(Layer.mergeAll(SqlPersistence.layer, SqlChainWork.layer, SqlQuoteStore.layer, WorkerPorts.payoutPorts, Chain.ViemDepositSweeper.layer)),
+  Layer.provideMerge(Layer.mergeAll(
+    Chain.ViemWatchedChains.layer,
+    Chain.ChainDeposits.layer,
+    // The worker never checks a permit's signature (the API did), so recovery runs inline.
+    Chain.ViemSubscriptionChain.layer.pipe(Layer.provide(Chain.SignatureRecovery.layerInline))
+  )),
+  Layer.provideMerge(Layer.mergeAll(
+    SqlPersistence.layer,
+    SqlChainWork.layer,
+    SqlQuoteStore.layer,
+    SqlSubscriptionRepository.layer,
+    WorkerPorts.payoutPorts,
+    Chain.ViemDepositSweeper.layer
+  )),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)

@@ -1,7 +1,7 @@
 /**
  * The settings of the worker's jobs (`@paygate/worker` `Jobs`) from configuration: `WORKER_*`,
- * `EXECUTOR_*`, `WATCHER_*` and `PAYOUT_*` (the deposit sweeps are tuned like the payouts), each
- * unset one the worker's default.
+ * `EXECUTOR_*`, `WATCHER_*`, `PAYOUT_*` (the deposit sweeps are tuned like the payouts) and
+ * `SUBSCRIPTION_*`, each unset one the worker's default.
  *
  * @module
  */
@@ -11,6 +11,8 @@ import {
   executorSettingsFrom,
   PayoutSettings,
   payoutSettingsFrom,
+  SubscriptionSettings,
+  subscriptionSettingsFrom,
   WatcherSettings,
   watcherSettingsFrom,
   WorkerSettings,
@@ -23,5 +25,6 @@ export const jobSettings = Layer.mergeAll(
   Layer.effect(WorkerSettings, Effect.map(Configuration.worker, workerSettingsFrom)),
   Layer.effect(ExecutorSettings, Effect.map(Configuration.executor, executorSettingsFrom)),
   Layer.effect(WatcherSettings, Effect.map(Configuration.watcher, watcherSettingsFrom)),
-  Layer.effect(PayoutSettings, Effect.map(Configuration.payouts, payoutSettingsFrom))
+  Layer.effect(PayoutSettings, Effect.map(Configuration.payouts, payoutSettingsFrom)),
+  Layer.effect(SubscriptionSettings, Effect.map(Configuration.subscriptions, subscriptionSettingsFrom))
 )

@@ -261,6 +261,16 @@ export const payouts = Config.all({
   maxAttempts: Config.Int(name("PAYOUT_MAX_ATTEMPTS")).pipe(Config.withDefault(5), atLeast(1))
 })
 
+/**
+ * `SUBSCRIPTION_POLL_MS`, `SUBSCRIPTION_LEASE_MS`, `SUBSCRIPTION_UNKNOWN_RECHECK_MS`: the subscription
+ * job's timings (each look sets a subscription's next one itself, so it has no pending recheck).
+ */
+export const subscriptions = Config.all({
+  pollIntervalMs: optionalInt("SUBSCRIPTION_POLL_MS"),
+  leaseMs: optionalInt("SUBSCRIPTION_LEASE_MS"),
+  unknownRecheckMs: optionalInt("SUBSCRIPTION_UNKNOWN_RECHECK_MS")
+})
+
 /** `METRICS_TOKEN`: the API's `GET /metrics` asks for `Authorization: Bearer <it>`; unset or blank, no credential. */
 export const metricsToken = optionalSecret("METRICS_TOKEN")
 

@@ -1,6 +1,6 @@
 /**
  * @paygate/worker: background jobs (webhook dispatch and delivery, payment expiry, the chain
- * executor, settlements and refunds, the chain watcher, deposit sweeps).
+ * executor, settlements and refunds, the chain watcher, deposit sweeps, subscription charges).
  *
  * @module
  */
@@ -11,5 +11,6 @@ export * from "./LedgerReconciliation.ts"
 export * from "./Jobs.ts"
 export * from "./MetricsListener.ts"
 export * from "./Payouts.ts"
+export * from "./Subscriptions.ts"
 export * from "./TransferRecording.ts"
 export * from "./Worker.ts"

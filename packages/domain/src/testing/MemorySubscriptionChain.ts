@@ -42,7 +42,8 @@ const chainOf = (terms: SubscriptionTerms) => terms.asset.split("/")[0]!
  * In-memory {@link SubscriptionChain} for unit tests, with the contract's rules: one subscription
  * per terms, charges only from a period's start to its deadline, never more than the period's cap,
  * none after a cancellation or a revoked allowance, none beyond the payer's balance. Every sent
- * transaction is final at once; signatures are any non-empty string. It serves `chains` (Base by default).
+ * transaction is final at once; signatures are any non-empty string. It names `chains` as those with
+ * a contract (the fixtures' Base by default) but serves terms on any.
  */
 export const layerMemorySubscriptionChain = (
   state: MemorySubscriptionChainState = makeMemorySubscriptionChain(),
