@@ -263,6 +263,10 @@ const validBodies: Record<string, (world: World) => unknown> = {
     account: wallet,
     data: { fullName: "Ada Lovelace", dob: "1990-12-10", pobCountry: "GB", pobAddress: "London", tosConfirmed: true }
   }),
+  "POST /v1/plans": (world) => ({ merchantId: world.merchantId, name: "Fuzz plan", amount: { unit: "iso4217/USD", value: "1000" }, periodSeconds: 86_400 }),
+  "POST /v1/gateway/plan/{id}/offer": () => ({ payer: wallet }),
+  "POST /v1/gateway/plan/{id}/subscribe": () => ({ offer: "sof1.e30.AAAA", signature: "0x00" }),
+  "POST /v1/gateway/subscription/{id}/cancel": () => ({ token: "sub1.e30.AAAA" }),
   "POST /v1/webhooks": (world) => ({ url: "https://hooks.example/paygate", events: ["payment.succeeded"], merchantId: world.merchantId }),
   "POST /dashboard/session": (world) => ({ apiKey: world.partnerKey }),
   "PATCH /v1/webhooks/{id}": () => ({ events: ["payment.succeeded"], status: "active" }),

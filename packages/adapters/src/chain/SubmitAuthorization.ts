@@ -142,7 +142,8 @@ const simulateAndSend = (
   runtime: ChainRuntime,
   payer: Address,
   call: { readonly to: Address; readonly data: Hex },
-  what: string
+  what: string,
+  blockTag?: "pending"
 ): Effect.Effect<Hash, ChainRpcError | SubmissionRefused | CallReverted> =>
   Effect.gen(function*() {
     const { chainId, client, executor } = runtime
@@ -156,7 +157,7 @@ const simulateAndSend = (
     // Simulated first with at most the ceiling's gas: one bounded execution, whatever the payer's
     // wallet does; only then estimated (capped too), which runs it several times. The simulation's
     // revert data is kept from viem's error, which the RPC error would drop.
-    const capped = { account: executor.address, ...call, gas: ceiling }
+    const capped = { account: executor.address, ...call, gas: ceiling, ...(blockTag === undefined ? {} : { blockTag }) }
     const estimated = yield* Effect.result(
       rpc(chainId, "eth_call", () =>
         client.call(capped).then(
@@ -204,7 +205,9 @@ const retryingSend = (
 /**
  * Sends `call` (a contract call made for `payer`) through the chain's executor once its simulation
  * passes; a simulation that reverts fails with {@link CallReverted}, for the caller to read. `what`
- * names the call in messages.
+ * names the call in messages. It is simulated on the pending block: the transaction lands in a
+ * block to come, whose time is what the contract's periods and deadlines read; the latest block's
+ * may trail it (on an idle local chain, until the next transaction).
  */
 export const sendSimulated = (
   runtime: ChainRuntime,
@@ -212,7 +215,7 @@ export const sendSimulated = (
   call: { readonly to: Address; readonly data: Hex },
   what: string
 ): Effect.Effect<Hash, ChainUnavailable | SubmissionRefused | CallReverted> =>
-  retryingSend(runtime.chainId, simulateAndSend(runtime, payer, call, what))
+  retryingSend(runtime.chainId, simulateAndSend(runtime, payer, call, what, "pending"))
 
 /**
  * Sends `call` (a pull payment's transfer) through the chain's executor, unless `used` finds the

@@ -17,7 +17,7 @@ import { PaymentEscrow, TestUsdc } from "../../src/chain/contracts.generated.ts"
 import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { escrowAuthorizationTypedData, escrowCalls, type EscrowTerms, escrowTermsHash } from "../../src/chain/PaymentEscrow.ts"
 import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
-import { sendCall } from "./support/Permit2Payer.ts"
+import { sendCall } from "../../../../test/support/Permit2Payer.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo

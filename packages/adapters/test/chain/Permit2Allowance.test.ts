@@ -25,7 +25,7 @@ import { TestPermit2, TestSmartWallet, TestUsdc } from "../../src/chain/contract
 import type * as LocalChain from "../../src/chain/LocalChain.ts"
 import { permit2Address, type PermitSingle, permitSingleTypedData } from "../../src/chain/Permit2.ts"
 import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
-import { sendCall } from "./support/Permit2Payer.ts"
+import { sendCall } from "../../../../test/support/Permit2Payer.ts"
 
 // The package's index also loads its allowance providers, which need `tslib` (not installed here).
 const sdkModule = fileURLToPath(new URL("../../../../node_modules/@uniswap/permit2-sdk/dist/esm/src/allowanceTransfer.js", import.meta.url))

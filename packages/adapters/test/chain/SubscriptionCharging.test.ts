@@ -34,7 +34,7 @@ import * as SqlSubscriptionRepository from "../../src/SqlSubscriptionRepository.
 import { type AdapterServices, adapterLayer } from "../support/AdapterSuite.ts"
 import { newMerchant, newPartner, newPlan } from "../support/Fixtures.ts"
 import { databasesUnderTest } from "../support/TestDatabase.ts"
-import { newPermit2Payer, sendCall, type TestAccount } from "./support/Permit2Payer.ts"
+import { newPermit2Payer, sendCall, type TestAccount } from "../../../../test/support/Permit2Payer.ts"
 
 const fee = 10_000_000n
 // Long enough that a charge sent at a period's start lands well inside the contract's window.

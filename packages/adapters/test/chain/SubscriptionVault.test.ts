@@ -28,7 +28,7 @@ import {
   type SubscriptionTerms,
   subscriptionTermsHash
 } from "../../src/chain/SubscriptionVault.ts"
-import { newPermit2Payer, sendCall } from "./support/Permit2Payer.ts"
+import { newPermit2Payer, sendCall } from "../../../../test/support/Permit2Payer.ts"
 import { refusalOf, startLocalChain, walletOn } from "./support/LocalChainFile.ts"
 
 const scope = Effect.runSync(Scope.make())

@@ -34,7 +34,7 @@ import { permit2Address } from "../../src/chain/Permit2.ts"
 import * as SignatureRecovery from "../../src/chain/SignatureRecovery.ts"
 import { subscriptionSpender, subscriptionTermsHash } from "../../src/chain/SubscriptionVault.ts"
 import * as ViemSubscriptionChain from "../../src/chain/ViemSubscriptionChain.ts"
-import { newPermit2Payer, sendCall, type TestAccount } from "./support/Permit2Payer.ts"
+import { newPermit2Payer, sendCall, type TestAccount } from "../../../../test/support/Permit2Payer.ts"
 
 const scope = Effect.runSync(Scope.make())
 let chain: LocalChain.LocalChainInfo

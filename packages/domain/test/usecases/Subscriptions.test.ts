@@ -115,7 +115,7 @@ describe("Plans", () => {
       assert.match(yield* codeOf(plans.create({ partnerId, mode: "live" }, monthly)), /is not on a real network/)
       assert.match(yield* refused({ periods: 0 }), /periods must be an integer from 1/)
       assert.match(yield* refused({ trialSeconds: -1 }), /trialSeconds/)
-      assert.match(yield* refused({ merchantId: "mer_nobody" }), /^merchant_not_found/)
+      assert.match(yield* refused({ merchantId: "mer_nobody" as MerchantId }), /^merchant_not_found/)
     }).pipe(Effect.provide(live))
   })
 })

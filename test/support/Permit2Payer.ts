@@ -4,9 +4,7 @@
  */
 import { type Address, createPublicClient, createWalletClient, encodeFunctionData, type Hex, http, maxUint256 } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { TestUsdc } from "../../../src/chain/contracts.generated.ts"
-import type { LocalChainInfo } from "../../../src/chain/LocalChain.ts"
-import { permit2Address } from "../../../src/chain/Permit2.ts"
+import { Chain } from "@paygate/adapters"
 
 /** An account a test signs and sends with. */
 export interface TestAccount {
@@ -22,7 +20,7 @@ export const sendCall = async (rpcUrl: string, from: TestAccount, to: Address, d
 }
 
 /** A new buyer with `funds` TUSDC from `funder`, gas, and Permit2 approved on TUSDC. */
-export const newPermit2Payer = async (chain: LocalChainInfo, funder: TestAccount, funds: bigint): Promise<TestAccount> => {
+export const newPermit2Payer = async (chain: Chain.LocalChain.LocalChainInfo, funder: TestAccount, funds: bigint): Promise<TestAccount> => {
   const privateKey = generatePrivateKey()
   const account = { address: privateKeyToAccount(privateKey).address, privateKey }
   const rpcUrl = chain.node.rpcUrl
@@ -31,8 +29,8 @@ export const newPermit2Payer = async (chain: LocalChainInfo, funder: TestAccount
     params: [account.address, "0x8ac7230489e80000"] as never
   })
   const usdc = (functionName: "transfer" | "approve", to: Address, value: bigint) =>
-    encodeFunctionData({ abi: TestUsdc.abi, functionName, args: [to, value] })
+    encodeFunctionData({ abi: Chain.Contracts.TestUsdc.abi, functionName, args: [to, value] })
   if (funds > 0n) await sendCall(rpcUrl, funder, chain.contracts.usdc, usdc("transfer", account.address, funds))
-  await sendCall(rpcUrl, account, chain.contracts.usdc, usdc("approve", permit2Address, maxUint256))
+  await sendCall(rpcUrl, account, chain.contracts.usdc, usdc("approve", Chain.Permit2.permit2Address, maxUint256))
   return account
 }

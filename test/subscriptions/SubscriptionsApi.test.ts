@@ -1,0 +1,208 @@
+/**
+ * Subscriptions end to end through the API, as a merchant backend and a buyer's wallet use it, on the
+ * local chain with the worker in process: a plan, the buyer's offer, permit and subscription, every
+ * period charged on chain by the subscription contract, the webhooks of each step (signed, to a
+ * receiver), and cancellations by the merchant and through the payer's manage link, closed in the
+ * contract too. Periods are 8 seconds long (sandbox plans may be that short).
+ */
+import { Chain, CredentialAdmin } from "@paygate/adapters"
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+import { createPublicClient, createWalletClient, type Hex, http } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newPermit2Payer, type TestAccount } from "../support/Permit2Payer.ts"
+import { type PortalWorld, startPortalWorld } from "../checkout/PortalWorld.ts"
+import { type Receiver, startReceiver } from "../support/Receiver.ts"
+
+const period = 8
+const fee = 1_500_000n
+const funder = Chain.anvilAccount(8)
+const receiverAccount = Chain.anvilAccount(7)
+
+let world: PortalWorld
+let hooks: Receiver
+let appId: string
+
+beforeAll(async () => {
+  hooks = await startReceiver()
+  world = await startPortalWorld({ allowPrivateWebhooks: true })
+  appId = (await world.admin(Effect.flatMap(CredentialAdmin, (admin) => admin.createApp({ name: "Subscriber wallet", mode: "sandbox" })))).appId
+}, 180_000)
+afterAll(async () => {
+  await world?.close()
+  await hooks?.close()
+})
+
+const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${world.baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? null : JSON.stringify(body)
+  })
+  return { status: response.status, body: await response.json() as any }
+}
+const partner = (method: string, path: string, body?: unknown) => call(method, path, body, { "api-key": world.partnerKey })
+const wallet = (method: string, path: string, body?: unknown) => call(method, path, body, { "app-id": appId, "client-id": "buyer-1" })
+
+const usdc = () => world.chain.usdcAssetId
+const caip10 = (address: string) => `${world.chain.chainId}:${address}`
+const balanceOf = (address: string) =>
+  createPublicClient({ transport: http(world.chain.node.rpcUrl) }).readContract({
+    address: world.chain.contracts.usdc,
+    abi: Chain.Contracts.TestUsdc.abi,
+    functionName: "balanceOf",
+    args: [address as Hex]
+  })
+
+/** Polls the partner API's subscription until `done` holds (at most `seconds`). */
+const until = async (id: string, done: (subscription: any) => boolean, seconds = 60) => {
+  const deadline = Date.now() + seconds * 1000
+  for (;;) {
+    const { body } = await partner("GET", `/v1/subscriptions/${id}`)
+    if (done(body)) return body
+    if (Date.now() > deadline) throw new Error(`subscription ${id} still ${JSON.stringify(body)}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+/** The payer's wallet: asks for an offer, signs its permit as `eth_signTypedData_v4` would, subscribes. */
+const subscribe = async (planId: string, payer: TestAccount) => {
+  const offer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
+  expect(offer.status, JSON.stringify(offer.body)).toBe(200)
+  const { types: { EIP712Domain: _, ...types }, domain, primaryType, message } = JSON.parse(offer.body.typedData)
+  const signature = await createWalletClient({ account: privateKeyToAccount(payer.privateKey), transport: http(world.chain.node.rpcUrl) }).signTypedData({
+    domain,
+    types,
+    primaryType,
+    message: { ...message, details: { ...message.details, amount: BigInt(message.details.amount) }, sigDeadline: BigInt(message.sigDeadline) }
+  })
+  const subscribed = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: offer.body.offer, signature })
+  expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(200)
+  return { offer: offer.body, signature, ...subscribed.body as { subscription: any; manageUrl: string } }
+}
+
+describe("Subscriptions through the API on the local chain", () => {
+  let planId: string
+
+  beforeAll(async () => {
+    const destination = await partner("POST", `/v1/merchants/${world.merchantId}/settlements/crypto`, {
+      settlements: [{ asset: usdc(), destination: caip10(receiverAccount.address) }]
+    })
+    expect(destination.status, JSON.stringify(destination.body)).toBe(201)
+    const hook = await partner("POST", "/v1/webhooks", { url: hooks.url("/subscriptions") })
+    expect(hook.status).toBe(201)
+    hooks.expect("/subscriptions", hook.body.secret)
+    const plan = await partner("POST", "/v1/plans", {
+      merchantId: world.merchantId,
+      name: "Coffee club",
+      amount: { unit: `caip19/${usdc()}`, value: fee.toString() },
+      periodSeconds: period,
+      periods: 3
+    })
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201)
+    expect(plan.body).toMatchObject({ name: "Coffee club", periodSeconds: period, periods: 3, trialSeconds: 0, active: true })
+    expect(plan.body.url).toBe(`${world.baseUrl}/s/${plan.body.planId}`)
+    expect(plan.body.amount).toMatchObject({ unit: `caip19/${usdc()}`, value: "1500000", display: { assetSymbol: "TUSDC" } })
+    planId = plan.body.planId
+  }, 60_000)
+
+  it("the buyer sees the plan, signs once, and every period is charged on chain, with a webhook each", async () => {
+    const checkout = await wallet("GET", `/v1/gateway/plan/${planId}`)
+    expect(checkout.status).toBe(200)
+    expect(checkout.body).toMatchObject({ name: "Coffee club", merchant: { name: "Corner Coffee" }, active: true })
+    expect(checkout.body.assets.map((a: any) => a.asset)).toEqual([usdc()])
+
+    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const before = await balanceOf(receiverAccount.address)
+    const { manageUrl, subscription } = await subscribe(planId, payer)
+    expect(subscription).toMatchObject({ status: "subscribing", amountPerPeriod: "1500000", periods: 3, receiver: caip10(receiverAccount.address) })
+    expect(manageUrl).toMatch(new RegExp(`^${world.baseUrl}/s/manage/${subscription.id}#sub1\\.`))
+
+    const ended = await until(subscription.id, (s) => s.status === "ended", 90)
+    expect(ended.endedReason, JSON.stringify(ended.charges)).toBe("completed")
+    expect(ended.subscribeTx).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(ended.charges.map((c: any) => [c.periodIndex, c.status, c.amount]), JSON.stringify(ended.charges)).toEqual([
+      [0, "succeeded", "1500000"],
+      [1, "succeeded", "1500000"],
+      [2, "succeeded", "1500000"]
+    ])
+    expect(await balanceOf(receiverAccount.address) - before).toBe(3n * fee)
+    expect(await balanceOf(payer.address)).toBe(7n * fee)
+
+    // Every step's webhook, signed; the charges carry their transactions.
+    const mine = () => hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === subscription.id)
+    const deadline = Date.now() + 20_000
+    while (mine().length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    const received = mine()
+    expect(received.every((r) => r.verified)).toBe(true)
+    expect(received.map((r) => r.envelope.type).sort()).toEqual([
+      "subscription.activated",
+      "subscription.charged",
+      "subscription.charged",
+      "subscription.charged",
+      "subscription.ended"
+    ])
+    const charged = received.filter((r) => r.envelope.type === "subscription.charged").map((r) => r.envelope.data.charge)
+    expect(charged.map((c: any) => c.periodIndex).sort()).toEqual([0, 1, 2])
+    expect(charged.every((c: any) => c.status === "succeeded" && /^0x[0-9a-f]{64}$/.test(c.txHash))).toBe(true)
+
+    // The same signed offer sent again is the same subscription, not a second one.
+    const listed = await partner("GET", `/v1/subscriptions?planId=${planId}`)
+    expect(listed.body.data.filter((s: any) => s.payer === caip10(payer.address))).toHaveLength(1)
+  }, 150_000)
+
+  it("the payer cancels through the manage link, the merchant through the API; nothing is charged after, and the contract closes it too", async () => {
+    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const viaLink = await subscribe(planId, payer)
+    await until(viaLink.subscription.id, (s) => s.charges.some((c: any) => c.status === "succeeded"))
+    const token = new URL(viaLink.manageUrl).hash.slice(1)
+    expect((await wallet("GET", `/v1/gateway/subscription/${viaLink.subscription.id}?token=${randomBytes(8).toString("hex")}`)).status).toBe(404)
+    const seen = await wallet("GET", `/v1/gateway/subscription/${viaLink.subscription.id}?token=${token}`)
+    expect(seen.status).toBe(200)
+    expect(seen.body).toMatchObject({ plan: { name: "Coffee club" }, merchant: { name: "Corner Coffee" }, subscription: { status: "active" } })
+    const cancelled = await wallet("POST", `/v1/gateway/subscription/${viaLink.subscription.id}/cancel`, { token })
+    expect(cancelled.status).toBe(200)
+    expect(cancelled.body.subscription).toMatchObject({ status: "cancelled", cancelledBy: "payer" })
+    const closed = await until(viaLink.subscription.id, (s) => s.cancelTx !== null)
+    expect(closed.charges.filter((c: any) => c.status === "succeeded")).toHaveLength(1)
+
+    const second = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const byMerchant = await subscribe(planId, second)
+    const cancel = await partner("POST", `/v1/subscriptions/${byMerchant.subscription.id}/cancel`)
+    expect(cancel.status).toBe(200)
+    expect(cancel.body).toMatchObject({ status: "cancelled", cancelledBy: "merchant" })
+    // Cancelling again changes nothing.
+    const again = await partner("POST", `/v1/subscriptions/${byMerchant.subscription.id}/cancel`)
+    expect(again.status).toBe(200)
+    expect(again.body).toMatchObject({ status: "cancelled", cancelledBy: "merchant", updatedAt: cancel.body.updatedAt })
+
+    // Three periods later neither payer paid again.
+    await new Promise((resolve) => setTimeout(resolve, 3 * period * 1000))
+    expect(await balanceOf(payer.address)).toBe(9n * fee)
+    const merchantCancelled = await until(byMerchant.subscription.id, () => true)
+    const paidBefore = BigInt(merchantCancelled.charges.filter((c: any) => c.status === "succeeded").length)
+    expect(await balanceOf(second.address)).toBe(10n * fee - paidBefore * fee)
+    const types = hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === byMerchant.subscription.id).map((r) => r.envelope.type)
+    expect(types).toContain("subscription.cancelled")
+  }, 150_000)
+
+  it("refuses what the buyer or merchant cannot do, with the contract's codes", async () => {
+    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const offer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
+    // A signature by someone else, a forged offer, an unknown plan, the other mode's client.
+    const stranger = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: offer.body.offer, signature: `0x${"11".repeat(65)}` })
+    expect(stranger.status).toBe(400)
+    expect(stranger.body.code).toBe("params_validation")
+    const forged = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: `${offer.body.offer}x`, signature: "0x00" })
+    expect(forged.body.code).toBe("invalid_params")
+    expect((await wallet("GET", "/v1/gateway/plan/pln_nothing")).body.code).toBe("payment_not_found")
+    expect((await partner("POST", "/v1/plans", { merchantId: world.merchantId, name: "x", amount: { unit: "iso4217/USD", value: "100" }, periodSeconds: 1 })).body.code)
+      .toBe("params_validation")
+    expect((await partner("POST", `/v1/plans/${planId}/deactivate`)).body.active).toBe(false)
+    const closedOffer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
+    expect(closedOffer.status).toBe(409)
+    expect(closedOffer.body.code).toBe("invalid_state")
+    expect((await partner("POST", `/v1/plans/${planId}/activate`)).body.active).toBe(true)
+  }, 60_000)
+})
