@@ -24,7 +24,7 @@ import {
 import { repoRoot } from "./support/ServiceProcess.ts"
 
 // Variables a reader sets for the commands (the tour's values, the CLIs' key), beside paygate's own.
-const readerVariables = new Set(["PAYGATE_URL", "API_KEY", "MERCHANT_ID", "APP_ID", "PAYMENT_ID", "PAYGATE_API_KEY"])
+const readerVariables = new Set(["PAYGATE_URL", "API_KEY", "MERCHANT_ID", "APP_ID", "PAYMENT_ID", "PLAN_ID", "PAYGATE_API_KEY"])
 // Read by Node or glibc, not by paygate.
 const processVariables = new Set(["NODE_OPTIONS", "MALLOC_ARENA_MAX"])
 const knownVariable = (name: string) =>
@@ -35,6 +35,7 @@ const scripts: Record<string, string> = JSON.parse(readFileSync(join(repoRoot, "
 const cliSources: Record<string, string> = {
   admin: "packages/cli/src/AdminCommand.ts",
   pay: "scripts/pay.ts",
+  subscribe: "scripts/subscribe.ts",
   webhooks: "scripts/webhooks.ts",
   listen: "scripts/webhooks.ts"
 }

@@ -8,8 +8,7 @@
 import { Chain, CredentialAdmin } from "@paygate/adapters"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { createPublicClient, createWalletClient, type Hex, http } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
+import { createPublicClient, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newPermit2Payer, type TestAccount } from "../support/Permit2Payer.ts"
 import { type PortalWorld, startPortalWorld } from "../checkout/PortalWorld.ts"
@@ -70,13 +69,7 @@ const until = async (id: string, done: (subscription: any) => boolean, seconds =
 const subscribe = async (planId: string, payer: TestAccount) => {
   const offer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
   expect(offer.status, JSON.stringify(offer.body)).toBe(200)
-  const { types: { EIP712Domain: _, ...types }, domain, primaryType, message } = JSON.parse(offer.body.typedData)
-  const signature = await createWalletClient({ account: privateKeyToAccount(payer.privateKey), transport: http(world.chain.node.rpcUrl) }).signTypedData({
-    domain,
-    types,
-    primaryType,
-    message: { ...message, details: { ...message.details, amount: BigInt(message.details.amount) }, sigDeadline: BigInt(message.sigDeadline) }
-  })
+  const signature = await Chain.LocalWallet.signTypedDataJson(payer.privateKey, offer.body.typedData)
   const subscribed = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: offer.body.offer, signature })
   expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(200)
   return { offer: offer.body, signature, ...subscribed.body as { subscription: any; manageUrl: string } }

@@ -65,6 +65,21 @@ export const shellCommands = (file: string): ReadonlyArray<DocCommand> => {
   return commands
 }
 
+// The index of the `)` that closes a `$(` opened before `from`: nested parentheses count, quoted ones do not.
+const closingParen = (command: string, from: number): number => {
+  let depth = 1
+  for (let i = from; i < command.length; i++) {
+    const c = command[i]!
+    if (c === "'" || c === "\"") {
+      const end = command.indexOf(c, i + 1)
+      if (end < 0) return -1
+      i = end
+    } else if (c === "(") depth++
+    else if (c === ")" && --depth === 0) return i
+  }
+  return -1
+}
+
 /**
  * Splits a command line into words as a POSIX shell would for simple cases (quotes, `$(…)` kept
  * whole), with the operators `&&`, `|`, `;` and `&` as words of their own.
@@ -82,7 +97,8 @@ export const words = (command: string): ReadonlyArray<string> => {
       started = true
       i = end
     } else if (c === "$" && command[i + 1] === "(") {
-      const end = command.indexOf(")", i)
+      const end = closingParen(command, i + 2)
+      if (end < 0) throw new Error(`unbalanced $( in: ${command}`)
       word += command.slice(i, end + 1)
       started = true
       i = end

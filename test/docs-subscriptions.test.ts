@@ -1,0 +1,52 @@
+/**
+ * The example of docs/subscriptions.md ("Try it on your machine"), run as written against `npm start`
+ * with the values it printed: the settlement destination, the plan, and `npm run subscribe --follow`,
+ * which must see every period charged and the subscription end completed.
+ */
+import { spawn } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { shellCommands } from "./support/DocCommands.ts"
+import { type StartedService, startService } from "./support/NpmStart.ts"
+import { repoRoot } from "./support/ServiceProcess.ts"
+
+const example = shellCommands("docs/subscriptions.md")
+
+/** Runs `script` in one bash, as a reader pasting the commands in turn, with `env` exported. */
+const bash = (script: string, env: Record<string, string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn("bash", ["-e", "-c", script], { cwd: repoRoot, env: { ...process.env, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+describe("docs/subscriptions.md's example against npm start", () => {
+  let service: StartedService
+
+  beforeAll(async () => {
+    service = await startService()
+  }, 180_000)
+  afterAll(async () => {
+    await service?.stop()
+  })
+
+  it("adds the destination, creates the plan, subscribes and follows three charges to the end", async () => {
+    const env = { PAYGATE_URL: service.url, API_KEY: service.apiKey, MERCHANT_ID: service.merchantId, APP_ID: service.appId }
+    const [exports, ...steps] = example.map((command) => command.text)
+    // The values the reader exports are exactly these.
+    expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
+    expect(steps.map((step) => step.split(/\s/)[0])).toEqual(["curl", "PLAN_ID=$(curl", "npm"])
+
+    // The local chain of this npm start may not be on the default port (another test's holds it), as the page says.
+    const rpcUrl = /Local chain \S+ at (\S+):/.exec(service.output())?.[1]
+    if (rpcUrl === undefined) throw new Error(`npm start printed no local chain:\n${service.output()}`)
+    const result = await bash(steps.join("\n").replace("--follow", `--follow --rpc-url ${rpcUrl}`), env)
+    expect(result.code, `exit ${result.code}\n${result.stdout}\n${result.stderr}`).toBe(0)
+    expect(result.stdout).toMatch(/Coffee club by .*: 2\.500000 TUSDC every 10 s, 3 periods/)
+    expect(result.stdout).toMatch(/manage or cancel: http:\/\/.*\/s\/manage\/sub_/)
+    expect(result.stdout.match(/period \d: succeeded 0x[0-9a-f]{64}/g)).toHaveLength(3)
+    expect(result.stdout).toMatch(/ended \(completed\)/)
+  }, 240_000)
+})
