@@ -13,8 +13,8 @@
  */
 import { readFileSync } from "node:fs"
 import { createPublicClient, createWalletClient, type Hex, http } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
+import { accountOf, serviceCaller, serviceUrl } from "./ServiceCall.ts"
 import { sendDeposit } from "./DepositTransfer.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
@@ -90,24 +90,12 @@ const [paymentId, ...extra] = parsed.positionals
 if (paymentId === undefined) fail("Missing the payment id: npm run pay -- <paymentId> --app-id <app_…> (--help for more)", 2)
 if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one payment id (--help for more)`, 2)
 const privateKey = text("key") as Hex
-const wallet = (() => {
-  try {
-    return privateKeyToAccount(privateKey)
-  } catch {
-    return fail("--key must be a private key: 0x followed by 64 hex digits", 2)
-  }
-})()
+const wallet = accountOf(privateKey)
 // An x402 address is paid over HTTP 402, with no gateway calls (the x402 client is loaded only then).
 if (/^https?:\/\//.test(paymentId!)) await (await import("./PayX402.ts")).payX402(paymentId!, wallet)
 if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…) nor an x402 address (http…)`, 2)
 const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
-const baseUrl = (() => {
-  try {
-    return new URL(text("url")!).href.replace(/\/$/, "")
-  } catch {
-    return fail(`--url ${JSON.stringify(text("url"))} is not a URL (e.g. http://localhost:3000)`, 2)
-  }
-})()
+const baseUrl = serviceUrl(text("url")!)
 
 /** The buyer data from `--buyer-data` and the data flags, or `undefined` when none was given. */
 const buyerData = (() => {
@@ -146,25 +134,7 @@ const headers = {
   "sdk-name": "paygate pay script"
 }
 
-const call = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const target = `${baseUrl}/v1/gateway/payment/${paymentId}${path}`
-  let response: Response
-  try {
-    response = await fetch(target, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
-    return fail(`Cannot reach ${baseUrl} (${cause}): is the service running? (--url)`)
-  }
-  const answer = await response.text()
-  let json: any
-  try {
-    json = JSON.parse(answer)
-  } catch {
-    return fail(`${method} ${path} → ${response.status}, not a paygate answer: ${answer.slice(0, 120)}`)
-  }
-  if (!response.ok) return fail(`${method} ${path} → ${response.status} ${json.code}: ${json.message}`)
-  return json
-}
+const call = serviceCaller(baseUrl, headers, `/v1/gateway/payment/${paymentId}`)
 
 let step = 0
 const say = (line: string) => console.log(`${++step}. ${line}`)

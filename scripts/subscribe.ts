@@ -8,8 +8,8 @@
  * subscription ends. Every mistake is one line on stderr.
  */
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, maxUint256 } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import { fail, parseCommandLine } from "./CommandLine.ts"
+import { accountOf, serviceCaller, serviceUrl } from "./ServiceCall.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
 const anvilKey1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -53,42 +53,13 @@ if (planId === undefined) fail("Missing the plan id: npm run subscribe -- <planI
 if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one plan id (--help for more)`, 2)
 if (!/^pln_[A-Za-z0-9]{1,64}$/.test(planId!)) fail(`${JSON.stringify(planId)} is not a plan id (pln_…)`, 2)
 const privateKey = text("key") as Hex
-const wallet = (() => {
-  try {
-    return privateKeyToAccount(privateKey)
-  } catch {
-    return fail("--key must be a private key: 0x followed by 64 hex digits", 2)
-  }
-})()
+const wallet = accountOf(privateKey)
 const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
-const baseUrl = (() => {
-  try {
-    return new URL(text("url")!).href.replace(/\/$/, "")
-  } catch {
-    return fail(`--url ${JSON.stringify(text("url"))} is not a URL (e.g. http://localhost:3000)`, 2)
-  }
-})()
+const baseUrl = serviceUrl(text("url")!)
 const rpcUrl = text("rpc-url")!
 const headers = { "content-type": "application/json", "app-id": appId, "client-id": `subscribe-script-${process.pid}`, "sdk-name": "paygate subscribe script" }
 
-const call = async (method: string, path: string, body?: unknown): Promise<any> => {
-  let response: Response
-  try {
-    response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
-    return fail(`Cannot reach ${baseUrl} (${cause}): is the service running? (--url)`)
-  }
-  const answer = await response.text()
-  let json: any
-  try {
-    json = JSON.parse(answer)
-  } catch {
-    return fail(`${method} ${path} → ${response.status}, not a paygate answer: ${answer.slice(0, 120)}`)
-  }
-  if (!response.ok) return fail(`${method} ${path} → ${response.status} ${json.code}: ${json.message}`)
-  return json
-}
+const call = serviceCaller(baseUrl, headers)
 
 let step = 0
 const say = (line: string) => console.log(`${++step}. ${line}`)

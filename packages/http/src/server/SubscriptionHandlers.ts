@@ -16,6 +16,7 @@ import {
   Subscriptions,
   toChargeRecord,
   tokenAmount,
+  tokenDisplay,
   toSubscriptionRecord
 } from "@paygate/domain"
 import { Effect } from "effect"
@@ -134,14 +135,7 @@ export const SubscribeHandlers = HandlerGroup.group(
             assets: assets.map((asset) => ({
               asset: asset.assetId,
               chainId: asset.chainId,
-              display: {
-                assetName: asset.name,
-                assetSymbol: asset.symbol,
-                decimals: asset.decimals,
-                iconUrl: asset.iconUrl,
-                networkIconUrl: asset.networkIconUrl,
-                networkName: asset.networkName
-              }
+              display: tokenDisplay(asset)
             }))
           }
         }))
