@@ -62,6 +62,8 @@ export interface PortalWorld {
   /** The sandbox secret key of the world's partner, and its merchant "Corner Coffee". */
   readonly partnerKey: string
   readonly merchantId: string
+  /** Calls the partner API with {@link partnerKey}: the JSON answer; any status but 2xx throws. */
+  readonly partner: (method: string, path: string, body?: unknown) => Promise<any>
   /** Runs operator work (partners, keys, apps) on the world's database. */
   readonly admin: <A, E>(effect: Effect.Effect<A, E, CredentialAdmin>) => Promise<A>
   /** Runs work on the world's database directly: seeding what no API makes (old payments, say) and reading it back. */
@@ -181,6 +183,7 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       chain,
       partnerKey: partner,
       merchantId: merchant.merchantId,
+      partner: (method, path, body) => api(method, path, body),
       admin: (effect) => run(effect),
       database: (effect) => run(effect),
       createPayment: async (request = {}) => {

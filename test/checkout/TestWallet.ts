@@ -3,7 +3,8 @@
  * EIP-6963, optionally also as `window.ethereum`) whose requests are answered in Node by a viem
  * local account on the test's anvil chain. It starts on another chain (mainnet) so that the page
  * has to ask `wallet_switchEthereumChain`, records every request, and can decline any method
- * like a user would (EIP-1193 error 4001).
+ * like a user would (EIP-1193 error 4001). Reads (`eth_call`, `eth_getTransactionReceipt`) are
+ * passed to the node.
  */
 import type { Page } from "playwright-core"
 import { createWalletClient, defineChain, type Hex, http, isAddressEqual } from "viem"
@@ -169,6 +170,10 @@ export class TestWallet {
           ...(tx.gas === undefined ? {} : { gas: BigInt(tx.gas) })
         })
       }
+      // Reads a page makes through the wallet (an allowance, a receipt) go to the node, as a wallet's do.
+      case "eth_call":
+      case "eth_getTransactionReceipt":
+        return await this.client.request({ method, params } as never)
       default:
         throw Object.assign(new Error(`The test wallet does not support ${method}.`), { code: 4200 })
     }

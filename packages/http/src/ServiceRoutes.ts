@@ -6,6 +6,7 @@ import { DashboardRoutes } from "./dashboard/DashboardRoutes.ts"
 import { ClaimRoutes } from "./portal/ClaimRoutes.ts"
 import { LinkRoutes } from "./portal/LinkRoutes.ts"
 import { PortalRoutes } from "./portal/PortalRoutes.ts"
+import { SubscriptionRoutes } from "./portal/SubscriptionRoutes.ts"
 import { ApiKeysHandlers } from "./server/ApiKeysHandlers.ts"
 import { BalanceHandlers } from "./server/BalanceHandlers.ts"
 import { GatewayAuthLive, MerchantAuthLive, PartnerAuthLive } from "./server/AuthMiddleware.ts"
@@ -57,6 +58,8 @@ export const ServiceRoutes = Layer.mergeAll(
   PortalRoutes,
   // Payment links' public pages (portal/LinkRoutes.ts).
   LinkRoutes,
+  // Subscription plans' checkouts and payers' subscription pages (portal/SubscriptionRoutes.ts).
+  SubscriptionRoutes,
   // Refund claim pages (portal/ClaimRoutes.ts).
   ClaimRoutes,
   // The partner dashboard's pages (dashboard/DashboardRoutes.ts).

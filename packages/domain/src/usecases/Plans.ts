@@ -148,8 +148,11 @@ export class Plans extends Context.Service<Plans, {
   )
 }
 
-/** A plan's amount per period as the API shows it; a token no longer configured shows its id. */
-export const planAmount = (catalog: AssetCatalog["Service"], plan: Plan): Amount => {
+/**
+ * A plan's amount per period (or a subscription's: its token's unit and amount) as the API shows it;
+ * a token no longer configured shows its id.
+ */
+export const planAmount = (catalog: AssetCatalog["Service"], plan: Pick<Plan, "unit" | "value">): Amount => {
   if (plan.unit.startsWith(fiatUnitPrefix)) return fiatAmount(plan.unit.slice(fiatUnitPrefix.length), plan.value)
   const assetId = plan.unit.slice(tokenUnitPrefix.length)
   const asset = catalog.asset(assetId)

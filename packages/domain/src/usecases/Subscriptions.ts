@@ -77,6 +77,8 @@ const idOf = (salt: string) => `sub_${salt.slice(2, 34)}` as SubscriptionId
 export class Subscriptions extends Context.Service<Subscriptions, {
   /** A plan's checkout for a buyer's client of `mode` (a plan of the other mode does not exist for it). */
   readonly checkout: (mode: Mode, planId: string) => Effect.Effect<PlanCheckout, PaymentNotFound>
+  /** The mode of a plan, for its checkout page to call the gateway in. */
+  readonly planModeOf: (planId: string) => Effect.Effect<Option.Option<Mode>>
   readonly offer: (mode: Mode, planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) => Effect.Effect<
     SubscriptionOffer,
     PaymentNotFound | InvalidState | ParamsValidation
@@ -322,10 +324,25 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         return yield* cancelAs("payer")(yield* loadForPayer(id, token))
       })
 
+      const planModeOf = (id: string) =>
+        Schema.is(PlanIdSchema)(id) ? Effect.map(plans.findById(id), Option.map((plan) => plan.mode)) : Effect.succeedNone
+
       const modeOf = (id: string) =>
         Schema.is(SubscriptionId)(id) ? Effect.map(repo.findById(id), Option.map((s) => s.mode)) : Effect.succeedNone
 
-      return Subscriptions.of({ checkout, offer, subscribe, find, list, cancel, manageToken: tokens.manageToken, modeOf, forPayer, cancelByPayer })
+      return Subscriptions.of({
+        checkout,
+        planModeOf,
+        offer,
+        subscribe,
+        find,
+        list,
+        cancel,
+        manageToken: tokens.manageToken,
+        modeOf,
+        forPayer,
+        cancelByPayer
+      })
     })
   )
 }

@@ -128,6 +128,8 @@ export const SubscriptionOfferResponse = Schema.Struct({
 /** The payer's view of a subscription (through the manage link). */
 export const PayerSubscriptionResponse = Schema.Struct({
   subscription: ApiWire.SubscriptionRecord,
+  /** What each period takes at most, in the token signed for, with what a wallet shows for it (the charges' token). */
+  amountPerPeriod: ApiWire.Amount,
   charges: Schema.Array(ApiWire.SubscriptionChargeRecord),
   plan: Schema.Struct({ name: Schema.String, amount: ApiWire.Amount }),
   merchant: Schema.Struct({ name: Schema.String, iconUrl: Schema.NullOr(Schema.String) })

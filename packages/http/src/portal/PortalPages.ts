@@ -51,8 +51,10 @@ ${options.body}
 `
 }
 
-const loading = `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>
-<noscript><p class="notice">This page needs JavaScript to connect your wallet.</p></noscript>`
+// `purpose`: what the page cannot do without its script ("to connect your wallet").
+const loadingFor = (purpose: string) => `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>
+<noscript><p class="notice">This page needs JavaScript ${purpose}.</p></noscript>`
+const loading = loadingFor("to connect your wallet")
 
 /** Configuration of the checkout page, read by `checkout-state.js`. */
 export interface CheckoutConfig {
@@ -133,6 +135,46 @@ ${loading}
 </main>
 </div>`
   })
+
+/** Configuration of a plan's checkout page, read by `subscribe.js`. */
+export interface SubscribeConfig {
+  readonly planId: string
+  /** The portal's public App-Id for the plan's mode. */
+  readonly appId: string
+  /** `sandbox` plans carry a visible "Test mode" badge. */
+  readonly mode: "live" | "sandbox"
+}
+
+/** Configuration of a payer's subscription page, read by `manage.js` (the link's token is in the URL's fragment). */
+export interface ManageConfig {
+  readonly subscriptionId: string
+  /** The portal's public App-Id for the subscription's mode. */
+  readonly appId: string
+  readonly mode: "live" | "sandbox"
+}
+
+// The subscription pages: a header the script fills (merchant, plan, price) above its views.
+const subscriptionShell = (options: { readonly title: string; readonly config: unknown; readonly script: string; readonly purpose: string }) =>
+  shell({
+    title: options.title,
+    config: options.config,
+    script: options.script,
+    styles: ["portal.css", "subscription.css"],
+    body: `<div class="page subscription-page">
+<header class="summary" id="summary" hidden></header>
+<main id="view" class="card" tabindex="-1" data-view="loading">
+${loadingFor(options.purpose)}
+</main>
+</div>`
+  })
+
+/** The checkout of one plan (`title`: the plan's and its merchant's names). */
+export const subscribePage = (config: SubscribeConfig, title: string) =>
+  subscriptionShell({ title, config, script: "subscribe.js", purpose: "to connect your wallet" })
+
+/** The payer's page of one subscription. */
+export const managePage = (config: ManageConfig) =>
+  subscriptionShell({ title: "Your subscription", config, script: "manage.js", purpose: "to show your subscription" })
 
 /** What an unknown payment or a malformed link shows. */
 export const notFoundPage = (heading: string, text: string) =>

@@ -6,6 +6,7 @@
  */
 import {
   AssetCatalog,
+  Money,
   pageRequest,
   type PayerView,
   type Plan,
@@ -53,6 +54,7 @@ const records = Effect.gen(function*() {
     Effect.map(manageUrl(s), (url) => ({ ...toSubscriptionRecord(s), charges: charges.map((c) => toChargeRecord(s, c)), manageUrl: url }))
   const payerView = (view: PayerView) => ({
     subscription: toSubscriptionRecord(view.subscription),
+    amountPerPeriod: planAmount(catalog, { unit: `${Money.tokenUnitPrefix}${view.subscription.terms.asset}`, value: view.subscription.terms.amountPerPeriod }),
     charges: view.charges.map((c) => toChargeRecord(view.subscription, c)),
     plan: { name: view.plan.name, amount: planAmount(catalog, view.plan) },
     merchant: { name: view.merchant.name, iconUrl: view.merchant.iconUrl }

@@ -10,7 +10,8 @@ import { h, replace, showView } from "./dom.js"
 import { depositDetails, isCoin, networkOf, networkPicker, shortfallAlerts, stillMissing } from "./deposit.js"
 import { GatewayError, isAbort } from "./gateway.js"
 import { gateway, main, merchantName, moves, nowSeconds, paymentId, sleep, state, timeIsUp } from "./checkout-state.js"
-import { alertBox, renderFooter, setBusy, showWorking } from "./checkout-frame.js"
+import { alertBox } from "./views.js"
+import { renderFooter, setBusy, showWorking } from "./checkout-frame.js"
 import { fetchReceipt, follow } from "./checkout-final.js"
 
 /** @typedef {import("./checkout-state.js").Status} Status */

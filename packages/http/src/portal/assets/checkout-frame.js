@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { h, icon, replace, showView } from "./dom.js"
+import { h, replace } from "./dom.js"
 import { formatAmount, formatClock, formatDuration } from "./format.js"
+import { merchantAvatar, showBusy, showError } from "./views.js"
 import { config, footer, main, merchantName, moves, nowSeconds, state, summary } from "./checkout-state.js"
 
 /** @typedef {import("./checkout-state.js").PaymentInfo} PaymentInfo */
@@ -18,22 +19,10 @@ export function setBusy(value) {
   renderFooter()
 }
 
-/**
- * A message for the buyer, announced by screen readers: a problem, or (`info`) news.
- *
- * @param {string | undefined} message
- * @param {"error" | "info"} [tone]
- */
-export function alertBox(message, tone = "error") {
-  return message === undefined ? null : h("div", { class: `alert ${tone}`, role: "alert" }, message)
-}
-
 function renderSummary() {
   const info = state.info
   if (info === null) return
   const merchant = info.merchant
-  const avatar = icon(merchant.iconUrl, "merchant-icon") ??
-    h("span", { class: "merchant-icon avatar", "aria-hidden": "true" }, (merchant.name.trim()[0] ?? "?").toUpperCase())
   const waiting = info.status === "requires_action" && !state.finished
   // Until a wallet's options or a deposit quote it exactly, what each token would cost now.
   const tokens = waiting ? config.tokenAmounts : []
@@ -42,7 +31,7 @@ function renderSummary() {
     h(
       "div",
       { class: "merchant" },
-      avatar,
+      merchantAvatar(merchant),
       h("div", { class: "merchant-text" },
         h("p", { class: "merchant-name" }, merchant.name),
         h("p", { class: "muted order-reference" }, "Order ", h("span", { class: "reference" }, config.referenceId))),
@@ -94,28 +83,19 @@ export function updateInfo(next) {
  * @param {HTMLElement} [steps] the steps of a payment asking the wallet more than once
  */
 export function showWorking(title, text, steps) {
-  showView("working", [h("span", { class: "spinner large", "aria-hidden": "true" }), h("h1", {}, title), steps ?? null, h("p", { class: "muted" }, text)])
-  main.setAttribute("aria-busy", "true")
+  showBusy("working", title, text, steps)
   renderFooter()
 }
 
 export function showProcessing() {
-  showView("processing", [
-    h("span", { class: "spinner large", "aria-hidden": "true" }),
-    h("h1", {}, state.path === "deposit" ? "Your transfer arrived" : "Processing your payment"),
-    h("p", { class: "muted" }, "The network is confirming your payment. This page updates by itself.")
-  ])
-  main.setAttribute("aria-busy", "true")
+  showBusy("processing", state.path === "deposit" ? "Your transfer arrived" : "Processing your payment",
+    "The network is confirming your payment. This page updates by itself.")
   renderFooter()
 }
 
 /** @param {string} message */
 export function showFatal(message) {
   state.finished = true
-  showView("error", [
-    h("h1", {}, "Something went wrong"),
-    h("p", {}, message),
-    h("button", { type: "button", class: "button secondary", onclick: () => window.location.reload() }, "Try again")
-  ])
+  showError(message)
   renderFooter()
 }

@@ -9,11 +9,13 @@
 import { byId, h } from "./dom.js"
 import { formatAmount } from "./format.js"
 import { GatewayError } from "./gateway.js"
+import { approveKind, describeApproval } from "./permit2.js"
+import { walletSteps } from "./views.js"
 import { runWalletRpc, WalletError } from "./wallet.js"
 import { gateway, keyOf, moves, nowSeconds, paymentId, sleep, state, timeIsUp } from "./checkout-state.js"
 import { setBusy, showProcessing, showWorking } from "./checkout-frame.js"
 import { follow } from "./checkout-final.js"
-import { approveKind, loadOptions, showOptions } from "./checkout-wallet.js"
+import { loadOptions, showOptions } from "./checkout-wallet.js"
 
 /** @typedef {import("./checkout-state.js").PaymentOption} PaymentOption */
 /** @typedef {import("./checkout-state.js").Status} Status */
@@ -76,20 +78,7 @@ function describeAction(action, option, walletName) {
   const amount = formatAmount(option.amount)
   const approve = action.method === "eth_sendTransaction" ? approveKind(action) : null
   // Tokens without signed transfers (USDT): the wallet allows Permit2 once, then signs each payment.
-  if (approve === "zero") {
-    return {
-      title: `Reset your ${symbol} allowance`,
-      label: `Reset the ${symbol} allowance to zero (a transaction)`,
-      why: `${symbol} only changes an allowance through zero. Confirm the transaction in ${walletName} that sets it to zero. Nothing is paid yet; you pay its network fee.`
-    }
-  }
-  if (approve === "some") {
-    return {
-      title: `Allow ${symbol} once`,
-      label: `Allow ${symbol} once (a transaction, only the first time)`,
-      why: `${symbol} cannot be paid with a signature alone: confirm the transaction in ${walletName} that lets the Permit2 contract move ${symbol} for the payments you sign. Nothing is paid yet; you pay its network fee, once.`
-    }
-  }
+  if (approve !== null) return describeApproval(approve, symbol, walletName)
   if (action.method === "eth_sendTransaction") {
     return { title: "Approve in your wallet", label: `Send ${amount}`, why: `Check the transfer of ${amount} in ${walletName} and approve it.` }
   }
@@ -120,9 +109,7 @@ function runStep(action, option) {
     showWorking(current.title, `${current.why} ${switching}`)
   } else {
     showWorking(current.title, `Step ${index + 1} of ${rpcs.length}. ${current.why} ${switching}`,
-      h("ol", { class: "wallet-steps" }, rpcs.map((rpc, i) =>
-        h("li", { class: i === index ? "current" : null, "aria-current": i === index ? "step" : null },
-          describeAction(rpc, option, walletName).label, i < index ? h("span", { class: "step-done" }, " · done") : null))))
+      walletSteps(rpcs.map((rpc) => describeAction(rpc, option, walletName).label), index))
   }
   return runWalletRpc(/** @type {Wallet} */ (state.wallet).provider, action, network)
 }

@@ -6,16 +6,17 @@
  *
  * @module
  */
-import { h, icon, showView } from "./dom.js"
+import { h, showView } from "./dom.js"
 import { formatAmount, shortAddress } from "./format.js"
+import { approveKind } from "./permit2.js"
+import { alertBox, noWalletNote, tokenIcons, walletList } from "./views.js"
 import { connect, currentChain, discoverWallets, WalletError } from "./wallet.js"
 import { config, depositsOffered, gateway, keyOf, main, moves, nowSeconds, paymentId, state, timeIsUp } from "./checkout-state.js"
-import { alertBox, renderFooter, setBusy, showWorking, updateInfo } from "./checkout-frame.js"
+import { renderFooter, setBusy, showWorking, updateInfo } from "./checkout-frame.js"
 import { startDeposit, stopWatching } from "./checkout-deposit.js"
 
 /** @typedef {import("./checkout-state.js").PaymentOption} PaymentOption */
 /** @typedef {import("./wallet.js").Wallet} Wallet */
-/** @typedef {import("./wallet.js").WalletRpc} WalletRpc */
 
 /** The gateway takes at most 20 accounts per options request. */
 const maxAccounts = 20
@@ -32,19 +33,6 @@ function depositUnavailable() {
   if (config.deposits !== "needsData") return null
   return h("p", { class: "muted hint deposit-unavailable" },
     "This amount needs a wallet that can share your details with the payment, so it cannot be paid from an exchange or by sending to an address.")
-}
-
-/**
- * What an ERC-20 `approve` action (selector 0x095ea7b3) allows: "zero" (a reset), "some", or null
- * when the action is not an approve.
- *
- * @param {WalletRpc} action
- * @returns {"zero" | "some" | null}
- */
-export function approveKind(action) {
-  const tx = /** @type {{ data?: unknown }} */ (action.params[0] ?? {})
-  if (typeof tx.data !== "string" || !tx.data.toLowerCase().startsWith("0x095ea7b3")) return null
-  return /^0*$/.test(tx.data.slice(10 + 64)) ? "zero" : "some"
 }
 
 /**
@@ -67,10 +55,8 @@ export function showConnect(message, options = {}) {
   const depositChoice = (/** @type {boolean} */ prominent) => h("div", { class: "deposit-choice" },
     h("button", { type: "button", class: `button ${prominent ? "primary" : "secondary"}`, onclick: () => void startDeposit() }, "Pay from an exchange or another wallet"),
     h("p", { class: "muted hint" }, "Send the amount to an address made for this payment, or scan a QR code with your phone."))
-  // No wallet is the usual case on a phone: said calmly, with the way to pay that works without one.
-  const noWallet = h("p", { class: "muted no-wallet" },
-    "No browser wallet was found in this browser. On a computer, install a wallet extension; on a phone, open this page in your wallet app. ",
-    h("button", { type: "button", class: "button link inline", onclick: () => { discovery.rescan(); showConnect() } }, "Look again"))
+  // Without a wallet, the page offers the way to pay that works without one first.
+  const noWallet = noWalletNote(() => { discovery.rescan(); showConnect() })
   if (wallets.length === 0 && depositsOffered) {
     showView("connect", [
       h("h1", {}, "Choose how to pay"),
@@ -85,11 +71,7 @@ export function showConnect(message, options = {}) {
     h("h1", {}, "Pay with your wallet"),
     h("p", { class: "muted" }, "Connect a browser wallet to see how you can pay."),
     alertBox(message),
-    wallets.length > 0
-      ? h("ul", { class: "wallets", "aria-label": "Wallets" }, wallets.map((w) =>
-        h("li", {}, h("button", { type: "button", class: "wallet-button", onclick: () => void choose(w) }, icon(w.info.icon, "wallet-icon"), h("span", {}, w.info.name)))
-      ))
-      : noWallet,
+    wallets.length > 0 ? walletList(wallets, (w) => void choose(w)) : noWallet,
     depositsOffered ? [h("p", { class: "or" }, h("span", {}, "or")), depositChoice(false)] : depositUnavailable()
   ], options)
   renderFooter()
@@ -132,9 +114,7 @@ export function showOptions(message, tone = "error") {
     const address = option.account.split(":")[2] ?? option.account
     return h("label", { class: "option", for: id },
       radio,
-      h("span", { class: "option-icons" },
-        icon(display.iconUrl, "token-icon", display.assetName) ?? h("span", { class: "token-icon avatar", "aria-hidden": "true" }, display.assetSymbol.slice(0, 1)),
-        icon(display.networkIconUrl, "network-icon", display.networkName ?? "")),
+      tokenIcons(display),
       h("span", { class: "option-text" },
         h("span", { class: "option-amount" }, formatAmount(option.amount)),
         h("span", { class: "option-detail" }, `${display.assetName}${display.networkName ? ` on ${display.networkName}` : ""}`),

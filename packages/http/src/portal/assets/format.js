@@ -70,6 +70,35 @@ export function formatDuration(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`
 }
 
+// Whole days read as days, weeks, months (30 days) or years (365 days); shorter or uneven spans as hours, minutes or seconds.
+const dayUnits = /** @type {const} */ ([[365 * 86_400, "year"], [30 * 86_400, "month"], [7 * 86_400, "week"], [86_400, "day"]])
+const clockUnits = /** @type {const} */ ([[3600, "hour"], [60, "minute"], [1, "second"]])
+
+/**
+ * A span of time in words, in the largest unit it is a whole number of: 2592000 → "1 month",
+ * 1209600 → "2 weeks", 90 → "90 seconds".
+ *
+ * @param {number} seconds
+ * @returns {{ count: number, unit: string, text: string }}
+ */
+export function formatSpan(seconds) {
+  const whole = Math.max(1, Math.floor(seconds))
+  const units = whole % 86_400 === 0 ? dayUnits : clockUnits
+  const [size, unit] = units.find(([size]) => whole % size === 0) ?? [1, "second"]
+  const count = whole / size
+  return { count, unit, text: `${count} ${unit}${count === 1 ? "" : "s"}` }
+}
+
+/**
+ * How often a period recurs: "every month", "every 2 weeks", "every 8 seconds".
+ *
+ * @param {number} seconds
+ */
+export function formatEvery(seconds) {
+  const span = formatSpan(seconds)
+  return span.count === 1 ? `every ${span.unit}` : `every ${span.text}`
+}
+
 // Made once, when the page loads: a formatter with a time zone name costs the browser time to build.
 const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", timeZoneName: "short" })
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, {

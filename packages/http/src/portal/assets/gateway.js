@@ -94,6 +94,10 @@ export function createGateway(credentials) {
 
   /** @param {string} id */
   const base = (id) => `/v1/gateway/payment/${encodeURIComponent(id)}`
+  /** @param {string} id */
+  const planBase = (id) => `/v1/gateway/plan/${encodeURIComponent(id)}`
+  /** @param {string} id */
+  const subscriptionBase = (id) => `/v1/gateway/subscription/${encodeURIComponent(id)}`
 
   return {
     /**
@@ -147,7 +151,39 @@ export function createGateway(credentials) {
      * @param {string} account
      * @param {Record<string, unknown>} data
      */
-    collectData: (id, account, data) => call("POST", `${base(id)}/collect-data`, { account, data })
+    collectData: (id, account, data) => call("POST", `${base(id)}/collect-data`, { account, data }),
+    /**
+     * A plan's checkout: its merchant, price, term and the tokens it takes now.
+     *
+     * @param {string} id
+     */
+    plan: (id) => call("GET", planBase(id)),
+    /**
+     * The plan's terms for the payer's account (CAIP-10) in `asset` (CAIP-19), with the permit to sign.
+     *
+     * @param {string} id
+     * @param {string} payer
+     * @param {string} asset
+     */
+    offer: (id, payer, asset) => call("POST", `${planBase(id)}/offer`, { payer, asset }),
+    /**
+     * @param {string} id
+     * @param {string} offer
+     * @param {string} signature
+     */
+    subscribe: (id, offer, signature) => call("POST", `${planBase(id)}/subscribe`, { offer, signature }),
+    /**
+     * The payer's view of a subscription, with the token of its manage link.
+     *
+     * @param {string} id
+     * @param {string} token
+     */
+    subscription: (id, token) => call("GET", `${subscriptionBase(id)}?token=${encodeURIComponent(token)}`),
+    /**
+     * @param {string} id
+     * @param {string} token
+     */
+    cancelSubscription: (id, token) => call("POST", `${subscriptionBase(id)}/cancel`, { token })
   }
 }
 
