@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The dashboard's building blocks: in-page links, announcements for screen readers, messages,
- * status badges, dates, copy buttons, sections, details and tables.
+ * The dashboard's building blocks: in-page links and paging, announcements for screen readers,
+ * messages, status badges, dates, copy buttons, sections, details and tables.
  *
  * @module
  */
@@ -57,6 +57,21 @@ export function withQuery(path, query, changes) {
   }
   const text = next.toString()
   return `${path}${text === "" ? "" : `?${text}`}`
+}
+
+/**
+ * A list's paging: back to the first page once past it, and on to the next while there is one
+ * (`more` names it: "More links"); the rest of the query stays.
+ *
+ * @param {string} path
+ * @param {URLSearchParams} query
+ * @param {string | null} nextCursor
+ * @param {string} more
+ */
+export function pager(path, query, nextCursor, more) {
+  return h("nav", { class: "pager", "aria-label": "Pages" },
+    (query.get("cursor") ?? "") === "" ? null : link(withQuery(path, query, { cursor: "" }), { class: "button secondary small" }, "First page"),
+    nextCursor === null ? null : link(withQuery(path, query, { cursor: nextCursor }), { class: "button secondary small", rel: "next" }, more))
 }
 
 /** @param {string} path */
