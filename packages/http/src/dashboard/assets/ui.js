@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The dashboard's building blocks: in-page links and paging, announcements for screen readers,
- * messages, status badges, dates, copy buttons, sections, details and tables.
+ * The dashboard's building blocks: in-page links, tabs and paging, announcements for screen
+ * readers, messages, status badges, dates, copy buttons, sections, details and tables.
  *
  * @module
  */
@@ -40,6 +40,18 @@ export function link(path, attributes, ...children) {
       navigateTo(path)
     }
   }, ...children)
+}
+
+/**
+ * Links between the views of one section, the one shown marked current.
+ *
+ * @param {string} label what the views are, for screen readers
+ * @param {ReadonlyArray<readonly [string, string]>} views path and name
+ * @param {string} current the path shown
+ */
+export function tabs(label, views, current) {
+  return h("nav", { class: "segmented", "aria-label": label },
+    views.map(([path, name]) => link(path, { class: "segment", "aria-current": path === current ? "page" : false }, name)))
 }
 
 /**
@@ -140,7 +152,10 @@ const statusLabels = /** @type {Record<string, string>} */ ({
   open: "Open",
   inactive: "Inactive",
   paid: "Paid",
-  limit_reached: "Limit reached"
+  limit_reached: "Limit reached",
+  subscribing: "Starting",
+  past_due: "Past due",
+  ended: "Ended"
 })
 
 /** @param {string} status */
@@ -183,13 +198,14 @@ export function copyButton(text, what) {
 }
 
 /**
- * A value with a copy button.
+ * A value with a copy button; `clipped`: on one line, cut short (a long link whose end no one reads).
  *
  * @param {string} text
  * @param {string} what
+ * @param {boolean} [clipped]
  */
-export function copyable(text, what) {
-  return h("span", { class: "copyable" }, h("code", { class: "id" }, text), copyButton(text, what))
+export function copyable(text, what, clipped = false) {
+  return h("span", { class: clipped ? "copyable clipped" : "copyable" }, h("code", { class: "id" }, text), copyButton(text, what))
 }
 
 /**
