@@ -2,8 +2,8 @@
  * The partner dashboard's pages, served by this service:
  *
  * - `GET /dashboard` and its views (`/dashboard/payments`, `/dashboard/payments/{id}`,
- *   `/dashboard/merchants`, `/dashboard/merchants/{id}`, `/dashboard/developers`): one HTML shell;
- *   the script shows the view of the address.
+ *   `/dashboard/merchants`, `/dashboard/merchants/{id}`, `/dashboard/subscriptions/{id}`,
+ *   `/dashboard/developers`…): one HTML shell; the script shows the view of the address.
  * - `GET /dashboard/assets/{file}`: its scripts and styles, with the portal's DOM and formatting
  *   modules and styles (plain ES modules, no build step).
  *
@@ -32,6 +32,9 @@ export const dashboardViews = [
   "/dashboard/merchants",
   "/dashboard/merchants/:id",
   "/dashboard/links",
+  "/dashboard/subscriptions",
+  "/dashboard/subscriptions/plans",
+  "/dashboard/subscriptions/:id",
   "/dashboard/developers",
   "/dashboard/team",
   "/dashboard/invitation"

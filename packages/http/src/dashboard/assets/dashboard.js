@@ -2,9 +2,9 @@
 /**
  * The partner dashboard (`/dashboard`): signs in by exchanging the secret key once for a session
  * (an HttpOnly cookie the script never sees; the key is not kept anywhere), then shows payments,
- * merchants and developer settings through the partner API. Views follow the address
- * (`/dashboard/payments/{id}`…), so links, Back and reloads work. Sandbox sessions show a "Test
- * mode" badge on every view.
+ * merchants, payment links, subscriptions and developer settings through the partner API. Views
+ * follow the address (`/dashboard/payments/{id}`…), so links, Back and reloads work. Sandbox
+ * sessions show a "Test mode" badge on every view.
  *
  * @module
  */
@@ -17,7 +17,10 @@ import { showLinks } from "./links.js"
 import { showMerchant, showMerchants } from "./merchants.js"
 import { showPayment } from "./payment.js"
 import { showPayments } from "./payments.js"
+import { showPlans } from "./plans.js"
 import { showAcceptInvitation, showSignIn } from "./signin.js"
+import { showSubscription } from "./subscription.js"
+import { showSubscriptions } from "./subscriptions.js"
 import { showTeam } from "./team.js"
 import { busy } from "./forms.js"
 import { alertBox, announce, link, messageOf, setNavigator } from "./ui.js"
@@ -55,6 +58,7 @@ const sections = /** @type {const} */ ([
   ["/dashboard/payments", "Payments"],
   ["/dashboard/merchants", "Merchants"],
   ["/dashboard/links", "Links"],
+  ["/dashboard/subscriptions", "Subscriptions"],
   ["/dashboard/developers", "Developers"],
   ["/dashboard/team", "Team"]
 ])
@@ -137,6 +141,7 @@ async function render(options = {}) {
   const path = location.pathname.replace(/\/+$/, "")
   const payment = /^\/dashboard\/payments\/([^/]+)$/.exec(path)
   const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(path)
+  const subscription = /^\/dashboard\/subscriptions\/([^/]+)$/.exec(path)
   try {
     if (path === "/dashboard") await showHome(context)
     else if (path === "/dashboard/payments") await showPayments(context)
@@ -144,6 +149,9 @@ async function render(options = {}) {
     else if (path === "/dashboard/merchants") await showMerchants(context)
     else if (merchant !== null) await showMerchant(context, decodeURIComponent(merchant[1] ?? ""))
     else if (path === "/dashboard/links") await showLinks(context)
+    else if (path === "/dashboard/subscriptions") await showSubscriptions(context)
+    else if (path === "/dashboard/subscriptions/plans") await showPlans(context)
+    else if (subscription !== null) await showSubscription(context, decodeURIComponent(subscription[1] ?? ""))
     else if (path === "/dashboard/developers") await showDevelopers(context)
     else if (path === "/dashboard/team") await showTeam(context)
     else showView("not-found", [h("h1", {}, "Page not found"), link("/dashboard/payments", {}, "Go to payments")])

@@ -7,7 +7,7 @@
  * @module
  */
 import { h } from "./dom.js"
-import { alertBox, messageOf } from "./ui.js"
+import { alertBox, announce, messageOf } from "./ui.js"
 
 /** @typedef {import("./dom.js").Child} Child */
 
@@ -132,6 +132,26 @@ export function actionButton(options) {
     }
   }, options.label)
   return button
+}
+
+/**
+ * The switch of a record that can be turned off and on again (a payment link, a plan):
+ * `POST {path}/deactivate` or `{path}/activate`, announced, then `done` (the view shown again).
+ *
+ * @param {{ api: import("./api.js").Api, name: string, active: boolean, path: string, problem: HTMLElement, done: () => Promise<void> }} options
+ */
+export function switchButton(options) {
+  const { api, name, active, path, problem, done } = options
+  return actionButton({
+    label: active ? "Deactivate" : "Activate",
+    ariaLabel: `${active ? "Deactivate" : "Activate"} ${name}`,
+    problem,
+    action: async () => {
+      await api.post(`${path}/${active ? "deactivate" : "activate"}`, {})
+      announce(`${name} ${active ? "deactivated" : "activated"}.`)
+      await done()
+    }
+  })
 }
 
 /**

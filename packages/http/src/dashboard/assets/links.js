@@ -9,30 +9,12 @@
 import { h, showView } from "./dom.js"
 import { idempotencyKey } from "./api.js"
 import { formatAmount } from "./format.js"
-import { actionButton, actionForm, field, input, select } from "./forms.js"
-import { announce, copyable, link, section, statusBadge, table, time, withQuery } from "./ui.js"
+import { actionForm, field, input, select, switchButton } from "./forms.js"
+import { announce, copyable, link, pager, section, statusBadge, table, time, withQuery } from "./ui.js"
 import { merchantDirectory } from "./payments.js"
+import { currencyDecimals, unitsOrText } from "./units.js"
 
 /** @typedef {import("./context.js").Context} Context */
-
-/**
- * A decimal amount typed in the form ("12.5") as minor units of `currency`, or the text as typed
- * when it is not one (the API then says what is wrong with it).
- *
- * @param {string} text
- * @param {string} currency
- */
-function minorUnits(text, currency) {
-  let decimals = 2
-  try {
-    decimals = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
-  } catch {
-    // Not a currency code: the API names the problem.
-  }
-  const match = /^([0-9]{1,15})(?:[.,]([0-9]+))?$/.exec(text.trim())
-  if (match === null || (match[2] ?? "").length > decimals) return text.trim()
-  return String(BigInt((match[1] ?? "0") + (match[2] ?? "").padEnd(decimals, "0")))
-}
 
 /** @param {any} link */
 function amountOf(link) {
@@ -96,14 +78,15 @@ export async function showLinks(context) {
     action: async () => {
       const code = currency.value.trim().toUpperCase()
       const unit = `iso4217/${code}`
+      const decimals = currencyDecimals(code)
       /** @type {Record<string, unknown>} */
       const body = { merchantId: merchant.value, title: title.value, usage: usage.value }
-      if (kind.value === "fixed") body["amount"] = { unit, value: minorUnits(amount.value, code) }
+      if (kind.value === "fixed") body["amount"] = { unit, value: unitsOrText(amount.value, decimals) }
       else {
         body["openAmount"] = {
           unit,
-          ...(minimum.value.trim() === "" ? {} : { minValue: minorUnits(minimum.value, code) }),
-          ...(maximum.value.trim() === "" ? {} : { maxValue: minorUnits(maximum.value, code) })
+          ...(minimum.value.trim() === "" ? {} : { minValue: unitsOrText(minimum.value, decimals) }),
+          ...(maximum.value.trim() === "" ? {} : { maxValue: unitsOrText(maximum.value, decimals) })
         }
       }
       if (usage.value === "reusable" && limit.value.trim() !== "") body["maxPayments"] = Number(limit.value.trim())
@@ -142,20 +125,9 @@ export async function showLinks(context) {
           h("span", { class: "muted" }, `${l.totals.succeeded} paid of ${l.totals.payments} opened${l.maxPayments === null ? "" : `, limit ${l.maxPayments}`}`)),
         h("span", { class: "stack" }, statusBadge(l.state), l.expiresAt === null ? null : h("span", { class: "muted" }, "Until ", time(l.expiresAt))),
         // A paid invoice takes nothing more either way.
-        l.state === "paid" ? null : actionButton({
-          label: l.active ? "Deactivate" : "Activate",
-          ariaLabel: `${l.active ? "Deactivate" : "Activate"} ${l.title}`,
-          problem,
-          action: async () => {
-            await api.post(`/v1/links/${encodeURIComponent(l.linkId)}/${l.active ? "deactivate" : "activate"}`, {})
-            announce(`${l.title} ${l.active ? "deactivated" : "activated"}.`)
-            await reload()
-          }
-        })
+        l.state === "paid" ? null : switchButton({ api, name: l.title, active: l.active, path: `/v1/links/${encodeURIComponent(l.linkId)}`, problem, done: reload })
       ])),
-    h("nav", { class: "pager", "aria-label": "Pages" },
-      cursor === "" ? null : link(withQuery("/dashboard/links", query, { cursor: "" }), { class: "button secondary small" }, "First page"),
-      page.nextCursor === null ? null : link(withQuery("/dashboard/links", query, { cursor: page.nextCursor }), { class: "button secondary small", rel: "next" }, "More links")),
+    pager("/dashboard/links", query, page.nextCursor, "More links"),
     active.length === 0 ? section("New link", h("p", {}, "Create a merchant first: a link takes payments for one of your merchants.")) : section("New link", create)
   ])
 }

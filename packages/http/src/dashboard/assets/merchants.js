@@ -10,7 +10,7 @@ import { h, icon, showView } from "./dom.js"
 import { idempotencyKey } from "./api.js"
 import { addressOf } from "./chain.js"
 import { actionButton, actionForm, field, input, select } from "./forms.js"
-import { announce, copyable, go, link, orNotFound, section, statusBadge, table, time, withQuery } from "./ui.js"
+import { announce, copyable, go, link, orNotFound, pager, section, statusBadge, table, time, withQuery } from "./ui.js"
 
 /** @typedef {import("./context.js").Context} Context */
 
@@ -70,9 +70,7 @@ export async function showMerchants(context) {
         statusBadge(m.status),
         time(m.createdAt)
       ])),
-    h("nav", { class: "pager", "aria-label": "Pages" },
-      cursor === "" ? null : link(changed({ cursor: "" }), { class: "button secondary small" }, "First page"),
-      page.nextCursor === null ? null : link(changed({ cursor: page.nextCursor }), { class: "button secondary small", rel: "next" }, "More merchants")),
+    pager("/dashboard/merchants", query, page.nextCursor, "More merchants"),
     section("New merchant", create)
   ])
 }

@@ -12,7 +12,7 @@ import { h, replace, showView } from "./dom.js"
 import { formatAmount } from "./format.js"
 import { exportPanel } from "./exports.js"
 import { field, input, select } from "./forms.js"
-import { alertBox, announce, go, link, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
+import { alertBox, announce, go, link, pager, statusBadge, statusLabel, table, time, withQuery } from "./ui.js"
 
 /** @typedef {import("./context.js").Context} Context */
 /** @typedef {import("./format.js").Amount} Amount */
@@ -155,9 +155,7 @@ export async function showPayments(context) {
           : `${payments.length} payment${payments.length === 1 ? "" : "s"} on this page${cursor === "" ? "" : " (older)"}`,
         totals.length === 0 ? null : ` · Succeeded: ${totals.join(" + ")}`),
       payments.length === 0 ? null : table("Payments, newest first", ["Created", "Order reference", "Merchant", "Amount", "Status"], rows),
-      h("nav", { class: "pager", "aria-label": "Pages" },
-        cursor === "" ? null : link(changed({ cursor: "" }), { class: "button secondary small" }, "First page"),
-        shown.nextCursor === null ? null : link(changed({ cursor: shown.nextCursor }), { class: "button secondary small", rel: "next" }, "Older payments"))
+      pager("/dashboard/payments", query, shown.nextCursor, "Older payments")
     ]
   }
   const list = h("div", { id: "payment-results" }, results(page))

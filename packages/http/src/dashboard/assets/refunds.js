@@ -16,6 +16,7 @@ import { tokenAmount, transactionLink } from "./chain.js"
 import { confirmDialog, busy, field, input } from "./forms.js"
 import { sendBackButton } from "./receipts.js"
 import { alertBox, announce, details, messageOf, shownOnce, statusBadge, table, time } from "./ui.js"
+import { minorUnits } from "./units.js"
 
 /** @typedef {{ recipient: string, value: string, status: string, txHash: string | null }} RefundTransfer */
 /** @typedef {{ refundId: string, status: string, amount: { unit: string, value: string }, tokenValue: string, asset: string, createdAt: number, transfers: ReadonlyArray<RefundTransfer> }} PaymentRefund */
@@ -47,22 +48,6 @@ export function transferShares(refund) {
     left -= share
     return share
   })
-}
-
-/**
- * A decimal in major units ("12.50") as minor units, or null when it is not one with at most
- * `decimals` decimals.
- *
- * @param {string} text
- * @param {number} decimals
- * @returns {bigint | null}
- */
-export function minorUnits(text, decimals) {
-  const match = /^([0-9]{1,18})(?:[.,]([0-9]*))?$/.exec(text.trim())
-  if (match === null) return null
-  const fraction = match[2] ?? ""
-  if (fraction.length > decimals) return null
-  return BigInt(`${match[1]}${fraction.padEnd(decimals, "0")}`)
 }
 
 /**

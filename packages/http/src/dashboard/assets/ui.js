@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The dashboard's building blocks: in-page links, announcements for screen readers, messages,
- * status badges, dates, copy buttons, sections, details and tables.
+ * The dashboard's building blocks: in-page links, tabs and paging, announcements for screen
+ * readers, messages, status badges, dates, copy buttons, sections, details and tables.
  *
  * @module
  */
@@ -43,6 +43,18 @@ export function link(path, attributes, ...children) {
 }
 
 /**
+ * Links between the views of one section, the one shown marked current.
+ *
+ * @param {string} label what the views are, for screen readers
+ * @param {ReadonlyArray<readonly [string, string]>} views path and name
+ * @param {string} current the path shown
+ */
+export function tabs(label, views, current) {
+  return h("nav", { class: "segmented", "aria-label": label },
+    views.map(([path, name]) => link(path, { class: "segment", "aria-current": path === current ? "page" : false }, name)))
+}
+
+/**
  * The address `path` with the query `query` changed (empty values removed).
  *
  * @param {string} path
@@ -57,6 +69,21 @@ export function withQuery(path, query, changes) {
   }
   const text = next.toString()
   return `${path}${text === "" ? "" : `?${text}`}`
+}
+
+/**
+ * A list's paging: back to the first page once past it, and on to the next while there is one
+ * (`more` names it: "More links"); the rest of the query stays.
+ *
+ * @param {string} path
+ * @param {URLSearchParams} query
+ * @param {string | null} nextCursor
+ * @param {string} more
+ */
+export function pager(path, query, nextCursor, more) {
+  return h("nav", { class: "pager", "aria-label": "Pages" },
+    (query.get("cursor") ?? "") === "" ? null : link(withQuery(path, query, { cursor: "" }), { class: "button secondary small" }, "First page"),
+    nextCursor === null ? null : link(withQuery(path, query, { cursor: nextCursor }), { class: "button secondary small", rel: "next" }, more))
 }
 
 /** @param {string} path */
@@ -125,7 +152,10 @@ const statusLabels = /** @type {Record<string, string>} */ ({
   open: "Open",
   inactive: "Inactive",
   paid: "Paid",
-  limit_reached: "Limit reached"
+  limit_reached: "Limit reached",
+  subscribing: "Starting",
+  past_due: "Past due",
+  ended: "Ended"
 })
 
 /** @param {string} status */
@@ -168,13 +198,14 @@ export function copyButton(text, what) {
 }
 
 /**
- * A value with a copy button.
+ * A value with a copy button; `clipped`: on one line, cut short (a long link whose end no one reads).
  *
  * @param {string} text
  * @param {string} what
+ * @param {boolean} [clipped]
  */
-export function copyable(text, what) {
-  return h("span", { class: "copyable" }, h("code", { class: "id" }, text), copyButton(text, what))
+export function copyable(text, what, clipped = false) {
+  return h("span", { class: clipped ? "copyable clipped" : "copyable" }, h("code", { class: "id" }, text), copyButton(text, what))
 }
 
 /**
