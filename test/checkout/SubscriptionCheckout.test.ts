@@ -8,7 +8,7 @@
  */
 import { Chain } from "@paygate/adapters"
 import type { Page } from "playwright-core"
-import { createPublicClient, createTestClient, createWalletClient, decodeFunctionData, type Hex, http, maxUint256, parseAbi } from "viem"
+import { createPublicClient, createWalletClient, decodeFunctionData, type Hex, http, maxUint256, parseAbi } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { beforeAll, describe, expect, it } from "vitest"
 import { type ProbedPage, shoot, storedState, uiTimeoutMs } from "./PortalBrowser.ts"
@@ -67,16 +67,10 @@ describe("Hosted subscription pages in Chromium (anvil, PGlite, worker)", () => 
     expect(await storedState(probe.page)).toEqual({ localStorage: 0, sessionStorage: 0, indexedDb: 0, caches: 0, cookies: 0 })
   }
 
-  /**
-   * Polls the partner API until `done` holds for the subscription. Anvil mines only when sent a
-   * transaction: a block each round keeps its clock with the wall's, as a live chain's is (the vault
-   * charges a period by the latest block's time).
-   */
+  /** Polls the partner API until `done` holds for the subscription. */
   const subscriptionWhen = async (id: string, done: (detail: any) => boolean, timeoutMs = chargesTimeoutMs) => {
     const until = Date.now() + timeoutMs
-    const miner = createTestClient({ mode: "anvil", transport: http(world.chain.node.rpcUrl) })
     for (;;) {
-      await miner.mine({ blocks: 1 })
       const detail = await world.partner("GET", `/v1/subscriptions/${id}`)
       if (done(detail)) return detail
       if (Date.now() > until) throw new Error(`subscription ${id} is still ${JSON.stringify(detail)}`)
