@@ -79,6 +79,8 @@ for (const database of testDatabases) {
           cancelTx: null,
           // Stopped ones are closed in the contract too: the worker has nothing left to do with them.
           closedOnChain: seed.status === "cancelled" || seed.status === "ended",
+          replacedBy: null,
+          endPeriod: null,
           nextCheckAt: seed.nextCheck * 1000,
           version: 1,
           createdAt: created,

@@ -180,6 +180,41 @@ describe("Subscriptions through the API on the local chain", () => {
     expect(types).toContain("subscription.cancelled")
   }, 150_000)
 
+  it("a payer moves to a new price from the next period: each period is paid once, the old price up to it, the new from it", async () => {
+    const dearer = await partner("POST", "/v1/plans", {
+      merchantId: world.merchantId,
+      name: "Coffee club (new price)",
+      amount: { unit: `caip19/${usdc()}`, value: (2n * fee).toString() },
+      periodSeconds: period,
+      periods: 2
+    })
+    expect(dearer.status).toBe(201)
+    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const old = await subscribe(planId, payer)
+    await until(old.subscription.id, (s) => s.charges.some((c: any) => c.status === "succeeded"))
+    const token = new URL(old.manageUrl).hash.slice(1)
+    const offer = await wallet("POST", `/v1/gateway/plan/${dearer.body.planId}/offer`, {
+      payer: caip10(payer.address),
+      replaces: { subscriptionId: old.subscription.id, token }
+    })
+    expect(offer.status, JSON.stringify(offer.body)).toBe(200)
+    const signature = await Chain.LocalWallet.signTypedDataJson(payer.privateKey, offer.body.typedData)
+    const moved = await wallet("POST", `/v1/gateway/plan/${dearer.body.planId}/subscribe`, { offer: offer.body.offer, signature })
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200)
+
+    const ended = await until(old.subscription.id, (s) => s.status === "ended", 60)
+    expect(ended).toMatchObject({ endedReason: "replaced", replacedBy: moved.body.subscription.id })
+    const completed = await until(moved.body.subscription.id, (s) => s.status === "ended", 90)
+    expect(completed.endedReason).toBe("completed")
+    // The old subscription's paid periods end where the new one's begin.
+    const oldPaid = ended.charges.filter((c: any) => c.status === "succeeded").map((c: any) => c.periodStart)
+    const newPaid = completed.charges.filter((c: any) => c.status === "succeeded").map((c: any) => c.periodStart)
+    expect(newPaid).toHaveLength(2)
+    expect(Math.max(...oldPaid)).toBeLessThan(Math.min(...newPaid))
+    expect(Math.min(...newPaid) - Math.max(...oldPaid)).toBe(period)
+    expect(await balanceOf(payer.address)).toBe(10n * fee - BigInt(oldPaid.length) * fee - 4n * fee)
+  }, 150_000)
+
   it("refuses what the buyer or merchant cannot do, with the contract's codes", async () => {
     const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
     const offer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })

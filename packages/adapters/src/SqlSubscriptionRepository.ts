@@ -50,21 +50,21 @@ export const make = Effect.gen(function*() {
   const selectSubscription = sql.literal(subscriptionSelect)
   const selectCharge = sql.literal(chargeSelect)
 
-  const insert = (s: Subscription) =>
+  // A subscription with an id already stored is not written again.
+  const insertRow = (s: Subscription) =>
     sql`INSERT INTO subscriptions (id, plan_id, partner_id, merchant_id, mode, payer, receiver, asset, amount_per_period,
         period_seconds, start_at, periods, salt, permit_signature, sig_deadline, subscribe_tx, status, ended_reason,
-        cancelled_by, cancel_tx, closed_on_chain, next_check_at, version, created_at, updated_at)
+        cancelled_by, cancel_tx, closed_on_chain, replaced_by, end_period, next_check_at, version, created_at, updated_at)
       VALUES (${s.id}, ${s.planId}, ${s.partnerId}, ${s.merchantId}, ${s.mode}, ${s.terms.payer}, ${s.terms.receiver},
         ${s.terms.asset}, ${s.terms.amountPerPeriod.toString()}::numeric, ${s.terms.periodSeconds}::bigint,
         ${startAt(s)}::bigint, ${s.terms.periods}::integer, ${s.terms.salt}, ${s.permit.signature},
         ${s.permit.sigDeadline}::bigint, ${s.subscribeTx}, ${s.status}, ${s.endedReason}, ${s.cancelledBy}, ${s.cancelTx},
-        ${s.closedOnChain}, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint, ${s.updatedAt}::bigint)
+        ${s.closedOnChain}, ${s.replacedBy}, ${s.endPeriod}::integer, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint,
+        ${s.updatedAt}::bigint)
       ON CONFLICT (id) DO NOTHING
-      RETURNING id`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie,
-        spans.insert
-      )
+      RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
+
+  const insert = (s: Subscription) => insertRow(s).pipe(Effect.orDie, spans.insert)
 
   const findById = (id: SubscriptionId) =>
     sql`SELECT ${selectSubscription} FROM subscriptions WHERE id = ${id}`.pipe(
@@ -104,7 +104,7 @@ export const make = Effect.gen(function*() {
         permit_signature = ${s.permit.signature}, sig_deadline = ${s.permit.sigDeadline}::bigint,
         subscribe_tx = ${s.subscribeTx}, status = ${s.status}, ended_reason = ${s.endedReason},
         cancelled_by = ${s.cancelledBy}, cancel_tx = ${s.cancelTx}, closed_on_chain = ${s.closedOnChain},
-        next_check_at = ${s.nextCheckAt}::bigint, version = ${s.version}, created_at = ${s.createdAt}::bigint,
+        replaced_by = ${s.replacedBy}, end_period = ${s.endPeriod}::integer, next_check_at = ${s.nextCheckAt}::bigint, version = ${s.version}, created_at = ${s.createdAt}::bigint,
         updated_at = ${s.updatedAt}::bigint
       WHERE id = ${s.id} AND version = ${s.version - 1}
       RETURNING id`
@@ -126,6 +126,8 @@ export const make = Effect.gen(function*() {
 
   const commit = (change: SubscriptionChange) =>
     Effect.gen(function*() {
+      // The replacement first: the replaced subscription names it.
+      if (change.created !== undefined) yield* insertRow(change.created)
       if ((yield* updateSubscription(change.subscription)).length === 0) return yield* new LostRace()
       if (change.charge !== undefined && (yield* writeCharge(change.charge)).length === 0) return yield* new LostRace()
       const outbox = eventsInsert(sql, change.events ?? [])

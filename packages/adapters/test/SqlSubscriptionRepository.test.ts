@@ -115,6 +115,19 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       yield* repo.insert(full)
       assert.deepStrictEqual(yield* repo.findById(bare.id), Option.some(bare))
       assert.deepStrictEqual(yield* repo.findById(full.id), Option.some(full))
+      // Replaced by the other, from period 3: written by a commit, read back.
+      const replaced = next(bare, { replacedBy: full.id, endPeriod: 3 })
+      assert.isTrue(yield* repo.commit({ subscription: replaced }))
+      assert.deepStrictEqual(yield* repo.findById(bare.id), Option.some(replaced))
+      // Inserting an id that exists writes nothing.
+      assert.isFalse(yield* repo.insert(bare))
+      // A replacement is stored with the change that names it, or not at all when the change lost its race.
+      const successor = yield* newSubscription(plan)
+      assert.isFalse(yield* repo.commit({ subscription: next(bare, { replacedBy: successor.id, endPeriod: 4 }), created: successor }))
+      assert.isTrue(Option.isNone(yield* repo.findById(successor.id)))
+      const handedOver = next(replaced, { replacedBy: successor.id, endPeriod: 4 })
+      assert.isTrue(yield* repo.commit({ subscription: handedOver, created: successor }))
+      assert.deepStrictEqual(yield* repo.findById(successor.id), Option.some(successor))
       assert.isTrue(Option.isNone(yield* repo.findById("sub_unknown" as SubscriptionId)))
       assert.deepStrictEqual(yield* repo.charges(bare.id), [])
     }))

@@ -12,6 +12,8 @@ export interface SubscriptionChange {
   /** The charge's next version (a new one has version 1), if the change touched one. */
   readonly charge?: SubscriptionCharge | undefined
   readonly events?: ReadonlyArray<SubscriptionEvent> | undefined
+  /** A new subscription stored with the change (the one that replaces it), unless one with its id exists. */
+  readonly created?: Subscription | undefined
 }
 
 /** Which subscriptions a list covers, newest first (`createdAt`, then `id`, descending). */

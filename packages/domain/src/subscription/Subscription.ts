@@ -13,9 +13,10 @@ export type SubscriptionStatus = typeof SubscriptionStatus.Type
 
 /**
  * Why a subscription ended: every period was charged (`completed`), a period's charge failed on its
- * last retry (`unpaid`), or the contract never took the buyer's signature (`not_subscribed`).
+ * last retry (`unpaid`), the contract never took the buyer's signature (`not_subscribed`), or the
+ * payer moved to new terms from the next period (`replaced`).
  */
-export const EndedReason = Schema.Literals(["completed", "unpaid", "not_subscribed"])
+export const EndedReason = Schema.Literals(["completed", "unpaid", "not_subscribed", "replaced"])
 /** Why a subscription ended. */
 export type EndedReason = typeof EndedReason.Type
 
@@ -53,6 +54,13 @@ export class Subscription extends Schema.Class<Subscription>("paygate/Subscripti
   cancelTx: Schema.NullOr(Schema.String),
   /** Whether the contract refuses every further charge: cancelled there, or nothing is held there. */
   closedOnChain: Schema.Boolean,
+  /**
+   * The subscription the payer signed to take over from the next period (a new price, say): this one
+   * charges no period from `endPeriod` on, then ends `replaced`.
+   */
+  replacedBy: Schema.NullOr(SubscriptionId),
+  /** The first period not charged, when the subscription ends before its term (`replacedBy`). */
+  endPeriod: Schema.NullOr(Schema.Int),
   /** Unix milliseconds. */
   nextCheckAt: Schema.Int,
   version: Schema.Int,

@@ -30,6 +30,8 @@ export interface SubscriptionRecord {
   readonly periods: number | null
   readonly subscribeTx: string | null
   readonly cancelTx: string | null
+  /** The subscription that took over from the next period, when the payer moved to new terms. */
+  readonly replacedBy: string | null
   readonly createdAt: number
   readonly updatedAt: number
 }
@@ -71,6 +73,7 @@ export const toSubscriptionRecord = (subscription: Subscription): SubscriptionRe
     periods: terms.periods,
     subscribeTx: subscription.subscribeTx,
     cancelTx: subscription.cancelTx,
+    replacedBy: subscription.replacedBy,
     createdAt: seconds(subscription.createdAt),
     updatedAt: seconds(subscription.updatedAt)
   }

@@ -17,7 +17,9 @@ export const OfferClaims = Schema.Struct({
   periods: Schema.NullOr(Schema.Int),
   salt: Schema.String,
   sigDeadline: Schema.Int,
-  expiresAt: Schema.Int
+  expiresAt: Schema.Int,
+  /** The payer's subscription these terms take over from `start` (a period boundary of it), if any. */
+  replaces: Schema.NullOr(Schema.String)
 })
 /** The claims of an offer. */
 export type OfferClaims = typeof OfferClaims.Type

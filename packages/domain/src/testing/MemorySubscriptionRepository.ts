@@ -58,7 +58,7 @@ export const layerMemorySubscriptions = (
       ),
     charges: (id) =>
       Effect.sync(() => [...store.charges.values()].filter((c) => c.subscriptionId === id).sort((a, b) => a.periodIndex - b.periodIndex)),
-    commit: ({ charge, events, subscription }) =>
+    commit: ({ charge, created, events, subscription }) =>
       Effect.sync(() => {
         if (store.subscriptions.get(subscription.id)?.version !== subscription.version - 1) return false
         if (charge !== undefined) {
@@ -67,6 +67,7 @@ export const layerMemorySubscriptions = (
           if (!fits) return false
           store.charges.set(chargeKey(charge.subscriptionId, charge.periodIndex), charge)
         }
+        if (created !== undefined && !store.subscriptions.has(created.id)) store.subscriptions.set(created.id, created)
         store.subscriptions.set(subscription.id, subscription)
         store.events.push(...(events ?? []))
         return true

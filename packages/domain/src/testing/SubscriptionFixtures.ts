@@ -37,6 +37,8 @@ export const subscriptionFixture = (
     cancelledBy: null,
     cancelTx: null,
     closedOnChain: false,
+    replacedBy: null,
+    endPeriod: null,
     nextCheckAt: 0,
     version: 1,
     createdAt: 1_800_000_000_000,

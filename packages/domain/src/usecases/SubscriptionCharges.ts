@@ -186,6 +186,10 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
         if (terms.periods !== null && index >= terms.periods) {
           return yield* commit(subscription, { status: "ended", endedReason: "completed", closedOnChain: true }, undefined, ["subscription.ended"])
         }
+        // Replaced from this period on: the contract is closed too (its term would go on).
+        if (subscription.endPeriod !== null && index >= subscription.endPeriod) {
+          return yield* commit(subscription, { status: "ended", endedReason: "replaced", nextCheckAt: now }, undefined, ["subscription.ended"])
+        }
         const begins = periodStart(terms, index) * 1000
         if (now < begins) return yield* at(subscription, begins)
         const read = charges.find((c) => c.periodIndex === index)

@@ -47,6 +47,14 @@ export interface SubscriptionOffer {
   readonly offer: string
 }
 
+/** What a buyer asks terms for: their account, the token when the plan takes several, and the subscription they move from. */
+export interface OfferInput {
+  readonly payer: string
+  readonly asset?: string | undefined
+  /** The payer's current subscription (with its manage link's token), to take over from its next period. */
+  readonly replaces?: { readonly subscriptionId: string; readonly token: string } | undefined
+}
+
 /** A subscription with its charges, by period. */
 export interface SubscriptionView {
   readonly subscription: Subscription
@@ -79,7 +87,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   readonly checkout: (mode: Mode, planId: string) => Effect.Effect<PlanCheckout, PaymentNotFound>
   /** The mode of a plan, for its checkout page to call the gateway in. */
   readonly planModeOf: (planId: string) => Effect.Effect<Option.Option<Mode>>
-  readonly offer: (mode: Mode, planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) => Effect.Effect<
+  readonly offer: (mode: Mode, planId: string, input: OfferInput) => Effect.Effect<
     SubscriptionOffer,
     PaymentNotFound | InvalidState | ParamsValidation
   >
@@ -154,12 +162,59 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             }))
         })
 
+      const noReplace = (message: string) => new ParamsValidation({ message: `replaces: ${message}` })
+
+      // The subscription a payer moves from: theirs (its link's token), the plan's merchant's, still running.
+      const replaceable = (plan: Plan, payer: string, replaces: NonNullable<OfferInput["replaces"]>) =>
+        Effect.gen(function*() {
+          const found = Schema.is(SubscriptionId)(replaces.subscriptionId) && (yield* tokens.canManage(replaces.subscriptionId, replaces.token))
+            ? yield* repo.findById(replaces.subscriptionId)
+            : Option.none<Subscription>()
+          if (Option.isNone(found)) return yield* noReplace("no subscription with that id and token.")
+          const old = found.value
+          if (old.merchantId !== plan.merchantId || old.mode !== plan.mode) return yield* noReplace("the subscription is to another merchant.")
+          if (old.terms.payer !== payer) return yield* noReplace("payer must be the subscription's payer.")
+          if (isFinalSubscription(old.status) || old.replacedBy !== null) return yield* noReplace(`the subscription is ${old.replacedBy !== null ? "already replaced" : old.status}.`)
+          return old
+        })
+
+      // Stores `created` and marks `oldId` replaced by it from its start (a boundary of the old one's
+      // periods) in one commit: the old one charges nothing from then on. Refused when the old one
+      // charged (or is charging) a period from then on meanwhile; repeatable.
+      const handOver = (oldId: string, created: Subscription) =>
+        Effect.gen(function*() {
+          for (;;) {
+            const found = yield* repo.findById(oldId as SubscriptionId)
+            if (Option.isNone(found)) return yield* new InvalidParams({ message: "offer replaces a subscription that does not exist." })
+            const old = found.value
+            if (old.replacedBy === created.id) return
+            if (old.replacedBy !== null || isFinalSubscription(old.status)) {
+              return yield* new InvalidState({ message: "The subscription this offer replaces has ended or was replaced; ask for a new offer." })
+            }
+            const endPeriod = (created.terms.start - old.terms.start) / old.terms.periodSeconds
+            const charges = yield* repo.charges(old.id)
+            if (charges.some((c) => c.periodIndex >= endPeriod && (c.status === "succeeded" || c.txHash !== null))) {
+              return yield* new QuoteExpired({ message: "The subscription this offer replaces was charged for a later period meanwhile; ask for a new offer." })
+            }
+            const millis = yield* Clock.currentTimeMillis
+            const replaced = new Subscription({
+              ...old,
+              replacedBy: created.id,
+              endPeriod,
+              nextCheckAt: millis,
+              version: old.version + 1,
+              updatedAt: Math.max(millis, old.updatedAt)
+            })
+            if (yield* repo.commit({ subscription: replaced, created })) return
+          }
+        })
+
       const checkout = Effect.fn("Subscriptions.checkout")(function*(mode: Mode, planId: string) {
         const { merchant, plan } = yield* publicPlan(mode, planId)
         return { plan, merchant, assets: plan.active ? yield* assetsFor(plan) : [] }
       })
 
-      const offer = Effect.fn("Subscriptions.offer")(function*(mode: Mode, planId: string, input: { readonly payer: string; readonly asset?: string | undefined }) {
+      const offer = Effect.fn("Subscriptions.offer")(function*(mode: Mode, planId: string, input: OfferInput) {
         const { plan } = yield* publicPlan(mode, planId)
         if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
         const payer = yield* parseAccountId(input.payer, "payer")
@@ -191,6 +246,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           amount = quoted.tokenAmount
           expiresAt = quoted.expiresAt ?? expiresAt
         }
+        const replaced = input.replaces === undefined ? undefined : yield* replaceable(plan, payerId, input.replaces)
         const claims: OfferClaims = {
           planId: plan.id,
           payer: payerId,
@@ -198,11 +254,13 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           asset: asset.assetId,
           amountPerPeriod: amount.toString(),
           periodSeconds: plan.periodSeconds,
-          start: now + plan.trialSeconds,
+          // Taking over: from the replaced subscription's next period, with no trial (its current one is paid there).
+          start: replaced === undefined ? now + plan.trialSeconds : nextBoundary(replaced, now),
           periods: plan.periods,
           salt: `0x${hex(yield* random.randomBytes(32))}`,
           sigDeadline: expiresAt + sendingSeconds,
-          expiresAt
+          expiresAt,
+          replaces: replaced?.id ?? null
         }
         const terms = termsOf(claims)
         const typedData = yield* chain.permitTypedData(terms, claims.sigDeadline).pipe(unreachable)
@@ -238,13 +296,19 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           cancelledBy: null,
           cancelTx: null,
           closedOnChain: false,
+          replacedBy: null,
+          endPeriod: null,
           nextCheckAt: millis,
           version: 1,
           createdAt: millis,
           updatedAt: millis
         })
+        if (claims.replaces !== null) {
+          yield* handOver(claims.replaces, subscription)
+        } else if (yield* repo.insert(subscription)) {
+          return subscription
+        }
         // The same offer sent twice at once: the first stored answers both.
-        if (yield* repo.insert(subscription)) return subscription
         return Option.getOrElse(yield* repo.findById(id), () => subscription)
       })
 
@@ -345,6 +409,12 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       })
     })
   )
+}
+
+/** The start of the first period of `subscription` that has not begun at `nowSeconds` (its first, before it starts). */
+const nextBoundary = (subscription: Subscription, nowSeconds: number) => {
+  const { periodSeconds, start } = subscription.terms
+  return nowSeconds < start ? start : start + (Math.floor((nowSeconds - start) / periodSeconds) + 1) * periodSeconds
 }
 
 const termsOf = (claims: OfferClaims) =>

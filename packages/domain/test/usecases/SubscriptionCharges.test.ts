@@ -5,7 +5,7 @@ import * as fc from "fast-check"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { SubscriptionId } from "../../src/ids/Ids.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
-import type { Subscription } from "../../src/subscription/Subscription.ts"
+import { Subscription } from "../../src/subscription/Subscription.ts"
 import type { SubscriptionEventType } from "../../src/subscription/SubscriptionEvent.ts"
 import type { SubscriptionTerms } from "../../src/subscription/SubscriptionTerms.ts"
 import { layerMemorySubscriptionChain, makeMemorySubscriptionChain, type MemorySubscriptionChainState } from "../../src/testing/MemorySubscriptionChain.ts"
@@ -97,6 +97,24 @@ describe("SubscriptionCharges", () => {
         )
         // Each charge on its period's first look: nothing retried, nothing failed.
         assert.strictEqual(count(world, "subscription.charge_failed"), 0)
+      })))
+
+  it.effect("a subscription replaced from a period on charges the periods before it, then ends replaced and is closed in the contract", () =>
+    inWorld(subscription(), (world) =>
+      Effect.gen(function*() {
+        fund(world, 12n * fee)
+        yield* runUntil(world, t0 + 10 * day)
+        const repo = yield* SubscriptionRepository
+        const current = latest(world)
+        yield* repo.commit({ subscription: new Subscription({ ...current, replacedBy: "sub_2" as SubscriptionId, endPeriod: 2, version: current.version + 1 }) })
+        yield* runUntil(world, t0 + 200 * day)
+        assert.strictEqual(latest(world).status, "ended")
+        assert.strictEqual(latest(world).endedReason, "replaced")
+        assert.isTrue(latest(world).closedOnChain)
+        assert.deepStrictEqual(chargesOf(world).map((c) => [c.periodIndex, c.status]), [[0, "succeeded"], [1, "succeeded"]])
+        assert.strictEqual(world.chain.balances.get(shop), 2n * fee)
+        assert.isTrue(world.chain.held.get(latest(world).terms.salt)!.cancelled)
+        assert.deepStrictEqual(eventTypes(world).slice(-1), ["subscription.ended"])
       })))
 
   it.effect("a payer short of funds is retried 1 and 3 days into the period, and charged once topped up", () =>

@@ -10,6 +10,7 @@ import { Rate } from "../../src/money/Rate.ts"
 import type { PayableAsset } from "../../src/ports/AssetCatalog.ts"
 import { SubscriptionRepository } from "../../src/ports/SubscriptionRepository.ts"
 import { Subscription } from "../../src/subscription/Subscription.ts"
+import { firstCharge, SubscriptionCharge } from "../../src/subscription/SubscriptionCharge.ts"
 import { SubscriptionTokens } from "../../src/subscription/SubscriptionTokens.ts"
 import { catalogOf, pricesOf } from "../../src/testing/GatewayPorts.ts"
 import { layerMemoryPlans } from "../../src/testing/MemoryPlanRepository.ts"
@@ -202,6 +203,54 @@ describe("Subscriptions", () => {
       yield* repo.commit({ subscription: new Subscription({ ...ended, status: "ended", endedReason: "completed", version: 2 }) })
       assert.match(yield* codeOf(subs.cancel(access, ended.id)), /^invalid_state: The subscription already ended \(completed\)/)
       assert.isTrue(Option.isSome(yield* subs.modeOf(ended.id)))
+    }).pipe(Effect.provide(live))
+  })
+
+  it.effect("a payer moves to new terms from their next period: the old one charges up to it, the new one from it, never both", () => {
+    const { layer: live } = layer()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const basic = yield* Plans.use((p) => p.create(access, monthly))
+      yield* TestClock.adjust("1 second")
+      const pro = yield* Plans.use((p) => p.create(access, { ...monthly, name: "Pro+", amount: { unit: `caip19/${usdc.assetId}`, value: "15000000" }, trialSeconds: 7 * 86_400 }))
+      const subs = yield* Subscriptions
+      const repo = yield* SubscriptionRepository
+      const first = yield* subs.offer("sandbox", basic.id, { payer })
+      const old = yield* subs.subscribe("sandbox", basic.id, { offer: first.offer, signature: "0x1" })
+      const token = yield* subs.manageToken(old.id)
+
+      // Ten days into its first period: the new terms start at its second, with no trial.
+      yield* TestClock.adjust("10 days")
+      const move = yield* subs.offer("sandbox", pro.id, { payer, replaces: { subscriptionId: old.id, token } })
+      assert.strictEqual(move.terms.start, old.terms.start + 30 * 86_400)
+      assert.strictEqual(move.terms.amountPerPeriod, 15_000_000n)
+      const moved = yield* subs.subscribe("sandbox", pro.id, { offer: move.offer, signature: "0x2" })
+      const after = (yield* repo.findById(old.id)).pipe(Option.getOrThrow)
+      assert.strictEqual(after.replacedBy, moved.id)
+      assert.strictEqual(after.endPeriod, 1)
+      // Sent again, the same offer answers the same subscription and changes nothing.
+      assert.strictEqual((yield* subs.subscribe("sandbox", pro.id, { offer: move.offer, signature: "0x2" })).id, moved.id)
+      assert.strictEqual((yield* repo.findById(old.id)).pipe(Option.getOrThrow).version, after.version)
+
+      // Replaced once only; only with the link's token, by its payer, to the same merchant.
+      assert.match(yield* codeOf(subs.offer("sandbox", pro.id, { payer, replaces: { subscriptionId: old.id, token } })), /already replaced/)
+      const other = yield* Effect.flatMap(subs.offer("sandbox", basic.id, { payer }), (o) => subs.subscribe("sandbox", basic.id, { offer: o.offer, signature: "0x3" }))
+      const otherToken = yield* subs.manageToken(other.id)
+      assert.match(yield* codeOf(subs.offer("sandbox", pro.id, { payer, replaces: { subscriptionId: other.id, token } })), /^params_validation: replaces: no subscription/)
+      assert.match(
+        yield* codeOf(subs.offer("sandbox", pro.id, { payer: "eip155:8453:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", replaces: { subscriptionId: other.id, token: otherToken } })),
+        /payer must be the subscription's payer/
+      )
+
+      // The old one charged the period the new one starts with, between the offer and the signature: refused.
+      const late = yield* subs.offer("sandbox", pro.id, { payer, replaces: { subscriptionId: other.id, token: otherToken } })
+      const endPeriod = (late.terms.start - other.terms.start) / other.terms.periodSeconds
+      yield* repo.commit({
+        subscription: new Subscription({ ...other, status: "active", version: other.version + 1 }),
+        charge: new SubscriptionCharge({ ...firstCharge(other, endPeriod, start), txHash: "0xsent" })
+      })
+      assert.match(yield* codeOf(subs.subscribe("sandbox", pro.id, { offer: late.offer, signature: "0x4" })), /^quote_expired/)
+      assert.isNull((yield* repo.findById(other.id)).pipe(Option.getOrThrow).replacedBy)
     }).pipe(Effect.provide(live))
   })
 })

@@ -57,6 +57,7 @@ describe("subscription webhooks", () => {
           periods: 12,
           subscribeTx: subscription.subscribeTx,
           cancelTx: null,
+          replacedBy: null,
           createdAt: 1_800_000_000,
           updatedAt: 1_800_000_000
         },

@@ -144,7 +144,13 @@ export class SubscribeApi extends HttpApiGroup.make("subscribe")
       .annotate(OpenApi.Summary, "A plan's checkout: its price, term and the tokens it takes"),
     HttpApiEndpoint.post("offer", "/v1/gateway/plan/:id/offer", {
       params: planId,
-      payload: Schema.Struct({ payer: Schema.String, asset: Schema.optionalKey(Schema.String) }),
+      payload: Schema.Struct({
+        payer: Schema.String,
+        asset: Schema.optionalKey(Schema.String),
+        replaces: Schema.optionalKey(Schema.Struct({ subscriptionId: Schema.String, token: Schema.String }).annotate({
+          description: "The payer's current subscription to this merchant (and its manage link's token): the new terms take over from its next period."
+        }))
+      }),
       success: SubscriptionOfferResponse,
       error: [notFound, invalidState, wire(ParamsValidation, "ParamsValidation")]
     }).annotate(OpenApi.Summary, "Terms for the payer's account, with the permit to sign").annotate(ResponseStorage, "afterWork"),

@@ -20,6 +20,7 @@ export const SubscriptionRecord = Schema.Struct({
   periods: Schema.NullOr(NonNegativeInt).annotate({ description: "Periods in the term; null until cancelled." }),
   subscribeTx: Schema.NullOr(Schema.String),
   cancelTx: Schema.NullOr(Schema.String),
+  replacedBy: Schema.NullOr(Schema.String).annotate({ description: "The subscription that took over from the next period, when the payer moved to new terms." }),
   createdAt: NonNegativeInt,
   updatedAt: NonNegativeInt
 }).annotate({ identifier: "Subscription" })
