@@ -121,8 +121,13 @@ for (const makeTarget of targets) {
       await sleep(300)
 
       service.kill("SIGTERM")
-      await sleep(500)
-      expect(await tryConnect(port)).toBe("ECONNREFUSED")
+      // The listener closes as soon as the signal is handled: within moments, later on a loaded machine.
+      let refused = await tryConnect(port)
+      for (let i = 0; i < 100 && refused !== "ECONNREFUSED"; i++) {
+        await sleep(100)
+        refused = await tryConnect(port)
+      }
+      expect(refused).toBe("ECONNREFUSED")
       expect(service.exitCode).toBe(null)
       if (target.connections !== undefined) expect(await target.connections()).toBeGreaterThan(0)
 

@@ -81,6 +81,7 @@ for (const database of testDatabases) {
           closedOnChain: seed.status === "cancelled" || seed.status === "ended",
           replacedBy: null,
           endPeriod: null,
+          skipUntil: null,
           nextCheckAt: seed.nextCheck * 1000,
           version: 1,
           createdAt: created,
@@ -247,6 +248,17 @@ for (const database of testDatabases) {
       expect(manageUrl).toContain(`/s/manage/${active}#`)
       expect(await main.getByText(manageUrl).count()).toBe(1)
       await shoot(page, "subscriptions-detail")
+
+      // Paused and resumed: no charge while paused, then charged again from its next period.
+      await page.getByRole("button", { name: "Pause" }).click()
+      await page.locator("#subscription-status[data-status=\"paused\"]").waitFor()
+      await expect.poll(() => page.locator("#announcer").innerText()).toBe("Subscription paused.")
+      expect(await partner.call("GET", `/v1/subscriptions/${active}`)).toMatchObject({ status: "paused" })
+      expect(await main.innerText()).toMatch(/Next charge\s+None while paused/)
+      await shoot(page, "subscriptions-paused")
+      await page.getByRole("button", { name: "Resume" }).click()
+      await page.locator("#subscription-status[data-status=\"active\"]").waitFor()
+      await expect.poll(() => page.locator("#announcer").innerText()).toBe("Subscription resumed: charged again from its next period.")
 
       await page.getByRole("button", { name: "Cancel subscription" }).click()
       const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" })

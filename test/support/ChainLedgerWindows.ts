@@ -91,7 +91,7 @@ export const openLedgerWindows = async (context: Context.Context<ServerServices>
       await Effect.runPromise(Layer.buildWithScope(watcherJob(settings).pipe(Layer.provide(Layer.succeedContext(context))), scope))
       const cursors = () =>
         run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly chain_id: string; readonly next_block: unknown }>`SELECT chain_id, next_block FROM chain_cursors`))
-      await eventually(cursors, (rows) => chains.every((c) => Number(rows.find((r) => r.chain_id === c.chainId)?.next_block ?? 0) > heads.get(c.chainId)!), 30_000)
+      await eventually(cursors, (rows) => chains.every((c) => Number(rows.find((r) => r.chain_id === c.chainId)?.next_block ?? 0) > heads.get(c.chainId)!), 90_000)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

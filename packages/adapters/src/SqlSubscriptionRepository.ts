@@ -54,12 +54,12 @@ export const make = Effect.gen(function*() {
   const insertRow = (s: Subscription) =>
     sql`INSERT INTO subscriptions (id, plan_id, partner_id, merchant_id, mode, payer, receiver, asset, amount_per_period,
         period_seconds, start_at, periods, salt, permit_signature, sig_deadline, subscribe_tx, status, ended_reason,
-        cancelled_by, cancel_tx, closed_on_chain, replaced_by, end_period, next_check_at, version, created_at, updated_at)
+        cancelled_by, cancel_tx, closed_on_chain, replaced_by, end_period, skip_until, next_check_at, version, created_at, updated_at)
       VALUES (${s.id}, ${s.planId}, ${s.partnerId}, ${s.merchantId}, ${s.mode}, ${s.terms.payer}, ${s.terms.receiver},
         ${s.terms.asset}, ${s.terms.amountPerPeriod.toString()}::numeric, ${s.terms.periodSeconds}::bigint,
         ${startAt(s)}::bigint, ${s.terms.periods}::integer, ${s.terms.salt}, ${s.permit.signature},
         ${s.permit.sigDeadline}::bigint, ${s.subscribeTx}, ${s.status}, ${s.endedReason}, ${s.cancelledBy}, ${s.cancelTx},
-        ${s.closedOnChain}, ${s.replacedBy}, ${s.endPeriod}::integer, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint,
+        ${s.closedOnChain}, ${s.replacedBy}, ${s.endPeriod}::integer, ${s.skipUntil}::integer, ${s.nextCheckAt}::bigint, ${s.version}, ${s.createdAt}::bigint,
         ${s.updatedAt}::bigint)
       ON CONFLICT (id) DO NOTHING
       RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
@@ -104,7 +104,8 @@ export const make = Effect.gen(function*() {
         permit_signature = ${s.permit.signature}, sig_deadline = ${s.permit.sigDeadline}::bigint,
         subscribe_tx = ${s.subscribeTx}, status = ${s.status}, ended_reason = ${s.endedReason},
         cancelled_by = ${s.cancelledBy}, cancel_tx = ${s.cancelTx}, closed_on_chain = ${s.closedOnChain},
-        replaced_by = ${s.replacedBy}, end_period = ${s.endPeriod}::integer, next_check_at = ${s.nextCheckAt}::bigint, version = ${s.version}, created_at = ${s.createdAt}::bigint,
+        replaced_by = ${s.replacedBy}, end_period = ${s.endPeriod}::integer,
+        skip_until = ${s.skipUntil}::integer, next_check_at = ${s.nextCheckAt}::bigint, version = ${s.version}, created_at = ${s.createdAt}::bigint,
         updated_at = ${s.updatedAt}::bigint
       WHERE id = ${s.id} AND version = ${s.version - 1}
       RETURNING id`

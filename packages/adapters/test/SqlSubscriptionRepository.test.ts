@@ -107,6 +107,7 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
         cancelledBy: "payer",
         cancelTx: `0x${"02".repeat(32)}`,
         closedOnChain: true,
+        skipUntil: 2,
         nextCheckAt: future,
         version: 7,
         updatedAt: past + 5
@@ -119,17 +120,21 @@ adapterSuite("SqlSubscriptionRepository", (it, db) => {
       const replaced = next(bare, { replacedBy: full.id, endPeriod: 3 })
       assert.isTrue(yield* repo.commit({ subscription: replaced }))
       assert.deepStrictEqual(yield* repo.findById(bare.id), Option.some(replaced))
+      // Paused, with a period skipped: the statuses the schema admits.
+      const paused = next(replaced, { status: "paused" })
+      assert.isTrue(yield* repo.commit({ subscription: paused, charge: charge(paused, 0, { status: "skipped" }) }))
+      assert.deepStrictEqual((yield* repo.charges(bare.id)).map((c) => c.status), ["skipped"])
       // Inserting an id that exists writes nothing.
       assert.isFalse(yield* repo.insert(bare))
       // A replacement is stored with the change that names it, or not at all when the change lost its race.
       const successor = yield* newSubscription(plan)
       assert.isFalse(yield* repo.commit({ subscription: next(bare, { replacedBy: successor.id, endPeriod: 4 }), created: successor }))
       assert.isTrue(Option.isNone(yield* repo.findById(successor.id)))
-      const handedOver = next(replaced, { replacedBy: successor.id, endPeriod: 4 })
+      const handedOver = next(paused, { replacedBy: successor.id, endPeriod: 4 })
       assert.isTrue(yield* repo.commit({ subscription: handedOver, created: successor }))
       assert.deepStrictEqual(yield* repo.findById(successor.id), Option.some(successor))
       assert.isTrue(Option.isNone(yield* repo.findById("sub_unknown" as SubscriptionId)))
-      assert.deepStrictEqual(yield* repo.charges(bare.id), [])
+      assert.deepStrictEqual(yield* repo.charges(full.id), [])
     }))
 
   test("a commit whose subscription version is stale answers false and writes nothing", () =>

@@ -46,6 +46,8 @@ const allTypes: ReadonlyArray<WebhookEventType> = [
   "subscription.activated",
   "subscription.charged",
   "subscription.charge_failed",
+  "subscription.paused",
+  "subscription.resumed",
   "subscription.cancelled",
   "subscription.ended",
   "settlement_destination.changed"

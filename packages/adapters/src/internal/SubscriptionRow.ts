@@ -16,7 +16,7 @@ const decodeCharge = Schema.decodeUnknownSync(Schema.toCodecJson(SubscriptionCha
 
 /** The columns selected for a subscription. */
 export const subscriptionSelect =
-  "id, plan_id, partner_id, merchant_id, mode, payer, receiver, asset, amount_per_period::text AS amount_per_period, period_seconds, start_at, periods, salt, permit_signature, sig_deadline, subscribe_tx, status, ended_reason, cancelled_by, cancel_tx, closed_on_chain, replaced_by, end_period, next_check_at, version, created_at, updated_at"
+  "id, plan_id, partner_id, merchant_id, mode, payer, receiver, asset, amount_per_period::text AS amount_per_period, period_seconds, start_at, periods, salt, permit_signature, sig_deadline, subscribe_tx, status, ended_reason, cancelled_by, cancel_tx, closed_on_chain, replaced_by, end_period, skip_until, next_check_at, version, created_at, updated_at"
 
 /** The columns selected for a charge. */
 export const chargeSelect =
@@ -49,6 +49,7 @@ export const subscriptionFromRow = (row: Record<string, unknown>): Subscription 
     closedOnChain: row.closed_on_chain,
     replacedBy: row.replaced_by,
     endPeriod: toIntOrNull(row.end_period),
+    skipUntil: toIntOrNull(row.skip_until),
     nextCheckAt: toInt(row.next_check_at),
     version: toInt(row.version),
     createdAt: toInt(row.created_at),

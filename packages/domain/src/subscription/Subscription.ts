@@ -5,9 +5,10 @@ import { SubscriptionTerms } from "./SubscriptionTerms.ts"
 
 /**
  * Where a subscription stands: `subscribing` (signed; the contract does not hold it yet), `active`,
- * `past_due` (a period's charge failed and is retried), and the final `cancelled` and `ended`.
+ * `past_due` (a period's charge failed and is retried), `paused` (by the merchant: no period is
+ * charged until it resumes), and the final `cancelled` and `ended`.
  */
-export const SubscriptionStatus = Schema.Literals(["subscribing", "active", "past_due", "cancelled", "ended"])
+export const SubscriptionStatus = Schema.Literals(["subscribing", "active", "past_due", "paused", "cancelled", "ended"])
 /** A subscription status. */
 export type SubscriptionStatus = typeof SubscriptionStatus.Type
 
@@ -61,6 +62,8 @@ export class Subscription extends Schema.Class<Subscription>("paygate/Subscripti
   replacedBy: Schema.NullOr(SubscriptionId),
   /** The first period not charged, when the subscription ends before its term (`replacedBy`). */
   endPeriod: Schema.NullOr(Schema.Int),
+  /** After a pause: periods before this one that were not charged are skipped (they began while paused). */
+  skipUntil: Schema.NullOr(Schema.Int),
   /** Unix milliseconds. */
   nextCheckAt: Schema.Int,
   version: Schema.Int,

@@ -1,8 +1,11 @@
 import { Schema } from "effect"
 import { SubscriptionId } from "../ids/Ids.ts"
 
-/** A period's charge: `pending` (due, sent or retried), then `succeeded` or `failed` for good. */
-export const ChargeStatus = Schema.Literals(["pending", "succeeded", "failed"])
+/**
+ * A period's charge: `pending` (due, sent or retried), then `succeeded` or `failed` for good, or
+ * `skipped` (the period began while the subscription was paused: nothing is asked of the payer).
+ */
+export const ChargeStatus = Schema.Literals(["pending", "succeeded", "failed", "skipped"])
 /** A charge status. */
 export type ChargeStatus = typeof ChargeStatus.Type
 

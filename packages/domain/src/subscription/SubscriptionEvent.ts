@@ -9,6 +9,8 @@ export const SubscriptionEventType = Schema.Literals([
   "subscription.activated",
   "subscription.charged",
   "subscription.charge_failed",
+  "subscription.paused",
+  "subscription.resumed",
   "subscription.cancelled",
   "subscription.ended"
 ])

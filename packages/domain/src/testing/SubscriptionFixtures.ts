@@ -39,6 +39,7 @@ export const subscriptionFixture = (
     closedOnChain: false,
     replacedBy: null,
     endPeriod: null,
+    skipUntil: null,
     nextCheckAt: 0,
     version: 1,
     createdAt: 1_800_000_000_000,

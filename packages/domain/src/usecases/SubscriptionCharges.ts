@@ -29,6 +29,9 @@ export const ChargePolicy = Context.Reference<ChargePolicyShape>("@paygate/domai
   defaultValue: () => ({ retryAfterSeconds: [86_400, 3 * 86_400, 5 * 86_400], followMillis: 2_000, backoffMillis: 30_000 })
 })
 
+// A paused subscription's next look: none until it resumes.
+const parked = Number.MAX_SAFE_INTEGER
+
 /** Where one look left a subscription: `final` (nothing more to do) or `scheduled` (its next look is set). */
 export type SubscriptionStep = "final" | "scheduled"
 
@@ -110,7 +113,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
           subscription,
           last
             ? { status: "ended", endedReason: "completed", closedOnChain: true }
-            : { status: "active", nextCheckAt: periodStart(terms, next) * 1000 },
+            : { status: subscription.status === "paused" ? "paused" : "active", nextCheckAt: periodStart(terms, next) * 1000 },
           { ...change, patch: { status: "succeeded", txHash, lastError: null } },
           last ? ["subscription.charged", "subscription.ended"] : ["subscription.charged"]
         )
@@ -137,7 +140,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
         }
         return yield* commit(
           subscription,
-          { status: "past_due", nextCheckAt: retryAt },
+          { status: subscription.status === "paused" ? "paused" : "past_due", nextCheckAt: retryAt },
           { ...change, patch: { failedAttempts, nextAttemptAt: retryAt, txHash: null, lastError: why } },
           ["subscription.charge_failed"]
         )
@@ -191,10 +194,15 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
           return yield* commit(subscription, { status: "ended", endedReason: "replaced", nextCheckAt: now }, undefined, ["subscription.ended"])
         }
         const begins = periodStart(terms, index) * 1000
-        if (now < begins) return yield* at(subscription, begins)
         const read = charges.find((c) => c.periodIndex === index)
         const charge = read ?? firstCharge(subscription, index, begins)
         if (charge.txHash !== null) return yield* followCharge(subscription, { read, charge }, charge.txHash)
+        // Paused: nothing more until the merchant resumes it (which makes it due).
+        if (subscription.status === "paused") return yield* at(subscription, parked)
+        if (subscription.skipUntil !== null && index < subscription.skipUntil) {
+          return yield* commit(subscription, { status: "active", nextCheckAt: now }, { read, charge, patch: { status: "skipped", lastError: null } })
+        }
+        if (now < begins) return yield* at(subscription, begins)
         if (now < charge.nextAttemptAt) return yield* at(subscription, charge.nextAttemptAt)
         if (now >= chargeDeadline(terms, index) * 1000) {
           return yield* commit(
@@ -254,7 +262,7 @@ export class SubscriptionCharges extends Context.Service<SubscriptionCharges, {
         const charges = yield* repo.charges(id)
         const step = subscription.status === "subscribing"
           ? subscribing(subscription)
-          : subscription.status === "active" || subscription.status === "past_due"
+          : subscription.status === "active" || subscription.status === "past_due" || subscription.status === "paused"
           ? charging(subscription, charges)
           : closing(subscription, charges)
         return yield* step.pipe(

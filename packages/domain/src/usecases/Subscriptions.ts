@@ -21,7 +21,8 @@ import { quotePayment } from "../quote/Quote.ts"
 import type { Plan } from "../subscription/Plan.ts"
 import { type CancelledBy, isFinalSubscription, SignedPermit, Subscription } from "../subscription/Subscription.ts"
 import type { SubscriptionCharge } from "../subscription/SubscriptionCharge.ts"
-import { SubscriptionTerms } from "../subscription/SubscriptionTerms.ts"
+import type { SubscriptionEventType } from "../subscription/SubscriptionEvent.ts"
+import { periodStart, SubscriptionTerms } from "../subscription/SubscriptionTerms.ts"
 import { type OfferClaims, SubscriptionTokens } from "../subscription/SubscriptionTokens.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { PartnerAccess } from "./Merchants.ts"
@@ -102,6 +103,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
     readonly page: PageRequest
   }) => Effect.Effect<Page<Subscription>>
   readonly cancel: (access: PartnerAccess, id: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
+  /** Stops charging until resumed (repeatable). */
+  readonly pause: (access: PartnerAccess, id: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
+  /** Charges again from the next period (repeatable). */
+  readonly resume: (access: PartnerAccess, id: string) => Effect.Effect<Subscription, PaymentNotFound | InvalidState>
   /** The payer's link token of a subscription (for receipts). */
   readonly manageToken: (id: SubscriptionId) => Effect.Effect<string>
   /** The mode of a subscription, for its payer's page to call the gateway in (its token is checked there). */
@@ -298,6 +303,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           closedOnChain: false,
           replacedBy: null,
           endPeriod: null,
+          skipUntil: null,
           nextCheckAt: millis,
           version: 1,
           createdAt: millis,
@@ -342,26 +348,55 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         return toPage(rows, input.page.limit)
       })
 
-      // Cancels here at once (no charge is sent after), with its event; the worker closes it in the
-      // contract. Cancelling again answers the cancelled subscription; an ended one cannot be.
-      const cancelAs = (by: CancelledBy) => (read: Subscription): Effect.Effect<Subscription, InvalidState> =>
+      // A merchant's or payer's change, committed as a compare-and-set with its event: `decide` answers the
+      // patch and event for the subscription as it stands, or `undefined` when it stands as asked already.
+      // The worker changing it meanwhile makes it look again.
+      const change = <E>(
+        read: Subscription,
+        decide: (current: Subscription, millis: number) => Effect.Effect<readonly [Partial<Subscription>, SubscriptionEventType] | undefined, E>
+      ): Effect.Effect<Subscription, E> =>
         Effect.gen(function*() {
           let current = read
           for (;;) {
-            if (current.status === "cancelled") return current
-            if (isFinalSubscription(current.status)) {
-              return yield* new InvalidState({ message: `The subscription already ended (${current.endedReason ?? current.status}).` })
-            }
-            const written = yield* commit(current, { status: "cancelled", cancelledBy: by, nextCheckAt: yield* Clock.currentTimeMillis }, undefined, [
-              "subscription.cancelled"
-            ])
+            const decided = yield* decide(current, yield* Clock.currentTimeMillis)
+            if (decided === undefined) return current
+            const written = yield* commit(current, decided[0], undefined, [decided[1]])
             if (written.committed) return written.subscription
-            // The worker changed it meanwhile: look again.
             const again = yield* repo.findById(current.id)
             if (Option.isNone(again)) return current
             current = again.value
           }
         })
+
+      const ended = (s: Subscription) => new InvalidState({ message: `The subscription already ended (${s.endedReason ?? s.status}).` })
+
+      // Cancels here at once (no charge is sent after), with its event; the worker closes it in the
+      // contract. Cancelling again answers the cancelled subscription; an ended one cannot be.
+      const cancelAs = (by: CancelledBy) => (read: Subscription) =>
+        change(read, (current, millis) =>
+          current.status === "cancelled"
+            ? Effect.succeed(undefined)
+            : isFinalSubscription(current.status)
+            ? Effect.fail(ended(current))
+            : Effect.succeed([{ status: "cancelled", cancelledBy: by, nextCheckAt: millis }, "subscription.cancelled"] as const))
+
+      // Paused, no period is charged (one already sent is still followed); resumed, the periods that began
+      // meanwhile, and the one running, are skipped: charging goes on from the next period.
+      const pause = Effect.fn("Subscriptions.pause")(function*(access: PartnerAccess, id: string) {
+        return yield* change(yield* loadFor(access, id), (current, millis) =>
+          current.status === "paused"
+            ? Effect.succeed(undefined)
+            : current.status === "active" || current.status === "past_due"
+            ? Effect.succeed([{ status: "paused", nextCheckAt: millis }, "subscription.paused"] as const)
+            : Effect.fail(isFinalSubscription(current.status) ? ended(current) : new InvalidState({ message: "The subscription is not active yet: it can be cancelled, not paused." })))
+      })
+
+      const resume = Effect.fn("Subscriptions.resume")(function*(access: PartnerAccess, id: string) {
+        return yield* change(yield* loadFor(access, id), (current, millis) =>
+          current.status !== "paused"
+            ? isFinalSubscription(current.status) ? Effect.fail(ended(current)) : Effect.succeed(undefined)
+            : Effect.succeed([{ status: "active", skipUntil: periodAfter(current, Math.floor(millis / 1000)), nextCheckAt: millis }, "subscription.resumed"] as const))
+      })
 
       const cancel = Effect.fn("Subscriptions.cancel")(function*(access: PartnerAccess, id: string) {
         return yield* cancelAs("merchant")(yield* loadFor(access, id))
@@ -402,6 +437,8 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         find,
         list,
         cancel,
+        pause,
+        resume,
         manageToken: tokens.manageToken,
         modeOf,
         forPayer,
@@ -411,11 +448,14 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   )
 }
 
-/** The start of the first period of `subscription` that has not begun at `nowSeconds` (its first, before it starts). */
-const nextBoundary = (subscription: Subscription, nowSeconds: number) => {
+/** The first period of `subscription` that has not begun at `nowSeconds` (its first, before it starts). */
+const periodAfter = (subscription: Subscription, nowSeconds: number) => {
   const { periodSeconds, start } = subscription.terms
-  return nowSeconds < start ? start : start + (Math.floor((nowSeconds - start) / periodSeconds) + 1) * periodSeconds
+  return nowSeconds < start ? 0 : Math.floor((nowSeconds - start) / periodSeconds) + 1
 }
+
+/** When that period begins. */
+const nextBoundary = (subscription: Subscription, nowSeconds: number) => periodStart(subscription.terms, periodAfter(subscription, nowSeconds))
 
 const termsOf = (claims: OfferClaims) =>
   new SubscriptionTerms({

@@ -117,6 +117,29 @@ describe("SubscriptionCharges", () => {
         assert.deepStrictEqual(eventTypes(world).slice(-1), ["subscription.ended"])
       })))
 
+  it.effect("paused, no period is charged; resumed, the periods that began meanwhile are skipped and charging goes on", () =>
+    inWorld(subscription(), (world) =>
+      Effect.gen(function*() {
+        fund(world, 12n * fee)
+        yield* runUntil(world, t0 + 10 * day)
+        const repo = yield* SubscriptionRepository
+        const set = (patch: Partial<Subscription>) => {
+          const current = latest(world)
+          return repo.commit({ subscription: new Subscription({ ...current, ...patch, version: current.version + 1 }) })
+        }
+        yield* set({ status: "paused", nextCheckAt: (t0 + 10 * day) * 1000 })
+        yield* runUntil(world, t0 + 100 * day)
+        assert.strictEqual(latest(world).status, "paused")
+        assert.deepStrictEqual(chargesOf(world).map((c) => [c.periodIndex, c.status]), [[0, "succeeded"]])
+        // Resumed 100 days in (period 3 runs): periods 1 to 3 are skipped, period 4 is charged when it begins.
+        yield* set({ status: "active", skipUntil: 4, nextCheckAt: (t0 + 100 * day) * 1000 })
+        yield* runUntil(world, t0 + 125 * day)
+        assert.deepStrictEqual(chargesOf(world).map((c) => [c.periodIndex, c.status]), [[0, "succeeded"], [1, "skipped"], [2, "skipped"], [3, "skipped"], [4, "succeeded"]])
+        assert.strictEqual(world.chain.balances.get(shop), 2n * fee)
+        assert.strictEqual(latest(world).status, "active")
+        assert.strictEqual(count(world, "subscription.charge_failed"), 0)
+      })))
+
   it.effect("a payer short of funds is retried 1 and 3 days into the period, and charged once topped up", () =>
     inWorld(subscription(), (world) =>
       Effect.gen(function*() {

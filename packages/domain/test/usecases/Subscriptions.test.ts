@@ -253,4 +253,31 @@ describe("Subscriptions", () => {
       assert.isNull((yield* repo.findById(other.id)).pipe(Option.getOrThrow).replacedBy)
     }).pipe(Effect.provide(live))
   })
+
+  it.effect("the merchant pauses and resumes a running subscription, each once with its event; resumed, it charges from its next period", () => {
+    const { layer: live, subscriptions } = layer()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const plan = yield* Plans.use((p) => p.create(access, monthly))
+      const subs = yield* Subscriptions
+      const repo = yield* SubscriptionRepository
+      const signed = yield* Effect.flatMap(subs.offer("sandbox", plan.id, { payer }), (o) => subs.subscribe("sandbox", plan.id, { offer: o.offer, signature: "0x1" }))
+      assert.match(yield* codeOf(subs.pause(access, signed.id)), /^invalid_state: The subscription is not active yet/)
+      yield* repo.commit({ subscription: new Subscription({ ...signed, status: "active", version: signed.version + 1 }) })
+
+      const paused = yield* subs.pause(access, signed.id)
+      assert.strictEqual(paused.status, "paused")
+      assert.strictEqual((yield* subs.pause(access, signed.id)).version, paused.version)
+      yield* TestClock.adjust("65 days")
+      const resumed = yield* subs.resume(access, signed.id)
+      assert.strictEqual(resumed.status, "active")
+      // 65 days into monthly periods: period 2 runs, so charging goes on from period 3.
+      assert.strictEqual(resumed.skipUntil, 3)
+      assert.strictEqual((yield* subs.resume(access, signed.id)).version, resumed.version)
+      assert.deepStrictEqual(subscriptions.events.map((e) => e.type), ["subscription.paused", "subscription.resumed"])
+      assert.match(yield* codeOf(subs.pause({ partnerId: "ptn_other" as PartnerId, mode: "sandbox" }, signed.id)), /^payment_not_found/)
+      yield* subs.cancel(access, signed.id)
+      assert.match(yield* codeOf(subs.resume(access, signed.id)), /^invalid_state: The subscription already ended/)
+    }).pipe(Effect.provide(live))
+  })
 })

@@ -88,7 +88,11 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("get", "/v1/subscriptions/:id", { params: id, success: SubscriptionDetail, error: notFound })
       .annotate(OpenApi.Summary, "A subscription with its charges and the payer's manage link"),
     HttpApiEndpoint.post("cancel", "/v1/subscriptions/:id/cancel", { params: id, success: SubscriptionDetail, error: [notFound, invalidState] })
-      .annotate(OpenApi.Summary, "Cancel a subscription: no charge is made after this (repeatable)")
+      .annotate(OpenApi.Summary, "Cancel a subscription: no charge is made after this (repeatable)"),
+    HttpApiEndpoint.post("pause", "/v1/subscriptions/:id/pause", { params: id, success: SubscriptionDetail, error: [notFound, invalidState] })
+      .annotate(OpenApi.Summary, "Pause a subscription: no period is charged until it resumes (repeatable)"),
+    HttpApiEndpoint.post("resume", "/v1/subscriptions/:id/resume", { params: id, success: SubscriptionDetail, error: [notFound, invalidState] })
+      .annotate(OpenApi.Summary, "Resume a paused subscription: charged again from its next period; the periods that began while paused are skipped")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Subscriptions")

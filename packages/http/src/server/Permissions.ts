@@ -55,6 +55,8 @@ export const permissions: Readonly<Record<string, Permission>> = {
   "plans.activate": "operator",
   "plans.deactivate": "operator",
   "subscriptions.cancel": "operator",
+  "subscriptions.pause": "operator",
+  "subscriptions.resume": "operator",
   // Integration: developers.
   "apiKeys.create": "developer",
   "apiKeys.revoke": "developer",

@@ -8,6 +8,7 @@ import {
   AssetCatalog,
   Money,
   pageRequest,
+  type PartnerAccess,
   type PayerView,
   type Plan,
   planAmount,
@@ -88,6 +89,14 @@ export const SubscriptionsHandlers = HandlerGroup.group(
   "subscriptions",
   Effect.fn(function*(handlers) {
     const { detail, subscriptions } = yield* records
+    // A merchant's change, answered with the subscription and its charges as they are now.
+    const changed = <E>(id: string, apply: (access: PartnerAccess, id: string) => Effect.Effect<unknown, E>) =>
+      Effect.gen(function*() {
+        const access = yield* partnerAccess
+        yield* apply(access, id)
+        const view = yield* subscriptions.find(access, id)
+        return yield* detail(view.subscription, view.charges)
+      })
     return handlers
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
@@ -103,13 +112,9 @@ export const SubscriptionsHandlers = HandlerGroup.group(
           const view = yield* subscriptions.find(yield* partnerAccess, params.id)
           return yield* detail(view.subscription, view.charges)
         }))
-      .handle("cancel", ({ params }) =>
-        Effect.gen(function*() {
-          const access = yield* partnerAccess
-          yield* subscriptions.cancel(access, params.id)
-          const view = yield* subscriptions.find(access, params.id)
-          return yield* detail(view.subscription, view.charges)
-        }))
+      .handle("cancel", ({ params }) => changed(params.id, subscriptions.cancel))
+      .handle("pause", ({ params }) => changed(params.id, subscriptions.pause))
+      .handle("resume", ({ params }) => changed(params.id, subscriptions.resume))
   })
 )
 

@@ -15,7 +15,14 @@ import { statusBadge, table, time } from "./ui.js"
 /** @typedef {{ periodIndex: number, periodStart: number, amount: string, status: string, failedAttempts: number, nextAttemptAt: number | null, txHash: string | null, lastError: string | null }} Charge */
 
 /** How a period went, in the strip's words, in the legend's order. */
-const states = /** @type {const} */ ([["succeeded", "paid"], ["failed", "failed"], ["pending", "under way"], ["ahead", "to come"], ["none", "not charged"]])
+const states = /** @type {const} */ ([
+  ["succeeded", "paid"],
+  ["failed", "failed"],
+  ["skipped", "skipped (paused)"],
+  ["pending", "under way"],
+  ["ahead", "to come"],
+  ["none", "not charged"]
+])
 
 const day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" })
 

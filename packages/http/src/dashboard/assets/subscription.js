@@ -27,6 +27,7 @@ import { alertBox, announce, copyable, details, link, messageOf, orNotFound, sec
 function nextRow(subscription) {
   const stopped = stoppedWords(subscription)
   if (stopped !== null) return ["Stopped", stopped]
+  if (subscription.status === "paused") return ["Next charge", "None while paused: resumed, it charges from its next period"]
   /** @type {ReadonlyArray<import("./charges.js").Charge>} */
   const charges = subscription.charges
   const pending = charges.find((c) => c.status === "pending")
@@ -74,6 +75,20 @@ export async function showSubscription(context, id) {
       if (context.isCurrent()) await showSubscription({ ...context, followed: true }, id).catch((error) => problem.replaceChildren(alertBox(messageOf(error))))
     }
   })
+  // Pausing and resuming: the merchant's, while it runs (a subscription not yet on chain can only be cancelled).
+  /** @param {"pause" | "resume"} action */
+  const toggle = (action) =>
+    actionButton({
+      label: action === "pause" ? "Pause" : "Resume",
+      className: "secondary",
+      problem,
+      action: async () => {
+        await api.post(`/v1/subscriptions/${encodeURIComponent(id)}/${action}`)
+        announce(action === "pause" ? "Subscription paused." : "Subscription resumed: charged again from its next period.")
+        if (context.isCurrent()) await showSubscription({ ...context, followed: true }, id).catch((error) => problem.replaceChildren(alertBox(messageOf(error))))
+      }
+    })
+  const pausing = subscription.status === "paused" ? toggle("resume") : subscription.status === "active" || subscription.status === "past_due" ? toggle("pause") : null
   const begins = subscription.start > Date.now() / 1000 ? "Starts" : "Started"
   /** @param {string | null} hash */
   const tx = (hash) => (hash === null ? null : transactionLink(config, subscription.network, hash))
@@ -84,7 +99,7 @@ export async function showSubscription(context, id) {
       h("h1", {}, `${plan?.name ?? "Subscription"} · `, h("span", { class: "nowrap" }, shortAddress(payer))),
       h("span", { id: "subscription-status", "data-status": subscription.status }, statusBadge(subscription.status))),
     problem,
-    h("div", { class: "actions-row" }, running ? cancel : null),
+    h("div", { class: "actions-row" }, running ? pausing : null, running ? cancel : null),
     h("div", { class: "columns" },
       section("Summary", details([
         ["Plan", plan === null ? subscription.planId : `${plan.name} · ${perPeriod(formatAmount(plan.amount), plan.periodSeconds)}`],

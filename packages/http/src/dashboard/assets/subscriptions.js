@@ -33,7 +33,8 @@ const cancelledBy = /** @type {Record<string, string>} */ ({ merchant: "Cancelle
 const endedBecause = /** @type {Record<string, string>} */ ({
   completed: "Completed: every payment made",
   unpaid: "Ended: a payment failed after every retry",
-  not_subscribed: "Never started: the payer's approval did not reach the chain in time"
+  not_subscribed: "Never started: the payer's approval did not reach the chain in time",
+  replaced: "Replaced: the payer moved to new terms"
 })
 
 /**
@@ -68,6 +69,7 @@ function nextCharge(subscription, now) {
   const stopped = stoppedWords(subscription)
   if (stopped !== null) return h("span", { class: "muted" }, stopped)
   if (subscription.status === "past_due") return "Retrying a failed payment"
+  if (subscription.status === "paused") return "Paused: nothing is charged"
   const index = Math.max(0, Math.ceil((now - subscription.start) / subscription.periodSeconds))
   const due = periodBegins(subscription, index)
   return due === null ? "—" : time(due)

@@ -155,6 +155,8 @@ const statusLabels = /** @type {Record<string, string>} */ ({
   limit_reached: "Limit reached",
   subscribing: "Starting",
   past_due: "Past due",
+  paused: "Paused",
+  skipped: "Skipped",
   ended: "Ended"
 })
 

@@ -19,11 +19,12 @@ import { alertBox, showBusy, showError } from "./views.js"
 
 /** @typedef {import("./format.js").Amount} Amount */
 /**
- * @typedef {{ id: string, status: "subscribing" | "active" | "past_due" | "cancelled" | "ended", endedReason: "completed" | "unpaid" | "not_subscribed" | null,
+ * @typedef {{ id: string, status: "subscribing" | "active" | "past_due" | "paused" | "cancelled" | "ended",
+ *   endedReason: "completed" | "unpaid" | "not_subscribed" | "replaced" | null,
  *   cancelledBy: "merchant" | "payer" | null, payer: string, periodSeconds: number, start: number, periods: number | null }} SubscriptionRecord
  */
 /**
- * @typedef {{ periodIndex: number, periodStart: number, amount: string, status: "pending" | "succeeded" | "failed", failedAttempts: number,
+ * @typedef {{ periodIndex: number, periodStart: number, amount: string, status: "pending" | "succeeded" | "failed" | "skipped", failedAttempts: number,
  *   nextAttemptAt: number | null, txHash: string | null }} Charge
  */
 /**
@@ -50,6 +51,8 @@ function statusLine(view) {
       return "Active"
     case "past_due":
       return "Payment overdue: the last charge could not be made (your balance may be too low). It is tried again."
+    case "paused":
+      return `Paused by ${merchant.name}: nothing is charged until it resumes.`
     case "cancelled":
       return subscription.cancelledBy === "merchant" ? `Cancelled by ${merchant.name} — no further charges` : "Cancelled — no further charges"
     case "ended":
@@ -57,6 +60,8 @@ function statusLine(view) {
         ? "Ended: every payment was made"
         : subscription.endedReason === "unpaid"
         ? "Ended: a charge could not be made"
+        : subscription.endedReason === "replaced"
+        ? "Ended: replaced by your new subscription"
         : "Ended: the subscription never started"
   }
 }
@@ -68,7 +73,7 @@ function statusLine(view) {
  */
 function nextCharge(view) {
   const { subscription, charges } = view
-  if (subscription.status === "cancelled" || subscription.status === "ended") return null
+  if (subscription.status === "cancelled" || subscription.status === "ended" || subscription.status === "paused") return null
   const pending = charges.find((c) => c.status === "pending")
   if (pending !== undefined) return pending.nextAttemptAt ?? pending.periodStart
   const index = charges.reduce((next, c) => Math.max(next, c.periodIndex + 1), 0)
@@ -80,6 +85,7 @@ function nextCharge(view) {
 function chargeStatus(charge) {
   if (charge.status === "succeeded") return "Paid"
   if (charge.status === "failed") return "Not paid"
+  if (charge.status === "skipped") return "Not charged (paused)"
   return charge.failedAttempts > 0 ? "Failed, tried again" : "Processing"
 }
 
