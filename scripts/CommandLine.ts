@@ -1,5 +1,5 @@
 /**
- * What the developer scripts (`npm run pay`, `npm run webhooks`) share: every mistake is one line
+ * What the developer scripts (`npm run pay`, `npm run subscribe`, `npm run webhooks`) share: every mistake is one line
  * on stderr and an exit code, never a stack trace.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util"
@@ -20,6 +20,27 @@ export const parseCommandLine = <const Options extends NonNullable<ParseArgsConf
   } catch (error) {
     return fail(`${(error as Error).message} (${helpHint})`, 2)
   }
+}
+
+/**
+ * The wallet scripts' start: prints `usage` and exits on `--help`; else answers the option reader and the
+ * one id the command takes (`what`, e.g. "payment id"), which `missing` tells how to give.
+ */
+export const optionsAndId = (
+  parsed: { readonly values: Record<string, unknown>; readonly positionals: ReadonlyArray<string> },
+  usage: string,
+  what: string,
+  missing: string
+) => {
+  const text = (name: string) => parsed.values[name] as string | undefined
+  if (parsed.values.help === true) {
+    console.log(usage)
+    process.exit(0)
+  }
+  const [id, ...extra] = parsed.positionals
+  if (id === undefined) fail(`Missing the ${what}: ${missing} (--help for more)`, 2)
+  if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one ${what} (--help for more)`, 2)
+  return { text, id: id!, flag: (name: string) => parsed.values[name] === true }
 }
 
 /**

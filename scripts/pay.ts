@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs"
 import { createPublicClient, createWalletClient, type Hex, http } from "viem"
-import { fail, parseCommandLine } from "./CommandLine.ts"
+import { fail, optionsAndId, parseCommandLine } from "./CommandLine.ts"
 import { accountOf, serviceCaller, serviceUrl } from "./ServiceCall.ts"
 import { sendDeposit } from "./DepositTransfer.ts"
 
@@ -79,21 +79,12 @@ const parsed = parseCommandLine({
   ...Object.fromEntries(Object.keys(dataFlags).map((flag) => [flag, { type: "string" as const }])),
   help: { type: "boolean", short: "h" }
 }, "npm run pay -- --help")
-const values = parsed.values as Record<string, string | boolean | undefined>
-const text = (name: string) => values[name] as string | undefined
-
-if (values.help === true) {
-  console.log(usage)
-  process.exit(0)
-}
-const [paymentId, ...extra] = parsed.positionals
-if (paymentId === undefined) fail("Missing the payment id: npm run pay -- <paymentId> --app-id <app_…> (--help for more)", 2)
-if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one payment id (--help for more)`, 2)
+const { flag, id: paymentId, text } = optionsAndId(parsed, usage, "payment id", "npm run pay -- <paymentId> --app-id <app_…>")
 const privateKey = text("key") as Hex
 const wallet = accountOf(privateKey)
 // An x402 address is paid over HTTP 402, with no gateway calls (the x402 client is loaded only then).
-if (/^https?:\/\//.test(paymentId!)) await (await import("./PayX402.ts")).payX402(paymentId!, wallet)
-if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId!)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…) nor an x402 address (http…)`, 2)
+if (/^https?:\/\//.test(paymentId)) await (await import("./PayX402.ts")).payX402(paymentId, wallet)
+if (!/^pay_[A-Za-z0-9]{1,64}$/.test(paymentId)) fail(`${JSON.stringify(paymentId)} is not a payment id (pay_…) nor an x402 address (http…)`, 2)
 const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
 const baseUrl = serviceUrl(text("url")!)
 
@@ -152,7 +143,7 @@ const follow = async (current: { status: string; isFinal: boolean }): Promise<ne
   return process.exit(status.status === "succeeded" ? 0 : 1)
 }
 
-if (values.deposit === true) {
+if (flag("deposit")) {
   if (buyerData !== undefined) fail("--deposit sends no buyer data: a payment that needs it is paid by signing (leave out --deposit)", 2)
   const rpcUrl = (() => {
     try {

@@ -8,7 +8,7 @@
  * subscription ends. Every mistake is one line on stderr.
  */
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, maxUint256 } from "viem"
-import { fail, parseCommandLine } from "./CommandLine.ts"
+import { fail, optionsAndId, parseCommandLine } from "./CommandLine.ts"
 import { accountOf, serviceCaller, serviceUrl } from "./ServiceCall.ts"
 
 // anvil's default account #1: a public test key, never use it on a real chain.
@@ -41,17 +41,8 @@ const parsed = parseCommandLine({
   follow: { type: "boolean" },
   help: { type: "boolean", short: "h" }
 }, "npm run subscribe -- --help")
-const values = parsed.values as Record<string, string | boolean | undefined>
-const text = (name: string) => values[name] as string | undefined
-
-if (values.help === true) {
-  console.log(usage)
-  process.exit(0)
-}
-const [planId, ...extra] = parsed.positionals
-if (planId === undefined) fail("Missing the plan id: npm run subscribe -- <planId> --app-id <app_…> (--help for more)", 2)
-if (extra.length > 0) fail(`Unexpected argument ${JSON.stringify(extra[0])}: give one plan id (--help for more)`, 2)
-if (!/^pln_[A-Za-z0-9]{1,64}$/.test(planId!)) fail(`${JSON.stringify(planId)} is not a plan id (pln_…)`, 2)
+const { flag, id: planId, text } = optionsAndId(parsed, usage, "plan id", "npm run subscribe -- <planId> --app-id <app_…>")
+if (!/^pln_[A-Za-z0-9]{1,64}$/.test(planId)) fail(`${JSON.stringify(planId)} is not a plan id (pln_…)`, 2)
 const privateKey = text("key") as Hex
 const wallet = accountOf(privateKey)
 const appId = text("app-id") ?? fail("Missing --app-id <app_…>: the wallet app's public id that npm start printed", 2)
@@ -107,7 +98,7 @@ say("subscribe")
 const { manageUrl, subscription } = await call("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: offer.offer, signature })
 console.log(`   ${subscription.id} (${subscription.status})`)
 console.log(`   manage or cancel: ${manageUrl}`)
-if (values.follow !== true) process.exit(0)
+if (!flag("follow")) process.exit(0)
 
 say("follow the charges")
 const tokenOfLink = new URL(manageUrl).hash.slice(1)
