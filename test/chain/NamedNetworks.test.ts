@@ -67,6 +67,13 @@ describe("Named networks (anvil at the real chain ids)", () => {
     return message
   }
 
+  /** Deploys `data` on the Base anvil from anvil #7 (no executor nonce used); answers the contract's address. */
+  const deployOnBase = async (data: Hex) => {
+    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
+    const receipt = await chains.base.client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ chain: null, data }) })
+    return getAddress(receipt.contractAddress!)
+  }
+
   beforeAll(async () => {
     chains = {
       base: await presetChainFor(scope, base.chainNumber, base.usdc),
@@ -187,14 +194,9 @@ describe("Named networks (anvil at the real chain ids)", () => {
     }))).toBe(`base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory is owned by ${executor.address}, not by the executor ${other.address}.`)
 
     // A first DepositFactory (tokens only) named as the factory is refused with where it goes; named there, it is still swept.
-    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
-    const deployed = await chains.base.client.waitForTransactionReceipt({
-      hash: await deployer.sendTransaction({
-        chain: null,
-        data: encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
-      })
-    })
-    const first = getAddress(deployed.contractAddress!)
+    const first = await deployOnBase(
+      encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
+    )
     expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: first }))).toBe(
       `base: PAYGATE_DEPOSIT_FACTORY_BASE: ${first} is not a DepositFactoryV2 (a first DepositFactory answers no version): deploy one ` +
         "(npm run admin -- deposit-factory deploy --network base), set it here and move this address to PAYGATE_DEPOSIT_FACTORY_V1_BASE."
@@ -232,14 +234,10 @@ describe("Named networks (anvil at the real chain ids)", () => {
     )
     // A vault built over another address than Permit2's canonical one.
     const elsewhere = anvilAccount(5).address
-    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
-    const other = await chains.base.client.waitForTransactionReceipt({
-      hash: await deployer.sendTransaction({
-        chain: null,
-        data: encodeDeployData({ abi: Chain.Contracts.SubscriptionVault.abi, bytecode: Chain.Contracts.SubscriptionVault.bytecode, args: [elsewhere] })
-      })
-    })
-    expect(await startError(environment({ [vaultVariable]: getAddress(other.contractAddress!) }))).toBe(
+    const other = await deployOnBase(
+      encodeDeployData({ abi: Chain.Contracts.SubscriptionVault.abi, bytecode: Chain.Contracts.SubscriptionVault.bytecode, args: [elsewhere] })
+    )
+    expect(await startError(environment({ [vaultVariable]: other }))).toBe(
       `base: ${vaultVariable}: the vault charges through ${elsewhere}, not Permit2's canonical address ${Chain.Permit2.permit2Address}.`
     )
 
