@@ -3,7 +3,8 @@
  * placed at its address: a configuration a newcomer might try to go live with fails with one line
  * per problem and its fix; following the fixes (an external PostgreSQL, a public HTTPS URL, the
  * shared secrets, a funded executor, the factory `deposit-factory deploy` deploys, a live partner
- * and `merchant create`'s live merchant) passes.
+ * and `merchant create`'s live merchant) passes; a subscription vault is checked only when configured
+ * (the one `subscription-vault deploy` deploys passes, an address without code fails).
  */
 import { Chain, Database } from "@paygate/adapters"
 import { Effect, Scope } from "effect"
@@ -92,7 +93,16 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(deployed.code, deployed.stderr).toBe(0)
     const factory = JSON.parse(deployed.stdout)
     expect(factory).toMatchObject({ network: "base", depositFactory: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), variable: "PAYGATE_DEPOSIT_FACTORY_BASE" })
-    const ready = { ...live, PAYGATE_DEPOSIT_FACTORY_BASE: factory.depositFactory }
+    const vaultDeployed = await admin(live, "subscription-vault", "deploy", "--network", "base")
+    expect(vaultDeployed.code, vaultDeployed.stderr).toBe(0)
+    const vault = JSON.parse(vaultDeployed.stdout)
+    expect(vault).toEqual({
+      network: "base",
+      subscriptionVault: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      variable: "PAYGATE_SUBSCRIPTION_VAULT_BASE",
+      then: `set PAYGATE_SUBSCRIPTION_VAULT_BASE=${vault.subscriptionVault} in every process's environment to take subscriptions on base`
+    })
+    const ready = { ...live, PAYGATE_DEPOSIT_FACTORY_BASE: factory.depositFactory, PAYGATE_SUBSCRIPTION_VAULT_BASE: vault.subscriptionVault }
     const { partnerId } = JSON.parse((await admin(ready, "partner", "create", "--name", "Go-live company")).stdout)
     const created = await admin(ready, "merchant", "create", "--partner", partnerId, "--name", "Go-live shop")
     expect(created.code, created.stderr).toBe(0)
@@ -109,6 +119,7 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
       `✓ base: the RPC serves eip155:8453; USDC's EIP-712 domain "Test USD Coin" version "2"`,
       expect.stringMatching(new RegExp(`^✓ base: the executor ${anvilAccount(0).address} holds [\\d.]+ for gas$`)),
       `✓ base: the deposit factory ${factory.depositFactory} is the executor's and sweeps to the collection address`,
+      `✓ base: the subscription vault ${vault.subscriptionVault} charges through Permit2`,
       `✓ live partner: ${partnerId}`,
       `✓ live merchant: ${merchant.merchantId}`
     ])
@@ -116,7 +127,8 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(passing.code).toBe(0)
   }, 600_000)
 
-  it("refuses what would break the chain checks, one line each: a plain-HTTP public URL, a factory another key owns, a malformed secret", async () => {
+  it("refuses what would break the chain checks, one line each: a plain-HTTP public URL, a factory another key owns, a vault without code, a malformed secret", async () => {
+    const noVault = anvilAccount(5).address
     const env = {
       PAYGATE_NETWORKS: "base",
       PAYGATE_RPC_BASE: chain.rpcUrl,
@@ -124,6 +136,7 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
       PAYGATE_EXECUTOR_KEY: anvilAccount(1).privateKey,
       // The preset chain's own factory belongs to anvil #0, not to this executor.
       PAYGATE_DEPOSIT_FACTORY_BASE: chain.depositFactory,
+      PAYGATE_SUBSCRIPTION_VAULT_BASE: noVault,
       DATABASE_URL: databaseUrl,
       PUBLIC_URL: "http://localhost:3000",
       OPTION_ID_SECRET: "short",
@@ -136,6 +149,10 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(checks.find((line) => line.includes("OPTION_ID_SECRET"))).toMatch(/^✗ OPTION_ID_SECRET: OPTION_ID_SECRET must be base64 of at least 32 bytes\./)
     expect(checks.find((line) => line.includes("PAYGATE_DEPOSIT_FACTORY_BASE"))).toMatch(
       new RegExp(`^✗ base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory is owned by ${anvilAccount(0).address}, not by the executor ${anvilAccount(1).address}\\. — fix: deploy one: npm run -s admin -- deposit-factory deploy --network base`)
+    )
+    expect(checks.find((line) => line.includes("PAYGATE_SUBSCRIPTION_VAULT_BASE"))).toBe(
+      `✗ base: PAYGATE_SUBSCRIPTION_VAULT_BASE: no contract at ${noVault}. — fix: deploy one: npm run -s admin -- subscription-vault deploy --network base, ` +
+        "then set PAYGATE_SUBSCRIPTION_VAULT_BASE to its address"
     )
     expect(result.stdout).not.toContain("short")
   }, 300_000)

@@ -5,7 +5,8 @@
  * executor's from a file). Options list both networks; a payment is paid on each, two on each
  * chain, with the executor's nonces one sequence per chain. Start-up refuses, in one line and
  * without any key or RPC URL, a wrong chain, a token without EIP-3009, an executor without gas,
- * and configuration mistakes.
+ * and configuration mistakes. A subscription vault deployed as `subscription-vault deploy` does is
+ * configured by its variable; one that is no vault over Permit2 is refused in one line.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
 import { ConfigProvider, Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
@@ -64,6 +65,13 @@ describe("Named networks (anvil at the real chain ids)", () => {
     expect(message.toLowerCase()).not.toContain(executor.privateKey.slice(2).toLowerCase())
     expect(message).not.toContain("127.0.0.1")
     return message
+  }
+
+  /** Deploys `data` on the Base anvil from anvil #7 (no executor nonce used); answers the contract's address. */
+  const deployOnBase = async (data: Hex) => {
+    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
+    const receipt = await chains.base.client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ chain: null, data }) })
+    return getAddress(receipt.contractAddress!)
   }
 
   beforeAll(async () => {
@@ -186,14 +194,9 @@ describe("Named networks (anvil at the real chain ids)", () => {
     }))).toBe(`base: PAYGATE_DEPOSIT_FACTORY_BASE: the factory is owned by ${executor.address}, not by the executor ${other.address}.`)
 
     // A first DepositFactory (tokens only) named as the factory is refused with where it goes; named there, it is still swept.
-    const deployer = createWalletClient({ account: privateKeyToAccount(anvilAccount(7).privateKey), transport: http(chains.base.rpcUrl) })
-    const deployed = await chains.base.client.waitForTransactionReceipt({
-      hash: await deployer.sendTransaction({
-        chain: null,
-        data: encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
-      })
-    })
-    const first = getAddress(deployed.contractAddress!)
+    const first = await deployOnBase(
+      encodeDeployData({ abi: Chain.Contracts.DepositFactory.abi, bytecode: Chain.Contracts.DepositFactory.bytecode, args: [executor.address, collection.address] })
+    )
     expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: first }))).toBe(
       `base: PAYGATE_DEPOSIT_FACTORY_BASE: ${first} is not a DepositFactoryV2 (a first DepositFactory answers no version): deploy one ` +
         "(npm run admin -- deposit-factory deploy --network base), set it here and move this address to PAYGATE_DEPOSIT_FACTORY_V1_BASE."
@@ -205,6 +208,45 @@ describe("Named networks (anvil at the real chain ids)", () => {
     expect(upgraded.chains.get(`eip155:${base.chainNumber}`)).toMatchObject({ depositFactory: chains.base.depositFactory, depositFactoryV1: first })
     expect(await startError(environment({ PAYGATE_DEPOSIT_FACTORY_BASE: chains.base.depositFactory, PAYGATE_DEPOSIT_FACTORY_V1_BASE: payer.address }))).toBe(
       `base: PAYGATE_DEPOSIT_FACTORY_V1_BASE: ${payer.address} is not a DepositFactory (its owner could not be read).`
+    )
+  })
+
+  it("a subscription vault per network: deployed over Permit2, only that network takes subscriptions; no contract, another contract or another Permit2 is refused in one line", async () => {
+    const vaultVariable = "PAYGATE_SUBSCRIPTION_VAULT_BASE"
+    const deployVault = (network: string, env: Record<string, string>) =>
+      Effect.runPromiseExit(Chain.ContractDeployment.deployVault(network).pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+    const deployed = await deployVault("base", environment())
+    if (Exit.isFailure(deployed)) throw new Error(String(deployed.cause))
+    const vault = deployed.value.subscriptionVault
+    expect(deployed.value).toEqual({ network: "base", subscriptionVault: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), variable: vaultVariable })
+    const configured = await Effect.runPromise(Effect.scoped(Effect.map(
+      Layer.build(chainsFrom(environment({ [vaultVariable]: vault }))),
+      (context) => Context.get(context, ChainConfig.ChainsConfig)
+    )))
+    expect(configured.chains.get(`eip155:${base.chainNumber}`)?.subscriptionVault).toBe(vault)
+    expect(configured.chains.get(`eip155:${arbitrum.chainNumber}`)?.subscriptionVault).toBeUndefined()
+    expect(logs.some((line) => line.includes(`subscription vault ${vault}`))).toBe(true)
+
+    expect(await startError(environment({ [vaultVariable]: "0x1234" }))).toMatch(/^PAYGATE_SUBSCRIPTION_VAULT_BASE is not an address: it /)
+    expect(await startError(environment({ [vaultVariable]: payer.address }))).toBe(`base: ${vaultVariable}: no contract at ${payer.address}.`)
+    expect(await startError(environment({ [vaultVariable]: chains.base.depositFactory }))).toBe(
+      `base: ${vaultVariable}: ${chains.base.depositFactory} is not a SubscriptionVault (its permit2 could not be read).`
+    )
+    // A vault built over another address than Permit2's canonical one.
+    const elsewhere = anvilAccount(5).address
+    const other = await deployOnBase(
+      encodeDeployData({ abi: Chain.Contracts.SubscriptionVault.abi, bytecode: Chain.Contracts.SubscriptionVault.bytecode, args: [elsewhere] })
+    )
+    expect(await startError(environment({ [vaultVariable]: other }))).toBe(
+      `base: ${vaultVariable}: the vault charges through ${elsewhere}, not Permit2's canonical address ${Chain.Permit2.permit2Address}.`
+    )
+
+    // Where Permit2 is not at its canonical address, the command refuses to deploy.
+    await chains.optimism.client.request({ method: "anvil_setCode" as never, params: [Chain.Permit2.permit2Address, "0x"] as never })
+    const refused = await deployVault("optimism", environment({ PAYGATE_NETWORKS: "optimism" }))
+    if (Exit.isSuccess(refused)) throw new Error("the deployment was not refused")
+    expect(String((refused.cause as any).reasons?.[0]?.error?.message)).toBe(
+      `optimism: no Permit2 at its canonical address ${Chain.Permit2.permit2Address}: a SubscriptionVault charges through it.`
     )
   })
 

@@ -3,7 +3,8 @@
  * the test token's code placed at the preset's USDC address (owner anvil #0, the executor, who
  * mints), with TUSDC minted to the accounts given, optionally more tokens and price feeds at their
  * real addresses (`PresetExtras`), and the `DepositFactory` `LocalChain` deployed
- * (owned by anvil #0, sweeping to anvil #9, the collection address).
+ * (owned by anvil #0, sweeping to anvil #9, the collection address), with TestPermit2 at Permit2's
+ * canonical address.
  */
 import { Chain } from "@paygate/adapters"
 import { Context, Effect, Exit, Layer, Scope } from "effect"

@@ -171,6 +171,10 @@ export const depositFactoryVariable = (network: NetworkName) =>
 export const depositFactoryV1Variable = (network: NetworkName) =>
   `PAYGATE_DEPOSIT_FACTORY_V1_${network.toUpperCase().replaceAll("-", "_")}`
 
+/** `PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`: a named network's `SubscriptionVault` address, e.g. `PAYGATE_SUBSCRIPTION_VAULT_BASE`. */
+export const subscriptionVaultVariable = (network: NetworkName) =>
+  `PAYGATE_SUBSCRIPTION_VAULT_${network.toUpperCase().replaceAll("-", "_")}`
+
 /** A secret given in `<VAR>` itself or in the file `<VAR>_FILE` names (e.g. a mounted secret). */
 export interface SecretSource {
   readonly variable: string
@@ -188,7 +192,8 @@ const secretSource = (variable: string): Config.Config<SecretSource> =>
  * operator knows: each network's RPC URL (`PAYGATE_RPC_<NETWORK>`, a secret: provider URLs carry API
  * keys), the executor's key, the collection address and, optionally, its key for payouts and each
  * network's deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`; unset, that network offers no deposit addresses)
- * and its first-version factory (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept.
+ * and its first-version factory (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, and each network's
+ * subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`; unset, that network takes no subscription).
  */
 export const networks = Config.all({
   names: optionalString("PAYGATE_NETWORKS"),
@@ -201,6 +206,9 @@ export const networks = Config.all({
   ),
   firstDepositFactories: Config.all(
     Object.fromEntries(networkNames.map((network) => [network, optionalString(depositFactoryV1Variable(network))]))
+  ),
+  subscriptionVaults: Config.all(
+    Object.fromEntries(networkNames.map((network) => [network, optionalString(subscriptionVaultVariable(network))]))
   )
 })
 /** The named networks' configuration, as read. */

@@ -80,6 +80,7 @@ const secretChecks = Effect.gen(function*() {
 })
 
 const deployCommand = (network: string) => `npm run -s admin -- deposit-factory deploy --network ${network}`
+const vaultDeployCommand = (network: string) => `npm run -s admin -- subscription-vault deploy --network ${network}`
 
 const networkChecks = Effect.gen(function*() {
   const configured = yield* Configuration.networks
@@ -121,6 +122,14 @@ const networkChecks = Effect.gen(function*() {
         ? failed(`${network}: no deposit factory (${variable} is not set): buyers cannot pay from an exchange`, `deploy it: ${deployCommand(network)}, then set ${variable}`)
         : pass(`${network}: the deposit factory ${factory.success} is the executor's and sweeps to the collection address`)
     )
+    // Subscriptions are optional: a network without a vault only takes none, so only a configured one is checked.
+    const vault = yield* run(NetworkChecks.checkVault(chains, network))
+    if (vault._tag === "Failure") {
+      const fix = `deploy one: ${vaultDeployCommand(network)}, then set ${Configuration.subscriptionVaultVariable(network)} to its address`
+      checks.push(failed(vault.failure.message, fix))
+    } else if (vault.success !== undefined) {
+      checks.push(pass(`${network}: the subscription vault ${vault.success} charges through Permit2`))
+    }
   }
   return checks
 })

@@ -30,6 +30,7 @@ export type AdminCommand =
   | { readonly _tag: "LedgerOpen"; readonly chainId: string | undefined }
   | { readonly _tag: "Preflight" }
   | { readonly _tag: "FactoryDeploy"; readonly network: string }
+  | { readonly _tag: "VaultDeploy"; readonly network: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -88,6 +89,9 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
       deploys the DepositFactoryV2 of a named network (PAYGATE_NETWORKS), owned by the executor and
       sweeping to the collection address, paid by the executor; "then" says what to set (and where
       a first DepositFactory configured before goes, so that its addresses are still swept)
+  subscription-vault deploy --network NAME            → {"network", "subscriptionVault", "variable", "then"}
+      deploys a SubscriptionVault over Permit2's canonical address on a named network, paid by the
+      executor (refused where Permit2 is not there); "then" says what to set to take subscriptions
 
 A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
 Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
@@ -142,7 +146,8 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "ledger audit": [],
   "ledger open": ["chain"],
   preflight: [],
-  "deposit-factory deploy": ["network"]
+  "deposit-factory deploy": ["network"],
+  "subscription-vault deploy": ["network"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -266,6 +271,10 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     case "deposit-factory deploy": {
       const network = given("network")?.toLowerCase()
       return network === undefined ? needs("deposit-factory deploy needs --network (e.g. base).") : { _tag: "FactoryDeploy", network }
+    }
+    case "subscription-vault deploy": {
+      const network = given("network")?.toLowerCase()
+      return network === undefined ? needs("subscription-vault deploy needs --network (e.g. base).") : { _tag: "VaultDeploy", network }
     }
     default:
       return needs(`Unknown command "${command}".`)

@@ -59,6 +59,10 @@ const ledgerLine = (l: ReconciliationLine) => ({
 })
 const isoOrNull = (millis: number | null) => (millis === null ? null : iso(millis))
 
+// A deployment's failure as one line: a configuration error prints whole (it names the variable), others by their message.
+const deployFailure = (error: { readonly _tag: string; readonly message: string }) =>
+  new AdminFailure(error._tag === "ConfigError" ? String(error) : error.message)
+
 const isEvmAddress = (text: string) => /^0x[0-9a-fA-F]{40}$/.test(text)
 
 /** Runs one command and answers the JSON value to print. */
@@ -182,13 +186,15 @@ export const runAdmin = (command: AdminCommand) =>
         }
       }
       case "FactoryDeploy": {
-        const deployed = yield* Chain.FactoryDeployment.deploy(command.network).pipe(
-          Effect.mapError((error) => new AdminFailure(error._tag === "ConfigError" ? String(error) : error.message))
-        )
+        const deployed = yield* Chain.ContractDeployment.deployFactory(command.network).pipe(Effect.mapError(deployFailure))
         const move = deployed.previousFactory === undefined
           ? ""
           : `, and ${deployed.previousVariable}=${deployed.previousFactory} if that one is a first DepositFactory (its addresses are still swept)`
         return { ...deployed, then: `set ${deployed.variable}=${deployed.depositFactory}${move} in every process's environment` }
+      }
+      case "VaultDeploy": {
+        const deployed = yield* Chain.ContractDeployment.deployVault(command.network).pipe(Effect.mapError(deployFailure))
+        return { ...deployed, then: `set ${deployed.variable}=${deployed.subscriptionVault} in every process's environment to take subscriptions on ${deployed.network}` }
       }
       case "Preflight":
         // Printed as a checklist by the CLI, before any migration: see `adminCli`.

@@ -8,7 +8,9 @@
  * - the executor account has native currency for gas;
  * - a configured deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`) is a `DepositFactoryV2` owned by
  *   the executor (which sweeps) and sweeping to the collection address; a first-version one
- *   (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, is owned and sweeps alike.
+ *   (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, is owned and sweeps alike;
+ * - a configured subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`) is a contract over
+ *   Permit2's canonical address.
  *
  * @module
  */
@@ -16,10 +18,11 @@ import { Duration, Effect } from "effect"
 import type { Address } from "viem"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError, executorAddress, rpcEndpoints } from "./ChainConfig.ts"
-import { DepositFactory, DepositFactoryV2 } from "./contracts.generated.ts"
+import { DepositFactory, DepositFactoryV2, SubscriptionVault } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { presets } from "./NetworkPresets.ts"
+import { permit2Address } from "./Permit2.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
 import * as TokenDomains from "./TokenDomains.ts"
 
@@ -124,15 +127,41 @@ export const checkFactory = (chains: Chains, network: Configuration.NetworkName)
     return factory
   })
 
+/**
+ * The configured subscription vault has code and charges through Permit2's canonical address (a
+ * vault over another address would have payers sign allowances no Permit2 honours); answers it,
+ * `undefined` when none is configured.
+ */
+export const checkVault = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, client, fail, settings } = networkContext(chains, network)
+    const vault = settings.subscriptionVault as Address | undefined
+    if (vault === undefined) return undefined
+    const variable = Configuration.subscriptionVaultVariable(network)
+    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address: vault })).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${vault} could not be read (${error.message}).`))
+    )
+    if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${vault}.`)
+    const permit2 = yield* rpc(chainId, "permit2", () => client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" })).pipe(
+      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${vault} is not a SubscriptionVault (its permit2 could not be read).`))
+    )
+    if (!sameAddress(permit2, permit2Address)) {
+      return yield* fail(`${variable}: the vault charges through ${permit2}, not Permit2's canonical address ${permit2Address}.`)
+    }
+    return vault
+  })
+
 /** Checks one named network; see the module documentation. */
 const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
     const { chainId, token, domain } = yield* checkToken(chains, network)
     const { executor } = yield* checkExecutor(chains, network)
     const factory = yield* checkFactory(chains, network)
+    const vault = yield* checkVault(chains, network)
     yield* Effect.logInfo(
       `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}` +
-        (factory === undefined ? "" : `, deposit factory ${factory}`)
+        (factory === undefined ? "" : `, deposit factory ${factory}`) +
+        (vault === undefined ? "" : `, subscription vault ${vault}`)
     )
   })
 

@@ -213,6 +213,7 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       }
       const depositFactory = yield* addressIn(configured.depositFactories[network], Configuration.depositFactoryVariable(network))
       const depositFactoryV1 = yield* addressIn(configured.firstDepositFactories[network], Configuration.depositFactoryV1Variable(network))
+      const subscriptionVault = yield* addressIn(configured.subscriptionVaults[network], Configuration.subscriptionVaultVariable(network))
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
         testnet: preset.testnet,
@@ -224,7 +225,8 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         ...(Option.isSome(collectionKey) ? { collectionPrivateKey: Redacted.value(collectionKey.value) } : {}),
         explorerUrl: preset.explorerUrl,
         ...(depositFactory === undefined ? {} : { depositFactory }),
-        ...(depositFactoryV1 === undefined ? {} : { depositFactoryV1 })
+        ...(depositFactoryV1 === undefined ? {} : { depositFactoryV1 }),
+        ...(subscriptionVault === undefined ? {} : { subscriptionVault })
       })
     }
     const assets = networks.flatMap((network) => {
