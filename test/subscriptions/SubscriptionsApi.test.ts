@@ -169,10 +169,10 @@ describe("Subscriptions through the API on the local chain", () => {
     const cancel = await partner("POST", `/v1/subscriptions/${byMerchant.subscription.id}/cancel`)
     expect(cancel.status).toBe(200)
     expect(cancel.body).toMatchObject({ status: "cancelled", cancelledBy: "merchant" })
-    // Cancelling again changes nothing.
+    // Cancelling again answers it as it is (the worker may have closed it in the contract meanwhile): no second event.
     const again = await partner("POST", `/v1/subscriptions/${byMerchant.subscription.id}/cancel`)
     expect(again.status).toBe(200)
-    expect(again.body).toMatchObject({ status: "cancelled", cancelledBy: "merchant", updatedAt: cancel.body.updatedAt })
+    expect(again.body).toMatchObject({ status: "cancelled", cancelledBy: "merchant" })
 
     // Three periods later neither payer paid again.
     await new Promise((resolve) => setTimeout(resolve, 3 * period * 1000))
@@ -182,7 +182,7 @@ describe("Subscriptions through the API on the local chain", () => {
     const paidBefore = BigInt(merchantCancelled.charges.filter((c: any) => c.status === "succeeded").length)
     expect(await balanceOf(second.address)).toBe(10n * fee - paidBefore * fee)
     const types = hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === byMerchant.subscription.id).map((r) => r.envelope.type)
-    expect(types).toContain("subscription.cancelled")
+    expect(types.filter((type) => type === "subscription.cancelled")).toHaveLength(1)
   }, 150_000)
 
   it("a payer moves to a new price from the next period: each period is paid once, the old price up to it, the new from it", async () => {
