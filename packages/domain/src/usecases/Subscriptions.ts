@@ -150,7 +150,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           return { plan: plan.value, merchant: merchant.value }
         })
 
-      const assetsFor = (plan: Plan) =>
+      // The tokens a buyer may subscribe with now, each with where its charges go: on a chain with a
+      // subscription contract, of the plan's mode, priced when the plan is in a currency, and with a
+      // settlement destination of the merchant past its change delay.
+      const takeable = (plan: Plan) =>
         Effect.gen(function*() {
           const millis = yield* Clock.currentTimeMillis
           const candidates = catalog.all.filter((asset) =>
@@ -158,13 +161,15 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             assetMode(modes, asset.assetId) === plan.mode &&
             (plan.unit.startsWith(fiatUnitPrefix) || plan.unit === `${tokenUnitPrefix}${asset.assetId}`)
           )
-          return yield* Effect.filter(candidates, (asset) =>
+          const taken = yield* Effect.forEach(candidates, (asset) =>
             Effect.gen(function*() {
               const destination = yield* settlements.findByAsset(plan.merchantId, asset.assetId)
-              if (Option.isNone(destination) || !isUsable(destination.value, millis)) return false
-              if (!plan.unit.startsWith(fiatUnitPrefix)) return true
-              return Option.isSome(yield* oracle.pricing(plan.unit.slice(fiatUnitPrefix.length), asset.assetId))
+              if (Option.isNone(destination) || !isUsable(destination.value, millis)) return []
+              const priced = !plan.unit.startsWith(fiatUnitPrefix) ||
+                Option.isSome(yield* oracle.pricing(plan.unit.slice(fiatUnitPrefix.length), asset.assetId))
+              return priced ? [{ asset, receiver: destination.value.destination }] : []
             }))
+          return taken.flat()
         })
 
       const noReplace = (message: string) => new ParamsValidation({ message: `replaces: ${message}` })
@@ -216,31 +221,30 @@ export class Subscriptions extends Context.Service<Subscriptions, {
 
       const checkout = Effect.fn("Subscriptions.checkout")(function*(mode: Mode, planId: string) {
         const { merchant, plan } = yield* publicPlan(mode, planId)
-        return { plan, merchant, assets: plan.active ? yield* assetsFor(plan) : [] }
+        return { plan, merchant, assets: plan.active ? (yield* takeable(plan)).map((t) => t.asset) : [] }
       })
 
       const offer = Effect.fn("Subscriptions.offer")(function*(mode: Mode, planId: string, input: OfferInput) {
         const { plan } = yield* publicPlan(mode, planId)
         if (!plan.active) return yield* new InvalidState({ message: "This plan takes no new subscribers." })
         const payer = yield* parseAccountId(input.payer, "payer")
-        const assets = yield* assetsFor(plan)
-        const asset = input.asset === undefined && assets.length === 1
+        const assets = yield* takeable(plan)
+        const chosen = input.asset === undefined && assets.length === 1
           ? assets[0]
-          : assets.find((a) => a.assetId === input.asset)
-        if (asset === undefined) {
+          : assets.find((a) => a.asset.assetId === input.asset)
+        if (chosen === undefined) {
           return yield* new ParamsValidation({
             message: assets.length === 0
               ? "This plan cannot be subscribed to just now: the merchant takes none of its tokens."
-              : `asset must be one of ${assets.map((a) => a.assetId).join(", ")}.`
+              : `asset must be one of ${assets.map((a) => a.asset.assetId).join(", ")}.`
           })
         }
+        const { asset, receiver } = chosen
         const payerId = formatAccountId(payer)
         if (accountChainId(payerId) !== asset.chainId) {
           return yield* new ParamsValidation({ message: `payer must be an account on ${asset.chainId}, the token's chain.` })
         }
         const now = yield* nowSeconds
-        const destination = yield* settlements.findByAsset(plan.merchantId, asset.assetId)
-        if (Option.isNone(destination)) return yield* new ParamsValidation({ message: "This plan cannot be subscribed to just now." })
         let amount = plan.value
         let expiresAt = now + offerSeconds
         if (plan.unit.startsWith(fiatUnitPrefix)) {
@@ -255,7 +259,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         const claims: OfferClaims = {
           planId: plan.id,
           payer: payerId,
-          receiver: destination.value.destination,
+          receiver,
           asset: asset.assetId,
           amountPerPeriod: amount.toString(),
           periodSeconds: plan.periodSeconds,
