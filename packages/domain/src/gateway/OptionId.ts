@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { InvalidParams } from "../errors/DomainErrors.ts"
+import { EscrowTerms } from "../hold/Hold.ts"
 import { makeSealer } from "../ids/SealedClaims.ts"
 
 /** What an option id carries: the quote the buyer may commit to, for one payment and account. */
@@ -21,7 +22,9 @@ export const OptionClaims = Schema.Struct({
   /** 0x + random bytes: the 32-byte EIP-3009 nonce (pull), the 16-byte transfer reference (push), 16 unused bytes (deposit). */
   nonce: Schema.String,
   /** Unix seconds. */
-  quotedAt: Schema.Int
+  quotedAt: Schema.Int,
+  /** A held payment's escrow terms, fixed with the quote (`nonce` is their salt); absent otherwise. */
+  escrow: Schema.optionalKey(Schema.Struct(EscrowTerms.fields))
 })
 /** The claims of an option id. */
 export type OptionClaims = typeof OptionClaims.Type

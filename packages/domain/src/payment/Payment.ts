@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { EscrowTerms, Hold } from "../hold/Hold.ts"
 import { MerchantId, PartnerId, PaymentId, PaymentLinkId } from "../ids/Ids.ts"
 import { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
 
@@ -25,7 +26,9 @@ export class SignedAuthorization extends Schema.Class<SignedAuthorization>("payg
   /** 0x + 32 bytes (lowercase hex), chosen with the quote. */
   nonce: Schema.String,
   /** 0x-prefixed signature as the wallet returned it. */
-  signature: Schema.String
+  signature: Schema.String,
+  /** A held payment's escrow terms (`to` is then the escrow, `nonce` the terms' salt); absent otherwise. */
+  escrow: Schema.optionalKey(EscrowTerms)
 }) {}
 
 /** The buyer's commitment to one option, recorded when a confirm is accepted. */
@@ -83,5 +86,7 @@ export class Payment extends Schema.Class<Payment>("paygate/Payment")({
   /** Unix milliseconds. */
   updatedAt: Schema.Int,
   /** The payment link a buyer opened this payment from; absent for payments created through the API. */
-  linkId: Schema.optionalKey(PaymentLinkId)
+  linkId: Schema.optionalKey(PaymentLinkId),
+  /** A payment created with `capture: "manual"`: its funds held in the escrow until captured; absent otherwise. */
+  hold: Schema.optionalKey(Hold)
 }) {}

@@ -23,10 +23,15 @@ export interface PayableAsset {
   readonly etaSeconds: number
   /** Where payments in this asset are sent: the chain's collection address. */
   readonly collectionAddress: string
+  /** The chain's payment escrow (0x address), where held payments in an EIP-3009 token go; absent without one. */
+  readonly escrowAddress?: string | undefined
 }
 
 /** Whether a buyer pays `asset` by signing an EIP-3009 transfer authorization (not Permit2, not a transfer). */
 export const isEip3009 = (asset: PayableAsset): boolean => asset.kind === "pull" && asset.permit2 !== true
+
+/** Whether a held payment (`capture: "manual"`) can be paid in `asset`: an EIP-3009 token on a chain with an escrow. */
+export const isHoldable = (asset: PayableAsset): boolean => isEip3009(asset) && asset.escrowAddress !== undefined
 
 /** The configured chains and tokens the service accepts payments in. */
 export class AssetCatalog extends Context.Service<AssetCatalog, {

@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { ParamsValidation } from "../errors/DomainErrors.ts"
+import type { EscrowTerms } from "../hold/Hold.ts"
 import type { ChainUnavailable } from "./ChainUnavailable.ts"
 import type { SubmissionRefused } from "./SubmissionRefused.ts"
 
@@ -23,6 +24,12 @@ export type PaymentProof =
     readonly signature: string
     /** Permit2 tokens: the hashes of the approve transactions the wallet sent before signing, in order. */
     readonly approvals?: ReadonlyArray<string> | undefined
+    /**
+     * A held payment's: the authorization is an EIP-3009 `ReceiveWithAuthorization` to the escrow
+     * (`to`), submitted through the escrow's `authorize`; its signed nonce is the hash of these terms
+     * with `nonce` as their salt.
+     */
+    readonly escrow?: EscrowTerms | undefined
   }
   | {
     readonly _tag: "Transaction"
