@@ -1,12 +1,26 @@
 import { Schema } from "effect"
 
-/** Internal and gateway payment statuses (API rules §4). */
-export const PaymentStatus = Schema.Literals(["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"])
+/**
+ * Internal and gateway payment statuses (API rules §4). A held payment (`capture: "manual"`) adds three:
+ * `authorized` (its funds are in the escrow), `voided` (given back to the buyer before any capture) and
+ * `reclaimed` (taken back by the buyer after the capture deadline, nothing captured).
+ */
+export const PaymentStatus = Schema.Literals([
+  "requires_action",
+  "processing",
+  "succeeded",
+  "failed",
+  "expired",
+  "cancelled",
+  "authorized",
+  "voided",
+  "reclaimed"
+])
 /** A gateway payment status. */
 export type PaymentStatus = typeof PaymentStatus.Type
 
 /** Statuses of the Merchant API view (`/v1/merchant/…`). */
-export const MerchantPaymentStatus = Schema.Literals(["pending", "processing", "succeeded", "failed", "expired"])
+export const MerchantPaymentStatus = Schema.Literals(["pending", "processing", "succeeded", "failed", "expired", "authorized", "voided", "reclaimed"])
 /** A Merchant API payment status. */
 export type MerchantPaymentStatus = typeof MerchantPaymentStatus.Type
 

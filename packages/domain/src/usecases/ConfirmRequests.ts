@@ -11,6 +11,7 @@ import {
 } from "../errors/DomainErrors.ts"
 import type { Confirmation } from "../gateway/Confirmation.ts"
 import { type OptionClaims, OptionIds } from "../gateway/OptionId.ts"
+import { EscrowTerms } from "../hold/Hold.ts"
 import type { Payment } from "../payment/Payment.ts"
 import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { QuoteStore } from "../ports/QuoteStore.ts"
@@ -163,12 +164,13 @@ export class ConfirmRequests extends Context.Service<ConfirmRequests, {
               _tag: "Authorization",
               account: claims.account,
               asset: claims.asset,
-              to: asset.collectionAddress,
+              to: claims.escrow === undefined ? asset.collectionAddress : asset.escrowAddress ?? "",
               value,
               validBefore: claims.expiresAt ?? payment.expiresAt,
               nonce: claims.nonce,
               signature: answer,
-              approvals
+              approvals,
+              escrow: claims.escrow === undefined ? undefined : new EscrowTerms(claims.escrow, { disableChecks: true })
             }
             : {
               _tag: "Transaction",

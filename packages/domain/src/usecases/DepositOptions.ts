@@ -63,7 +63,8 @@ export class DepositOptions extends Context.Service<DepositOptions, {
       const chainsFor = (payment: Payment) => chains.chains.filter((chainId) => modes.modeOf(chainId) === payment.mode)
 
       const availability = Effect.fnUntraced(function*(payment: Payment) {
-        if (chainsFor(payment).length === 0) return "none" as const
+        // A held payment is paid into the escrow by a signed authorization: a plain transfer cannot be held.
+        if (chainsFor(payment).length === 0 || payment.hold !== undefined) return "none" as const
         return (yield* dataCollection.needsData(payment)) ? "needsData" as const : "offered" as const
       })
 

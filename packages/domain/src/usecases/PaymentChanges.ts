@@ -10,10 +10,13 @@ import { type PaymentEvent, statusAt, transition } from "../payment/StatusMachin
 import type { DuplicateCommitment, PaymentRepository } from "../ports/PaymentRepository.ts"
 import { type Access, canSee } from "./Access.ts"
 
-/** A change a use case wants to make: the machine event, its outbox event type and the new fields. */
+/**
+ * A change a use case wants to make: the machine event, its outbox event type (`null`: a change no
+ * one is told of, such as a merchant's request the worker has yet to carry out) and the new fields.
+ */
 export interface Change {
   readonly event: PaymentEvent
-  readonly type: PaymentEventType
+  readonly type: PaymentEventType | null
   readonly patch: (payment: Payment, nowSeconds: number) => Partial<Payment>
   readonly stage: Record<string, unknown>
   /** Gas the service paid for the transaction the change observes. */
@@ -93,7 +96,8 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
           stateVersion: current.stateVersion + 1,
           updatedAt: Math.max(millis, current.updatedAt)
         })
-        const written = yield* repo.update(next, [yield* eventFor(type, next, stage)], gas).pipe(
+        const events = type === null ? [] : [yield* eventFor(type, next, stage)]
+        const written = yield* repo.update(next, events, gas).pipe(
           Effect.catchTag("DuplicateCommitment", (error) => {
             const mapped = onDuplicate(error)
             return mapped === undefined ? Effect.die(error) : Effect.fail(mapped)

@@ -96,6 +96,10 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
         // Before the proof: verifying it may cost a chain call.
         if (input.onOffer !== undefined) yield* input.onOffer
         const proof = input.proof(current)
+        const escrow = proof._tag === "Authorization" ? proof.escrow : undefined
+        if ((current.hold === undefined) !== (escrow === undefined)) {
+          return yield* new ParamsValidation({ message: "This option is not one for this payment's capture method; ask for options again." })
+        }
         yield* chain.verify(proof)
         const commitment = new Commitment({
           kind: proof._tag === "Authorization" ? "pull" : "push",
@@ -109,12 +113,15 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
               to: proof.to,
               validBefore: proof.validBefore,
               nonce: proof.nonce.toLowerCase(),
-              signature: proof.signature
+              signature: proof.signature,
+              ...(escrow === undefined ? {} : { escrow })
             })
             : null,
           reference: proof._tag === "Transaction" ? proof.reference : null,
           walletName: input.walletName,
-          confirmedAt: now
+          confirmedAt: now,
+          // A held payment's transfer pays the escrow, not the collection address.
+          ...(escrow === undefined ? {} : { recipient: `${input.option.asset.slice(0, input.option.asset.indexOf("/"))}:${proof.to}` })
         })
         return yield* change(access, id, (latest, at): Decision<PaymentExpired | InvalidState> => {
           if (latest.commitment !== null) {

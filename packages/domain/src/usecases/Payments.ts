@@ -8,6 +8,8 @@ import {
 import type { GasPaid } from "../gas/GasPaid.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { MerchantId, type PartnerId, type PaymentId } from "../ids/Ids.ts"
+import { Hold } from "../hold/Hold.ts"
+import { captureWindow, newHold } from "../hold/HoldRules.ts"
 import { type Page, type PageRequest, toPage } from "../paging/Page.ts"
 import { CheckoutRedirect, Commitment, type Mode, Payment } from "../payment/Payment.ts"
 import type { CancelReason, PaymentStatus } from "../payment/PaymentStatus.ts"
@@ -34,6 +36,31 @@ export interface CreatePaymentInput {
   readonly checkout?: { readonly successUrl?: string | undefined; readonly errorUrl?: string | undefined } | undefined
   /** How current the merchant must be read (default `current`, see {@link MerchantRead}). */
   readonly merchantRead?: MerchantRead | undefined
+  /**
+   * `manual`: the buyer's funds are held in the escrow until the merchant captures them (`Holds`).
+   * `windowSeconds` is how long the merchant has to capture, counted from the payment's expiry;
+   * `voidAtDeadline` (default true) gives what is still held back to the buyer at the deadline.
+   */
+  readonly capture?: {
+    readonly method: "automatic" | "manual"
+    readonly windowSeconds?: number | undefined
+    readonly voidAtDeadline?: boolean | undefined
+  } | undefined
+}
+
+// The capture window asked for, within its bounds for the mode.
+const captureWindowOf = (input: CreatePaymentInput): Result.Result<number | undefined, ParamsValidation> => {
+  const capture = input.capture
+  if (capture === undefined || capture.method === "automatic") {
+    return capture?.windowSeconds === undefined && capture?.voidAtDeadline === undefined
+      ? Result.succeed(undefined)
+      : Result.fail(new ParamsValidation({ message: 'captureWindowSeconds and voidAtDeadline apply only to capture "manual".' }))
+  }
+  const seconds = capture.windowSeconds ?? captureWindow.defaultSeconds
+  const min = input.mode === "live" ? captureWindow.liveMinSeconds : captureWindow.sandboxMinSeconds
+  return Number.isSafeInteger(seconds) && seconds >= min && seconds <= captureWindow.maxSeconds
+    ? Result.succeed(seconds)
+    : Result.fail(new ParamsValidation({ message: `captureWindowSeconds must be an integer from ${min} to ${captureWindow.maxSeconds}.` }))
 }
 
 // A payment of a mode no configured network serves could never be paid: said at creation.
@@ -111,6 +138,7 @@ export class Payments extends Context.Service<Payments, {
           })
         }
         const referenceId = yield* validateReferenceId(input.referenceId)
+        const captureSeconds = yield* Effect.fromResult(captureWindowOf(input))
         const redirect = validateCheckout(input.mode, input.checkout)
         // Body rules first, then the merchant lookup (API rules §1 order); deleted merchants take no payments.
         const merchant = Schema.is(MerchantId)(input.merchantId)
@@ -119,6 +147,7 @@ export class Payments extends Context.Service<Payments, {
         if (Option.isNone(merchant)) return yield* yield* missingMerchant(merchants, input.partnerId, input.mode, input.merchantId)
         if (merchant.value.deleted) return yield* new MerchantNotFound({ message: `No merchant ${input.merchantId}.` })
         const millis = yield* Clock.currentTimeMillis
+        const expiresAt = Math.floor(millis / 1000) + settings.lifetimeSeconds
         // Every field is validated above or made here: the constructor's checks would only repeat them.
         return new Payment({
           id: yield* ids.make("payment"),
@@ -131,12 +160,13 @@ export class Payments extends Context.Service<Payments, {
           status: "requires_action",
           stateVersion: 1,
           checkout: redirect === null ? null : new CheckoutRedirect(redirect),
-          expiresAt: Math.floor(millis / 1000) + settings.lifetimeSeconds,
+          expiresAt,
           commitment: null,
           cancelledReason: null,
           cancelledAt: null,
           createdAt: millis,
-          updatedAt: millis
+          updatedAt: millis,
+          ...(captureSeconds === undefined ? {} : { hold: newHold(expiresAt, captureSeconds, input.capture?.voidAtDeadline ?? true) })
         }, { disableChecks: true })
       }, traced("Payments.validate"))
 
@@ -187,13 +217,27 @@ export class Payments extends Context.Service<Payments, {
           return yield* change(systemAccess, id, (latest) =>
             latest.status !== "processing" || latest.commitment === null
               ? Result.fail(new InvalidState({ message: `Payment ${id} is ${latest.status}, not processing.` }))
-              : Result.succeed(Option.some<Change>({
-                event: { _tag: outcome === "succeeded" ? "ChainSucceeded" : "ChainFailed" },
-                type: outcome === "succeeded" ? "payment.succeeded" : "payment.failed",
-                patch: (p) => ({ commitment: new Commitment({ ...p.commitment!, txHash: txHash ?? p.commitment!.txHash }) }),
-                stage: { txHash },
-                gas
-              }))
+              : Result.succeed(Option.some<Change>(
+                outcome === "succeeded" && latest.hold !== undefined
+                  // A held payment's authorization moved the funds into the escrow: held, not yet the merchant's.
+                  ? {
+                    event: { _tag: "EscrowAuthorized" },
+                    type: "payment.authorized",
+                    patch: (p) => ({
+                      commitment: new Commitment({ ...p.commitment!, txHash: txHash ?? p.commitment!.txHash }),
+                      hold: new Hold({ ...p.hold!, authorized: p.commitment!.tokenAmount }, { disableChecks: true })
+                    }),
+                    stage: { txHash, captureBefore: latest.hold.captureBefore },
+                    gas
+                  }
+                  : {
+                    event: { _tag: outcome === "succeeded" ? "ChainSucceeded" : "ChainFailed" },
+                    type: outcome === "succeeded" ? "payment.succeeded" : "payment.failed",
+                    patch: (p) => ({ commitment: new Commitment({ ...p.commitment!, txHash: txHash ?? p.commitment!.txHash }) }),
+                    stage: { txHash },
+                    gas
+                  }
+              ))
           )
         }
       )

@@ -38,7 +38,8 @@ export const makeQuoting = Effect.gen(function*() {
     account: string,
     asset: PayableAsset,
     kind: OptionClaims["kind"],
-    now: number
+    now: number,
+    escrow: OptionClaims["escrow"]
   ) {
     const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
     if (Option.isNone(pricing)) return Option.none<StoredQuote>()
@@ -54,7 +55,8 @@ export const makeQuoting = Effect.gen(function*() {
       // Pull: the 32-byte EIP-3009 nonce; push: the 16-byte reference appended to the transfer (API rules §10);
       // deposit: 16 bytes never handed out (a deposit is found by its address).
       nonce: `0x${hex(yield* random.randomBytes(kind === "pull" ? 32 : 16))}`,
-      quotedAt: now
+      quotedAt: now,
+      ...(escrow === undefined ? {} : { escrow })
     }
     const optionId = yield* ids.issue(claims)
     yield* quotes.save({ optionId, claims })
@@ -69,15 +71,17 @@ export const makeQuoting = Effect.gen(function*() {
       asset: PayableAsset,
       kind: OptionClaims["kind"],
       now: number,
-      refresh: ReadonlySet<string> = new Set()
+      refresh: ReadonlySet<string> = new Set(),
+      escrow?: OptionClaims["escrow"]
     ) {
       const latest = yield* quotes.latest(payment.id, account, asset.assetId)
       const reusable = Option.filter(latest, ({ claims, optionId }) =>
-        !refresh.has(optionId) && claims.kind === kind && (claims.expiresAt === null || now < claims.expiresAt)
+        !refresh.has(optionId) && claims.kind === kind && (claims.expiresAt === null || now < claims.expiresAt) &&
+        claims.escrow?.receiver === escrow?.receiver
       )
       if (Option.isSome(reusable)) return reusable
       yield* admit(payment, now)
-      return yield* fresh(payment, account, asset, kind, now)
+      return yield* fresh(payment, account, asset, kind, now, escrow)
     })
 
   // Room for one more quote of the payment: its replaced, expired quotes go first.
@@ -92,7 +96,8 @@ export const makeQuoting = Effect.gen(function*() {
   return {
     /**
      * The valid quote of (payment, account, asset, kind) unless listed in `refresh`, else a fresh
-     * one within the payment's bound (`params_validation` past it); none when unpriced.
+     * one within the payment's bound (`params_validation` past it); none when unpriced. A held
+     * payment's quote carries its escrow terms (a quote for another receiver is not reused).
      */
     current: choose(withinBound),
     /** The same for a deposit address: a new one only when the last has expired, a few per payment, so unbounded. */

@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { AlreadyRefunded, type InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded } from "../errors/DomainErrors.ts"
+import { AlreadyRefunded, InvalidState, ParamsValidation, PaymentNotFound, PaymentNotSucceeded } from "../errors/DomainErrors.ts"
 import { IdGenerator } from "../ids/IdGenerator.ts"
 import { PaymentId } from "../ids/Ids.ts"
 import { statusAt } from "../payment/StatusMachine.ts"
@@ -85,6 +85,11 @@ export class Refunds extends Context.Service<Refunds, {
         if (status !== "succeeded") {
           return yield* new PaymentNotSucceeded({
             message: `Payment ${payment.id} is ${status}; only succeeded payments can be refunded.`
+          })
+        }
+        if (payment.hold !== undefined) {
+          return yield* new InvalidState({
+            message: `Payment ${payment.id} was captured from the escrow straight to the merchant's settlement destination; the service holds none of it, so refund the buyer from that account.`
           })
         }
         const commitment = payment.commitment

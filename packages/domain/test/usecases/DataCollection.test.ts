@@ -8,6 +8,7 @@ import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { layerTestDataCollection, type MemoryBuyerData } from "../../src/testing/DataCollectionPorts.ts"
 import { catalogOf, layerMemoryQuotes, pricesOf, recordedActions } from "../../src/testing/GatewayPorts.ts"
+import { layerMemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
 import { layerMemoryMerchants, makeMemoryMerchants } from "../../src/testing/MemoryMerchantRepository.ts"
 import { screeningList, seededSecureRandom } from "../../src/testing/TestPorts.ts"
@@ -57,6 +58,7 @@ const layer = (records: MemoryBuyerData) =>
     Layer.provide([
       pricesOf({ [`USD ${usdc.assetId}`]: { _tag: "Peg" } }),
       layerMemoryQuotes(),
+      layerMemorySettlements(),
       recordedActions,
       screeningList([sanctioned]),
       OptionIds.layer(new Uint8Array(32).fill(3)).pipe(Layer.provide(Mac.layerWebCrypto))

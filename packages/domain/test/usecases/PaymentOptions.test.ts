@@ -10,6 +10,7 @@ import { Rate } from "../../src/money/Rate.ts"
 import type { PayableAsset } from "../../src/ports/AssetCatalog.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
 import { catalogOf, layerMemoryQuotes, pricesOf, recordedActions } from "../../src/testing/GatewayPorts.ts"
+import { layerMemorySettlements } from "../../src/testing/MemorySettlementRepository.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
 import { oneMerchant, screeningList, seededSecureRandom } from "../../src/testing/TestPorts.ts"
 import type { Access } from "../../src/usecases/Access.ts"
@@ -36,6 +37,7 @@ const layer = () =>
       catalogOf([usdc, weth, unpriced]),
       pricesOf({ [`USD ${usdc.assetId}`]: { _tag: "Peg" }, [`USD ${weth.assetId}`]: { _tag: "Rate", rate: new Rate({ numerator: 1n, denominator: 3000n }) } }),
       layerMemoryQuotes(),
+      layerMemorySettlements(),
       recordedActions,
       screeningList([sanctioned]),
       OptionIds.layer(new Uint8Array(32).fill(3)).pipe(Layer.provide(Mac.layerWebCrypto))

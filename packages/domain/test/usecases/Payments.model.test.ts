@@ -220,7 +220,10 @@ const read = (index: number, foreign: boolean) =>
       succeeded: "succeeded",
       failed: "failed",
       expired: "expired",
-      cancelled: "failed"
+      cancelled: "failed",
+      authorized: "authorized",
+      voided: "voided",
+      reclaimed: "reclaimed"
     }
     expect(merchantStatus(outcome.ok.status)).toBe(views[status])
     expect(isFinal(outcome.ok.status)).toBe(status !== "requires_action" && status !== "processing")
