@@ -36,6 +36,8 @@ import {
   SettlementDecisions,
   Settlements,
   SubscriptionCharges,
+  HoldExecutions,
+  Holds,
   Subscriptions,
   SubscriptionTokens,
   WebhookDispatch,
@@ -97,7 +99,8 @@ const UseCases = Layer.mergeAll(
   PayoutApprovals.layer,
   Receipts.layer,
   ReceiptRefunds.layer,
-  Exports.layer
+  Exports.layer,
+  Holds.layer
 )
 
 /** Webhook endpoints, deliveries and redelivery (API rules §6), their adapters and settings from configuration. */
@@ -207,7 +210,8 @@ export const workerServices = Layer.mergeAll(
   ReceiptReversals.layer,
   Layer.mergeAll(PayoutExecutions.layer, SettlementDecisions.layer, ReceiptRefundExecutions.layer).pipe(Layer.provide(ConfiguredPayoutPolicy.layer)),
   DepositSweeps.layer,
-  SubscriptionCharges.layer
+  SubscriptionCharges.layer,
+  HoldExecutions.layer
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDispatch.layer, Payments.layer)),
   Layer.provideMerge(WebhookAdapters.layerFromConfig),
@@ -220,6 +224,7 @@ export const workerServices = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(
     SqlPersistence.layer,
     SqlChainWork.layer,
+    SqlChainWork.layerHolds,
     SqlQuoteStore.layer,
     SqlSubscriptionRepository.layer,
     WorkerPorts.payoutPorts,

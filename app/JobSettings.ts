@@ -1,7 +1,7 @@
 /**
  * The settings of the worker's jobs (`@paygate/worker` `Jobs`) from configuration: `WORKER_*`,
- * `EXECUTOR_*`, `WATCHER_*`, `PAYOUT_*` (the deposit sweeps are tuned like the payouts) and
- * `SUBSCRIPTION_*`, each unset one the worker's default.
+ * `EXECUTOR_*`, `WATCHER_*`, `PAYOUT_*` (the deposit sweeps are tuned like the payouts),
+ * `SUBSCRIPTION_*` and `HOLD_*`, each unset one the worker's default.
  *
  * @module
  */
@@ -9,6 +9,8 @@ import { Configuration } from "@paygate/adapters"
 import {
   ExecutorSettings,
   executorSettingsFrom,
+  HoldSettings,
+  holdSettingsFrom,
   PayoutSettings,
   payoutSettingsFrom,
   SubscriptionSettings,
@@ -26,5 +28,6 @@ export const jobSettings = Layer.mergeAll(
   Layer.effect(ExecutorSettings, Effect.map(Configuration.executor, executorSettingsFrom)),
   Layer.effect(WatcherSettings, Effect.map(Configuration.watcher, watcherSettingsFrom)),
   Layer.effect(PayoutSettings, Effect.map(Configuration.payouts, payoutSettingsFrom)),
-  Layer.effect(SubscriptionSettings, Effect.map(Configuration.subscriptions, subscriptionSettingsFrom))
+  Layer.effect(SubscriptionSettings, Effect.map(Configuration.subscriptions, subscriptionSettingsFrom)),
+  Layer.effect(HoldSettings, Effect.map(Configuration.holds, holdSettingsFrom))
 )

@@ -237,13 +237,13 @@ export const worker = Config.all({
 })
 
 // A leased-work job's timings (`<prefix>_POLL_MS`, …); unset, the job's defaults.
-const leasedWork = (prefix: string) =>
-  Config.all({
-    pollIntervalMs: optionalInt(`${prefix}_POLL_MS`),
-    leaseMs: optionalInt(`${prefix}_LEASE_MS`),
-    pendingRecheckMs: optionalInt(`${prefix}_PENDING_RECHECK_MS`),
-    unknownRecheckMs: optionalInt(`${prefix}_UNKNOWN_RECHECK_MS`)
-  })
+const leasedWorkFields = (prefix: string) => ({
+  pollIntervalMs: optionalInt(`${prefix}_POLL_MS`),
+  leaseMs: optionalInt(`${prefix}_LEASE_MS`),
+  pendingRecheckMs: optionalInt(`${prefix}_PENDING_RECHECK_MS`),
+  unknownRecheckMs: optionalInt(`${prefix}_UNKNOWN_RECHECK_MS`)
+})
+const leasedWork = (prefix: string) => Config.all(leasedWorkFields(prefix))
 
 /** `EXECUTOR_POLL_MS`, `EXECUTOR_LEASE_MS`, `EXECUTOR_PENDING_RECHECK_MS`, `EXECUTOR_UNKNOWN_RECHECK_MS`. */
 export const executor = leasedWork("EXECUTOR")
@@ -277,6 +277,12 @@ export const subscriptions = Config.all({
   pollIntervalMs: optionalInt("SUBSCRIPTION_POLL_MS"),
   leaseMs: optionalInt("SUBSCRIPTION_LEASE_MS"),
   unknownRecheckMs: optionalInt("SUBSCRIPTION_UNKNOWN_RECHECK_MS")
+})
+
+/** `HOLD_*`: the held-payments job's timings, and `HOLD_WAITING_RECHECK_MS` for payments with nothing to do yet. */
+export const holds = Config.all({
+  ...leasedWorkFields("HOLD"),
+  waitingRecheckMs: optionalInt("HOLD_WAITING_RECHECK_MS")
 })
 
 /** `METRICS_TOKEN`: the API's `GET /metrics` asks for `Authorization: Bearer <it>`; unset or blank, no credential. */

@@ -50,6 +50,7 @@ import * as SizeIndexes from "./migrations/0033_size_indexes.ts"
 import * as Subscriptions from "./migrations/0034_subscriptions.ts"
 import * as Plans from "./migrations/0035_plans.ts"
 import * as SubscriptionChanges from "./migrations/0036_subscription_changes.ts"
+import * as HeldPayments from "./migrations/0037_held_payments.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -95,7 +96,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0033_size_indexes": runStatements(SizeIndexes.statements),
   "0034_subscriptions": runStatements(Subscriptions.statements),
   "0035_plans": runStatements(Plans.statements),
-  "0036_subscription_changes": runStatements(SubscriptionChanges.statements)
+  "0036_subscription_changes": runStatements(SubscriptionChanges.statements),
+  "0037_held_payments": runStatements(HeldPayments.statements)
 }
 
 /** The table recording applied migrations. */

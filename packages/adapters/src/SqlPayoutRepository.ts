@@ -74,6 +74,8 @@ export const make = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       return yield* sql`SELECT ${sql.literal(paymentSelect)} FROM payments
       WHERE status = 'succeeded' AND NOT settlement_decided
+        -- A held payment's captures went from the escrow straight to the merchant: nothing of it is here to pay out.
+        AND hold IS NULL
         -- A payment whose destination is not usable yet waits (left out, so it never fills the batch of the others).
         -- Destinations are stored checksummed, commitments as paid: asset ids compare without case (eip155 hex).
         AND NOT EXISTS (SELECT 1 FROM crypto_settlements s WHERE s.merchant_id = payments.merchant_id
@@ -95,7 +97,7 @@ export const make = Effect.gen(function*() {
   ) =>
     Effect.gen(function*() {
       const open = yield* sql`SELECT id FROM payments
-        WHERE id = ${paymentId} AND status = 'succeeded' AND NOT settlement_decided FOR UPDATE`
+        WHERE id = ${paymentId} AND status = 'succeeded' AND NOT settlement_decided AND hold IS NULL FOR UPDATE`
       if (open.length === 0) return false
       // The destination as committed now, the payment locked; a change or removal of it waits for this decision.
       // Destinations are stored checksummed, commitments as paid: asset ids compare without case (eip155 hex).

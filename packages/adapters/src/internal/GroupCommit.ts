@@ -31,10 +31,10 @@ export const make = (sql: SqlClient.SqlClient) => {
   const paymentInsert = (payment: Payment) => {
     const c = paymentColumns(payment)
     return sql`INSERT INTO payments (id, partner_id, merchant_id, mode, reference_id, currency, value, status,
-        state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at, link_id)
+        state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at, link_id, hold)
       VALUES (${c.id}, ${c.partner_id}, ${c.merchant_id}, ${c.mode}, ${c.reference_id}, ${c.currency}, ${c.value}::numeric,
         ${c.status}, ${c.state_version}, ${c.checkout}::jsonb, ${c.expires_at}, ${c.commitment}::jsonb,
-        ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at}, ${c.link_id})`
+        ${c.cancelled_reason}, ${c.cancelled_at}::bigint, ${c.created_at}, ${c.updated_at}, ${c.link_id}, ${c.hold}::jsonb)`
   }
 
   // The inserts' writes as data-modifying WITHs (`w0`, `w1`, …) and their completions (`h0`, …),

@@ -35,6 +35,7 @@ interface EncodedPayment {
   readonly value: string
   readonly checkout: unknown
   readonly commitment: unknown
+  readonly hold?: unknown
 }
 
 // Encoded once per payment: an insert writes both the payment's columns and its event's snapshot of it.
@@ -69,6 +70,8 @@ export interface PaymentColumns {
   readonly created_at: number
   readonly updated_at: number
   readonly link_id: string | null
+  /** JSON text or `NULL`. */
+  readonly hold: string | null
 }
 
 /** A payment's column values (timestamps in milliseconds). */
@@ -91,13 +94,14 @@ export const paymentColumns = (payment: Payment): PaymentColumns => {
     cancelled_at: payment.cancelledAt === null ? null : secondsToMillis(payment.cancelledAt),
     created_at: payment.createdAt,
     updated_at: payment.updatedAt,
-    link_id: payment.linkId ?? null
+    link_id: payment.linkId ?? null,
+    hold: json.hold === undefined ? null : jsonText(json.hold)
   }
 }
 
 /** The columns selected for a payment, in order. */
 export const paymentSelect =
-  "id, partner_id, merchant_id, mode, reference_id, currency, value::text AS value, status, state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at, link_id"
+  "id, partner_id, merchant_id, mode, reference_id, currency, value::text AS value, status, state_version, checkout, expires_at, commitment, cancelled_reason, cancelled_at, created_at, updated_at, link_id, hold"
 
 /** Decodes a `payments` row selected with {@link paymentSelect}; a row that is not a valid payment is a defect. */
 export const paymentFromRow = (row: Record<string, unknown>): Payment =>
@@ -118,7 +122,8 @@ export const paymentFromRow = (row: Record<string, unknown>): Payment =>
     cancelledAt: millisToSecondsOrNull(row.cancelled_at),
     createdAt: toInt(row.created_at),
     updatedAt: toInt(row.updated_at),
-    ...(row.link_id === null || row.link_id === undefined ? {} : { linkId: row.link_id })
+    ...(row.link_id === null || row.link_id === undefined ? {} : { linkId: row.link_id }),
+    ...(row.hold === null || row.hold === undefined ? {} : { hold: fromJsonColumn(row.hold) })
   })
 
 /** The columns of `outbox_events`, as bound on insert. */
