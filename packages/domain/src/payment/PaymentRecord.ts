@@ -3,6 +3,7 @@ import { fiatAmount, type Amount } from "../money/Amount.ts"
 import { ExplorerLinks, type ExplorerLinksShape } from "../ports/ExplorerLinks.ts"
 import { type Refund, RefundStatus } from "../refund/Refund.ts"
 import type { CancelReason, PaymentStatus } from "./PaymentStatus.ts"
+import type { Hold } from "../hold/Hold.ts"
 import type { Payment } from "./Payment.ts"
 import { isFinal } from "./StatusMachine.ts"
 
@@ -71,7 +72,54 @@ export interface PaymentRecord {
   readonly updatedAt: number
   /** The payment link the buyer paid through (docs/payment-links.md); absent otherwise. */
   readonly linkId?: string
+  /** A payment created with `capture: "manual"`: what the escrow holds and what the merchant asked of it. */
+  readonly hold?: HoldRecord
 }
+
+/** A held payment's hold as records and webhooks show it: token amounts in base units of `option.asset`, times in Unix seconds. */
+export interface HoldRecord {
+  readonly captureBefore: number
+  readonly refundBefore: number
+  readonly voidAtDeadline: boolean
+  /** Held once authorized ("0" before). */
+  readonly authorized: string
+  readonly captured: string
+  /** What is captured, in the payment's currency. */
+  readonly capturedAmount: Amount
+  readonly released: "voided" | "reclaimed" | null
+  readonly operations: ReadonlyArray<{
+    readonly kind: "capture" | "void"
+    readonly amount: string
+    readonly value: Amount
+    readonly status: "pending" | "submitted" | "succeeded" | "failed"
+    readonly txHash: string | null
+    readonly failure: string | null
+    readonly requestedBy: "merchant" | "deadline"
+    readonly requestedAt: number
+    readonly completedAt: number | null
+  }>
+}
+
+const holdRecord = (payment: Payment, hold: Hold): HoldRecord => ({
+  captureBefore: hold.captureBefore,
+  refundBefore: hold.refundBefore,
+  voidAtDeadline: hold.voidAtDeadline,
+  authorized: hold.authorized.toString(),
+  captured: hold.captured.toString(),
+  capturedAmount: fiatAmount(payment.currency, hold.capturedValue),
+  released: hold.released,
+  operations: hold.operations.map((op) => ({
+    kind: op.kind,
+    amount: op.tokenAmount.toString(),
+    value: fiatAmount(payment.currency, op.value),
+    status: op.status,
+    txHash: op.txHash,
+    failure: op.failure,
+    requestedBy: op.requestedBy,
+    requestedAt: op.requestedAt,
+    completedAt: op.completedAt
+  }))
+})
 
 /** Stages that live outside the payment row. */
 export interface PaymentStages {
@@ -114,6 +162,7 @@ export const toPaymentRecord = (
     stateVersion: payment.stateVersion,
     createdAt: Math.floor(payment.createdAt / 1000),
     updatedAt: Math.floor(payment.updatedAt / 1000),
-    ...(payment.linkId === undefined ? {} : { linkId: payment.linkId })
+    ...(payment.linkId === undefined ? {} : { linkId: payment.linkId }),
+    ...(payment.hold === undefined ? {} : { hold: holdRecord(payment, payment.hold) })
   }
 }

@@ -81,3 +81,11 @@ export const statusAt = (
   payment: { readonly status: PaymentStatus; readonly expiresAt: number },
   nowSeconds: number
 ): PaymentStatus => (payment.status === "requires_action" && nowSeconds >= payment.expiresAt ? "expired" : payment.status)
+
+/**
+ * The status wallets see (the gateway API): they know only the six statuses of the specification. A held
+ * payment's buyer is done once the escrow holds the funds, so `authorized` reads `succeeded`; what the
+ * escrow gave back (`voided`, `reclaimed`) reads `failed`. Partners and merchants see the held statuses.
+ */
+export const walletStatus = (status: PaymentStatus): PaymentStatus =>
+  status === "authorized" ? "succeeded" : status === "voided" || status === "reclaimed" ? "failed" : status

@@ -1,6 +1,7 @@
 import { InvalidState, MerchantNotFound, PaymentNotFound } from "@paygate/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { captureDescription, voidDescription } from "./CaptureDescriptions.ts"
 import { createDescription } from "./CreateDescription.ts"
 import { wire } from "./ErrorWire.ts"
 import { PartnerAuth } from "./Security.ts"
@@ -12,7 +13,8 @@ export const PartnerCreatePaymentRequest = Schema.Struct({
   merchantId: Schema.String,
   amount: ApiWire.CreatePaymentAmount,
   referenceId: Schema.String,
-  checkout: Schema.optionalKey(ApiWire.CheckoutConfig)
+  checkout: Schema.optionalKey(ApiWire.CheckoutConfig),
+  ...ApiWire.CaptureFields
 }).annotate({ identifier: "PartnerCreatePaymentRequest" })
 
 /**
@@ -43,7 +45,7 @@ const text = (description: string) => Schema.optionalKey(Schema.String.annotate(
 export const PaymentListFilters = {
   status: Schema.optionalKey(
     Schema.Array(Schema.String).annotate({
-      description: "Repeatable: requires_action, processing, succeeded, failed, expired, cancelled."
+      description: "Repeatable: requires_action, processing, succeeded, failed, expired, cancelled, authorized, voided, reclaimed."
     })
   ),
   referenceId: text("The merchant's reference, exactly."),
@@ -91,6 +93,17 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       success: ApiWire.CancelResponse,
       error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
     }).annotate(OpenApi.Summary, "Cancel a payment that still waits for the buyer"),
+    HttpApiEndpoint.post("capture", "/v1/payments/:id/capture", {
+      params: paymentId,
+      payload: ApiWire.CaptureRequest,
+      success: ApiWire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Capture some or all of a held payment").annotate(OpenApi.Description, captureDescription),
+    HttpApiEndpoint.post("void", "/v1/payments/:id/void", {
+      params: paymentId,
+      success: ApiWire.PaymentRecord,
+      error: [wire(PaymentNotFound, "PaymentNotFound"), wire(InvalidState, "InvalidState")]
+    }).annotate(OpenApi.Summary, "Give what a held payment still holds back to the buyer").annotate(OpenApi.Description, voidDescription),
     HttpApiEndpoint.post("retryRefund", "/v1/payments/:id/refund/retry", {
       params: paymentId,
       success: ApiWire.PaymentRecord,

@@ -8,7 +8,8 @@ import {
   ParamsValidation,
   type Payment,
   Payments,
-  pollInMs
+  pollInMs,
+  walletStatus
 } from "@paygate/domain"
 import { Clock, Effect } from "effect"
 import { PaygateApi } from "../api/Api.ts"
@@ -31,11 +32,10 @@ const parseMaxPoll = (text: string | undefined) => {
 /** The account provider recorded for a confirm without `Sdk-Name`. */
 const unnamedWallet = "Unknown wallet"
 
-const statusBody = (payment: Payment) => ({
-  status: payment.status,
-  isFinal: isFinal(payment.status),
-  pollInMs: pollInMs(payment.status)
-})
+const statusBody = (payment: Payment) => {
+  const status = walletStatus(payment.status)
+  return { status, isFinal: isFinal(status), pollInMs: pollInMs(status) }
+}
 
 /** Gateway handlers: the caller's mode must match the payment's, else it does not exist for them. */
 export const GatewayHandlers = HandlerGroup.group(
@@ -65,7 +65,7 @@ export const GatewayHandlers = HandlerGroup.group(
           const deadline = (yield* Clock.currentTimeMillis) + waitMillis
           let current = first
           // Long poll: re-read until the status changes (expiry on read counts) or the time is up.
-          while (current.status === first.status && !isFinal(current.status)) {
+          while (current.status === first.status && !isFinal(walletStatus(current.status))) {
             const left = deadline - (yield* Clock.currentTimeMillis)
             if (left <= 0) break
             yield* Effect.sleep(Math.min(pollStepMillis, left))

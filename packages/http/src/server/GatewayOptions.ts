@@ -31,7 +31,8 @@ import {
   PaymentOptions,
   Payments,
   QuoteExpired,
-  WalletActions
+  WalletActions,
+  walletStatus
 } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
 import * as ApiWire from "../api/wire/index.ts"
@@ -63,7 +64,7 @@ export const make = Effect.gen(function*() {
   const paymentInfo = Effect.fnUntraced(function*(payment: Payment) {
     const merchant = yield* merchants.findById(payment.partnerId, payment.mode, payment.merchantId)
     return {
-      status: payment.status,
+      status: walletStatus(payment.status),
       amount: fiatAmount(payment.currency, payment.value),
       expiresAt: payment.expiresAt,
       merchant: {

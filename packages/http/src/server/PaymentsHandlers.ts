@@ -3,6 +3,7 @@ import {
   approvalWait,
   checkoutWarning,
   ExplorerLinks,
+  Holds,
   isFinal,
   type Payment,
   PaymentRepository,
@@ -20,6 +21,7 @@ import { CheckoutSettings } from "../settings/CheckoutSettings.ts"
 import { PaygateApi } from "../api/Api.ts"
 import { CreatedPayment } from "../api/PaymentsApi.ts"
 import { CurrentCaller } from "../api/Security.ts"
+import { captureInput } from "./CaptureInput.ts"
 import { createdResponse } from "./CreatedResponse.ts"
 import { jsonOf } from "./Idempotency.ts"
 import { decodePaymentListQuery } from "./PaymentListQuery.ts"
@@ -80,6 +82,7 @@ export const PaymentsHandlers = HandlerGroup.group(
     const records = yield* paymentRecords
     const retries = yield* PayoutRetries
     const approvals = yield* PayoutApprovals
+    const holds = yield* Holds
     const approve = (id: string, kind: "refund" | "settlement") =>
       Effect.gen(function*() {
         const caller = yield* CurrentCaller
@@ -91,7 +94,7 @@ export const PaymentsHandlers = HandlerGroup.group(
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const access = yield* partnerAccess
-          const payment = yield* payments.create({ ...payload, ...access })
+          const payment = yield* payments.create({ ...payload, ...access, capture: captureInput(payload) })
           const body = createResponse({
             ...toPaymentRecord(payment),
             gatewayUrl: `${checkoutUrl}/${payment.id}`,
@@ -120,6 +123,9 @@ export const PaymentsHandlers = HandlerGroup.group(
             cancelledReason: payment.cancelledReason ?? "cancelled_by_merchant"
           }
         }))
+      .handle("capture", ({ params, payload }) =>
+        Effect.flatMap(Effect.flatMap(partnerAccess, (access) => holds.capture(access, params.id, payload.amount)), recordOf))
+      .handle("void", ({ params }) => Effect.flatMap(Effect.flatMap(partnerAccess, (access) => holds.void(access, params.id)), recordOf))
       .handle("retryRefund", ({ params }) =>
         Effect.flatMap(Effect.flatMap(partnerAccess, (access) => retries.retry(access, params.id, "refund")), recordOf))
       .handle("retrySettlement", ({ params }) =>

@@ -42,6 +42,8 @@ export const permissions: Readonly<Record<string, Permission>> = {
   // Money going back and payments: operators.
   "payments.create": "operator",
   "payments.cancel": "operator",
+  "payments.capture": "operator",
+  "payments.void": "operator",
   "payments.retryRefund": "operator",
   "payments.retrySettlement": "operator",
   "refunds.create": "operator",

@@ -1,6 +1,7 @@
 import { MerchantPaymentStatus } from "@paygate/domain"
 import { Schema } from "effect"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
+import { HoldRecord } from "./PaymentRecord.ts"
 import { PollInMs } from "./PollInMs.ts"
 
 /** The amount of a create request: only `unit` (`iso4217/{CODE}`) and `value` (minor units). */
@@ -21,11 +22,24 @@ export const CheckoutConfig = Schema.Struct({
 /** Decoded {@link CheckoutConfig}. */
 export type CheckoutConfig = typeof CheckoutConfig.Type
 
+/**
+ * How a payment's funds are taken (docs/held-payments.md): `automatic` (the default: the buyer's payment
+ * is the merchant's once it succeeds) or `manual` (held in the escrow until captured), with the capture
+ * window in seconds counted from the payment's expiry, and whether what is still held goes back to the
+ * buyer at its end.
+ */
+export const CaptureFields = {
+  capture: Schema.optionalKey(Schema.Literals(["automatic", "manual"])),
+  captureWindowSeconds: Schema.optionalKey(Schema.Int),
+  voidAtDeadline: Schema.optionalKey(Schema.Boolean)
+}
+
 /** Body of `POST /v1/merchant/payment`. Structural only: currency, value and URL rules are checked elsewhere. */
 export const CreatePaymentRequest = Schema.Struct({
   amount: CreatePaymentAmount,
   referenceId: Schema.String,
-  checkout: Schema.optionalKey(CheckoutConfig)
+  checkout: Schema.optionalKey(CheckoutConfig),
+  ...CaptureFields
 }).annotate({ identifier: "CreatePaymentRequest" })
 
 /** Decoded {@link CreatePaymentRequest}. */
@@ -49,11 +63,18 @@ export const CreatePaymentResponse = Schema.Struct({
 /** Decoded {@link CreatePaymentResponse}. */
 export type CreatePaymentResponse = typeof CreatePaymentResponse.Type
 
-/** Response of `GET /v1/merchant/payment/{id}/status`. */
+/** Response of `GET /v1/merchant/payment/{id}/status` (and of a held payment's capture and void). */
 export const MerchantStatusResponse = Schema.Struct({
   status: MerchantPaymentStatus,
-  isFinal: Schema.Boolean
+  isFinal: Schema.Boolean,
+  /** A held payment's hold (docs/held-payments.md); absent for the others. */
+  hold: Schema.optionalKey(HoldRecord)
 }).annotate({ identifier: "MerchantStatusResponse" })
+
+/** Body of a held payment's capture: `amount` in the payment's currency (minor units), everything not yet captured when absent. */
+export const CaptureRequest = Schema.Struct({
+  amount: Schema.optionalKey(CreatePaymentAmount)
+}).annotate({ identifier: "CaptureRequest" })
 
 /** Decoded {@link MerchantStatusResponse}. */
 export type MerchantStatusResponse = typeof MerchantStatusResponse.Type

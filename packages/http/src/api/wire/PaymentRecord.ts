@@ -4,6 +4,35 @@ import { Amount } from "./Amount.ts"
 import { NonNegativeInt } from "./NonNegativeInt.ts"
 
 /**
+ * A held payment's hold: token amounts in base units of `option.asset`, times in Unix seconds.
+ * `operations` are the captures and voids asked for, oldest first, as the worker carried them out.
+ */
+export const HoldRecord = Schema.Struct({
+  /** Captures only before it; then what is still held goes back to the buyer. */
+  captureBefore: NonNegativeInt,
+  /** Refunds of captured amounts through the escrow only before it. */
+  refundBefore: NonNegativeInt,
+  voidAtDeadline: Schema.Boolean,
+  /** Token held once authorized ("0" before). */
+  authorized: Schema.String,
+  captured: Schema.String,
+  capturedAmount: Amount,
+  /** How what was left went back to the buyer: the merchant's void, or the buyer's reclaim after the deadline. */
+  released: Schema.NullOr(Schema.Literals(["voided", "reclaimed"])),
+  operations: Schema.Array(Schema.Struct({
+    kind: Schema.Literals(["capture", "void"]),
+    amount: Schema.String,
+    value: Amount,
+    status: Schema.Literals(["pending", "submitted", "succeeded", "failed"]),
+    txHash: Schema.NullOr(Schema.String),
+    failure: Schema.NullOr(Schema.String),
+    requestedBy: Schema.Literals(["merchant", "deadline"]),
+    requestedAt: NonNegativeInt,
+    completedAt: Schema.NullOr(NonNegativeInt)
+  }))
+}).annotate({ identifier: "HoldRecord" })
+
+/**
  * A payment as the partner API shows it (`GET /v1/payments/{id}`) and as webhooks carry it:
  * statuses in the gateway vocabulary, timestamps in Unix seconds. Fields are only ever added.
  */
@@ -30,7 +59,9 @@ export const PaymentRecord = Schema.Struct({
   createdAt: NonNegativeInt,
   updatedAt: NonNegativeInt,
   /** The payment link the buyer paid through (docs/payment-links.md); absent otherwise. */
-  linkId: Schema.optionalKey(Schema.String)
+  linkId: Schema.optionalKey(Schema.String),
+  /** A payment created with `capture: "manual"` (docs/held-payments.md); absent otherwise. */
+  hold: Schema.optionalKey(HoldRecord)
 }).annotate({ identifier: "PaymentRecord" })
 /** A decoded {@link PaymentRecord}. */
 export type PaymentRecord = typeof PaymentRecord.Type
