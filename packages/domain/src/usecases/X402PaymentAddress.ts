@@ -60,7 +60,8 @@ export class X402PaymentAddress extends Context.Service<X402PaymentAddress, {
       // The payment's amount in each pegged EIP-3009 token it can be paid with (a rate would make the amount move under the signer).
       const requirementsOf = Effect.fnUntraced(function*(payment: Payment) {
         const now = yield* nowSeconds
-        const assets = catalog.all.filter((a) => isEip3009(a) && modes.modeOf(a.chainId) === payment.mode)
+        // x402's exact scheme pays the collection address outright: a held payment is paid into the escrow instead.
+        const assets = payment.hold !== undefined ? [] : catalog.all.filter((a) => isEip3009(a) && modes.modeOf(a.chainId) === payment.mode)
         const accepts: Array<X402Requirements> = []
         for (const asset of assets) {
           const pricing = yield* oracle.pricing(payment.currency, asset.assetId)
