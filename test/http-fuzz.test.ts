@@ -245,6 +245,8 @@ const validBodies: Record<string, (world: World) => unknown> = {
   "POST /v1/merchant/payment": () => ({ amount, referenceId: `order-${keyCounter++}`, checkout }),
   "POST /v1/payments": (world) => ({ merchantId: world.merchantId, amount, referenceId: `order-${keyCounter++}`, checkout }),
   "POST /v1/refunds": (world) => ({ paymentId: world.paymentId }),
+  "POST /v1/payments/{id}/capture": () => ({ amount }),
+  "POST /v1/merchant/payment/{id}/capture": () => ({ amount }),
   "POST /v1/links": (world) => ({
     merchantId: world.merchantId,
     title: "Donation",
