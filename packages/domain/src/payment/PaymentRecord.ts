@@ -87,6 +87,12 @@ export interface HoldRecord {
   /** What is captured, in the payment's currency. */
   readonly capturedAmount: Amount
   readonly released: "voided" | "reclaimed" | null
+  /**
+   * The escrow's terms of this payment once the buyer signed (`null` before): with the payer (`buyer`), the
+   * token (`option.asset`), the deadlines above and the chain's executor as operator, what the buyer's
+   * `reclaim` names.
+   */
+  readonly escrow: { readonly address: string; readonly receiver: string; readonly authorizeBefore: number; readonly salt: string } | null
   readonly operations: ReadonlyArray<{
     readonly kind: "capture" | "void"
     readonly amount: string
@@ -100,6 +106,12 @@ export interface HoldRecord {
   }>
 }
 
+const escrowOf = (payment: Payment): HoldRecord["escrow"] => {
+  const authorization = payment.commitment?.authorization
+  if (authorization === null || authorization === undefined || authorization.escrow === undefined) return null
+  return { address: authorization.to, receiver: authorization.escrow.receiver, authorizeBefore: authorization.validBefore, salt: authorization.nonce }
+}
+
 const holdRecord = (payment: Payment, hold: Hold): HoldRecord => ({
   captureBefore: hold.captureBefore,
   refundBefore: hold.refundBefore,
@@ -108,6 +120,7 @@ const holdRecord = (payment: Payment, hold: Hold): HoldRecord => ({
   captured: hold.captured.toString(),
   capturedAmount: fiatAmount(payment.currency, hold.capturedValue),
   released: hold.released,
+  escrow: escrowOf(payment),
   operations: hold.operations.map((op) => ({
     kind: op.kind,
     amount: op.tokenAmount.toString(),

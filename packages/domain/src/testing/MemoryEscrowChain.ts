@@ -65,8 +65,8 @@ export const layerMemoryEscrow = (escrow: MemoryEscrow): Layer.Layer<EscrowChain
   const down = () => new ChainUnavailable({ chainId, message: "connection refused" })
   const stateOf = (payment: EscrowedPayment) => escrow.payments.get(payment.salt) ?? { held: 0n, captured: 0n }
   // What the contract would say to `check` now (a simulation), then the transaction sent.
-  const send = (check: () => string | undefined, apply: () => boolean) =>
-    Effect.suspend(() => {
+  const send = (check: () => string | undefined, apply: () => boolean): Effect.Effect<string, ChainUnavailable | SubmissionRefused> =>
+    Effect.suspend((): Effect.Effect<string, ChainUnavailable | SubmissionRefused> => {
       if (escrow.down) return Effect.fail(down())
       const refusal = check()
       if (refusal !== undefined) return Effect.fail(new SubmissionRefused({ chainId, message: refusal }))

@@ -19,6 +19,11 @@ export const HoldRecord = Schema.Struct({
   capturedAmount: Amount,
   /** How what was left went back to the buyer: the merchant's void, or the buyer's reclaim after the deadline. */
   released: Schema.NullOr(Schema.Literals(["voided", "reclaimed"])),
+  /**
+   * The escrow's terms once the buyer signed (`null` before): with the payer, the token, the deadlines and the
+   * chain's executor as operator, what the buyer's `reclaim` names (docs/held-payments.md).
+   */
+  escrow: Schema.NullOr(Schema.Struct({ address: Schema.String, receiver: Schema.String, authorizeBefore: NonNegativeInt, salt: Schema.String })),
   operations: Schema.Array(Schema.Struct({
     kind: Schema.Literals(["capture", "void"]),
     amount: Schema.String,

@@ -1,0 +1,227 @@
+/**
+ * Held payments end to end through the API, as a merchant backend and a buyer's wallet use them, on the
+ * local chain with the worker in process: the buyer's authorization moves the funds into the escrow
+ * (`authorized`), the merchant captures in parts to its settlement destination, voids, or lets the
+ * deadline pass (the chain's clock moved with `evm_increaseTime`); the buyer reclaims on chain; a
+ * capture racing the reclaim is decided by the chain, exactly one winning there and in the record.
+ * Webhooks of each step go to a receiver.
+ */
+import { Chain, CredentialAdmin } from "@paygate/adapters"
+import { Effect } from "effect"
+import { createPublicClient, encodeFunctionData, type Hex, http } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type PortalWorld, startPortalWorld } from "../checkout/PortalWorld.ts"
+import { newPermit2Payer, sendCall, type TestAccount } from "../support/Permit2Payer.ts"
+import { type Receiver, startReceiver } from "../support/Receiver.ts"
+
+const funder = Chain.anvilAccount(8)
+const receiverAccount = Chain.anvilAccount(6)
+
+let world: PortalWorld
+let hooks: Receiver
+let appId: string
+
+beforeAll(async () => {
+  hooks = await startReceiver()
+  world = await startPortalWorld({
+    allowPrivateWebhooks: true,
+    config: { HOLD_POLL_MS: "100", HOLD_PENDING_RECHECK_MS: "200", HOLD_WAITING_RECHECK_MS: "300", HOLD_UNKNOWN_RECHECK_MS: "500" }
+  })
+  appId = (await world.admin(Effect.flatMap(CredentialAdmin, (admin) => admin.createApp({ name: "Buyer wallet", mode: "sandbox" })))).appId
+  const destination = await partner("POST", `/v1/merchants/${world.merchantId}/settlements/crypto`, {
+    settlements: [{ asset: usdc(), destination: caip10(receiverAccount.address) }]
+  })
+  expect(destination.status, JSON.stringify(destination.body)).toBe(201)
+  const hook = await partner("POST", "/v1/webhooks", { url: hooks.url("/holds") })
+  expect(hook.status).toBe(201)
+  hooks.expect("/holds", hook.body.secret)
+}, 180_000)
+afterAll(async () => {
+  await world?.close()
+  await hooks?.close()
+})
+
+const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${world.baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? null : JSON.stringify(body)
+  })
+  return { status: response.status, body: await response.json() as any }
+}
+const partner = (method: string, path: string, body?: unknown) => call(method, path, body, { "api-key": world.partnerKey })
+const merchant = (method: string, path: string, body?: unknown) =>
+  call(method, path, body, { "api-key": world.partnerKey, "merchant-id": world.merchantId })
+const wallet = (method: string, path: string, body?: unknown) => call(method, path, body, { "app-id": appId, "client-id": "buyer-1" })
+
+const usdc = () => world.chain.usdcAssetId
+const caip10 = (address: string) => `${world.chain.chainId}:${address}`
+const client = () => createPublicClient({ transport: http(world.chain.node.rpcUrl) })
+const balanceOf = (address: string) =>
+  client().readContract({ address: world.chain.contracts.usdc, abi: Chain.Contracts.TestUsdc.abi, functionName: "balanceOf", args: [address as Hex] })
+const rpc = (method: string, params: ReadonlyArray<unknown>) => client().request({ method: method as never, params: params as never })
+
+/** Polls the partner API's payment until `done` holds (at most `seconds`). */
+const until = async (id: string, done: (payment: any) => boolean, seconds = 60) => {
+  const deadline = Date.now() + seconds * 1000
+  for (;;) {
+    const { body } = await partner("GET", `/v1/payments/${id}`)
+    if (done(body)) return body
+    if (Date.now() > deadline) throw new Error(`payment ${id} still ${JSON.stringify(body)}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+/** A 10.00 USD held payment, paid by a fresh buyer's wallet and authorized (the escrow holds 10 TUSDC). */
+const authorizedPayment = async (fields: Record<string, unknown> = {}) => {
+  const created = await merchant("POST", "/v1/merchant/payment", {
+    amount: { unit: "iso4217/USD", value: "1000" },
+    referenceId: `held-${Math.random().toString(36).slice(2)}`,
+    capture: "manual",
+    ...fields
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(200)
+  const paymentId = created.body.paymentId as string
+  const buyer = await newPermit2Payer(world.chain, funder, 25_000_000n)
+  const options = await wallet("POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [caip10(buyer.address)], refresh: null })
+  expect(options.status, JSON.stringify(options.body)).toBe(200)
+  expect(options.body.options.map((o: any) => o.amount.unit), "only the token the escrow can hold").toEqual([`caip19/${usdc()}`])
+  const option = options.body.options[0]
+  const typed = JSON.parse(option.actions.at(-1).data.params[1])
+  expect(typed.primaryType).toBe("ReceiveWithAuthorization")
+  const signature = await Chain.LocalWallet.signOption(option, buyer.privateKey)
+  const confirmed = await wallet("POST", `/v1/gateway/payment/${paymentId}/confirm`, {
+    optionId: option.id,
+    results: [{ type: "walletRpc", data: [signature] }],
+    collectedData: null
+  })
+  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
+  const payment = await until(paymentId, (p) => p.status === "authorized")
+  return { paymentId, buyer, escrow: typed.message.to as string, payment }
+}
+
+const eventsOf = (paymentId: string) => hooks.received("/holds").filter((e: any) => e.data?.payment?.paymentId === paymentId)
+const typesOf = (paymentId: string) => eventsOf(paymentId).map((e: any) => e.type)
+const eventually = async (check: () => void, seconds = 30) => {
+  const deadline = Date.now() + seconds * 1000
+  for (;;) {
+    try {
+      return check()
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+// The escrow's terms as the record holds them, to call `reclaim` as the buyer.
+const termsOf = (payment: any, buyer: TestAccount, escrow: string) => ({
+  operator: payment.hold.operator as Hex,
+  payer: buyer.address,
+  receiver: receiverAccount.address,
+  token: world.chain.contracts.usdc,
+  escrow
+})
+
+describe("Held payments through the API on the local chain", () => {
+  it("the buyer's funds wait in the escrow; two captures pay the merchant's destination exactly the authorization", async () => {
+    const before = await balanceOf(receiverAccount.address)
+    const { buyer, escrow, payment, paymentId } = await authorizedPayment()
+    expect(payment.hold).toMatchObject({ authorized: "10000000", captured: "0", released: null, voidAtDeadline: true })
+    expect(payment.hold.captureBefore).toBe(payment.expiresAt + 7 * 86_400)
+    expect(await balanceOf(escrow)).toBeGreaterThanOrEqual(10_000_000n)
+    expect(await balanceOf(buyer.address)).toBe(15_000_000n)
+    expect(await balanceOf(receiverAccount.address)).toBe(before)
+    // The wallet sees its part done; the merchant sees the funds held.
+    expect((await wallet("GET", `/v1/gateway/payment/${paymentId}/status`)).body).toMatchObject({ status: "succeeded", isFinal: true })
+    expect((await merchant("GET", `/v1/merchant/payment/${paymentId}/status`)).body).toMatchObject({ status: "authorized", isFinal: false })
+
+    const part = await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, { amount: { unit: "iso4217/USD", value: "400" } })
+    expect(part.status, JSON.stringify(part.body)).toBe(200)
+    expect(part.body.hold.operations).toMatchObject([{ kind: "capture", amount: "4000000", status: "pending" }])
+    const captured = await until(paymentId, (p) => p.hold.captured === "4000000")
+    expect(captured.status).toBe("authorized")
+    expect(captured.hold.operations[0]).toMatchObject({ status: "succeeded", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    expect(await balanceOf(receiverAccount.address)).toBe(before + 4_000_000n)
+
+    const rest = await partner("POST", `/v1/payments/${paymentId}/capture`, {})
+    expect(rest.status, JSON.stringify(rest.body)).toBe(200)
+    const done = await until(paymentId, (p) => p.status === "succeeded")
+    expect(done.hold).toMatchObject({ captured: "10000000", capturedAmount: { value: "1000" }, released: null })
+    expect(await balanceOf(receiverAccount.address)).toBe(before + 10_000_000n)
+    await eventually(() =>
+      expect(typesOf(paymentId)).toEqual(["payment.created", "payment.processing", "payment.authorized", "payment.captured", "payment.succeeded"])
+    )
+    // Refused once nothing is held.
+    expect((await partner("POST", `/v1/payments/${paymentId}/capture`, {})).body.code).toBe("invalid_state")
+    expect((await partner("POST", "/v1/refunds", { paymentId })).body.code).toBe("invalid_state")
+  }, 120_000)
+
+  it("a void gives everything back to the buyer; refusals name what is wrong", async () => {
+    const { buyer, paymentId } = await authorizedPayment()
+    const tooMuch = await partner("POST", `/v1/payments/${paymentId}/capture`, { amount: { unit: "iso4217/USD", value: "1001" } })
+    expect(tooMuch).toMatchObject({ status: 400, body: { code: "params_validation" } })
+    const otherCurrency = await partner("POST", `/v1/payments/${paymentId}/capture`, { amount: { unit: "iso4217/EUR", value: "1" } })
+    expect(otherCurrency).toMatchObject({ status: 400, body: { code: "params_validation" } })
+    const voided = await partner("POST", `/v1/payments/${paymentId}/void`)
+    expect(voided.status, JSON.stringify(voided.body)).toBe(200)
+    expect((await partner("POST", `/v1/payments/${paymentId}/void`)).body.code).toBe("invalid_state")
+    const done = await until(paymentId, (p) => p.status === "voided")
+    expect(done.hold.released).toBe("voided")
+    expect(await balanceOf(buyer.address)).toBe(25_000_000n)
+    await eventually(() => expect(typesOf(paymentId)).toContain("payment.voided"))
+    expect((await wallet("GET", `/v1/gateway/payment/${paymentId}/status`)).body).toMatchObject({ status: "failed", isFinal: true })
+  }, 120_000)
+
+  it("at the capture deadline (the chain's clock) the worker voids what is still held", async () => {
+    const { buyer, payment, paymentId } = await authorizedPayment({ captureWindowSeconds: 10 })
+    await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, { amount: { unit: "iso4217/USD", value: "250" } })
+    await until(paymentId, (p) => p.hold.captured === "2500000")
+    const block = await client().getBlock()
+    await rpc("evm_increaseTime", [payment.hold.captureBefore - Number(block.timestamp) + 1])
+    await rpc("evm_mine", [])
+    const done = await until(paymentId, (p) => p.status === "succeeded", 60)
+    expect(done.hold).toMatchObject({ released: "voided", captured: "2500000" })
+    expect(done.hold.operations.at(-1)).toMatchObject({ kind: "void", requestedBy: "deadline", status: "succeeded" })
+    expect(await balanceOf(buyer.address)).toBe(25_000_000n - 2_500_000n)
+  }, 120_000)
+
+  it("a capture racing the buyer's reclaim at the deadline: the block decides, one wins on chain and in the record", async () => {
+    for (const winner of ["reclaim", "capture"] as const) {
+      const { buyer, escrow, payment, paymentId } = await authorizedPayment({ captureWindowSeconds: 10, voidAtDeadline: false })
+      const receivedBefore = await balanceOf(receiverAccount.address)
+      await rpc("evm_setAutomine", [false])
+      try {
+        await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, {})
+        // The worker's capture waits in the node's pool, unmined.
+        await until(paymentId, (p) => p.hold.operations[0]?.status === "submitted")
+        const reclaim = encodeFunctionData({
+          abi: Chain.Contracts.PaymentEscrow.abi,
+          functionName: "reclaim",
+          args: [Chain.PaymentEscrow.escrowTermsOf(payment)]
+        })
+        void sendCall(world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim).catch(() => undefined)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        // Both in one block: before the deadline only the capture can pass, at it only the reclaim.
+        await rpc("evm_setNextBlockTimestamp", [winner === "capture" ? payment.hold.captureBefore - 1 : payment.hold.captureBefore])
+        await rpc("evm_mine", [])
+      } finally {
+        await rpc("evm_setAutomine", [true])
+      }
+      const done = await until(paymentId, (p) => p.isFinal, 60)
+      if (winner === "capture") {
+        expect(done.status).toBe("succeeded")
+        expect(done.hold.captured).toBe("10000000")
+        expect(await balanceOf(receiverAccount.address)).toBe(receivedBefore + 10_000_000n)
+        expect(await balanceOf(buyer.address)).toBe(15_000_000n)
+      } else {
+        expect(done.status).toBe("reclaimed")
+        expect(done.hold.operations[0]).toMatchObject({ kind: "capture", status: "failed" })
+        expect(await balanceOf(receiverAccount.address)).toBe(receivedBefore)
+        expect(await balanceOf(buyer.address)).toBe(25_000_000n)
+      }
+    }
+  }, 180_000)
+})
+
+void termsOf
