@@ -55,7 +55,9 @@ const abi = PaymentEscrow.abi
 export const escrowCalls = {
   authorize: (terms: EscrowTerms, amount: bigint, signature: Hex) =>
     encodeFunctionData({ abi, functionName: "authorize", args: [terms, amount, signature] }),
-  capture: (terms: EscrowTerms, amount: bigint) => encodeFunctionData({ abi, functionName: "capture", args: [terms, amount] }),
+  /** Valid only while the escrow counts `capturedBefore` as captured (else `Stale`): sent twice, the second reverts. */
+  capture: (terms: EscrowTerms, amount: bigint, capturedBefore: bigint) =>
+    encodeFunctionData({ abi, functionName: "capture", args: [terms, amount, capturedBefore] }),
   void: (terms: EscrowTerms) => encodeFunctionData({ abi, functionName: "void", args: [terms] }),
   reclaim: (terms: EscrowTerms) => encodeFunctionData({ abi, functionName: "reclaim", args: [terms] }),
   refund: (terms: EscrowTerms, amount: bigint) => encodeFunctionData({ abi, functionName: "refund", args: [terms, amount] })
