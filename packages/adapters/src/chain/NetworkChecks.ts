@@ -10,7 +10,9 @@
  *   the executor (which sweeps) and sweeping to the collection address; a first-version one
  *   (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, is owned and sweeps alike;
  * - a configured subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`) is a contract over
- *   Permit2's canonical address.
+ *   Permit2's canonical address;
+ * - a configured payment escrow (`PAYGATE_PAYMENT_ESCROW_<NETWORK>`) is a contract that answers the
+ *   escrow's `payments`.
  *
  * @module
  */
@@ -18,7 +20,7 @@ import { Duration, Effect } from "effect"
 import type { Address } from "viem"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError, executorAddress, rpcEndpoints } from "./ChainConfig.ts"
-import { DepositFactory, DepositFactoryV2, SubscriptionVault } from "./contracts.generated.ts"
+import { DepositFactory, DepositFactoryV2, PaymentEscrow, SubscriptionVault } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { presets } from "./NetworkPresets.ts"
@@ -138,10 +140,7 @@ export const checkVault = (chains: Chains, network: Configuration.NetworkName) =
     const vault = settings.subscriptionVault as Address | undefined
     if (vault === undefined) return undefined
     const variable = Configuration.subscriptionVaultVariable(network)
-    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address: vault })).pipe(
-      Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${vault} could not be read (${error.message}).`))
-    )
-    if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${vault}.`)
+    yield* checkCode(chains, network, vault, variable)
     const permit2 = yield* rpc(chainId, "permit2", () => client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" })).pipe(
       Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${vault} is not a SubscriptionVault (its permit2 could not be read).`))
     )
@@ -151,6 +150,33 @@ export const checkVault = (chains: Chains, network: Configuration.NetworkName) =
     return vault
   })
 
+/** A contract is at `address`, configured by `variable`. */
+const checkCode = (chains: Chains, network: Configuration.NetworkName, address: Address, variable: string) =>
+  Effect.gen(function*() {
+    const { chainId, client, fail } = networkContext(chains, network)
+    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address })).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${address} could not be read (${error.message}).`))
+    )
+    if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${address}.`)
+  })
+
+/**
+ * The configured payment escrow has code and answers the escrow's `payments` (another contract there
+ * would take no authorization); answers it, `undefined` when none is configured.
+ */
+export const checkEscrow = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const { chainId, client, fail, settings } = networkContext(chains, network)
+    const escrow = settings.paymentEscrow as Address | undefined
+    if (escrow === undefined) return undefined
+    const variable = Configuration.paymentEscrowVariable(network)
+    yield* checkCode(chains, network, escrow, variable)
+    yield* rpc(chainId, "payments", () => client.readContract({ address: escrow, abi: PaymentEscrow.abi, functionName: "payments", args: [zeroNonce] })).pipe(
+      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${escrow} is not a PaymentEscrow (its payments could not be read).`))
+    )
+    return escrow
+  })
+
 /** Checks one named network; see the module documentation. */
 const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
@@ -158,10 +184,12 @@ const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
     const { executor } = yield* checkExecutor(chains, network)
     const factory = yield* checkFactory(chains, network)
     const vault = yield* checkVault(chains, network)
+    const escrow = yield* checkEscrow(chains, network)
     yield* Effect.logInfo(
       `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}` +
         (factory === undefined ? "" : `, deposit factory ${factory}`) +
-        (vault === undefined ? "" : `, subscription vault ${vault}`)
+        (vault === undefined ? "" : `, subscription vault ${vault}`) +
+        (escrow === undefined ? "" : `, payment escrow ${escrow}`)
     )
   })
 
