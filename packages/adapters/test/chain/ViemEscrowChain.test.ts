@@ -259,7 +259,7 @@ describe("Held payments", () => {
       authorizeBefore: BigInt(proof.validBefore),
       captureBefore: BigInt(proof.escrow.captureBefore),
       refundBefore: BigInt(proof.escrow.refundBefore),
-      salt: proof.nonce
+      salt: proof.nonce as Hex
     }
     const receipt = await sendCall(chain.node.rpcUrl, anvilAccount(0), chain.contracts.paymentEscrow, escrowCalls.capture(terms, 1n, 0n))
     expect(receipt.status).toBe("reverted")
