@@ -94,24 +94,21 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(deployed.code, deployed.stderr).toBe(0)
     const factory = JSON.parse(deployed.stdout)
     expect(factory).toMatchObject({ network: "base", depositFactory: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), variable: "PAYGATE_DEPOSIT_FACTORY_BASE" })
-    const vaultDeployed = await admin(live, "subscription-vault", "deploy", "--network", "base")
-    expect(vaultDeployed.code, vaultDeployed.stderr).toBe(0)
-    const vault = JSON.parse(vaultDeployed.stdout)
-    expect(vault).toEqual({
-      network: "base",
-      subscriptionVault: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
-      variable: "PAYGATE_SUBSCRIPTION_VAULT_BASE",
-      then: `set PAYGATE_SUBSCRIPTION_VAULT_BASE=${vault.subscriptionVault} in every process's environment to take subscriptions on base`
-    })
-    const escrowDeployed = await admin(live, "payment-escrow", "deploy", "--network", "base")
-    expect(escrowDeployed.code, escrowDeployed.stderr).toBe(0)
-    const escrow = JSON.parse(escrowDeployed.stdout)
-    expect(escrow).toEqual({
-      network: "base",
-      paymentEscrow: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
-      variable: "PAYGATE_PAYMENT_ESCROW_BASE",
-      then: `set PAYGATE_PAYMENT_ESCROW_BASE=${escrow.paymentEscrow} in every process's environment to take held payments on base`
-    })
+    /** Deploys a contract with `command`; it answers its address as `field`, the variable to set, and what for. */
+    const deployContract = async (command: string, field: string, variable: string, purpose: string) => {
+      const result = await admin(live, command, "deploy", "--network", "base")
+      expect(result.code, result.stderr).toBe(0)
+      const answer = JSON.parse(result.stdout)
+      expect(answer).toEqual({
+        network: "base",
+        [field]: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        variable,
+        then: `set ${variable}=${answer[field]} in every process's environment to take ${purpose} on base`
+      })
+      return answer
+    }
+    const vault = await deployContract("subscription-vault", "subscriptionVault", "PAYGATE_SUBSCRIPTION_VAULT_BASE", "subscriptions")
+    const escrow = await deployContract("payment-escrow", "paymentEscrow", "PAYGATE_PAYMENT_ESCROW_BASE", "held payments")
     const ready = {
       ...live,
       PAYGATE_DEPOSIT_FACTORY_BASE: factory.depositFactory,

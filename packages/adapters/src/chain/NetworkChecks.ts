@@ -136,28 +136,40 @@ export const checkFactory = (chains: Chains, network: Configuration.NetworkName)
  */
 export const checkVault = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
-    const { chainId, client, fail, settings } = networkContext(chains, network)
+    const { fail, settings } = networkContext(chains, network)
     const vault = settings.subscriptionVault as Address | undefined
     if (vault === undefined) return undefined
     const variable = Configuration.subscriptionVaultVariable(network)
-    yield* checkCode(chains, network, vault, variable)
-    const permit2 = yield* rpc(chainId, "permit2", () => client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" })).pipe(
-      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${vault} is not a SubscriptionVault (its permit2 could not be read).`))
-    )
+    const permit2 = yield* configuredContract(chains, network, vault, variable, "SubscriptionVault", "permit2", (client) =>
+      client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" }))
     if (!sameAddress(permit2, permit2Address)) {
       return yield* fail(`${variable}: the vault charges through ${permit2}, not Permit2's canonical address ${permit2Address}.`)
     }
     return vault
   })
 
-/** A contract is at `address`, configured by `variable`. */
-const checkCode = (chains: Chains, network: Configuration.NetworkName, address: Address, variable: string) =>
+/**
+ * A contract is at `address`, configured by `variable`, and it answers `read` (its `functionName`) as
+ * a `contract` would; answers what it read.
+ */
+const configuredContract = <A>(
+  chains: Chains,
+  network: Configuration.NetworkName,
+  address: Address,
+  variable: string,
+  contract: string,
+  functionName: string,
+  read: (client: ReturnType<typeof networkContext>["client"]) => Promise<A>
+) =>
   Effect.gen(function*() {
     const { chainId, client, fail } = networkContext(chains, network)
     const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address })).pipe(
       Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${address} could not be read (${error.message}).`))
     )
     if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${address}.`)
+    return yield* rpc(chainId, functionName, () => read(client)).pipe(
+      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${address} is not a ${contract} (its ${functionName} could not be read).`))
+    )
   })
 
 /**
@@ -166,14 +178,11 @@ const checkCode = (chains: Chains, network: Configuration.NetworkName, address: 
  */
 export const checkEscrow = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
-    const { chainId, client, fail, settings } = networkContext(chains, network)
-    const escrow = settings.paymentEscrow as Address | undefined
+    const escrow = networkContext(chains, network).settings.paymentEscrow as Address | undefined
     if (escrow === undefined) return undefined
     const variable = Configuration.paymentEscrowVariable(network)
-    yield* checkCode(chains, network, escrow, variable)
-    yield* rpc(chainId, "payments", () => client.readContract({ address: escrow, abi: PaymentEscrow.abi, functionName: "payments", args: [zeroNonce] })).pipe(
-      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${escrow} is not a PaymentEscrow (its payments could not be read).`))
-    )
+    yield* configuredContract(chains, network, escrow, variable, "PaymentEscrow", "payments", (client) =>
+      client.readContract({ address: escrow, abi: PaymentEscrow.abi, functionName: "payments", args: [zeroNonce] }))
     return escrow
   })
 
