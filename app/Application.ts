@@ -132,7 +132,9 @@ const GatewayUseCases = Layer.mergeAll(
   // Plans and subscribing: the subscription contracts are read (permits), never sent to, by the API.
   Layer.mergeAll(Plans.layer, Subscriptions.layer).pipe(
     Layer.provide(Layer.mergeAll(SqlPlanRepository.layer, SqlSubscriptionRepository.layer, Chain.ViemSubscriptionChain.layer, SubscriptionTokensLive))
-  )
+  ),
+  // Held payments' captures and voids (the escrow, sending as the executor through the process's senders).
+  Chain.ViemEscrowChain.layer
 ).pipe(
   Layer.provideMerge(dataCollection),
   Layer.provideMerge(GatewayServices.chainGateway),
@@ -199,7 +201,7 @@ export const layerWith = <E, R, GE, GR>(
  * chains the watcher and the ledger's reconciliation read (`ViemWatchedChains`), the chains with
  * deposit addresses (`ChainDeposits`: the sweeps run when there are some), the subscription vaults
  * (`ViemSubscriptionChain`, sending through the same senders: the subscription job runs when a chain
- * has one), the webhook adapters and settings from configuration
+ * has one), the payment escrows (`ViemEscrowChain`, likewise: held payments' captures and voids), the webhook adapters and settings from configuration
  * (`WEBHOOK_*`, `PAYGATE_DATA_DIR` for the local key) and the chains' explorer links of the payment
  * records webhooks carry; given the `SqlClient` (migrated), the `ChainGateway` (one
  * per process: it holds each executor account's nonce sequence) and the chain configuration.
@@ -219,7 +221,8 @@ export const workerServices = Layer.mergeAll(
     Chain.ViemWatchedChains.layer,
     Chain.ChainDeposits.layer,
     // The worker never checks a permit's signature (the API did), so recovery runs inline.
-    Chain.ViemSubscriptionChain.layer.pipe(Layer.provide(Chain.SignatureRecovery.layerInline))
+    Chain.ViemSubscriptionChain.layer.pipe(Layer.provide(Chain.SignatureRecovery.layerInline)),
+    Chain.ViemEscrowChain.layer
   )),
   Layer.provideMerge(Layer.mergeAll(
     SqlPersistence.layer,

@@ -4,7 +4,8 @@
  * per problem and its fix; following the fixes (an external PostgreSQL, a public HTTPS URL, the
  * shared secrets, a funded executor, the factory `deposit-factory deploy` deploys, a live partner
  * and `merchant create`'s live merchant) passes; a subscription vault is checked only when configured
- * (the one `subscription-vault deploy` deploys passes, an address without code fails).
+ * (the one `subscription-vault deploy` deploys passes, an address without code fails), and so is a
+ * payment escrow (the one `payment-escrow deploy` deploys passes, an address without code fails).
  */
 import { Chain, Database } from "@paygate/adapters"
 import { Effect, Scope } from "effect"
@@ -93,16 +94,27 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(deployed.code, deployed.stderr).toBe(0)
     const factory = JSON.parse(deployed.stdout)
     expect(factory).toMatchObject({ network: "base", depositFactory: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), variable: "PAYGATE_DEPOSIT_FACTORY_BASE" })
-    const vaultDeployed = await admin(live, "subscription-vault", "deploy", "--network", "base")
-    expect(vaultDeployed.code, vaultDeployed.stderr).toBe(0)
-    const vault = JSON.parse(vaultDeployed.stdout)
-    expect(vault).toEqual({
-      network: "base",
-      subscriptionVault: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
-      variable: "PAYGATE_SUBSCRIPTION_VAULT_BASE",
-      then: `set PAYGATE_SUBSCRIPTION_VAULT_BASE=${vault.subscriptionVault} in every process's environment to take subscriptions on base`
-    })
-    const ready = { ...live, PAYGATE_DEPOSIT_FACTORY_BASE: factory.depositFactory, PAYGATE_SUBSCRIPTION_VAULT_BASE: vault.subscriptionVault }
+    /** Deploys a contract with `command`; it answers its address as `field`, the variable to set, and what for. */
+    const deployContract = async (command: string, field: string, variable: string, purpose: string) => {
+      const result = await admin(live, command, "deploy", "--network", "base")
+      expect(result.code, result.stderr).toBe(0)
+      const answer = JSON.parse(result.stdout)
+      expect(answer).toEqual({
+        network: "base",
+        [field]: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        variable,
+        then: `set ${variable}=${answer[field]} in every process's environment to take ${purpose} on base`
+      })
+      return answer
+    }
+    const vault = await deployContract("subscription-vault", "subscriptionVault", "PAYGATE_SUBSCRIPTION_VAULT_BASE", "subscriptions")
+    const escrow = await deployContract("payment-escrow", "paymentEscrow", "PAYGATE_PAYMENT_ESCROW_BASE", "held payments")
+    const ready = {
+      ...live,
+      PAYGATE_DEPOSIT_FACTORY_BASE: factory.depositFactory,
+      PAYGATE_SUBSCRIPTION_VAULT_BASE: vault.subscriptionVault,
+      PAYGATE_PAYMENT_ESCROW_BASE: escrow.paymentEscrow
+    }
     const { partnerId } = JSON.parse((await admin(ready, "partner", "create", "--name", "Go-live company")).stdout)
     const created = await admin(ready, "merchant", "create", "--partner", partnerId, "--name", "Go-live shop")
     expect(created.code, created.stderr).toBe(0)
@@ -120,6 +132,7 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
       expect.stringMatching(new RegExp(`^✓ base: the executor ${anvilAccount(0).address} holds [\\d.]+ for gas$`)),
       `✓ base: the deposit factory ${factory.depositFactory} is the executor's and sweeps to the collection address`,
       `✓ base: the subscription vault ${vault.subscriptionVault} charges through Permit2`,
+      `✓ base: the payment escrow ${escrow.paymentEscrow} holds payments`,
       `✓ live partner: ${partnerId}`,
       `✓ live merchant: ${merchant.merchantId}`
     ])
@@ -127,7 +140,7 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(passing.code).toBe(0)
   }, 600_000)
 
-  it("refuses what would break the chain checks, one line each: a plain-HTTP public URL, a factory another key owns, a vault without code, a malformed secret", async () => {
+  it("refuses what would break the chain checks, one line each: a plain-HTTP public URL, a factory another key owns, a vault or an escrow without code, a malformed secret", async () => {
     const noVault = anvilAccount(5).address
     const env = {
       PAYGATE_NETWORKS: "base",
@@ -137,6 +150,7 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
       // The preset chain's own factory belongs to anvil #0, not to this executor.
       PAYGATE_DEPOSIT_FACTORY_BASE: chain.depositFactory,
       PAYGATE_SUBSCRIPTION_VAULT_BASE: noVault,
+      PAYGATE_PAYMENT_ESCROW_BASE: noVault,
       DATABASE_URL: databaseUrl,
       PUBLIC_URL: "http://localhost:3000",
       OPTION_ID_SECRET: "short",
@@ -153,6 +167,10 @@ describe("npm run admin -- preflight (anvil at chain id 8453)", () => {
     expect(checks.find((line) => line.includes("PAYGATE_SUBSCRIPTION_VAULT_BASE"))).toBe(
       `✗ base: PAYGATE_SUBSCRIPTION_VAULT_BASE: no contract at ${noVault}. — fix: deploy one: npm run -s admin -- subscription-vault deploy --network base, ` +
         "then set PAYGATE_SUBSCRIPTION_VAULT_BASE to its address"
+    )
+    expect(checks.find((line) => line.includes("PAYGATE_PAYMENT_ESCROW_BASE"))).toBe(
+      `✗ base: PAYGATE_PAYMENT_ESCROW_BASE: no contract at ${noVault}. — fix: deploy one: npm run -s admin -- payment-escrow deploy --network base, ` +
+        "then set PAYGATE_PAYMENT_ESCROW_BASE to its address"
     )
     expect(result.stdout).not.toContain("short")
   }, 300_000)

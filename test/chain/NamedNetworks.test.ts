@@ -6,7 +6,8 @@
  * chain, with the executor's nonces one sequence per chain. Start-up refuses, in one line and
  * without any key or RPC URL, a wrong chain, a token without EIP-3009, an executor without gas,
  * and configuration mistakes. A subscription vault deployed as `subscription-vault deploy` does is
- * configured by its variable; one that is no vault over Permit2 is refused in one line.
+ * configured by its variable; one that is no vault over Permit2 is refused in one line. Likewise a
+ * payment escrow deployed as `payment-escrow deploy` does: configured by its variable, refused without code.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
 import { ConfigProvider, Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
@@ -247,6 +248,29 @@ describe("Named networks (anvil at the real chain ids)", () => {
     if (Exit.isSuccess(refused)) throw new Error("the deployment was not refused")
     expect(String((refused.cause as any).reasons?.[0]?.error?.message)).toBe(
       `optimism: no Permit2 at its canonical address ${Chain.Permit2.permit2Address}: a SubscriptionVault charges through it.`
+    )
+  })
+
+  it("a payment escrow per network: deployed by the command, only that network holds payments; no contract or another contract is refused in one line", async () => {
+    const escrowVariable = "PAYGATE_PAYMENT_ESCROW_BASE"
+    const deployed = await Effect.runPromiseExit(
+      Chain.ContractDeployment.deployEscrow("base").pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(environment()))))
+    )
+    if (Exit.isFailure(deployed)) throw new Error(String(deployed.cause))
+    const escrow = deployed.value.paymentEscrow
+    expect(deployed.value).toEqual({ network: "base", paymentEscrow: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), variable: escrowVariable })
+    const configured = await Effect.runPromise(Effect.scoped(Effect.map(
+      Layer.build(chainsFrom(environment({ [escrowVariable]: escrow }))),
+      (context) => Context.get(context, ChainConfig.ChainsConfig)
+    )))
+    expect(configured.chains.get(`eip155:${base.chainNumber}`)?.paymentEscrow).toBe(escrow)
+    expect(configured.chains.get(`eip155:${arbitrum.chainNumber}`)?.paymentEscrow).toBeUndefined()
+    expect(logs.some((line) => line.includes(`payment escrow ${escrow}`))).toBe(true)
+
+    expect(await startError(environment({ [escrowVariable]: "0x1234" }))).toMatch(/^PAYGATE_PAYMENT_ESCROW_BASE is not an address: it /)
+    expect(await startError(environment({ [escrowVariable]: payer.address }))).toBe(`base: ${escrowVariable}: no contract at ${payer.address}.`)
+    expect(await startError(environment({ [escrowVariable]: chains.base.depositFactory }))).toBe(
+      `base: ${escrowVariable}: ${chains.base.depositFactory} is not a PaymentEscrow (its payments could not be read).`
     )
   })
 

@@ -64,6 +64,7 @@ contract PaymentEscrow {
     error DeadlineNotPassed();
     error BadTerms();
     error TransferFailed();
+    error Stale();
 
     /// @notice The hash a payer's authorization must carry as its nonce; bound to this escrow and chain.
     function termsHash(Terms calldata terms) public view returns (bytes32) {
@@ -90,12 +91,15 @@ contract PaymentEscrow {
         emit Authorized(hash, terms.payer, amount);
     }
 
-    /// @notice Sends `amount` of what is held to the receiver; in parts, up to what was authorized.
-    function capture(Terms calldata terms, uint256 amount) external {
+    /// @notice Sends `amount` of what is held to the receiver; in parts, up to what was authorized. Only while
+    /// `capturedBefore` is what has been captured so far: the same capture sent twice, the second reverts
+    /// (`Stale`), so a capture the operator retries is never paid twice.
+    function capture(Terms calldata terms, uint256 amount, uint256 capturedBefore) external {
         if (msg.sender != terms.operator) revert NotOperator();
         if (block.timestamp >= terms.captureBefore) revert DeadlinePassed();
         bytes32 hash = termsHash(terms);
         Held storage state = payments[hash];
+        if (state.captured != capturedBefore) revert Stale();
         if (state.held == 0) revert NothingHeld();
         if (amount == 0 || amount > state.held) revert TooMuch();
         state.held -= uint128(amount);

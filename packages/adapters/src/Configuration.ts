@@ -175,6 +175,10 @@ export const depositFactoryV1Variable = (network: NetworkName) =>
 export const subscriptionVaultVariable = (network: NetworkName) =>
   `PAYGATE_SUBSCRIPTION_VAULT_${network.toUpperCase().replaceAll("-", "_")}`
 
+/** `PAYGATE_PAYMENT_ESCROW_<NETWORK>`: a named network's `PaymentEscrow` address, e.g. `PAYGATE_PAYMENT_ESCROW_BASE`. */
+export const paymentEscrowVariable = (network: NetworkName) =>
+  `PAYGATE_PAYMENT_ESCROW_${network.toUpperCase().replaceAll("-", "_")}`
+
 /** A secret given in `<VAR>` itself or in the file `<VAR>_FILE` names (e.g. a mounted secret). */
 export interface SecretSource {
   readonly variable: string
@@ -187,13 +191,18 @@ const secretSource = (variable: string): Config.Config<SecretSource> =>
     Config.map((read) => ({ variable, ...read }))
   )
 
+/** One optional address variable per named network, e.g. each network's `PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`. */
+const perNetwork = (variable: (network: NetworkName) => string) =>
+  Config.all(Object.fromEntries(networkNames.map((network) => [network, optionalString(variable(network))])))
+
 /**
  * The named networks (`PAYGATE_NETWORKS`, comma-separated; unset or blank, none) with what only the
  * operator knows: each network's RPC URL (`PAYGATE_RPC_<NETWORK>`, a secret: provider URLs carry API
  * keys), the executor's key, the collection address and, optionally, its key for payouts and each
  * network's deposit factory (`PAYGATE_DEPOSIT_FACTORY_<NETWORK>`; unset, that network offers no deposit addresses)
  * and its first-version factory (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, and each network's
- * subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`; unset, that network takes no subscription).
+ * subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`; unset, that network takes no subscription) and
+ * payment escrow (`PAYGATE_PAYMENT_ESCROW_<NETWORK>`; unset, that network takes no held payment).
  */
 export const networks = Config.all({
   names: optionalString("PAYGATE_NETWORKS"),
@@ -201,15 +210,10 @@ export const networks = Config.all({
   executorKey: secretSource("PAYGATE_EXECUTOR_KEY"),
   collectionAddress: optionalString("PAYGATE_COLLECTION_ADDRESS"),
   collectionKey: secretSource("PAYGATE_COLLECTION_KEY"),
-  depositFactories: Config.all(
-    Object.fromEntries(networkNames.map((network) => [network, optionalString(depositFactoryVariable(network))]))
-  ),
-  firstDepositFactories: Config.all(
-    Object.fromEntries(networkNames.map((network) => [network, optionalString(depositFactoryV1Variable(network))]))
-  ),
-  subscriptionVaults: Config.all(
-    Object.fromEntries(networkNames.map((network) => [network, optionalString(subscriptionVaultVariable(network))]))
-  )
+  depositFactories: perNetwork(depositFactoryVariable),
+  firstDepositFactories: perNetwork(depositFactoryV1Variable),
+  subscriptionVaults: perNetwork(subscriptionVaultVariable),
+  paymentEscrows: perNetwork(paymentEscrowVariable)
 })
 /** The named networks' configuration, as read. */
 export type NetworksConfig = typeof networks extends Config.Config<infer A> ? A : never

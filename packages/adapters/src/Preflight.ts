@@ -81,6 +81,7 @@ const secretChecks = Effect.gen(function*() {
 
 const deployCommand = (network: string) => `npm run -s admin -- deposit-factory deploy --network ${network}`
 const vaultDeployCommand = (network: string) => `npm run -s admin -- subscription-vault deploy --network ${network}`
+const escrowDeployCommand = (network: string) => `npm run -s admin -- payment-escrow deploy --network ${network}`
 
 const networkChecks = Effect.gen(function*() {
   const configured = yield* Configuration.networks
@@ -129,6 +130,14 @@ const networkChecks = Effect.gen(function*() {
       checks.push(failed(vault.failure.message, fix))
     } else if (vault.success !== undefined) {
       checks.push(pass(`${network}: the subscription vault ${vault.success} charges through Permit2`))
+    }
+    // Held payments are optional too: only a configured escrow is checked.
+    const escrow = yield* run(NetworkChecks.checkEscrow(chains, network))
+    if (escrow._tag === "Failure") {
+      const fix = `deploy one: ${escrowDeployCommand(network)}, then set ${Configuration.paymentEscrowVariable(network)} to its address`
+      checks.push(failed(escrow.failure.message, fix))
+    } else if (escrow.success !== undefined) {
+      checks.push(pass(`${network}: the payment escrow ${escrow.success} holds payments`))
     }
   }
   return checks

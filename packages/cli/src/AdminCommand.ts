@@ -31,6 +31,7 @@ export type AdminCommand =
   | { readonly _tag: "Preflight" }
   | { readonly _tag: "FactoryDeploy"; readonly network: string }
   | { readonly _tag: "VaultDeploy"; readonly network: string }
+  | { readonly _tag: "EscrowDeploy"; readonly network: string }
 
 /** Usage text shown on errors and with `--help`. */
 export const usage = `Usage: npm run admin -- <command>     (npm run -s admin -- …: stdout holds only the JSON)
@@ -92,6 +93,9 @@ export const usage = `Usage: npm run admin -- <command>     (npm run -s admin --
   subscription-vault deploy --network NAME            → {"network", "subscriptionVault", "variable", "then"}
       deploys a SubscriptionVault over Permit2's canonical address on a named network, paid by the
       executor (refused where Permit2 is not there); "then" says what to set to take subscriptions
+  payment-escrow deploy --network NAME                → {"network", "paymentEscrow", "variable", "then"}
+      deploys a PaymentEscrow on a named network, paid by the executor; "then" says what to set to
+      take held payments (capture: "manual")
 
 A partner made with --sandbox is a sandbox partner: its keys are sandbox keys, and --live is refused.
 Other partners' keys are live unless --sandbox. Lists never show a secret: only its id. Times are ISO 8601 (UTC).
@@ -147,7 +151,8 @@ const flagsOf: Record<string, ReadonlyArray<Flag>> = {
   "ledger open": ["chain"],
   preflight: [],
   "deposit-factory deploy": ["network"],
-  "subscription-vault deploy": ["network"]
+  "subscription-vault deploy": ["network"],
+  "payment-escrow deploy": ["network"]
 }
 
 type Invalid = { readonly _tag: "Invalid"; readonly message: string }
@@ -275,6 +280,10 @@ export const parseAdminCommand = (argv: ReadonlyArray<string>): AdminCommand | I
     case "subscription-vault deploy": {
       const network = given("network")?.toLowerCase()
       return network === undefined ? needs("subscription-vault deploy needs --network (e.g. base).") : { _tag: "VaultDeploy", network }
+    }
+    case "payment-escrow deploy": {
+      const network = given("network")?.toLowerCase()
+      return network === undefined ? needs("payment-escrow deploy needs --network (e.g. base).") : { _tag: "EscrowDeploy", network }
     }
     default:
       return needs(`Unknown command "${command}".`)

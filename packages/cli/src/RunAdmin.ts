@@ -196,6 +196,10 @@ export const runAdmin = (command: AdminCommand) =>
         const deployed = yield* Chain.ContractDeployment.deployVault(command.network).pipe(Effect.mapError(deployFailure))
         return { ...deployed, then: `set ${deployed.variable}=${deployed.subscriptionVault} in every process's environment to take subscriptions on ${deployed.network}` }
       }
+      case "EscrowDeploy": {
+        const deployed = yield* Chain.ContractDeployment.deployEscrow(command.network).pipe(Effect.mapError(deployFailure))
+        return { ...deployed, then: `set ${deployed.variable}=${deployed.paymentEscrow} in every process's environment to take held payments on ${deployed.network}` }
+      }
       case "Preflight":
         // Printed as a checklist by the CLI, before any migration: see `adminCli`.
         return yield* Effect.fail(new AdminFailure("preflight runs through npm run admin -- preflight."))

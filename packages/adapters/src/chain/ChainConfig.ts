@@ -18,7 +18,8 @@
  *     "explorerUrl": "https://basescan.org (optional: the checkout links transactions to {explorerUrl}/tx/{hash})",
  *     "depositFactory": "0x… (optional: a DepositFactoryV2 owned by the executor; without it, no deposit addresses)",
  *     "depositFactoryV1": "0x… (optional: the first DepositFactory, whose addresses are still swept)",
- *     "subscriptionVault": "0x… (optional: a SubscriptionVault over Permit2; without it, no subscriptions)"
+ *     "subscriptionVault": "0x… (optional: a SubscriptionVault over Permit2; without it, no subscriptions)",
+ *     "paymentEscrow": "0x… (optional: a PaymentEscrow; without it, no held payments)"
  *   }],
  *   "assets": [{
  *     "assetId": "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
@@ -176,6 +177,12 @@ export const ChainSettings = Schema.Struct({
    * through it, by the executor account. Without it, this chain takes no subscription.
    */
   subscriptionVault: Schema.optionalKey(EvmAddress),
+  /**
+   * Optional: a `PaymentEscrow` (`packages/adapters/contracts/PaymentEscrow.sol`): held payments
+   * (`capture: "manual"`) in this chain's EIP-3009 tokens are authorized into it, then captured or
+   * voided by the executor account (the terms' operator). Without it, this chain takes no held payment.
+   */
+  paymentEscrow: Schema.optionalKey(EvmAddress),
   /**
    * Optional: the executor's gas ceilings per operation and its gas budget (see `GasPolicy.ts`);
    * unset fields take the defaults.

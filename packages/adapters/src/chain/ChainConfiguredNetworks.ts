@@ -21,6 +21,6 @@ export const layer: Layer.Layer<ConfiguredNetworks, never, ChainsConfig> = Layer
         collectionAddress: chain.collectionAddress
       })),
       // Every configured asset's chain is configured (the configuration is checked as a whole).
-      assets: chains.settings.assets.map((asset) => toPayableAsset(asset, lookupAsset(chains, asset.assetId)!.chain.collectionAddress))
+      assets: chains.settings.assets.map((asset) => toPayableAsset(asset, lookupAsset(chains, asset.assetId)!.chain))
     }))
 )

@@ -8,7 +8,9 @@
  *   `PAYGATE_DEPOSIT_FACTORY_<NETWORK>`. A factory configured there already is named with the
  *   variable that keeps a first-version one swept (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`);
  * - `npm run admin -- subscription-vault deploy --network <name>`: the `SubscriptionVault` over
- *   Permit2's canonical address, for `PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`.
+ *   Permit2's canonical address, for `PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`;
+ * - `npm run admin -- payment-escrow deploy --network <name>`: a `PaymentEscrow` (held payments), for
+ *   `PAYGATE_PAYMENT_ESCROW_<NETWORK>`.
  *
  * @module
  */
@@ -17,7 +19,7 @@ import type { Address, Hex } from "viem"
 import * as Configuration from "../Configuration.ts"
 import { ChainConfigError, rpcEndpoints } from "./ChainConfig.ts"
 import { namedNetworks } from "./ChainSource.ts"
-import { deployDepositFactory, deploySubscriptionVault } from "./Deploy.ts"
+import { deployDepositFactory, deployPaymentEscrow, deploySubscriptionVault } from "./Deploy.ts"
 import { presets } from "./NetworkPresets.ts"
 import { permit2Address } from "./Permit2.ts"
 import { makeClient, rpc } from "./RpcCall.ts"
@@ -71,4 +73,12 @@ export const deployVault = (network: string) =>
     }
     const vault = yield* deploySubscriptionVault(options)
     return { network, subscriptionVault: vault, variable: Configuration.subscriptionVaultVariable(name) }
+  })
+
+/** Deploys a payment escrow on `network`; answers its address and the variable to set. */
+export const deployEscrow = (network: string) =>
+  Effect.gen(function*() {
+    const { name, options } = yield* namedDeployer(network)
+    const escrow = yield* deployPaymentEscrow(options)
+    return { network, paymentEscrow: escrow, variable: Configuration.paymentEscrowVariable(name) }
   })

@@ -3,14 +3,14 @@
  * (a USDC-style EIP-3009 token) twice, as TUSDC and as the euro token TEURC, TestPriceFeed (a settable Chainlink-style feed) and a
  * DepositFactoryV2 (per-payment deposit addresses taking tokens and the coin, owned by the deployer), then mints
  * both tokens to the default anvil accounts (TestUsdt and Permit2: `Permit2Deploy.ts`); and, on its own, a
- * SubscriptionVault. Meant for a fresh anvil node: nothing checks for an earlier deployment.
+ * SubscriptionVault or a PaymentEscrow. Meant for a fresh anvil node: nothing checks for an earlier deployment.
  *
  * @module
  */
 import { Effect, Redacted, Schema } from "effect"
 import { type Address, encodeDeployData, encodeFunctionData, getAddress, type Hash, type Hex, type PublicClient } from "viem"
 import { anvilAccount, anvilAccounts } from "./AnvilAccounts.ts"
-import { DepositFactoryV2, SubscriptionVault, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
+import { DepositFactoryV2, PaymentEscrow, SubscriptionVault, TestPriceFeed, TestUsdc } from "./contracts.generated.ts"
 import * as ExecutorSender from "./ExecutorSender.ts"
 import { inProcess, NonceSequences } from "./NonceSequences.ts"
 import { permit2Address } from "./Permit2.ts"
@@ -148,6 +148,14 @@ export const deploySubscriptionVault = Effect.fn("Deploy.deploySubscriptionVault
     encodeDeployData({ abi: SubscriptionVault.abi, bytecode: SubscriptionVault.bytecode, args: [permit2Address] }),
     "deploy SubscriptionVault"
   )
+})
+
+/** Deploys a PaymentEscrow (it keeps nothing: every payment's terms name their operator and token). */
+export const deployPaymentEscrow = Effect.fn("Deploy.deployPaymentEscrow")(function*(
+  options: Pick<DeployOptions, "rpcUrl" | "chainId" | "deployerPrivateKey">
+): Effect.fn.Return<Address, DeployError> {
+  const { deploy } = yield* deployerOn(options)
+  return yield* deploy(PaymentEscrow.bytecode, "deploy PaymentEscrow")
 })
 
 /** Deploys the euro test token alone and mints it to the default accounts, e.g. on a kept chain recorded before it had one. */

@@ -3,6 +3,8 @@
  *
  * - pull: one `walletRpc` action, `eth_signTypedData_v4` with `[buyer address, typed data JSON]`; the
  *   EIP-712 domain is read from the token (cached, see `TokenDomains.ts`);
+ * - a held payment's pull (claims with `escrow`): the same action, of the `ReceiveWithAuthorization`
+ *   to the chain's payment escrow whose nonce is the hash of the terms (`PaymentEscrow.ts`);
  * - pull through Permit2 (tokens without EIP-3009): the approve transactions the buyer still needs,
  *   then the permit to sign (`Permit2Actions.ts`);
  * - push: one `build` action; `/fetch` resolves it with {@link pushTransferActions} into an
@@ -20,6 +22,7 @@ import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex, PublicClient } from "viem"
 import { type Chains, ChainsConfig, executorAddress, lookupAsset, rpcEndpoints, viaPermit2 } from "./ChainConfig.ts"
 import { transferWithAuthorizationJson } from "./Eip3009.ts"
+import { escrowTermsHash, escrowTermsOf } from "./PaymentEscrow.ts"
 import { permit2Actions } from "./Permit2Actions.ts"
 import { isNativeToken, nativeTransferAction } from "./NativeAsset.ts"
 import { encodeTransferWithReference, isReference } from "./PushTransfer.ts"
@@ -37,6 +40,10 @@ interface Resolved {
   readonly token: Address
   readonly payer: Address
   readonly collection: Address
+  /** The chain's payment escrow, if it has one. */
+  readonly escrow: Address | undefined
+  /** The chain's executor: the operator of held payments. */
+  readonly executor: Address
   readonly value: bigint
   /** Pulled through Permit2 (no EIP-3009). */
   readonly permit2: boolean
@@ -59,6 +66,8 @@ const resolve = (chains: Chains, claims: OptionClaims): Result.Result<Resolved, 
     // validateAccountId returned the EIP-55 form of an eip155 address.
     payer: account.success.address as Address,
     collection: found.chain.collectionAddress,
+    escrow: found.chain.paymentEscrow as Address | undefined,
+    executor: executorAddress(found.chain),
     value: BigInt(claims.value),
     permit2: viaPermit2(found.asset)
   })
@@ -134,14 +143,18 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
       }).pipe(Effect.orDie)
     }
     const domain = yield* domains.get(option.token).pipe(Effect.orDie)
-    const typedData = transferWithAuthorizationJson(domain, {
-      from: option.payer,
-      to: option.collection,
-      value: option.value,
-      validAfter: 0n,
-      validBefore: BigInt(validBefore),
-      nonce: claims.nonce
-    })
+    const authorization = { from: option.payer, value: option.value, validAfter: 0n, validBefore: BigInt(validBefore) }
+    const held = claims.escrow
+    const typedData = held === undefined
+      ? transferWithAuthorizationJson(domain, { ...authorization, to: option.collection, nonce: claims.nonce })
+      : yield* Effect.gen(function*() {
+        const escrow = option.escrow
+        if (escrow === undefined) return yield* defect(`${option.chainId} has no payment escrow for the held payment`)
+        const terms = escrowTermsOf({ operator: option.executor, payer: option.payer, token: option.token, authorizeBefore: validBefore, salt: claims.nonce, terms: held })
+        if (Result.isFailure(terms)) return yield* defect(`the option's escrow terms: ${terms.failure}`)
+        const nonce = escrowTermsHash(domain.chainId, escrow, terms.success)
+        return transferWithAuthorizationJson(domain, { ...authorization, to: escrow, nonce }, "ReceiveWithAuthorization")
+      })
     return [{
       type: "walletRpc",
       data: { chain_id: option.chainId, method: "eth_signTypedData_v4", params: [option.payer, typedData] }

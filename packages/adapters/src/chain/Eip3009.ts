@@ -71,26 +71,34 @@ export const transferWithAuthorizationTypedData = (domain: TokenDomain, message:
   message: { ...message }
 })
 
-/** The EIP-712 types including `EIP712Domain`, as wallets expect them in `eth_signTypedData_v4`. */
-const walletTypes = {
+/** The EIP-712 types of `primaryType` including `EIP712Domain`, as wallets expect them in `eth_signTypedData_v4`. */
+const walletTypes = (primaryType: AuthorizationType) => ({
   EIP712Domain: [
     { name: "name", type: "string" },
     { name: "version", type: "string" },
     { name: "chainId", type: "uint256" },
     { name: "verifyingContract", type: "address" }
   ],
-  ...transferWithAuthorizationTypes
-}
+  // EIP-3009's two messages have the same fields.
+  [primaryType]: transferWithAuthorizationTypes.TransferWithAuthorization
+})
+
+/** EIP-3009's messages: a transfer anyone may submit, or one only its payee (`to`) may (a held payment's, to the escrow). */
+export type AuthorizationType = "TransferWithAuthorization" | "ReceiveWithAuthorization"
 
 /**
  * The JSON text of the typed data, the second parameter of `eth_signTypedData_v4`: `value` as a
  * decimal string (token amounts exceed JSON's safe integers), the times as numbers, as in API rules
  * §10 and the wire examples.
  */
-export const transferWithAuthorizationJson = (domain: TokenDomain, message: TransferAuthorization): string =>
+export const transferWithAuthorizationJson = (
+  domain: TokenDomain,
+  message: TransferAuthorization,
+  primaryType: AuthorizationType = "TransferWithAuthorization"
+): string =>
   JSON.stringify({
-    types: walletTypes,
-    primaryType: "TransferWithAuthorization",
+    types: walletTypes(primaryType),
+    primaryType,
     domain: {
       name: domain.name,
       version: domain.version,

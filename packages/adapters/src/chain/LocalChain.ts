@@ -4,7 +4,8 @@
  * anvil #0, collection address anvil #9 (with its key, so payouts are sent from it), TUSDC accepted
  * as an EIP-3009 token pegged to USD, TEURC as one pegged to EUR; with `usdt`, TUSDT (USDT-style,
  * minted like TUSDC) pulled through Permit2 at its canonical address; and, with `native`, the chain's
- * ether priced in USD by the test price feed. A SubscriptionVault over Permit2 takes subscriptions.
+ * ether priced in USD by the test price feed. A SubscriptionVault over Permit2 takes subscriptions, and a
+ * PaymentEscrow held payments.
  *
  * ```ts
  * ViemChainGateway.layer.pipe(
@@ -26,6 +27,7 @@ import { DepositFactoryV2 } from "./contracts.generated.ts"
 import {
   DeployError,
   deployDepositFactory,
+  deployPaymentEscrow,
   deploySubscriptionVault,
   deployTestContracts,
   deployTestEurc,
@@ -66,15 +68,19 @@ const TestContractsJson = Schema.Struct({
   eurc: Schema.optionalKey(Schema.String),
   // Absent from deployments recorded before subscriptions existed.
   subscriptionVault: Schema.optionalKey(Schema.String),
+  // Absent from deployments recorded before held payments existed.
+  paymentEscrow: Schema.optionalKey(Schema.String),
   deployer: Schema.String
 })
 
-/** The test contracts of a local chain: those of `Deploy.ts`, TestUsdt with Permit2 (`Permit2Deploy.ts`), and a SubscriptionVault. */
+/** The test contracts of a local chain: those of `Deploy.ts`, TestUsdt with Permit2 (`Permit2Deploy.ts`), a SubscriptionVault and a PaymentEscrow. */
 export type LocalContracts = TestContracts & {
   /** TestUsdt ("Test Tether USD", TUSDT, 6 decimals, no EIP-3009: paid through Permit2). */
   readonly usdt: Address
   /** The SubscriptionVault over Permit2's canonical address (the chain's `subscriptionVault`). */
   readonly subscriptionVault: Address
+  /** The PaymentEscrow (the chain's `paymentEscrow`). */
+  readonly paymentEscrow: Address
   /** The first `DepositFactory` of a chain kept from before `DepositFactoryV2`. */
   readonly depositFactoryV1?: Address
 }
@@ -85,7 +91,8 @@ const deployAll = (node: Anvil.AnvilNode) =>
     const options = { rpcUrl: node.rpcUrl, chainId: node.chainId }
     const contracts = yield* deployTestContracts(options)
     const usdt = yield* deployPermit2Token(options)
-    return { ...contracts, usdt, subscriptionVault: yield* deploySubscriptionVault(options) } satisfies LocalContracts
+    const [subscriptionVault, paymentEscrow] = yield* Effect.all([deploySubscriptionVault(options), deployPaymentEscrow(options)], { concurrency: "unbounded" })
+    return { ...contracts, usdt, subscriptionVault, paymentEscrow } satisfies LocalContracts
   })
 
 /**
@@ -101,7 +108,7 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
       : Option.none()
     if (Option.isSome(recorded)) {
       const client = makeClient(Redacted.make(node.rpcUrl))
-      const { usdc, priceFeed, depositFactory, depositFactoryV1, usdt, eurc, subscriptionVault, deployer } = recorded.value
+      const { usdc, priceFeed, depositFactory, depositFactoryV1, usdt, eurc, subscriptionVault, paymentEscrow, deployer } = recorded.value
       const hasCode = (address: string | undefined) =>
         address === undefined
           ? Effect.succeed(false)
@@ -123,14 +130,14 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
           ? getAddress(depositFactory!)
           : yield* deployDepositFactory({ rpcUrl: node.rpcUrl, chainId: node.chainId })
         const first = !current && (yield* hasCode(depositFactory)) ? getAddress(depositFactory!) : depositFactoryV1 === undefined ? undefined : getAddress(depositFactoryV1)
-        // Likewise TestUsdt with Permit2, the euro token and the subscription vault, for a chain kept from before they existed.
-        const usdtNow = (yield* hasCode(usdt)) && (yield* hasCode(permit2Address))
-          ? getAddress(usdt!)
-          : yield* deployPermit2Token({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        const euro = (yield* hasCode(eurc)) ? getAddress(eurc!) : yield* deployTestEurc({ rpcUrl: node.rpcUrl, chainId: node.chainId })
-        const vault = (yield* hasCode(subscriptionVault))
-          ? getAddress(subscriptionVault!)
-          : yield* deploySubscriptionVault({ rpcUrl: node.rpcUrl, chainId: node.chainId })
+        // Likewise TestUsdt with Permit2, the euro token, the subscription vault and the escrow, for a chain kept from before they existed.
+        const options = { rpcUrl: node.rpcUrl, chainId: node.chainId }
+        const keptOr = (address: string | undefined, deploy: Effect.Effect<Address, DeployError>) =>
+          Effect.flatMap(hasCode(address), (has) => (has ? Effect.succeed(getAddress(address!)) : deploy))
+        const usdtNow = (yield* hasCode(permit2Address)) ? yield* keptOr(usdt, deployPermit2Token(options)) : yield* deployPermit2Token(options)
+        const euro = yield* keptOr(eurc, deployTestEurc(options))
+        const vault = yield* keptOr(subscriptionVault, deploySubscriptionVault(options))
+        const escrow = yield* keptOr(paymentEscrow, deployPaymentEscrow(options))
         const kept = {
           usdc: getAddress(usdc),
           eurc: euro,
@@ -139,9 +146,12 @@ const keptContracts = (node: Anvil.AnvilNode, stateFile: string) =>
           ...(first === undefined ? {} : { depositFactoryV1: first }),
           usdt: usdtNow,
           subscriptionVault: vault,
+          paymentEscrow: escrow,
           deployer: getAddress(deployer)
         }
-        if (factory !== depositFactory || usdtNow !== usdt || euro !== eurc || vault !== subscriptionVault) writeFileSync(record, JSON.stringify(kept))
+        if (factory !== depositFactory || usdtNow !== usdt || euro !== eurc || vault !== subscriptionVault || escrow !== paymentEscrow) {
+          writeFileSync(record, JSON.stringify(kept))
+        }
         return kept satisfies LocalContracts
       }
     }
@@ -240,6 +250,7 @@ export const settingsFor = (
     collectionPrivateKey: anvilAccount(9).privateKey,
     depositFactory: info.contracts.depositFactory,
     subscriptionVault: info.contracts.subscriptionVault,
+    paymentEscrow: info.contracts.paymentEscrow,
     ...(info.contracts.depositFactoryV1 === undefined ? {} : { depositFactoryV1: info.contracts.depositFactoryV1 })
   }],
   assets: [{

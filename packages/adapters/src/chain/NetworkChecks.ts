@@ -10,7 +10,9 @@
  *   the executor (which sweeps) and sweeping to the collection address; a first-version one
  *   (`PAYGATE_DEPOSIT_FACTORY_V1_<NETWORK>`), still swept, is owned and sweeps alike;
  * - a configured subscription vault (`PAYGATE_SUBSCRIPTION_VAULT_<NETWORK>`) is a contract over
- *   Permit2's canonical address.
+ *   Permit2's canonical address;
+ * - a configured payment escrow (`PAYGATE_PAYMENT_ESCROW_<NETWORK>`) is a contract that answers the
+ *   escrow's `payments`.
  *
  * @module
  */
@@ -18,7 +20,7 @@ import { Duration, Effect } from "effect"
 import type { Address } from "viem"
 import * as Configuration from "../Configuration.ts"
 import { type Chains, ChainConfigError, executorAddress, rpcEndpoints } from "./ChainConfig.ts"
-import { DepositFactory, DepositFactoryV2, SubscriptionVault } from "./contracts.generated.ts"
+import { DepositFactory, DepositFactoryV2, PaymentEscrow, SubscriptionVault } from "./contracts.generated.ts"
 import { eip3009TokenAbi } from "./Eip3009.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { presets } from "./NetworkPresets.ts"
@@ -134,21 +136,54 @@ export const checkFactory = (chains: Chains, network: Configuration.NetworkName)
  */
 export const checkVault = (chains: Chains, network: Configuration.NetworkName) =>
   Effect.gen(function*() {
-    const { chainId, client, fail, settings } = networkContext(chains, network)
+    const { fail, settings } = networkContext(chains, network)
     const vault = settings.subscriptionVault as Address | undefined
     if (vault === undefined) return undefined
     const variable = Configuration.subscriptionVaultVariable(network)
-    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address: vault })).pipe(
-      Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${vault} could not be read (${error.message}).`))
-    )
-    if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${vault}.`)
-    const permit2 = yield* rpc(chainId, "permit2", () => client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" })).pipe(
-      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${vault} is not a SubscriptionVault (its permit2 could not be read).`))
-    )
+    const permit2 = yield* configuredContract(chains, network, vault, variable, "SubscriptionVault", "permit2", (client) =>
+      client.readContract({ address: vault, abi: SubscriptionVault.abi, functionName: "permit2" }))
     if (!sameAddress(permit2, permit2Address)) {
       return yield* fail(`${variable}: the vault charges through ${permit2}, not Permit2's canonical address ${permit2Address}.`)
     }
     return vault
+  })
+
+/**
+ * A contract is at `address`, configured by `variable`, and it answers `read` (its `functionName`) as
+ * a `contract` would; answers what it read.
+ */
+const configuredContract = <A>(
+  chains: Chains,
+  network: Configuration.NetworkName,
+  address: Address,
+  variable: string,
+  contract: string,
+  functionName: string,
+  read: (client: ReturnType<typeof networkContext>["client"]) => Promise<A>
+) =>
+  Effect.gen(function*() {
+    const { chainId, client, fail } = networkContext(chains, network)
+    const code = yield* rpc(chainId, "eth_getCode", () => client.getCode({ address })).pipe(
+      Effect.catchTag("ChainRpcError", (error) => fail(`${variable}: ${address} could not be read (${error.message}).`))
+    )
+    if (code === undefined || code === "0x") return yield* fail(`${variable}: no contract at ${address}.`)
+    return yield* rpc(chainId, functionName, () => read(client)).pipe(
+      Effect.catchTag("ChainRpcError", () => fail(`${variable}: ${address} is not a ${contract} (its ${functionName} could not be read).`))
+    )
+  })
+
+/**
+ * The configured payment escrow has code and answers the escrow's `payments` (another contract there
+ * would take no authorization); answers it, `undefined` when none is configured.
+ */
+export const checkEscrow = (chains: Chains, network: Configuration.NetworkName) =>
+  Effect.gen(function*() {
+    const escrow = networkContext(chains, network).settings.paymentEscrow as Address | undefined
+    if (escrow === undefined) return undefined
+    const variable = Configuration.paymentEscrowVariable(network)
+    yield* configuredContract(chains, network, escrow, variable, "PaymentEscrow", "payments", (client) =>
+      client.readContract({ address: escrow, abi: PaymentEscrow.abi, functionName: "payments", args: [zeroNonce] }))
+    return escrow
   })
 
 /** Checks one named network; see the module documentation. */
@@ -158,10 +193,12 @@ const checkNetwork = (chains: Chains, network: Configuration.NetworkName) =>
     const { executor } = yield* checkExecutor(chains, network)
     const factory = yield* checkFactory(chains, network)
     const vault = yield* checkVault(chains, network)
+    const escrow = yield* checkEscrow(chains, network)
     yield* Effect.logInfo(
       `${network} (${chainId}): USDC ${token}, EIP-712 domain "${domain.name}" version "${domain.version}", executor ${executor}` +
         (factory === undefined ? "" : `, deposit factory ${factory}`) +
-        (vault === undefined ? "" : `, subscription vault ${vault}`)
+        (vault === undefined ? "" : `, subscription vault ${vault}`) +
+        (escrow === undefined ? "" : `, payment escrow ${escrow}`)
     )
   })
 

@@ -214,6 +214,7 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
       const depositFactory = yield* addressIn(configured.depositFactories[network], Configuration.depositFactoryVariable(network))
       const depositFactoryV1 = yield* addressIn(configured.firstDepositFactories[network], Configuration.depositFactoryV1Variable(network))
       const subscriptionVault = yield* addressIn(configured.subscriptionVaults[network], Configuration.subscriptionVaultVariable(network))
+      const paymentEscrow = yield* addressIn(configured.paymentEscrows[network], Configuration.paymentEscrowVariable(network))
       chains.push({
         chainId: `eip155:${preset.chainNumber}`,
         testnet: preset.testnet,
@@ -226,7 +227,8 @@ export const settingsFor = (configured: ConfiguredNetworks, names: string) =>
         explorerUrl: preset.explorerUrl,
         ...(depositFactory === undefined ? {} : { depositFactory }),
         ...(depositFactoryV1 === undefined ? {} : { depositFactoryV1 }),
-        ...(subscriptionVault === undefined ? {} : { subscriptionVault })
+        ...(subscriptionVault === undefined ? {} : { subscriptionVault }),
+        ...(paymentEscrow === undefined ? {} : { paymentEscrow })
       })
     }
     const assets = networks.flatMap((network) => {

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { type Address, encodeFunctionData, type Hex } from "viem"
+import { Result } from "effect"
+import { type Address, encodeFunctionData, getAddress, type Hex, isAddress, zeroAddress } from "viem"
 import { contractTermsHash, termsType } from "./ContractTermsHash.ts"
 import { PaymentEscrow } from "./contracts.generated.ts"
 import { type TokenDomain, transferWithAuthorizationTypes } from "./Eip3009.ts"
@@ -30,6 +31,44 @@ const escrowTerms = termsType(PaymentEscrow.abi)
 /** The contract's `termsHash`: what the buyer's authorization must carry as its nonce. */
 export const escrowTermsHash = (chainId: number, escrow: Address, terms: EscrowTerms): Hex =>
   contractTermsHash(escrowTerms, chainId, escrow, terms)
+
+/** What a held payment's contract terms are made of: its domain terms beside the token, payer, deadline and salt. */
+export interface EscrowTermsParts {
+  /** The chain's executor: the only account that may authorize, capture, void and refund. */
+  readonly operator: Address
+  readonly payer: Address
+  readonly token: Address
+  /** Unix seconds: the authorization's `validBefore`. */
+  readonly authorizeBefore: number
+  /** 0x + 32 bytes: the quote's nonce. */
+  readonly salt: string
+  /** The domain's `EscrowTerms`. */
+  readonly terms: { readonly receiver: string; readonly captureBefore: number; readonly refundBefore: number }
+}
+
+const isTime = (value: number) => Number.isSafeInteger(value) && value >= 0
+
+/**
+ * The contract's `Terms` of a held payment; the failure is a phrase for messages. Terms the escrow
+ * would refuse outright (`BadTerms`: no receiver, a capture window outlasting the refund window) fail here.
+ */
+export const escrowTermsOf = (parts: EscrowTermsParts): Result.Result<EscrowTerms, string> => {
+  const { receiver, captureBefore, refundBefore } = parts.terms
+  if (!isAddress(receiver, { strict: false }) || receiver.toLowerCase() === zeroAddress) return Result.fail(`the receiver ${receiver} is not an address`)
+  if (!isTime(parts.authorizeBefore) || !isTime(captureBefore) || !isTime(refundBefore)) return Result.fail("a deadline is not a Unix time in seconds")
+  if (captureBefore > refundBefore) return Result.fail("the capture deadline is after the refund deadline")
+  if (!/^0x[0-9a-fA-F]{64}$/.test(parts.salt)) return Result.fail("the salt is not 32 bytes of hex")
+  return Result.succeed({
+    operator: parts.operator,
+    payer: parts.payer,
+    receiver: getAddress(receiver),
+    token: parts.token,
+    authorizeBefore: BigInt(parts.authorizeBefore),
+    captureBefore: BigInt(captureBefore),
+    refundBefore: BigInt(refundBefore),
+    salt: parts.salt as Hex
+  })
+}
 
 /** The EIP-712 types of `ReceiveWithAuthorization`: EIP-3009's payee-only variant, the same fields. */
 const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: transferWithAuthorizationTypes.TransferWithAuthorization } as const
@@ -55,7 +94,9 @@ const abi = PaymentEscrow.abi
 export const escrowCalls = {
   authorize: (terms: EscrowTerms, amount: bigint, signature: Hex) =>
     encodeFunctionData({ abi, functionName: "authorize", args: [terms, amount, signature] }),
-  capture: (terms: EscrowTerms, amount: bigint) => encodeFunctionData({ abi, functionName: "capture", args: [terms, amount] }),
+  /** Valid only while the escrow counts `capturedBefore` as captured (else `Stale`): sent twice, the second reverts. */
+  capture: (terms: EscrowTerms, amount: bigint, capturedBefore: bigint) =>
+    encodeFunctionData({ abi, functionName: "capture", args: [terms, amount, capturedBefore] }),
   void: (terms: EscrowTerms) => encodeFunctionData({ abi, functionName: "void", args: [terms] }),
   reclaim: (terms: EscrowTerms) => encodeFunctionData({ abi, functionName: "reclaim", args: [terms] }),
   refund: (terms: EscrowTerms, amount: bigint) => encodeFunctionData({ abi, functionName: "refund", args: [terms, amount] })

@@ -1,16 +1,18 @@
 /**
  * The checks every payment proof shares: its token is configured, its account is a valid CAIP-10
- * account on the token's chain, and it pays the chain's collection address. Yields what the
- * specific checks need next.
+ * account on the token's chain, and it pays the chain's collection address, or, for a held payment
+ * (an authorization with `escrow` terms), the chain's payment escrow under terms it would take.
+ * Yields what the specific checks need next.
  *
  * @module
  */
 import { Caip, ParamsValidation, type PaymentProof } from "@paygate/domain"
 import { Effect, Result } from "effect"
-import type { Address } from "viem"
+import type { Address, Hex } from "viem"
 import { type AssetSettings, type Chains, lookupAsset } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { sameAddress } from "./EvmAddress.ts"
+import { type EscrowTerms, escrowTermsHash, escrowTermsOf } from "./PaymentEscrow.ts"
 
 /** A proof resolved against the configuration. */
 export interface ProofTarget {
@@ -20,6 +22,16 @@ export interface ProofTarget {
   readonly token: Address
   /** The paying account's address (EIP-55). */
   readonly payer: Address
+  /** A held payment's: the chain's escrow, the contract's terms and their hash (the authorization's signed nonce). */
+  readonly escrow?: HeldTarget | undefined
+}
+
+/** A held payment in the chain's escrow. */
+export interface HeldTarget {
+  readonly address: Address
+  readonly terms: EscrowTerms
+  /** The escrow's `termsHash`. */
+  readonly hash: Hex
 }
 
 const invalid = (message: string) => Effect.fail(new ParamsValidation({ message }))
@@ -36,10 +48,24 @@ export const resolveTarget = (
   const account = Caip.validateAccountId(proof.account)
   if (Result.isFailure(account)) return invalid(`The option's account is not a CAIP-10 account id: ${account.failure}.`)
   if (account.success.chainId !== runtime.chainId) return invalid("The option's account is not on the asset's chain.")
-  if (!sameAddress(proof.to, runtime.settings.collectionAddress)) {
-    return invalid("The payment's recipient is not the collection address.")
-  }
   // validateAccountId returned the EIP-55 form of an eip155 address (checked just above).
   const payer = account.success.address as Address
-  return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer })
+  if (proof._tag !== "Authorization" || proof.escrow === undefined) {
+    if (!sameAddress(proof.to, runtime.settings.collectionAddress)) return invalid("The payment's recipient is not the collection address.")
+    return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer })
+  }
+  const address = runtime.settings.paymentEscrow as Address | undefined
+  if (address === undefined) return invalid(`Held payments are not available on ${runtime.chainId}: no payment escrow is configured.`)
+  if (!sameAddress(proof.to, address)) return invalid("The payment's recipient is not the chain's payment escrow.")
+  const terms = escrowTermsOf({
+    operator: runtime.executor.address,
+    payer,
+    token: found.token,
+    authorizeBefore: proof.validBefore,
+    salt: proof.nonce,
+    terms: proof.escrow
+  })
+  if (Result.isFailure(terms)) return invalid(`The payment's escrow terms are not valid: ${terms.failure}.`)
+  const escrow = { address, terms: terms.success, hash: escrowTermsHash(runtime.chainNumber, address, terms.success) }
+  return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer, escrow })
 }

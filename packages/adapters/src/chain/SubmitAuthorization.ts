@@ -2,6 +2,9 @@
  * Submits a verified pull payment: the chain's executor calls the token's EIP-3009
  * `transferWithAuthorization` (the `v, r, s` form for 65-byte signatures, which every EIP-3009 token
  * has; the `bytes signature` form, FiatToken v2.2+, for contract-wallet signatures) and pays the gas.
+ * A held payment's goes through the chain's escrow instead: `authorize(terms, value, signature)`, which
+ * pulls the funds with the token's `receiveWithAuthorization`; its authorization's nonce is the hash
+ * of the terms, and that is the nonce its use is looked up by.
  *
  * Nothing is sent that cannot succeed or costs more than the chain's gas policy allows
  * (`GasPolicy.ts`): the transaction is simulated first (`eth_call`, then `eth_estimateGas`, both
@@ -29,7 +32,8 @@ import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { ProcessMetrics } from "@paygate/observability"
 import { eip3009TokenAbi } from "./Eip3009.ts"
-import { resolveTarget } from "./ProofTarget.ts"
+import { escrowCalls } from "./PaymentEscrow.ts"
+import { type ProofTarget, resolveTarget } from "./ProofTarget.ts"
 import { type ChainRpcError, describeError, rpc } from "./RpcCall.ts"
 import { isHexBytes, parseEcdsaSignature } from "./Signature.ts"
 
@@ -104,13 +108,21 @@ export const submitAuthorization = Effect.fn("ChainGateway.submit")(function*(
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot submit: ${error.message}` })),
     Effect.orDie
   )
-  const { runtime, token, payer } = target
-  const data = yield* Effect.fromResult(authorizationCalldata(proof, payer, runtime.settings.collectionAddress)).pipe(
+  const { runtime, token, payer, escrow } = target
+  const call = escrow === undefined
+    ? Result.map(authorizationCalldata(proof, payer, runtime.settings.collectionAddress), (data) => ({ to: token, data }))
+    : isHexBytes(proof.signature)
+    ? Result.succeed({ to: escrow.address, data: escrowCalls.authorize(escrow.terms, proof.value, proof.signature) })
+    : Result.fail("the signature is not hex")
+  const { to, data } = yield* Effect.fromResult(call).pipe(
     Effect.mapError((reason) => new ChainSubmitError({ message: `Cannot submit: ${reason}.` })),
     Effect.orDie
   )
-  return yield* sendUnlessUsed(runtime, payer, { to: token, data }, earlierUse(runtime, token, payer, proof.nonce as Hex))
+  return yield* sendUnlessUsed(runtime, payer, { to, data }, earlierUse(runtime, token, payer, signedNonce(target, proof)))
 })
+
+/** The nonce the payer signed: the quote's, or for a held payment the hash of its terms. */
+const signedNonce = (target: ProofTarget, proof: AuthorizationProof): Hex => target.escrow?.hash ?? (proof.nonce as Hex)
 
 /**
  * The executor's simulation of a call reverts (or its estimate does): nothing was sent. `data` is what
@@ -255,12 +267,13 @@ export const authorizationUse = Effect.fn("ChainGateway.usedBy")(function*(
   /** How the authorization's use is found: EIP-3009's by default. */
   find: (runtime: ChainRuntime, token: Address, payer: Address, nonce: Hex) => Effect.Effect<Hash | undefined, ChainRpcError> = earlierUse
 ): Effect.fn.Return<Option.Option<string>, ChainUnavailable> {
-  const { runtime, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
+  const target = yield* resolveTarget(context.chains, context.runtimes, proof).pipe(
     Effect.mapError((error: ParamsValidation) => new ChainSubmitError({ message: `Cannot look up: ${error.message}` })),
     Effect.orDie
   )
+  const { runtime, token, payer } = target
   if (!isNonce(proof.nonce)) return Option.none()
-  return yield* readChain(runtime.chainId, Effect.map(find(runtime, token, payer, proof.nonce), Option.fromNullishOr))
+  return yield* readChain(runtime.chainId, Effect.map(find(runtime, token, payer, signedNonce(target, proof)), Option.fromNullishOr))
 })
 
 /** Whether the chain is past the authorization's `validBefore`: its latest block is stamped at or after it (`ChainGateway.expiredOnChain`). */

@@ -1,7 +1,8 @@
 /**
  * Verifies a pull payment's proof: the EIP-3009 `TransferWithAuthorization` the buyer signed must be
  * exactly the one the option asked for (token, from, to, value, validAfter 0, validBefore, nonce) and
- * be signed by the option's account: by EIP-712 recovery for ordinary accounts (on the
+ * be signed by the option's account; a held payment's, the `ReceiveWithAuthorization` to the chain's
+ * escrow whose nonce is the hash of its terms (`PaymentEscrow.ts`), before their capture deadline: by EIP-712 recovery for ordinary accounts (on the
  * `SignatureRecovery` worker pool), or by the account's EIP-1271 `isValidSignature` for contract
  * wallets, run with at most the chain's `signatureCheck` gas (`GasPolicy.ts`).
  *
@@ -16,6 +17,7 @@ import { type Address, encodeFunctionData, type Hex, hashTypedData, parseAbi } f
 import type { Chains } from "./ChainConfig.ts"
 import type { ChainRuntime } from "./ChainRuntime.ts"
 import { transferWithAuthorizationTypedData } from "./Eip3009.ts"
+import { escrowAuthorizationTypedData } from "./PaymentEscrow.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { resolveTarget } from "./ProofTarget.ts"
 import { rpc } from "./RpcCall.ts"
@@ -104,19 +106,24 @@ export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")
   context: VerifyContext,
   proof: AuthorizationProof
 ): Effect.fn.Return<void, ParamsValidation> {
-  const { runtime, asset, token, payer } = yield* resolveTarget(context.chains, context.runtimes, proof)
+  const { runtime, asset, token, payer, escrow } = yield* resolveTarget(context.chains, context.runtimes, proof)
   if (!asset.eip3009) return yield* invalid("The option's asset does not support signed transfers (EIP-3009).")
   const { nonce, signature } = yield* checkShape(proof)
 
   const domain = yield* runtime.domains.get(token).pipe(Effect.orDie)
-  const hash = hashTypedData(transferWithAuthorizationTypedData(domain, {
-    from: payer,
-    to: runtime.settings.collectionAddress,
-    value: proof.value,
-    validAfter: 0n,
-    validBefore: BigInt(proof.validBefore),
-    nonce
-  }))
+  if (escrow !== undefined && escrow.terms.captureBefore <= BigInt(Math.floor((yield* Clock.currentTimeMillis) / 1000))) {
+    return yield* invalid("The payment's capture deadline has passed.")
+  }
+  const hash = escrow === undefined
+    ? hashTypedData(transferWithAuthorizationTypedData(domain, {
+      from: payer,
+      to: runtime.settings.collectionAddress,
+      value: proof.value,
+      validAfter: 0n,
+      validBefore: BigInt(proof.validBefore),
+      nonce
+    }))
+    : hashTypedData(escrowAuthorizationTypedData(domain, escrow.address, escrow.terms, proof.value))
 
   return yield* checkSigner(context, runtime, payer, hash, signature).pipe(Effect.catchTag("ChainRpcError", Effect.die))
 })

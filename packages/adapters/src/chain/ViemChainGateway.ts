@@ -1,6 +1,6 @@
 /**
  * The domain's `ChainGateway` port on EVM chains, with viem: `verify` checks pull proofs (EIP-3009
- * signatures, see `VerifyAuthorization.ts`) and push proofs (transfers with a reference, see
+ * signatures, see `VerifyAuthorization.ts`; a held payment's, to the chain's payment escrow) and push proofs (transfers with a reference, see
  * `VerifyPushTransfer.ts`); `submit` sends pull payments through each chain's executor with one
  * nonce sequence, within the chain's gas policy (`SubmitAuthorization.ts`, `ExecutorSender.ts`,
  * `GasPolicy.ts`); `usedBy` and `expiredOnChain` tell whether an authorization can still pay; `observe` reports outcomes with
@@ -53,10 +53,11 @@ export const make = Effect.fn("ViemChainGateway.make")(function*(
   )
   const runtimes = new Map(built.map((runtime) => [runtime.chainId, runtime]))
 
-  // Pull payments in a token configured for Permit2 go through Permit2 (`Permit2Transfers.ts`).
+  // Pull payments in a token configured for Permit2 go through Permit2 (`Permit2Transfers.ts`); held
+  // payments never do (the escrow takes EIP-3009 authorizations only, and refuses the others).
   const permit2 = (proof: PaymentProof) => {
     const found = lookupAsset(chains, proof.asset)
-    return found !== undefined && viaPermit2(found.asset)
+    return found !== undefined && viaPermit2(found.asset) && !(proof._tag === "Authorization" && proof.escrow !== undefined)
   }
   return ChainGateway.of({
     verify: (proof) =>

@@ -37,9 +37,10 @@ import {
   type SubscriptionTerms
 } from "@paygate/domain"
 import { Clock, Effect, Layer, Result } from "effect"
-import { type Address, decodeErrorResult, erc20Abi, type Hex, hashTypedData, maxUint160, parseEventLogs, type PublicClient, type TransactionReceipt } from "viem"
+import { type Address, erc20Abi, type Hex, hashTypedData, maxUint160, parseEventLogs, type PublicClient, type TransactionReceipt } from "viem"
 import { type ChainConfigError, type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
+import { revertDecoder } from "./ContractRevert.ts"
 import { SubscriptionSpender, SubscriptionVault, TestPermit2 } from "./contracts.generated.ts"
 import { sameAddress } from "./EvmAddress.ts"
 import { isNativeToken } from "./NativeAsset.ts"
@@ -128,22 +129,8 @@ const resolve = (
 
 // Permit2's errors (TestPermit2 carries the real contract's) and the clone's, beside the vault's: a charge
 // reverts with whichever refused it. The token's own revert strings decode as `Error(string)`.
-const errorsAbi = [...SubscriptionVault.abi, ...SubscriptionSpender.abi, ...TestPermit2.abi].filter((item) => item.type === "error")
+const decodeRevert = revertDecoder(SubscriptionVault.abi, SubscriptionSpender.abi, TestPermit2.abi)
 const vaultErrors = new Set<string>(SubscriptionVault.abi.flatMap((item) => (item.type === "error" ? [item.name] : [])))
-
-/** The error a simulation reverted with: its name (or revert string) and, for messages, its arguments. */
-const decodeRevert = (revert: CallReverted): { readonly name: string; readonly text: string } | undefined => {
-  if (revert.data === undefined) return undefined
-  try {
-    const decoded = decodeErrorResult({ abi: errorsAbi, data: revert.data as Hex })
-    const args = (decoded.args ?? []) as ReadonlyArray<unknown>
-    // viem decodes a revert string (`Error(string)`, e.g. a token's) beside the ABI's errors.
-    if ((decoded.errorName as string) === "Error") return { name: String(args[0]), text: String(args[0]) }
-    return { name: decoded.errorName, text: args.length === 0 ? decoded.errorName : `${decoded.errorName}(${args.join(", ")})` }
-  } catch {
-    return undefined
-  }
-}
 
 /** Why the vault refused `call`, in one line: its error when it could be read, else the node's message. */
 const refusalText = (call: string, revert: CallReverted) => `the vault refuses ${call}: ${decodeRevert(revert)?.text ?? revert.message}`

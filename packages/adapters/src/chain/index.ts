@@ -1,5 +1,5 @@
 /**
- * EVM chain adapters: the domain's `ChainGateway` and `SubscriptionChain` ports with viem, its configuration, signature
+ * EVM chain adapters: the domain's `ChainGateway`, `SubscriptionChain` and `EscrowChain` ports with viem, its configuration, signature
  * recovery off the event loop, and local-chain tooling (anvil, test contracts).
  *
  * A host wires the chain ports (`ChainGateway`, `AssetCatalog`, `WalletActions`) with
@@ -49,6 +49,7 @@ export { authorizationCalldata, ChainSubmitError } from "./SubmitAuthorization.t
 export * as GasPolicy from "./GasPolicy.ts"
 export * as TransferLogs from "./TransferLogs.ts"
 export * as ViemChainGateway from "./ViemChainGateway.ts"
+export * as ViemEscrowChain from "./ViemEscrowChain.ts"
 export * as ViemDepositSweeper from "./ViemDepositSweeper.ts"
 export * as ViemGasMeter from "./ViemGasMeter.ts"
 export * as ViemPayouts from "./ViemPayouts.ts"

@@ -112,33 +112,51 @@ describe("PaymentEscrow", () => {
   it("captures in parts up to what is held, only to the receiver, only by the operator", async () => {
     const terms = await authorized(10_000_000n)
     const start = await balanceOf(receiver.address)
-    expect(await refusal(stranger, escrowCalls.capture(terms, 1n))).toBe("NotOperator")
-    expect((await call(operator, escrow, escrowCalls.capture(terms, 4_000_000n))).status).toBe("success")
-    expect((await call(operator, escrow, escrowCalls.capture(terms, 5_000_000n))).status).toBe("success")
-    expect(await refusal(operator, escrowCalls.capture(terms, 1_000_001n))).toBe("TooMuch")
-    expect(await refusal(operator, escrowCalls.capture(terms, 0n))).toBe("TooMuch")
-    expect((await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n))).status).toBe("success")
+    expect(await refusal(stranger, escrowCalls.capture(terms, 1n, 0n))).toBe("NotOperator")
+    expect((await call(operator, escrow, escrowCalls.capture(terms, 4_000_000n, 0n))).status).toBe("success")
+    expect((await call(operator, escrow, escrowCalls.capture(terms, 5_000_000n, 4_000_000n))).status).toBe("success")
+    expect(await refusal(operator, escrowCalls.capture(terms, 1_000_001n, 9_000_000n))).toBe("TooMuch")
+    expect(await refusal(operator, escrowCalls.capture(terms, 0n, 9_000_000n))).toBe("TooMuch")
+    expect((await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n, 9_000_000n))).status).toBe("success")
     expect(await balanceOf(receiver.address)).toBe(start + 10_000_000n)
     expect(await held(terms)).toEqual({ held: 0n, captured: 10_000_000n, refunded: 0n })
-    expect(await refusal(operator, escrowCalls.capture(terms, 1n))).toBe("NothingHeld")
+    expect(await refusal(operator, escrowCalls.capture(terms, 1n, 10_000_000n))).toBe("NothingHeld")
     expect(await refusal(operator, escrowCalls.void(terms))).toBe("NothingHeld")
+  })
+
+  it("a capture is valid only while the escrow counts what it expects as captured: the same capture sent twice, the second reverts", async () => {
+    const terms = await authorized(8_000_000n)
+    const start = await balanceOf(receiver.address)
+    // Before anything was captured, a capture that believes some was is stale, and moves nothing.
+    expect(await refusal(operator, escrowCalls.capture(terms, 1_000_000n, 1n))).toBe("Stale")
+    const first = escrowCalls.capture(terms, 3_000_000n, 0n)
+    expect((await call(operator, escrow, first)).status).toBe("success")
+    // The same call again (a retry of a capture that was mined after all): stale, even though enough is held.
+    expect(await refusal(operator, first)).toBe("Stale")
+    expect((await call(operator, escrow, first)).status).toBe("reverted")
+    // Two captures, each with what was captured before it, add up.
+    expect((await call(operator, escrow, escrowCalls.capture(terms, 2_000_000n, 3_000_000n))).status).toBe("success")
+    expect(await held(terms)).toEqual({ held: 3_000_000n, captured: 5_000_000n, refunded: 0n })
+    expect(await balanceOf(receiver.address)).toBe(start + 5_000_000n)
+    // Stale is checked before the amount: a capture of too much with a stale count is stale.
+    expect(await refusal(operator, escrowCalls.capture(terms, 9_000_000n, 3_000_000n))).toBe("Stale")
   })
 
   it("a void gives the rest back to the payer; nothing is captured or voided after it", async () => {
     const terms = await authorized(3_000_000n)
-    await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n))
+    await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n, 0n))
     const before = await balanceOf(payer.address)
     expect(await refusal(payer, escrowCalls.void(terms))).toBe("NotOperator")
     expect((await call(operator, escrow, escrowCalls.void(terms))).status).toBe("success")
     expect(await balanceOf(payer.address)).toBe(before + 2_000_000n)
-    expect(await refusal(operator, escrowCalls.capture(terms, 1n))).toBe("NothingHeld")
+    expect(await refusal(operator, escrowCalls.capture(terms, 1n, 1_000_000n))).toBe("NothingHeld")
     expect(await refusal(operator, escrowCalls.void(terms))).toBe("NothingHeld")
   })
 
   it("refunds only what was captured, from the operator's funds, within the refund window", async () => {
     const terms = await authorized(2_000_000n)
     expect(await refusal(operator, escrowCalls.refund(terms, 1n))).toBe("TooMuch")
-    await call(operator, escrow, escrowCalls.capture(terms, 1_500_000n))
+    await call(operator, escrow, escrowCalls.capture(terms, 1_500_000n, 0n))
     const before = await balanceOf(payer.address)
     expect(await refusal(stranger, escrowCalls.refund(terms, 1n))).toBe("NotOperator")
     expect((await call(operator, escrow, escrowCalls.refund(terms, 1_000_000n))).status).toBe("success")
@@ -155,10 +173,10 @@ describe("PaymentEscrow", () => {
     expect(await refusal(operator, escrowCalls.authorize(expired, 1_000_000n, signature))).not.toBeNull()
 
     const terms = await authorized(4_000_000n)
-    await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n))
+    await call(operator, escrow, escrowCalls.capture(terms, 1_000_000n, 0n))
     expect(await refusal(payer, escrowCalls.reclaim(terms))).toBe("DeadlineNotPassed")
     await mineAt(terms.captureBefore)
-    expect(await refusal(operator, escrowCalls.capture(terms, 1n))).toBe("DeadlinePassed")
+    expect(await refusal(operator, escrowCalls.capture(terms, 1n, 1_000_000n))).toBe("DeadlinePassed")
     expect(await refusal(stranger, escrowCalls.reclaim(terms))).toBe("NotPayer")
     const before = await balanceOf(payer.address)
     expect((await call(payer, escrow, escrowCalls.reclaim(terms))).status).toBe("success")
@@ -181,7 +199,7 @@ describe("PaymentEscrow", () => {
       await client.request({ method: "evm_setAutomine" as never, params: [false] as never })
       try {
         const hashes = await Promise.all([
-          walletOf(operator).sendTransaction({ chain: null, to: escrow, data: escrowCalls.capture(terms, 6_000_000n), gas: 500_000n }),
+          walletOf(operator).sendTransaction({ chain: null, to: escrow, data: escrowCalls.capture(terms, 6_000_000n, 0n), gas: 500_000n }),
           walletOf(payer).sendTransaction({ chain: null, to: escrow, data: escrowCalls.reclaim(terms), gas: 500_000n })
         ])
         await mineAt(atDeadline ? terms.captureBefore : terms.captureBefore - 1n)
