@@ -100,8 +100,8 @@ const authorizedPayment = async (fields: Record<string, unknown> = {}) => {
   return { paymentId, buyer, escrow: typed.message.to as string, payment }
 }
 
-const eventsOf = (paymentId: string) => hooks.received("/holds").filter((e: any) => e.data?.payment?.paymentId === paymentId)
-const typesOf = (paymentId: string) => eventsOf(paymentId).map((e: any) => e.type)
+const typesOf = (paymentId: string) =>
+  hooks.on("/holds").map((r) => r.envelope).filter((e: any) => e.data?.payment?.paymentId === paymentId).map((e: any) => e.type)
 const eventually = async (check: () => void, seconds = 30) => {
   const deadline = Date.now() + seconds * 1000
   for (;;) {
@@ -114,13 +114,16 @@ const eventually = async (check: () => void, seconds = 30) => {
   }
 }
 
-// The escrow's terms as the record holds them, to call `reclaim` as the buyer.
-const termsOf = (payment: any, buyer: TestAccount, escrow: string) => ({
-  operator: payment.hold.operator as Hex,
-  payer: buyer.address,
-  receiver: receiverAccount.address,
+// The escrow's terms as the record shows them, with the chain's executor as operator: what the buyer's `reclaim` names.
+const termsOf = (payment: any, payer: TestAccount) => ({
+  operator: world.chain.executorAddress,
+  payer: payer.address,
+  receiver: payment.hold.escrow.receiver as Hex,
   token: world.chain.contracts.usdc,
-  escrow
+  authorizeBefore: BigInt(payment.hold.escrow.authorizeBefore),
+  captureBefore: BigInt(payment.hold.captureBefore),
+  refundBefore: BigInt(payment.hold.refundBefore),
+  salt: payment.hold.escrow.salt as Hex
 })
 
 describe("Held payments through the API on the local chain", () => {
@@ -173,38 +176,52 @@ describe("Held payments through the API on the local chain", () => {
     expect((await wallet("GET", `/v1/gateway/payment/${paymentId}/status`)).body).toMatchObject({ status: "failed", isFinal: true })
   }, 120_000)
 
-  it("at the capture deadline (the chain's clock) the worker voids what is still held", async () => {
-    const { buyer, payment, paymentId } = await authorizedPayment({ captureWindowSeconds: 10 })
+})
+
+// These move the chain's clock past deadlines, which never comes back: their payments are all authorized first
+// (a payment authorized later would find its authorization expired on chain), in the order of their deadlines.
+describe("Held payments at their deadline, on the chain's clock", () => {
+  type Authorized = Awaited<ReturnType<typeof authorizedPayment>>
+  let voids: Authorized
+  const races: Record<"capture" | "reclaim", Authorized> = {} as never
+
+  beforeAll(async () => {
+    voids = await authorizedPayment({ captureWindowSeconds: 10 })
+    races.capture = await authorizedPayment({ captureWindowSeconds: 40, voidAtDeadline: false })
+    races.reclaim = await authorizedPayment({ captureWindowSeconds: 70, voidAtDeadline: false })
+  }, 120_000)
+
+  // Mines one block stamped `timestamp` (the chain's clock only moves on).
+  const mineAt = async (timestamp: number) => {
+    await rpc("evm_setNextBlockTimestamp", [timestamp])
+    await rpc("evm_mine", [])
+  }
+
+  it("at the capture deadline the worker voids what is still held", async () => {
+    const { buyer, payment, paymentId } = voids
     await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, { amount: { unit: "iso4217/USD", value: "250" } })
     await until(paymentId, (p) => p.hold.captured === "2500000")
-    const block = await client().getBlock()
-    await rpc("evm_increaseTime", [payment.hold.captureBefore - Number(block.timestamp) + 1])
-    await rpc("evm_mine", [])
+    await mineAt(payment.hold.captureBefore + 1)
     const done = await until(paymentId, (p) => p.status === "succeeded", 60)
     expect(done.hold).toMatchObject({ released: "voided", captured: "2500000" })
     expect(done.hold.operations.at(-1)).toMatchObject({ kind: "void", requestedBy: "deadline", status: "succeeded" })
     expect(await balanceOf(buyer.address)).toBe(25_000_000n - 2_500_000n)
   }, 120_000)
 
-  it("a capture racing the buyer's reclaim at the deadline: the block decides, one wins on chain and in the record", async () => {
-    for (const winner of ["reclaim", "capture"] as const) {
-      const { buyer, escrow, payment, paymentId } = await authorizedPayment({ captureWindowSeconds: 10, voidAtDeadline: false })
+  for (const winner of ["capture", "reclaim"] as const) {
+    it(`a capture racing the buyer's reclaim in one block: ${winner === "capture" ? "before" : "at"} the deadline the ${winner} wins, on chain and in the record`, async () => {
+      const { buyer, escrow, payment, paymentId } = races[winner]
       const receivedBefore = await balanceOf(receiverAccount.address)
       await rpc("evm_setAutomine", [false])
       try {
         await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, {})
-        // The worker's capture waits in the node's pool, unmined.
+        // The worker's capture waits in the node's pool, unmined; the buyer's reclaim joins it.
         await until(paymentId, (p) => p.hold.operations[0]?.status === "submitted")
-        const reclaim = encodeFunctionData({
-          abi: Chain.Contracts.PaymentEscrow.abi,
-          functionName: "reclaim",
-          args: [Chain.PaymentEscrow.escrowTermsOf(payment)]
-        })
+        const reclaim = encodeFunctionData({ abi: Chain.Contracts.PaymentEscrow.abi, functionName: "reclaim", args: [termsOf(payment, buyer)] })
         void sendCall(world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim).catch(() => undefined)
         await new Promise((resolve) => setTimeout(resolve, 300))
-        // Both in one block: before the deadline only the capture can pass, at it only the reclaim.
-        await rpc("evm_setNextBlockTimestamp", [winner === "capture" ? payment.hold.captureBefore - 1 : payment.hold.captureBefore])
-        await rpc("evm_mine", [])
+        // Before the deadline only the capture can pass; at it, only the reclaim.
+        await mineAt(winner === "capture" ? payment.hold.captureBefore - 1 : payment.hold.captureBefore)
       } finally {
         await rpc("evm_setAutomine", [true])
       }
@@ -220,8 +237,7 @@ describe("Held payments through the API on the local chain", () => {
         expect(await balanceOf(receiverAccount.address)).toBe(receivedBefore)
         expect(await balanceOf(buyer.address)).toBe(25_000_000n)
       }
-    }
-  }, 180_000)
+      await eventually(() => expect(typesOf(paymentId).at(-1)).toBe(winner === "capture" ? "payment.succeeded" : "payment.reclaimed"))
+    }, 120_000)
+  }
 })
-
-void termsOf

@@ -31,7 +31,8 @@ export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<Web
 /**
  * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
  * `state_version` is one less; answers whether it did. A change to an `authorized` payment (a
- * merchant's capture or void) makes its escrow work due at once.
+ * merchant's capture or void) makes its escrow work due at once; the executor's lease ends with its
+ * authorization.
  */
 export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
   const c = paymentColumns(next)
@@ -39,7 +40,9 @@ export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
       status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
       expires_at = ${c.expires_at}, commitment = ${c.commitment}::jsonb, cancelled_reason = ${c.cancelled_reason},
       cancelled_at = ${c.cancelled_at}::bigint, updated_at = ${c.updated_at}, hold = ${c.hold}::jsonb,
-      chain_due_at = CASE WHEN ${c.status} = 'authorized' THEN NULL ELSE chain_due_at END
+      chain_due_at = CASE WHEN ${c.status} = 'authorized' THEN NULL ELSE chain_due_at END,
+      -- Authorized: the executor's lease on it (it just settled it) is not the holds job's.
+      chain_lease_until = CASE WHEN ${c.status} = 'authorized' AND status <> 'authorized' THEN NULL ELSE chain_lease_until END
     WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
     RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 }

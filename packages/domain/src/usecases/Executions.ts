@@ -24,7 +24,8 @@ const authorizationProof = (commitment: Commitment, authorization: SignedAuthori
   value: commitment.tokenAmount,
   validBefore: authorization.validBefore,
   nonce: authorization.nonce,
-  signature: authorization.signature
+  signature: authorization.signature,
+  escrow: authorization.escrow
 })
 
 /** How the executor treats transactions the chain dropped. */
