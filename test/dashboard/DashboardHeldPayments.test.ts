@@ -185,6 +185,9 @@ for (const database of testDatabases) {
       expect(await funds.locator("table.list tbody tr").count()).toBe(3)
       expect(await funds.getByLabel(/Amount to capture/).count()).toBe(0)
       expect(await mainText(page)).toMatch(/Settlement\s+Each capture went straight to the merchant's settlement destination/)
+      // The service refunds none of a held payment (its captures went to the merchant): no refund form.
+      expect(await mainText(page)).toMatch(/Refund\s+From the merchant's settlement destination/)
+      expect(await page.getByRole("region", { name: "Refunds" }).count()).toBe(0)
       await shoot(page, "held-payment-succeeded")
 
       // The authorized one: what is held, the deadline, the capture done so far with its transaction.
@@ -195,13 +198,14 @@ for (const database of testDatabases) {
       expect(text).toMatch(/Authorized\s+\$20\.00 \(20\.00 TUSDC\)/)
       expect(text).toMatch(/Captured\s+\$5\.00 \(5\.00 TUSDC\)/)
       expect(text).toMatch(/Still held\s+\$15\.00 \(15\.00 TUSDC\)/)
-      expect(text).toMatch(/Capture by\s+.+ · 2 days 3 hours left/)
+      expect(text).toMatch(/Capture by\s+.+\s+2 days 3 hours left/)
       expect(text).toContain("What is still held goes back to the buyer automatically")
-      expect(await funds.getByRole("img").getAttribute("aria-label")).toBe("Captured $5.00, Still held $15.00")
+      expect(await funds.getByRole("img").getAttribute("aria-label")).toBe("Captured $5.00, Left to capture $15.00")
       const ops = funds.locator("table.list tbody tr")
       expect(await ops.first().innerText()).toMatch(/Capture[\s\S]*\$5\.00[\s\S]*5\.00 TUSDC[\s\S]*Succeeded/)
       expect(await ops.first().locator("a").getAttribute("href")).toMatch(new RegExp(`^${explorerUrl}/tx/0x[0-9a-f]{64}$`))
       expect(await funds.getByText("$15.00 is left to capture. Leave it empty to capture all of it.").count()).toBe(1)
+      expect(await funds.getByText("Or give the $15.00 left back to the buyer.").count()).toBe(1)
       await shoot(page, "held-payment-authorized")
 
       // Refused in the page, each in one line: not an amount, more than is left.
@@ -221,7 +225,7 @@ for (const database of testDatabases) {
       await expect.poll(() => ops.count(), { timeout: uiTimeoutMs }).toBe(2)
       expect(await ops.nth(1).innerText()).toMatch(/Capture[\s\S]*\$6\.00[\s\S]*6\.00 TUSDC[\s\S]*Pending/)
       expect(await funds.getByText("$9.00 is left to capture.", { exact: false }).count()).toBe(1)
-      expect(await funds.getByRole("img").getAttribute("aria-label")).toBe("Captured $5.00, Being captured $6.00, Still held $9.00")
+      expect(await funds.getByRole("img").getAttribute("aria-label")).toBe("Captured $5.00, Being captured $6.00, Left to capture $9.00")
       const record = await partner.call("GET", `/v1/payments/${held}`)
       expect(record.status).toBe("authorized")
       expect(record.hold.operations.map((op: any) => [op.kind, op.value.value, op.status, op.requestedBy])).toEqual([

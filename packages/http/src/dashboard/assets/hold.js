@@ -55,7 +55,7 @@ export function holdTotals(payment) {
 }
 
 /**
- * The bar: captured, being captured, still held and given back, side by side (its label says the same in words).
+ * The bar: captured, being captured, left to capture and given back, side by side (its label says the same in words).
  *
  * @param {ReturnType<typeof holdTotals>} totals
  * @param {(value: bigint) => string} of
@@ -64,7 +64,8 @@ function holdBar(totals, of) {
   const parts = /** @type {const} */ ([
     ["captured", "Captured", totals.captured],
     ["capturing", "Being captured", totals.capturing],
-    ["held", "Still held", totals.left],
+    // Not "still held": the escrow holds what is being captured too (the details say so).
+    ["held", "Left to capture", totals.left],
     ["released", "Given back", totals.released]
   ]).filter(([kind, , value]) => value > 0n || kind === "captured" || (kind === "held" && totals.released === 0n))
   const whole = totals.paid > 0n ? totals.paid : 1n
@@ -106,8 +107,8 @@ export function holdSection(context, state) {
   const tokens = (/** @type {bigint} */ value) => asset === null ? null : ` (${tokenAmount(config, asset, value.toString(), false)})`
   const operations = /** @type {ReadonlyArray<HoldOperation>} */ (hold.operations)
   const held = payment.status === "authorized"
-  const deadline = h("span", {}, time(hold.captureBefore),
-    held ? h("span", { class: "muted" }, now < hold.captureBefore ? ` · ${timeLeft(hold.captureBefore, now)} left` : " · passed") : null)
+  const deadline = h("span", { class: "stack" }, time(hold.captureBefore),
+    held ? h("span", { class: "muted" }, now < hold.captureBefore ? `${timeLeft(hold.captureBefore, now)} left` : "Passed") : null)
 
   if (!held && BigInt(hold.authorized) === 0n) {
     // Not paid into the escrow (yet, or ever): only the terms the buyer would authorize.
@@ -126,14 +127,13 @@ export function holdSection(context, state) {
   return section("Held funds",
     holdBar(totals, of),
     details([
+      ["Capture by", deadline],
       ["Authorized", [of(totals.paid), tokens(BigInt(hold.authorized))]],
       ["Captured", [formatAmount(hold.capturedAmount), tokens(BigInt(hold.captured))]],
       hold.released === null
         ? ["Still held", [of(totals.paid - totals.captured), tokens(stillHeld)]]
         : [hold.released === "voided" ? "Given back (voided)" : "Taken back by the buyer", [of(totals.released), tokens(stillHeld)]],
-      ["Capture by", deadline],
-      held ? ["After the deadline", afterDeadline] : null,
-      BigInt(hold.captured) > 0n ? ["Refunds possible until", time(hold.refundBefore)] : null
+      held ? ["After the deadline", afterDeadline] : null
     ]),
     operations.length === 0 ? null : operationsTable(config, payment, operations),
     !held ? null
@@ -152,7 +152,8 @@ export function holdSection(context, state) {
  */
 function operationsTable(config, payment, operations) {
   const chainId = String(payment.option?.asset ?? "").split("/")[0] ?? ""
-  return table("Captures and voids, oldest first", ["Requested", "Operation", "Amount", "Status", "Transaction"], operations.map((op) => [
+  return h("div", { class: "hold-table" }, h("h3", {}, "Captures and voids"),
+    table("Captures and voids, oldest first", ["Requested", "Operation", "Amount", "Status", "Transaction"], operations.map((op) => [
     time(op.requestedAt),
     h("span", { class: "stack" },
       op.kind === "capture" ? "Capture" : "Void",
@@ -164,7 +165,7 @@ function operationsTable(config, payment, operations) {
       statusBadge(op.status),
       op.failure === null ? null : h("span", { class: "failure" }, op.failure)),
     op.txHash === null || chainId === "" ? "—" : transactionLink(config, chainId, op.txHash)
-  ]))
+  ])))
 }
 
 /**
@@ -241,5 +242,5 @@ function actions(api, payment, left, of, refresh) {
   })
   return h("div", { class: "hold-actions" },
     form,
-    h("div", { class: "void-row" }, h("p", { class: "muted" }, "Or give all that is left back to the buyer."), voidButton), voidProblem)
+    h("div", { class: "void-row" }, h("p", { class: "muted" }, `Or give the ${of(left)} left back to the buyer.`), voidButton), voidProblem)
 }

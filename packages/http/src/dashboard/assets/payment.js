@@ -79,7 +79,8 @@ export async function showPayment(context, paymentId) {
     paymentEvents(api, paymentId),
     deliveriesOf(api, paymentId),
     paymentReceipts(api, paymentId),
-    payment.status === "succeeded" ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
+    // A held payment's captures went to the merchant: the service refunds none of it.
+    payment.status === "succeeded" && payment.hold === undefined ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
   ])
   if (!context.isCurrent()) return
 
@@ -167,11 +168,13 @@ export async function showPayment(context, paymentId) {
             ? statusLabel(payment.settlement.status)
             : settles ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
           : null,
-        payment.status === "succeeded" ? ["Refund", refundText(payment.refund, partly)] : null
+        payment.status === "succeeded"
+          ? ["Refund", payment.hold === undefined ? refundText(payment.refund, partly) : "From the merchant's settlement destination: the service holds none of what was captured"]
+          : null
       ])),
       section("Timeline", timeline(payment, events, settles, partly))),
     payment.status === "authorized" ? null : held,
-    payment.status !== "succeeded" ? null : section("Refunds", typeof refunds === "string"
+    payment.status !== "succeeded" || payment.hold !== undefined ? null : section("Refunds", typeof refunds === "string"
       ? alertBox(refunds)
       : refundPanel(context, { payment, refunds, receipts, buyer, refresh })),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
