@@ -61,8 +61,9 @@ const refundText = (refund, partly = false) =>
 /**
  * @param {Context} context
  * @param {string} paymentId
+ * @param {string} [seen] the status the page last announced, when it follows the payment
  */
-export async function showPayment(context, paymentId) {
+export async function showPayment(context, paymentId, seen) {
   const { api, config } = context
   /** @type {any} */
   const payment = await orNotFound(context, () => api.get(`/v1/payments/${encodeURIComponent(paymentId)}`), {
@@ -83,6 +84,8 @@ export async function showPayment(context, paymentId) {
     payment.status === "succeeded" && payment.hold === undefined ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
   ])
   if (!context.isCurrent()) return
+  // It may have moved on again since the follow loop looked (processing, then succeeded at once).
+  if (seen !== undefined && seen !== payment.status) announce(`Payment ${statusLabel(payment.status).toLowerCase()}.`)
 
   const problem = h("div", { id: "payment-problem" })
   const refresh = () => {
@@ -231,6 +234,7 @@ async function follow(context, payment, receipts) {
   const current = () => context.isCurrent() && round === rounds
   if (!underWay) return
   const id = encodeURIComponent(payment.paymentId)
+  let seen = payment.status
   while (current()) {
     await sleep(followMs)
     if (!current()) return
@@ -238,6 +242,7 @@ async function follow(context, payment, receipts) {
       // A capture changes the record, not the status: follow the record while one is under way.
       if (!payment.isFinal && !holdUnderWay(payment)) {
         const status = await context.api.get(`/v1/payments/${id}/status`)
+        seen = status.status
         if (status.status !== payment.status) announce(`Payment ${statusLabel(status.status).toLowerCase()}.`)
         else if (receiptsKey(await paymentReceipts(context.api, payment.paymentId)) !== receiptsKey(receipts)) announce("A transfer was received.")
         else continue
@@ -248,6 +253,7 @@ async function follow(context, payment, receipts) {
           next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts) &&
           next.refund?.waitingFor === payment.refund?.waitingFor && next.settlement?.waitingFor === payment.settlement?.waitingFor
         if (same) continue
+        seen = next.status
         const news = next.status !== payment.status ? `Payment ${statusLabel(next.status).toLowerCase()}.` : holdNews(payment, next)
         if (news !== null) announce(news)
         else if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
@@ -257,7 +263,7 @@ async function follow(context, payment, receipts) {
       continue
     }
     if (!current()) return
-    await showPayment({ ...context, followed: true }, payment.paymentId)
+    await showPayment({ ...context, followed: true }, payment.paymentId, seen)
     return
   }
 }
