@@ -29,8 +29,11 @@ export interface TestPartner {
   readonly call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<any>
 }
 
-/** The suite: the portal suite's world and browser, plus dashboard helpers; `pull: false`: TUSDC by push transfers. */
-export const dashboardSuite = (database: TestDatabase, options: { readonly pull?: boolean } = {}) => {
+/**
+ * The suite: the portal suite's world and browser, plus dashboard helpers; `pull: false`: TUSDC by
+ * push transfers; `config`: more configuration of the service (a worker job's timings, say).
+ */
+export const dashboardSuite = (database: TestDatabase, options: { readonly pull?: boolean; readonly config?: Record<string, string> } = {}) => {
   const suite = portalSuite({ database, allowPrivateWebhooks: true, explorerUrl, ...options })
   let world: PortalWorld
   let appId = ""

@@ -16,13 +16,13 @@ const width = 600
 const height = 160
 
 /**
- * An SVG element.
+ * An SVG element (also the held funds' bar, hold.js).
  *
  * @param {string} tag
  * @param {Record<string, string | number>} attributes
  * @param {...(Node | null)} children
  */
-function svg(tag, attributes, ...children) {
+export function svg(tag, attributes, ...children) {
   const element = document.createElementNS(svgNs, tag)
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value))
   for (const child of children) if (child !== null) element.append(child)

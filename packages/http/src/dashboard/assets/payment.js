@@ -4,8 +4,9 @@
  * processing → outcome → settled, and a refund), its transactions with block explorer links, the
  * webhook deliveries of its events, and the actions that apply: cancel while it waits for the
  * buyer, once it succeeded its refunds (whole or in parts, see refunds.js), and an owner's approval
- * of a refund or settlement held over a payout limit. While the payment or its refund is
- * under way the page follows it (the status operation, then the record) and announces changes.
+ * of a refund or settlement held over a payout limit; a held payment's funds, captures and voids
+ * (hold.js). While the payment, its refund or a capture is under way the page follows it (the
+ * status operation, then the record) and announces changes.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { deliveryTable } from "./deliveries.js"
 import { paymentReceipts, receiptsKey, receiptsTable } from "./receipts.js"
 import { paymentEvents, timeline } from "./timeline.js"
 import { actionButton } from "./forms.js"
+import { holdSection, isOpen } from "./hold.js"
 import { paymentRefunds, refundPanel, refundTotals } from "./refunds.js"
 import { alertBox, announce, copyable, details, link, messageOf, orNotFound, section, statusBadge, statusLabel, time } from "./ui.js"
 
@@ -59,8 +61,9 @@ const refundText = (refund, partly = false) =>
 /**
  * @param {Context} context
  * @param {string} paymentId
+ * @param {string} [seen] the status the page last announced, when it follows the payment
  */
-export async function showPayment(context, paymentId) {
+export async function showPayment(context, paymentId, seen) {
   const { api, config } = context
   /** @type {any} */
   const payment = await orNotFound(context, () => api.get(`/v1/payments/${encodeURIComponent(paymentId)}`), {
@@ -77,9 +80,12 @@ export async function showPayment(context, paymentId) {
     paymentEvents(api, paymentId),
     deliveriesOf(api, paymentId),
     paymentReceipts(api, paymentId),
-    payment.status === "succeeded" ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
+    // A held payment's captures went to the merchant: the service refunds none of it.
+    payment.status === "succeeded" && payment.hold === undefined ? paymentRefunds(api, payment).catch((/** @type {unknown} */ error) => messageOf(error)) : []
   ])
   if (!context.isCurrent()) return
+  // It may have moved on again since the follow loop looked (processing, then succeeded at once).
+  if (seen !== undefined && seen !== payment.status) announce(`Payment ${statusLabel(payment.status).toLowerCase()}.`)
 
   const problem = h("div", { id: "payment-problem" })
   const refresh = () => {
@@ -127,11 +133,12 @@ export async function showPayment(context, paymentId) {
   /** @param {string | null | undefined} hash @param {string | null} [explorerUrl] */
   const tx = (hash, explorerUrl) => (typeof hash === "string" && chainId !== null ? transactionLink(config, chainId, hash, explorerUrl) : null)
   const transactions = [
-    payment.transaction === null ? null : /** @type {const} */ (["Payment", tx(payment.transaction.hash, payment.transaction.explorerUrl)]),
+    payment.transaction === null ? null : /** @type {const} */ ([payment.hold === undefined ? "Payment" : "Payment into escrow", tx(payment.transaction.hash, payment.transaction.explorerUrl)]),
     payment.settlement?.txHash == null ? null : /** @type {const} */ (["Settlement", tx(payment.settlement.txHash)]),
     payment.refund?.txHash == null ? null : /** @type {const} */ (["Refund", tx(payment.refund.txHash)])
   ]
 
+  const held = payment.hold === undefined ? null : holdSection(context, { payment, refresh })
   // The latest refund's status alone would say "Refunded" after a part: say what is left.
   const partly = typeof refunds !== "string" && payment.refund !== null && refundTotals(payment, refunds).left > 0n
   showView("payment", [
@@ -145,6 +152,8 @@ export async function showPayment(context, paymentId) {
       payment.status === "requires_action" ? cancel : null),
     approve("refund"),
     approve("settlement"),
+    // While funds are held, capturing them is what the merchant came for: first.
+    payment.status === "authorized" ? held : null,
     h("div", { class: "columns" },
       section("Summary", details([
         ["Amount", formatAmount(payment.amount)],
@@ -154,16 +163,21 @@ export async function showPayment(context, paymentId) {
         ["Payment id", copyable(payment.paymentId, "payment id")],
         buyer === null ? null : ["Buyer account", copyable(buyer, "buyer account")],
         ["Created", time(payment.createdAt)],
-        payment.isFinal ? null : ["Expires", time(payment.expiresAt)],
-        payment.status === "succeeded" && !(payment.refund !== null && payment.settlement === null)
+        payment.isFinal || payment.status === "authorized" ? null : ["Expires", time(payment.expiresAt)],
+        // Captures go from the escrow straight to the merchant's destination: nothing settles after.
+        payment.status === "succeeded" && payment.hold !== undefined ? ["Settlement", "Each capture went straight to the merchant's settlement destination"] : null,
+        payment.status === "succeeded" && payment.hold === undefined && !(payment.refund !== null && payment.settlement === null)
           ? ["Settlement", payment.settlement !== null
             ? statusLabel(payment.settlement.status)
             : settles ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
           : null,
-        payment.status === "succeeded" ? ["Refund", refundText(payment.refund, partly)] : null
+        payment.status === "succeeded"
+          ? ["Refund", payment.hold === undefined ? refundText(payment.refund, partly) : "From the merchant's settlement destination: the service holds none of what was captured"]
+          : null
       ])),
       section("Timeline", timeline(payment, events, settles, partly))),
-    payment.status !== "succeeded" ? null : section("Refunds", typeof refunds === "string"
+    payment.status === "authorized" ? null : held,
+    payment.status !== "succeeded" || payment.hold !== undefined ? null : section("Refunds", typeof refunds === "string"
       ? alertBox(refunds)
       : refundPanel(context, { payment, refunds, receipts, buyer, refresh })),
     transactions.some((t) => t !== null) ? section("Transactions", details(transactions)) : null,
@@ -182,6 +196,28 @@ export async function showPayment(context, paymentId) {
   void follow(context, payment, receipts)
 }
 
+/** Counts the page's follow rounds: only the newest runs. */
+let rounds = 0
+
+/** @param {any} payment */
+const holdUnderWay = (payment) => payment.status === "authorized" && (payment.hold?.operations ?? []).some(isOpen)
+
+/**
+ * What became of the held payment's captures and voids under way: "Capture completed." etc.
+ *
+ * @param {any} before
+ * @param {any} next
+ * @returns {string | null}
+ */
+function holdNews(before, next) {
+  const was = before.hold?.operations ?? []
+  for (const [i, op] of (next.hold?.operations ?? []).entries()) {
+    if (was[i] === undefined || !isOpen(was[i]) || isOpen(op)) continue
+    return `${op.kind === "capture" ? "Capture" : "Void"} ${op.status === "succeeded" ? "completed" : "failed"}.`
+  }
+  return null
+}
+
 /**
  * Reads the payment again until what is under way is over (its status with the status operation
  * while it is not final, its refund, settlement and received transfers), then shows the page again.
@@ -191,16 +227,22 @@ export async function showPayment(context, paymentId) {
  * @param {ReadonlyArray<import("./receipts.js").Receipt>} receipts
  */
 async function follow(context, payment, receipts) {
-  const underWay = !payment.isFinal || payment.refund?.status === "pending" || payment.settlement?.status === "pending" ||
+  const underWay = !payment.isFinal || holdUnderWay(payment) || payment.refund?.status === "pending" || payment.settlement?.status === "pending" ||
     receipts.some((r) => r.refund?.status === "pending")
+  // The page shown again (after a capture, say) follows anew: this round stops.
+  const round = ++rounds
+  const current = () => context.isCurrent() && round === rounds
   if (!underWay) return
   const id = encodeURIComponent(payment.paymentId)
-  while (context.isCurrent()) {
+  let seen = payment.status
+  while (current()) {
     await sleep(followMs)
-    if (!context.isCurrent()) return
+    if (!current()) return
     try {
-      if (!payment.isFinal) {
+      // A capture changes the record, not the status: follow the record while one is under way.
+      if (!payment.isFinal && !holdUnderWay(payment)) {
         const status = await context.api.get(`/v1/payments/${id}/status`)
+        seen = status.status
         if (status.status !== payment.status) announce(`Payment ${statusLabel(status.status).toLowerCase()}.`)
         else if (receiptsKey(await paymentReceipts(context.api, payment.paymentId)) !== receiptsKey(receipts)) announce("A transfer was received.")
         else continue
@@ -211,14 +253,17 @@ async function follow(context, payment, receipts) {
           next.settlement?.status === payment.settlement?.status && receiptsKey(nextReceipts) === receiptsKey(receipts) &&
           next.refund?.waitingFor === payment.refund?.waitingFor && next.settlement?.waitingFor === payment.settlement?.waitingFor
         if (same) continue
-        if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
+        seen = next.status
+        const news = next.status !== payment.status ? `Payment ${statusLabel(next.status).toLowerCase()}.` : holdNews(payment, next)
+        if (news !== null) announce(news)
+        else if (next.refund?.status !== payment.refund?.status) announce(`Refund ${statusLabel(next.refund?.status ?? "").toLowerCase()}.`)
       }
     } catch {
       // A passing outage: try again on the next round.
       continue
     }
-    if (!context.isCurrent()) return
-    await showPayment({ ...context, followed: true }, payment.paymentId)
+    if (!current()) return
+    await showPayment({ ...context, followed: true }, payment.paymentId, seen)
     return
   }
 }

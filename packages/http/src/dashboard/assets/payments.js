@@ -17,7 +17,7 @@ import { alertBox, announce, go, link, pager, statusBadge, statusLabel, table, t
 /** @typedef {import("./context.js").Context} Context */
 /** @typedef {import("./format.js").Amount} Amount */
 
-const statuses = ["requires_action", "processing", "succeeded", "failed", "expired", "cancelled"]
+const statuses = ["requires_action", "processing", "authorized", "succeeded", "failed", "expired", "cancelled", "voided", "reclaimed"]
 const pageSize = "20"
 
 /**
@@ -47,9 +47,10 @@ const dayStart = (value, days) => {
 }
 
 /**
- * Succeeded amounts added up per currency (exact: minor units as BigInt).
+ * Succeeded amounts added up per currency (exact: minor units as BigInt); of a held payment, what
+ * was captured (the rest went back to the buyer).
  *
- * @param {ReadonlyArray<{ status: string, amount: Amount }>} payments
+ * @param {ReadonlyArray<{ status: string, amount: Amount, hold?: { capturedAmount: Amount } }>} payments
  */
 function succeededTotals(payments) {
   /** @type {Map<string, Amount>} */
@@ -57,7 +58,8 @@ function succeededTotals(payments) {
   for (const payment of payments) {
     if (payment.status !== "succeeded") continue
     const sum = totals.get(payment.amount.unit)
-    totals.set(payment.amount.unit, { ...payment.amount, value: String(BigInt(sum?.value ?? "0") + BigInt(payment.amount.value)) })
+    const value = payment.hold?.capturedAmount.value ?? payment.amount.value
+    totals.set(payment.amount.unit, { ...payment.amount, value: String(BigInt(sum?.value ?? "0") + BigInt(value)) })
   }
   return [...totals.values()].map(formatAmount)
 }
@@ -146,7 +148,8 @@ export async function showPayments(context) {
       h("span", { class: "stack" }, link(`/dashboard/payments/${p.paymentId}`, { class: "strong" }, p.referenceId), h("code", { class: "id" }, p.paymentId)),
       merchants.get(p.merchantId)?.merchantName ?? p.merchantId,
       h("span", { class: "amount-cell" }, formatAmount(p.amount)),
-      h("span", {}, statusBadge(p.status), p.refund === null ? null : h("span", { class: "muted" }, ` · refund ${p.refund.status}`))
+      h("span", {}, statusBadge(p.status), p.refund === null ? null : h("span", { class: "muted" }, ` · refund ${p.refund.status}`),
+        partlyCaptured(p) ? h("span", { class: "muted" }, ` · ${formatAmount(p.hold.capturedAmount)} captured`) : null)
     ])
     return [
       h("p", { class: "summary-line" },
@@ -169,6 +172,13 @@ export async function showPayments(context) {
   ])
   void follow(context, listQuery, page, (next) => replace(list, results(next)))
 }
+
+/**
+ * A held payment that succeeded with less than its amount captured (the rest went back to the buyer).
+ *
+ * @param {any} p
+ */
+const partlyCaptured = (p) => p.status === "succeeded" && p.hold !== undefined && p.hold.capturedAmount.value !== p.amount.value
 
 /** How often a list with payments under way is read again (ms). */
 const followMs = 3000

@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * A payment's story: created → processing → succeeded / failed / expired / cancelled → settled,
- * and its refund, each step with its time when its event is known. Steps still ahead are shown
- * as such, so a person sees where the payment stands.
+ * and its refund, each step with its time when its event is known; a held payment's authorization,
+ * captures and its end (succeeded, voided, reclaimed) instead of the settlement. Steps still ahead
+ * are shown as such, so a person sees where the payment stands.
  *
  * @module
  */
@@ -34,6 +35,34 @@ export async function paymentEvents(api, paymentId) {
   return found.reverse()
 }
 
+/** @typedef {{ label: string, state: "done" | "current" | "ahead" | "failed", when: number | null, note?: string }} Step */
+
+/**
+ * A held payment's steps between processing and its end: authorized, then each capture (and a
+ * capture that failed) by its event.
+ *
+ * @param {any} payment
+ * @param {ReadonlyArray<PaymentEvent>} events
+ * @param {(type: string) => number | null} at
+ * @returns {Array<Step>}
+ */
+function heldSteps(payment, events, at) {
+  const authorizedAt = at("payment.authorized")
+  if (authorizedAt === null && payment.hold.authorized === "0") {
+    return ["requires_action", "processing"].includes(payment.status) ? [{ label: "Authorized", state: "ahead", when: null, note: "Funds held until you capture them" }] : []
+  }
+  const open = payment.status === "authorized"
+  return [
+    { label: "Authorized", state: open ? "current" : "done", when: authorizedAt, ...(open ? { note: "Funds held until you capture them" } : {}) },
+    ...events.flatMap((e) => /** @type {Array<Step>} */ (
+      e.type === "payment.captured"
+        ? [{ label: "Part captured", state: "done", when: e.createdAt }]
+        : e.type === "payment.capture_failed"
+        ? [{ label: "Capture failed", state: "failed", when: e.createdAt }]
+        : []))
+  ]
+}
+
 /**
  * @param {any} payment the payment record
  * @param {ReadonlyArray<PaymentEvent>} events
@@ -50,7 +79,7 @@ export function timeline(payment, events, settles, partlyRefunded = false) {
   const processedAt = at("payment.processing")
   // Expired or cancelled while waiting for the buyer: it never processed.
   const neverProcessed = processedAt === null && (status === "expired" || status === "cancelled")
-  /** @type {Array<{ label: string, state: "done" | "current" | "ahead" | "failed", when: number | null, note?: string }>} */
+  /** @type {Array<Step>} */
   const steps = [
     { label: "Created", state: "done", when: payment.createdAt },
     ...(neverProcessed
@@ -61,7 +90,10 @@ export function timeline(payment, events, settles, partlyRefunded = false) {
         when: processedAt,
         ...(waiting ? { note: "Waiting for the buyer to pay" } : {})
       }]),
-    outcome === null
+    ...(payment.hold === undefined ? [] : heldSteps(payment, events, at)),
+    payment.hold !== undefined && (outcome === null || outcome === "authorized")
+      ? { label: "Captured or voided", state: "ahead", when: null }
+      : outcome === null
       ? { label: "Succeeded", state: "ahead", when: null }
       : {
         label: statusLabel(outcome),
@@ -70,7 +102,7 @@ export function timeline(payment, events, settles, partlyRefunded = false) {
       }
   ]
   // A refunded payment's funds went back to the buyer: there is nothing to settle.
-  const settling = payment.settlement !== null || settles
+  const settling = payment.hold === undefined && (payment.settlement !== null || settles)
   if (settling && (outcome === null || (outcome === "succeeded" && (payment.refund === null || payment.settlement !== null)))) {
     const settlement = payment.settlement
     steps.push({

@@ -143,7 +143,12 @@ const statusLabels = /** @type {Record<string, string>} */ ({
   failed: "Failed",
   expired: "Expired",
   cancelled: "Cancelled",
+  // Held payments: the funds wait in the escrow for the merchant's capture.
+  authorized: "Authorized",
+  voided: "Voided",
+  reclaimed: "Reclaimed",
   pending: "Pending",
+  submitted: "Submitted",
   completed: "Completed",
   active: "Active",
   disabled: "Disabled",
