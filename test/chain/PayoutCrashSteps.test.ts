@@ -6,7 +6,8 @@
  * (`app/worker.ts`) starts on the same database and chain. Per refund and per settlement, at each
  * step: exactly one transfer on chain to the recipient for the payout's value (the one recorded),
  * the payout completed, one ledger posting, the refund completed or one `payment.settled`, and a
- * later payout from the same collection key goes through (its nonce sequence has no gap).
+ * later payout from the same collection key goes through (its nonce sequence has no gap). The same
+ * for a pull payment's authorization, and for a held payment's capture from the escrow: made once.
  */
 import { Chain, GatewayServices } from "@paygate/adapters"
 import { type PaymentId, type Payout, PayoutRepository } from "@paygate/domain"
@@ -51,7 +52,10 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     PAYOUT_UNKNOWN_RECHECK_MS: "300",
     PAYOUT_RETRY_MS: "200",
     EXECUTOR_LEASE_MS: "2000",
-    WATCHER_LEASE_MS: "2000"
+    WATCHER_LEASE_MS: "2000",
+    HOLD_LEASE_MS: "2000",
+    HOLD_POLL_MS: "50",
+    HOLD_PENDING_RECHECK_MS: "100"
   })
   const caip10 = (address: string) => `${world().chain.chainId}:${address}`
   const freshAccount = () => privateKeyToAccount(generatePrivateKey()).address
@@ -128,7 +132,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
   }
 
   /** Runs the crashing worker until it kills itself at `step`. */
-  const crashAt = async (step: Step | "submitted") => {
+  const crashAt = async (step: Step | "submitted" | "captured") => {
     const crashing = spawnNode(["test/support/CrashingWorker.ts"], { ...workerEnv(), CRASH_AT: step })
     const died = await Promise.race([crashing.exited, new Promise((resolve) => setTimeout(() => resolve("alive"), 60_000))])
     if (died !== "SIGKILL") await stop(crashing)
@@ -259,6 +263,51 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
       expect(done.transaction.hash).toBe(sent[0]!.transactionHash)
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       expect((await pulls()).slice(before.length).map((log) => log.transactionHash)).toEqual([sent[0]!.transactionHash])
+      await expectNoGap(Chain.anvilAccount(0).address)
+    })
+  }, 180_000)
+
+  it("a held payment whose worker is killed right after it sent a capture is captured once", async () => {
+    const buyer = Chain.anvilAccount(4)
+    const destination = freshAccount()
+    const walletKey = await server.walletKey("sandbox")
+    const merchantId = await server.merchant(await partnerKey())
+    const registered = await api("POST", `/v1/merchants/${merchantId}/settlements/crypto`, {
+      settlements: [{ asset: world().chain.usdcAssetId, destination: caip10(destination) }]
+    })
+    expect(registered.status).toBe(201)
+    const created = await api("POST", "/v1/payments", {
+      merchantId,
+      amount: { unit: "iso4217/USD", value: "1250" },
+      referenceId: `held-crash-${randomBytes(4).toString("hex")}`,
+      capture: "manual"
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const paymentId = created.body.paymentId as string
+    await confirmWithWallet(server, walletKey, world(), paymentId, buyer)
+    await withWorker(async (worker) => {
+      const held = await eventually(async () => (await api("GET", `/v1/payments/${paymentId}`)).body, (p) => p.status !== "processing", 30_000)
+      expect(held.status, worker.output().slice(-4_000)).toBe("authorized")
+    })
+    expect((await api("POST", `/v1/payments/${paymentId}/capture`, {})).status).toBe(200)
+
+    await crashAt("captured")
+    // Sent, its hash not recorded.
+    const left = (await api("GET", `/v1/payments/${paymentId}`)).body
+    expect(left.hold.operations).toMatchObject([{ kind: "capture", status: "pending", txHash: null }])
+    const captures = () =>
+      world().client.getLogs({ address: world().chain.contracts.usdc, event: transferEvent, args: { to: destination }, fromBlock: 0n, toBlock: "latest" })
+    await eventually(captures, (logs) => logs.length === 1, 30_000)
+
+    await withWorker(async (worker) => {
+      const done = await eventually(async () => (await api("GET", `/v1/payments/${paymentId}`)).body, (p) => p.status !== "authorized", 30_000)
+      expect(done.status, worker.output().slice(-4_000)).toBe("succeeded")
+      expect(done.hold).toMatchObject({ captured: "12500000", released: null })
+      // Time for a second capture to show up, were one sent.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const logs = await captures()
+      expect(logs.map((log) => log.args.value)).toEqual([12_500_000n])
+      expect(await world().balanceOf(destination)).toBe(12_500_000n)
       await expectNoGap(Chain.anvilAccount(0).address)
     })
   }, 180_000)

@@ -8,20 +8,22 @@
  * - `broadcast`: the node accepted the transfer; its outcome is not yet observed;
  * - `observed`: the chain says it paid the recipient; the payout is not yet completed;
  * - `submitted`: the executor's `ChainGateway` broadcast a pull payment's authorization; its
- *   transaction hash is not yet recorded.
+ *   transaction hash is not yet recorded;
+ * - `captured`: the held payments' job broadcast a capture from the escrow; its transaction hash is
+ *   not yet recorded.
  *
  * Before dying it prints `crashing at <step>` (stderr is a pipe: the write is synchronous), so a
  * test can tell a crash at the step from any other death.
  */
 import { Application } from "@paygate/app"
 import { Chain, ConfiguredPayoutPolicy, Database, LogOutput, Migrations, WorkerPorts } from "@paygate/adapters"
-import { ChainGateway, PayoutExecutions, Payouts, ReceiptRefundExecutions, SettlementDecisions } from "@paygate/domain"
+import { ChainGateway, EscrowChain, HoldExecutions, PayoutExecutions, Payouts, ReceiptRefundExecutions, SettlementDecisions } from "@paygate/domain"
 import { Jobs } from "@paygate/worker"
 import { Effect, Layer, Option } from "effect"
 import { jobSettings } from "../../app/JobSettings.ts"
 import { launch } from "../../app/Launch.ts"
 
-const crashSteps = ["signed", "recorded", "broadcast", "observed", "submitted"] as const
+const crashSteps = ["signed", "recorded", "broadcast", "observed", "submitted", "captured"] as const
 type CrashStep = (typeof crashSteps)[number]
 
 const step = process.env.CRASH_AT as CrashStep
@@ -63,10 +65,19 @@ const crashingPayouts = Layer.fresh(Layer.mergeAll(PayoutExecutions.layer, Settl
   Layer.provide(Layer.mergeAll(Application.workerServices, crashing, ConfiguredPayoutPolicy.layer))
 )
 
+// The held payments' use case over an escrow whose captures kill the process once sent.
+const crashingHolds = Layer.fresh(HoldExecutions.layer).pipe(
+  Layer.provide(Layer.effect(
+    EscrowChain,
+    Effect.map(EscrowChain, (real) => EscrowChain.of({ ...real, capture: (...args) => real.capture(...args).pipe(Effect.tap(() => at("captured"))) }))
+  )),
+  Layer.provide(Application.workerServices)
+)
+
 // `app/WorkerLive.ts`'s composition, with the crashing ports over the real ones.
 launch(
   Jobs.pipe(
-    Layer.provide(Layer.mergeAll(Application.workerServices, crashingPayouts, jobSettings)),
+    Layer.provide(Layer.mergeAll(Application.workerServices, crashingPayouts, crashingHolds, jobSettings)),
     Layer.provide(Migrations.layer),
     Layer.provide(Layer.merge(WorkerPorts.chainGateway, crashingGateway)),
     Layer.provide(Database.layerForWorker),
