@@ -3,24 +3,12 @@
  * the settlement destination, the held payment paid with `npm run pay`, a capture of part and a void of
  * the rest; then the status the page shows must follow (succeeded, 15.00 captured, the rest voided).
  */
-import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shellCommands } from "./support/DocCommands.ts"
+import { localChainRpc, runBash, startedValues } from "./support/DocExample.ts"
 import { type StartedService, startService } from "./support/NpmStart.ts"
-import { repoRoot } from "./support/ServiceProcess.ts"
 
 const example = shellCommands("docs/held-payments.md")
-
-/** Runs `script` in one bash, as a reader pasting the commands in turn, with `env` exported. */
-const bash = (script: string, env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("bash", ["-e", "-c", script], { cwd: repoRoot, env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
 
 describe("docs/held-payments.md's example against npm start", () => {
   let service: StartedService
@@ -33,17 +21,15 @@ describe("docs/held-payments.md's example against npm start", () => {
   })
 
   it("adds the destination, pays a held payment, captures part, voids the rest, and the status follows", async () => {
-    const env = { PAYGATE_URL: service.url, API_KEY: service.apiKey, MERCHANT_ID: service.merchantId, APP_ID: service.appId }
+    const env = startedValues(service)
     const [exports, ...steps] = example.map((command) => command.text)
     expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
     const status = steps.pop()!
     expect(steps.map((step) => step.split(/\s/)[0])).toEqual(["curl", "PAYMENT_ID=$(curl", "npm", "curl", "curl"])
 
-    // The local chain of this npm start may not be on the default port (another test's holds it).
-    const rpcUrl = /Local chain \S+ at (\S+):/.exec(service.output())?.[1]
-    if (rpcUrl === undefined) throw new Error(`npm start printed no local chain:\n${service.output()}`)
+    const rpcUrl = localChainRpc(service)
     const script = [...steps.map((step) => (step.startsWith("npm run pay") ? `${step} --rpc-url ${rpcUrl}` : step)), "echo \"PAYMENT_ID=$PAYMENT_ID\""]
-    const result = await bash(script.join("\n"), env)
+    const result = await runBash(script.join("\n"), env)
     expect(result.code, `exit ${result.code}\n${result.stdout}\n${result.stderr}`).toBe(0)
     expect(result.stdout).toMatch(/sign the ReceiveWithAuthorization typed data/)
     expect(result.stdout).toMatch(/"kind":"capture","amount":"15000000",.*?"status":"pending"/)
@@ -51,7 +37,7 @@ describe("docs/held-payments.md's example against npm start", () => {
 
     const deadline = Date.now() + 60_000
     for (;;) {
-      const shown = await bash(status, { ...env, PAYMENT_ID: paymentId })
+      const shown = await runBash(status, { ...env, PAYMENT_ID: paymentId })
       const body = JSON.parse(shown.stdout)
       if (body.isFinal) {
         expect(body).toMatchObject({ status: "succeeded", hold: { captured: "15000000", capturedAmount: { value: "1500" }, released: "voided" } })

@@ -3,24 +3,12 @@
  * with the values it printed: the settlement destination, the plan, and `npm run subscribe --follow`,
  * which must see every period charged and the subscription end completed.
  */
-import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shellCommands } from "./support/DocCommands.ts"
+import { localChainRpc, runBash, startedValues } from "./support/DocExample.ts"
 import { type StartedService, startService } from "./support/NpmStart.ts"
-import { repoRoot } from "./support/ServiceProcess.ts"
 
 const example = shellCommands("docs/subscriptions.md")
-
-/** Runs `script` in one bash, as a reader pasting the commands in turn, with `env` exported. */
-const bash = (script: string, env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("bash", ["-e", "-c", script], { cwd: repoRoot, env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
 
 describe("docs/subscriptions.md's example against npm start", () => {
   let service: StartedService
@@ -33,17 +21,16 @@ describe("docs/subscriptions.md's example against npm start", () => {
   })
 
   it("adds the destination, creates the plan, subscribes and follows three charges to the end", async () => {
-    const env = { PAYGATE_URL: service.url, API_KEY: service.apiKey, MERCHANT_ID: service.merchantId, APP_ID: service.appId }
+    const env = startedValues(service)
     // The `--help` line is run with every other one by docs-commands.test.ts.
     const [exports, ...steps] = example.map((command) => command.text).filter((text) => !text.endsWith(" --help"))
     // The values the reader exports are exactly these.
     expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
     expect(steps.map((step) => step.split(/\s/)[0])).toEqual(["curl", "PLAN_ID=$(curl", "npm"])
 
-    // The local chain of this npm start may not be on the default port (another test's holds it), as the page says.
-    const rpcUrl = /Local chain \S+ at (\S+):/.exec(service.output())?.[1]
-    if (rpcUrl === undefined) throw new Error(`npm start printed no local chain:\n${service.output()}`)
-    const result = await bash(steps.join("\n").replace("--follow", `--follow --rpc-url ${rpcUrl}`), env)
+    // The local chain of this npm start may not be on the default port, as the page says.
+    const rpcUrl = localChainRpc(service)
+    const result = await runBash(steps.join("\n").replace("--follow", `--follow --rpc-url ${rpcUrl}`), env)
     expect(result.code, `exit ${result.code}\n${result.stdout}\n${result.stderr}`).toBe(0)
     expect(result.stdout).toMatch(/Coffee club by .*: 2\.500000 TUSDC every 10 s, 3 periods/)
     expect(result.stdout).toMatch(/manage or cancel: http:\/\/.*\/s\/manage\/sub_/)

@@ -6,59 +6,39 @@
  * capture racing the reclaim is decided by the chain, exactly one winning there and in the record.
  * Webhooks of each step go to a receiver.
  */
-import { Chain, CredentialAdmin } from "@paygate/adapters"
-import { Effect } from "effect"
+import { Chain } from "@paygate/adapters"
 import { createPublicClient, encodeFunctionData, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type PortalWorld, startPortalWorld } from "../checkout/PortalWorld.ts"
+import { type ApiWorld, startApiWorld } from "../support/ApiWorld.ts"
 import { newPermit2Payer, sendCall, type TestAccount } from "../support/Permit2Payer.ts"
-import { type Receiver, startReceiver } from "../support/Receiver.ts"
 
 const funder = Chain.anvilAccount(8)
 const receiverAccount = Chain.anvilAccount(6)
 
-let world: PortalWorld
-let hooks: Receiver
-let appId: string
+let api: ApiWorld
 
 beforeAll(async () => {
-  hooks = await startReceiver()
-  world = await startPortalWorld({
-    allowPrivateWebhooks: true,
+  api = await startApiWorld({
     config: { HOLD_POLL_MS: "100", HOLD_PENDING_RECHECK_MS: "200", HOLD_WAITING_RECHECK_MS: "300", HOLD_UNKNOWN_RECHECK_MS: "500" }
   })
-  appId = (await world.admin(Effect.flatMap(CredentialAdmin, (admin) => admin.createApp({ name: "Buyer wallet", mode: "sandbox" })))).appId
-  const destination = await partner("POST", `/v1/merchants/${world.merchantId}/settlements/crypto`, {
-    settlements: [{ asset: usdc(), destination: caip10(receiverAccount.address) }]
+  const destination = await partner("POST", `/v1/merchants/${api.world.merchantId}/settlements/crypto`, {
+    settlements: [{ asset: api.usdc, destination: api.caip10(receiverAccount.address) }]
   })
   expect(destination.status, JSON.stringify(destination.body)).toBe(201)
-  const hook = await partner("POST", "/v1/webhooks", { url: hooks.url("/holds") })
+  const hook = await partner("POST", "/v1/webhooks", { url: api.hooks.url("/holds") })
   expect(hook.status).toBe(201)
-  hooks.expect("/holds", hook.body.secret)
+  api.hooks.expect("/holds", hook.body.secret)
 }, 180_000)
 afterAll(async () => {
-  await world?.close()
-  await hooks?.close()
+  await api?.close()
 })
 
-const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${world.baseUrl}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? null : JSON.stringify(body)
-  })
-  return { status: response.status, body: await response.json() as any }
-}
-const partner = (method: string, path: string, body?: unknown) => call(method, path, body, { "api-key": world.partnerKey })
-const merchant = (method: string, path: string, body?: unknown) =>
-  call(method, path, body, { "api-key": world.partnerKey, "merchant-id": world.merchantId })
-const wallet = (method: string, path: string, body?: unknown) => call(method, path, body, { "app-id": appId, "client-id": "buyer-1" })
-
-const usdc = () => world.chain.usdcAssetId
-const caip10 = (address: string) => `${world.chain.chainId}:${address}`
-const client = () => createPublicClient({ transport: http(world.chain.node.rpcUrl) })
-const balanceOf = (address: string) =>
-  client().readContract({ address: world.chain.contracts.usdc, abi: Chain.Contracts.TestUsdc.abi, functionName: "balanceOf", args: [address as Hex] })
+const partner = (method: string, path: string, body?: unknown) => api.partner(method, path, body)
+const merchant = (method: string, path: string, body?: unknown) => api.merchant(method, path, body)
+const wallet = (method: string, path: string, body?: unknown) => api.wallet(method, path, body)
+const caip10 = (address: string) => api.caip10(address)
+const balanceOf = (address: string) => api.balanceOf(address)
+const client = () => createPublicClient({ transport: http(api.world.chain.node.rpcUrl) })
 const rpc = (method: string, params: ReadonlyArray<unknown>) => client().request({ method: method as never, params: params as never })
 
 /** Polls the partner API's payment until `done` holds (at most `seconds`). */
@@ -82,10 +62,10 @@ const authorizedPayment = async (fields: Record<string, unknown> = {}) => {
   })
   expect(created.status, JSON.stringify(created.body)).toBe(200)
   const paymentId = created.body.paymentId as string
-  const buyer = await newPermit2Payer(world.chain, funder, 25_000_000n)
+  const buyer = await newPermit2Payer(api.world.chain, funder, 25_000_000n)
   const options = await wallet("POST", `/v1/gateway/payment/${paymentId}/options`, { accounts: [caip10(buyer.address)], refresh: null })
   expect(options.status, JSON.stringify(options.body)).toBe(200)
-  expect(options.body.options.map((o: any) => o.amount.unit), "only the token the escrow can hold").toEqual([`caip19/${usdc()}`])
+  expect(options.body.options.map((o: any) => o.amount.unit), "only the token the escrow can hold").toEqual([`caip19/${api.usdc}`])
   const option = options.body.options[0]
   const typed = JSON.parse(option.actions.at(-1).data.params[1])
   expect(typed.primaryType).toBe("ReceiveWithAuthorization")
@@ -101,7 +81,7 @@ const authorizedPayment = async (fields: Record<string, unknown> = {}) => {
 }
 
 const typesOf = (paymentId: string) =>
-  hooks.on("/holds").map((r) => r.envelope).filter((e: any) => e.data?.payment?.paymentId === paymentId).map((e: any) => e.type)
+  api.hooks.on("/holds").map((r) => r.envelope).filter((e: any) => e.data?.payment?.paymentId === paymentId).map((e: any) => e.type)
 const eventually = async (check: () => void, seconds = 30) => {
   const deadline = Date.now() + seconds * 1000
   for (;;) {
@@ -116,10 +96,10 @@ const eventually = async (check: () => void, seconds = 30) => {
 
 // The escrow's terms as the record shows them, with the chain's executor as operator: what the buyer's `reclaim` names.
 const termsOf = (payment: any, payer: TestAccount) => ({
-  operator: world.chain.executorAddress,
+  operator: api.world.chain.executorAddress,
   payer: payer.address,
   receiver: payment.hold.escrow.receiver as Hex,
-  token: world.chain.contracts.usdc,
+  token: api.world.chain.contracts.usdc,
   authorizeBefore: BigInt(payment.hold.escrow.authorizeBefore),
   captureBefore: BigInt(payment.hold.captureBefore),
   refundBefore: BigInt(payment.hold.refundBefore),
@@ -218,7 +198,7 @@ describe("Held payments at their deadline, on the chain's clock", () => {
         // The worker's capture waits in the node's pool, unmined; the buyer's reclaim joins it.
         await until(paymentId, (p) => p.hold.operations[0]?.status === "submitted")
         const reclaim = encodeFunctionData({ abi: Chain.Contracts.PaymentEscrow.abi, functionName: "reclaim", args: [termsOf(payment, buyer)] })
-        void sendCall(world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim).catch(() => undefined)
+        void sendCall(api.world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim).catch(() => undefined)
         await new Promise((resolve) => setTimeout(resolve, 300))
         // Before the deadline only the capture can pass; at it, only the reclaim.
         await mineAt(winner === "capture" ? payment.hold.captureBefore - 1 : payment.hold.captureBefore)

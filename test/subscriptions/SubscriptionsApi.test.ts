@@ -5,54 +5,31 @@
  * receiver), and cancellations by the merchant and through the payer's manage link, closed in the
  * contract too. Periods are 8 seconds long (sandbox plans may be that short).
  */
-import { Chain, CredentialAdmin } from "@paygate/adapters"
-import { Effect } from "effect"
+import { Chain } from "@paygate/adapters"
 import { randomBytes } from "node:crypto"
-import { createPublicClient, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newPermit2Payer, type TestAccount } from "../support/Permit2Payer.ts"
-import { type PortalWorld, startPortalWorld } from "../checkout/PortalWorld.ts"
-import { type Receiver, startReceiver } from "../support/Receiver.ts"
+import { type ApiWorld, startApiWorld } from "../support/ApiWorld.ts"
 
 const period = 8
 const fee = 1_500_000n
 const funder = Chain.anvilAccount(8)
 const receiverAccount = Chain.anvilAccount(7)
 
-let world: PortalWorld
-let hooks: Receiver
-let appId: string
+let api: ApiWorld
 
 beforeAll(async () => {
-  hooks = await startReceiver()
-  world = await startPortalWorld({ allowPrivateWebhooks: true })
-  appId = (await world.admin(Effect.flatMap(CredentialAdmin, (admin) => admin.createApp({ name: "Subscriber wallet", mode: "sandbox" })))).appId
+  api = await startApiWorld()
 }, 180_000)
 afterAll(async () => {
-  await world?.close()
-  await hooks?.close()
+  await api?.close()
 })
 
-const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${world.baseUrl}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? null : JSON.stringify(body)
-  })
-  return { status: response.status, body: await response.json() as any }
-}
-const partner = (method: string, path: string, body?: unknown) => call(method, path, body, { "api-key": world.partnerKey })
-const wallet = (method: string, path: string, body?: unknown) => call(method, path, body, { "app-id": appId, "client-id": "buyer-1" })
-
-const usdc = () => world.chain.usdcAssetId
-const caip10 = (address: string) => `${world.chain.chainId}:${address}`
-const balanceOf = (address: string) =>
-  createPublicClient({ transport: http(world.chain.node.rpcUrl) }).readContract({
-    address: world.chain.contracts.usdc,
-    abi: Chain.Contracts.TestUsdc.abi,
-    functionName: "balanceOf",
-    args: [address as Hex]
-  })
+const partner = (method: string, path: string, body?: unknown) => api.partner(method, path, body)
+const wallet = (method: string, path: string, body?: unknown) => api.wallet(method, path, body)
+const usdc = () => api.usdc
+const caip10 = (address: string) => api.caip10(address)
+const balanceOf = (address: string) => api.balanceOf(address)
 
 /** Polls the partner API's subscription until `done` holds (at most `seconds`). */
 const until = async (id: string, done: (subscription: any) => boolean, seconds = 60) => {
@@ -79,15 +56,15 @@ describe("Subscriptions through the API on the local chain", () => {
   let planId: string
 
   beforeAll(async () => {
-    const destination = await partner("POST", `/v1/merchants/${world.merchantId}/settlements/crypto`, {
+    const destination = await partner("POST", `/v1/merchants/${api.world.merchantId}/settlements/crypto`, {
       settlements: [{ asset: usdc(), destination: caip10(receiverAccount.address) }]
     })
     expect(destination.status, JSON.stringify(destination.body)).toBe(201)
-    const hook = await partner("POST", "/v1/webhooks", { url: hooks.url("/subscriptions") })
+    const hook = await partner("POST", "/v1/webhooks", { url: api.hooks.url("/subscriptions") })
     expect(hook.status).toBe(201)
-    hooks.expect("/subscriptions", hook.body.secret)
+    api.hooks.expect("/subscriptions", hook.body.secret)
     const plan = await partner("POST", "/v1/plans", {
-      merchantId: world.merchantId,
+      merchantId: api.world.merchantId,
       name: "Coffee club",
       amount: { unit: `caip19/${usdc()}`, value: fee.toString() },
       periodSeconds: period,
@@ -95,7 +72,7 @@ describe("Subscriptions through the API on the local chain", () => {
     })
     expect(plan.status, JSON.stringify(plan.body)).toBe(201)
     expect(plan.body).toMatchObject({ name: "Coffee club", periodSeconds: period, periods: 3, trialSeconds: 0, active: true })
-    expect(plan.body.url).toBe(`${world.baseUrl}/s/${plan.body.planId}`)
+    expect(plan.body.url).toBe(`${api.world.baseUrl}/s/${plan.body.planId}`)
     expect(plan.body.amount).toMatchObject({ unit: `caip19/${usdc()}`, value: "1500000", display: { assetSymbol: "TUSDC" } })
     planId = plan.body.planId
   }, 60_000)
@@ -106,11 +83,11 @@ describe("Subscriptions through the API on the local chain", () => {
     expect(checkout.body).toMatchObject({ name: "Coffee club", merchant: { name: "Corner Coffee" }, active: true })
     expect(checkout.body.assets.map((a: any) => a.asset)).toEqual([usdc()])
 
-    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const payer = await newPermit2Payer(api.world.chain, funder, 10n * fee)
     const before = await balanceOf(receiverAccount.address)
     const { manageUrl, subscription } = await subscribe(planId, payer)
     expect(subscription).toMatchObject({ status: "subscribing", amountPerPeriod: "1500000", periods: 3, receiver: caip10(receiverAccount.address) })
-    expect(manageUrl).toMatch(new RegExp(`^${world.baseUrl}/s/manage/${subscription.id}#sub1\\.`))
+    expect(manageUrl).toMatch(new RegExp(`^${api.world.baseUrl}/s/manage/${subscription.id}#sub1\\.`))
 
     const ended = await until(subscription.id, (s) => s.status === "ended", 90)
     expect(ended.endedReason, JSON.stringify(ended.charges)).toBe("completed")
@@ -124,7 +101,7 @@ describe("Subscriptions through the API on the local chain", () => {
     expect(await balanceOf(payer.address)).toBe(7n * fee)
 
     // Every step's webhook, signed; the charges carry their transactions.
-    const mine = () => hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === subscription.id)
+    const mine = () => api.hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === subscription.id)
     const deadline = Date.now() + 20_000
     while (mine().length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
     const received = mine()
@@ -146,7 +123,7 @@ describe("Subscriptions through the API on the local chain", () => {
   }, 150_000)
 
   it("the payer cancels through the manage link, the merchant through the API; nothing is charged after, and the contract closes it too", async () => {
-    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const payer = await newPermit2Payer(api.world.chain, funder, 10n * fee)
     const viaLink = await subscribe(planId, payer)
     await until(viaLink.subscription.id, (s) => s.charges.some((c: any) => c.status === "succeeded"))
     const token = new URL(viaLink.manageUrl).hash.slice(1)
@@ -164,7 +141,7 @@ describe("Subscriptions through the API on the local chain", () => {
     expect(paidByLink.length).toBeGreaterThanOrEqual(1)
     expect(paidByLink.every((c: any) => c.periodStart <= cancelledAt)).toBe(true)
 
-    const second = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const second = await newPermit2Payer(api.world.chain, funder, 10n * fee)
     const byMerchant = await subscribe(planId, second)
     const cancel = await partner("POST", `/v1/subscriptions/${byMerchant.subscription.id}/cancel`)
     expect(cancel.status).toBe(200)
@@ -181,20 +158,20 @@ describe("Subscriptions through the API on the local chain", () => {
     const merchantCancelled = await until(byMerchant.subscription.id, () => true)
     const paidBefore = BigInt(merchantCancelled.charges.filter((c: any) => c.status === "succeeded").length)
     expect(await balanceOf(second.address)).toBe(10n * fee - paidBefore * fee)
-    const types = hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === byMerchant.subscription.id).map((r) => r.envelope.type)
+    const types = api.hooks.on("/subscriptions").filter((r) => r.envelope.data.subscription?.id === byMerchant.subscription.id).map((r) => r.envelope.type)
     expect(types.filter((type) => type === "subscription.cancelled")).toHaveLength(1)
   }, 150_000)
 
   it("a payer moves to a new price from the next period: each period is paid once, the old price up to it, the new from it", async () => {
     const dearer = await partner("POST", "/v1/plans", {
-      merchantId: world.merchantId,
+      merchantId: api.world.merchantId,
       name: "Coffee club (new price)",
       amount: { unit: `caip19/${usdc()}`, value: (2n * fee).toString() },
       periodSeconds: period,
       periods: 2
     })
     expect(dearer.status).toBe(201)
-    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const payer = await newPermit2Payer(api.world.chain, funder, 10n * fee)
     const old = await subscribe(planId, payer)
     await until(old.subscription.id, (s) => s.charges.some((c: any) => c.status === "succeeded"))
     const token = new URL(old.manageUrl).hash.slice(1)
@@ -221,7 +198,7 @@ describe("Subscriptions through the API on the local chain", () => {
   }, 150_000)
 
   it("refuses what the buyer or merchant cannot do, with the contract's codes", async () => {
-    const payer = await newPermit2Payer(world.chain, funder, 10n * fee)
+    const payer = await newPermit2Payer(api.world.chain, funder, 10n * fee)
     const offer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
     // A signature by someone else, a forged offer, an unknown plan, the other mode's client.
     const stranger = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: offer.body.offer, signature: `0x${"11".repeat(65)}` })
@@ -230,7 +207,7 @@ describe("Subscriptions through the API on the local chain", () => {
     const forged = await wallet("POST", `/v1/gateway/plan/${planId}/subscribe`, { offer: `${offer.body.offer}x`, signature: "0x00" })
     expect(forged.body.code).toBe("invalid_params")
     expect((await wallet("GET", "/v1/gateway/plan/pln_nothing")).body.code).toBe("payment_not_found")
-    expect((await partner("POST", "/v1/plans", { merchantId: world.merchantId, name: "x", amount: { unit: "iso4217/USD", value: "100" }, periodSeconds: 1 })).body.code)
+    expect((await partner("POST", "/v1/plans", { merchantId: api.world.merchantId, name: "x", amount: { unit: "iso4217/USD", value: "100" }, periodSeconds: 1 })).body.code)
       .toBe("params_validation")
     expect((await partner("POST", `/v1/plans/${planId}/deactivate`)).body.active).toBe(false)
     const closedOffer = await wallet("POST", `/v1/gateway/plan/${planId}/offer`, { payer: caip10(payer.address) })
