@@ -3,27 +3,16 @@
  * the settlement destination, the held payment paid with `npm run pay`, a capture of part and a void of
  * the rest; then the status the page shows must follow (succeeded, 15.00 captured, the rest voided).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { shellCommands } from "./support/DocCommands.ts"
-import { localChainRpc, runBash, startedValues } from "./support/DocExample.ts"
-import { type StartedService, startService } from "./support/NpmStart.ts"
-
-const example = shellCommands("docs/held-payments.md")
+import { describe, expect, it } from "vitest"
+import { exampleSteps, localChainRpc, runBash, startedValues, useNpmStart } from "./support/DocExample.ts"
 
 describe("docs/held-payments.md's example against npm start", () => {
-  let service: StartedService
-
-  beforeAll(async () => {
-    service = await startService()
-  }, 180_000)
-  afterAll(async () => {
-    await service?.stop()
-  })
+  const started = useNpmStart()
 
   it("adds the destination, pays a held payment, captures part, voids the rest, and the status follows", async () => {
+    const service = started()
     const env = startedValues(service)
-    const [exports, ...steps] = example.map((command) => command.text)
-    expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
+    const steps = exampleSteps("docs/held-payments.md", env)
     const status = steps.pop()!
     expect(steps.map((step) => step.split(/\s/)[0])).toEqual(["curl", "PAYMENT_ID=$(curl", "npm", "curl", "curl"])
 

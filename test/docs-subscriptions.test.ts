@@ -3,29 +3,16 @@
  * with the values it printed: the settlement destination, the plan, and `npm run subscribe --follow`,
  * which must see every period charged and the subscription end completed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { shellCommands } from "./support/DocCommands.ts"
-import { localChainRpc, runBash, startedValues } from "./support/DocExample.ts"
-import { type StartedService, startService } from "./support/NpmStart.ts"
-
-const example = shellCommands("docs/subscriptions.md")
+import { describe, expect, it } from "vitest"
+import { exampleSteps, localChainRpc, runBash, startedValues, useNpmStart } from "./support/DocExample.ts"
 
 describe("docs/subscriptions.md's example against npm start", () => {
-  let service: StartedService
-
-  beforeAll(async () => {
-    service = await startService()
-  }, 180_000)
-  afterAll(async () => {
-    await service?.stop()
-  })
+  const started = useNpmStart()
 
   it("adds the destination, creates the plan, subscribes and follows three charges to the end", async () => {
+    const service = started()
     const env = startedValues(service)
-    // The `--help` line is run with every other one by docs-commands.test.ts.
-    const [exports, ...steps] = example.map((command) => command.text).filter((text) => !text.endsWith(" --help"))
-    // The values the reader exports are exactly these.
-    expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
+    const steps = exampleSteps("docs/subscriptions.md", env)
     expect(steps.map((step) => step.split(/\s/)[0])).toEqual(["curl", "PLAN_ID=$(curl", "npm"])
 
     // The local chain of this npm start may not be on the default port, as the page says.

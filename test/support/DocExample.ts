@@ -3,7 +3,9 @@
  * with the values `npm start` printed exported.
  */
 import { spawn } from "node:child_process"
-import type { StartedService } from "./NpmStart.ts"
+import { afterAll, beforeAll, expect } from "vitest"
+import { shellCommands } from "./DocCommands.ts"
+import { type StartedService, startService } from "./NpmStart.ts"
 import { repoRoot } from "./ServiceProcess.ts"
 
 /** What a bash run printed, and how it exited. */
@@ -37,4 +39,26 @@ export const localChainRpc = (service: StartedService): string => {
   const rpcUrl = /Local chain \S+ at (\S+):/.exec(service.output())?.[1]
   if (rpcUrl === undefined) throw new Error(`npm start printed no local chain:\n${service.output()}`)
   return rpcUrl
+}
+
+/** `npm start` for the file's tests (started before them, stopped after); answers the running service. */
+export const useNpmStart = (): (() => StartedService) => {
+  let service: StartedService | undefined
+  beforeAll(async () => {
+    service = await startService()
+  }, 180_000)
+  afterAll(async () => {
+    await service?.stop()
+  })
+  return () => service!
+}
+
+/**
+ * The commands of `page`'s example after its first, which must export exactly `env`'s names (the
+ * values `npm start` printed); `--help` lines are left out (docs-commands.test.ts runs them).
+ */
+export const exampleSteps = (page: string, env: Record<string, string>): Array<string> => {
+  const [exports, ...steps] = shellCommands(page).map((command) => command.text).filter((text) => !text.endsWith(" --help"))
+  expect(exports!.split(/\s+/).slice(1).map((assignment) => assignment.split("=")[0]).sort()).toEqual(Object.keys(env).sort())
+  return steps
 }
