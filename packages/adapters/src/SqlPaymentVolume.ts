@@ -26,9 +26,12 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const mine = sql`p.partner_id = ${partnerId} AND p.mode = ${mode}`
       const [currencies, assets, days, settled] = yield* Effect.all([
-        sql`SELECT p.currency, count(*) AS count, sum(p.value)::text AS value FROM payments p
-          WHERE ${mine} AND p.status = 'succeeded' GROUP BY p.currency ORDER BY p.currency`,
-        sql`SELECT p.commitment ->> 'asset' AS asset, count(*) AS count, sum((p.commitment ->> 'tokenAmount')::numeric)::text AS value
+        // A held payment counts what was captured of it (the rest went back to the buyer).
+        sql`SELECT p.currency, count(*) AS count,
+            sum(CASE WHEN p.hold IS NULL THEN p.value ELSE (p.hold ->> 'capturedValue')::numeric END)::text AS value
+          FROM payments p WHERE ${mine} AND p.status = 'succeeded' GROUP BY p.currency ORDER BY p.currency`,
+        sql`SELECT p.commitment ->> 'asset' AS asset, count(*) AS count,
+            sum(CASE WHEN p.hold IS NULL THEN (p.commitment ->> 'tokenAmount')::numeric ELSE (p.hold ->> 'captured')::numeric END)::text AS value
           FROM payments p WHERE ${mine} AND p.status = 'succeeded' AND p.commitment IS NOT NULL
           GROUP BY 1 ORDER BY 1`,
         sql`SELECT p.created_at / ${dayMs} AS day, count(*) AS created, count(*) FILTER (WHERE p.status = 'succeeded') AS succeeded

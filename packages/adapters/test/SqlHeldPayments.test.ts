@@ -7,13 +7,15 @@ import {
   newHold,
   Payment,
   PaymentRepository,
+  PaymentVolume,
   PayoutRepository,
   SignedAuthorization
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqlChainWork from "../src/SqlChainWork.ts"
+import * as SqlPaymentVolume from "../src/SqlPaymentVolume.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
 
@@ -108,4 +110,18 @@ adapterSuite("Held payments on SQL", (it) => {
       const refused = yield* Effect.exit(sql`UPDATE payments SET status = 'authorized' WHERE id = ${plain.id}`)
       assert.isTrue(Exit.isFailure(refused), "only a held payment can be authorized")
     }))
+
+  it.effect("a succeeded held payment counts in the volume for what was captured of it", () =>
+    Effect.gen(function*() {
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const held = yield* newPayment(merchant, { hold: newHold(1_700_000_900, 3_600, true) })
+      yield* repo.insert(held, [])
+      const part = new Hold({ ...newHold(1_700_000_900, 3_600, true), authorized: 19_990_000n, captured: 5_000_000n, capturedValue: 500n, released: "voided" })
+      assert.isTrue(yield* repo.update(new Payment({ ...held, status: "processing", commitment: heldCommitment(`0x${"7c".repeat(32)}`), stateVersion: 2 }), []))
+      yield* (yield* SqlClient.SqlClient)`UPDATE payments SET status = 'succeeded', hold = ${JSON.stringify(Schema.encodeSync(Schema.toCodecJson(Hold))(part))}::jsonb WHERE id = ${held.id}`
+      const volume = yield* (yield* PaymentVolume).summarize({ partnerId: merchant.partnerId, mode: merchant.mode, since: 0 })
+      assert.deepStrictEqual(volume.currencies.map((c) => [c.currency, c.count, c.value]), [["USD", 1, 500n]])
+      assert.deepStrictEqual(volume.assets.map((a) => [a.count, a.value]), [[1, 5_000_000n]])
+    }).pipe(Effect.provide(SqlPaymentVolume.layer)))
 })
