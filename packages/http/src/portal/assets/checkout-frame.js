@@ -9,6 +9,7 @@
 import { h, replace } from "./dom.js"
 import { formatAmount, formatClock, formatDuration } from "./format.js"
 import { merchantAvatar, showBusy, showError } from "./views.js"
+import { holdNote } from "./checkout-hold.js"
 import { config, footer, main, merchantName, moves, nowSeconds, state, summary } from "./checkout-state.js"
 
 /** @typedef {import("./checkout-state.js").PaymentInfo} PaymentInfo */
@@ -44,6 +45,7 @@ function renderSummary() {
         h("span", { class: "token-amount" }, `${t.floating ? "≈ " : ""}${formatAmount(t.amount)}`),
         t.amount.display.networkName ? h("span", { class: "muted" }, ` on ${t.amount.display.networkName}`) : null
       ])),
+    waiting && holdNote() !== "" ? h("p", { class: "hold-note" }, holdNote()) : null,
     waiting
       ? h("p", { class: "time-left", role: "timer", "aria-live": "off" },
         "Time left ", h("span", { class: "strong", "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())),
