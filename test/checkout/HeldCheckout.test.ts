@@ -69,16 +69,17 @@ describe("Held payment in the hosted checkout in Chromium (anvil, PGlite, worker
     // The review: one sentence next to the amount.
     const note = await page.locator("#summary .hold-note").innerText()
     expect(note).toMatch(
-      /^This amount is held, not paid, until Corner Coffee takes it; whatever Corner Coffee does not take by .+ comes back to you\.$/
+      /^This amount is held, not paid, until Corner Coffee takes it; anything not taken by .+ comes back to you\.$/
     )
     expectDeadline(note, captureBefore)
     expect(await page.locator("label.option").innerText()).toContain("10.00 TUSDC")
     await shoot(page, "checkout-held-review")
 
-    await page.getByRole("button", { name: "Pay 10.00 TUSDC" }).click()
+    // Held, not paid: the button says so too.
+    await page.getByRole("button", { name: "Authorize 10.00 TUSDC" }).click()
     await view(page, "authorized", settleTimeoutMs)
     const done = await mainText(page)
-    expect(done).toMatch(/Payment authorized[\s\S]*Your 10\.00 TUSDC is held for Corner Coffee, not paid yet\. Whatever Corner Coffee does not take by .+ comes back to you\./)
+    expect(done).toMatch(/Payment authorized[\s\S]*Your 10\.00 TUSDC is held for Corner Coffee, not paid yet\. Anything not taken by .+ comes back to you\./)
     expect(done).not.toMatch(/paid to|successful/i)
     expectDeadline(done, captureBefore)
     expect(await page.locator("#summary .hold-note").count()).toBe(0)
@@ -111,7 +112,7 @@ describe("Held payment in the hosted checkout in Chromium (anvil, PGlite, worker
     const { page, problems } = await open(payment.gatewayUrl)
     await view(page, "connect")
     const note = await page.locator("#summary .hold-note").innerText()
-    expect(note).toMatch(/^This amount is held, not paid, until Corner Coffee takes it; after .+ you can take back whatever Corner Coffee has not taken\.$/)
+    expect(note).toMatch(/^This amount is held, not paid, until Corner Coffee takes it; after .+ you can take back anything not taken\.$/)
     expectDeadline(note, record.hold.captureBefore)
     await shoot(page, "checkout-held-connect-reclaim")
     expect(problems).toEqual([])

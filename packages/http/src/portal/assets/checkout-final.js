@@ -134,7 +134,7 @@ export function showFinal(status, how) {
   const link = url === null ? back : [h("a", { class: "button secondary", href: url }, `Return to ${merchantName()}`)]
   const redirecting = url !== null && how.fresh && (status === "succeeded" || status === "failed")
   const next = redirecting ? countdown(url) : link
-  /** @type {Record<Status, [string, string, string]>} */
+  /** @type {Record<Status, [string, string, string | ReadonlyArray<import("./dom.js").Child>]>} */
   const views = {
     succeeded: how.fresh
       ? ["success", "Payment successful", state.paidAmount === null

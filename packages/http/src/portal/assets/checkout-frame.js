@@ -45,12 +45,13 @@ function renderSummary() {
         h("span", { class: "token-amount" }, `${t.floating ? "≈ " : ""}${formatAmount(t.amount)}`),
         t.amount.display.networkName ? h("span", { class: "muted" }, ` on ${t.amount.display.networkName}`) : null
       ])),
-    waiting && holdNote() !== "" ? h("p", { class: "hold-note" }, holdNote()) : null,
     waiting
       ? h("p", { class: "time-left", role: "timer", "aria-live": "off" },
         "Time left ", h("span", { class: "strong", "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())),
         ` · until ${formatClock(info.expiresAt, nowSeconds())}`)
-      : null
+      : null,
+    // After the time to pay, so that its clock time and the hold's deadline are not read as one.
+    waiting ? holdNote() : null
   )
   summary.hidden = false
 }
