@@ -4,7 +4,8 @@
  * amount that it is held, not paid, and what comes back by when; pays with the test wallet; and
  * reaches "Payment authorized" with the same date. The merchant then captures through the API and
  * the record becomes `succeeded`. Screenshots of the review and done views at 375 px and 1280 px go
- * to artifacts/screenshots/.
+ * to artifacts/screenshots/. Opened again later, the page says what became of the hold (taken, or
+ * given back), not what the gateway API's status words would (`succeeded`, `failed`).
  */
 import { Chain } from "@paygate/adapters"
 import type { Page } from "playwright-core"
@@ -104,6 +105,25 @@ describe("Held payment in the hosted checkout in Chromium (anvil, PGlite, worker
       expect(each.requests.filter((url) => !url.startsWith(`${world.baseUrl}/`) && !url.startsWith("data:"))).toEqual([])
       expect(await storedState(each.page)).toEqual({ localStorage: 0, sessionStorage: 0, indexedDb: 0, caches: 0, cookies: 0 })
     }
+  }, 300_000)
+
+  it("a void: the page opened again says the held amount came back, not that the payment failed", async () => {
+    const payment = await world.createPayment({ value: "500", hold: {} })
+    const { page, problems } = await open(payment.gatewayUrl)
+    await page.getByRole("button", { name: testWalletName }).click()
+    await view(page, "options")
+    await page.getByRole("button", { name: "Authorize 5.00 TUSDC" }).click()
+    await view(page, "authorized", settleTimeoutMs)
+    await untilStatus(payment.paymentId, "authorized")
+    await world.merchant("POST", `/v1/merchant/payment/${payment.paymentId}/void`)
+    await untilStatus(payment.paymentId, "voided")
+    const again = await open(payment.gatewayUrl)
+    await view(again.page, "returned")
+    const text = await mainText(again.page)
+    expect(text).toMatch(/The held amount came back to you[\s\S]*Corner Coffee did not take this payment, so the amount held went back to your account\./)
+    expect(text).not.toMatch(/failed/i)
+    await shoot(again.page, "checkout-held-voided")
+    expect([...problems, ...again.problems]).toEqual([])
   }, 300_000)
 
   it("without voidAtDeadline: the buyer can take back what is not taken after the deadline", async () => {
