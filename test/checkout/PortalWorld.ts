@@ -32,6 +32,8 @@ export interface PaymentRequest {
   readonly currency?: string
   readonly value?: string
   readonly checkout?: { readonly successUrl?: string; readonly errorUrl?: string }
+  /** A held payment (`capture: "manual"`) with these fields (`captureWindowSeconds`, `voidAtDeadline`). */
+  readonly hold?: { readonly captureWindowSeconds?: number; readonly voidAtDeadline?: boolean }
 }
 
 /** How the world accepts TUSDC. */
@@ -68,6 +70,8 @@ export interface PortalWorld {
   readonly admin: <A, E>(effect: Effect.Effect<A, E, CredentialAdmin>) => Promise<A>
   /** Runs work on the world's database directly: seeding what no API makes (old payments, say) and reading it back. */
   readonly database: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | PaymentRepository>) => Promise<A>
+  /** Calls the Merchant API as the world's merchant: the JSON answer; any status but 2xx throws. */
+  readonly merchant: (method: string, path: string, body?: unknown) => Promise<any>
   /** Creates a payment through the Merchant API (sandbox). */
   readonly createPayment: (request?: PaymentRequest) => Promise<CreatedPayment>
   /** The Merchant API's view of a payment: `{status, isFinal}`. */
@@ -186,11 +190,13 @@ export const startPortalWorld = async (options: WorldOptions = {}): Promise<Port
       partner: (method, path, body) => api(method, path, body),
       admin: (effect) => run(effect),
       database: (effect) => run(effect),
+      merchant: (method, path, body) => api(method, path, body, merchantHeaders),
       createPayment: async (request = {}) => {
         const body = {
           amount: { unit: `iso4217/${request.currency ?? "USD"}`, value: request.value ?? "1250" },
           referenceId: `order-${++orders}`,
-          ...(request.checkout === undefined ? {} : { checkout: request.checkout })
+          ...(request.checkout === undefined ? {} : { checkout: request.checkout }),
+          ...(request.hold === undefined ? {} : { capture: "manual", ...request.hold })
         }
         const created = await api("POST", "/v1/merchant/payment", body, merchantHeaders)
         return { paymentId: created.paymentId, gatewayUrl: created.gatewayUrl }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Amount, DepositAvailability } from "@paygate/domain"
+import type { Amount, DepositAvailability, PaymentStatus } from "@paygate/domain"
 import type { CheckoutTransfer } from "./CheckoutTransfers.ts"
 
 /** Where the pages' static files are served. */
@@ -82,6 +82,21 @@ export interface CheckoutConfig {
   readonly tokenAmounts: ReadonlyArray<{ readonly amount: Amount; readonly floating: boolean }>
   /** Who answers the buyer's questions: the merchant's email and site (its redirect's origin), when known. */
   readonly support: { readonly email: string | null; readonly site: string | null }
+  /** A held payment (`capture: "manual"`): what the page tells the buyer about the hold; `null` for an ordinary one. */
+  readonly hold: CheckoutHold | null
+}
+
+/**
+ * A held payment as its checkout explains it. The gateway API shows `authorized` as `succeeded` and
+ * `voided` / `reclaimed` as `failed`; the page needs the merchant's status to say what happened.
+ */
+export interface CheckoutHold {
+  /** Unix seconds: what the merchant has not captured by then goes back (or may be reclaimed). */
+  readonly captureBefore: number
+  /** `true`: the service gives it back at the deadline; `false`: the buyer reclaims it after. */
+  readonly voidAtDeadline: boolean
+  /** The payment's status as its merchant sees it when the page loaded (`authorized`, `voided`, …). */
+  readonly status: PaymentStatus
 }
 
 /**

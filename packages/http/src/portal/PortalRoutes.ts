@@ -10,7 +10,7 @@
  * - `GET /portal/assets/{file}`: their scripts (plain ES modules, no build step), styles and icons.
  *
  * The server looks the payment up to choose the portal's App-Id for its mode and to hand the
- * checkout its redirect targets, mode and order reference (the payment id is the buyer's bearer
+ * checkout its redirect targets, mode, order reference and a held payment's deadline (the payment id is the buyer's bearer
  * capability: whoever has it may see its receipt); everything else the page reads through the
  * gateway API, like any wallet. Pages respond with a strict Content-Security-Policy: scripts,
  * styles and connections of this origin only, no inline script or style, Trusted Types enforced
@@ -151,7 +151,10 @@ export const PortalRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         tokenAmounts: payment.status === "requires_action"
           ? yield* amounts.estimate(payment, chainIdsFor(payment.mode))
           : [],
-        support: yield* supportOf(payment)
+        support: yield* supportOf(payment),
+        hold: payment.hold === undefined
+          ? null
+          : { captureBefore: payment.hold.captureBefore, voidAtDeadline: payment.hold.voidAtDeadline, status: payment.status }
       })
       return html(page, 200, { ...pageHeaders(checkoutCsp), "x-frame-options": "DENY" })
     })

@@ -12,6 +12,7 @@ import { transferNotes } from "./deposit.js"
 import { GatewayError } from "./gateway.js"
 import { config, gateway, isFinal, merchantName, nowSeconds, paymentId, sleep, state } from "./checkout-state.js"
 import { renderFooter, showProcessing, updateInfo } from "./checkout-frame.js"
+import { heldOutcome } from "./checkout-hold.js"
 
 /** @typedef {import("./checkout-state.js").Status} Status */
 /** @typedef {import("./checkout-state.js").Receipt} Receipt */
@@ -133,7 +134,7 @@ export function showFinal(status, how) {
   const link = url === null ? back : [h("a", { class: "button secondary", href: url }, `Return to ${merchantName()}`)]
   const redirecting = url !== null && how.fresh && (status === "succeeded" || status === "failed")
   const next = redirecting ? countdown(url) : link
-  /** @type {Record<Status, [string, string, string]>} */
+  /** @type {Record<Status, [string, string, string | ReadonlyArray<import("./dom.js").Child>]>} */
   const views = {
     succeeded: how.fresh
       ? ["success", "Payment successful", state.paidAmount === null
@@ -146,7 +147,7 @@ export function showFinal(status, how) {
     processing: ["processing", "Processing your payment", ""],
     requires_action: ["connect", "", ""]
   }
-  const [view, title, text] = views[status]
+  const [view, title, text] = heldOutcome(status, how.fresh) ?? views[status]
   const notes = h("div", { class: "transfer-notes" })
   if (!succeeded) void fetchReceipt().then((fetched) => fetched !== null && replace(notes, transferNotes(fetched.transfers, merchantName())), () => {})
   showView(view, [

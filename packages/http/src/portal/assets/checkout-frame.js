@@ -9,6 +9,7 @@
 import { h, replace } from "./dom.js"
 import { formatAmount, formatClock, formatDuration } from "./format.js"
 import { merchantAvatar, showBusy, showError } from "./views.js"
+import { holdNote } from "./checkout-hold.js"
 import { config, footer, main, merchantName, moves, nowSeconds, state, summary } from "./checkout-state.js"
 
 /** @typedef {import("./checkout-state.js").PaymentInfo} PaymentInfo */
@@ -48,7 +49,9 @@ function renderSummary() {
       ? h("p", { class: "time-left", role: "timer", "aria-live": "off" },
         "Time left ", h("span", { class: "strong", "data-deadline": info.expiresAt }, formatDuration(info.expiresAt - nowSeconds())),
         ` · until ${formatClock(info.expiresAt, nowSeconds())}`)
-      : null
+      : null,
+    // After the time to pay, so that its clock time and the hold's deadline are not read as one.
+    waiting ? holdNote() : null
   )
   summary.hidden = false
 }

@@ -22,10 +22,11 @@ import { createGateway } from "./gateway.js"
 /** @typedef {{ transaction: { chainId: string, hash: string, explorerUrl: string | null } | null, transfers: ReadonlyArray<Transfer>, paid: { amount: Amount, paidAt: number } | null }} Receipt */
 /** @typedef {"connect" | "pay" | "cancel" | "deposit"} Step Where a step failed (for `handleError`). */
 
+/** @typedef {{ captureBefore: number, voidAtDeadline: boolean, status: string }} CheckoutHold A held payment (`PortalPages.ts`). */
 /**
  * @typedef {{ paymentId: string, appId: string, chains: string[], redirect: { successUrl: string, errorUrl: string } | null, mode: "live" | "sandbox",
  *   referenceId: string, deposits: "offered" | "needsData" | "none", tokenAmounts: ReadonlyArray<{ amount: Amount, floating: boolean }>,
- *   support: { email: string | null, site: string | null } }} CheckoutConfig
+ *   support: { email: string | null, site: string | null }, hold: CheckoutHold | null }} CheckoutConfig
  */
 export const config = /** @type {CheckoutConfig} */ (pageConfig())
 export const paymentId = config.paymentId

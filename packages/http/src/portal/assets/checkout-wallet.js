@@ -14,6 +14,7 @@ import { connect, currentChain, discoverWallets, WalletError } from "./wallet.js
 import { config, depositsOffered, gateway, keyOf, main, moves, nowSeconds, paymentId, state, timeIsUp } from "./checkout-state.js"
 import { renderFooter, setBusy, showWorking, updateInfo } from "./checkout-frame.js"
 import { startDeposit, stopWatching } from "./checkout-deposit.js"
+import { payVerb } from "./checkout-hold.js"
 
 /** @typedef {import("./checkout-state.js").PaymentOption} PaymentOption */
 /** @typedef {import("./wallet.js").Wallet} Wallet */
@@ -100,7 +101,7 @@ export function showOptions(message, tone = "error") {
   const payButton = h("button", { type: "submit", class: "button primary" })
   const setPayLabel = () => {
     const chosen = state.options.find((o) => keyOf(o) === state.selectedKey)
-    payButton.textContent = chosen === undefined ? "Pay" : `Pay ${formatAmount(chosen.amount)}`
+    payButton.textContent = chosen === undefined ? payVerb : `${payVerb} ${formatAmount(chosen.amount)}`
   }
   setPayLabel()
   const list = state.options.map((option, index) => {
