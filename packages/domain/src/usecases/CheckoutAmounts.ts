@@ -4,6 +4,7 @@ import { AssetCatalog } from "../ports/AssetCatalog.ts"
 import { PriceOracle } from "../ports/PriceOracle.ts"
 import { quotePayment } from "../quote/Quote.ts"
 import type { Amount } from "../money/Amount.ts"
+import { makeEscrowTermsOf } from "./EscrowTermsOf.ts"
 import { PaymentSettings } from "./PaymentSettings.ts"
 import { tokenAmount } from "./TokenAmount.ts"
 
@@ -32,11 +33,14 @@ export class CheckoutAmounts extends Context.Service<CheckoutAmounts, {
       const oracle = yield* PriceOracle
       const catalog = yield* AssetCatalog
       const { quoteTtlSeconds } = yield* PaymentSettings
+      const escrowTerms = yield* makeEscrowTermsOf
       const estimate = (payment: Payment, chainIds: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           const estimates: Array<TokenEstimate> = []
           for (const asset of chainIds.flatMap((chainId) => catalog.assetsOn(chainId))) {
+            // A held payment is paid only in tokens the escrow can hold, for the merchant's destination.
+            if (Option.isNone(yield* escrowTerms(payment, asset))) continue
             const pricing = yield* oracle.pricing(payment.currency, asset.assetId).pipe(
               Effect.catchCause(() => Effect.succeed(Option.none()))
             )

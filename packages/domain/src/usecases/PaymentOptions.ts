@@ -10,15 +10,14 @@ import {
 } from "../errors/DomainErrors.ts"
 import { OptionIds } from "../gateway/OptionId.ts"
 import type { Payment } from "../payment/Payment.ts"
-import { isUsable } from "../merchant/CryptoSettlement.ts"
-import { AssetCatalog, isHoldable, type PayableAsset } from "../ports/AssetCatalog.ts"
-import { SettlementRepository } from "../ports/SettlementRepository.ts"
+import { AssetCatalog, type PayableAsset } from "../ports/AssetCatalog.ts"
 import { NetworkModes } from "../ports/NetworkModes.ts"
 import { SanctionsScreening } from "../ports/SanctionsScreening.ts"
 import { WalletActions } from "../ports/WalletActions.ts"
 import type { PaymentOption } from "../gateway/PaymentOption.ts"
 import type { Access } from "./Access.ts"
 import { DataCollection } from "./DataCollection.ts"
+import { makeEscrowTermsOf } from "./EscrowTermsOf.ts"
 import { notWaiting } from "./PaymentChanges.ts"
 import { Payments } from "./Payments.ts"
 import { makeQuoting } from "./Quoting.ts"
@@ -57,23 +56,7 @@ export class PaymentOptions extends Context.Service<PaymentOptions, {
       const screening = yield* SanctionsScreening
       const dataCollection = yield* DataCollection
       const quoting = yield* makeQuoting
-      const settlements = yield* SettlementRepository
-
-      // A held payment is paid into the escrow, in a token that can be held there, for the merchant's
-      // settlement destination on that chain (past its change delay): none, no option. `some(undefined)`: not held.
-      const escrowTerms = Effect.fnUntraced(function*(payment: Payment, asset: PayableAsset) {
-        const hold = payment.hold
-        if (hold === undefined) return Option.some(undefined)
-        if (!isHoldable(asset)) return Option.none()
-        const destination = yield* settlements.findByAsset(payment.merchantId, asset.assetId)
-        if (Option.isNone(destination) || !isUsable(destination.value, yield* Clock.currentTimeMillis)) return Option.none()
-        const receiver = destination.value.destination
-        return Option.some({
-          receiver: receiver.slice(receiver.lastIndexOf(":") + 1),
-          captureBefore: hold.captureBefore,
-          refundBefore: hold.refundBefore
-        })
-      })
+      const escrowTerms = yield* makeEscrowTermsOf
 
       const optionFor = Effect.fnUntraced(function*(
         payment: Payment,
