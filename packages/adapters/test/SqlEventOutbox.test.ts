@@ -47,7 +47,7 @@ adapterSuite("SqlEventOutbox", (it, db) => {
       const sql = yield* SqlClient.SqlClient
       const events = yield* seedEvents(3)
       // The oldest event as a newer version might write it: a payment status this one does not know.
-      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"authorized"') WHERE id = ${events[0]!.id}`
+      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"disputed"') WHERE id = ${events[0]!.id}`
       yield* TestClock.setTime(1_800_000_000_000)
       assert.deepStrictEqual(idsOf(yield* outbox.claim(10, 30_000)), idsOf(events.slice(1)))
       for (const event of events.slice(1)) yield* outbox.complete(event.id)

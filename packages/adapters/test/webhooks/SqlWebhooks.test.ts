@@ -156,7 +156,7 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       const endpoint = yield* newEndpoint(merchant)
       const events = yield* seedEvents(merchant, 3)
       yield* queue.fanOut(events.map((event) => ({ event, endpoints: [endpoint.id] })))
-      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"authorized"') WHERE id = ${events[1]!.id}`
+      yield* sql`UPDATE outbox_events SET payload = jsonb_set(payload, '{payment,status}', '"disputed"') WHERE id = ${events[1]!.id}`
       yield* TestClock.setTime(1_800_000_000_000)
       const claimed = yield* queue.claim({ limit: 10, leaseMillis: 30_000, perEndpoint: 10 })
       assert.deepStrictEqual(claimed.map((c) => c.event.id).sort(), [events[0]!.id, events[2]!.id].sort())
