@@ -45,7 +45,8 @@ export const make = Effect.gen(function*() {
       : sql`(o.created_at, (o.payment_id || ':' || o.kind || ':' || o.leg) COLLATE "C") > (${q.after.createdAt}::bigint, ${q.after.id}::text COLLATE "C")`
     const query = q.dataset === "payments"
       ? sql<Row>`SELECT p.id, p.id AS payment_id, p.merchant_id, p.reference_id, p.status, p.currency, p.value::text AS fiat_value,
-          p.commitment::jsonb ->> 'asset' AS asset, p.commitment::jsonb ->> 'tokenAmount' AS token_value,
+          -- A held payment paid the merchant what was captured of it (the rest went back to the buyer).
+          p.commitment::jsonb ->> 'asset' AS asset, CASE WHEN p.commitment IS NULL THEN NULL ELSE coalesce(p.hold ->> 'captured', p.commitment::jsonb ->> 'tokenAmount') END AS token_value,
           p.commitment::jsonb ->> 'tokenAmount' AS payment_token_value, p.commitment::jsonb ->> 'txHash' AS tx_hash,
           g.paid::text AS gas_paid, g.asset AS gas_asset, p.created_at, p.updated_at
         FROM payments p

@@ -1,6 +1,7 @@
 import {
   Commitment,
   EscrowTerms,
+  ExportSource,
   Hold,
   HoldOperation,
   HoldWork,
@@ -12,9 +13,10 @@ import {
   SignedAuthorization
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect, Exit, Option, Schema } from "effect"
+import { Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqlChainWork from "../src/SqlChainWork.ts"
+import * as SqlExportSource from "../src/SqlExportSource.ts"
 import * as SqlPaymentVolume from "../src/SqlPaymentVolume.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
@@ -123,5 +125,10 @@ adapterSuite("Held payments on SQL", (it) => {
       const volume = yield* (yield* PaymentVolume).summarize({ partnerId: merchant.partnerId, mode: merchant.mode, since: 0 })
       assert.deepStrictEqual(volume.currencies.map((c) => [c.currency, c.count, c.value]), [["USD", 1, 500n]])
       assert.deepStrictEqual(volume.assets.map((a) => [a.count, a.value]), [[1, 5_000_000n]])
-    }).pipe(Effect.provide(SqlPaymentVolume.layer)))
+      // The export: the payment's amount and rate as authorized, the tokens paid as captured.
+      const [record] = yield* (yield* ExportSource).page({
+        partnerId: merchant.partnerId, mode: merchant.mode, dataset: "payments", fromMillis: 0, toMillis: Number.MAX_SAFE_INTEGER, after: null, limit: 10
+      })
+      assert.deepStrictEqual([record?.fiatValue, record?.paymentTokenValue, record?.tokenValue], [held.value, 19_990_000n, 5_000_000n])
+    }).pipe(Effect.provide(Layer.merge(SqlPaymentVolume.layer, SqlExportSource.layer))))
 })

@@ -23,7 +23,10 @@ export interface ExportRecord {
   readonly fiatValue: bigint
   /** CAIP-19 asset paid (or paid out) in; `null` before the buyer chose one. */
   readonly asset: string | null
-  /** Token base units paid (a payment's) or sent (a payout's); `null` before the buyer chose. */
+  /**
+   * Token base units paid (a payment's; a held payment's: what was captured of it) or sent (a payout's);
+   * `null` before the buyer chose.
+   */
   readonly tokenValue: bigint | null
   /** The payment's own token amount, whose ratio to `fiatValue` is the rate it was paid at. */
   readonly paymentTokenValue: bigint | null
