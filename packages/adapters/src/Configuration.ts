@@ -283,10 +283,14 @@ export const subscriptions = Config.all({
   unknownRecheckMs: optionalInt("SUBSCRIPTION_UNKNOWN_RECHECK_MS")
 })
 
-/** `HOLD_*`: the held-payments job's timings, and `HOLD_WAITING_RECHECK_MS` for payments with nothing to do yet. */
+/**
+ * `HOLD_*`: the held-payments job's timings, `HOLD_WAITING_RECHECK_MS` for payments with nothing to do yet and
+ * `HOLD_DORMANT_RECHECK_MS` for those left past their deadline for the buyer's reclaim.
+ */
 export const holds = Config.all({
   ...leasedWorkFields("HOLD"),
-  waitingRecheckMs: optionalInt("HOLD_WAITING_RECHECK_MS")
+  waitingRecheckMs: optionalInt("HOLD_WAITING_RECHECK_MS"),
+  dormantRecheckMs: optionalInt("HOLD_DORMANT_RECHECK_MS")
 })
 
 /** `METRICS_TOKEN`: the API's `GET /metrics` asks for `Authorization: Bearer <it>`; unset or blank, no credential. */

@@ -3,7 +3,8 @@
  * SKIP LOCKED`, shared by any number of workers; a merchant's capture or void makes one due at once)
  * and advances each through `HoldExecutions`: record what the escrow did, send the next capture or
  * void, void at the capture deadline when the merchant asked for that, and notice the buyer's reclaim.
- * A payment with nothing to do is looked at again after `waitingRecheckMs`.
+ * A payment with nothing to do is looked at again after `waitingRecheckMs`, one left in the escrow past
+ * its deadline for the buyer to reclaim after `dormantRecheckMs`.
  *
  * @module
  */
@@ -15,6 +16,8 @@ import { type ConfiguredLeasedWork, leasedWork, leasedWorkSettingsFrom, type Lea
 export interface HoldSettingsShape extends LeasedWorkSettings {
   /** Next look at a payment waiting for the merchant or its capture deadline (the deadline is the chain's clock). */
   readonly waitingRecheckMs: number
+  /** Next look at one past its deadline left for the buyer's reclaim, which may never come. */
+  readonly dormantRecheckMs: number
 }
 
 /** Held-payments job tunables (the host builds them, e.g. with {@link holdSettingsFrom}). */
@@ -22,12 +25,17 @@ export class HoldSettings extends Context.Service<HoldSettings, HoldSettingsShap
 
 /**
  * The settings with what the operator configured (`HOLD_POLL_MS`, `HOLD_LEASE_MS`,
- * `HOLD_PENDING_RECHECK_MS`, `HOLD_UNKNOWN_RECHECK_MS`, `HOLD_WAITING_RECHECK_MS`), each unset one its
- * default (a waiting payment every minute).
+ * `HOLD_PENDING_RECHECK_MS`, `HOLD_UNKNOWN_RECHECK_MS`, `HOLD_WAITING_RECHECK_MS`,
+ * `HOLD_DORMANT_RECHECK_MS`), each unset one its default (a waiting payment every minute, a dormant one
+ * every hour).
  */
 export const holdSettingsFrom = (
-  configured: ConfiguredLeasedWork & { readonly waitingRecheckMs: Option.Option<number> }
-): HoldSettingsShape => ({ ...leasedWorkSettingsFrom(configured), waitingRecheckMs: millisOr(configured.waitingRecheckMs, 60_000) })
+  configured: ConfiguredLeasedWork & { readonly waitingRecheckMs: Option.Option<number>; readonly dormantRecheckMs: Option.Option<number> }
+): HoldSettingsShape => ({
+  ...leasedWorkSettingsFrom(configured),
+  waitingRecheckMs: millisOr(configured.waitingRecheckMs, 60_000),
+  dormantRecheckMs: millisOr(configured.dormantRecheckMs, 3_600_000)
+})
 
 const holdKeeper: Effect.Effect<never, never, HoldSettings | HoldWork | HoldExecutions> = Effect.gen(function*() {
   const settings = yield* HoldSettings
@@ -40,7 +48,13 @@ const holdKeeper: Effect.Effect<never, never, HoldSettings | HoldWork | HoldExec
     release: work.release,
     advance: holds.advance,
     recheckAfter: (step) =>
-      step === "pending" ? settings.pendingRecheckMs : step === "waiting" ? settings.waitingRecheckMs : settings.unknownRecheckMs,
+      step === "pending"
+        ? settings.pendingRecheckMs
+        : step === "waiting"
+        ? settings.waitingRecheckMs
+        : step === "dormant"
+        ? settings.dormantRecheckMs
+        : settings.unknownRecheckMs,
     describe: (id) => id
   })
 })

@@ -18,9 +18,10 @@ import { makePaymentChanges } from "./PaymentChanges.ts"
  * Where one round left a held payment: `final` (no longer `authorized`), `pending` (a transaction is
  * on its way: look again soon), `unknown` (the chain could not be asked, or would not take a
  * transaction now: look again later), `waiting` (nothing to do until the merchant asks or the
- * capture deadline comes).
+ * capture deadline comes), `dormant` (past the deadline, left in the escrow for the buyer to reclaim:
+ * only the reclaim is left to notice, which may never come).
  */
-export type HoldStep = "final" | "pending" | "unknown" | "waiting"
+export type HoldStep = "final" | "pending" | "unknown" | "waiting" | "dormant"
 
 const escrowedOf = (payment: Payment): EscrowedPayment | undefined => {
   const commitment = payment.commitment
@@ -176,7 +177,8 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
           if (balance.held === 0n && balance.captured === hold.captured) return yield* released(payment, escrowed, now)
           const next = nextOperation(hold)
           if (next === undefined) {
-            if (now < hold.captureBefore || !hold.voidAtDeadline) return "waiting" as const
+            if (now < hold.captureBefore) return "waiting" as const
+            if (!hold.voidAtDeadline) return "dormant" as const
             yield* record(payment, voiding(payment, now, "deadline"), "HoldRequested", null)
             return "pending" as const
           }

@@ -192,7 +192,7 @@ describe("Holds and HoldExecutions", () => {
         assert.strictEqual(yield* settle(world, voids.id), "final")
         assert.strictEqual(current(world, voids.id).status, "voided")
         assert.strictEqual(current(world, voids.id).hold!.operations[0]!.requestedBy, "deadline")
-        assert.strictEqual(yield* settle(world, waits.id), "waiting")
+        assert.strictEqual(yield* settle(world, waits.id), "dormant")
         world.escrow.reclaim(escrowed(current(world, waits.id)))
         assert.strictEqual(yield* settle(world, waits.id), "final")
         assert.strictEqual(current(world, waits.id).status, "reclaimed")
@@ -204,7 +204,7 @@ describe("Holds and HoldExecutions", () => {
         const payment = yield* authorized(world, { voidAtDeadline: false })
         yield* (yield* Holds).capture(access, payment.id, { unit: "iso4217/USD", value: "100" })
         world.escrow.chainTime = payment.hold!.captureBefore + 1
-        assert.strictEqual(yield* settle(world, payment.id), "waiting")
+        assert.strictEqual(yield* settle(world, payment.id), "dormant")
         assert.strictEqual(current(world, payment.id).hold!.operations[0]!.status, "failed")
         assert.strictEqual(world.escrow.sent.length, 0)
         assert.deepStrictEqual(eventTypes(world, payment.id).slice(2), ["payment.capture_failed"])
