@@ -48,6 +48,19 @@ export interface ConfirmInput {
 }
 
 /**
+ * Whether `input` is the confirm the payment already committed to: the same option and results, or
+ * the push transfer the chain watcher saw and recorded before the wallet's confirm came (same token,
+ * payer and transaction): the wallet is answered as for a repeat, not refused.
+ */
+const sameCommitment = (commitment: Commitment, input: ConfirmInput, payment: Payment): boolean => {
+  if (commitment.fingerprint === input.fingerprint) return true
+  const proof = input.proof(payment)
+  return proof._tag === "Transaction" && commitment.kind === "push" && commitment.txHash !== null &&
+    commitment.txHash.toLowerCase() === proof.txHash.toLowerCase() && commitment.asset === input.option.asset &&
+    commitment.account.toLowerCase() === input.option.account.toLowerCase()
+}
+
+/**
  * The commitment point of the gateway: a confirm moves a payment to `processing` once the quote,
  * the option's network (of the payment's mode: `NetworkModes`), the account and the proof check
  * out. Repeats of the accepted confirm are idempotent; any other confirm after it is
@@ -79,7 +92,7 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
         const now = yield* nowSeconds
         // A repeat of the accepted confirm responds with the current state; any other confirm is refused.
         if (current.commitment !== null) {
-          if (current.commitment.fingerprint === input.fingerprint) return withStatusNow(current, now)
+          if (sameCommitment(current.commitment, input, current)) return withStatusNow(current, now)
           return yield* new InvalidState({ message: `Payment ${id} was already confirmed with another option.` })
         }
         if (statusAt(current, now) !== "requires_action") return yield* notWaiting(current, now)
@@ -125,7 +138,7 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
         })
         return yield* change(access, id, (latest, at): Decision<PaymentExpired | InvalidState> => {
           if (latest.commitment !== null) {
-            return latest.commitment.fingerprint === input.fingerprint
+            return sameCommitment(latest.commitment, input, latest)
               ? Result.succeed(Option.none())
               : Result.fail(new InvalidState({ message: `Payment ${id} was already confirmed with another option.` }))
           }

@@ -8,6 +8,9 @@ import { type OptionClaims, OptionIds } from "../../src/gateway/OptionId.ts"
 import { IdGenerator } from "../../src/ids/IdGenerator.ts"
 import type { MerchantId, PartnerId } from "../../src/ids/Ids.ts"
 import { layerTestDataCollection } from "../../src/testing/DataCollectionPorts.ts"
+import { Commitment, Payment } from "../../src/payment/Payment.ts"
+import type { PayableAsset } from "../../src/ports/AssetCatalog.ts"
+import { PaymentRepository } from "../../src/ports/PaymentRepository.ts"
 import { QuoteStore } from "../../src/ports/QuoteStore.ts"
 import { catalogOf, layerMemoryQuotes } from "../../src/testing/GatewayPorts.ts"
 import { layerMemory } from "../../src/testing/MemoryStore.ts"
@@ -23,6 +26,8 @@ const merchantId = "mer_confirm" as MerchantId
 const access: Access = { mode: "sandbox" }
 const buyer = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 const signature = `0x${"ab".repeat(65)}`
+// A token without EIP-3009: paid by a transfer the wallet sends (push).
+const pushed: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x4200000000000000000000000000000000000006", kind: "push" }
 
 const layer = () =>
   ConfirmRequests.layer.pipe(
@@ -30,9 +35,10 @@ const layer = () =>
     Layer.provide(PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()))),
     Layer.provideMerge(Payments.layer),
     Layer.provideMerge(layerMemoryQuotes()),
-    Layer.provide([catalogOf([usdc]), scriptedChain(), screeningList([])]),
+    Layer.provide([catalogOf([usdc, pushed]), scriptedChain(), screeningList([])]),
     Layer.provide(IdGenerator.layer),
-    Layer.provide([layerMemory(), oneMerchant(partnerId, merchantId)]),
+    Layer.provideMerge(layerMemory()),
+    Layer.provide(oneMerchant(partnerId, merchantId)),
     Layer.provideMerge(seededSecureRandom(7))
   )
 
@@ -93,6 +99,39 @@ describe("ConfirmRequests", () => {
       const reencoded = yield* confirm(payment.id, confirmation(reencodedTag(optionId)))
       assert.strictEqual(reencoded.payment.commitment?.fingerprint, first.payment.commitment?.fingerprint)
       assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(optionId, [`0x${"cd".repeat(65)}`]))), "invalid_state")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("a push confirm whose transfer the chain watcher recorded first is answered as a repeat, not refused", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const payment = yield* newPayment
+      const reference = `0x${"02".repeat(16)}`
+      const optionId = yield* optionFor(payment.id, "push", { asset: pushed.assetId, nonce: reference })
+      const txHash = `0x${"ef".repeat(32)}`
+      // The watcher saw the transfer (with the option's reference) before the wallet's confirm came.
+      const seen = new Payment({
+        ...payment,
+        status: "processing",
+        stateVersion: payment.stateVersion + 1,
+        commitment: new Commitment({
+          kind: "push",
+          account: buyer,
+          asset: pushed.assetId,
+          tokenAmount: 10_500_000n,
+          fingerprint: "receipt:the watcher's",
+          txHash,
+          authorization: null,
+          reference,
+          walletName: "",
+          confirmedAt: 1_800_000_000
+        })
+      })
+      assert.isTrue(yield* PaymentRepository.use((repo) => repo.update(seen, [])))
+      const answered = yield* confirm(payment.id, confirmation(optionId, [txHash.toUpperCase().replace("0X", "0x")]))
+      assert.strictEqual(answered.payment.status, "processing")
+      assert.strictEqual(answered.payment.commitment?.fingerprint, "receipt:the watcher's")
+      // Another transaction is another confirm.
+      assert.strictEqual(yield* codeOf(confirm(payment.id, confirmation(optionId, [`0x${"aa".repeat(32)}`]))), "invalid_state")
     }).pipe(Effect.provide(layer())))
 
   it.effect("only the latest quote is confirmable: a refreshed one, or a cheaper one made before another account's, is quote_expired", () =>
