@@ -139,11 +139,11 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
         })
 
       // Sends the next operation (again, when its last transaction failed or was dropped) and records its hash.
-      const send = (payment: Payment, escrowed: EscrowedPayment, balance: EscrowBalance, index: number, operation: HoldOperation) =>
+      const send = (payment: Payment, escrowed: EscrowedPayment, balance: EscrowBalance, now: number, index: number, operation: HoldOperation) =>
         Effect.gen(function*() {
           const hold = payment.hold!
-          if (operation.kind === "capture" && (yield* escrow.chainTime(escrowed.asset)) >= hold.captureBefore) {
-            const failed = settled(operation, "failed", yield* chainNowSeconds(escrowed), "The capture deadline passed before this capture reached the chain.")
+          if (operation.kind === "capture" && now >= hold.captureBefore) {
+            const failed = settled(operation, "failed", now, "The capture deadline passed before this capture reached the chain.")
             yield* record(payment, withOperation(hold, index, failed), "HoldRequested", "payment.capture_failed", {
               capture: { amount: operation.tokenAmount.toString(), value: operation.value.toString(), reason: failed.failure }
             })
@@ -161,8 +161,6 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             Effect.as(Effect.logInfo(`holds: ${operation.kind} of ${payment.id} not sent now; trying again later`, error.message), "unknown" as const))
         )
 
-      const chainNowSeconds = (escrowed: EscrowedPayment) => escrow.chainTime(escrowed.asset)
-
       const advance: (id: PaymentId) => Effect.Effect<HoldStep> = Effect.fn("HoldExecutions.advance")(function*(id: PaymentId) {
         const found = yield* repo.findById(id)
         if (Option.isNone(found)) return "final" as const
@@ -172,7 +170,8 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
         if (payment.status !== "authorized" || hold === undefined || escrowed === undefined) return "final" as const
         const step: HoldStep = yield* Effect.gen(function*() {
           const balance = yield* escrow.balance(escrowed)
-          const now = yield* chainNowSeconds(escrowed)
+          // The chain's clock: the escrow checks its deadlines against it, not against ours.
+          const now = yield* escrow.chainTime(escrowed.asset)
           if (balance.captured > hold.captured) return yield* captured(payment, escrowed, balance, now)
           if (balance.held === 0n && balance.captured === hold.captured) return yield* released(payment, escrowed, now)
           const next = nextOperation(hold)
@@ -189,7 +188,7 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             // Mined: the escrow's confirmed state shows what it did at the next round.
             if (outcome === "succeeded") return "pending" as const
           }
-          return yield* send(payment, escrowed, balance, index, operation)
+          return yield* send(payment, escrowed, balance, now, index, operation)
         }).pipe(
           Effect.catchTag("ChainUnavailable", (error) =>
             Effect.as(Effect.logWarning(`holds: reading the escrow of ${id} failed; retrying later`, error.message), "unknown" as const))
