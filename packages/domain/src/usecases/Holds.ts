@@ -94,6 +94,10 @@ export class Holds extends Context.Service<Holds, {
         return yield* change(access, id, (current, now): Decision<InvalidState> => {
           const refused = refusal(current, now, "void")
           if (refused !== undefined) return Result.fail(refused)
+          // Nothing left to give back: the void would wait behind the captures and never be sent.
+          if (uncommittedValue(current.hold!, current.value) === 0n) {
+            return Result.fail(new InvalidState({ message: `Everything payment ${id} holds is already captured or asked for.` }))
+          }
           return Result.succeed(Option.some({
             event: { _tag: "HoldRequested" },
             type: null,

@@ -210,7 +210,7 @@ describe("Holds and HoldExecutions", () => {
         assert.deepStrictEqual(eventTypes(world, payment.id).slice(2), ["payment.capture_failed"])
       })))
 
-  it.effect("refusals: not held, not authorized yet, too much, another currency, being voided, past the deadline", () =>
+  it.effect("refusals: not held, not authorized yet, too much, another currency, being voided, nothing left to void, past the deadline", () =>
     provide((world) =>
       Effect.gen(function*() {
         const payments = yield* Payments
@@ -230,6 +230,9 @@ describe("Holds and HoldExecutions", () => {
         yield* holds.void(access, held.id)
         assert.strictEqual(yield* code(holds.capture(access, held.id, undefined)), "InvalidState")
         assert.strictEqual(yield* code(holds.void(access, held.id)), "InvalidState")
+        const taken = yield* authorized(world)
+        yield* holds.capture(access, taken.id, undefined)
+        assert.strictEqual(yield* code(holds.void(access, taken.id)), "InvalidState", "nothing left to give back")
         const late = yield* authorized(world)
         yield* TestClock.adjust((late.hold!.captureBefore - nowSeconds) * 1000)
         assert.strictEqual(yield* code(holds.capture(access, late.id, undefined)), "InvalidState")
