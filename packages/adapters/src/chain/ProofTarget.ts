@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Caip, ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { Caip, type EscrowTerms as DomainEscrowTerms, ParamsValidation, type PaymentProof } from "@paygate/domain"
 import { Effect, Result } from "effect"
 import type { Address, Hex } from "viem"
 import { type AssetSettings, type Chains, lookupAsset } from "./ChainConfig.ts"
@@ -54,18 +54,32 @@ export const resolveTarget = (
     if (!sameAddress(proof.to, runtime.settings.collectionAddress)) return invalid("The payment's recipient is not the collection address.")
     return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer })
   }
+  if (runtime.settings.paymentEscrow === undefined) {
+    return invalid(`Held payments are not available on ${runtime.chainId}: no payment escrow is configured.`)
+  }
+  if (!sameAddress(proof.to, runtime.settings.paymentEscrow)) return invalid("The payment's recipient is not the chain's payment escrow.")
+  const escrow = heldTarget(runtime, payer, found.token, proof.validBefore, proof.nonce, proof.escrow)
+  if (Result.isFailure(escrow)) return invalid(`The payment's escrow terms are not valid: ${escrow.failure}.`)
+  return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer, escrow: escrow.success })
+}
+
+/**
+ * A held payment in `runtime`'s escrow: the contract's terms (the chain's executor is their operator) and
+ * their hash, the nonce the payer signs; the failure is a phrase for messages. The gateway checks and
+ * submits the authorization with it, the escrow port captures and voids with it.
+ */
+export const heldTarget = (
+  runtime: ChainRuntime,
+  payer: Address,
+  token: Address,
+  authorizeBefore: number,
+  salt: string,
+  held: DomainEscrowTerms
+): Result.Result<HeldTarget, string> => {
   const address = runtime.settings.paymentEscrow as Address | undefined
-  if (address === undefined) return invalid(`Held payments are not available on ${runtime.chainId}: no payment escrow is configured.`)
-  if (!sameAddress(proof.to, address)) return invalid("The payment's recipient is not the chain's payment escrow.")
-  const terms = escrowTermsOf({
-    operator: runtime.executor.address,
-    payer,
-    token: found.token,
-    authorizeBefore: proof.validBefore,
-    salt: proof.nonce,
-    terms: proof.escrow
-  })
-  if (Result.isFailure(terms)) return invalid(`The payment's escrow terms are not valid: ${terms.failure}.`)
-  const escrow = { address, terms: terms.success, hash: escrowTermsHash(runtime.chainNumber, address, terms.success) }
-  return Effect.succeed({ runtime, asset: found.asset, token: found.token, payer, escrow })
+  if (address === undefined) return Result.fail(`held payments are not available on ${runtime.chainId}: no paymentEscrow is configured`)
+  return Result.map(
+    escrowTermsOf({ operator: runtime.executor.address, payer, token, authorizeBefore, salt, terms: held }),
+    (terms) => ({ address, terms, hash: escrowTermsHash(runtime.chainNumber, address, terms) })
+  )
 }

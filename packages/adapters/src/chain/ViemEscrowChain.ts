@@ -29,7 +29,8 @@ import { PaymentEscrow, TestUsdc } from "./contracts.generated.ts"
 import { revertDecoder } from "./ContractRevert.ts"
 import { isNativeToken } from "./NativeAsset.ts"
 import { isTxHash, observeStanding, receiptStanding } from "./ObserveTransfer.ts"
-import { escrowCalls, type EscrowTerms, escrowTermsHash, escrowTermsOf } from "./PaymentEscrow.ts"
+import { escrowCalls } from "./PaymentEscrow.ts"
+import { type HeldTarget, heldTarget } from "./ProofTarget.ts"
 import { rpc } from "./RpcCall.ts"
 import { type CallReverted, readChain, sendSimulated } from "./SubmitAuthorization.ts"
 import type { GatewayOptions } from "./ViemChainGateway.ts"
@@ -37,13 +38,9 @@ import type { GatewayOptions } from "./ViemChainGateway.ts"
 /** Tuning of {@link make}, as the gateway's; every field has a default. */
 export type EscrowChainOptions = Pick<GatewayOptions, "rpcTimeout" | "observeTimeout">
 
-/** A held payment as the escrow of its chain holds it. */
-interface Target {
+/** A held payment in the escrow of its chain. */
+interface Target extends HeldTarget {
   readonly runtime: ChainRuntime.ChainRuntime
-  readonly escrow: Address
-  readonly terms: EscrowTerms
-  /** The escrow's `termsHash`. */
-  readonly hash: Hex
 }
 
 /** The CAIP-2 chain of an asset id, for errors about payments that do not resolve. */
@@ -84,17 +81,9 @@ export const make = Effect.fn("ViemEscrowChain.make")(function*(
       const account = Caip.validateAccountId(payment.account)
       if (Result.isFailure(account)) return Result.fail(`the payer ${payment.account} is not a CAIP-10 account: ${account.failure}`)
       if (account.success.chainId !== runtime.chainId) return Result.fail(`the payer ${payment.account} is not on ${runtime.chainId}`)
-      const escrow = runtime.settings.paymentEscrow as Address
       return Result.map(
-        escrowTermsOf({
-          operator: runtime.executor.address,
-          payer: account.success.address as Address,
-          token,
-          authorizeBefore: payment.authorizeBefore,
-          salt: payment.salt,
-          terms: payment.terms
-        }),
-        (terms) => ({ runtime, escrow, terms, hash: escrowTermsHash(runtime.chainNumber, escrow, terms) })
+        heldTarget(runtime, account.success.address as Address, token, payment.authorizeBefore, payment.salt, payment.terms),
+        (held) => ({ ...held, runtime })
       )
     })
 
@@ -105,7 +94,7 @@ export const make = Effect.fn("ViemEscrowChain.make")(function*(
 
   /** Sends `data` to the escrow from the executor once its simulation passes; `call` names it in messages. */
   const send = (found: Target, call: string, data: Hex) =>
-    sendSimulated(found.runtime, found.terms.payer, { to: found.escrow, data }, `${call} ${found.hash}`).pipe(
+    sendSimulated(found.runtime, found.terms.payer, { to: found.address, data }, `${call} ${found.hash}`).pipe(
       Effect.catchTag("CallReverted", (revert) => Effect.fail(notSent(found.runtime.chainId, refusalText(call, revert))))
     )
 
@@ -141,7 +130,7 @@ export const make = Effect.fn("ViemEscrowChain.make")(function*(
         const depth = BigInt(settings.requiredConfirmations - 1)
         const blockNumber = head > depth ? head - depth : 0n
         return yield* rpc(chainId, "payments", () =>
-          client.readContract({ address: found.escrow, abi: PaymentEscrow.abi, functionName: "payments", args: [found.hash], blockNumber }))
+          client.readContract({ address: found.address, abi: PaymentEscrow.abi, functionName: "payments", args: [found.hash], blockNumber }))
       })
     )
     return { held, captured }
