@@ -193,18 +193,25 @@ describe("Held payments at their deadline, on the chain's clock", () => {
       const { buyer, escrow, payment, paymentId } = races[winner]
       const receivedBefore = await balanceOf(receiverAccount.address)
       await rpc("evm_setAutomine", [false])
+      let reclaimed: Promise<{ readonly status: string; readonly blockNumber: bigint }> | undefined
       try {
         await merchant("POST", `/v1/merchant/payment/${paymentId}/capture`, {})
         // The worker's capture waits in the node's pool, unmined; the buyer's reclaim joins it.
         await until(paymentId, (p) => p.hold.operations[0]?.status === "submitted")
         const reclaim = encodeFunctionData({ abi: Chain.Contracts.PaymentEscrow.abi, functionName: "reclaim", args: [termsOf(payment, buyer)] })
-        void sendCall(api.world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim).catch(() => undefined)
+        reclaimed = sendCall(api.world.chain.node.rpcUrl, buyer, escrow as Hex, reclaim)
         await new Promise((resolve) => setTimeout(resolve, 300))
         // Before the deadline only the capture can pass; at it, only the reclaim.
         await mineAt(winner === "capture" ? payment.hold.captureBefore - 1 : payment.hold.captureBefore)
       } finally {
         await rpc("evm_setAutomine", [true])
       }
+      // Both were in that block: the buyer's reclaim went through exactly when the capture did not.
+      const reclaim = await reclaimed!
+      const captureTx = (await until(paymentId, (p) => p.hold.operations[0]?.txHash !== null)).hold.operations[0].txHash as Hex
+      const capture = await client().getTransactionReceipt({ hash: captureTx })
+      expect(reclaim.blockNumber).toBe(capture.blockNumber)
+      expect([capture.status, reclaim.status]).toEqual(winner === "capture" ? ["success", "reverted"] : ["reverted", "success"])
       const done = await until(paymentId, (p) => p.isFinal, 60)
       if (winner === "capture") {
         expect(done.status).toBe("succeeded")
