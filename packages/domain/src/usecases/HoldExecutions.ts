@@ -108,7 +108,7 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             { capture: { amount: operation.tokenAmount.toString(), value: operation.value.toString(), txHash: operation.txHash } },
             yield* gasOfOperation(escrowed.asset, operation)
           )
-          return "pending" as const
+          return "recorded" as const
         })
 
       // Nothing is held any more and no capture is missing from the record: a void of ours, else the buyer's reclaim.
@@ -147,7 +147,7 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             yield* record(payment, withOperation(hold, index, failed), "HoldRequested", "payment.capture_failed", {
               capture: { amount: operation.tokenAmount.toString(), value: operation.value.toString(), reason: failed.failure }
             })
-            return "pending" as const
+            return "recorded" as const
           }
           const replaced = yield* gasOfOperation(escrowed.asset, operation)
           const txHash = operation.kind === "capture"
@@ -155,7 +155,7 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             : yield* escrow.void(escrowed)
           const sent = new HoldOperation({ ...operation, status: "submitted", txHash }, { disableChecks: true })
           yield* record(payment, withOperation(hold, index, sent), "HoldRequested", null, {}, replaced)
-          return "pending" as const
+          return "recorded" as const
         }).pipe(
           Effect.catchTag("SubmissionRefused", (error) =>
             Effect.as(Effect.logInfo(`holds: ${operation.kind} of ${payment.id} not sent now; trying again later`, error.message), "unknown" as const))
@@ -168,7 +168,8 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
         const hold = payment.hold
         const escrowed = escrowedOf(payment)
         if (payment.status !== "authorized" || hold === undefined || escrowed === undefined) return "final" as const
-        const step: HoldStep = yield* Effect.gen(function*() {
+        // `recorded`: this round changed the payment, and what that leaves to do is done at once.
+        const step: HoldStep | "recorded" = yield* Effect.gen(function*() {
           const balance = yield* escrow.balance(escrowed)
           // The chain's clock: the escrow checks its deadlines against it, not against ours.
           const now = yield* escrow.chainTime(escrowed.asset)
@@ -179,7 +180,7 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
             if (now < hold.captureBefore) return "waiting" as const
             if (!hold.voidAtDeadline) return "dormant" as const
             yield* record(payment, voiding(payment, now, "deadline"), "HoldRequested", null)
-            return "pending" as const
+            return "recorded" as const
           }
           const { index, operation } = next
           if (operation.status === "submitted" && operation.txHash !== null) {
@@ -193,10 +194,8 @@ export class HoldExecutions extends Context.Service<HoldExecutions, {
           Effect.catchTag("ChainUnavailable", (error) =>
             Effect.as(Effect.logWarning(`holds: reading the escrow of ${id} failed; retrying later`, error.message), "unknown" as const))
         )
-        // Each recorded change may leave more to do at once (a capture seen, then the next one to send).
-        return step === "pending" && (yield* repo.findById(id)).pipe(Option.exists((p) => p.stateVersion !== payment.stateVersion))
-          ? yield* advance(id)
-          : step
+        // A recorded change may leave more to do at once (a capture seen, then the next one to send).
+        return step === "recorded" ? yield* advance(id) : step
       })
 
       return HoldExecutions.of({ advance })
