@@ -91,7 +91,10 @@ const deployAll = (node: Anvil.AnvilNode) =>
     const options = { rpcUrl: node.rpcUrl, chainId: node.chainId }
     const contracts = yield* deployTestContracts(options)
     const usdt = yield* deployPermit2Token(options)
-    const [subscriptionVault, paymentEscrow] = yield* Effect.all([deploySubscriptionVault(options), deployPaymentEscrow(options)], { concurrency: "unbounded" })
+    // One after the other: each deployer keeps its own nonces, so two at once may sign the same nonce, and
+    // the node then replaces one deployment with the other.
+    const subscriptionVault = yield* deploySubscriptionVault(options)
+    const paymentEscrow = yield* deployPaymentEscrow(options)
     return { ...contracts, usdt, subscriptionVault, paymentEscrow } satisfies LocalContracts
   })
 
