@@ -26,7 +26,7 @@ import { repoRoot } from "./support/ServiceProcess.ts"
 // Variables a reader sets for the commands (the tour's values, the CLIs' key), beside paygate's own.
 const readerVariables = new Set(["PAYGATE_URL", "API_KEY", "MERCHANT_ID", "APP_ID", "PAYMENT_ID", "PLAN_ID", "PAYGATE_API_KEY"])
 // Read by Node or glibc, not by paygate.
-const processVariables = new Set(["NODE_OPTIONS", "MALLOC_ARENA_MAX"])
+const processVariables = new Set(["NODE_OPTIONS", "MALLOC_ARENA_MAX", "NODE_COMPILE_CACHE"])
 const knownVariable = (name: string) =>
   Configuration.variables.has(name) || readerVariables.has(name) || processVariables.has(name)
 
