@@ -147,9 +147,13 @@ const confirmRatios = (report: Report, busyId: string, idleId: string) => {
   return idle === undefined || busy === undefined ? undefined : { idle, busy, p50: busy.p50 / idle.p50, p99: busy.p99 / idle.p99 }
 }
 
-// Merchant status p99 while confirms run flat out vs without them, same rounds; the floor's beside it.
+// Merchant status p99 while confirms run flat out vs without them, same rounds. The floor's own ratio under the
+// same confirms is what the machine's sharing alone costs: the service may add a tenth to it, and never pass 2×.
 const underConfirmsGoal = (report: Report): Goal => {
-  const goal = { name: "status p99 while confirms run flat out ≤ 1.5× idle", target: "≤ 1.5×" }
+  const goal = {
+    name: "status p99 while confirms run flat out, vs idle",
+    target: "≤ the floor's ratio × 1.1, and ≤ 2×"
+  }
   const unavailable = report.scenarios.find((s) => s.unavailable?.startsWith("status.confirms") === true)?.unavailable
   if (unavailable !== undefined) return { ...goal, measured: `not yet measurable: ${unavailable}`, met: undefined }
   const service = confirmRatios(report, "status.confirms", "confirms.idle.service")
@@ -158,8 +162,8 @@ const underConfirmsGoal = (report: Report): Goal => {
   return {
     ...goal,
     measured: `${x(service.p99)} (p99 ${ms(service.busy.p99)} vs ${ms(service.idle.p99)})` +
-      (floor === undefined ? "" : `; the floor's under the same confirms: ${x(floor.p99)} (p99 ${ms(floor.busy.p99)} vs ${ms(floor.idle.p99)})`),
-    met: service.p99 <= 1.5,
+      (floor === undefined ? "; the floor's not measured in this run" : `; the floor's under the same confirms: ${x(floor.p99)} (p99 ${ms(floor.busy.p99)} vs ${ms(floor.idle.p99)})`),
+    met: floor === undefined ? undefined : service.p99 <= floor.p99 * 1.1 && service.p99 <= 2,
     drifted: driftOfReference(report, "confirms", "service")
   }
 }
