@@ -6,7 +6,9 @@
  * capture racing the reclaim is decided by the chain, exactly one winning there and in the record.
  * Webhooks of each step go to a receiver.
  */
-import { Chain } from "@paygate/adapters"
+import { Chain, CredentialAdmin } from "@paygate/adapters"
+import type { PartnerId } from "@paygate/domain"
+import { Effect } from "effect"
 import { createPublicClient, encodeFunctionData, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiWorld, startApiWorld } from "../support/ApiWorld.ts"
@@ -154,6 +156,30 @@ describe("Held payments through the API on the local chain", () => {
     expect(await balanceOf(buyer.address)).toBe(25_000_000n)
     await eventually(() => expect(typesOf(paymentId)).toContain("payment.voided"))
     expect((await wallet("GET", `/v1/gateway/payment/${paymentId}/status`)).body).toMatchObject({ status: "failed", isFinal: true })
+  }, 120_000)
+
+  it("another partner can neither see, capture nor void a held payment: 404 as for a missing one, and nothing is queued", async () => {
+    const { paymentId } = await authorizedPayment()
+    const other = await api.world.admin(Effect.gen(function*() {
+      const admin = yield* CredentialAdmin
+      const created = yield* admin.createPartner({ name: "Other Shop" })
+      return (yield* admin.createApiKey({ kind: "partner", partnerId: created.id as PartnerId, mode: "sandbox" })).apiKey
+    }))
+    const asOther = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${api.world.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "api-key": other, ...headers },
+        body: JSON.stringify({})
+      }).then(async (response) => ({ status: response.status, body: await response.json() }))
+    for (const action of ["capture", "void"]) {
+      expect(await asOther(`/v1/payments/${paymentId}/${action}`)).toMatchObject({ status: 404, body: { code: "payment_not_found" } })
+      expect(await asOther(`/v1/merchant/payment/${paymentId}/${action}`, { "merchant-id": api.world.merchantId }))
+        .toMatchObject({ status: 404, body: { code: "merchant_not_found" } })
+    }
+    const payment = (await partner("GET", `/v1/payments/${paymentId}`)).body
+    expect(payment.status).toBe("authorized")
+    expect(payment.hold.operations).toEqual([])
+    expect(await balanceOf(api.world.chain.contracts.paymentEscrow)).toBeGreaterThanOrEqual(10_000_000n)
   }, 120_000)
 
 })

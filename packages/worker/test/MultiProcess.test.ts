@@ -62,7 +62,9 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on
 
   it("a worker killed with SIGKILL mid-drain loses nothing: a restarted worker finishes", async () => {
     const { endpoints, eventIds, receiver, world } = await setUp(2_000)
-    for (const e of endpoints) receiver.behave(e.path, () => ({ status: 200, delayMs: 10 }))
+    // Slow enough answers that the first worker is still far from done when it is killed (at most about 640
+    // deliveries a second, 4,500 left), however long the checks before the kill take on a loaded machine.
+    for (const e of endpoints) receiver.behave(e.path, () => ({ status: 200, delayMs: 50 }))
     const env = { WORKER_POLL_MS: "50", WORKER_CONCURRENCY: "32", WORKER_DELIVERY_LEASE_MS: "2000", WORKER_OUTBOX_LEASE_MS: "2000" }
     const first = world.spawnWorker(env)
     await receiver.waitFor(() => receiver.received.length >= 1_500, 60_000, "the first 1,500 deliveries").catch((error) => {
