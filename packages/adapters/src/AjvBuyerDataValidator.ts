@@ -8,26 +8,31 @@
  * @module
  */
 import { BuyerDataValidator, type JsonSchema } from "@paygate/domain"
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js"
-import addFormatsPlugin from "ajv-formats"
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
 import { Effect, Layer } from "effect"
 
-// ajv-formats is CommonJS: its plugin is the module's default export.
-const addFormats = addFormatsPlugin.default
-
+// ajv is loaded on the first validation: most processes never collect buyer data, and ajv costs about 3 MB.
 // `strictRequired` would refuse `required` inside `anyOf` branches for properties declared at the top.
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false })
-addFormats(ajv, ["date"])
+const loadAjv = async () => {
+  const [{ Ajv2020 }, formats] = await Promise.all([import("ajv/dist/2020.js"), import("ajv-formats")])
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false })
+  // ajv-formats is CommonJS: its plugin is the module's default export.
+  formats.default.default(ajv, ["date"])
+  return ajv
+}
+let loading: ReturnType<typeof loadAjv> | undefined
+const ajv = Effect.promise(() => (loading ??= loadAjv()))
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>()
-const validatorFor = (schema: JsonSchema): ValidateFunction => {
-  let validate = compiled.get(schema)
-  if (validate === undefined) {
-    validate = ajv.compile(schema)
-    compiled.set(schema, validate)
-  }
-  return validate
-}
+const validatorFor = (schema: JsonSchema) =>
+  Effect.map(ajv, (ajv): ValidateFunction => {
+    let validate = compiled.get(schema)
+    if (validate === undefined) {
+      validate = ajv.compile(schema)
+      compiled.set(schema, validate)
+    }
+    return validate
+  })
 
 // `/porAddress` → `porAddress`; the whole object is `data`.
 const fieldOf = (instancePath: string) => (instancePath === "" ? "data" : instancePath.slice(1).replaceAll("/", "."))
@@ -75,9 +80,6 @@ export const layer: Layer.Layer<BuyerDataValidator> = Layer.succeed(
   BuyerDataValidator,
   BuyerDataValidator.of({
     problems: (schema, data) =>
-      Effect.sync(() => {
-        const validate = validatorFor(schema)
-        return validate(data) ? [] : problemsOf(validate.errors ?? [])
-      })
+      Effect.map(validatorFor(schema), (validate) => (validate(data) ? [] : problemsOf(validate.errors ?? [])))
   })
 )

@@ -29,6 +29,6 @@ export const makeDepositQr = Effect.gen(function*() {
       const value = query.get("value")
       const option = options.find((o) => o.asset === query.get("asset") && (value === null || o.amount.value === value))
       if (option === undefined) return notFound()
-      return HttpServerResponse.text(qrSvg(option.uri), { contentType: "image/svg+xml", headers })
+      return HttpServerResponse.text(yield* qrSvg(option.uri), { contentType: "image/svg+xml", headers })
     })
 })

@@ -118,8 +118,9 @@ export const LinkRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     Effect.gen(function*() {
       const { linkId } = yield* HttpRouter.params
       return yield* links.open(linkId ?? "").pipe(
-        Effect.map((view) =>
-          HttpServerResponse.text(qrSvg(`${settings.linkUrl}/${view.link.id}`), {
+        Effect.flatMap((view) => qrSvg(`${settings.linkUrl}/${view.link.id}`)),
+        Effect.map((svg) =>
+          HttpServerResponse.text(svg, {
             contentType: "image/svg+xml",
             headers: { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
           })

@@ -1,4 +1,8 @@
-import QRCode from "qrcode"
+import { Effect } from "effect"
+
+// Loaded on the first code drawn: most processes never draw one, and the library costs about 3 MB of memory.
+let library: Promise<typeof import("qrcode")> | undefined
+const qrcode = Effect.promise(() => (library ??= import("qrcode")))
 
 /** Light modules around the code, as the QR standard asks (scanners need it to find the code). */
 const quietZone = 4
@@ -8,8 +12,12 @@ const quietZone = 4
  * module on a white background, dark runs of a row drawn as one rectangle each. Served as an image
  * of this origin, it needs no script or inline style under the pages' Content-Security-Policy.
  */
-export const qrSvg = (text: string): string => {
-  const modules = QRCode.create(text, { errorCorrectionLevel: "M" }).modules
+export const qrSvg = (text: string): Effect.Effect<string> =>
+  Effect.map(qrcode, (library) => draw(library.create(text, { errorCorrectionLevel: "M" }).modules))
+
+type Modules = ReturnType<typeof import("qrcode").create>["modules"]
+
+const draw = (modules: Modules): string => {
   const size = modules.size + 2 * quietZone
   const runs: Array<string> = []
   for (let row = 0; row < modules.size; row++) {
