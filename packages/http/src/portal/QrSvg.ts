@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 
 // Loaded on the first code drawn: most processes never draw one, and the library costs about 3 MB of memory.
-let library: Promise<typeof import("qrcode")> | undefined
-const qrcode = Effect.promise(() => (library ??= import("qrcode")))
+let loading: Promise<typeof import("qrcode")> | undefined
+const qrcode = Effect.promise(() => (loading ??= import("qrcode")))
 
 /** Light modules around the code, as the QR standard asks (scanners need it to find the code). */
 const quietZone = 4
