@@ -2,7 +2,7 @@
  * The capacity check (`BENCH_SCENARIOS=capacity`): does throughput follow
  * `requests/s = cores / CPU-seconds per request` (the model of `docs/capacity.md`)?
  *
- * API processes only (`node app/main.ts` with `WORKER_IN_PROCESS=false`), on a copy of the seeded
+ * API processes only (`node dist/main.mjs` with `WORKER_IN_PROCESS=false`), on a copy of the seeded
  * database. Two of them start once; each configuration pins them, PostgreSQL (the postmaster and
  * every backend) and the load generator (this process) with `taskset`, then runs the service's
  * status and create loads (32 connections, split evenly over the API processes it uses):
@@ -201,7 +201,7 @@ export const runCapacityBench = async (postgres: Postgres, seeded: CapacitySeed,
   const databaseUrl = await copyDatabase(postgres.url, "bench_capacity")
   const apis: Array<Server> = []
   try {
-    log("capacity: starting two API processes (node app/main.ts, WORKER_IN_PROCESS=false)")
+    log("capacity: starting two API processes (node dist/main.mjs, WORKER_IN_PROCESS=false)")
     for (const n of [1, 2]) {
       apis.push(await startService({ databaseUrl, logFile: join(root, `bench/.out/capacity.api${n}.log`), env: { WORKER_IN_PROCESS: "false" } }))
     }
@@ -330,7 +330,7 @@ export const capacityMarkdown = (figures: CapacityFigures) => {
     ``,
     `- **Date:** ${figures.date.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")} (took ${figures.minutes.toFixed(1)} min)`,
     `- **Command:** \`${figures.command}\``,
-    `- **Settings:** API processes \`node app/main.ts\` with \`WORKER_IN_PROCESS=false\`; ${connections} connections split evenly over ` +
+    `- **Settings:** API processes \`node dist/main.mjs\` with \`WORKER_IN_PROCESS=false\`; ${connections} connections split evenly over ` +
     `the API processes a configuration uses; ${figures.samples[0]!.runs.length} interleaved rounds of ${seconds} s per configuration and load, medians; ` +
     `pinned with \`taskset -a\` (PostgreSQL: the postmaster and every backend)`,
     ``,

@@ -3,7 +3,7 @@
  * PostgreSQL, in one run.
  *
  * 1. Starts a throwaway PostgreSQL with `scripts/ci-postgres.sh` (the CI set-up).
- * 2. Seeds a database through the service as deployed (`node app/main.ts`,
+ * 2. Seeds a database through the service as deployed (`node dist/main.mjs`,
  *    `DATABASE_URL`): a sandbox key minted with `npm run admin -- partner create --name Bench
  *    --sandbox`, a merchant created through the API, 1,000 payments; stops the service.
  * 3. For each scenario (`scenarios.ts`): copies the seeded database, starts the systems its loads
@@ -566,7 +566,7 @@ const main = async () => {
   log("starting PostgreSQL (scripts/ci-postgres.sh)")
   const postgres = await startPostgres()
   try {
-    log("seeding the database every scenario copies: node app/main.ts, a partner, a merchant, 1,000 payments")
+    log("seeding the database every scenario copies: node dist/main.mjs, a partner, a merchant, 1,000 payments")
     const seeded = await seed(postgres.url, runId)
     const httpPlan = planOf(measuresHttp ? [...scenarios, confirmRateScenario] : [], seeded)
     const sizePlan = planOf(measuresSize ? sizeScenarios : [], seeded).plan

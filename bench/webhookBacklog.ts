@@ -9,7 +9,7 @@
  * worker retries it on its schedule, 5 s later first).
  *
  * Three drains, each on a fresh copy of that database, the system started once the copy is ready:
- * - **worker**: `node app/worker.ts`, default settings (64 requests in flight, 4 per endpoint);
+ * - **worker**: `node dist/worker.mjs`, default settings (64 requests in flight, 4 per endpoint);
  * - **worker without the slow and dead endpoints**: the same, with those two endpoints disabled
  *   (their events fan out to no one): the healthy endpoints' drain when nothing slow or dead is
  *   there, the reference for "the slow endpoint delays no other";

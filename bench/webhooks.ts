@@ -1,5 +1,5 @@
 /**
- * The webhook drain bench: the worker as deployed (`node app/worker.ts`, default
+ * The webhook drain bench: the worker as deployed (`node dist/worker.mjs`, default
  * settings) against the hand-written drain loop (`webhookBaseline.ts`), on the same PostgreSQL
  * and database, to the same local 200-OK receiver (`lib/receiver.ts`).
  *

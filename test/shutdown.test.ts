@@ -5,11 +5,12 @@ import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import postgres from "postgres"
+import { startCommand } from "../scripts/StartCommand.ts"
 import { freePort } from "./support/FreePort.ts"
 import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { afterAll, describe, expect, it } from "vitest"
 
-// Graceful shutdown of the service as deployed (`node app/main.ts`): on SIGTERM it
+// Graceful shutdown of the service as deployed (`npm start`'s `node dist/main.mjs`): on SIGTERM it
 // stops accepting connections at once, finishes the requests in flight (their responses close their
 // connections), closes the database pool and exits by itself. Runs on the embedded database, and
 // on PostgreSQL too when TEST_DATABASE_URL is set (there the pool's connections are watched).
@@ -89,9 +90,10 @@ for (const makeTarget of targets) {
 
     it("refuses new connections, finishes the request in flight, closes the pool and exits", async () => {
       const port = await freePort()
-      service = spawn(process.execPath, ["app/main.ts"], {
+      const start = startCommand(root)
+      service = spawn(process.execPath, [...start.flags, start.entry], {
         cwd: root,
-        env: { ...process.env, ...(await target.env()), PORT: String(port) }
+        env: { ...process.env, ...start.env, ...(await target.env()), PORT: String(port) }
       })
       let output = ""
       service.stdout?.on("data", (chunk) => (output += chunk))

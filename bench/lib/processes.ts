@@ -1,6 +1,6 @@
 /**
  * The processes a bench run starts: a throwaway PostgreSQL (the CI script), the service as it is
- * deployed (`node app/main.ts` with `DATABASE_URL`), the framework floor
+ * deployed (`node dist/main.mjs` with `DATABASE_URL`), the framework floor
  * (`floor.ts`) and the raw baseline (`baseline.ts`); and the databases they run on.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
@@ -151,7 +151,7 @@ const allocationFlags = (file: string | undefined) => (file === undefined ? [] :
 const allocationEnv = (file: string | undefined) => (file === undefined ? {} : { ALLOCATION_PROFILE: file })
 
 /**
- * Starts the service the production way, `node app/main.ts` with `DATABASE_URL` and
+ * Starts the service the production way, `node dist/main.mjs` with `DATABASE_URL` and
  * the environment and Node flags of `npm start`, and waits for `/readyz`. The per-credential rate limit is raised
  * (the bench drives one credential far past the contract's 50 requests per second); the limiter
  * still runs on every request.
@@ -161,7 +161,7 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
   const out = openSync(options.logFile, "w")
   const start = startCommand(root)
   const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
-  const child = spawn(process.execPath, [...flags, "app/main.ts"], {
+  const child = spawn(process.execPath, [...flags, start.entry], {
     cwd: root,
     env: {
       ...process.env,

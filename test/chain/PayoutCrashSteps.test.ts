@@ -3,7 +3,7 @@
  * a worker process (`test/support/CrashingWorker.ts`: the real worker whose `Payouts` port kills it
  * with SIGKILL at one step) dies right after signing, right after recording the signed transfer,
  * right after broadcasting it, or right after the chain said it paid; then a normal worker
- * (`app/worker.ts`) starts on the same database and chain. Per refund and per settlement, at each
+ * (`npm run worker`'s) starts on the same database and chain. Per refund and per settlement, at each
  * step: exactly one transfer on chain to the recipient for the payout's value (the one recorded),
  * the payout completed, one ledger posting, the refund completed or one `payment.settled`, and a
  * later payout from the same collection key goes through (its nonce sequence has no gap). The same
@@ -21,7 +21,7 @@ import { eventually } from "../support/Eventually.ts"
 import { confirmWithWallet } from "../support/PullShop.ts"
 import { localChainForFile } from "../support/LocalChainWorld.ts"
 import type { WorkerProcess } from "../support/PostgresWorld.ts"
-import { spawnNode, waitForLine } from "../support/ServiceProcess.ts"
+import { spawnNode, spawnWorker, waitForLine } from "../support/ServiceProcess.ts"
 import { databaseAt } from "../support/PostgresAdmin.ts"
 import { postgres, useTestServer } from "../support/TestServer.ts"
 
@@ -140,9 +140,9 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("A payout is sent on
     expect(crashing.output()).toContain(`crashing at ${step}`)
   }
 
-  /** Runs `body` while a normal worker (`app/worker.ts`) runs on the same database and chain. */
+  /** Runs `body` while a normal worker (`npm run worker`'s) runs on the same database and chain. */
   const withWorker = async (body: (worker: WorkerProcess) => Promise<void>) => {
-    const worker = spawnNode(["app/worker.ts"], workerEnv())
+    const worker = spawnWorker(workerEnv())
     try {
       await waitForLine(worker, "worker started: dispatcher", 60_000, "worker")
       await body(worker)

@@ -9,7 +9,7 @@
  *   else a throwaway PostgreSQL 15 (`test/support/ThrowawayPostgres.ts`: `scripts/ci-postgres.sh`, which
  *   installs the Debian package when it is missing) stopped when the run ends. The PostgreSQL suites are never skipped.
  *
- * It then makes the migrated databases the test servers and the tests' `npm start`s start from (`MigratedTemplates.ts`).
+ * It builds the service (`scripts/build.ts`: what `npm start` and `npm run worker` run) and then makes the migrated databases the test servers and the tests' `npm start`s start from (`MigratedTemplates.ts`).
  * Test workers are started after this returns and inherit `process.env`, so they see all three. When the
  * run ends it prints the total of the ledger audits the tests' databases passed (`LedgerRecordsAudit`).
  */
@@ -17,6 +17,7 @@ import { spawn } from "node:child_process"
 import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ensureBuilt } from "../../scripts/build.ts"
 import { type AuditTally, auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
 import { prepareMigratedTemplates } from "../support/MigratedTemplates.ts"
 import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
@@ -110,6 +111,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   // The processes the suites start (hundreds: CLIs, services, workers) inherit it and reuse Node's
   // compiled code instead of compiling the same modules each time (about 0.5 s of CPU per start).
   process.env.NODE_COMPILE_CACHE ??= join(process.cwd(), "node_modules", ".cache", "node")
+  // The service as the suites' processes run it (`npm start`, `npm run worker`): built once here, so
+  // that the files starting it side by side find it current.
+  await ensureBuilt(say)
   await ensureChromium()
   const stopPostgres = process.env.TEST_DATABASE_URL ? undefined : await startPostgres()
   const audits = join(tmpdir(), `paygate-ledger-audits-${process.pid}.jsonl`)

@@ -2,7 +2,7 @@
  * A PostgreSQL world for multi-process worker tests: a fresh database on the `TEST_DATABASE_URL`
  * server (dropped at the end), the production SQL adapters over it, bulk seeding of payments with
  * their outbox events, webhook endpoints with known secrets, and worker child processes
- * (`node app/worker.ts`) with their own environment.
+ * (what `npm run worker` runs) with their own environment.
  */
 import { CredentialAdmin, Database, Migrations, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import {
@@ -23,6 +23,7 @@ import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
+import { startCommand } from "../../scripts/StartCommand.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -171,10 +172,12 @@ export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorl
     }))
 
   const spawnWorker = (env: Record<string, string> = {}): WorkerProcess => {
-    const child = spawn(process.execPath, ["app/worker.ts"], {
+    const command = startCommand(repoRoot, "worker")
+    const child = spawn(process.execPath, [...command.flags, command.entry], {
       cwd: repoRoot,
       env: {
         ...process.env,
+        ...command.env,
         DATABASE_URL: url,
         WEBHOOK_SECRET_KEY: Buffer.from(key).toString("base64"),
         WEBHOOK_ALLOW_PRIVATE: "true",

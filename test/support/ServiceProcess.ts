@@ -1,11 +1,11 @@
 /**
- * Service processes for the cross-package fault tests: API processes (`app/main.ts`
- * with the environment and Node flags of `npm start`) on a port of their own, worker processes (any spawner, e.g.
+ * Service processes for the cross-package fault tests: API processes (what `npm start` runs: the
+ * built `dist/main.mjs` with its environment and Node flags) on a port of their own, worker processes (any spawner, e.g.
  * `PostgresWorld.spawnWorker`), each restartable after a `kill -9` (an API on the same port), the
  * operator CLI (`app/admin.ts`), and free ports.
  *
  * `PAYGATE_SERVICE_ROOT` runs the service's code from another checkout (with its own
- * `node_modules`), e.g. an older commit to show what a test catches there; default: this checkout.
+ * `node_modules` and `npm run build`), e.g. an older commit to show what a test catches there; default: this checkout.
  */
 import { execFile, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -45,7 +45,13 @@ export const spawnNode = (args: ReadonlyArray<string>, env: Record<string, strin
 /** An API process on `port` (the service as `npm start` runs it: its environment and Node flags). */
 export const spawnApi = (port: number, env: Record<string, string>): WorkerProcess => {
   const start = startCommand(serviceRoot)
-  return spawnNode([...start.flags, "app/main.ts"], { ...start.env, ...env, PORT: String(port) })
+  return spawnNode([...start.flags, start.entry], { ...start.env, ...env, PORT: String(port) })
+}
+
+/** A worker process (what `npm run worker` runs: the built `dist/worker.mjs` with its environment). */
+export const spawnWorker = (env: Record<string, string>): WorkerProcess => {
+  const worker = startCommand(serviceRoot, "worker")
+  return spawnNode([...worker.flags, worker.entry], { ...worker.env, ...env })
 }
 
 const apiReady = "paygate is listening"
