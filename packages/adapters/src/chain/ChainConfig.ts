@@ -372,11 +372,20 @@ export const index = (settings: ChainsSettings): Chains => ({
   ))
 })
 
+// The address follows from the key by an elliptic-curve multiplication, about a millisecond of CPU:
+// once per configured chain, not once per option or confirmation.
+const executorAddresses = new WeakMap<ChainSettings, Address>()
+
 /** The executor account of a chain: its key's, or its signer's. */
-export const executorAddress = (chain: ChainSettings): Address =>
-  chain.executorPrivateKey === undefined
+export const executorAddress = (chain: ChainSettings): Address => {
+  const known = executorAddresses.get(chain)
+  if (known !== undefined) return known
+  const address = chain.executorPrivateKey === undefined
     ? chain.signers!.executor!.address as Address
     : privateKeyToAddress(Redacted.value(chain.executorPrivateKey))
+  executorAddresses.set(chain, address)
+  return address
+}
 
 /** Whether pull payments in a token go through Permit2: configured so, and without EIP-3009 (which wins). */
 export const viaPermit2 = (asset: AssetSettings): boolean => asset.permit2 === true && !asset.eip3009
