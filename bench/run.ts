@@ -166,7 +166,9 @@ interface Seed {
  * merchant through the API, 1,000 payments), then stops the service: each scenario copies it.
  */
 const seed = async (databaseUrl: string, runId: string): Promise<Seed> => {
-  const service = await startService({ databaseUrl, logFile: join(out, "seed.service.log") })
+  // A day's lifetime: the options load asks for the seeded payments' options up to half an hour
+  // later, and an expired payment has none (409).
+  const service = await startService({ databaseUrl, logFile: join(out, "seed.service.log"), env: { PAYMENT_LIFETIME_SECONDS: "86400" } })
   try {
     const partner = await admin(databaseUrl, "partner", "create", "--name", "Bench", "--sandbox")
     const apiKey = partner.apiKey!

@@ -161,7 +161,9 @@ export const startService = async (options: ServiceOptions): Promise<Server> => 
   const out = openSync(options.logFile, "w")
   const start = startCommand(root)
   const flags = [...start.flags, ...profileFlags(options.cpuProfileDir), ...allocationFlags(options.allocationProfile)]
-  const child = spawn(process.execPath, [...flags, start.entry], {
+  // Profiles name functions and modules as written: a profiled service runs from its sources.
+  const entry = options.cpuProfileDir === undefined && options.allocationProfile === undefined ? start.entry : "app/main.ts"
+  const child = spawn(process.execPath, [...flags, entry], {
     cwd: root,
     env: {
       ...process.env,
