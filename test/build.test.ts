@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { ensureBuilt, inputsKey } from "../scripts/build.ts"
 import { startCommand } from "../scripts/StartCommand.ts"
+import { freePort } from "./support/FreePort.ts"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 
 // `npm start`, `npm run worker` and the bench run the service from `dist/` (`scripts/build.ts`): a build
 // that missed a changed source would run old code, one that rebuilt on every start would cost seconds.
@@ -67,4 +70,39 @@ describe("the checkout's build", () => {
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
     expect({ code, output }).toEqual({ code: 0, output: "" })
   })
+})
+
+describe("dist/api.mjs, the API alone (what the going-live guide's systemd unit runs)", () => {
+  it("starts on the embedded database, answers /readyz and the API, and exits on SIGTERM", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "paygate-api-alone-"))
+    await copyMigratedDatabase(join(directory, "pglite"))
+    const port = await freePort()
+    const start = startCommand(root)
+    const child = spawn(process.execPath, [...start.flags, "dist/api.mjs"], {
+      cwd: root,
+      env: { ...process.env, ...start.env, PAYGATE_DATA_DIR: join(directory, "pglite"), PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      const deadline = Date.now() + 120_000
+      const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
+      while (!(await ready())) {
+        if (child.exitCode !== null) throw new Error(`dist/api.mjs exited (${child.exitCode}):\n${output}`)
+        if (Date.now() > deadline) throw new Error(`dist/api.mjs was not ready within 120 s:\n${output}`)
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      const unauthenticated = await fetch(`http://127.0.0.1:${port}/v1/merchants`)
+      expect(unauthenticated.status).toBe(401)
+      expect(await unauthenticated.json()).toMatchObject({ code: "missing_api_key" })
+      expect(output).not.toContain("worker started")
+    } finally {
+      child.kill("SIGTERM")
+      expect(await exited).toBe(130)
+      await rm(directory, { recursive: true, force: true })
+    }
+  }, 180_000)
 })

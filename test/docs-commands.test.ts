@@ -63,7 +63,7 @@ describe("the README's tour against npm start", () => {
     await service?.stop()
   })
 
-  it("creates a payment, pays it, forwards its webhooks and serves the dashboard, with the printed values", async () => {
+  it("creates a payment, pays it, forwards its webhooks and serves the dashboard, the checkout and /docs, with the printed values", async () => {
     const output = service.output()
     const env = {
       PAYGATE_URL: service.url,
@@ -105,9 +105,16 @@ describe("the README's tour against npm start", () => {
     // The listener prints a forward once the receiver's answer is back: after the receiver saw it.
     await eventually(async () => listened, (text) => /payment\.succeeded.*→ 204/.test(text), 30_000)
 
-    // 5. The dashboard.
-    const dashboard = await fetch(`${service.url}/dashboard`)
-    expect(dashboard.status).toBe(200)
+    // 5. The dashboard and the payment's checkout page, with the scripts and styles each names (the
+    // built service reads them from the sources' folders), and /docs.
+    for (const page of [`${service.url}/dashboard`, payment.gatewayUrl as string]) {
+      const response = await fetch(page)
+      expect([page, response.status]).toEqual([page, 200])
+      const assets = [...(await response.text()).matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css|svg))"/g)].map((match) => match[1]!)
+      expect(assets, page).not.toEqual([])
+      for (const asset of assets) expect([asset, (await fetch(`${service.url}${asset}`)).status]).toEqual([asset, 200])
+    }
+    expect((await fetch(`${service.url}/docs`)).status).toBe(200)
   }, 300_000)
 
   it.each(documentationFiles.flatMap(shellCommands).filter((command) => / --help$/.test(command.text)).map((c) => [c.file, c.text]))(
