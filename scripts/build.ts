@@ -1,9 +1,9 @@
 /**
  * The service as it runs: `app/main.ts`, `app/api.ts` and `app/worker.ts` bundled into `dist/` with the
- * code they reach, minified. Node then loads a few files instead of some 1,400 modules with their doc comments
- * (effect's index alone pulls every module of effect): the process starts in less CPU and holds about
- * 40 MB less. `npm start`, `npm run worker` and `npm test` call it first; it builds only when a
- * source, a dependency or this file changed since the last build.
+ * code they reach, minified. Node then loads a few files instead of every module of the dependencies with
+ * its doc comments (effect's index alone pulls all of effect), and V8 keeps their text in memory: the
+ * process starts on less CPU and holds less. `npm start`, `npm run worker` and `npm test` call it first;
+ * it builds only when a source, a dependency or this file changed since the last build.
  *
  * Each build lives in `dist/<key>/`, `key` a digest of the inputs' sizes and times; `dist/main.mjs`,
  * `dist/api.mjs` and `dist/worker.mjs` are links to the current one, swapped by a rename, so that a process
@@ -99,13 +99,17 @@ const link = (key: string) => {
 
 // Older builds stay a while: a process started from one still loads its lazy chunks from it.
 const keptBuilds = 3
+// A build in progress (`.<key>.<pid>`) is another start's; one this old was left by a killed build.
+const abandonedAfterMs = 60 * 60 * 1000
 
 const prune = (key: string) => {
-  const builds = readdirSync(dist, { withFileTypes: true })
+  const directories = readdirSync(dist, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && entry.name !== key)
-    .map((entry) => ({ path: join(dist, entry.name), time: statSync(join(dist, entry.name)).mtimeMs }))
+    .map((entry) => ({ name: entry.name, path: join(dist, entry.name), time: statSync(join(dist, entry.name)).mtimeMs }))
     .sort((a, b) => b.time - a.time)
-  for (const old of builds.slice(keptBuilds - 1)) rmSync(old.path, { recursive: true, force: true })
+  const builds = directories.filter((directory) => !directory.name.startsWith("."))
+  const abandoned = directories.filter((directory) => directory.name.startsWith(".") && Date.now() - directory.time > abandonedAfterMs)
+  for (const old of [...builds.slice(keptBuilds - 1), ...abandoned]) rmSync(old.path, { recursive: true, force: true })
 }
 
 /** Builds `dist/` unless it is current; returns whether it built. */
