@@ -102,10 +102,11 @@ const keptBuilds = 3
 // A build in progress (`.<key>.<pid>`) is another start's; one this old was left by a killed build.
 const abandonedAfterMs = 60 * 60 * 1000
 
-const prune = (key: string) => {
-  const directories = readdirSync(dist, { withFileTypes: true })
+/** Removes from `directory` the builds older than the newest few besides `key`, and abandoned ones. */
+export const prune = (directory: string, key: string) => {
+  const directories = readdirSync(directory, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && entry.name !== key)
-    .map((entry) => ({ name: entry.name, path: join(dist, entry.name), time: statSync(join(dist, entry.name)).mtimeMs }))
+    .map((entry) => ({ name: entry.name, path: join(directory, entry.name), time: statSync(join(directory, entry.name)).mtimeMs }))
     .sort((a, b) => b.time - a.time)
   const builds = directories.filter((directory) => !directory.name.startsWith("."))
   const abandoned = directories.filter((directory) => directory.name.startsWith(".") && Date.now() - directory.time > abandonedAfterMs)
@@ -133,7 +134,7 @@ export const ensureBuilt = async (say: (line: string) => void): Promise<boolean>
     rmSync(temporary, { recursive: true, force: true })
   }
   link(key)
-  prune(key)
+  prune(dist, key)
   say(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   return true
 }

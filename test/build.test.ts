@@ -1,13 +1,14 @@
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { ensureBuilt, inputsKey } from "../scripts/build.ts"
+import { ensureBuilt, inputsKey, prune } from "../scripts/build.ts"
 import { startCommand } from "../scripts/StartCommand.ts"
 import { freePort } from "./support/FreePort.ts"
+import { spawnNode, waitForLine } from "./support/ServiceProcess.ts"
 import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 
 // `npm start`, `npm run worker` and the bench run the service from `dist/` (`scripts/build.ts`): a build
@@ -72,36 +73,46 @@ describe("the checkout's build", () => {
   })
 })
 
+describe("pruning old builds", () => {
+  it("keeps the current build and the two newest others, and another start's build in progress; drops one abandoned for over an hour", () => {
+    const directory = mkdtempSync(join(tmpdir(), "paygate-build-prune-"))
+    try {
+      const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000)
+      const make = (name: string, age: number) => {
+        mkdirSync(join(directory, name))
+        utimesSync(join(directory, name), hoursAgo(age), hoursAgo(age))
+      }
+      make("current", 5)
+      make("newer", 1)
+      make("older", 2)
+      make("oldest", 3)
+      make(".building.123", 0.5)
+      make(".killed.456", 2)
+      prune(directory, "current")
+      expect(readdirSync(directory).sort()).toEqual([".building.123", "current", "newer", "older"])
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("dist/api.mjs, the API alone (what the going-live guide's systemd unit runs)", () => {
   it("starts on the embedded database, answers /readyz and the API, and exits on SIGTERM", async () => {
     const directory = await mkdtemp(join(tmpdir(), "paygate-api-alone-"))
     await copyMigratedDatabase(join(directory, "pglite"))
     const port = await freePort()
     const start = startCommand(root)
-    const child = spawn(process.execPath, [...start.flags, "dist/api.mjs"], {
-      cwd: root,
-      env: { ...process.env, ...start.env, PAYGATE_DATA_DIR: join(directory, "pglite"), PORT: String(port) },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    child.stdout.on("data", (chunk) => (output += chunk))
-    child.stderr.on("data", (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    const api = spawnNode([...start.flags, "dist/api.mjs"], { ...start.env, PAYGATE_DATA_DIR: join(directory, "pglite"), PORT: String(port) })
     try {
-      const deadline = Date.now() + 120_000
-      const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
-      while (!(await ready())) {
-        if (child.exitCode !== null) throw new Error(`dist/api.mjs exited (${child.exitCode}):\n${output}`)
-        if (Date.now() > deadline) throw new Error(`dist/api.mjs was not ready within 120 s:\n${output}`)
-        await new Promise((resolve) => setTimeout(resolve, 250))
-      }
+      await waitForLine(api, "paygate is listening", 120_000, "dist/api.mjs")
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
       const unauthenticated = await fetch(`http://127.0.0.1:${port}/v1/merchants`)
       expect(unauthenticated.status).toBe(401)
       expect(await unauthenticated.json()).toMatchObject({ code: "missing_api_key" })
-      expect(output).not.toContain("worker started")
+      expect(api.output()).not.toContain("worker started")
     } finally {
-      child.kill("SIGTERM")
-      expect(await exited).toBe(130)
+      api.child.kill("SIGTERM")
+      expect(await api.exited).toBe(130)
       await rm(directory, { recursive: true, force: true })
     }
   }, 180_000)
