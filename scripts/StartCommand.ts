@@ -1,8 +1,8 @@
 /**
- * How `npm start` (and `npm run worker`) run the service, read from a checkout's `package.json`: the
- * environment the script sets (`NAME=value` before `node`), the Node flags it passes and the built
- * entry it runs. The bench and the fault tests start processes the same way, so a change to the
- * scripts reaches them too.
+ * How `npm start` (and `npm run worker`, `npm run admin`) run the service, read from a checkout's
+ * `package.json`: the environment the script sets (`NAME=value` before `node`), the Node flags it
+ * passes and the built entry it runs. The bench and the fault tests start processes the same way, so a
+ * change to the scripts reaches them too.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -14,8 +14,8 @@ export interface StartCommand {
   readonly entry: string
 }
 
-/** Reads the `start` (or `worker`) script's last command from `root`'s `package.json`. */
-export const startCommand = (root: string, script: "start" | "worker" = "start"): StartCommand => {
+/** Reads the `start` (or `worker`, `admin`) script's last command from `root`'s `package.json`. */
+export const startCommand = (root: string, script: "start" | "worker" | "admin" = "start"): StartCommand => {
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
   const last = (scripts[script] ?? "").split("&&").at(-1) ?? ""
   const match = /^\s*((?:[A-Z_]+=\S+ )*)node ((?:--\S+ )*)(\S+)\s*$/.exec(last)

@@ -1,12 +1,13 @@
 /**
- * The service as it runs: `app/main.ts`, `app/api.ts` and `app/worker.ts` bundled into `dist/` with the
- * code they reach, minified. Node then loads a few files instead of every module of the dependencies with
+ * The service as it runs: `app/main.ts`, `app/api.ts` and `app/worker.ts`, and the CLIs (`app/admin.ts`,
+ * `scripts/pay.ts`, `scripts/subscribe.ts`, `scripts/webhooks.ts`), bundled into `dist/` with the code they
+ * reach, minified. Node then loads a few files instead of every module of the dependencies with
  * its doc comments (effect's index alone pulls all of effect), and V8 keeps their text in memory: the
- * process starts on less CPU and holds less. `npm start`, `npm run worker` and `npm test` call it first;
- * it builds only when a source, a dependency or this file changed since the last build.
+ * process starts on less CPU and holds less. Every npm script that runs one of them, and `npm test`, calls
+ * it first; it builds only when a source, a dependency or this file changed since the last build.
  *
- * Each build lives in `dist/<key>/`, `key` a digest of the inputs' sizes and times; `dist/main.mjs`,
- * `dist/api.mjs` and `dist/worker.mjs` are links to the current one, swapped by a rename, so that a process
+ * Each build lives in `dist/<key>/`, `key` a digest of the inputs' sizes and times; `dist/<entry>.mjs`
+ * are links to the current one, swapped by a rename, so that a process
  * starting while another builds loads one whole build or the other.
  */
 import { createHash } from "node:crypto"
@@ -16,7 +17,15 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const dist = join(root, "dist")
-const entries = { main: "app/main.ts", api: "app/api.ts", worker: "app/worker.ts" }
+const entries = {
+  main: "app/main.ts",
+  api: "app/api.ts",
+  worker: "app/worker.ts",
+  admin: "app/admin.ts",
+  pay: "scripts/pay.ts",
+  subscribe: "scripts/subscribe.ts",
+  webhooks: "scripts/webhooks.ts"
+}
 
 // Left to Node: they load files beside their own modules (PGlite's WebAssembly) or are CommonJS with
 // optional requires (pg), and each is imported on first use or by one adapter only.
@@ -34,12 +43,12 @@ const walk = (directory: string, into: Array<string>): Array<string> => {
   return into
 }
 
-/** What a build of `root` depends on: the sources it bundles, the installed dependencies, and this script. */
+/** What a build of `root` depends on: the sources it bundles (this script among them) and the installed dependencies. */
 const inputs = (root: string) => [
   ...walk(join(root, "app"), []),
+  ...readdirSync(join(root, "scripts")).filter(sourceFile).map((name) => join(root, "scripts", name)),
   ...readdirSync(join(root, "packages")).flatMap((name) => (existsSync(join(root, "packages", name, "src")) ? walk(join(root, "packages", name, "src"), []) : [])),
-  join(root, "node_modules/.package-lock.json"),
-  fileURLToPath(import.meta.url)
+  join(root, "node_modules/.package-lock.json")
 ]
 
 /** The build's name: a digest of its inputs' paths, sizes and modification times. */

@@ -24,13 +24,14 @@ describe("the build's key", () => {
     writeFileSync(join(tree, path), text)
   }
   write("app/main.ts", "export {}\n")
+  write("scripts/pay.ts", "export {}\n")
   write("packages/domain/src/Payment.ts", "export const a = 1\n")
   write("packages/domain/src/Payment.test.ts", "test\n")
   write("packages/domain/test/Other.test.ts", "test\n")
   write("packages/http/src/assets/page.js", "page\n")
   write("node_modules/.package-lock.json", "{}\n")
 
-  it("changes with a source file's contents or time, or with the installed dependencies", () => {
+  it("changes with a source file's contents or time (a CLI's script's too), or with the installed dependencies", () => {
     const first = inputsKey(tree)
     expect(inputsKey(tree)).toBe(first)
     write("packages/domain/src/Payment.ts", "export const a = 2\n")
@@ -39,6 +40,8 @@ describe("the build's key", () => {
     utimesSync(join(tree, "app/main.ts"), new Date(), new Date(Date.now() + 5_000))
     const touched = inputsKey(tree)
     expect(touched).not.toBe(edited)
+    write("scripts/pay.ts", "export const pay = 1\n")
+    expect(inputsKey(tree)).not.toBe(touched)
     write("node_modules/.package-lock.json", '{"packages":{}}\n')
     expect(inputsKey(tree)).not.toBe(touched)
   })
@@ -58,9 +61,12 @@ describe("the checkout's build", () => {
     expect(await ensureBuilt((line) => said.push(line))).toBe(false)
     expect(said).toEqual([])
     const key = inputsKey(root)
-    for (const entry of ["main", "api", "worker"]) expect(readlinkSync(join(root, "dist", `${entry}.mjs`))).toBe(join(key, `${entry}.mjs`))
+    for (const entry of ["main", "api", "worker", "admin", "pay", "subscribe", "webhooks"]) {
+      expect(readlinkSync(join(root, "dist", `${entry}.mjs`))).toBe(join(key, `${entry}.mjs`))
+    }
     expect(realpathSync(join(root, startCommand(root).entry))).toBe(join(root, "dist", key, "main.mjs"))
     expect(startCommand(root, "worker").entry).toBe("dist/worker.mjs")
+    expect(startCommand(root, "admin").entry).toBe("dist/admin.mjs")
   })
 
   it("npm run build says nothing and succeeds when the build is current", async () => {

@@ -40,7 +40,7 @@ describe("npm's own output", () => {
       expect(Object.keys(JSON.parse(created.stdout))).toEqual(["partnerId", "apiKey"])
       const listed = await npm(["run", "admin", "--", "partner", "list"], { PAYGATE_DATA_DIR: dataDir })
       expect(listed.code).toBe(0)
-      expect(listed.stdout).toContain("> node app/admin.ts partner list")
+      expect(listed.stdout).toContain("> node scripts/build.ts && node dist/admin.mjs partner list")
       expect(JSON.parse(listed.stdout.slice(listed.stdout.indexOf("[")))).toHaveLength(1)
       const help = await npm(["run", "-s", "admin", "--", "--help"])
       expect(help).toMatchObject({ code: 0, stdout: "" })

@@ -148,7 +148,7 @@ export const managedWorker = (name: string, make: () => WorkerProcess): Managed 
 
 /** Runs the operator CLI (`npm run admin -- …`) on `databaseUrl`; answers its JSON. */
 export const admin = async (databaseUrl: string, ...args: Array<string>): Promise<any> => {
-  const { stdout } = await run(process.execPath, ["app/admin.ts", ...args], {
+  const { stdout } = await run(process.execPath, [startCommand(serviceRoot, "admin").entry, ...args], {
     cwd: serviceRoot,
     env: { ...process.env, DATABASE_URL: databaseUrl }
   })
