@@ -3,7 +3,8 @@
  *
  * - `fanOut` inserts the deliveries of a batch of events and marks the events processed in one
  *   transaction; the unique index `webhook_deliveries_once` turns a repeated fan-out (a dispatcher
- *   whose outbox lease ran out) into no new rows.
+ *   whose outbox lease ran out) into no new rows. Every few thousand deliveries created, the table
+ *   is analyzed, so that claims during a backlog are planned for it.
  * - `claim` leases due deliveries of active endpoints, oldest due first, at most `perEndpoint` per
  *   endpoint (less what the caller has in flight), in one statement: the deliveries it picks are
  *   locked with `FOR UPDATE SKIP LOCKED` (concurrent claimers skip each other's rows instead of
@@ -62,7 +63,7 @@ const spans = {
 export const newDeliveryId = (now: number): DeliveryId =>
   `dlv_${now.toString(36).padStart(9, "0")}${randomBytes(10).toString("hex")}` as DeliveryId
 
-// Outbox event ids, and lists of ids, never carry anything but [A-Za-z0-9_]: safe as array text.
+// Outbox event ids and delivery ids, and lists of ids, never carry anything but [A-Za-z0-9_]: safe as array text.
 const textArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
 /** Builds the queue over the `SqlClient` and cipher in context. */
@@ -96,6 +97,24 @@ export const make = Effect.gen(function*() {
   // Statements stay well under the protocol's 65,535 parameters.
   const chunkSize = 2_000
 
+  // The claim's plan depends on how many deliveries the planner thinks pending. Statistics taken
+  // before a backlog (an empty table, or millions of delivered rows) make it walk every pending
+  // row per claim; autovacuum analyzes only after a tenth of the table changed. So the table is
+  // analyzed after every `analyzeEvery` deliveries this process created (skipped while another
+  // ANALYZE or VACUUM holds it: one that runs already refreshes the statistics).
+  let createdSinceAnalyze = 0
+  const analyzeEvery = 5_000
+  const analyzeIfGrown = (created: number) => {
+    createdSinceAnalyze += created
+    if (createdSinceAnalyze < analyzeEvery) return Effect.void
+    createdSinceAnalyze = 0
+    // The fan-out has committed: a failed ANALYZE only leaves the statistics as they were.
+    return sql`ANALYZE (SKIP_LOCKED) webhook_deliveries`.pipe(
+      Effect.asVoid,
+      Effect.catchCause((cause) => Effect.logWarning("webhook deliveries: ANALYZE failed; the statistics stay as they were", cause))
+    )
+  }
+
   const fanOut = (items: ReadonlyArray<FanOut>) =>
     Effect.gen(function*() {
       if (items.length === 0) return 0
@@ -108,7 +127,12 @@ export const make = Effect.gen(function*() {
       yield* sql`UPDATE outbox_events SET processed_at = ${now}::bigint, lease_until = NULL
         WHERE id = ANY(${textArray(items.map((i) => i.event.id))}::text[]) AND processed_at IS NULL`
       return created
-    }).pipe(sql.withTransaction, Effect.orDie, spans.fanOut)
+    }).pipe(
+      sql.withTransaction,
+      Effect.tap(analyzeIfGrown),
+      Effect.orDie,
+      spans.fanOut
+    )
 
   // Claims decode the same endpoints (and, fanned out, the same events) over and over: both are
   // immutable per stored form, so decoded values are kept (bounded) by that form.
@@ -141,7 +165,9 @@ export const make = Effect.gen(function*() {
       // Candidates are scanned beyond `limit` so that one endpoint's backlog cannot hide others'.
       // Only the picked ones are locked (`SKIP LOCKED`, due and unleased checked again): a row
       // lock is a write, and locking the whole scan cost more than the rest of the claim. A
-      // concurrent claimer that picked the same rows gets fewer; it claims again soon.
+      // concurrent claimer that picked the same rows gets fewer; it claims again soon. They are
+      // found by id as an array: joined, a planner that thinks the pending rows few (statistics
+      // taken before a backlog) scanned them all once per picked row.
       const scan = Math.min(options.limit * 4, 2000)
       const rows = yield* sql`
         WITH candidates AS (
@@ -161,8 +187,9 @@ export const make = Effect.gen(function*() {
         ), picked AS (
           SELECT id FROM ranked WHERE n <= ${options.perEndpoint} ORDER BY next_attempt_at, id LIMIT ${options.limit}
         ), locked AS MATERIALIZED (
-          SELECT d.id FROM picked p JOIN webhook_deliveries d ON d.id = p.id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint
+          SELECT d.id FROM webhook_deliveries d
+          WHERE d.id = ANY(ARRAY(SELECT id FROM picked))
+            AND d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint
             AND (d.lease_until IS NULL OR d.lease_until <= ${now}::bigint)
           FOR UPDATE OF d SKIP LOCKED
         )
@@ -230,6 +257,8 @@ export const make = Effect.gen(function*() {
       return true
     }).pipe(attempt.disableEndpoint ? sql.withTransaction : identity, Effect.orDie, spans.record)
 
+  // The rows are found by id as an array too (see `claim`): not by a join the planner may walk
+  // the pending index for.
   const recordMany = (attempts: ReadonlyArray<AttemptRecord>) =>
     Effect.gen(function*() {
       const recorded: Array<DeliveryId> = []
@@ -251,7 +280,8 @@ export const make = Effect.gen(function*() {
           last_response_truncated = v.response_truncated, updated_at = ${now}::bigint
         FROM (VALUES ${sql.csv(values)}) AS v (id, attempts_before, status, next_attempt_at, status_code, duration_ms, error,
           request_headers, response_headers, response_body, response_truncated)
-        WHERE d.id = v.id AND d.attempts = v.attempts_before AND d.status = 'pending'
+        WHERE d.id = ANY(${textArray(plain.map((a) => a.deliveryId))}::text[]) AND d.id = v.id
+          AND d.attempts = v.attempts_before AND d.status = 'pending'
         RETURNING d.id`
       return [...recorded, ...rows.map((r) => r.id)]
     }).pipe(Effect.orDie, spans.recordMany)

@@ -8,6 +8,7 @@
  */
 import {
   type Cursor,
+  type EndpointOwner,
   type Mode,
   type PartnerId,
   type WebhookEndpoint,
@@ -66,9 +67,12 @@ export const make = Effect.gen(function*() {
       spans.list
     )
 
-  const active = (partnerId: PartnerId, mode: Mode) =>
-    sql`SELECT ${select} FROM webhook_endpoints
-      WHERE partner_id = ${partnerId} AND mode = ${mode} AND status = 'active' AND deleted_at IS NULL
+  // The owners go as one JSON parameter: one statement whatever their number, nothing spliced in.
+  const active = (owners: ReadonlyArray<EndpointOwner>) =>
+    owners.length === 0 ? Effect.succeed([]) : sql`SELECT ${select} FROM webhook_endpoints
+      WHERE (partner_id, mode) IN (SELECT o.partner_id, o.mode
+          FROM jsonb_to_recordset(${JSON.stringify(owners.map((o) => ({ partner_id: o.partnerId, mode: o.mode })))}::jsonb) AS o (partner_id text, mode text))
+        AND status = 'active' AND deleted_at IS NULL
       ORDER BY created_at, id`.pipe(
       Effect.flatMap(fromRows),
       Effect.orDie,

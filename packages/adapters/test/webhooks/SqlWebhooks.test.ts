@@ -6,8 +6,10 @@ import {
   EventOutbox,
   ExpiringPayments,
   type OutboxEvent,
+  type PartnerId,
   PaymentRepository,
   responseOf,
+  WebhookEndpoint,
   WebhookEndpointRepository
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
@@ -61,7 +63,31 @@ webhookSuite("SqlWebhookEndpointRepository", (it) => {
       )
       assert.isTrue(yield* repo.remove(a.partnerId, a.mode, a.id))
       assert.isFalse(yield* repo.remove(a.partnerId, a.mode, a.id))
-      assert.deepStrictEqual((yield* repo.active(a.partnerId, a.mode)).map((e) => e.id), [b.id])
+      assert.deepStrictEqual((yield* repo.active([a])).map((e) => e.id), [b.id])
+    }).pipe(Effect.provide(TestClock.layer())))
+
+  it.effect("reads the active endpoints of several owners at once: theirs only, in their modes, oldest first", () =>
+    Effect.gen(function*() {
+      const repo = yield* WebhookEndpointRepository
+      const first = yield* newMerchant(yield* newPartner())
+      const second = yield* newMerchant(yield* newPartner())
+      const bystander = yield* newMerchant(yield* newPartner())
+      const a = yield* newEndpoint(first)
+      yield* TestClock.adjust(1000)
+      const b = yield* newEndpoint(second)
+      yield* TestClock.adjust(1000)
+      const c = yield* newEndpoint(first)
+      const disabled = yield* newEndpoint(second)
+      yield* repo.update(new WebhookEndpoint({ ...disabled, status: "disabled" }))
+      yield* newEndpoint(bystander)
+      const owners = [{ partnerId: second.partnerId, mode: second.mode }, { partnerId: first.partnerId, mode: first.mode }]
+      assert.deepStrictEqual((yield* repo.active(owners)).map((e) => e.id), [a.id, b.id, c.id])
+      const otherMode = first.mode === "sandbox" ? "live" : "sandbox"
+      assert.deepStrictEqual(yield* repo.active([{ partnerId: first.partnerId, mode: otherMode }]), [])
+      assert.deepStrictEqual(yield* repo.active([]), [])
+      // Whatever a partner id holds, it is a value compared, never part of the statement.
+      const hostile = `${first.partnerId}","${bystander.partnerId}"}') OR true --` as PartnerId
+      assert.deepStrictEqual(yield* repo.active([{ partnerId: hostile, mode: first.mode }]), [])
     }).pipe(Effect.provide(TestClock.layer())))
 
   it.effect("a secret under another key reads as empty (logged), without breaking reads", () =>
@@ -79,6 +105,22 @@ webhookSuite("SqlWebhookEndpointRepository", (it) => {
 })
 
 webhookSuite("SqlDeliveryQueue", (it, db) => {
+  it.effect("refreshes the planner's statistics once a backlog has grown (taken on an empty table, they would say none pending)", () =>
+    Effect.gen(function*() {
+      yield* reset
+      const sql = yield* SqlClient.SqlClient
+      const queue = yield* DeliveryQueue
+      yield* sql`ANALYZE webhook_deliveries`
+      const rows = sql<{ readonly n: number }>`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'webhook_deliveries'`
+      assert.isBelow((yield* rows)[0]!.n, 1)
+      const merchant = yield* newMerchant(yield* newPartner())
+      const endpoints = yield* Effect.forEach(Array.from({ length: 100 }), () => newEndpoint(merchant))
+      const events = yield* seedEvents(merchant, 50)
+      assert.strictEqual(yield* queue.fanOut(events.map((event) => ({ event, endpoints: endpoints.map((e) => e.id) }))), 5_000)
+      assert.isAtLeast((yield* rows)[0]!.n, 5_000)
+      yield* reset
+    }))
+
   it.effect("fans out and completes events in one go; a second fan-out adds nothing", () =>
     Effect.gen(function*() {
       yield* reset
@@ -216,7 +258,7 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       const gone = listed.find((d) => d.id === b!.delivery.id)!
       assert.deepStrictEqual([gone.lastStatusCode, gone.lastResponse], [410, null])
       assert.deepStrictEqual(yield* queue.claim({ limit: 10, leaseMillis: 1, perEndpoint: 10 }), [])
-      assert.deepStrictEqual(yield* endpoints.active(endpoint.partnerId, endpoint.mode), [])
+      assert.deepStrictEqual(yield* endpoints.active([endpoint]), [])
     }))
 
   it.effect("release makes claimed deliveries due at once; redeliver adds new deliveries; findEvent reads any event", () =>

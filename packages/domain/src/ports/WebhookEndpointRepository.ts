@@ -4,6 +4,12 @@ import type { Cursor } from "../paging/Page.ts"
 import type { Mode } from "../payment/Payment.ts"
 import type { WebhookEndpoint } from "../webhooks/WebhookEndpoint.ts"
 
+/** Whose endpoints: a partner's, in one mode. */
+export interface EndpointOwner {
+  readonly partnerId: PartnerId
+  readonly mode: Mode
+}
+
 /**
  * Webhook endpoint persistence. Secrets are stored encrypted (the adapter's business); the
  * domain sees them as `Redacted`. Deleted endpoints are gone for every method. Infrastructure
@@ -20,8 +26,11 @@ export class WebhookEndpointRepository extends Context.Service<WebhookEndpointRe
     readonly after: Cursor | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
-  /** The partner's active endpoints in `mode` (what a new event fans out to). */
-  readonly active: (partnerId: PartnerId, mode: Mode) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /**
+   * The active endpoints of these owners, oldest first (what new events fan out to). One read for
+   * a batch of events of many partners.
+   */
+  readonly active: (owners: ReadonlyArray<EndpointOwner>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
   /**
    * Stores an endpoint's new events, status and secret. An endpoint turned `disabled` has its
    * pending deliveries end `failed` in the same transaction. Answers `false` when there was none

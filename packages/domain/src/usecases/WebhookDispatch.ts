@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer, Random } from "effect"
 import type { Mac } from "effect/crypto"
 import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue, type FanOut } from "../ports/DeliveryQueue.ts"
 import { type SendResult, WebhookTransport } from "../ports/WebhookTransport.ts"
-import { WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
+import { type EndpointOwner, WebhookEndpointRepository } from "../ports/WebhookEndpointRepository.ts"
 import { envelopeBody } from "../webhooks/Envelope.ts"
 import { ExplorerLinks } from "../ports/ExplorerLinks.ts"
 import { retryDelay } from "../webhooks/RetrySchedule.ts"
@@ -46,8 +46,8 @@ export const verdictOf = (result: SendResult, timeoutMs: number): AttemptVerdict
 export class WebhookDispatch extends Context.Service<WebhookDispatch, {
   /**
    * Fans a batch of events out to the active endpoints that receive them and completes the
-   * events, in one transaction; answers the deliveries created. Endpoints are read once per
-   * partner and mode of the batch.
+   * events, in one transaction; answers the deliveries created. The endpoints of all the batch's
+   * partners are read at once.
    */
   readonly dispatch: (events: ReadonlyArray<WebhookEvent>) => Effect.Effect<number>
   /** Makes one attempt of a claimed delivery and answers what to record (records nothing). */
@@ -68,18 +68,24 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
 
       const dispatch = Effect.fnUntraced(function*(events: ReadonlyArray<WebhookEvent>) {
         if (events.length === 0) return 0
-        const byOwner = new Map<string, ReadonlyArray<WebhookEndpoint>>()
-        const items: Array<FanOut> = []
+        const ownerKey = (o: EndpointOwner) => `${o.partnerId}/${o.mode}`
+        const owners = new Map<string, EndpointOwner>()
         for (const event of events) {
-          const { mode } = eventOwner(event)
-          const owner = `${event.partnerId}/${mode}`
-          let candidates = byOwner.get(owner)
-          if (candidates === undefined) {
-            candidates = yield* endpoints.active(event.partnerId, mode)
-            byOwner.set(owner, candidates)
-          }
-          items.push({ event, endpoints: candidates.filter((e) => shouldReceive(e, event)).map((e) => e.id) })
+          const owner = { partnerId: event.partnerId, mode: eventOwner(event).mode }
+          owners.set(ownerKey(owner), owner)
         }
+        // One read for the batch's partners, however many (a backlog interleaves hundreds).
+        const byOwner = new Map<string, Array<WebhookEndpoint>>()
+        for (const endpoint of yield* endpoints.active([...owners.values()])) {
+          const key = ownerKey(endpoint)
+          byOwner.set(key, [...(byOwner.get(key) ?? []), endpoint])
+        }
+        const items: Array<FanOut> = events.map((event) => ({
+          event,
+          endpoints: (byOwner.get(ownerKey({ partnerId: event.partnerId, mode: eventOwner(event).mode })) ?? [])
+            .filter((e) => shouldReceive(e, event))
+            .map((e) => e.id)
+        }))
         return yield* queue.fanOut(items)
       }, traced("WebhookDispatch.dispatch"))
 

@@ -247,7 +247,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const redeliver = Effect.fn("Webhooks.redeliver")(function*(access: PartnerAccess, eventId: string, endpointId?: string) {
         const found = yield* event(access, eventId)
         const targets = endpointId === undefined
-          ? (yield* endpoints.active(access.partnerId, access.mode)).filter((e) => subscribes(e, found))
+          ? (yield* endpoints.active([access])).filter((e) => subscribes(e, found))
           : [yield* findEndpoint(access, endpointId)].filter((e) => e.status === "active")
         const created = yield* queue.redeliver(found, targets.map((e) => e.id))
         return { eventId: found.id, deliveries: created }
