@@ -7,20 +7,14 @@
  * @module
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Configuration } from "@paygate/adapters"
+import { Configuration, FailureLine } from "@paygate/adapters"
 import { Cause, Effect, Layer, Predicate } from "effect"
 
-const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? text
-
-const messageOf = (error: unknown): string =>
-  Predicate.hasProperty(error, "message") && typeof error.message === "string" && error.message !== ""
-    ? error.message
-    : String(error)
+const { firstLine, messageOf } = FailureLine
 
 /** The one line that says why the service stopped. */
 export const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
-  const reason = cause.reasons.find((r) => Cause.isFailReason(r) || Cause.isDieReason(r))
-  const error = reason === undefined ? undefined : Cause.isFailReason(reason) ? reason.error : reason.defect
+  const error = FailureLine.failureOf(cause)
   if (Predicate.isTagged(error, "ServeError") && /EADDRINUSE/.test(messageOf((error as { cause?: unknown }).cause))) {
     return `port ${port} is in use (is paygate already running?): stop what uses it, or start on another port with PORT=<port> npm start.`
   }
@@ -28,7 +22,7 @@ export const describeFailure = (cause: Cause.Cause<unknown>, port: number): stri
     return `${messageOf(error)}: stop what uses it, or start with LOCAL_CHAIN_PORT=<port> (0 picks a free one).`
   }
   if (Predicate.isTagged(error, "ConfigError")) return `configuration: ${firstLine(messageOf(error))}.`
-  return error === undefined ? firstLine(Cause.pretty(cause)) : firstLine(messageOf(error))
+  return FailureLine.failureLine(cause)
 }
 
 /** Runs `layer` as the process's main; see the module documentation. */

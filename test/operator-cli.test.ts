@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -304,6 +304,15 @@ describe("npm start and the operator CLI", () => {
     const both = await admin(env, "merchant", "list", "--sandbox", "--live")
     expect(both.code).toBe(2)
     expect(both.stderr).toContain("Give --sandbox or --live, not both.")
+    // A database directory that cannot be made (its parent is a file): one line, with the reason.
+    const file = join(dataDir, "..", "not-a-directory")
+    await writeFile(file, "")
+    const unopenable = await admin({ PAYGATE_DATA_DIR: join(file, "pglite") }, "partner", "list")
+    expect(unopenable.code).toBe(1)
+    expect(unopenable.stdout).toBe("")
+    expect(unopenable.stderr.trim().split("\n")).toEqual([
+      `admin failed: Could not start the embedded database in ${join(file, "pglite")}. (ENOTDIR: not a directory, mkdir '${join(file, "pglite")}')`
+    ])
     const help = await admin(env, "--help")
     expect(help.code).toBe(0)
     for (const command of ["partner list", "partner version", "merchant list", "key list", "app list", "app revoke"]) {

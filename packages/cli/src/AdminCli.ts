@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { Migrations, Preflight } from "@paygate/adapters"
-import { Cause, Effect, Exit, type Layer, References } from "effect"
+import { FailureLine, Migrations, Preflight } from "@paygate/adapters"
+import { Effect, Exit, type Layer, References } from "effect"
 import { parseAdminCommand, usage } from "./AdminCommand.ts"
 import { AdminFailure, type AdminServices, runAdmin } from "./RunAdmin.ts"
 
@@ -43,8 +43,8 @@ export const adminCli = async (
     process.stdout.write(`${JSON.stringify(exit.value)}\n`)
     return process.exit(0)
   }
-  const failure = exit.cause.reasons.find(Cause.isFailReason)?.error
-  console.error(failure instanceof AdminFailure ? failure.message : `admin failed: ${Cause.pretty(exit.cause)}`)
+  const failure = FailureLine.failureOf(exit.cause)
+  console.error(failure instanceof AdminFailure ? failure.message : `admin failed: ${FailureLine.failureLine(exit.cause)}`)
   return process.exit(1)
 }
 
