@@ -68,23 +68,22 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch, {
 
       const dispatch = Effect.fnUntraced(function*(events: ReadonlyArray<WebhookEvent>) {
         if (events.length === 0) return 0
-        const ownerKey = (o: EndpointOwner) => `${o.partnerId}/${o.mode}`
-        const owners = new Map<string, EndpointOwner>()
-        for (const event of events) {
+        const keyOf = (o: EndpointOwner) => `${o.partnerId}/${o.mode}`
+        const owned = events.map((event) => {
           const owner = { partnerId: event.partnerId, mode: eventOwner(event).mode }
-          owners.set(ownerKey(owner), owner)
-        }
+          return { event, owner, key: keyOf(owner) }
+        })
+        const owners = new Map(owned.map(({ key, owner }) => [key, owner] as const))
         // One read for the batch's partners, however many (a backlog interleaves hundreds).
         const byOwner = new Map<string, Array<WebhookEndpoint>>()
         for (const endpoint of yield* endpoints.active([...owners.values()])) {
-          const key = ownerKey(endpoint)
-          byOwner.set(key, [...(byOwner.get(key) ?? []), endpoint])
+          const list = byOwner.get(keyOf(endpoint))
+          if (list === undefined) byOwner.set(keyOf(endpoint), [endpoint])
+          else list.push(endpoint)
         }
-        const items: Array<FanOut> = events.map((event) => ({
+        const items: Array<FanOut> = owned.map(({ event, key }) => ({
           event,
-          endpoints: (byOwner.get(ownerKey({ partnerId: event.partnerId, mode: eventOwner(event).mode })) ?? [])
-            .filter((e) => shouldReceive(e, event))
-            .map((e) => e.id)
+          endpoints: (byOwner.get(key) ?? []).filter((e) => shouldReceive(e, event)).map((e) => e.id)
         }))
         return yield* queue.fanOut(items)
       }, traced("WebhookDispatch.dispatch"))
