@@ -18,6 +18,9 @@ export default defineConfig({
     // Twice what the slowest tests without a timeout of their own take while three files share two
     // loaded cores (the HTTP fuzz table: about 50 s): a hang still fails, a busy machine does not.
     testTimeout: 120_000,
-    hookTimeout: 120_000
+    hookTimeout: 120_000,
+    // `expect.poll` waits for what a page or a job does next, through the service on a loaded machine:
+    // as long as a browser action may take (`uiTimeoutMs`), not vitest's default second.
+    expect: { poll: { timeout: 30_000 } }
   }
 })
