@@ -43,6 +43,7 @@ describe("configuration", () => {
     const defaults: Record<string, unknown> = {
       PAYGATE_DATA_DIR: unset(Configuration.dataDir),
       PORT: unset(Configuration.port),
+      DATABASE_POOL_SIZE: unset(Configuration.databasePoolSize),
       MAX_CONNECTIONS_PER_CLIENT: unset(Configuration.maxConnectionsPerClient),
       ENVIRONMENT: unset(Configuration.environment),
       IDEMPOTENCY_LEASE_MS: unset(Configuration.idempotencyLeaseMs),

@@ -36,6 +36,12 @@ export const defaultDataDir = "./data/pglite"
 /** `DATABASE_URL`: PostgreSQL; unset or blank, the embedded PGlite. */
 export const databaseUrl = optionalSecret("DATABASE_URL")
 
+/**
+ * `DATABASE_POOL_SIZE`: connections each process keeps to PostgreSQL, at least 2 (a signing key's nonce
+ * sequence holds one while its sender records on another).
+ */
+export const databasePoolSize = Config.Int(name("DATABASE_POOL_SIZE")).pipe(Config.withDefault(10), atLeast(2))
+
 /** `PAYGATE_DATA_DIR`: the embedded database's directory (local key files live beside it). */
 export const dataDir = Config.String(name("PAYGATE_DATA_DIR")).pipe(Config.withDefault(defaultDataDir))
 

@@ -192,8 +192,8 @@ const databaseUrl = Configuration.databaseUrl
 const dataDirConfig = Configuration.dataDir
 
 /**
- * The database from the environment: `DATABASE_URL` (PostgreSQL) if set and non-empty, else the
- * embedded PGlite under `PAYGATE_DATA_DIR` (default {@link defaultDataDir}). The embedded
+ * The database from the environment: `DATABASE_URL` (PostgreSQL, `DATABASE_POOL_SIZE` connections) if
+ * set and non-empty, else the embedded PGlite under `PAYGATE_DATA_DIR` (default {@link defaultDataDir}). The embedded
  * directory can be open in one process at a time.
  */
 export const layer: Layer.Layer<
@@ -203,8 +203,9 @@ export const layer: Layer.Layer<
   Effect.gen(function*() {
     const url = yield* databaseUrl
     if (Option.isSome(url)) {
-      yield* Effect.logInfo("Database: PostgreSQL from DATABASE_URL")
-      return layerUrl(url.value)
+      const maxConnections = yield* Configuration.databasePoolSize
+      yield* Effect.logInfo(`Database: PostgreSQL from DATABASE_URL, a pool of up to ${maxConnections} connections`)
+      return layerUrl(url.value, { maxConnections })
     }
     const dataDir = yield* dataDirConfig
     yield* Effect.logInfo(`Database: embedded PGlite in ${dataDir}`)

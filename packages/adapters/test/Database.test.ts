@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
+import { freshPostgresUrl } from "./support/TestDatabase.ts"
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -153,5 +154,26 @@ describe("Database (embedded PGlite)", () => {
           Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ DATABASE_URL: url, PAYGATE_DATA_DIR: "/nonexistent" })))
         ))
       ), 60_000)
+
+    // Connections the pool opened for a fresh database, after `concurrent` queries ran at once.
+    const connectionsAfter = (poolSize: string | undefined, concurrent: number) =>
+      Effect.scoped(Effect.gen(function*() {
+        const database = yield* freshPostgresUrl(url)
+        const env = { DATABASE_URL: database, ...(poolSize === undefined ? {} : { DATABASE_POOL_SIZE: poolSize }) }
+        return yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* Effect.forEach(Array.from({ length: concurrent }), () => sql`SELECT pg_sleep(0.2)`, { concurrency: "unbounded" })
+          const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()`
+          return rows[0]!.n
+        }).pipe(Effect.provide(Database.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))))
+      }))
+
+    it.live("Database.layer keeps at most DATABASE_POOL_SIZE connections (10 unset, never fewer than 2)", () =>
+      Effect.gen(function*() {
+        assert.strictEqual(yield* connectionsAfter("3", 8), 3)
+        assert.strictEqual(yield* connectionsAfter(undefined, 14), 10)
+        // A key's nonce sequence holds a connection while its sender records on another.
+        assert.strictEqual(yield* connectionsAfter("1", 4), 2)
+      }), 60_000)
   }
 })
