@@ -242,7 +242,9 @@ forEachDatabase("Webhooks", (database) => {
         expect(succeeded.data.payment.transaction).toEqual({ chainId: "eip155:1", hash: `0x${"ab".repeat(32)}`, explorerUrl: null })
         expect(succeeded.data.stage).toEqual({ txHash: `0x${"ab".repeat(32)}` })
         expect(byPayment(c.paymentId).find((e) => e.type === "payment.cancelled")!.data.stage).toEqual({ reason: "cancelled_by_merchant" })
-        // The log: one successful attempt each.
+        // The log: one successful attempt each, once the worker has recorded the last answers (it records
+        // after the receiver answered, so a delivery the receiver has seen may still read pending).
+        await expect.poll(async () => (await deliveriesOf(endpoint.id)).filter((entry) => entry.status === "pending").length).toBe(0)
         const log = await deliveriesOf(endpoint.id)
         expect(log.length).toBe(got.length)
         for (const entry of log) {
@@ -288,6 +290,7 @@ forEachDatabase("Webhooks", (database) => {
         expect(new Set(got.map((r) => r.webhookId)).size).toBe(1)
         expect(got.every((r) => r.verified)).toBe(true)
         expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(140) // the (fast) schedule's 150 ms
+        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("succeeded")
         const [entry] = await deliveriesOf(endpoint.id)
         expect(entry).toMatchObject({ status: "succeeded", attempts: 3, lastStatusCode: 204, lastError: null })
       } finally {
@@ -302,11 +305,8 @@ forEachDatabase("Webhooks", (database) => {
       try {
         await server.payment(partner.sandbox, merchantId)
         await receiver.waitFor(() => receiver.on(endpoint.path).length >= 2, 10_000, "the retry")
-        let entry: any
-        for (let i = 0; i < 50 && entry?.status !== "succeeded"; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50))
-          ;[entry] = await deliveriesOf(endpoint.id)
-        }
+        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("succeeded")
+        const [entry] = await deliveriesOf(endpoint.id)
         expect(entry).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200 })
         expect(receiver.on(endpoint.path).every((r) => r.verified)).toBe(true)
       } finally {
@@ -322,11 +322,8 @@ forEachDatabase("Webhooks", (database) => {
       try {
         await server.payment(partner.sandbox, merchantId)
         await receiver.waitFor(() => receiver.on(endpoint.path).length >= 4, 10_000, "four attempts")
-        let log: Array<any> = []
-        for (let i = 0; i < 50 && log[0]?.status !== "failed"; i++) {
-          log = await deliveriesOf(endpoint.id)
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
+        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("failed")
+        let log = await deliveriesOf(endpoint.id)
         expect(log).toHaveLength(1)
         expect(log[0]).toMatchObject({ status: "failed", attempts: 4, lastStatusCode: 302, nextAttemptAt: null })
         expect(log[0].lastError).toContain("redirect")
@@ -344,11 +341,8 @@ forEachDatabase("Webhooks", (database) => {
         const last = receiver.on(endpoint.path).at(-1)!
         expect(last.webhookId).toBe(eventId)
         expect(last.verified).toBe(true)
-        for (let i = 0; i < 50; i++) {
-          log = await deliveriesOf(endpoint.id)
-          if (log.some((d) => d.redelivery && d.status === "succeeded")) break
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
+        await expect.poll(async () => (await deliveriesOf(endpoint.id)).some((d) => d.redelivery && d.status === "succeeded")).toBe(true)
+        log = await deliveriesOf(endpoint.id)
         expect(log.map((d) => [d.redelivery, d.status, d.attempts])).toEqual([[true, "succeeded", 1], [false, "failed", 4]])
         // Without endpointId: to every active endpoint subscribed to the event (this one included).
         const toAll = await server.request("POST", `/v1/events/${eventId}/redeliver`, { apiKey: partner.sandbox })
@@ -373,13 +367,9 @@ forEachDatabase("Webhooks", (database) => {
       try {
         await server.payment(partner.sandbox, merchantId)
         await receiver.waitFor(() => receiver.on(gone.path).length >= 1 && receiver.on(healthy.path).length >= 1, 10_000, "deliveries")
-        let listed: any
-        for (let i = 0; i < 50; i++) {
-          listed = (await server.request("GET", "/v1/webhooks?limit=100", { apiKey: partner.sandbox })).body.data.find((e: any) => e.id === gone.id)
-          if (listed.status === "disabled") break
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-        expect(listed.status).toBe("disabled")
+        await expect.poll(async () =>
+          (await server.request("GET", "/v1/webhooks?limit=100", { apiKey: partner.sandbox })).body.data.find((e: any) => e.id === gone.id)?.status
+        ).toBe("disabled")
         const [entry] = await deliveriesOf(gone.id)
         expect(entry).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 410 })
         await server.payment(partner.sandbox, merchantId)
@@ -417,11 +407,8 @@ forEachDatabase("Webhooks", (database) => {
       const worker = await startWorker(server.run, { allowPrivateAddresses: false, retrySchedule: { delays: [], jitter: 0 } })
       try {
         await server.payment(partner.sandbox, merchantId)
-        let log: Array<any> = []
-        for (let i = 0; i < 100 && log[0]?.status !== "failed"; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50))
-          log = await deliveriesOf(created.body.id)
-        }
+        await expect.poll(async () => (await deliveriesOf(created.body.id))[0]?.status).toBe("failed")
+        const log = await deliveriesOf(created.body.id)
         expect(log[0]).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: null })
         expect(log[0].lastError).toMatch(/non-public address \((127\.0\.0\.1|::1)\)/)
         expect(receiver.on(path)).toEqual([])
