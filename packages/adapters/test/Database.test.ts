@@ -155,7 +155,8 @@ describe("Database (embedded PGlite)", () => {
         ))
       ), 60_000)
 
-    // Connections the pool opened for a fresh database, after `concurrent` queries ran at once.
+    // Connections the pool opened for a fresh database, after `concurrent` queries ran at once (clients
+    // only: an autovacuum worker visits every database now and then).
     const connectionsAfter = (poolSize: string | undefined, concurrent: number) =>
       Effect.scoped(Effect.gen(function*() {
         const database = yield* freshPostgresUrl(url)
@@ -163,7 +164,7 @@ describe("Database (embedded PGlite)", () => {
         return yield* Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
           yield* Effect.forEach(Array.from({ length: concurrent }), () => sql`SELECT pg_sleep(0.2)`, { concurrency: "unbounded" })
-          const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()`
+          const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`
           return rows[0]!.n
         }).pipe(Effect.provide(Database.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))))
       }))
