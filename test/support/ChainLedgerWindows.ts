@@ -76,12 +76,17 @@ export const openLedgerWindows = async (context: Context.Context<ServerServices>
 
   // What the worker sent, the chain mined and the worker had not recorded, followed; then the watcher, in this
   // database, up to each chain's confirmed head as it is now; answers the heads. Where no watcher ran, it starts
-  // after the block the server started at.
+  // after the block the server started at. A broadcast under way as the jobs stopped may be mined after the first
+  // look and before the heads are read: followed again until a look after the heads decides nothing more.
   const catchUp = async () => {
     await run(followInFlightTransfers(chains))
     const heads = new Map<string, number>()
+    for (let look = 1; ; look++) {
+      for (const chain of chains) heads.set(chain.chainId, await Effect.runPromise(Effect.orDie(Chain.TransferLogs.safeHead(chain))))
+      if (await run(followInFlightTransfers(chains)) === 0) break
+      if (look === 5) throw new Error("transfers the worker recorded kept being decided after its jobs stopped")
+    }
     for (const chain of chains) {
-      heads.set(chain.chainId, await Effect.runPromise(Effect.orDie(Chain.TransferLogs.safeHead(chain))))
       await run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
         sql`INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (${chain.chainId}, ${started.get(chain.chainId)! + 1}, 0)
           ON CONFLICT (chain_id) DO NOTHING`))
