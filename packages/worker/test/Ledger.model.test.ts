@@ -157,6 +157,13 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     const found: Array<string> = []
     const usdc = world().chain.usdcAssetId
     const otherAsset = `${world().chain.chainId}/erc20:${getAddress(other)}`
+    // The watcher has read every block confirmed when this look began: what it records of a range (a deposit's
+    // receipt, then its sweep marked due) is all committed before the cursor moves past the range.
+    for (const chain of TransferLogs.watchedChains(chains)) {
+      const head = await Effect.runPromise(Effect.orDie(TransferLogs.safeHead(chain)))
+      const [cursor] = await query<{ readonly next_block: string }>(`SELECT next_block::text FROM chain_cursors WHERE chain_id = '${chain.chainId}'`)
+      if (cursor === undefined || Number(cursor.next_block) <= head) found.push(`watcher behind on ${chain.chainId}: next block ${cursor?.next_block}, confirmed head ${head}`)
+    }
     const busy = await query<{ readonly n: string }>(`SELECT (
         (SELECT count(*) FROM payouts WHERE status = 'pending') + (SELECT count(*) FROM payments WHERE status = 'processing') +
         (SELECT count(*) FROM deposit_sweeps WHERE marked_version > swept_version) +
