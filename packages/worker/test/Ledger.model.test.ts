@@ -405,9 +405,8 @@ describe("Ledger against the chain (anvil, PGlite)", () => {
     // The random runs before may not have paid into any deposit address: this one does.
     await payIntoDeposit(true)
     await settled()
-    // The watcher may still be catching up with the last blocks: the ledger equals the chain once it has.
-    // The report checked is that run's (the latest recorded): a later run could meet a sweep the watcher
-    // has not recorded yet.
+    // Reconciliation reads at the confirmed head, which may still be short of the blocks `settled` saw: the
+    // ledger equals the chain there once it has caught up. The report checked is that run's, the latest recorded.
     const reconcileNow = () => server.run(reconcileChains(chains).pipe(Effect.provide(SqlPersistence.layer)))
     const lines = await eventually(reconcileNow, (ls) => ls.every((l) => l.chain === l.ledger), 60_000)
     for (const line of lines) expect([line.address, line.asset, line.chain - line.ledger]).toEqual([line.address, line.asset, 0n])

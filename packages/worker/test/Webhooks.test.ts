@@ -23,6 +23,7 @@ import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../../test/support/Eventually.ts"
 import { forEachDatabase, type TestPartner, useTestServer } from "../../../test/support/TestServer.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { decodePaymentEnvelope } from "../../../test/support/WireShapes.ts"
@@ -244,8 +245,7 @@ forEachDatabase("Webhooks", (database) => {
         expect(byPayment(c.paymentId).find((e) => e.type === "payment.cancelled")!.data.stage).toEqual({ reason: "cancelled_by_merchant" })
         // The log: one successful attempt each, once the worker has recorded the last answers (it records
         // after the receiver answered, so a delivery the receiver has seen may still read pending).
-        await expect.poll(async () => (await deliveriesOf(endpoint.id)).filter((entry) => entry.status === "pending").length).toBe(0)
-        const log = await deliveriesOf(endpoint.id)
+        const log = await eventually(() => deliveriesOf(endpoint.id), (entries) => entries.every((entry) => entry.status !== "pending"))
         expect(log.length).toBe(got.length)
         for (const entry of log) {
           expect(entry).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, redelivery: false })
@@ -290,8 +290,7 @@ forEachDatabase("Webhooks", (database) => {
         expect(new Set(got.map((r) => r.webhookId)).size).toBe(1)
         expect(got.every((r) => r.verified)).toBe(true)
         expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(140) // the (fast) schedule's 150 ms
-        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("succeeded")
-        const [entry] = await deliveriesOf(endpoint.id)
+        const [entry] = await eventually(() => deliveriesOf(endpoint.id), (log) => log[0]?.status === "succeeded")
         expect(entry).toMatchObject({ status: "succeeded", attempts: 3, lastStatusCode: 204, lastError: null })
       } finally {
         await worker.stop()
@@ -305,8 +304,7 @@ forEachDatabase("Webhooks", (database) => {
       try {
         await server.payment(partner.sandbox, merchantId)
         await receiver.waitFor(() => receiver.on(endpoint.path).length >= 2, 10_000, "the retry")
-        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("succeeded")
-        const [entry] = await deliveriesOf(endpoint.id)
+        const [entry] = await eventually(() => deliveriesOf(endpoint.id), (log) => log[0]?.status === "succeeded")
         expect(entry).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200 })
         expect(receiver.on(endpoint.path).every((r) => r.verified)).toBe(true)
       } finally {
@@ -322,8 +320,7 @@ forEachDatabase("Webhooks", (database) => {
       try {
         await server.payment(partner.sandbox, merchantId)
         await receiver.waitFor(() => receiver.on(endpoint.path).length >= 4, 10_000, "four attempts")
-        await expect.poll(async () => (await deliveriesOf(endpoint.id))[0]?.status).toBe("failed")
-        let log = await deliveriesOf(endpoint.id)
+        let log = await eventually(() => deliveriesOf(endpoint.id), (entries) => entries[0]?.status === "failed")
         expect(log).toHaveLength(1)
         expect(log[0]).toMatchObject({ status: "failed", attempts: 4, lastStatusCode: 302, nextAttemptAt: null })
         expect(log[0].lastError).toContain("redirect")
@@ -341,8 +338,7 @@ forEachDatabase("Webhooks", (database) => {
         const last = receiver.on(endpoint.path).at(-1)!
         expect(last.webhookId).toBe(eventId)
         expect(last.verified).toBe(true)
-        await expect.poll(async () => (await deliveriesOf(endpoint.id)).some((d) => d.redelivery && d.status === "succeeded")).toBe(true)
-        log = await deliveriesOf(endpoint.id)
+        log = await eventually(() => deliveriesOf(endpoint.id), (entries) => entries.some((d) => d.redelivery && d.status === "succeeded"))
         expect(log.map((d) => [d.redelivery, d.status, d.attempts])).toEqual([[true, "succeeded", 1], [false, "failed", 4]])
         // Without endpointId: to every active endpoint subscribed to the event (this one included).
         const toAll = await server.request("POST", `/v1/events/${eventId}/redeliver`, { apiKey: partner.sandbox })
@@ -407,8 +403,7 @@ forEachDatabase("Webhooks", (database) => {
       const worker = await startWorker(server.run, { allowPrivateAddresses: false, retrySchedule: { delays: [], jitter: 0 } })
       try {
         await server.payment(partner.sandbox, merchantId)
-        await expect.poll(async () => (await deliveriesOf(created.body.id))[0]?.status).toBe("failed")
-        const log = await deliveriesOf(created.body.id)
+        const log = await eventually(() => deliveriesOf(created.body.id), (entries) => entries[0]?.status === "failed")
         expect(log[0]).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: null })
         expect(log[0].lastError).toMatch(/non-public address \((127\.0\.0\.1|::1)\)/)
         expect(receiver.on(path)).toEqual([])
