@@ -8,17 +8,17 @@
  * snapshot is also kept as a data directory, which a test copies to its own before the start
  * (`MigratedDataDir.ts`).
  *
- * Outside `npm test` (no global set-up), servers start from empty databases as before.
+ * Outside `npm test` (no global set-up), servers start from empty databases as before. Tests find
+ * what this made through `MigratedDatabases.ts`.
  */
 import { Database, Migrations } from "@paygate/adapters"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { migratedDataDirVariable } from "./MigratedDataDir.ts"
+import { snapshotVariable, templateVariable } from "./MigratedDatabases.ts"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 
-const snapshotVariable = "PAYGATE_TEST_PGLITE_SNAPSHOT"
-const templateVariable = "PAYGATE_TEST_POSTGRES_TEMPLATE"
 
 const admin = (url: string, statement: string) => Effect.runPromise(adminQuery(url, statement))
 
@@ -56,20 +56,4 @@ export const prepareMigratedTemplates = async (files: { readonly snapshot: strin
   await migrate(databaseAt(postgresUrl, template))
   process.env[templateVariable] = template
   return () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
-}
-
-let snapshot: Blob | undefined
-
-/** The migrated PGlite snapshot of this run, read once per test file; none outside `npm test`. */
-export const migratedSnapshot = (): Blob | undefined => {
-  const file = process.env[snapshotVariable]
-  if (file === undefined) return undefined
-  snapshot ??= new Blob([readFileSync(file)])
-  return snapshot
-}
-
-/** The `TEMPLATE` clause of a test database's `CREATE DATABASE`: the migrated template of this run, if any. */
-export const templateClause = (): string => {
-  const template = process.env[templateVariable]
-  return template === undefined ? "" : ` TEMPLATE ${template}`
 }

@@ -46,7 +46,7 @@ import { ApiServer, ServiceRoutes, CheckoutSettings, ClientAddress, RateLimiter,
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 import { freePort } from "./FreePort.ts"
-import { migratedSnapshot, templateClause } from "./MigratedTemplates.ts"
+import { migratedSnapshot, templateClause } from "./MigratedDatabases.ts"
 import { openLedgerWindows } from "./ChainLedgerWindows.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
@@ -71,7 +71,7 @@ export const postgres = (url: string, name?: string): TestDatabase => ({
       Effect.gen(function*() {
         const database = name ?? `paygate_http_${randomBytes(6).toString("hex")}`
         yield* Effect.acquireRelease(
-          adminQuery(url, `CREATE DATABASE ${database}${templateClause()}`),
+          adminQuery(url, `CREATE DATABASE ${database}${templateClause(url)}`),
           () => adminQuery(url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).pipe(Effect.ignore)
         )
         return Database.layerUrl(databaseAt(url, database), { maxConnections: 20 })

@@ -46,6 +46,7 @@ const tables = [
   "webhook_endpoints"
 ]
 
+// From an empty database: the suite's layer applies every migration.
 adapterSuite("Migrations", (it) => {
   it.effect("creates every table once, and applying again changes nothing", () =>
     Effect.gen(function*() {
@@ -70,4 +71,4 @@ adapterSuite("Migrations", (it) => {
       const ids = Object.keys(Migrations.migrations).map((key) => Number(key.slice(0, 4)))
       assert.deepStrictEqual(ids, ids.map((_, index) => index + 1))
     }))
-})
+}, "empty")

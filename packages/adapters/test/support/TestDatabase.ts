@@ -3,20 +3,25 @@
  * PostgreSQL when `TEST_DATABASE_URL` is set (CI sets it; see scripts/ci-postgres.sh). Without
  * the variable the PostgreSQL suites are not registered at all.
  *
- * Each suite gets its own empty database: a new PGlite, or a new PostgreSQL database created on
- * the `TEST_DATABASE_URL` server and dropped when the suite ends.
+ * Each suite gets its own database: a new PGlite, or a new PostgreSQL database created on the
+ * `TEST_DATABASE_URL` server and dropped when the suite ends. Under `npm test` it starts as a copy
+ * of the run's migrated database (`MigratedTemplates.ts`), which spares each suite the migrations;
+ * a suite that tests applying them asks for an empty one.
  */
 import { Database } from "@paygate/adapters"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
+import { migratedSnapshot, templateClause } from "../../../../test/support/MigratedDatabases.ts"
 
 /** One database kind under test. */
 export interface DatabaseUnderTest {
   readonly name: string
-  /** A fresh, empty database (not migrated). */
+  /** A fresh database: migrated under `npm test` (a copy of the run's migrated one), else empty. */
   readonly fresh: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown>
+  /** A fresh, empty database (not migrated). */
+  readonly empty: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown>
   /**
    * Whether two transactions can be open at the same time. PostgreSQL: yes. The embedded PGlite
    * is one session behind a one-connection pool, so a second transaction waits for the first.
@@ -30,12 +35,16 @@ const adminRun = <A, E>(url: string, f: (sql: PgClient.PgClient) => Effect.Effec
     return yield* f(yield* PgClient.PgClient)
   }).pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 1 })))
 
-/** The URL of a new database on the server of `url`, dropped (forcibly) when the scope closes. */
-export const freshPostgresUrl = (url: string) =>
+/**
+ * The URL of a new database on the server of `url`, dropped (forcibly) when the scope closes: a copy of
+ * the run's migrated template when `migrated` and there is one, else empty.
+ */
+export const freshPostgresUrl = (url: string, migrated = false) =>
   Effect.gen(function*() {
     const name = `paygate_t_${randomBytes(6).toString("hex")}`
+    const template = migrated ? templateClause(url) : ""
     yield* Effect.acquireRelease(
-      adminRun(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
+      adminRun(url, (sql) => sql`CREATE DATABASE ${sql(name)}${sql.literal(template)}`),
       () => adminRun(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
     )
     const target = new URL(url)
@@ -44,12 +53,19 @@ export const freshPostgresUrl = (url: string) =>
   })
 
 /** A new database on the server of `url`, dropped (forcibly) when the layer's scope closes. */
-const freshPostgres = (url: string): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
-  Layer.unwrap(Effect.map(freshPostgresUrl(url), (target) => Database.layerUrl(target, { maxConnections: 8 })))
+const freshPostgres = (url: string, migrated: boolean): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
+  Layer.unwrap(Effect.map(freshPostgresUrl(url, migrated), (target) => Database.layerUrl(target, { maxConnections: 8 })))
+
+const serverUrl = process.env.TEST_DATABASE_URL
 
 export const databasesUnderTest: ReadonlyArray<DatabaseUnderTest> = [
-  { name: "PGlite", fresh: Database.layerMemory, concurrentTransactions: false },
-  ...(process.env.TEST_DATABASE_URL === undefined || process.env.TEST_DATABASE_URL === ""
+  { name: "PGlite", fresh: () => Database.layerMemory(migratedSnapshot()), empty: () => Database.layerMemory(), concurrentTransactions: false },
+  ...(serverUrl === undefined || serverUrl === ""
     ? []
-    : [{ name: "PostgreSQL", fresh: () => freshPostgres(process.env.TEST_DATABASE_URL!), concurrentTransactions: true }])
+    : [{
+      name: "PostgreSQL",
+      fresh: () => freshPostgres(serverUrl, true),
+      empty: () => freshPostgres(serverUrl, false),
+      concurrentTransactions: true
+    }])
 ]
