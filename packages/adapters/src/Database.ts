@@ -14,6 +14,9 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as DataDirLock from "./DataDirLock.ts"
 import { exclusiveSequences } from "./ExclusiveSequences.ts"
 import * as Configuration from "./Configuration.ts"
@@ -49,11 +52,14 @@ export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseEr
   cause: Schema.Defect()
 }) {}
 
-/** Where the embedded server listens. */
-export interface EmbeddedServer {
-  readonly host: string
-  readonly port: number
-}
+/**
+ * Where the embedded server listens: a data directory's on 127.0.0.1 (its port is published for
+ * operator tools, see `DataDirLock.ts`); an in-memory database's on a unix socket in a private
+ * directory of its own, which costs a third less CPU per statement than loopback TCP.
+ */
+export type EmbeddedServer =
+  | { readonly host: string; readonly port: number }
+  | { readonly path: string }
 
 // The in-memory database's buffer pool (see `openEmbedded`).
 const memoryBufferPool = "16MB"
@@ -67,14 +73,15 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Starts PGlite and serves it with pglite-socket on 127.0.0.1 on a port the OS picks; stops the
- * server and closes the database when the scope closes. A data directory is locked while open
+ * Starts PGlite and serves it with pglite-socket (where: {@link EmbeddedServer}; on 127.0.0.1, a
+ * port the OS picks); stops the server and closes the database when the scope closes. A data directory is locked while open
  * (see `DataDirLock.ts`): a second opener, in this process or another, fails. The directory and
  * everything in it are made owner-only (`PrivateFiles.ts`) when it opens, once PGlite has unpacked
  * its files, and when it closes.
  *
  * The server has no authentication: any local process that finds the port can connect, as with a
- * PostgreSQL configured for local trust. Use `DATABASE_URL` on shared machines.
+ * PostgreSQL configured for local trust (an in-memory database's socket: only the same user). Use
+ * `DATABASE_URL` on shared machines.
  */
 export const startEmbedded = (options: EmbeddedOptions) => Effect.map(openEmbedded(options), ({ address }) => address)
 
@@ -90,6 +97,7 @@ const openEmbedded = (options: EmbeddedOptions) =>
           await PrivateFiles.restrictTree(options.dataDir)
         }
         let db: PGlite | undefined
+        let socketDir: string | undefined
         try {
           // Loaded here, not at import: a process on PostgreSQL never needs them.
           const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
@@ -105,18 +113,21 @@ const openEmbedded = (options: EmbeddedOptions) =>
               ...(options.snapshot === undefined ? {} : { loadDataDir: options.snapshot })
             })
           if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
+          socketDir = options.dataDir === undefined ? await mkdtemp(join(tmpdir(), "paygate-pglite-")) : undefined
+          const path = socketDir === undefined ? undefined : join(socketDir, ".s.PGSQL")
           const server = new PGLiteSocketServer({
             db: exclusiveSequences(db),
-            host: "127.0.0.1",
-            port: 0,
+            ...(path === undefined ? { host: "127.0.0.1", port: 0 } : { path }),
             maxConnections: embeddedServerConnections
           })
           await server.start()
+          if (path !== undefined) return { db, server, lock, socketDir, address: { path } satisfies EmbeddedServer }
           const port = Number(server.getServerConn().split(":").at(-1))
           await lock?.publishPort(port)
-          return { db, server, lock, address: { host: "127.0.0.1", port } satisfies EmbeddedServer }
+          return { db, server, lock, socketDir, address: { host: "127.0.0.1", port } satisfies EmbeddedServer }
         } catch (error) {
           if (db !== undefined && !db.closed) await db.close()
+          if (socketDir !== undefined) await rm(socketDir, { recursive: true, force: true })
           await lock?.release()
           throw error
         }
@@ -129,13 +140,14 @@ const openEmbedded = (options: EmbeddedOptions) =>
           cause
         })
     }),
-    ({ db, lock, server }) =>
+    ({ db, lock, server, socketDir }) =>
       Effect.promise(async () => {
         try {
           await server.stop()
           if (!db.closed) await db.close()
           if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
         } finally {
+          if (socketDir !== undefined) await rm(socketDir, { recursive: true, force: true })
           await lock?.release()
         }
       })
@@ -149,8 +161,8 @@ const openEmbedded = (options: EmbeddedOptions) =>
 export const layerEmbedded = (options: EmbeddedOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseError | SqlError> =>
   PgClient.layerFrom(Effect.flatMap(startEmbedded(options), embeddedClient))
 
-const embeddedClient = ({ host, port }: EmbeddedServer) =>
-  PgClient.make({ host, port, ssl: false, username: "postgres", database: "postgres", maxConnections: embeddedPoolSize, minConnections: 1 })
+const embeddedClient = (server: EmbeddedServer) =>
+  PgClient.make({ ...server, ssl: false, username: "postgres", database: "postgres", maxConnections: embeddedPoolSize, minConnections: 1 })
 
 /**
  * A fresh in-memory embedded database for tests: nothing on disk, gone when the layer's scope

@@ -8,16 +8,16 @@ import { freshPostgresUrl } from "./support/TestDatabase.ts"
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "paygate-pglite-"))),
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
-const refusesConnections = (port: number) =>
+const refusesConnections = (at: { readonly host: string; readonly port: number } | { readonly path: string }) =>
   Effect.callback<boolean>((resume) => {
-    const socket = connect({ host: "127.0.0.1", port })
+    const socket = connect(at)
     socket.once("connect", () => {
       socket.destroy()
       resume(Effect.succeed(false))
@@ -86,15 +86,26 @@ describe("Database (embedded PGlite)", () => {
       yield* Effect.scoped(Database.startEmbedded({ dataDir: dir }))
     }), 60_000)
 
-  it.live("serves on 127.0.0.1 and stops serving when its scope closes", () =>
+  it.live("serves a data directory on 127.0.0.1 and stops serving when its scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const server = yield* Database.startEmbedded({ dataDir: join(yield* tempDir, "pglite") }).pipe(Scope.provide(scope))
+      assert.isTrue("port" in server && server.host === "127.0.0.1" && server.port > 0)
+      assert.isFalse(yield* refusesConnections(server))
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* refusesConnections(server))
+    }), 60_000)
+
+  it.live("serves a memory database on a socket in an owner-only directory, removed when its scope closes", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const server = yield* Database.startEmbedded({ dataDir: undefined }).pipe(Scope.provide(scope))
-      assert.strictEqual(server.host, "127.0.0.1")
-      assert.isAbove(server.port, 0)
-      assert.isFalse(yield* refusesConnections(server.port))
+      const directory = "path" in server ? dirname(server.path) : "(not a socket)"
+      assert.strictEqual((yield* Effect.promise(() => stat(directory))).mode & 0o777, 0o700)
+      assert.isFalse(yield* refusesConnections(server))
       yield* Scope.close(scope, Exit.void)
-      assert.isTrue(yield* refusesConnections(server.port))
+      assert.isTrue(yield* refusesConnections(server))
+      assert.isFalse(yield* Effect.promise(() => stat(directory).then(() => true, () => false)))
     }), 60_000)
 
   it.live("Database.layer uses the embedded database in PAYGATE_DATA_DIR when DATABASE_URL is unset or empty", () =>
