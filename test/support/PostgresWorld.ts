@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL world for multi-process worker tests: a fresh database on the `TEST_DATABASE_URL`
- * server (dropped at the end; a copy of the run's migrated template when there is one), the production SQL adapters over it, bulk seeding of payments with
+ * server (dropped at the end), the production SQL adapters over it, bulk seeding of payments with
  * their outbox events, webhook endpoints with known secrets, and worker child processes
  * (what `npm run worker` runs) with their own environment.
  */
@@ -25,7 +25,6 @@ import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { startCommand } from "../../scripts/StartCommand.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
-import { templateClause } from "./MigratedDatabases.ts"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -79,7 +78,8 @@ export interface WorkerProcess {
 
 export const makePostgresWorld = async (serverUrl: string): Promise<PostgresWorld> => {
   const name = `paygate_w_${randomBytes(6).toString("hex")}`
-  await admin(serverUrl, `CREATE DATABASE ${name}${templateClause(serverUrl)}`)
+  // Empty, not a copy of the run's migrated template: the cluster tests' processes race to migrate it.
+  await admin(serverUrl, `CREATE DATABASE ${name}`)
   const target = new URL(serverUrl)
   target.pathname = `/${name}`
   const url = target.toString()
