@@ -19,7 +19,6 @@ import { migratedDataDirVariable } from "./MigratedDataDir.ts"
 import { snapshotVariable, templateVariable } from "./MigratedDatabases.ts"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 
-
 const admin = (url: string, statement: string) => Effect.runPromise(adminQuery(url, statement))
 
 const migrate = (url: string) =>

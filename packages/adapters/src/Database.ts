@@ -55,7 +55,7 @@ export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseEr
 /**
  * Where the embedded server listens: a data directory's on 127.0.0.1 (its port is published for
  * operator tools, see `DataDirLock.ts`); an in-memory database's on a unix socket in a private
- * directory of its own, which costs a third less CPU per statement than loopback TCP.
+ * directory of its own, which costs less CPU per statement than loopback TCP.
  */
 export type EmbeddedServer =
   | { readonly host: string; readonly port: number }
@@ -74,10 +74,10 @@ export interface EmbeddedOptions {
 
 /**
  * Starts PGlite and serves it with pglite-socket (where: {@link EmbeddedServer}; on 127.0.0.1, a
- * port the OS picks); stops the server and closes the database when the scope closes. A data directory is locked while open
- * (see `DataDirLock.ts`): a second opener, in this process or another, fails. The directory and
- * everything in it are made owner-only (`PrivateFiles.ts`) when it opens, once PGlite has unpacked
- * its files, and when it closes.
+ * port the OS picks); stops the server and closes the database when the scope closes. A data
+ * directory is locked while open (see `DataDirLock.ts`): a second opener, in this process or
+ * another, fails. The directory and everything in it are made owner-only (`PrivateFiles.ts`) when
+ * it opens, once PGlite has unpacked its files, and when it closes.
  *
  * The server has no authentication: any local process that finds the port can connect, as with a
  * PostgreSQL configured for local trust (an in-memory database's socket: only the same user). Use
@@ -108,7 +108,7 @@ const openEmbedded = (options: EmbeddedOptions) =>
             ? await PGlite.create(options.dataDir)
             : await PGlite.create({
               // In memory, every page already sits in memory: PostgreSQL's default 128 MB buffer pool
-              // would only copy them, and zeroing it is a sixth of a start's CPU.
+              // would only copy them, and zeroing it is a large part of a start's CPU.
               startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${memoryBufferPool}`],
               ...(options.snapshot === undefined ? {} : { loadDataDir: options.snapshot })
             })
