@@ -49,7 +49,7 @@ describe("Database (embedded PGlite)", () => {
       assert.deepStrictEqual(found, Option.some(partner))
     }), 120_000)
 
-  it.live("a memory database from a snapshot starts as the snapshot's was, and each from it is its own", () =>
+  it.live("a memory database from a snapshot starts as the snapshot's was, each from it is its own, with a small buffer pool", () =>
     Effect.gen(function*() {
       const snapshot = yield* Database.snapshotMemory(Effect.gen(function*() {
         yield* Migrations.run
@@ -58,6 +58,8 @@ describe("Database (embedded PGlite)", () => {
       const partners = Effect.gen(function*() {
         assert.deepStrictEqual(yield* Migrations.run, [], "already migrated")
         const sql = yield* SqlClient.SqlClient
+        // Its pages are in memory already: PostgreSQL's default 128 MB pool would only copy them.
+        assert.strictEqual((yield* sql<{ readonly shared_buffers: string }>`SHOW shared_buffers`)[0]!.shared_buffers, "16MB")
         const names = (yield* sql<{ readonly name: string }>`SELECT name FROM partners ORDER BY name`).map((row) => row.name)
         yield* (yield* CredentialAdmin).createPartner({ name: `Only here ${names.length}` })
         return names
