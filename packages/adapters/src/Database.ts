@@ -114,17 +114,16 @@ const openEmbedded = (options: EmbeddedOptions) =>
             })
           if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
           socketDir = options.dataDir === undefined ? await mkdtemp(join(tmpdir(), "paygate-pglite-")) : undefined
-          const path = socketDir === undefined ? undefined : join(socketDir, ".s.PGSQL")
+          const socket = socketDir === undefined ? undefined : { path: join(socketDir, ".s.PGSQL") }
           const server = new PGLiteSocketServer({
             db: exclusiveSequences(db),
-            ...(path === undefined ? { host: "127.0.0.1", port: 0 } : { path }),
+            ...(socket ?? { host: "127.0.0.1", port: 0 }),
             maxConnections: embeddedServerConnections
           })
           await server.start()
-          if (path !== undefined) return { db, server, lock, socketDir, address: { path } satisfies EmbeddedServer }
-          const port = Number(server.getServerConn().split(":").at(-1))
-          await lock?.publishPort(port)
-          return { db, server, lock, socketDir, address: { host: "127.0.0.1", port } satisfies EmbeddedServer }
+          const address: EmbeddedServer = socket ?? { host: "127.0.0.1", port: Number(server.getServerConn().split(":").at(-1)) }
+          if ("port" in address) await lock?.publishPort(address.port)
+          return { db, server, lock, socketDir, address }
         } catch (error) {
           if (db !== undefined && !db.closed) await db.close()
           if (socketDir !== undefined) await rm(socketDir, { recursive: true, force: true })

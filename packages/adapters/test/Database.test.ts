@@ -78,7 +78,7 @@ describe("Database (embedded PGlite)", () => {
       yield* Effect.promise(() => writeFile(lock, "2147483000\n"))
       const scope = yield* Scope.make()
       const server = yield* Database.startEmbedded({ dataDir: dir }).pipe(Scope.provide(scope))
-      assert.deepStrictEqual(yield* Effect.promise(() => DataDirLock.ownerOf(dir)), { pid: process.pid, port: server.port })
+      assert.deepStrictEqual(yield* Effect.promise(() => DataDirLock.ownerOf(dir)), { pid: process.pid, port: "port" in server ? server.port : undefined })
       const second = yield* Effect.exit(Effect.scoped(Database.startEmbedded({ dataDir: dir })))
       assert.isTrue(Exit.isFailure(second))
       assert.include(String(Exit.isFailure(second) ? second.cause : ""), "is used by process")
