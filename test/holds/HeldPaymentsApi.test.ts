@@ -82,13 +82,16 @@ const authorizedPayment = async (fields: Record<string, unknown> = {}) => {
   return { paymentId, buyer, escrow: typed.message.to as string, payment }
 }
 
-const eventsOf = (paymentId: string) => api.hooks.on("/holds").map((r) => r.envelope).filter((e: any) => e.data?.payment?.paymentId === paymentId)
+// Events arrive in no guaranteed order: a payment's are put in the order of its stateVersion.
+const versionOf = (e: any) => Number(e.data.payment.stateVersion)
+const eventsOf = (paymentId: string) =>
+  api.hooks.on("/holds").map((r) => r.envelope).filter((e: any) => e.data?.payment?.paymentId === paymentId)
+    .sort((a: any, b: any) => versionOf(a) - versionOf(b))
 const typesOf = (paymentId: string) => eventsOf(paymentId).map((e: any) => e.type)
-// Events arrive in no guaranteed order: the latest state is the one with the highest stateVersion.
+// The events of the payment's latest state (one state change can emit more than one).
 const latestTypesOf = (paymentId: string) => {
   const events = eventsOf(paymentId)
-  const newest = Math.max(...events.map((e: any) => Number(e.data.payment.stateVersion)))
-  return events.filter((e: any) => Number(e.data.payment.stateVersion) === newest).map((e: any) => e.type)
+  return events.filter((e: any) => versionOf(e) === versionOf(events.at(-1))).map((e: any) => e.type)
 }
 const eventually = async (check: () => void, seconds = 30) => {
   const deadline = Date.now() + seconds * 1000
