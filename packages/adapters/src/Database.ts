@@ -94,7 +94,7 @@ const openEmbedded = (options: EmbeddedOptions) =>
         if (options.dataDir !== undefined) {
           await PrivateFiles.makePrivateDirectory(options.dataDir)
           lock = await DataDirLock.acquireDataDirLock(options.dataDir)
-          await PrivateFiles.restrictTree(options.dataDir)
+          PrivateFiles.restrictTree(options.dataDir)
         }
         let db: PGlite | undefined
         let socketDir: string | undefined
@@ -112,7 +112,7 @@ const openEmbedded = (options: EmbeddedOptions) =>
               startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${memoryBufferPool}`],
               ...(options.snapshot === undefined ? {} : { loadDataDir: options.snapshot })
             })
-          if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
+          if (options.dataDir !== undefined) PrivateFiles.restrictTree(options.dataDir)
           socketDir = options.dataDir === undefined ? await mkdtemp(join(tmpdir(), "paygate-pglite-")) : undefined
           const socket = socketDir === undefined ? undefined : { path: join(socketDir, ".s.PGSQL") }
           const server = new PGLiteSocketServer({
@@ -144,7 +144,7 @@ const openEmbedded = (options: EmbeddedOptions) =>
         try {
           await server.stop()
           if (!db.closed) await db.close()
-          if (options.dataDir !== undefined) await PrivateFiles.restrictTree(options.dataDir)
+          if (options.dataDir !== undefined) PrivateFiles.restrictTree(options.dataDir)
         } finally {
           if (socketDir !== undefined) await rm(socketDir, { recursive: true, force: true })
           await lock?.release()
