@@ -4,7 +4,7 @@
  * loads in about half a second; on PostgreSQL, a database copied from a migrated template skips the
  * migrations. A server still runs the migrations as it starts (finding none to apply).
  *
- * For the services the tests start as processes (`npm start` on an embedded database), the same
+ * For the services the tests start as processes (`npm start` on an embedded database), a migrated
  * snapshot is also kept as a data directory, which a test copies to its own before the start
  * (`MigratedDataDir.ts`).
  *
@@ -13,6 +13,7 @@
  */
 import { Database, Migrations } from "@paygate/adapters"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { migratedDataDirVariable } from "./MigratedDataDir.ts"
@@ -23,6 +24,20 @@ const admin = (url: string, statement: string) => Effect.runPromise(adminQuery(u
 
 const migrate = (url: string) =>
   Effect.runPromise(Migrations.run.pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 2 })), Effect.asVoid))
+
+/**
+ * Migrated, then without PostgreSQL's template databases: a third of the snapshot that every start
+ * unpacks, and an in-memory test database never creates another database. The data directory keeps
+ * them, as the service's own has them.
+ */
+const migratedWithoutTemplates = Effect.gen(function*() {
+  yield* Migrations.run
+  const sql = yield* SqlClient.SqlClient
+  for (const name of ["template0", "template1"]) {
+    yield* sql.unsafe(`ALTER DATABASE ${name} IS_TEMPLATE false`)
+    yield* sql.unsafe(`DROP DATABASE ${name}`)
+  }
+})
 
 /**
  * The snapshot unpacked as a data directory (PGlite's dump is a tar of its data directory), then
@@ -37,17 +52,19 @@ const unpack = async (snapshotFile: string, dataDir: string) => {
 }
 
 /**
- * Writes the migrated PGlite snapshot to `files.snapshot` and unpacks it as the data directory
- * `files.dataDir` (not there yet) and, with a PostgreSQL server at `postgresUrl`, creates the migrated
- * template database there; all named in `process.env` for the test workers. Answers the clean-up
- * (the template dropped); the files are the caller's to remove.
+ * Unpacks a migrated PGlite snapshot as the data directory `files.dataDir` (not there yet), writes
+ * one without the template databases to `files.snapshot` and, with a PostgreSQL server at
+ * `postgresUrl`, creates the migrated template database there; all named in `process.env` for the
+ * test workers. Answers the clean-up (the template dropped); the files are the caller's to remove.
  */
 export const prepareMigratedTemplates = async (files: { readonly snapshot: string; readonly dataDir: string }, postgresUrl: string | undefined) => {
-  const snapshot = await Effect.runPromise(Database.snapshotMemory(Migrations.run))
-  writeFileSync(files.snapshot, new Uint8Array(await snapshot.arrayBuffer()))
-  process.env[snapshotVariable] = files.snapshot
+  const whole = await Effect.runPromise(Database.snapshotMemory(Migrations.run))
+  writeFileSync(files.snapshot, new Uint8Array(await whole.arrayBuffer()))
   await unpack(files.snapshot, files.dataDir)
   process.env[migratedDataDirVariable] = files.dataDir
+  const snapshot = await Effect.runPromise(Database.snapshotMemory(migratedWithoutTemplates))
+  writeFileSync(files.snapshot, new Uint8Array(await snapshot.arrayBuffer()))
+  process.env[snapshotVariable] = files.snapshot
   if (postgresUrl === undefined) return async () => {}
   const template = `paygate_template_${process.pid}`
   await admin(postgresUrl, `DROP DATABASE IF EXISTS ${template}`)
