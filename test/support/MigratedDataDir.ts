@@ -3,7 +3,10 @@
  * `MigratedTemplates.ts`), for the tests that start the service as a process on the embedded database.
  * A module of its own so that those tests do not load the adapters, as `MigratedTemplates.ts` does.
  */
-import { cp } from "node:fs/promises"
+import { execFile } from "node:child_process"
+import { mkdir } from "node:fs/promises"
+import { dirname } from "node:path"
+import { promisify } from "node:util"
 import { repoRoot } from "./ServiceProcess.ts"
 
 /** Names the directory to the test workers. */
@@ -19,5 +22,9 @@ export const migratedDataDirVariable = "PAYGATE_TEST_PGLITE_DATA_DIR"
  */
 export const copyMigratedDatabase = async (dataDir: string, root: string = repoRoot): Promise<void> => {
   const migrated = process.env[migratedDataDirVariable]
-  if (migrated !== undefined && root === repoRoot) await cp(migrated, dataDir, { recursive: true, errorOnExist: true, force: false })
+  if (migrated === undefined || root !== repoRoot) return
+  await mkdir(dirname(dataDir), { recursive: true })
+  await mkdir(dataDir, { mode: 0o700 }) // fails when it is there already
+  // coreutils' cp: node's fs.cp walks the thousand-odd files in JavaScript, at several times the CPU.
+  await promisify(execFile)("cp", ["-a", `${migrated}/.`, dataDir])
 }
