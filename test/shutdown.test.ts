@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import postgres from "postgres"
 import { startCommand } from "../scripts/StartCommand.ts"
+import { eventually } from "./support/Eventually.ts"
 import { freePort } from "./support/FreePort.ts"
 import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { afterAll, describe, expect, it } from "vitest"
@@ -148,7 +149,8 @@ for (const makeTarget of targets) {
       expect(at - finished).toBeLessThan(3000)
       expect(output).toContain("shutting down")
       expect(output).not.toMatch(/"level":"(ERROR|FATAL)"/)
-      if (target.connections !== undefined) expect(await target.connections()).toBe(0)
+      // A backend leaves pg_stat_activity a moment after its client closed: on a loaded machine, not at once.
+      if (target.connections !== undefined) expect(await eventually(target.connections, (n) => n === 0, 10_000)).toBe(0)
     }, 90_000)
   })
 }
