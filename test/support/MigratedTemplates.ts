@@ -26,12 +26,11 @@ const migrate = (url: string) =>
   Effect.runPromise(Migrations.run.pipe(Effect.provide(Database.layerUrl(url, { maxConnections: 2 })), Effect.asVoid))
 
 /**
- * Migrated, then without PostgreSQL's template databases: a third of the snapshot that every start
- * unpacks, and an in-memory test database never creates another database. The data directory keeps
- * them, as the service's own has them.
+ * Drops PostgreSQL's template databases: a third of the snapshot that every start unpacks, and an
+ * in-memory test database never creates another database. The data directory keeps them, as the
+ * service's own has them.
  */
-const migratedWithoutTemplates = Effect.gen(function*() {
-  yield* Migrations.run
+const dropTemplates = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   for (const name of ["template0", "template1"]) {
     yield* sql.unsafe(`ALTER DATABASE ${name} IS_TEMPLATE false`)
@@ -62,7 +61,7 @@ export const prepareMigratedTemplates = async (files: { readonly snapshot: strin
   writeFileSync(files.snapshot, new Uint8Array(await whole.arrayBuffer()))
   await unpack(files.snapshot, files.dataDir)
   process.env[migratedDataDirVariable] = files.dataDir
-  const snapshot = await Effect.runPromise(Database.snapshotMemory(migratedWithoutTemplates))
+  const snapshot = await Effect.runPromise(Database.snapshotMemory(dropTemplates, whole))
   writeFileSync(files.snapshot, new Uint8Array(await snapshot.arrayBuffer()))
   process.env[snapshotVariable] = files.snapshot
   if (postgresUrl === undefined) return async () => {}

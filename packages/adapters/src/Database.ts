@@ -172,15 +172,17 @@ export const layerMemory = (snapshot?: Blob): Layer.Layer<PgClient.PgClient | Sq
   layerEmbedded({ dataDir: undefined, snapshot })
 
 /**
- * A fresh in-memory embedded database once `prepare` ran on it, as a snapshot (PGlite's data
- * directory, uncompressed) that {@link layerMemory} starts from in a fraction of the time an empty
- * database takes to create: tests start each server from one migrated snapshot.
+ * A fresh in-memory embedded database (or one started `from` a snapshot) once `prepare` ran on it,
+ * as a snapshot (PGlite's data directory, uncompressed) that {@link layerMemory} starts from in a
+ * fraction of the time an empty database takes to create: tests start each server from one
+ * migrated snapshot.
  */
 export const snapshotMemory = <E, R>(
-  prepare: Effect.Effect<unknown, E, R>
+  prepare: Effect.Effect<unknown, E, R>,
+  from?: Blob
 ): Effect.Effect<Blob, E | EmbeddedDatabaseError | SqlError, Exclude<R, PgClient.PgClient | SqlClient.SqlClient>> =>
   Effect.scoped(Effect.gen(function*() {
-    const { address, db } = yield* openEmbedded({ dataDir: undefined })
+    const { address, db } = yield* openEmbedded({ dataDir: undefined, snapshot: from })
     // The client's connection ends with `prepare`, before the dump.
     yield* Effect.provide(prepare, PgClient.layerFrom(embeddedClient(address)))
     return yield* Effect.promise(() => db.dumpDataDir("none"))

@@ -51,10 +51,11 @@ describe("Database (embedded PGlite)", () => {
 
   it.live("a memory database from a snapshot starts as the snapshot's was, each from it is its own, with a small buffer pool", () =>
     Effect.gen(function*() {
+      const admin = CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))))
       const snapshot = yield* Database.snapshotMemory(Effect.gen(function*() {
         yield* Migrations.run
         return yield* (yield* CredentialAdmin).createPartner({ name: "Snapshotted" })
-      }).pipe(Effect.provide(CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto)))))))
+      }).pipe(Effect.provide(admin)))
       const partners = Effect.gen(function*() {
         assert.deepStrictEqual(yield* Migrations.run, [], "already migrated")
         const sql = yield* SqlClient.SqlClient
@@ -68,6 +69,14 @@ describe("Database (embedded PGlite)", () => {
       const second = yield* partners.pipe(Effect.provide(withCredentials(Database.layerMemory(snapshot))))
       assert.deepStrictEqual(first, ["Snapshotted"])
       assert.deepStrictEqual(second, ["Snapshotted"], "the first database's partner is not in the second")
+      // A snapshot taken from another carries what both put in.
+      const stacked = yield* Database.snapshotMemory(
+        Effect.gen(function*() {
+          return yield* (yield* CredentialAdmin).createPartner({ name: "Stacked" })
+        }).pipe(Effect.provide(admin)),
+        snapshot
+      )
+      assert.deepStrictEqual(yield* partners.pipe(Effect.provide(withCredentials(Database.layerMemory(stacked)))), ["Snapshotted", "Stacked"])
     }), 120_000)
 
   it.live("locks its data directory: a second opener fails, a stale lock is taken over, the lock goes with the scope", () =>
