@@ -94,7 +94,8 @@ const openEmbedded = (options: EmbeddedOptions) =>
         if (options.dataDir !== undefined) {
           await PrivateFiles.makePrivateDirectory(options.dataDir)
           lock = await DataDirLock.acquireDataDirLock(options.dataDir)
-          PrivateFiles.restrictTree(options.dataDir)
+          // Closed to others at once; each file in it is restricted once PGlite has opened them.
+          await PrivateFiles.restrictDirectory(options.dataDir)
         }
         let db: PGlite | undefined
         let socketDir: string | undefined

@@ -21,6 +21,9 @@ export const makePrivateDirectory = async (path: string): Promise<void> => {
   await mkdir(path, { recursive: true, mode: directoryMode })
 }
 
+/** Makes one directory owner-only (not what is in it): nobody else can reach anything under it. */
+export const restrictDirectory = (path: string): Promise<void> => chmod(path, directoryMode)
+
 /** Makes one file owner-only. */
 export const restrictFile = (path: string): Promise<void> => chmod(path, fileMode)
 
