@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, type Scope } from "effect"
 import type { PublicClient } from "viem"
 import { ChainConfigError, type ChainSettings, rpcEndpoints } from "./ChainConfig.ts"
 import { signerFor } from "./ChainSigners.ts"
@@ -43,7 +43,7 @@ export interface RuntimeOptions {
 export const make = Effect.fnUntraced(function*(
   settings: ChainSettings,
   options: RuntimeOptions = {}
-): Effect.fn.Return<ChainRuntime, ChainConfigError> {
+): Effect.fn.Return<ChainRuntime, ChainConfigError, Scope.Scope> {
   const chainId = settings.chainId
   const chainNumber = Number(chainId.slice(chainId.indexOf(":") + 1))
   const client = makeClient(rpcEndpoints(settings), { timeout: options.rpcTimeout })

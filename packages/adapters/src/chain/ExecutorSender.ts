@@ -23,10 +23,10 @@
  *
  * @module
  */
-import { Effect, Redacted, Result, Schedule, Semaphore } from "effect"
+import { Effect, Redacted, Result, Schedule, type Scope, Semaphore } from "effect"
 import { type Address, type Hash, type Hex, keccak256, type PublicClient } from "viem"
 import { isKnown } from "./KnownTransaction.ts"
-import { NonceSequences } from "./NonceSequences.ts"
+import { NonceSequences, type NonceSequencesShape } from "./NonceSequences.ts"
 import { ChainRpcError, rpc } from "./RpcCall.ts"
 import type { TransactionSigner } from "./TransactionSigner.ts"
 
@@ -214,17 +214,43 @@ export const make = (options: SenderOptions): Effect.Effect<ExecutorSender> =>
     return { address: account.address, send, sendRecorded, resend, resync }
   })
 
-const sharedSenders = new Map<string, ExecutorSender>()
+/** A shared sender and how many users (open scopes) hold it. */
+interface SharedSender {
+  readonly sender: ExecutorSender
+  users: number
+}
+
+// Keyed by the sequence store first: two applications in one process (two databases) never share a
+// sender, and an entry leaves with its last user, so no sender outlives the database it stores into.
+const sharedSenders = new WeakMap<NonceSequencesShape, Map<string, SharedSender>>()
 
 /**
- * The sender of the account of `signer` on `chainId` at `rpcUrl`, one per process: every user
- * of an account (the gateway's executor, the deposit sweeps) shares its nonce sequence. The first
- * caller's client is the one it sends with.
+ * The sender of the account of `signer` on `chainId` at `rpcUrl`, one per application: every user of
+ * an account (the gateway's executor, the deposit sweeps) shares its nonce sequence while its scope
+ * is open. The first caller's client is the one it sends with.
  */
-export const shared = (options: SenderOptions & { readonly rpcUrl: Redacted.Redacted<string> }): Effect.Effect<ExecutorSender> =>
-  Effect.suspend(() => {
+export const shared = (
+  options: SenderOptions & { readonly rpcUrl: Redacted.Redacted<string> }
+): Effect.Effect<ExecutorSender, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const sequences = yield* NonceSequences
     const key = `${options.chainId} ${options.signer.address} ${Redacted.value(options.rpcUrl)}`
-    const known = sharedSenders.get(key)
-    if (known !== undefined) return Effect.succeed(known)
-    return Effect.tap(make(options), (sender) => Effect.sync(() => sharedSenders.set(key, sender)))
+    let senders = sharedSenders.get(sequences)
+    if (senders === undefined) sharedSenders.set(sequences, senders = new Map())
+    const users = senders
+    return yield* Effect.acquireRelease(
+      Effect.suspend(() => {
+        const known = users.get(key)
+        if (known !== undefined) {
+          known.users++
+          return Effect.succeed(known.sender)
+        }
+        return Effect.tap(make(options), (sender) => Effect.sync(() => users.set(key, { sender, users: 1 })))
+      }),
+      () =>
+        Effect.sync(() => {
+          const entry = users.get(key)
+          if (entry !== undefined && --entry.users === 0) users.delete(key)
+        })
+    )
   })

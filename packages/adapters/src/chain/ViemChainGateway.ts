@@ -19,7 +19,7 @@
  * @module
  */
 import { ChainGateway, type PaymentProof } from "@paygate/domain"
-import { type Duration, Effect, Layer } from "effect"
+import { type Duration, Effect, Layer, type Scope } from "effect"
 import { type ChainConfigError, ChainsConfig, lookupAsset, viaPermit2 } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
 import { observeTransfer } from "./ObserveTransfer.ts"
@@ -43,7 +43,7 @@ export interface GatewayOptions {
 /** Builds the gateway for the configured chains (checking that each RPC serves its chain, if it answers). */
 export const make = Effect.fn("ViemChainGateway.make")(function*(
   options: GatewayOptions = {}
-): Effect.fn.Return<ChainGateway["Service"], ChainConfigError, ChainsConfig | SignatureRecovery> {
+): Effect.fn.Return<ChainGateway["Service"], ChainConfigError, ChainsConfig | SignatureRecovery | Scope.Scope> {
   const chains = yield* ChainsConfig
   const recovery = yield* SignatureRecovery
   const built = yield* Effect.forEach(

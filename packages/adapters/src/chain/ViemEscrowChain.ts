@@ -21,7 +21,7 @@
  * @module
  */
 import { Caip, ChainUnavailable, EscrowChain, type EscrowedPayment, SubmissionRefused } from "@paygate/domain"
-import { Effect, Layer, Result } from "effect"
+import { Effect, Layer, Result, type Scope } from "effect"
 import type { Address, Hex } from "viem"
 import { type ChainConfigError, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
@@ -56,7 +56,7 @@ const refusalText = (call: string, revert: CallReverted) => `the escrow refuses 
 /** Builds the port over the configured chains that have a `paymentEscrow`. */
 export const make = Effect.fn("ViemEscrowChain.make")(function*(
   options: EscrowChainOptions = {}
-): Effect.fn.Return<EscrowChain["Service"], ChainConfigError, ChainsConfig> {
+): Effect.fn.Return<EscrowChain["Service"], ChainConfigError, ChainsConfig | Scope.Scope> {
   const chains = yield* ChainsConfig
   const built = yield* Effect.forEach(
     chains.settings.chains.filter((settings) => settings.paymentEscrow !== undefined),

@@ -36,7 +36,7 @@ import {
   SubscriptionChain,
   type SubscriptionTerms
 } from "@paygate/domain"
-import { Clock, Effect, Layer, Result } from "effect"
+import { Clock, Effect, Layer, Result, type Scope } from "effect"
 import { type Address, erc20Abi, type Hex, hashTypedData, maxUint160, parseEventLogs, type PublicClient, type TransactionReceipt } from "viem"
 import { type ChainConfigError, type Chains, ChainsConfig, lookupAsset } from "./ChainConfig.ts"
 import * as ChainRuntime from "./ChainRuntime.ts"
@@ -138,7 +138,7 @@ const refusalText = (call: string, revert: CallReverted) => `the vault refuses $
 /** Builds the port over the configured chains that have a `subscriptionVault`. */
 export const make = Effect.fn("ViemSubscriptionChain.make")(function*(
   options: SubscriptionChainOptions = {}
-): Effect.fn.Return<SubscriptionChain["Service"], ChainConfigError, ChainsConfig | SignatureRecovery> {
+): Effect.fn.Return<SubscriptionChain["Service"], ChainConfigError, ChainsConfig | SignatureRecovery | Scope.Scope> {
   const chains = yield* ChainsConfig
   const recovery = yield* SignatureRecovery
   const built = yield* Effect.forEach(

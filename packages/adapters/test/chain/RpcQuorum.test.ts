@@ -93,7 +93,8 @@ const observeWith = async (urls: ReadonlyArray<string>, quorum?: number) => {
   const gateway = await Effect.runPromise(
     ViemChainGateway.make({ rpcTimeout: "2 seconds" }).pipe(
       Effect.provideService(ChainConfig.ChainsConfig, chains),
-      Effect.provide(SignatureRecovery.layerInline)
+      Effect.provide(SignatureRecovery.layerInline),
+      Effect.scoped
     )
   )
   return Effect.runPromise(gateway.observe(base.assets[0]!.assetId, transfer.hash))

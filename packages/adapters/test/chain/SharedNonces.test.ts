@@ -180,6 +180,30 @@ describe("ExecutorSender across processes (PostgreSQL)", () => {
       assert.strictEqual(yield* nonceOf(client, hash), 0)
     })))
 
+  it.live("senders are shared within an application only: one closed leaves none behind, the next sends through its own database", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { node, url, first, client } = yield* world
+      const options = { chainId: `eip155:${node.chainId}`, client, signer: fromPrivateKey(key), rpcUrl: Redacted.make(node.rpcUrl) }
+      const sharedIn = (process: Context.Context<never>) => Effect.provide(ExecutorSender.shared(options), process)
+      // An application that closes takes its pool with it; the next one, on another database, still sends.
+      const application = (tag: number) =>
+        Effect.scoped(Effect.gen(function*() {
+          const process = yield* processOn(yield* freshPostgresUrl(serverUrl))
+          yield* Effect.provideContext(Migrations.run, process)
+          const sender = yield* sharedIn(process)
+          return yield* nonceOf(client, yield* sender.send(request(sender, tag)))
+        }))
+      assert.deepStrictEqual([yield* application(1), yield* application(2)], [0, 1])
+
+      const gateway = yield* sharedIn(first)
+      assert.strictEqual(yield* sharedIn(first), gateway, "the gateway and the sweeps of one application share the sender")
+      assert.notStrictEqual(yield* sharedIn(yield* processOn(url)), gateway, "another application's database, another sender")
+
+      // Without a database (sequences in memory), the last user's scope closing forgets the sender and its stored nonce.
+      const earlier = yield* Effect.scoped(ExecutorSender.shared(options))
+      assert.notStrictEqual(yield* Effect.scoped(ExecutorSender.shared(options)), earlier)
+    })))
+
   it.live("resync after a dropped transaction lowers the shared sequence: the next send fills the gap", () =>
     Effect.scoped(Effect.gen(function*() {
       const { node, url, first, client } = yield* world

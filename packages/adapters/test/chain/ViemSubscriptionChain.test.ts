@@ -296,7 +296,8 @@ describe("ViemSubscriptionChain", () => {
   it("a chain without a vault refuses every method, each as its type allows", async () => {
     const { subscriptionVault: _, ...withoutVault } = LocalChain.settingsFor(chain, 1).chains[0]!
     const bare = await run(ViemSubscriptionChain.make(options).pipe(
-      Effect.provide(Layer.merge(ChainConfig.layer({ ...LocalChain.settingsFor(chain, 1), chains: [withoutVault] }), SignatureRecovery.layerInline))
+      Effect.provide(Layer.merge(ChainConfig.layer({ ...LocalChain.settingsFor(chain, 1), chains: [withoutVault] }), SignatureRecovery.layerInline)),
+      Effect.scoped
     ))
     const terms = await termsFor(anvilAccount(6).address)
     const message = `subscriptions are not available on ${chain.chainId}: no subscriptionVault is configured`
