@@ -21,7 +21,7 @@ import {
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { eventsInsert } from "./internal/PaymentWrites.ts"
+import { insertEvents } from "./internal/PaymentWrites.ts"
 import {
   chargeFromRow,
   chargeSelect,
@@ -131,8 +131,7 @@ export const make = Effect.gen(function*() {
       if (change.created !== undefined) yield* insertRow(change.created)
       if ((yield* updateSubscription(change.subscription)).length === 0) return yield* new LostRace()
       if (change.charge !== undefined && (yield* writeCharge(change.charge)).length === 0) return yield* new LostRace()
-      const outbox = eventsInsert(sql, change.events ?? [])
-      if (outbox !== undefined) yield* outbox
+      yield* insertEvents(sql, change.events ?? [])
       return true
     }).pipe(
       sql.withTransaction,
