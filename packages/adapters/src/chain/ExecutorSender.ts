@@ -235,22 +235,21 @@ export const shared = (
   Effect.gen(function*() {
     const sequences = yield* NonceSequences
     const key = `${options.chainId} ${options.signer.address} ${Redacted.value(options.rpcUrl)}`
-    let senders = sharedSenders.get(sequences)
-    if (senders === undefined) sharedSenders.set(sequences, senders = new Map())
-    const users = senders
+    const senders = sharedSenders.get(sequences) ?? new Map<string, SharedSender>()
+    sharedSenders.set(sequences, senders)
     return yield* Effect.acquireRelease(
       Effect.suspend(() => {
-        const known = users.get(key)
+        const known = senders.get(key)
         if (known !== undefined) {
           known.users++
           return Effect.succeed(known.sender)
         }
-        return Effect.tap(make(options), (sender) => Effect.sync(() => users.set(key, { sender, users: 1 })))
+        return Effect.tap(make(options), (sender) => Effect.sync(() => senders.set(key, { sender, users: 1 })))
       }),
       () =>
         Effect.sync(() => {
-          const entry = users.get(key)
-          if (entry !== undefined && --entry.users === 0) users.delete(key)
+          const entry = senders.get(key)
+          if (entry !== undefined && --entry.users === 0) senders.delete(key)
         })
     )
   })
