@@ -82,33 +82,30 @@ forEachDatabase("Outbox wake", (database) => {
     }
   })
 
-  // Each database's own way of hearing of events written around the service.
-  if (onPostgres) {
-    it("an event committed outside the service's code wakes it through LISTEN, also once its listening connection was killed", async () => {
-      const payment = await server.payment(partner.sandbox, merchantId)
-      await arrival(payment.paymentId, Date.now(), promptly)
-      const deliveredBefore = receiver.on(path).length
-      await insertAround(payment.paymentId)
-      await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore, promptly)
+  it.runIf(onPostgres)("an event committed outside the service's code wakes it through LISTEN, also once its listening connection was killed", async () => {
+    const payment = await server.payment(partner.sandbox, merchantId)
+    await arrival(payment.paymentId, Date.now(), promptly)
+    const deliveredBefore = receiver.on(path).length
+    await insertAround(payment.paymentId)
+    await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore, promptly)
 
-      const killed = await server.run(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        return yield* sql<{ readonly pid: number }>`SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
-          WHERE datname = current_database() AND query LIKE 'LISTEN%'`
-      }))
-      expect(killed).toHaveLength(1)
-      await insertAround(payment.paymentId)
-      await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore + 1, promptly)
-    })
-  } else {
-    it("on PGlite, an event written around the service is found at the next poll", async () => {
-      await worker?.stop()
-      worker = await startWorker(server.run, {}, { pollIntervalMs: 500 })
-      const payment = await server.payment(partner.sandbox, merchantId)
-      await arrival(payment.paymentId, Date.now(), promptly)
-      const deliveredBefore = receiver.on(path).length
-      await insertAround(payment.paymentId)
-      await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore, promptly)
-    })
-  }
+    const killed = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ readonly pid: number }>`SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'LISTEN%'`
+    }))
+    expect(killed).toHaveLength(1)
+    await insertAround(payment.paymentId)
+    await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore + 1, promptly)
+  })
+
+  it.runIf(!onPostgres)("on PGlite, an event written around the service is found at the next poll", async () => {
+    await worker?.stop()
+    worker = await startWorker(server.run, {}, { pollIntervalMs: 500 })
+    const payment = await server.payment(partner.sandbox, merchantId)
+    await arrival(payment.paymentId, Date.now(), promptly)
+    const deliveredBefore = receiver.on(path).length
+    await insertAround(payment.paymentId)
+    await eventually(async () => receiver.on(path).length, (n) => n > deliveredBefore, promptly)
+  })
 })
