@@ -74,17 +74,13 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND processed_at IS NULL`
     }).pipe(Effect.orDie, spans.complete)
 
-  // The first wait starts the listener, if there is one, for as long as the layer lives.
   const awaitAppended = (timeoutMillis: number) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.suspend(() => {
-        const wait = restore(OutboxSignal.awaitAfter(seen, timeoutMillis))
-        if (listener === undefined) return wait
-        const start = listener
-        listener = undefined
-        return Effect.andThen(Effect.forkIn(start, scope), wait)
-      })
-    )
+    Effect.suspend(() => {
+      if (listener === undefined) return OutboxSignal.awaitAfter(seen, timeoutMillis)
+      const listening = Effect.forkIn(listener, scope)
+      listener = undefined
+      return Effect.andThen(listening, OutboxSignal.awaitAfter(seen, timeoutMillis))
+    })
 
   return EventOutbox.of({ claim, complete, awaitAppended })
 })
