@@ -21,7 +21,6 @@ import * as DataDirLock from "./DataDirLock.ts"
 import { exclusiveSequences } from "./ExclusiveSequences.ts"
 import * as Configuration from "./Configuration.ts"
 import * as PrivateFiles from "./PrivateFiles.ts"
-import * as OutboxSignal from "./OutboxSignal.ts"
 import * as SqlNonceSequences from "./SqlNonceSequences.ts"
 
 /** Default directory of the embedded database when `PAYGATE_DATA_DIR` is unset. */
@@ -200,19 +199,14 @@ export interface UrlOptions {
  * A client for the PostgreSQL (15+) server at `url` (`postgres://user:password@host:port/db`). With
  * a pool of two connections or more, signing accounts' nonce sequences live in it too
  * (`SqlNonceSequences`): every process sending from a key shares one. A one-connection pool (an
- * operator tool) keeps them in the process. A dispatcher waiting for outbox events hears those of
- * other processes on a connection of its own (`OutboxSignal.listenOn`).
+ * operator tool) keeps them in the process.
  */
 export const layerUrl = (
   url: Redacted.Redacted<string> | string,
   options: UrlOptions = {}
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
   const maxConnections = options.maxConnections ?? 10
-  const redacted = typeof url === "string" ? Redacted.make(url) : url
-  const client = Layer.provideMerge(
-    Layer.succeed(OutboxSignal.OutboxListener, OutboxSignal.listenOn(redacted)),
-    PgClient.layer({ url: redacted, maxConnections })
-  )
+  const client = PgClient.layer({ url: typeof url === "string" ? Redacted.make(url) : url, maxConnections })
   return maxConnections >= 2 ? Layer.provideMerge(SqlNonceSequences.layer, client) : client
 }
 

@@ -51,7 +51,6 @@ import * as Subscriptions from "./migrations/0034_subscriptions.ts"
 import * as Plans from "./migrations/0035_plans.ts"
 import * as SubscriptionChanges from "./migrations/0036_subscription_changes.ts"
 import * as HeldPayments from "./migrations/0037_held_payments.ts"
-import * as OutboxNotify from "./migrations/0038_outbox_notify.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -98,8 +97,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0034_subscriptions": runStatements(Subscriptions.statements),
   "0035_plans": runStatements(Plans.statements),
   "0036_subscription_changes": runStatements(SubscriptionChanges.statements),
-  "0037_held_payments": runStatements(HeldPayments.statements),
-  "0038_outbox_notify": runStatements(OutboxNotify.statements)
+  "0037_held_payments": runStatements(HeldPayments.statements)
 }
 
 /** The table recording applied migrations. */

@@ -8,19 +8,14 @@
  * `complete` sets `processed_at`; processed events are never claimed again. An event this version
  * cannot read (a newer version's, during an upgrade) is left out of the claim and set aside for a while.
  *
- * `awaitAppended` wakes when this process commits events, or another one does where the database
- * tells (`OutboxSignal.ts`); it starts listening for the latter when first called, so only a process
- * whose dispatcher waits holds a listening connection.
- *
  * "Now" is the Effect `Clock` (so tests can move it), in Unix milliseconds.
  *
  * @module
  */
 import { type EventId, EventOutbox, traced, type WebhookEvent } from "@paygate/domain"
-import { Clock, Effect, Layer, Option, Scope } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { readableEvent, unreadableEventHoldMillis } from "./internal/PaymentRow.ts"
-import * as OutboxSignal from "./OutboxSignal.ts"
 
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
@@ -31,15 +26,10 @@ const spans = {
 /** Builds the outbox reader over the `SqlClient` in context. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const scope = yield* Scope.Scope
-  let listener = yield* OutboxSignal.OutboxListener
-  // The signals counted when the last claim began: any later one may be an event it did not see.
-  let seen = OutboxSignal.seen()
 
   const claim = (limit: number, leaseMillis: number) =>
     Effect.gen(function*() {
       if (limit <= 0) return []
-      seen = OutboxSignal.seen()
       const now = yield* Clock.currentTimeMillis
       const rows = yield* sql<{ readonly id: string; readonly type: string; readonly payload: unknown }>`
         WITH candidates AS (
@@ -74,15 +64,7 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND processed_at IS NULL`
     }).pipe(Effect.orDie, spans.complete)
 
-  const awaitAppended = (timeoutMillis: number) =>
-    Effect.suspend(() => {
-      if (listener === undefined) return OutboxSignal.awaitAfter(seen, timeoutMillis)
-      const listening = Effect.forkIn(listener, scope)
-      listener = undefined
-      return Effect.andThen(listening, OutboxSignal.awaitAfter(seen, timeoutMillis))
-    })
-
-  return EventOutbox.of({ claim, complete, awaitAppended })
+  return EventOutbox.of({ claim, complete })
 })
 
 /** `EventOutbox` over the `SqlClient` in context. */

@@ -21,7 +21,7 @@ import {
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { insertEvents } from "./internal/PaymentWrites.ts"
+import { eventsInsert } from "./internal/PaymentWrites.ts"
 import {
   chargeFromRow,
   chargeSelect,
@@ -131,7 +131,8 @@ export const make = Effect.gen(function*() {
       if (change.created !== undefined) yield* insertRow(change.created)
       if ((yield* updateSubscription(change.subscription)).length === 0) return yield* new LostRace()
       if (change.charge !== undefined && (yield* writeCharge(change.charge)).length === 0) return yield* new LostRace()
-      yield* insertEvents(sql, change.events ?? [])
+      const outbox = eventsInsert(sql, change.events ?? [])
+      if (outbox !== undefined) yield* outbox
       return true
     }).pipe(
       sql.withTransaction,

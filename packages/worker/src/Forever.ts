@@ -9,11 +9,10 @@ import { Cause, Effect } from "effect"
 export const failurePauseMs = 1_000
 
 /**
- * Runs `step` forever, pausing `idleMs` when it found nothing to do (`false`), or running `idle`
- * instead when given (a wait that ends early when there may be work); a failure or defect of one
- * round is logged and retried after a pause; interruption ends the loop.
+ * Runs `step` forever, pausing `idleMs` when it found nothing to do (`false`); a failure or defect
+ * of one round is logged and retried after a pause; interruption ends the loop.
  */
-export const forever = (name: string, step: Effect.Effect<boolean>, idleMs: number, idle: Effect.Effect<void> = Effect.sleep(idleMs)): Effect.Effect<never> =>
+export const forever = (name: string, step: Effect.Effect<boolean>, idleMs: number): Effect.Effect<never> =>
   Effect.gen(function*() {
     for (;;) {
       const outcome = yield* step.pipe(
@@ -24,7 +23,7 @@ export const forever = (name: string, step: Effect.Effect<boolean>, idleMs: numb
             : Effect.as(Effect.logError(`worker ${name}: round failed`, cause), "failed" as const)
         )
       )
-      if (outcome === "idle") yield* idle
+      if (outcome === "idle") yield* Effect.sleep(idleMs)
       else if (outcome === "failed") yield* Effect.sleep(Math.max(idleMs, failurePauseMs))
     }
   }).pipe(Effect.annotateLogs({ job: name }))

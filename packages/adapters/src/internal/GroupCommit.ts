@@ -12,7 +12,6 @@ import type { Statement } from "effect/sql/Statement"
 import { leaseLostState } from "../migrations/0007_idempotency_lease.ts"
 import { completeStatement } from "./IdempotencyRows.ts"
 import { paymentColumns } from "./PaymentRow.ts"
-import * as OutboxSignal from "../OutboxSignal.ts"
 import { eventsInsert } from "./PaymentWrites.ts"
 import * as SharedStatement from "./SharedStatement.ts"
 import { sqlState } from "./UniqueViolation.ts"
@@ -65,14 +64,8 @@ export const make = (sql: SqlClient.SqlClient) => {
   const named = (prefix: string, fragments: ReadonlyArray<Statement<unknown>>) =>
     fragments.map((fragment, i) => sql`${sql.literal(`${prefix}${i}`)} AS (${fragment})`)
 
-  // Wakes the dispatcher once the statement's events are committed.
-  const run = (inserts: ReadonlyArray<PaymentInsert>) =>
-    Effect.suspend(() => statement(inserts)).pipe(
-      Effect.tap(() => (inserts.some((insert) => insert.events.length > 0) ? OutboxSignal.afterCommit(sql) : Effect.void))
-    )
-
   const alone = (inserts: ReadonlyArray<PaymentInsert>) =>
-    run(inserts).pipe(
+    Effect.suspend(() => statement(inserts)).pipe(
       Effect.asVoid,
       Effect.catchIf((error) => sqlState(error) === leaseLostState, () => Effect.fail(idempotencyLeaseLost())),
       Effect.catchTag("SqlError", Effect.die)
@@ -80,7 +73,7 @@ export const make = (sql: SqlClient.SqlClient) => {
 
   const insert = SharedStatement.make<PaymentInsert, void, ReturnType<typeof idempotencyLeaseLost>>(sql, {
     alone: (request) => alone([request]),
-    together: (requests) => Effect.as(run(requests), requests.map(() => Exit.void)),
+    together: (requests) => Effect.as(statement(requests), requests.map(() => Exit.void)),
     max: maxGroup
   })
   return insert

@@ -8,12 +8,11 @@
 import type { Payment, WebhookEvent } from "@paygate/domain"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import * as OutboxSignal from "../OutboxSignal.ts"
-import { outboxColumns, paymentColumns } from "./PaymentRow.ts"
+import { type OutboxColumns, outboxColumns, paymentColumns } from "./PaymentRow.ts"
 
-/** The `INSERT` of outbox events, or `undefined` for none (the group commit puts it in its own statement). */
-export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) => {
-  const [first, ...rest] = events.map(outboxColumns).map((c) =>
+/** The `INSERT` of outbox rows, or `undefined` for none (subscriptions write their events' rows through it too). */
+export const outboxInsert = (sql: SqlClient.SqlClient, rows: ReadonlyArray<OutboxColumns>) => {
+  const [first, ...rest] = rows.map((c) =>
     sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
   )
   if (first === undefined) return undefined
@@ -21,9 +20,13 @@ export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<Web
     VALUES ${sql.csv([first, ...rest])}`
 }
 
-/** Inserts outbox events (in the caller's transaction), waking the dispatcher once it commits. */
+/** The `INSERT` of outbox events, or `undefined` for none (payouts and settlement destinations write events too). */
+export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
+  outboxInsert(sql, events.map(outboxColumns))
+
+/** Inserts outbox events (in the caller's transaction). */
 export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
-  eventsInsert(sql, events)?.pipe(Effect.andThen(OutboxSignal.afterCommit(sql))) ?? Effect.void
+  eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
 
 /**
  * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored

@@ -11,9 +11,4 @@ export class EventOutbox extends Context.Service<EventOutbox, {
   readonly claim: (limit: number, leaseMillis: number) => Effect.Effect<ReadonlyArray<WebhookEvent>>
   /** Marks an event processed; it is never claimed again. */
   readonly complete: (id: EventId) => Effect.Effect<void>
-  /**
-   * Waits until events may have been appended since the last claim began (the store wakes its
-   * reader when it can tell), or for `timeoutMillis` at most: the pause of a reader that found nothing.
-   */
-  readonly awaitAppended: (timeoutMillis: number) => Effect.Effect<void>
 }>()("@paygate/domain/EventOutbox") {}

@@ -78,7 +78,6 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
     })),
     Layer.succeed(EventOutbox, EventOutbox.of({
       claim: (limit) => Effect.sync(() => store.events.filter((e) => !store.completed.has(e.id)).slice(0, limit)),
-      complete: (id) => Effect.sync(() => void store.completed.add(id)),
-      awaitAppended: (timeoutMillis) => Effect.sleep(timeoutMillis)
+      complete: (id) => Effect.sync(() => void store.completed.add(id))
     }))
   )
