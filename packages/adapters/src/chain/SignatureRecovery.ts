@@ -1,8 +1,8 @@
 /**
  * ECDSA public-key recovery (who signed this hash?), off the event loop.
  *
- * Recovering a secp256k1 signer in pure JavaScript (viem / noble-curves) costs milliseconds of CPU:
- * done on the main thread, a burst of confirms would stall every other request. {@link layerWorkers}
+ * Recovering a secp256k1 signer is the costliest step of a confirm, even in WebAssembly
+ * (`RecoverSigner.ts`): done on the main thread, a burst of confirms would delay every other request. {@link layerWorkers}
  * runs recoveries on a small pool of `node:worker_threads` workers instead; the main thread only
  * hashes the typed data (microseconds) and posts 100 bytes. {@link layerInline} recovers on the
  * calling thread, for scripts and tests that do not care.
@@ -17,7 +17,7 @@ import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Address, Hex } from "viem"
-import { recoverSigner, recoveryWorkerData, type RecoveryRequest, type RecoveryResponse } from "./SignatureRecoveryWorker.ts"
+import { recoveryWorkerData, type RecoveryRequest, type RecoveryResponse } from "./SignatureRecoveryWorker.ts"
 
 /** Recovers signers of 32-byte hashes. */
 export class SignatureRecovery extends Context.Service<SignatureRecovery, {
@@ -31,11 +31,17 @@ export class SignatureRecoveryWorkerError extends Schema.TaggedError<SignatureRe
   { message: Schema.String }
 ) {}
 
+// Loaded at the first inline recovery: a process that never recovers does not compile it.
+let inlineRecovery: Promise<typeof import("./RecoverSigner.ts")> | undefined
+
 /** Recovery on the calling thread: simple, but blocks the event loop for each call. */
 export const layerInline: Layer.Layer<SignatureRecovery> = Layer.succeed(
   SignatureRecovery,
   SignatureRecovery.of({
-    recover: (hash, signature) => Effect.sync(() => Option.fromNullishOr(recoverSigner(hash, signature)))
+    recover: (hash, signature) =>
+      Effect.promise(() => (inlineRecovery ??= import("./RecoverSigner.ts"))).pipe(
+        Effect.map(({ recoverSigner }) => Option.fromNullishOr(recoverSigner(hash, signature)))
+      )
   })
 )
 
