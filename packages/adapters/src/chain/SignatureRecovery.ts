@@ -2,7 +2,7 @@
  * ECDSA public-key recovery (who signed this hash?), off the event loop.
  *
  * Recovering a secp256k1 signer is the costliest step of a confirm, even in WebAssembly
- * (`RecoverSigner.ts`): done on the main thread, a burst of confirms would delay every other request. {@link layerWorkers}
+ * (`Secp256k1.ts`): done on the main thread, a burst of confirms would delay every other request. {@link layerWorkers}
  * runs recoveries on a small pool of `node:worker_threads` workers instead; the main thread only
  * hashes the typed data (microseconds) and posts 100 bytes. {@link layerInline} recovers on the
  * calling thread, for scripts and tests that do not care.
@@ -31,15 +31,13 @@ export class SignatureRecoveryWorkerError extends Schema.TaggedError<SignatureRe
   { message: Schema.String }
 ) {}
 
-// Loaded at the first inline recovery: a process that never recovers does not compile it.
-let inlineRecovery: Promise<typeof import("./RecoverSigner.ts")> | undefined
-
 /** Recovery on the calling thread: simple, but blocks the event loop for each call. */
 export const layerInline: Layer.Layer<SignatureRecovery> = Layer.succeed(
   SignatureRecovery,
   SignatureRecovery.of({
     recover: (hash, signature) =>
-      Effect.promise(() => (inlineRecovery ??= import("./RecoverSigner.ts"))).pipe(
+      // Loaded at the first recovery (then from the module cache): a process that never recovers does not compile it.
+      Effect.promise(() => import("./Secp256k1.ts")).pipe(
         Effect.map(({ recoverSigner }) => Option.fromNullishOr(recoverSigner(hash, signature)))
       )
   })

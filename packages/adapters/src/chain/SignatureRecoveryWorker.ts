@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of `SignatureRecovery.ts` and its messages. The recovery itself is
- * `RecoverSigner.ts`, imported only by a recovery worker: this module is also imported on the main
+ * `Secp256k1.ts`, imported only by a recovery worker: this module is also imported on the main
  * thread (for its protocol), which must not compile the WebAssembly it runs on.
  *
  * @module
@@ -30,7 +30,7 @@ export interface RecoveryResponse {
 // while the recovery loads wait in the port's queue: it starts delivering once the listener is on.
 const port = parentPort
 if (port !== null && workerData === recoveryWorkerData) {
-  void import("./RecoverSigner.ts").then(({ recoverSigner }) =>
+  void import("./Secp256k1.ts").then(({ recoverSigner }) =>
     port.on("message", (request: RecoveryRequest) => {
       port.postMessage({ id: request.id, address: recoverSigner(request.hash, request.signature) } satisfies RecoveryResponse)
     })

@@ -1,19 +1,19 @@
 /**
- * The signer's address of an ECDSA (secp256k1) signature over a 32-byte hash.
+ * ECDSA on secp256k1 as the service uses it: who signed a 32-byte hash (every confirm asks at least
+ * once), and signing one (every transaction the service sends).
  *
  * It runs libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`), several times faster than viem's
- * pure-JavaScript recovery (`@noble/curves`), and every confirm recovers at least once. It accepts
- * exactly the signatures viem does (65 bytes, `v` of 0/1/27/28; the tests compare the two), and the
- * address is EIP-55 checksummed.
+ * pure-JavaScript `@noble/curves`, with viem's results: recovery accepts exactly the signatures viem
+ * does (65 bytes, `v` of 0/1/27/28) and checksums the address (EIP-55); signing is deterministic
+ * (RFC 6979) with a low `s`, so the signature is byte for byte viem's. The tests compare the two.
  *
- * Loading it compiles the WebAssembly, so the recovery worker and the inline recovery import it
- * when they first need it.
+ * Loading it compiles the WebAssembly, so its users import it when they first need it.
  *
  * @module
  */
 import { keccak_256 } from "@noble/hashes/sha3"
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils"
-import { recover } from "tiny-secp256k1"
+import { recover, signRecoverable } from "tiny-secp256k1"
 
 type Hex = `0x${string}`
 type Address = `0x${string}`
@@ -46,4 +46,15 @@ export const recoverSigner = (hash: Hex, signature: Hex): Address | null => {
   if (publicKey === null) return null
   // The address: the last 20 bytes of the keccak of the uncompressed key without its 0x04 prefix.
   return checksummed(bytesToHex(keccak_256(publicKey.subarray(1))).slice(24))
+}
+
+/** The signature of `hash` (32 bytes) by `privateKey` (32 bytes): `r`, `s` (low) and the recovery bit. */
+export const signHash = (hash: Uint8Array, privateKey: Uint8Array): { readonly r: Hex; readonly s: Hex; readonly yParity: 0 | 1 } => {
+  const { recoveryId, signature } = signRecoverable(hash, privateKey)
+  return {
+    r: `0x${bytesToHex(signature.subarray(0, 32))}`,
+    s: `0x${bytesToHex(signature.subarray(32))}`,
+    // libsecp256k1 normalizes to a low s, so the bit is 0 or 1 (2 and 3 need an r of n or more).
+    yParity: (recoveryId & 1) as 0 | 1
+  }
 }

@@ -1,10 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type Hex, keccak256, parseSignature, recoverAddress, toHex } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
-import { recoverSigner } from "../../src/chain/RecoverSigner.ts"
+import { Effect, Redacted } from "effect"
+import { type Hex, hexToBytes, keccak256, parseSignature, recoverAddress, toHex } from "viem"
+import { privateKeyToAccount, sign } from "viem/accounts"
+import { recoverSigner, signHash } from "../../src/chain/Secp256k1.ts"
+import { fromPrivateKey } from "../../src/chain/TransactionSigner.ts"
 
-// The service recovers with libsecp256k1 (WebAssembly); viem's recoverAddress is the reference it must match.
+// The service signs and recovers with libsecp256k1 (WebAssembly); viem is the reference it must match.
 const viemOrNull = (hash: Hex, signature: Hex) => recoverAddress({ hash, signature }).catch(() => null)
 
 const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -16,6 +18,39 @@ const privateKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(toHex).fi
 })
 const hash = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => keccak256(bytes))
 const anyWord = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
+
+const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map(toHex)
+const uint = (bits: number) => fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) - 1n })
+
+describe("signHash and the local transaction signer", () => {
+  it("sign what viem signs, byte for byte", async () => {
+    await fc.assert(fc.asyncProperty(privateKey, hash, async (key, digest) => {
+      const ours = signHash(hexToBytes(digest), hexToBytes(key))
+      const viems = await sign({ hash: digest, privateKey: key })
+      expect(ours).toEqual({ r: viems.r, s: viems.s, yParity: viems.yParity })
+    }), { numRuns: 60 })
+  })
+
+  // A tip above the fee cap is refused by viem's serializer, before any signing, in both.
+  it("serialize the transaction viem's account signs, contract creations and empty data included, and refuse what it refuses", async () => {
+    const transaction = fc.record({
+      chainId: fc.integer({ min: 1, max: 2 ** 32 }),
+      nonce: fc.nat(),
+      to: fc.option(address, { nil: undefined }),
+      data: fc.uint8Array({ maxLength: 300 }).map(toHex),
+      value: uint(256),
+      gas: uint(64),
+      maxFeePerGas: uint(128),
+      maxPriorityFeePerGas: uint(128)
+    })
+    await fc.assert(fc.asyncProperty(privateKey, transaction, async (key, tx) => {
+      const signed = await Effect.runPromise(fromPrivateKey(Redacted.make(key as Hex)).sign(tx).pipe(Effect.orElseSucceed(() => "refused")))
+      const viems = await privateKeyToAccount(key).signTransaction({ type: "eip1559", ...tx }).catch(() => "refused")
+      expect(signed).toBe(viems)
+      if (tx.maxPriorityFeePerGas <= tx.maxFeePerGas) expect(signed).not.toBe("refused")
+    }), { numRuns: 80 })
+  })
+})
 
 describe("recoverSigner", () => {
   it("recovers the checksummed signer viem recovers, with v as 27/28 or as yParity 0/1", async () => {
