@@ -2,9 +2,9 @@
  * ECDSA public-key recovery (who signed this hash?), off the event loop.
  *
  * Recovering a secp256k1 signer is the costliest step of a confirm, even in WebAssembly
- * (`Secp256k1.ts`): done on the main thread, a burst of confirms would delay every other request. {@link layerWorkers}
- * runs recoveries on a small pool of `node:worker_threads` workers instead; the main thread only
- * hashes the typed data (microseconds) and posts 100 bytes. {@link layerInline} recovers on the
+ * (`Secp256k1.ts`): done on the main thread, a burst of confirms would delay every other request.
+ * {@link layerWorkers} runs recoveries on a small pool of `node:worker_threads` workers instead; the
+ * main thread hashes the typed data and posts 100 bytes. {@link layerInline} recovers on the
  * calling thread, for scripts and tests that do not care.
  *
  * Each worker is a V8 isolate of its own (tens of megabytes resident once busy), so the pool starts empty
