@@ -7,7 +7,7 @@
  * does (65 bytes, `v` of 0/1/27/28) and checksums the address (EIP-55); signing is deterministic
  * (RFC 6979) with a low `s`, so the signature is byte for byte viem's. The tests compare the two.
  *
- * Loading it compiles the WebAssembly, so its users import it when they first need it.
+ * Loading it compiles the WebAssembly, so its users load it through `Secp256k1Loader.ts`.
  *
  * @module
  */

@@ -17,6 +17,7 @@ import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Address, Hex } from "viem"
+import { secp256k1 } from "./Secp256k1Loader.ts"
 import { recoveryWorkerData, type RecoveryRequest, type RecoveryResponse } from "./SignatureRecoveryWorker.ts"
 
 /** Recovers signers of 32-byte hashes. */
@@ -36,8 +37,7 @@ export const layerInline: Layer.Layer<SignatureRecovery> = Layer.succeed(
   SignatureRecovery,
   SignatureRecovery.of({
     recover: (hash, signature) =>
-      // Loaded at the first recovery (then from the module cache): a process that never recovers does not compile it.
-      Effect.promise(() => import("./Secp256k1.ts")).pipe(
+      Effect.promise(secp256k1).pipe(
         Effect.map(({ recoverSigner }) => Option.fromNullishOr(recoverSigner(hash, signature)))
       )
   })

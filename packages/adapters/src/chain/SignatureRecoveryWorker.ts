@@ -6,6 +6,7 @@
  * @module
  */
 import { parentPort, workerData } from "node:worker_threads"
+import { secp256k1 } from "./Secp256k1Loader.ts"
 
 type Hex = `0x${string}`
 type Address = `0x${string}`
@@ -30,7 +31,7 @@ export interface RecoveryResponse {
 // while the recovery loads wait in the port's queue: it starts delivering once the listener is on.
 const port = parentPort
 if (port !== null && workerData === recoveryWorkerData) {
-  void import("./Secp256k1.ts").then(({ recoverSigner }) =>
+  void secp256k1().then(({ recoverSigner }) =>
     port.on("message", (request: RecoveryRequest) => {
       port.postMessage({ id: request.id, address: recoverSigner(request.hash, request.signature) } satisfies RecoveryResponse)
     })

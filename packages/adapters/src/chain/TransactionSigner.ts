@@ -29,6 +29,7 @@ import { privateKeyToAccount } from "viem/accounts"
 import * as Configuration from "../Configuration.ts"
 import { EvmAddress, sameAddress } from "./EvmAddress.ts"
 import { decrypt } from "./KeystoreV3.ts"
+import { secp256k1 } from "./Secp256k1Loader.ts"
 import { describeError } from "./RpcCall.ts"
 
 /** The roles that send transactions. */
@@ -110,7 +111,7 @@ const fromKey = (privateKey: Redacted.Redacted<Hex>, role: SignerRole): Transact
     sign: (transaction) =>
       Effect.tryPromise({
         try: async () => {
-          const { signHash } = await import("./Secp256k1.ts")
+          const { signHash } = await secp256k1()
           const unsigned = { type: "eip1559", ...transaction } as const
           const signature = signHash(hexToBytes(keccak256(serializeTransaction(unsigned))), hexToBytes(Redacted.value(privateKey)))
           return serializeTransaction(unsigned, signature)
