@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterEach, describe, expect, it } from "vitest"
-import { dbState, expectedPairs, tally } from "./support/Drain.ts"
+import { dbState, expectedPairs, pairCounter, tally } from "./support/Drain.ts"
 import { makePostgresWorld, type PostgresWorld, type SeededEndpoint } from "../../../test/support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 
@@ -85,8 +85,9 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "")("Worker processes on
     const orphansReceived = orphans.filter((o) => deliveredAtKill.has(`${pathOf.get(o.endpoint_id)} ${o.event_id}`)).length
     expect(orphans.length).toBeGreaterThan(0)
     const second = world.spawnWorker(env)
-    await receiver.waitFor(() => tally(receiver, endpoints).pairs.length >= 6_000, 60_000, "every pair").catch((error) => {
-      throw new Error(`${error.message} (got ${tally(receiver, endpoints).pairs.length}); output:\n${second.output().slice(-3_000)}`)
+    const received = pairCounter(receiver, endpoints)
+    await receiver.waitFor(() => received() >= 6_000, 60_000, "every pair").catch((error) => {
+      throw new Error(`${error.message} (got ${received()}); output:\n${second.output().slice(-3_000)}`)
     })
     await new Promise((resolve) => setTimeout(resolve, 500))
     const { duplicates, pairs, unverified } = tally(receiver, endpoints)

@@ -9,7 +9,7 @@
  * always; elsewhere only when PostgreSQL 15 is installed.
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { dbState, expectedPairs, tally } from "./support/Drain.ts"
+import { dbState, expectedPairs, pairCounter, tally } from "./support/Drain.ts"
 import { makePostgresWorld, type PostgresWorld, type WorkerProcess } from "../../../test/support/PostgresWorld.ts"
 import { type Receiver, startReceiver } from "../../../test/support/Receiver.ts"
 import { startThrowawayPostgres, type ThrowawayPostgres } from "../../../test/support/ThrowawayPostgres.ts"
@@ -66,8 +66,9 @@ describe("Worker processes across a PostgreSQL restart", () => {
     // The drain was under way: most of it is left for after the restart.
     expect(receivedByRestart).toBeLessThan(total / 2)
 
-    await receiver.waitFor(() => tally(receiver!, endpoints).pairs.length >= total, 90_000, "every pair").catch((error) => {
-      throw new Error(`${error.message} (got ${tally(receiver!, endpoints).pairs.length} of ${total}); worker output:\n${outputs()}`)
+    const received = pairCounter(receiver, endpoints)
+    await receiver.waitFor(() => received() >= total, 90_000, "every pair").catch((error) => {
+      throw new Error(`${error.message} (got ${received()} of ${total}); worker output:\n${outputs()}`)
     })
     // The database converges: everything recorded as delivered, nothing left leased or unprocessed.
     let state = await dbState(world)

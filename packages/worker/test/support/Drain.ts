@@ -23,6 +23,23 @@ export const tally = (receiver: Receiver, endpoints: ReadonlyArray<SeededEndpoin
   return { counts, first, unverified, pairs, duplicates: pairs.filter(([, n]) => n > 1) }
 }
 
+/**
+ * A running count of the distinct `<path> <event id>` pairs the endpoints received, for polling:
+ * each call reads only what arrived since the last (the receiver only appends).
+ */
+export const pairCounter = (receiver: Receiver, endpoints: ReadonlyArray<SeededEndpoint>) => {
+  const paths = new Set(endpoints.map((e) => e.path))
+  const pairs = new Set<string>()
+  let read = 0
+  return () => {
+    for (; read < receiver.received.length; read++) {
+      const r = receiver.received[read]!
+      if (paths.has(r.path)) pairs.add(`${r.path} ${r.webhookId}`)
+    }
+    return pairs.size
+  }
+}
+
 /** Every `<path> <event id>` pair the endpoints should receive. */
 export const expectedPairs = (endpoints: ReadonlyArray<SeededEndpoint>, eventIds: ReadonlyArray<string>) =>
   new Set(endpoints.flatMap((e) => eventIds.map((id) => `${e.path} ${id}`)))
