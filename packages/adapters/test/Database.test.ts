@@ -5,6 +5,8 @@ import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { freshPostgresUrl } from "./support/TestDatabase.ts"
+import { copyMigratedDatabase } from "../../../test/support/MigratedDataDir.ts"
+import { migratedSnapshot } from "../../../test/support/MigratedDatabases.ts"
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -14,6 +16,13 @@ const tempDir = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "paygate-pglite-"))),
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
+
+// A data directory in a temporary one, holding a copy of this run's migrated database when there is one:
+// for the tests not about creating a database, which would each pay PGlite's initdb.
+const migratedDataDir = Effect.flatMap(tempDir, (parent) => {
+  const dir = join(parent, "pglite")
+  return Effect.as(Effect.promise(() => copyMigratedDatabase(dir)), dir)
+})
 
 const refusesConnections = (at: { readonly host: string; readonly port: number } | { readonly path: string }) =>
   Effect.callback<boolean>((resume) => {
@@ -52,10 +61,13 @@ describe("Database (embedded PGlite)", () => {
   it.live("a memory database from a snapshot starts as the snapshot's was, each from it is its own, with a small buffer pool", () =>
     Effect.gen(function*() {
       const admin = CredentialAdmin.layer.pipe(Layer.provide(IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))))
-      const snapshot = yield* Database.snapshotMemory(Effect.gen(function*() {
-        yield* Migrations.run
-        return yield* (yield* CredentialAdmin).createPartner({ name: "Snapshotted" })
-      }).pipe(Effect.provide(admin)))
+      const snapshot = yield* Database.snapshotMemory(
+        Effect.gen(function*() {
+          yield* Migrations.run
+          return yield* (yield* CredentialAdmin).createPartner({ name: "Snapshotted" })
+        }).pipe(Effect.provide(admin)),
+        migratedSnapshot()
+      )
       const partners = Effect.gen(function*() {
         assert.deepStrictEqual(yield* Migrations.run, [], "already migrated")
         const sql = yield* SqlClient.SqlClient
@@ -81,7 +93,7 @@ describe("Database (embedded PGlite)", () => {
 
   it.live("locks its data directory: a second opener fails, a stale lock is taken over, the lock goes with the scope", () =>
     Effect.gen(function*() {
-      const dir = join(yield* tempDir, "pglite")
+      const dir = yield* migratedDataDir
       const lock = DataDirLock.lockPathOf(dir)
       // A lock left by a process that no longer exists.
       yield* Effect.promise(() => writeFile(lock, "2147483000\n"))
@@ -100,7 +112,7 @@ describe("Database (embedded PGlite)", () => {
   it.live("serves a data directory on 127.0.0.1 and stops serving when its scope closes", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const server = yield* Database.startEmbedded({ dataDir: join(yield* tempDir, "pglite") }).pipe(Scope.provide(scope))
+      const server = yield* Database.startEmbedded({ dataDir: yield* migratedDataDir }).pipe(Scope.provide(scope))
       assert.isTrue("port" in server && server.host === "127.0.0.1" && server.port > 0)
       assert.isFalse(yield* refusesConnections(server))
       yield* Scope.close(scope, Exit.void)
@@ -137,7 +149,7 @@ describe("Database (embedded PGlite)", () => {
 
   it.live("layerForOperator connects to a running service's embedded database, else opens it itself", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
+      const dir = yield* migratedDataDir
       const env = ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PAYGATE_DATA_DIR: dir }))
       const service = withCredentials(Database.layer.pipe(Layer.provide(env)))
       const operator = withCredentials(Database.layerForOperator.pipe(Layer.provide(env)))
