@@ -13,12 +13,37 @@ export const screenshotDir = resolve(import.meta.dirname, "../../artifacts/scree
 /** Generous: the machine is small and shared. */
 export const uiTimeoutMs = 30_000
 
-/** Starts Chromium (`CHROMIUM_PATH`, default `/usr/bin/chromium`). */
-export const launchBrowser = (): Promise<Browser> =>
+// Chromium (`CHROMIUM_PATH`, default `/usr/bin/chromium`).
+const launchBrowser = (): Promise<Browser> =>
   chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
   })
+
+let shared: Promise<Browser> | undefined
+
+/**
+ * This test process's Chromium, started at its first use and shared by the suites the process runs
+ * one after another (a start costs more than most suites' pages). Suites stay apart: each works in
+ * contexts of its own and closes them when done ({@link closeContexts}). A browser that went away
+ * is started again at the next use; the process's exit stops it.
+ */
+export const sharedBrowser = (): Promise<Browser> => {
+  shared ??= launchBrowser().then((browser) => {
+    browser.on("disconnected", () => {
+      shared = undefined
+    })
+    return browser
+  }, (error: unknown) => {
+    shared = undefined
+    throw error
+  })
+  return shared
+}
+
+/** Closes every context of `browser`: what a suite opened on the shared browser, once it is done. */
+export const closeContexts = (browser: Browser): Promise<void> =>
+  Promise.all(browser.contexts().map((context) => context.close())).then(() => undefined)
 
 /** A page and what went wrong in it. */
 export interface ProbedPage {

@@ -1,17 +1,16 @@
 /**
- * The fixture of a browser suite: one service ({@link startPortalWorld}) and one Chromium for the
- * `describe` block that calls {@link portalSuite}, a fresh page (own context) per `open`, closed
- * after each test.
+ * The fixture of a browser suite: one service ({@link startPortalWorld}) for the `describe` block
+ * that calls {@link portalSuite}, on the test process's Chromium (`sharedBrowser`), a fresh page
+ * (own context) per `open`, closed after each test.
  */
 import type { Browser } from "playwright-core"
 import { afterAll, afterEach, beforeAll } from "vitest"
-import { launchBrowser, openPage, type ProbedPage } from "./PortalBrowser.ts"
+import { closeContexts, openPage, type ProbedPage, sharedBrowser } from "./PortalBrowser.ts"
 import { type PortalWorld, startPortalWorld, type WorldOptions } from "./PortalWorld.ts"
 
 /** What the tests of a suite use. */
 export interface PortalSuite {
   readonly world: () => PortalWorld
-  readonly browser: () => Browser
   /** A new page, closed after the test. */
   readonly open: () => Promise<ProbedPage>
 }
@@ -23,13 +22,13 @@ export const portalSuite = (options: WorldOptions = {}): PortalSuite => {
   const opened: Array<ProbedPage> = []
   beforeAll(async () => {
     world = await startPortalWorld(options)
-    browser = await launchBrowser()
+    browser = await sharedBrowser()
   }, 240_000)
   afterEach(async () => {
     for (const probe of opened.splice(0)) await probe.close()
   })
   afterAll(async () => {
-    await browser?.close()
+    if (browser !== undefined) await closeContexts(browser)
     await world?.close()
   })
   const started = <A>(value: A | undefined): A => {
@@ -38,7 +37,6 @@ export const portalSuite = (options: WorldOptions = {}): PortalSuite => {
   }
   return {
     world: () => started(world),
-    browser: () => started(browser),
     open: async () => {
       const probe = await openPage(started(browser))
       opened.push(probe)

@@ -8,7 +8,7 @@
 import type { Browser } from "playwright-core"
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchBrowser, openPage, uiTimeoutMs } from "../checkout/PortalBrowser.ts"
+import { closeContexts, openPage, sharedBrowser, uiTimeoutMs } from "../checkout/PortalBrowser.ts"
 import { freePort } from "../support/FreePort.ts"
 import { type Listening, pglite, useTestServer } from "../support/TestServer.ts"
 
@@ -31,7 +31,7 @@ describe("Dashboard sessions against another origin, in Chromium (PGlite)", () =
   const pages = new Map<string, string>()
 
   beforeAll(async () => {
-    browser = await launchBrowser()
+    browser = await sharedBrowser()
     dashboard = await server.listen()
     const port = await freePort()
     attacker = createServer((request, response) => {
@@ -42,7 +42,7 @@ describe("Dashboard sessions against another origin, in Chromium (PGlite)", () =
     attackerUrl = `http://127.0.0.1:${port}`
   }, 120_000)
   afterAll(async () => {
-    await browser?.close()
+    if (browser !== undefined) await closeContexts(browser)
     await dashboard?.close()
     await new Promise((resolve) => attacker?.close(resolve))
   })
