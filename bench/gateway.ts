@@ -10,7 +10,7 @@
  */
 import { anvilAccount } from "../packages/adapters/src/chain/AnvilAccounts.ts"
 import { signOption } from "../packages/adapters/src/chain/LocalWallet.ts"
-import { type HttpLoad, type LoadSettings, runHttp, type Sample } from "./lib/load.ts"
+import { type HttpLoad, type LoadSettings, median, runHttp, type Sample } from "./lib/load.ts"
 import { admin, log, machineCpuSeconds, mainThreadCpuSecondsOf } from "./lib/processes.ts"
 import type { BenchContext } from "./lib/context.ts"
 
@@ -134,6 +134,8 @@ export const prepareConfirms = async (context: BenchContext): Promise<void> => {
 
 /** What the confirm driver did while status ran, per round. */
 export interface ConfirmRun {
+  /** The status load it ran beside. */
+  readonly load: string
   readonly seconds: number
   readonly accepted: number
   readonly failed: number
@@ -171,7 +173,7 @@ const settled = async (context: BenchContext, paymentIds: ReadonlyArray<string>)
 }
 
 /** Posts prepared confirms, `confirmConcurrency` at a time, until `stop` is set or none are left. */
-const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Promise<Omit<ConfirmRun, "settledAfter" | "mainThreadBusy" | "machineBusy"> & { readonly last: ReadonlyArray<string> }> => {
+const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Promise<Omit<ConfirmRun, "load" | "settledAfter" | "mainThreadBusy" | "machineBusy"> & { readonly last: ReadonlyArray<string> }> => {
   const fixture = await fixtureOf(context)
   const pool = await confirmsOf(context)
   const started = Date.now()
@@ -204,8 +206,8 @@ const driveConfirms = async (context: BenchContext, stop: { done: boolean }): Pr
   return { seconds: (Date.now() - started) / 1000, accepted, failed, refusals, ranOutAfter, last }
 }
 
-/** Status reads (`reads`: the service's or the floor's) while confirms are posted to the service flat out. */
-export const underConfirms = (reads: (context: BenchContext) => HttpLoad) =>
+/** Status reads (`reads`: the service's or the floor's, load `load`) while confirms are posted to the service flat out. */
+export const underConfirms = (load: string, reads: (context: BenchContext) => HttpLoad) =>
 async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<Sample> => {
   const stop = { done: false }
   const pid = context.service.child.pid!
@@ -217,7 +219,7 @@ async (context: BenchContext, settings: LoadSettings, seconds: number): Promise<
   const machineBusy = (machine.busy - before.machine.busy) / (machine.total - before.machine.total)
   stop.done = true
   const { last, ...driven } = await confirms
-  const run: ConfirmRun = { ...driven, settledAfter: await settled(context, last), mainThreadBusy, machineBusy }
+  const run: ConfirmRun = { load, ...driven, settledAfter: await settled(context, last), mainThreadBusy, machineBusy }
   confirmRuns.push(run)
   log(`  confirms alongside: ${run.accepted} accepted, ${run.failed} refused ${JSON.stringify(run.refusals)} in ${run.seconds.toFixed(1)} s` +
     (run.ranOutAfter === undefined ? "" : `; the prepared confirms ran out after ${run.ranOutAfter.toFixed(1)} s`) +
@@ -236,6 +238,15 @@ export const options = async (context: BenchContext, settings: LoadSettings, sec
     headers: { ...walletHeaders(fixture.walletKey), "content-type": "application/json" },
     next: () => ({ path: `/v1/gateway/payment/${context.paymentIds[n++ % context.paymentIds.length]!}/options`, body })
   }, settings, seconds)
+}
+
+/**
+ * Confirms accepted per second beside the status load `load`: the median of its rounds. Its first run is
+ * left out: every load's warm-up runs before any round.
+ */
+export const confirmsAcceptedPerSecond = (load: string): number | undefined => {
+  const rounds = confirmRuns.filter((run) => run.load === load).slice(1)
+  return rounds.length === 0 ? undefined : median(rounds.map((run) => (run.seconds > 0 ? run.accepted / run.seconds : 0)))
 }
 
 /** A line for the report's checks: what the confirm driver achieved in each run, warm-up first. */

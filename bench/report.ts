@@ -89,6 +89,8 @@ export interface Report {
   /** `VmHWM` of each system, the largest over the scenarios (0: not started). */
   readonly rssPeakBytes: Record<System, number>
   readonly notes: ReadonlyArray<string>
+  /** Confirms accepted per second beside the service's status load under confirms (median of its rounds). */
+  readonly confirmsAccepted: number | undefined
 }
 
 /** A goal's verdict. */
@@ -240,6 +242,38 @@ const canaryTable = (report: Report) => [
   })
 ]
 
+/**
+ * A confirm's whole life in CPU: its request, the executor, the watcher and settlement in the service's
+ * process (the worker runs in it) and in PostgreSQL. Derived from the status load under confirms: what
+ * each status read cost above an idle one, times the status reads per confirm accepted. The chain node's
+ * own CPU is not in it.
+ */
+const confirmLife = (report: Report) => {
+  const busy = report.loads.get("status.confirms")?.cpu
+  const idle = report.loads.get("confirms.idle.service")?.cpu
+  const reads = report.loads.get("status.confirms")?.rps
+  const confirms = report.confirmsAccepted
+  if (busy === undefined || idle === undefined || reads === undefined || confirms === undefined || confirms <= 0) return undefined
+  const readsPerConfirm = reads / confirms
+  return {
+    server: (busy.server - idle.server) * readsPerConfirm,
+    postgres: (busy.postgres - idle.postgres) * readsPerConfirm,
+    readsPerConfirm,
+    confirms
+  }
+}
+
+const confirmLifeLine = (report: Report) => {
+  const life = confirmLife(report)
+  return life === undefined
+    ? undefined
+    : `A confirm's whole life (its request, the executor, the watcher, settlement; the service runs its worker in process), ` +
+      `derived from the status load under confirms: **${life.server.toFixed(1)} ms** of the service's CPU and ` +
+      `**${life.postgres.toFixed(1)} ms** of PostgreSQL's per confirm (the CPU per status read above the idle one's, times ` +
+      `${life.readsPerConfirm.toFixed(1)} status reads per confirm: ${n0(life.confirms)} confirms accepted per second, median ` +
+      `of the rounds). The chain node's own CPU is not in it.`
+}
+
 /** The report as Markdown (the part between the markers). */
 export const markdown = (report: Report) => {
   const lines = [
@@ -358,6 +392,8 @@ export const markdown = (report: Report) => {
       }),
       ``
     )
+    const life = confirmLifeLine(report)
+    if (life !== undefined) lines.push(life, ``)
   }
   lines.push(
     `### Memory`,
@@ -387,6 +423,10 @@ export const text = (report: Report) => {
   for (const f of report.loads.values()) {
     const cpu = f.cpu === undefined ? "" : `  CPU/req: server ${f.cpu.server.toFixed(2)} ms, PostgreSQL ${f.cpu.postgres.toFixed(2)} ms`
     lines.push(`  ${f.label.padEnd(58)} ${n0(f.rps).padStart(6)} req/s  p50 ${ms(f.p50).padStart(7)}  p99 ${ms(f.p99).padStart(7)}${cpu}`)
+  }
+  const life = confirmLife(report)
+  if (life !== undefined) {
+    lines.push(`  a confirm's whole life (derived): service ${life.server.toFixed(1)} ms CPU, PostgreSQL ${life.postgres.toFixed(1)} ms`)
   }
   lines.push(``, `canaries (at the start → at the end of each scenario):`)
   for (const c of report.canaries) {

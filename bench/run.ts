@@ -51,7 +51,7 @@ import {
   startPostgres,
   startService
 } from "./lib/processes.ts"
-import { confirmNote } from "./gateway.ts"
+import { confirmNote, confirmsAcceptedPerSecond } from "./gateway.ts"
 import { confirmRateScenario, confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
@@ -516,7 +516,8 @@ const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string,
     scenarios: [...plan.states, ...plan.unmeasured],
     canaries: canaryFigures,
     rssPeakBytes: rss,
-    notes
+    notes,
+    confirmsAccepted: confirmsAcceptedPerSecond("status.confirms")
   }
   writeFileSync(join(out, "results.json"), JSON.stringify({ ...report, loads: Object.fromEntries(figures) }, null, 2))
   writeFileSync(join(out, "report.md"), `${markdown(report)}\n`)

@@ -251,7 +251,7 @@ const underConfirmsLoad = (id: string, label: string, system: System, reads: (co
   id,
   label,
   system,
-  run: underConfirms(reads),
+  run: underConfirms(id, reads),
   prepare: prepareConfirms,
   unavailable: (served) => routeMissing(served, "POST", "/v1/gateway/payment/{id}/confirm")
 })
