@@ -51,6 +51,7 @@ import * as Subscriptions from "./migrations/0034_subscriptions.ts"
 import * as Plans from "./migrations/0035_plans.ts"
 import * as SubscriptionChanges from "./migrations/0036_subscription_changes.ts"
 import * as HeldPayments from "./migrations/0037_held_payments.ts"
+import * as DepositSweepsByPayment from "./migrations/0038_deposit_sweeps_by_payment.ts"
 import * as Webhooks from "./migrations/0002_webhooks.ts"
 
 const runStatements = (statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
@@ -97,7 +98,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   "0034_subscriptions": runStatements(Subscriptions.statements),
   "0035_plans": runStatements(Plans.statements),
   "0036_subscription_changes": runStatements(SubscriptionChanges.statements),
-  "0037_held_payments": runStatements(HeldPayments.statements)
+  "0037_held_payments": runStatements(HeldPayments.statements),
+  "0038_deposit_sweeps_by_payment": runStatements(DepositSweepsByPayment.statements)
 }
 
 /** The table recording applied migrations. */

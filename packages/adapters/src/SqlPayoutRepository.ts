@@ -83,7 +83,8 @@ export const make = Effect.gen(function*() {
         -- A payment paid into its deposit address (commitment.recipient) is settled once the deposit was marked
         -- for its sweep and swept to the collection address, where settlements are paid from.
         AND NOT EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id AND d.marked_version > d.swept_version)
-        AND (commitment ->> 'recipient' IS NULL OR EXISTS (SELECT 1 FROM deposit_sweeps d WHERE d.payment_id = payments.id))
+        -- A scalar subquery probes the sweeps by payment (index): an EXISTS under OR is planned as a hash of them all.
+        AND (commitment ->> 'recipient' IS NULL OR (SELECT true FROM deposit_sweeps d WHERE d.payment_id = payments.id LIMIT 1))
       ORDER BY updated_at LIMIT ${limit}`
     }).pipe(
       Effect.map((rows) => rows.map(paymentFromRow)),

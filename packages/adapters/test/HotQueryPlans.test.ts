@@ -2,7 +2,7 @@
  * The plans of the hot statements at size: the statements the adapters send (recorded as they run,
  * so the test follows the code), each run under `EXPLAIN (ANALYZE, FORMAT JSON)` on a PostgreSQL
  * holding tens of thousands of payments (one partner dominant, as in `test/support/BulkPayments.ts`)
- * with their events, deliveries, idempotency keys and dashboard sessions. None may read a large
+ * with their events, deliveries, idempotency keys, dashboard sessions and deposit sweeps. None may read a large
  * table whole (`Seq Scan`) or walk an index past many rows it then drops: either grows with the
  * table and not with the response.
  */
@@ -39,7 +39,7 @@ import { databasesUnderTest } from "./support/TestDatabase.ts"
 const size = 30_000
 
 /** The tables that grow with the business; a hot statement never reads one whole. */
-const largeTables = ["payments", "outbox_events", "webhook_deliveries", "idempotency_keys", "dashboard_sessions"]
+const largeTables = ["payments", "outbox_events", "webhook_deliveries", "idempotency_keys", "dashboard_sessions", "deposit_sweeps"]
 
 /** Rows a scan may read and drop (its filter's leftovers) before it counts as walking the table. */
 const maxDropped = 1_000
@@ -105,6 +105,12 @@ const seed = (merchant: Merchant, keyId: ApiKeyId) =>
       SELECT lpad(to_hex(n), 64, '0'), ${keyId}, ${now}::bigint - n * 50, ${now}::bigint + 1800000 - n * 50,
         ${now}::bigint + 43200000 - n * 50
       FROM generate_series(1, ${size}) AS n`
+    // A deposit address and its sweep, swept, for each payment: the deposits of the past, which settlement
+    // consults by payment.
+    yield* client`INSERT INTO deposit_addresses (chain_id, address, payment_id, created_at)
+      SELECT 'eip155:1', '0x' || lpad(to_hex(row_number() OVER (ORDER BY id)), 40, '0'), id, created_at FROM payments`
+    yield* client`INSERT INTO deposit_sweeps (chain_id, address, asset, payment_id, marked_version, swept_version, due_at, updated_at)
+      SELECT chain_id, address, 'eip155:1/erc20:0x' || repeat('a', 40), payment_id, 1, 1, created_at, created_at FROM deposit_addresses`
     yield* client`ANALYZE`
   })
 
