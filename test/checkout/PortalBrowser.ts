@@ -1,11 +1,12 @@
 /**
- * Chromium for the portal's tests (Debian's `chromium` through playwright-core): pages that
+ * Chromium for the portal's tests (Debian's headless shell through playwright-core): pages that
  * collect every console error, page error and failed request, and screenshots of a view at phone
  * (375 px) and desktop (1280 px) widths under `artifacts/screenshots/` for review.
  */
 import { mkdir } from "node:fs/promises"
 import { resolve } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { chromiumPath } from "../support/ChromiumPath.ts"
 
 /** Where screenshots go (git-ignored). */
 export const screenshotDir = resolve(import.meta.dirname, "../../artifacts/screenshots")
@@ -13,10 +14,10 @@ export const screenshotDir = resolve(import.meta.dirname, "../../artifacts/scree
 /** Generous: the machine is small and shared. */
 export const uiTimeoutMs = 30_000
 
-// Chromium (`CHROMIUM_PATH`, default `/usr/bin/chromium`).
+// Chromium (`ChromiumPath.ts`).
 const launchBrowser = (): Promise<Browser> =>
   chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: chromiumPath(),
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
   })
 

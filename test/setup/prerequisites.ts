@@ -2,7 +2,7 @@
  * Vitest global set-up: everything the suites need from the machine, found or installed before any
  * test file runs, so that `npm test` alone passes on a fresh machine (README: two commands).
  *
- * - Chromium (the browser suites): `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. Missing and
+ * - Chromium (the browser suites): `CHROMIUM_PATH`, else Debian's headless shell (`ChromiumPath.ts`). Missing and
  *   running as root: installed with apt-get (one progress line, then apt's own lines). Missing
  *   otherwise: the run stops with the one command to type. The browser suites are never skipped.
  * - PostgreSQL (every suite that runs on PGlite and PostgreSQL): `TEST_DATABASE_URL` when it is set,
@@ -18,6 +18,7 @@ import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ensureBuilt } from "../../scripts/build.ts"
+import { chromiumPackage, chromiumPath } from "../support/ChromiumPath.ts"
 import { type AuditTally, auditTallyVariable } from "../support/LedgerRecordsAudit.ts"
 import { prepareMigratedTemplates } from "../support/MigratedTemplates.ts"
 import { startThrowawayPostgres } from "../support/ThrowawayPostgres.ts"
@@ -50,22 +51,22 @@ const visibly = (command: string, args: ReadonlyArray<string>) =>
 const firstLine = (error: unknown) => String(error instanceof Error ? error.message : error).split("\n")[0]
 
 const ensureChromium = async () => {
-  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+  const path = chromiumPath()
   if (executable(path)) return
   if (process.env.CHROMIUM_PATH !== undefined || !isRoot()) {
     throw new Error(
-      `Chromium is needed by the browser tests and ${path} does not exist: run \`sudo apt-get install -y chromium\`` +
+      `Chromium is needed by the browser tests and ${path} does not exist: run \`sudo apt-get install -y ${chromiumPackage}\`` +
         ` (or set CHROMIUM_PATH to a Chromium executable), then npm test again.`
     )
   }
-  say("Chromium is missing: installing Debian's chromium with apt-get (about a minute, once per machine)…")
+  say(`Chromium is missing: installing Debian's ${chromiumPackage} with apt-get (about a minute, once per machine)…`)
   try {
     await visibly("apt-get", ["update"])
-    await visibly("apt-get", ["install", "-y", "--no-install-recommends", "chromium"])
+    await visibly("apt-get", ["install", "-y", "--no-install-recommends", chromiumPackage])
   } catch (error) {
-    throw new Error(`could not install Chromium (${firstLine(error)}): run \`apt-get install -y chromium\` yourself, then npm test again.`)
+    throw new Error(`could not install Chromium (${firstLine(error)}): run \`apt-get install -y ${chromiumPackage}\` yourself, then npm test again.`)
   }
-  if (!executable(path)) throw new Error(`apt-get installed chromium but ${path} is still missing: set CHROMIUM_PATH.`)
+  if (!executable(path)) throw new Error(`apt-get installed ${chromiumPackage} but ${path} is still missing: set CHROMIUM_PATH.`)
   say(`Chromium installed at ${path}.`)
 }
 
