@@ -46,7 +46,8 @@ import { ApiServer, ServiceRoutes, CheckoutSettings, ClientAddress, RateLimiter,
 import { parseAdminCommand, runAdmin } from "@paygate/cli"
 import { adminQuery, databaseAt } from "./PostgresAdmin.ts"
 import { freePort } from "./FreePort.ts"
-import { migratedSnapshot, templateClause } from "./MigratedDatabases.ts"
+import { templateClause } from "./MigratedDatabases.ts"
+import { migratedMemoryDatabase } from "./ReusedMemoryDatabases.ts"
 import { openLedgerWindows } from "./ChainLedgerWindows.ts"
 import { checkLedgerRecords } from "./LedgerRecordsAudit.ts"
 
@@ -56,8 +57,8 @@ export interface TestDatabase {
   readonly layer: () => Layer.Layer<SqlClient.SqlClient, unknown>
 }
 
-/** A fresh in-memory PGlite per server (from the run's migrated snapshot: `MigratedTemplates.ts`). */
-export const pglite: TestDatabase = { name: "PGlite", layer: () => Database.layerMemory(migratedSnapshot()) }
+/** An in-memory PGlite of its own per server (the run's migrated one, reused: `ReusedMemoryDatabases.ts`). */
+export const pglite: TestDatabase = { name: "PGlite", layer: migratedMemoryDatabase }
 
 /**
  * A fresh database on the PostgreSQL server at `url`, dropped when the server closes: named `name`

@@ -161,6 +161,13 @@ const openEmbedded = (options: EmbeddedOptions) =>
 export const layerEmbedded = (options: EmbeddedOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseError | SqlError> =>
   PgClient.layerFrom(Effect.flatMap(startEmbedded(options), embeddedClient))
 
+/**
+ * A client for an embedded server that is already running (see {@link startEmbedded}), with the
+ * same one-connection pool as {@link layerEmbedded}; the server outlives the client's scope.
+ */
+export const layerEmbeddedClient = (server: EmbeddedServer): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
+  PgClient.layerFrom(embeddedClient(server))
+
 const embeddedClient = (server: EmbeddedServer) =>
   PgClient.make({ ...server, ssl: false, username: "postgres", database: "postgres", maxConnections: embeddedPoolSize, minConnections: 1 })
 

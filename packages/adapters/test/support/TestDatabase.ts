@@ -3,17 +3,19 @@
  * PostgreSQL when `TEST_DATABASE_URL` is set (CI sets it; see scripts/ci-postgres.sh). Without
  * the variable the PostgreSQL suites are not registered at all.
  *
- * Each suite gets its own database: a new PGlite, or a new PostgreSQL database created on the
- * `TEST_DATABASE_URL` server and dropped when the suite ends. Under `npm test` it starts as a copy
- * of the run's migrated database (`MigratedTemplates.ts`), which spares each suite the migrations;
- * a suite that tests applying them asks for an empty one.
+ * Each suite gets its own database: a PGlite of its own (under `npm test` the run's migrated one,
+ * reused emptied within a test process: `ReusedMemoryDatabases.ts`), or a new PostgreSQL database
+ * created on the `TEST_DATABASE_URL` server (a copy of the run's migrated template,
+ * `MigratedTemplates.ts`) and dropped when the suite ends; either spares each suite the migrations.
+ * A suite that tests applying them asks for an empty one.
  */
 import { Database } from "@paygate/adapters"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { migratedSnapshot, templateClause } from "../../../../test/support/MigratedDatabases.ts"
+import { templateClause } from "../../../../test/support/MigratedDatabases.ts"
+import { migratedMemoryDatabase } from "../../../../test/support/ReusedMemoryDatabases.ts"
 
 /** One database kind under test. */
 export interface DatabaseUnderTest {
@@ -59,7 +61,7 @@ const freshPostgres = (url: string, migrated: boolean): Layer.Layer<PgClient.PgC
 const serverUrl = process.env.TEST_DATABASE_URL
 
 export const databasesUnderTest: ReadonlyArray<DatabaseUnderTest> = [
-  { name: "PGlite", fresh: () => Database.layerMemory(migratedSnapshot()), empty: () => Database.layerMemory(), concurrentTransactions: false },
+  { name: "PGlite", fresh: migratedMemoryDatabase, empty: () => Database.layerMemory(), concurrentTransactions: false },
   ...(serverUrl === undefined || serverUrl === ""
     ? []
     : [{
