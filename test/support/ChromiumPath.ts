@@ -1,8 +1,8 @@
 /**
  * The Chromium the browser suites drive: `CHROMIUM_PATH`, else Debian's headless shell
  * (`chromium-headless-shell`: Chromium's own renderer without the desktop browser around it, the
- * build playwright itself runs headless). The same pages and pixels as the full `chromium` for a
- * third of its CPU, which matters when a run drives hundreds of pages on two cores.
+ * build playwright itself runs headless). The same pages and pixels as the desktop `chromium` for
+ * much less CPU, which matters when a run drives hundreds of pages on two cores.
  */
 export const defaultChromiumPath = "/usr/bin/chromium-headless-shell"
 

@@ -2,8 +2,8 @@
  * The suites' in-memory databases: under `npm test`, started from the run's migrated snapshot and
  * reused within a test process. When a suite's database layer closes, its database is emptied (every
  * table's rows deleted, sequences restarted, the session discarded) and the next suite that asks for
- * one gets it, because emptying takes a few milliseconds and starting PGlite from the snapshot most
- * of a second of CPU. Suites never share one at the same time: a suite that asks while every
+ * one gets it, because emptying costs a small fraction of the CPU of starting PGlite from the
+ * snapshot (unpacking it into PGlite's in-memory files). Suites never share one at the same time: a suite that asks while every
  * database is taken gets a new one. A database whose schema a suite changed (a test's trigger or
  * table) or that does not empty cleanly is closed, never handed on. Outside `npm test` (no snapshot)
  * each layer is a new empty database, as `Database.layerMemory()`.
