@@ -3,6 +3,7 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { npm } from "./support/NpmStart.ts"
 import { repoRoot } from "./support/ServiceProcess.ts"
 
@@ -33,6 +34,7 @@ describe("npm's own output", () => {
 
   it("npm run -s admin prints only the CLI's JSON on stdout; without -s npm's banner comes first", async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), "paygate-npm-")), "pglite")
+    await copyMigratedDatabase(dataDir)
     try {
       const created = await npm(["run", "-s", "admin", "--", "partner", "create", "--name", "Banner", "--sandbox"], { PAYGATE_DATA_DIR: dataDir })
       expect(created.code).toBe(0)

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { copyMigratedDatabase } from "./support/MigratedDataDir.ts"
 import { type NpmStartProcess, spawnNpmStart, waitForBanner } from "./support/NpmStart.ts"
 import { freePort } from "./support/ServiceProcess.ts"
 
@@ -60,6 +61,8 @@ describe("npm start: the terminal, a second start, a restart after kill -9", () 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "paygate-restarts-"))
     dataDir = join(dir, "pglite")
+    // Still a first start (no partner, keys or chain yet); creating the database is `npm-start.test.ts`'s.
+    await copyMigratedDatabase(dataDir)
     // LOCAL_CHAIN_PORT unset: the default 8545, as a newcomer's start has it.
     env = { PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOCAL_CHAIN_PORT: "", LOG_FORMAT: "", LOG_LEVEL: "" }
     await waitUntil(`port ${defaultChainPort} free (another suite's chain holds it)`, () => isFree(defaultChainPort), 120_000)
