@@ -1,11 +1,15 @@
 /**
  * The suites' reused in-memory databases (`test/support/ReusedMemoryDatabases.ts`): what one suite
- * leaves in its database never reaches the next.
+ * leaves in its database never reaches the next, and a test process's end leaves none behind.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { migratedMemoryDatabase } from "./support/ReusedMemoryDatabases.ts"
+import { spawnNode } from "./support/ServiceProcess.ts"
 
 // Runs `body` on a database of its own, released (emptied and handed on, or closed) when it ends.
 const onDatabase = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -63,6 +67,27 @@ describe("Reused in-memory databases", () => {
       const found = yield* onDatabase((sql) => sql<{ readonly t: string | null }>`SELECT to_regclass('left_behind')::text AS t`)
       assert.isNull(found[0]!.t)
     }), 60_000)
+
+  it("a test process ended by SIGTERM, as vitest ends its workers, leaves no socket directory of a waiting database", async () => {
+    // The holder's temporary files in a directory of this test's own, where nothing else makes any.
+    const temporary = await mkdtemp(join(tmpdir(), "paygate-reused-"))
+    const sockets = async () => (await readdir(temporary)).filter((name) => name.startsWith("paygate-pglite-"))
+    try {
+      const holder = spawnNode(["test/support/ReusedDatabaseHolder.ts"], { TMPDIR: temporary })
+      const deadline = Date.now() + 60_000
+      while (!holder.output().includes("released")) {
+        if (Date.now() > deadline || holder.child.exitCode !== null) assert.fail(`the holder did not release its database:\n${holder.output()}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      assert.strictEqual((await sockets()).length, 1)
+      holder.child.kill("SIGTERM")
+      // Ended by the signal, as without the handler.
+      assert.strictEqual(await holder.exited, "SIGTERM")
+      assert.deepStrictEqual(await sockets(), [])
+    } finally {
+      await rm(temporary, { recursive: true, force: true })
+    }
+  }, 90_000)
 
   it.live("suites open at the same time never share a database", () =>
     Effect.gen(function*() {

@@ -90,9 +90,16 @@ const release = (started: Started) =>
     )
   )
 
-// A waiting database's socket directory, removed when the process ends without closing it.
-process.once("exit", () => {
-  for (const { server } of waiting) if ("path" in server) rmSync(dirname(server.path), { recursive: true, force: true })
+// The waiting databases' socket directories, removed when the process ends without closing them.
+const removeWaiting = () => {
+  for (const { server } of waiting.splice(0)) if ("path" in server) rmSync(dirname(server.path), { recursive: true, force: true })
+}
+process.once("exit", removeWaiting)
+// Vitest ends its workers with SIGTERM, whose default action skips "exit" handlers: remove them first,
+// then let the signal do what it would have done (end the process, unless another handler decides).
+process.once("SIGTERM", () => {
+  removeWaiting()
+  if (process.listenerCount("SIGTERM") === 0) process.kill(process.pid, "SIGTERM")
 })
 
 /** A migrated in-memory database of its own for the layer's scope (see the module's comment). */
