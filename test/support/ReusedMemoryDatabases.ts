@@ -43,20 +43,35 @@ const schemaOf = (sql: SqlClient.SqlClient) =>
     (rows) => rows[0]!.schema
   )
 
-let migratedSchema: string | undefined
+// What a migrated database holds, read from the first one started: its schema, the tables to empty
+// (the migrations' bookkeeping aside) and the sequences to restart.
+interface Migrated {
+  readonly schema: string
+  readonly tables: ReadonlyArray<{ readonly name: string }>
+  readonly sequences: ReadonlyArray<{ readonly name: string }>
+}
+let migrated: Migrated | undefined
 
-// Deletes every row (the migrations' bookkeeping aside) with foreign keys and triggers off, and
-// restarts every sequence; false when the schema is no longer the migrated one.
+const migratedOf = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return {
+    schema: yield* schemaOf(sql),
+    tables: yield* sql<{ readonly name: string }>`
+      SELECT relname AS name FROM pg_class
+      WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname <> 'effect_sql_migrations'`,
+    sequences: yield* sql<{ readonly name: string }>`
+      SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'S'`
+  }
+})
+
+// Deletes every row with foreign keys and triggers off and restarts every sequence; false when the
+// schema is no longer the migrated one.
 const empty = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // A suite that stopped inside a transaction leaves the session in it.
   yield* sql.unsafe("ROLLBACK")
-  if ((yield* schemaOf(sql)) !== migratedSchema) return false
-  const tables = yield* sql<{ readonly name: string }>`
-    SELECT relname AS name FROM pg_class
-    WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname <> 'effect_sql_migrations'`
-  const sequences = yield* sql<{ readonly name: string }>`
-    SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'S'`
+  if (migrated === undefined || (yield* schemaOf(sql)) !== migrated.schema) return false
+  const { sequences, tables } = migrated
   yield* sql.withTransaction(Effect.gen(function*() {
     yield* sql.unsafe("SET LOCAL session_replication_role = replica")
     for (const { name } of tables) yield* sql`DELETE FROM ${sql(name)}`
@@ -73,9 +88,7 @@ const start = (snapshot: Blob) =>
       Scope.provide(scope),
       Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
     )
-    migratedSchema ??= yield* Effect.gen(function*() {
-      return yield* schemaOf(yield* SqlClient.SqlClient)
-    }).pipe(Effect.provide(Database.layerEmbeddedClient(server)))
+    migrated ??= yield* migratedOf.pipe(Effect.provide(Database.layerEmbeddedClient(server)))
     return { scope, server }
   })
 
