@@ -114,7 +114,11 @@ for (const makeTarget of targets) {
       const socket: Socket = connect(port, "127.0.0.1")
       let answer = ""
       let socketClosed = false
-      socket.on("data", (chunk) => (answer += chunk))
+      let answeredAt: number | undefined
+      socket.on("data", (chunk) => {
+        answeredAt ??= Date.now()
+        answer += chunk
+      })
       socket.on("close", () => (socketClosed = true))
       await new Promise((resolve) => socket.once("connect", resolve))
       socket.write(
@@ -134,7 +138,6 @@ for (const makeTarget of targets) {
       expect(service.exitCode).toBe(null)
       if (target.connections !== undefined) expect(await target.connections()).toBeGreaterThan(0)
 
-      const finished = Date.now()
       socket.write(body.slice(12))
       const { at, code, signal } = await exited
       for (let i = 0; i < 20 && !socketClosed; i++) await sleep(50)
@@ -143,12 +146,13 @@ for (const makeTarget of targets) {
       expect(answer.toLowerCase()).toContain("connection: close")
       expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).status).toBe("pending")
       expect(socketClosed).toBe(true)
-      // It exits by itself, right after the last response (not after a keep-alive timeout).
+      // It exits by itself, right after the last response (not after the 5 s keep-alive timeout). Timed
+      // from the response, not the request: on a loaded machine the create itself may take seconds.
       expect(signal).toBe(null)
       expect(code).not.toBe(null)
-      expect(at - finished).toBeLessThan(3000)
+      expect(at - answeredAt!).toBeLessThan(3000)
       expect(output).toContain("shutting down")
-      expect(output).not.toMatch(/"level":"(ERROR|FATAL)"/)
+      expect(output.split("\n").filter((line) => /"level":"(ERROR|FATAL)"/.test(line))).toEqual([])
       // A backend leaves pg_stat_activity a moment after its client closed: on a loaded machine, not at once.
       if (target.connections !== undefined) expect(await eventually(target.connections, (n) => n === 0, 10_000)).toBe(0)
     }, 90_000)
