@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { shoot } from "../checkout/PortalBrowser.ts"
+import { eventually } from "../support/Eventually.ts"
 import { testDatabases } from "../support/TestServer.ts"
 import { dashboardSuite, view } from "./DashboardWorld.ts"
 
@@ -66,6 +67,8 @@ for (const database of testDatabases) {
       expect(records.map((r: any) => r.reference_id).sort()).toEqual(["=export-b", "export-a,\"quoted\""])
 
       // The balances: what the ledger says the filtered merchant received this month and is owed at its end.
+      // The ledger posts the transfer once the chain watcher sees it, a moment after the payment succeeded.
+      await eventually(() => partner.call("GET", "/v1/balance"), (balance) => balance.held.length > 0)
       await page.getByLabel("Records").selectOption("balances")
       await expect.poll(() => page.locator(".export-panel .muted").innerText()).toContain("received, reversed, settled and refunded")
       await shoot(page, "dashboard-export-balances")
