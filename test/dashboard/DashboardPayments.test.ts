@@ -165,10 +165,20 @@ for (const database of testDatabases) {
 
       const probe = await suite.open()
       const { page } = probe
+      // The worker begins a settlement once the chain watcher saw the transfer, a moment after the
+      // payment succeeded. Until released, the page reads the payment as in that moment.
+      let settlementBegun = false
+      await page.route(`**/v1/payments/${paid.paymentId}`, async (route) => {
+        const response = await route.fetch()
+        const record = await response.json()
+        await route.fulfill({ response, json: settlementBegun ? record : { ...record, settlement: null } })
+      })
       await suite.signIn(page, world.partnerKey, `/dashboard/payments/${paid.paymentId}`)
       await view(page, "payment")
-      // The page follows the settlement while it is under way, without a reload.
       const summary = page.getByRole("region", { name: "Summary" })
+      expect(await summary.innerText()).toMatch(/Settlement\s+Not settled yet/)
+      settlementBegun = true
+      // The page follows the settlement due, then under way, without a reload.
       await expect.poll(() => summary.innerText(), { timeout: chainTimeoutMs }).toMatch(/Settlement\s+Completed/)
       const record = await partner.call("GET", `/v1/payments/${paid.paymentId}`)
       expect(record.settlement.status).toBe("completed")

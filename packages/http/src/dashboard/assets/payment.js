@@ -128,6 +128,8 @@ export async function showPayment(context, paymentId, seen) {
   const paidAsset = payment.option === null ? null : String(payment.option.asset).toLowerCase()
   const settles = merchant === null || paidAsset === null ||
     (merchant.settlements?.crypto ?? []).some((/** @type {{ asset: string }} */ s) => s.asset.toLowerCase() === paidAsset)
+  // Paid and to be forwarded, but the worker has not begun yet (it settles once the chain watcher saw the transfer).
+  const settlementDue = settles && payment.status === "succeeded" && payment.hold === undefined && payment.refund === null && payment.settlement === null
   const buyer = payment.buyer === null ? null : addressOf(payment.buyer.accountCaip10)
   const chainId = payment.transaction?.chainId ?? (payment.option === null ? null : payment.option.asset.split("/")[0])
   /** @param {string | null | undefined} hash @param {string | null} [explorerUrl] */
@@ -169,7 +171,7 @@ export async function showPayment(context, paymentId, seen) {
         payment.status === "succeeded" && payment.hold === undefined && !(payment.refund !== null && payment.settlement === null)
           ? ["Settlement", payment.settlement !== null
             ? statusLabel(payment.settlement.status)
-            : settles ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
+            : settlementDue ? "Not settled yet" : "None: the merchant has no settlement destination for this token, so the funds stay at the collection address"]
           : null,
         payment.status === "succeeded"
           ? ["Refund", payment.hold === undefined ? refundText(payment.refund, partly) : "From the merchant's settlement destination: the service holds none of what was captured"]
@@ -193,7 +195,7 @@ export async function showPayment(context, paymentId, seen) {
     }))
   ], { focus: context.followed !== true })
 
-  void follow(context, payment, receipts)
+  void follow(context, payment, receipts, settlementDue)
 }
 
 /** Counts the page's follow rounds: only the newest runs. */
@@ -220,15 +222,17 @@ function holdNews(before, next) {
 
 /**
  * Reads the payment again until what is under way is over (its status with the status operation
- * while it is not final, its refund, settlement and received transfers), then shows the page again.
+ * while it is not final, its refund, settlement (also one due but not begun) and received
+ * transfers), then shows the page again.
  *
  * @param {Context} context
  * @param {any} payment
  * @param {ReadonlyArray<import("./receipts.js").Receipt>} receipts
+ * @param {boolean} settlementDue
  */
-async function follow(context, payment, receipts) {
+async function follow(context, payment, receipts, settlementDue) {
   const underWay = !payment.isFinal || holdUnderWay(payment) || payment.refund?.status === "pending" || payment.settlement?.status === "pending" ||
-    receipts.some((r) => r.refund?.status === "pending")
+    settlementDue || receipts.some((r) => r.refund?.status === "pending")
   // The page shown again (after a capture, say) follows anew: this round stops.
   const round = ++rounds
   const current = () => context.isCurrent() && round === rounds
