@@ -12,10 +12,11 @@ export default defineConfig({
     isolate: false,
     setupFiles: ["test/setup/fileEnvironment.ts"],
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
-    // A file per core and one more: most files spend part of their time waiting on a chain, a database
-    // or a browser (vitest's default, one less than the cores, would run one at a time on two cores).
-    maxWorkers: availableParallelism() + 1,
-    // Twice what the slowest tests without a timeout of their own take while three files share two
+    // A file per core and two more: most files spend much of their time waiting on a chain, a database,
+    // a browser or a service they started, and with one more the cores still sat idle for stretches
+    // (vitest's default, one less than the cores, would run one at a time on two cores).
+    maxWorkers: availableParallelism() + 2,
+    // Twice what the slowest tests without a timeout of their own take while four files share two
     // loaded cores (the HTTP fuzz table: about 50 s): a hang still fails, a busy machine does not.
     testTimeout: 120_000,
     hookTimeout: 120_000,
