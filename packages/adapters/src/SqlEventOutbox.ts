@@ -5,6 +5,8 @@
  * it locks candidate rows with `FOR UPDATE SKIP LOCKED` (concurrent claimers skip each other's
  * rows instead of waiting) and sets `lease_until = now + leaseMillis` in the same statement. An
  * event whose claimer died is claimable again once its lease ends (at-least-once delivery).
+ * `completeUnaddressed` completes, in one statement, the events in that window whose partner has no
+ * active endpoint, so a partner without webhooks costs the dispatcher no reads or decodes.
  * `complete` sets `processed_at`; processed events are never claimed again. An event this version
  * cannot read (a newer version's, during an upgrade) is left out of the claim and set aside for a while.
  *
@@ -20,6 +22,7 @@ import { readableEvent, unreadableEventHoldMillis } from "./internal/PaymentRow.
 // Built once; a span only when tracing is on (`traced`: a disabled span still costs a stack trace and context copies per call).
 const spans = {
   claim: traced("SqlEventOutbox.claim"),
+  completeUnaddressed: traced("SqlEventOutbox.completeUnaddressed"),
   complete: traced("SqlEventOutbox.complete")
 }
 
@@ -57,6 +60,28 @@ export const make = Effect.gen(function*() {
       return events.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     }).pipe(Effect.orDie, spans.claim)
 
+  // The same window the claim takes (the oldest claimable), so a backlog of addressed events is
+  // never walked in full each round; its rows are locked only for this statement.
+  const completeUnaddressed = (limit: number) =>
+    Effect.gen(function*() {
+      if (limit <= 0) return 0
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql`
+        WITH window_ AS (
+          SELECT id, partner_id FROM outbox_events
+          WHERE processed_at IS NULL AND (lease_until IS NULL OR lease_until <= ${now}::bigint)
+          ORDER BY created_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE outbox_events AS o SET processed_at = ${now}::bigint, lease_until = NULL
+        FROM window_ WHERE o.id = window_.id AND NOT EXISTS (
+          SELECT 1 FROM webhook_endpoints AS w
+          WHERE w.partner_id = window_.partner_id AND w.status = 'active' AND w.deleted_at IS NULL)
+        RETURNING o.id`
+      return rows.length
+    }).pipe(Effect.orDie, spans.completeUnaddressed)
+
   const complete = (id: EventId) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -64,7 +89,7 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id} AND processed_at IS NULL`
     }).pipe(Effect.orDie, spans.complete)
 
-  return EventOutbox.of({ claim, complete })
+  return EventOutbox.of({ claim, completeUnaddressed, complete })
 })
 
 /** `EventOutbox` over the `SqlClient` in context. */

@@ -149,6 +149,7 @@ for (const db of databasesUnderTest.filter((d) => d.name === "PostgreSQL")) {
           ["payouts claim", Effect.flatMap(PayoutWork, (w) => w.claim(50, 60_000))],
           ["settlements to decide", Effect.flatMap(PayoutRepository, (r) => r.undecided(50))],
           ["outbox claim", Effect.flatMap(EventOutbox, (o) => o.claim(50, 60_000))],
+          ["outbox, events no one receives", Effect.flatMap(EventOutbox, (o) => o.completeUnaddressed(50))],
           ["deliveries claim", Effect.flatMap(DeliveryQueue, (q) => q.claim({ limit: 50, leaseMillis: 60_000, perEndpoint: 4 }))],
           [
             "idempotency claim",

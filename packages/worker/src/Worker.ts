@@ -2,8 +2,9 @@
  * The worker: background jobs as Effect fibers, safe to run in several processes against one
  * database (every hand-over goes through leases and `FOR UPDATE SKIP LOCKED` claims).
  *
- * - **dispatcher**: claims outbox events (leased), fans each out to the active endpoints that
- *   receive it and completes it, in one transaction per batch.
+ * - **dispatcher**: completes the outbox events no endpoint can receive (their partner has none
+ *   active), then claims the others (leased), fans each out to the active endpoints that receive
+ *   it and completes it, in one transaction per batch.
  * - **deliverer**: claims due deliveries (leased, at most `perEndpointConcurrency` per endpoint
  *   per claim, skipping endpoints it is already busy with), sends each in its own fiber with at
  *   most `perEndpointConcurrency` in flight per endpoint and `concurrency` in all, so a slow or
@@ -134,8 +135,11 @@ export const dispatcher = (wake: Latch.Latch): Effect.Effect<never, never, Worke
     const outbox = yield* EventOutbox
     const dispatch = yield* WebhookDispatch
     const round = Effect.gen(function*() {
+      const unaddressed = yield* outbox.completeUnaddressed(settings.outboxBatch)
+      // A full window of them: more may follow, and claiming now would only take those the slow way.
+      if (unaddressed === settings.outboxBatch) return true
       const events = yield* outbox.claim(settings.outboxBatch, settings.outboxLeaseMs)
-      if (events.length === 0) return false
+      if (events.length === 0) return unaddressed > 0
       // The events are claimed: fanning them out is retried (it is idempotent) rather than left
       // leased for the whole lease when the database blinks.
       let created = 0

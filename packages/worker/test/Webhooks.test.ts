@@ -277,6 +277,33 @@ forEachDatabase("Webhooks", (database) => {
       }
     })
 
+    it("completes the events of a partner without endpoints, creating no delivery; another partner's events among them still go out", async () => {
+      const quiet = await server.partner()
+      const quietMerchant = await server.merchant(quiet.sandbox)
+      const hook = await register()
+      const quietEvents = () =>
+        server.run(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          return yield* sql<{ readonly processed: boolean; readonly deliveries: number }>`
+            SELECT e.processed_at IS NOT NULL AS processed, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+            FROM outbox_events e WHERE e.partner_id = ${quiet.partnerId}`
+        }))
+      // More than one window of theirs (the dispatcher's batch), with the other partner's payment in the middle.
+      const before = await Promise.all(Array.from({ length: 120 }, () => server.payment(quiet.sandbox, quietMerchant)))
+      const addressed = await server.payment(partner.sandbox, merchantId)
+      await Promise.all(Array.from({ length: 30 }, () => server.payment(quiet.sandbox, quietMerchant)))
+      expect(before.length).toBe(120)
+      const worker = await startWorker(server.run)
+      try {
+        await receiver.waitFor(() => receiver.on(hook.path).some((r) => r.envelope.data.payment.paymentId === addressed.paymentId), 10_000, "the addressed event")
+        const events = await eventually(quietEvents, (events) => events.every((e) => e.processed), 10_000)
+        expect(events.length).toBe(150)
+        expect(events.filter((e) => e.deliveries > 0)).toEqual([])
+      } finally {
+        await worker.stop()
+      }
+    })
+
     it("retries a 500 on the schedule until it succeeds; the log shows every attempt", async () => {
       const endpoint = await register()
       receiver.behave(endpoint.path, (n) => ({ status: n < 2 ? 500 : 204 }))

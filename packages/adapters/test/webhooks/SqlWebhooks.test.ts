@@ -13,19 +13,22 @@ import {
   WebhookEndpointRepository
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { eventFor, newMerchant, newPartner, newPayment } from "../support/Fixtures.ts"
 import { newEndpoint, webhookSuite } from "./WebhookSuite.ts"
 
-// Stores `count` payments of `merchant`, each with one event; answers the events.
+// Stores `count` payments of `merchant`, each with one event, each a second after the last one
+// stored (the outbox's order); answers the events.
+let lastCreatedAt = 1_700_000_000_000
 const seedEvents = (merchant: Parameters<typeof newPayment>[0], count: number) =>
   Effect.gen(function*() {
     const repo = yield* PaymentRepository
     const events: Array<OutboxEvent> = []
     for (let i = 0; i < count; i++) {
-      const payment = yield* newPayment(merchant)
+      lastCreatedAt += 1000
+      const payment = yield* newPayment(merchant, { createdAt: lastCreatedAt, updatedAt: lastCreatedAt })
       const event = yield* eventFor(payment, "payment.created")
       yield* repo.insert(payment, [event])
       events.push(event)
@@ -139,6 +142,39 @@ webhookSuite("SqlDeliveryQueue", (it, db) => {
       const listed = yield* queue.listForEndpoint({ endpointId: e1.id, after: null, limit: 10 })
       assert.strictEqual(listed.length, 3)
       assert.isTrue(listed.every((d) => d.status === "pending" && d.attempts === 0 && !d.redelivery))
+    }).pipe(Effect.provide(TestClock.layer())))
+
+  it.effect("completes the events of partners with no active endpoint, within the claim's window; the others stay claimable", () =>
+    Effect.gen(function*() {
+      yield* reset
+      const outbox = yield* EventOutbox
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* WebhookEndpointRepository
+      const addressed = yield* newMerchant(yield* newPartner())
+      yield* newEndpoint(addressed)
+      // An endpoint in the other mode only still counts: the decision is per partner, never wrong.
+      const otherMode = yield* newMerchant(yield* newPartner())
+      yield* newEndpoint({ ...otherMode, mode: otherMode.mode === "sandbox" ? "live" : "sandbox" } as typeof otherMode)
+      const none = yield* newMerchant(yield* newPartner())
+      const disabledOnly = yield* newMerchant(yield* newPartner())
+      const disabled = yield* newEndpoint(disabledOnly)
+      yield* repo.update(new WebhookEndpoint({ ...disabled, status: "disabled" }))
+      const deletedOnly = yield* newMerchant(yield* newPartner())
+      yield* repo.remove(deletedOnly.partnerId, deletedOnly.mode, (yield* newEndpoint(deletedOnly)).id)
+      const keep = [...(yield* seedEvents(addressed, 1)), ...(yield* seedEvents(otherMode, 1))]
+      const drop = [...(yield* seedEvents(none, 2)), ...(yield* seedEvents(disabledOnly, 1)), ...(yield* seedEvents(deletedOnly, 1))]
+      const later = yield* seedEvents(none, 2)
+      const leased = yield* seedEvents(none, 1)
+      yield* sql`UPDATE outbox_events SET lease_until = ${(yield* Clock.currentTimeMillis) + 60_000}::bigint WHERE id = ${leased[0]!.id}`
+      // The oldest six claimable: two kept, four completed; the two after them are outside the window.
+      assert.strictEqual(yield* outbox.completeUnaddressed(6), 4)
+      const processed = () =>
+        Effect.map(sql<{ readonly id: string }>`SELECT id FROM outbox_events WHERE processed_at IS NOT NULL ORDER BY id`, (rows) => rows.map((r) => r.id))
+      assert.deepStrictEqual(yield* processed(), drop.map((e) => e.id).sort())
+      assert.strictEqual(yield* outbox.completeUnaddressed(0), 0)
+      assert.strictEqual(yield* outbox.completeUnaddressed(100), 2, "the later ones; the leased one is left to its claimer")
+      assert.deepStrictEqual(yield* processed(), [...drop, ...later].map((e) => e.id).sort())
+      assert.deepStrictEqual((yield* outbox.claim(10, 60_000)).map((e) => e.id), keep.map((e) => e.id))
     }).pipe(Effect.provide(TestClock.layer())))
 
   it.effect("lists a partner's events of one mode, newest first, a page at a time", () =>

@@ -78,6 +78,8 @@ export const layerMemory = (store: MemoryStore = makeMemoryStore()): Layer.Layer
     })),
     Layer.succeed(EventOutbox, EventOutbox.of({
       claim: (limit) => Effect.sync(() => store.events.filter((e) => !store.completed.has(e.id)).slice(0, limit)),
+      // The memory store keeps no endpoints: every event goes through the dispatch.
+      completeUnaddressed: () => Effect.succeed(0),
       complete: (id) => Effect.sync(() => void store.completed.add(id))
     }))
   )
