@@ -63,12 +63,36 @@ export const createdResponse = (p: PaymentRow) => ({
   pollInMs: 2000
 })
 
-/** The `payment.created` outbox event's payload. */
+/**
+ * The `payment.created` outbox event's payload, exactly as the service stores it: the systems share
+ * one database, and the service's worker reads these events like its own (an event it cannot read
+ * would be set aside and walked over by every claim, a cost no real deployment has).
+ */
 export const createdEvent = (eventId: string, p: PaymentRow) => ({
   id: eventId,
   type: "payment.created",
-  createdAt: p.created_at,
-  payment: { ...p, checkout: null, commitment: null, cancelledReason: null, cancelledAt: null }
+  stage: {},
+  payment: {
+    id: p.id,
+    mode: p.mode,
+    value: p.value,
+    status: p.status,
+    checkout: null,
+    currency: p.currency,
+    createdAt: p.created_at,
+    expiresAt: Math.floor(p.expires_at / 1000),
+    partnerId: p.partner_id,
+    updatedAt: p.updated_at,
+    commitment: null,
+    merchantId: p.merchant_id,
+    cancelledAt: null,
+    referenceId: p.reference_id,
+    stateVersion: p.state_version,
+    cancelledReason: null
+  },
+  createdAt: Math.floor(p.created_at / 1000),
+  partnerId: p.partner_id,
+  paymentId: p.id
 })
 
 /** The status response of a payment row (`requires_action` past its expiry reads as expired). */
