@@ -8,7 +8,8 @@
  * preparing service used and the API alone (`WORKER_IN_PROCESS=false`, as API processes run beside
  * `npm run worker`): both systems verify, write and queue the executor's work, and neither
  * executes it, so the ratio compares the confirm pipelines, not chain submissions. Each confirm
- * consumes its payment, so each system gets its own half of the prepared confirms.
+ * consumes its payment: both systems take from one pool, so the faster takes more, and a load that
+ * ran out of them leaves its ratio without a verdict.
  */
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
@@ -23,13 +24,13 @@ const int = (name: string, fallback: number) => {
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
 
-/** Confirms prepared for the scenario, half for each system (`BENCH_CONFIRM_POOL`). */
-const poolSize = int("BENCH_CONFIRM_POOL", 10_000)
+/** Confirms prepared for the scenario, for both systems (`BENCH_CONFIRM_POOL`): a warm-up and three rounds of each, flat out. */
+const poolSize = int("BENCH_CONFIRM_POOL", 16_000)
 
 /** What the preparation left for the loads. */
 interface Prepared {
   readonly walletKey: string
-  readonly pools: { readonly service: Array<PreparedConfirm>; readonly plain: Array<PreparedConfirm> }
+  readonly pool: Array<PreparedConfirm>
   readonly url: string
 }
 let prepared: Prepared | undefined
@@ -65,8 +66,7 @@ const confirmsDatabase = async (template: ScenarioTemplate): Promise<ScenarioDat
   } finally {
     await service.stop()
   }
-  const half = Math.floor(confirms.length / 2)
-  prepared = { walletKey, url, pools: { service: confirms.slice(0, half), plain: confirms.slice(half) } }
+  prepared = { walletKey, url, pool: confirms }
   return {
     url,
     paymentIds: template.paymentIds,
@@ -86,8 +86,7 @@ const confirmLoad = (id: string, label: string, system: "service" | "plain"): Lo
   label,
   system: system === "service" ? "service" : "raw",
   run: (context, settings, seconds) => {
-    const { pools, walletKey } = prepared!
-    const pool = pools[system]
+    const { pool, walletKey } = prepared!
     const prefix = system === "service" ? "/v1/gateway" : "/plain/gateway"
     return runHttp({
       url: system === "service" ? context.service.url : context.baseline.url,
@@ -127,6 +126,6 @@ export const confirmRateScenario: Scenario = {
 
 /** A line for the report's checks: how many confirms each system had, and whether any load ran out. */
 export const confirmsRateNote = (): string | undefined =>
-  prepared === undefined ? undefined : `Confirm rate: ${poolSize} confirms prepared before the scenario (half for each system); ` +
-    `${prepared.pools.service.length} and ${prepared.pools.plain.length} were left unused` +
+  prepared === undefined ? undefined : `Confirm rate: ${poolSize} confirms prepared before the scenario (one pool for both systems); ` +
+    `${prepared.pool.length} were left unused` +
     (ranOut.size === 0 ? "." : `; ${[...ranOut].join(" and ")} ran out of them (raise BENCH_CONFIRM_POOL).`)

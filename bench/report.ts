@@ -133,10 +133,15 @@ const ratioGoal = (
   const b = report.loads.get(denominator)
   if (a === undefined || b === undefined) return { name, target: `≥ ${min}×`, measured: "not measured in this run", met: undefined }
   const ratio = a.rps / b.rps
+  const measured = `${x(ratio)} (${n0(a.rps)} vs ${n0(b.rps)} req/s)`
+  // req/s counts successes over the whole round: a load whose requests failed (a confirm load whose
+  // prepared confirms ran out) is understated by an unknown amount, so the ratio decides nothing.
+  const failing = [a, b].filter((load) => load.rounds.some((round) => round.non2xx + round.errors > 0)).map((load) => `\`${load.id}\``)
+  if (failing.length > 0) return { name, target: `≥ ${min}×`, measured: `${measured}; no verdict: ${failing.join(" and ")} had failed requests (see the checks)`, met: undefined }
   return {
     name,
     target: `≥ ${min}×`,
-    measured: `${x(ratio)} (${n0(a.rps)} vs ${n0(b.rps)} req/s)`,
+    measured,
     met: ratio >= min,
     drifted: driftOfReference(report, reference.scenario, reference.system)
   }
