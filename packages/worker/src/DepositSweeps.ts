@@ -21,19 +21,23 @@ export const depositSweeper: Effect.Effect<never, never, PayoutSettings | Deposi
   const settings = yield* PayoutSettings
   const store = yield* DepositStore
   const sweeps = yield* DepositSweeps
-  const round = Effect.gen(function*() {
-    const claimed = yield* store.claim(maxSweepBatch, settings.leaseMs)
-    if (claimed.length === 0) return false
-    const steps = yield* sweeps.advance(claimed).pipe(
-      // Stopping: hand the deposits back at once instead of holding them for the rest of the lease.
-      Effect.onInterrupt(() => Effect.forEach(claimed, (s) => store.release(s, 0), { discard: true }))
-    )
-    yield* Effect.forEach(steps, ([s, step]) =>
-      store.release(s, step === "final" ? 0 : step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs), {
-      discard: true
+  // The claim is uninterruptible (a stop while its statement runs would lose deposits the database
+  // has leased already); only the sweep itself is interrupted.
+  const round = Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const claimed = yield* store.claim(maxSweepBatch, settings.leaseMs)
+      if (claimed.length === 0) return false
+      const steps = yield* restore(sweeps.advance(claimed)).pipe(
+        // Stopping: hand the deposits back at once instead of holding them for the rest of the lease.
+        Effect.onInterrupt(() => Effect.forEach(claimed, (s) => store.release(s, 0), { discard: true }))
+      )
+      yield* Effect.forEach(steps, ([s, step]) =>
+        store.release(s, step === "final" ? 0 : step === "pending" ? settings.pendingRecheckMs : step === "unknown" ? settings.unknownRecheckMs : settings.retryMs), {
+        discard: true
+      })
+      return true
     })
-    return true
-  })
+  )
   return yield* forever("deposit sweeps", round, settings.pollIntervalMs)
 })
 
