@@ -71,32 +71,28 @@ export interface LeasedWork<K, S extends string> {
 
 /** Runs the job forever; see the module documentation. A defect advancing an item is logged and checked again later. */
 export const leasedWork = <K, S extends string>(work: LeasedWork<K, S>): Effect.Effect<never> => {
-  // Uninterruptible until the release on interruption is in place, so an item is never held for
-  // the rest of its lease by a job that stopped.
-  const advanceOne = (key: K, started: Set<K>) =>
-    Effect.uninterruptibleMask((restore) => {
-      started.add(key)
-      return restore(work.advance(key)).pipe(
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(Effect.logError(`worker ${work.name}: advancing ${work.describe(key)} failed`, cause), "unknown" as const)
-        ),
-        Effect.flatMap((step) => (step === "final" ? Effect.void : work.release(key, work.recheckAfter(step)))),
-        // Stopping: hand the item back at once instead of holding it for the rest of the lease.
-        Effect.onInterrupt(() => work.release(key, 0))
-      )
-    })
+  /** Advances `key`, then releases it with its next check (a final one's lease is simply over); records it in `settled`. */
+  const advanceOne = (key: K, settled: Set<K>) =>
+    work.advance(key).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(Effect.logError(`worker ${work.name}: advancing ${work.describe(key)} failed`, cause), "unknown" as const)
+      ),
+      Effect.flatMap((step) => (step === "final" ? Effect.void : work.release(key, work.recheckAfter(step)))),
+      Effect.tap(() => Effect.sync(() => settled.add(key)))
+    )
 
   // The claim is uninterruptible: a stop that lands while its statement runs would otherwise lose
-  // items the database has leased already. Items a stop leaves unstarted are handed back too.
+  // items the database has leased already. A stop then hands back every item not settled, under
+  // way or not begun, instead of holding it for the rest of its lease.
   const round = Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const keys = yield* work.claim(work.settings.batch, work.settings.leaseMs)
       if (keys.length === 0) return false
-      const started = new Set<K>()
-      yield* restore(Effect.forEach(keys, (key) => advanceOne(key, started), { concurrency: work.settings.concurrency, discard: true })).pipe(
-        Effect.onInterrupt(() => Effect.forEach(keys.filter((key) => !started.has(key)), (key) => work.release(key, 0), { discard: true }))
+      const settled = new Set<K>()
+      yield* restore(Effect.forEach(keys, (key) => advanceOne(key, settled), { concurrency: work.settings.concurrency, discard: true })).pipe(
+        Effect.onInterrupt(() => Effect.forEach(keys.filter((key) => !settled.has(key)), (key) => work.release(key, 0), { discard: true }))
       )
       return true
     })

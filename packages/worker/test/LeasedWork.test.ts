@@ -45,7 +45,8 @@ describe("leasedWork on a stop", () => {
       assert.deepStrictEqual([...held], [])
     }))
 
-  it.live("mid-round: the item under way and those not begun are handed back, a final one is not", () =>
+  // One at a time leaves three not begun; three at a time runs items side by side, each its own fiber.
+  it.live.each([1, 3])("mid-round, %i at a time: the items under way and those not begun are handed back, a final one is not", (concurrency) =>
     Effect.gen(function*() {
       const { held, release } = leases()
       const releasedFinal: Array<number> = []
@@ -53,7 +54,7 @@ describe("leasedWork on a stop", () => {
       let claims = 0
       const job = leasedWork<number, "pending">({
         name: "test",
-        settings,
+        settings: { ...settings, concurrency },
         claim: () =>
           Effect.sync(() => {
             if (claims++ > 0) return []
@@ -61,7 +62,7 @@ describe("leasedWork on a stop", () => {
             return [1, 2, 3, 4]
           }),
         release: (key) => Effect.andThen(Effect.sync(() => key === 1 && releasedFinal.push(key)), release(key)),
-        // The first is done at once (final: its lease is simply over); the second hangs on the chain.
+        // The first is done at once (final: its lease is simply over); the others hang on the chain.
         advance: (key) =>
           key === 1
             ? Effect.sync(() => void held.delete(key)).pipe(Effect.as("final" as const))
