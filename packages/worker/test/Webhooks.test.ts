@@ -289,10 +289,9 @@ forEachDatabase("Webhooks", (database) => {
             FROM outbox_events e WHERE e.partner_id = ${quiet.partnerId}`
         }))
       // More than one window of theirs (the dispatcher's batch), with the other partner's payment in the middle.
-      const before = await Promise.all(Array.from({ length: 120 }, () => server.payment(quiet.sandbox, quietMerchant)))
+      await Promise.all(Array.from({ length: 120 }, () => server.payment(quiet.sandbox, quietMerchant)))
       const addressed = await server.payment(partner.sandbox, merchantId)
       await Promise.all(Array.from({ length: 30 }, () => server.payment(quiet.sandbox, quietMerchant)))
-      expect(before.length).toBe(120)
       const worker = await startWorker(server.run)
       try {
         await receiver.waitFor(() => receiver.on(hook.path).some((r) => r.envelope.data.payment.paymentId === addressed.paymentId), 10_000, "the addressed event")
