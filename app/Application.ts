@@ -50,6 +50,7 @@ import { Mac } from "effect/crypto"
 import type { SqlClient } from "effect/sql"
 import {
   AjvBuyerDataValidator,
+  CachedHmac,
   Chain,
   ConfiguredExecutionPolicy,
   ConfiguredPaymentSettings,
@@ -78,10 +79,10 @@ import {
 import { CheckoutSettings } from "@paygate/http"
 import * as ApiHost from "./ApiHost.ts"
 
-// A service whose tokens are sealed with the gateway settings' secret (each kind under its own prefix).
+// A service whose tokens are sealed with the gateway settings' secret (each kind under its own prefix),
+// tagged on node:crypto: every options request seals an id per option, every confirm opens one.
 const sealedWith = <S>(layer: (key: Uint8Array) => Layer.Layer<S, never, Mac.Mac>) =>
-  Layer.unwrap(Effect.map(GatewayServices.OptionIdSecret, ({ key }) =>
-    layer(key).pipe(Layer.provide(Mac.layerWebCrypto), Layer.provide(PooledRandom.layer))))
+  Layer.unwrap(Effect.map(GatewayServices.OptionIdSecret, ({ key }) => layer(key).pipe(Layer.provide(CachedHmac.layer))))
 
 // The domain's option ids, and the subscriptions' offers and manage links.
 const OptionIdsLive = sealedWith(OptionIds.layer)
@@ -233,7 +234,7 @@ export const workerServices = Layer.mergeAll(
     WorkerPorts.payoutPorts,
     Chain.ViemDepositSweeper.layer
   )),
-  Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
+  Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, CachedHmac.layer)),
   Layer.provide(PooledRandom.layer),
   Layer.provideMerge(Chain.ChainExplorers.layer)
 )

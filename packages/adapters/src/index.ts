@@ -16,6 +16,7 @@
  * @module
  */
 export * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
+export * as CachedHmac from "./CachedHmac.ts"
 export * from "./ApiKeySecret.ts"
 export * as Configuration from "./Configuration.ts"
 export * as ConfiguredExecutionPolicy from "./ConfiguredExecutionPolicy.ts"

@@ -1,14 +1,12 @@
 /**
  * Webhook adapters: endpoints and deliveries on SQL, secrets encrypted at rest, name resolution
- * and the HTTP sender with its SSRF guard, HMAC signing with cached keys, settings from
- * configuration, and the expiry finder.
+ * and the HTTP sender with its SSRF guard, settings from configuration, and the expiry finder.
  *
  * @module
  */
 import type { DeliveryQueue, ExpiringPayments, HostResolver, WebhookEndpointRepository, WebhookTransport } from "@paygate/domain"
 import { Layer } from "effect"
 import type { SqlClient } from "effect/sql"
-import * as CachedHmac from "./CachedHmac.ts"
 import * as DnsHostResolver from "./DnsHostResolver.ts"
 import * as HttpWebhookTransport from "./HttpWebhookTransport.ts"
 import * as SecretCipher from "./SecretCipher.ts"
@@ -17,7 +15,7 @@ import * as SqlExpiringPayments from "./SqlExpiringPayments.ts"
 import * as SqlWebhookEndpointRepository from "./SqlWebhookEndpointRepository.ts"
 import * as WebhookConfig from "./WebhookConfig.ts"
 
-export { CachedHmac, DnsHostResolver, HttpWebhookTransport, SecretCipher, SqlDeliveryQueue, SqlExpiringPayments, SqlWebhookEndpointRepository, WebhookConfig }
+export { DnsHostResolver, HttpWebhookTransport, SecretCipher, SqlDeliveryQueue, SqlExpiringPayments, SqlWebhookEndpointRepository, WebhookConfig }
 
 /** The webhook ports this package implements. */
 export type WebhookPorts = WebhookEndpointRepository | DeliveryQueue | HostResolver | WebhookTransport | ExpiringPayments

@@ -1,5 +1,6 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
 import { Mac } from "effect/crypto"
+import { Base64Url } from "effect/encoding"
 
 /** Issues and reads tamper-proof tokens carrying claims of one kind. */
 export interface Sealer<A> {
@@ -9,20 +10,9 @@ export interface Sealer<A> {
   readonly open: (token: string) => Effect.Effect<Option.Option<A>>
 }
 
-const toBase64Url = (bytes: Uint8Array) => {
-  let binary = ""
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-}
-
-const fromBase64Url = (text: string): Uint8Array | undefined => {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined
-  try {
-    return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0))
-  } catch {
-    return undefined
-  }
-}
+// Unpadded only, as issued: a token with padding or another alphabet's characters is not one of ours.
+const fromBase64Url = (text: string): Uint8Array | undefined =>
+  /^[A-Za-z0-9_-]+$/.test(text) ? Result.getOrUndefined(Base64Url.decode(text)) : undefined
 
 /**
  * A sealer of `schema`'s claims, keyed by `secret` (at least 32 bytes). The prefix is inside the
@@ -44,9 +34,9 @@ export const makeSealer = <A>(
     return {
       seal: (claims) =>
         Effect.gen(function*() {
-          const body = toBase64Url(encoder.encode(encode(claims)))
+          const body = Base64Url.encode(encoder.encode(encode(claims)))
           const tag = yield* Effect.orDie(mac.sign(key, encoder.encode(`${prefix}.${body}`)))
-          return `${prefix}.${body}.${toBase64Url(tag)}`
+          return `${prefix}.${body}.${Base64Url.encode(tag)}`
         }),
       open: (token) =>
         Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * adapters, the secret cipher from `WEBHOOK_SECRET_KEY`) with fast settings, run against a test
  * server's database and stopped (gracefully) at will.
  */
-import { SqlPersistence, WebhookAdapters } from "@paygate/adapters"
+import { CachedHmac, SqlPersistence, WebhookAdapters } from "@paygate/adapters"
 import { IdGenerator, Payments, WebhookDispatch, WebhookSettings, type WebhookSettingsShape } from "@paygate/domain"
 import { Effect, Fiber, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -35,7 +35,7 @@ export const testWorkerLayer = (
     Layer.provide(WebhookAdapters.layer),
     Layer.provide(WebhookAdapters.SecretCipher.layerFromConfig),
     Layer.provide(SqlPersistence.layer),
-    Layer.provide(Layer.mergeAll(IdGenerator.layer, WebhookAdapters.CachedHmac.layer)),
+    Layer.provide(Layer.mergeAll(IdGenerator.layer, CachedHmac.layer)),
     Layer.provide(SecureRandom.layerWebCrypto),
     Layer.provide(Layer.succeed(WebhookSettings, { ...fastWebhooks, ...webhooks })),
     Layer.provide(Layer.succeed(WorkerSettings, { ...fastWorker, ...worker }))

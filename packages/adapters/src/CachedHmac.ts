@@ -1,16 +1,19 @@
 /**
- * `Mac` on `node:crypto` for webhook signing, with each secret's `KeyObject` kept.
+ * `Mac` on `node:crypto`, with each secret's `KeyObject` kept: webhook signatures, and the sealed
+ * tokens of the API (option ids, subscription offers and manage links).
  *
- * `NodeCrypto.layerMac` passes the key bytes to `createHmac`, which imports them into a new
- * `KeyObject` for every tag: most of the cost of an HMAC-SHA256 over a webhook body. The worker signs every attempt with one of a few endpoint secrets, so the
- * imported keys of the last 1,024 secrets are kept (secrets the process holds in memory anyway).
+ * WebCrypto's `subtle` signs and verifies asynchronously, on the thread pool, for every tag; a tag
+ * here is one synchronous call. `createHmac` given key bytes imports them into a new `KeyObject`
+ * for every tag: most of the cost of an HMAC-SHA256 over a webhook body. The worker signs every
+ * attempt with one of a few endpoint secrets and the API seals with one secret, so the imported
+ * keys of the last 1,024 secrets are kept (secrets the process holds in memory anyway).
  *
  * @module
  */
 import { Layer } from "effect"
 import { Mac } from "effect/crypto"
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto"
-import * as PooledRandom from "../PooledRandom.ts"
+import * as PooledRandom from "./PooledRandom.ts"
 
 const maxKeys = 1024
 const keys = new Map<string, KeyObject>()

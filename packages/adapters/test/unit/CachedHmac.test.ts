@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Mac } from "effect/crypto"
 import { randomBytes } from "node:crypto"
-import * as CachedHmac from "../../../src/webhooks/CachedHmac.ts"
+import * as CachedHmac from "../../src/CachedHmac.ts"
 
 const tagWith = (bytes: Uint8Array, data: Uint8Array) =>
   Effect.gen(function*() {
