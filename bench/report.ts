@@ -91,6 +91,8 @@ export interface Report {
   readonly notes: ReadonlyArray<string>
   /** Confirms accepted per second beside the service's status load under confirms (median of its rounds). */
   readonly confirmsAccepted: number | undefined
+  /** The loads under confirms in whose rounds the prepared confirms ran out (their p99 is not under confirms throughout). */
+  readonly confirmsRanOut: ReadonlyArray<string>
 }
 
 /** A goal's verdict. */
@@ -166,11 +168,16 @@ const underConfirmsGoal = (report: Report): Goal => {
   const service = confirmRatios(report, "status.confirms", "confirms.idle.service")
   if (service === undefined) return { ...goal, measured: "not measured in this run", met: undefined }
   const floor = confirmRatios(report, "status.confirms.floor", "confirms.idle.floor")
+  // A round whose confirms ran out measured part of its p99 without them: no verdict on it.
+  const ranOut = report.confirmsRanOut.length === 0
+    ? ""
+    : `; no verdict: the prepared confirms ran out during a round of ${report.confirmsRanOut.join(" and ")} (raise BENCH_CONFIRMS)`
   return {
     ...goal,
     measured: `${x(service.p99)} (p99 ${ms(service.busy.p99)} vs ${ms(service.idle.p99)})` +
-      (floor === undefined ? "; the floor's not measured in this run" : `; the floor's under the same confirms: ${x(floor.p99)} (p99 ${ms(floor.busy.p99)} vs ${ms(floor.idle.p99)})`),
-    met: floor === undefined ? undefined : service.p99 <= floor.p99 * 1.1 && service.p99 <= 2,
+      (floor === undefined ? "; the floor's not measured in this run" : `; the floor's under the same confirms: ${x(floor.p99)} (p99 ${ms(floor.busy.p99)} vs ${ms(floor.idle.p99)})`) +
+      ranOut,
+    met: floor === undefined || ranOut !== "" ? undefined : service.p99 <= floor.p99 * 1.1 && service.p99 <= 2,
     drifted: driftOfReference(report, "confirms", "service")
   }
 }

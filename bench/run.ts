@@ -51,7 +51,7 @@ import {
   startPostgres,
   startService
 } from "./lib/processes.ts"
-import { confirmNote, confirmsAcceptedPerSecond } from "./gateway.ts"
+import { confirmNote, confirmsAcceptedPerSecond, confirmsRanOutIn } from "./gateway.ts"
 import { confirmRateScenario, confirmsRateNote, dropConfirmsDatabase } from "./confirms.ts"
 import { readAllocations, renderAllocations } from "./allocations.ts"
 import { render, renderComparison, type Summary, summarise } from "./profile.ts"
@@ -517,7 +517,8 @@ const runHttpScenarios = async (postgres: Postgres, seeded: Seed, runId: string,
     canaries: canaryFigures,
     rssPeakBytes: rss,
     notes,
-    confirmsAccepted: confirmsAcceptedPerSecond("status.confirms")
+    confirmsAccepted: confirmsAcceptedPerSecond("status.confirms"),
+    confirmsRanOut: confirmsRanOutIn(["status.confirms", "status.confirms.floor"])
   }
   writeFileSync(join(out, "results.json"), JSON.stringify({ ...report, loads: Object.fromEntries(figures) }, null, 2))
   writeFileSync(join(out, "report.md"), `${markdown(report)}\n`)
