@@ -25,7 +25,7 @@ const int = (name: string, fallback: number) => {
 }
 
 /** Confirms prepared for the scenario, for both systems (`BENCH_CONFIRM_POOL`): a warm-up and three rounds of each, flat out. */
-const poolSize = int("BENCH_CONFIRM_POOL", 16_000)
+const poolSize = int("BENCH_CONFIRM_POOL", 24_000)
 
 /** What the preparation left for the loads. */
 interface Prepared {

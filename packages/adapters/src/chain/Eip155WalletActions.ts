@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { type Action, Caip, type OptionClaims, WalletActions } from "@paygate/domain"
+import { type Action, Caip, type OptionClaims, WalletActions, traced } from "@paygate/domain"
 import { Effect, Layer, Result, Schema } from "effect"
 import type { Address, Hex, PublicClient } from "viem"
 import { type Chains, ChainsConfig, executorAddress, lookupAsset, rpcEndpoints, viaPermit2 } from "./ChainConfig.ts"
@@ -116,7 +116,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
 
   const defect = (message: string) => Effect.die(new WalletActionsError({ message: `Cannot build wallet actions: ${message}.` }))
 
-  const actionsFor = Effect.fn("WalletActions.actionsFor")(function*(
+  const actionsFor = Effect.fnUntraced(function*(
     claims: OptionClaims,
     _optionId: string,
     validBefore: number
@@ -159,7 +159,7 @@ export const make: Effect.Effect<WalletActions["Service"], never, ChainsConfig> 
       type: "walletRpc",
       data: { chain_id: option.chainId, method: "eth_signTypedData_v4", params: [option.payer, typedData] }
     }]
-  })
+  }, traced("WalletActions.actionsFor"))
 
   return WalletActions.of({ actionsFor, buildData, pushTransfer: (claims) => pushTransferActions(chains, claims) })
 })

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { type AuthorizationProof, type ChainUnavailable, ParamsValidation, type SubmissionRefused } from "@paygate/domain"
+import { type AuthorizationProof, type ChainUnavailable, ParamsValidation, type SubmissionRefused, traced } from "@paygate/domain"
 import { type Duration, Effect, Option } from "effect"
 import { type Address, decodeFunctionData, getAddress, type Hash, type Hex, hashTypedData } from "viem"
 import { type Chains, viaPermit2 } from "./ChainConfig.ts"
@@ -84,7 +84,7 @@ const nonceUsed = (runtime: ChainRuntime, payer: Address, nonce: bigint) => {
 }
 
 /** Checks a Permit2 pull payment's proof; see the module documentation. */
-export const verifyPermit2 = Effect.fn("ChainGateway.verifyPermit2")(function*(
+export const verifyPermit2 = Effect.fnUntraced(function*(
   context: VerifyContext & { readonly lookupWindow?: Duration.Input | undefined },
   proof: AuthorizationProof
 ): Effect.fn.Return<void, ParamsValidation> {
@@ -110,7 +110,7 @@ export const verifyPermit2 = Effect.fn("ChainGateway.verifyPermit2")(function*(
   const permit = permitFor(token, proof.value, runtime.executor.address, nonce, proof.validBefore)
   const hash = hashTypedData(permitTransferFromTypedData(runtime.chainNumber, permit))
   return yield* checkSigner(context, runtime, payer, hash, signature).pipe(Effect.catchTag("ChainRpcError", Effect.die))
-})
+}, traced("ChainGateway.verifyPermit2"))
 
 /** The transaction that used the permit `nonce` of `payer` on `token`, if one did. */
 export const permitUse = (runtime: ChainRuntime, token: Address, payer: Address, nonce: Hex): Effect.Effect<Hash | undefined, ChainRpcError> =>

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type AuthorizationProof, ParamsValidation } from "@paygate/domain"
+import { type AuthorizationProof, ParamsValidation, traced } from "@paygate/domain"
 import { Clock, Effect, Option, Result } from "effect"
 import { type Address, encodeFunctionData, type Hex, hashTypedData, parseAbi } from "viem"
 import type { Chains } from "./ChainConfig.ts"
@@ -102,7 +102,7 @@ export const checkSigner = Effect.fnUntraced(function*(
 })
 
 /** Checks a pull payment's proof; see the module documentation. */
-export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")(function*(
+export const verifyAuthorization = Effect.fnUntraced(function*(
   context: VerifyContext,
   proof: AuthorizationProof
 ): Effect.fn.Return<void, ParamsValidation> {
@@ -126,4 +126,4 @@ export const verifyAuthorization = Effect.fn("ChainGateway.verifyAuthorization")
     : hashTypedData(escrowAuthorizationTypedData(domain, escrow.address, escrow.terms, proof.value))
 
   return yield* checkSigner(context, runtime, payer, hash, signature).pipe(Effect.catchTag("ChainRpcError", Effect.die))
-})
+}, traced("ChainGateway.verifyAuthorization"))

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { ParamsValidation, type PaymentProof } from "@paygate/domain"
+import { ParamsValidation, type PaymentProof, traced } from "@paygate/domain"
 import { Duration, Effect, Option, Schedule } from "effect"
 import { type Hash, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem"
 import type { Chains } from "./ChainConfig.ts"
@@ -59,7 +59,7 @@ export const findTransaction = (runtime: ChainRuntime, hash: Hash, lookupWindow:
   )
 
 /** Checks a push payment's proof; see the module documentation. */
-export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(function*(
+export const verifyPushTransfer = Effect.fnUntraced(function*(
   context: VerifyPushContext,
   proof: TransactionProof
 ): Effect.fn.Return<void, ParamsValidation> {
@@ -88,7 +88,7 @@ export const verifyPushTransfer = Effect.fn("ChainGateway.verifyPushTransfer")(f
   const receipt = yield* rpc(chainId, "eth_getTransactionReceipt", () =>
     orNotFound(client.getTransactionReceipt({ hash }))).pipe(Effect.orDie)
   if (receipt?.status === "reverted") return yield* invalid("The transaction reverted.")
-})
+}, traced("ChainGateway.verifyPushTransfer"))
 
 /** Why `tx` is not the ERC-20 transfer of `value` to `collection` carrying `reference`; `undefined` when it is. */
 const tokenTransferProblem = (
