@@ -23,9 +23,10 @@
  *   digest hashed with viem (`hashTypedData`) and the signer recovered on a worker thread, as the
  *   service recovers (its own worker, `SignatureRecoveryWorker.ts`, one thread as on 2 cores);
  * - the payment read again and decided again (the service's compare-and-set loop re-reads), then one
- *   transaction: `UPDATE payments` (compare-and-set on `state_version`, the commitment as the
- *   service encodes it: this also queues the executor's work, due now) and the `payment.processing`
- *   outbox event (the service's payload); the answer the service gives.
+ *   statement, as the service's: `UPDATE payments` (compare-and-set on `state_version`, the
+ *   commitment as the service encodes it: this also queues the executor's work, due now) and, if it
+ *   changed the row, the `payment.processing` outbox event (the service's payload); the answer the
+ *   service gives.
  *
  * Not done: the service's per-request log line, metrics and rate limiter (the raw baseline has none),
  * EIP-1271 contract wallets (a signature that recovers to another key is refused without asking the
@@ -93,9 +94,13 @@ const latestQuote = `SELECT option_id, claims FROM quotes WHERE payment_id = $1 
 const newestQuote = `SELECT option_id, claims FROM quotes WHERE payment_id = $1 AND asset = $2 ORDER BY created_at DESC, seq DESC LIMIT 1`
 const thresholdSelect = `SELECT data_collection_threshold::text AS threshold FROM partners WHERE id = $1`
 const buyerDataSelect = `SELECT account FROM buyer_data WHERE payment_id = $1`
-const compareAndSet = `UPDATE payments SET status = $2, state_version = $3, checkout = $4::jsonb, expires_at = $5, commitment = $6::jsonb,
-  cancelled_reason = $7, cancelled_at = $8::bigint, updated_at = $9 WHERE id = $1 AND state_version = $10 RETURNING id`
-const insertEvent = `INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`
+// The service's compare-and-set with its outbox event, one statement: the event only if the row changed.
+const compareAndSet = `WITH changed AS (UPDATE payments SET status = $2, state_version = $3, checkout = $4::jsonb, expires_at = $5,
+  commitment = $6::jsonb, cancelled_reason = $7, cancelled_at = $8::bigint, updated_at = $9 WHERE id = $1 AND state_version = $10 RETURNING id)
+  INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
+  SELECT e.id, e.type, e.partner_id, e.payment_id, e.payload, e.created_at
+  FROM changed, (VALUES ($11, $12, $13, $14, $15::jsonb, $16::bigint)) AS e (id, type, partner_id, payment_id, payload, created_at)
+  RETURNING id`
 
 interface Claims {
   readonly paymentId: string
@@ -264,22 +269,16 @@ export const plainConfirm = (pool: pg.Pool, query: Query, send: Send) => {
     const createdAt = Math.floor(next.updatedAt / 1000)
     const stage = { account: commitment.account, asset: commitment.asset, amount: commitment.tokenAmount }
     const event = { id: eventId, type: "payment.processing", partnerId: row.partner_id, paymentId: row.id, payment, stage, createdAt }
-    const client = await pool.connect()
     try {
-      await client.query("BEGIN")
-      const { rows } = await query(client, "plain-cas", compareAndSet, [
+      const { rows } = await query(pool, "plain-cas", compareAndSet, [
         row.id, next.status, next.stateVersion, row.checkout === null ? null : JSON.stringify(row.checkout), row.expires_at,
-        JSON.stringify(commitment), row.cancelled_reason, row.cancelled_at, next.updatedAt, row.state_version
+        JSON.stringify(commitment), row.cancelled_reason, row.cancelled_at, next.updatedAt, row.state_version,
+        eventId, event.type, row.partner_id, row.id, JSON.stringify(event), createdAt * 1000
       ])
-      if (rows.length > 0) await query(client, "plain-event", insertEvent, [eventId, event.type, row.partner_id, row.id, JSON.stringify(event), createdAt * 1000])
-      await client.query("COMMIT")
       return rows.length > 0
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined)
       if ((error as { code?: string }).code === "23505") invalid("This authorization or transaction already paid for another payment; it cannot be used again.")
       throw error
-    } finally {
-      client.release()
     }
   }
 

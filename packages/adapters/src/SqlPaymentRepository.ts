@@ -23,7 +23,7 @@ import { recordGas } from "./internal/GasWrites.ts"
 import * as GroupCommit from "./internal/GroupCommit.ts"
 import { HeldWrite } from "./internal/HeldWrite.ts"
 import { paymentFromRow, paymentSelect } from "./internal/PaymentRow.ts"
-import { compareAndSet, insertEvents } from "./internal/PaymentWrites.ts"
+import { compareAndSet, compareAndSetWithEvents, insertEvents } from "./internal/PaymentWrites.ts"
 import * as SharedStatement from "./internal/SharedStatement.ts"
 import { isUniqueViolation } from "./internal/UniqueViolation.ts"
 
@@ -82,14 +82,14 @@ export const make = Effect.gen(function*() {
     )
 
   // Only what a transition can change is written; identity, owner, amount and creation time never change.
+  // With the gas a transaction paid, three statements in a transaction; without it, one statement.
   const update = (next: Payment, events: ReadonlyArray<OutboxEvent>, gas?: GasPaid) =>
-    Effect.gen(function*() {
+    (gas === undefined ? compareAndSetWithEvents(sql, next, events) : Effect.gen(function*() {
       if (!(yield* compareAndSet(sql, next))) return false
       yield* insertEvents(sql, events)
       yield* recordGas(sql, next.mode, "payment", next.id, gas)
       return true
-    }).pipe(
-      sql.withTransaction,
+    }).pipe(sql.withTransaction)).pipe(
       Effect.catchIf(
         (error) => onceIndexes.some((index) => isUniqueViolation(error, index)),
         () => Effect.fail(new DuplicateCommitment({ message: "The authorization or transaction already paid for another payment." }))

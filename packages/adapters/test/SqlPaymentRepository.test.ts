@@ -13,9 +13,10 @@ import { SqlIdempotencyStore } from "@paygate/adapters"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { outboxColumns } from "../src/internal/PaymentRow.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
 import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
-import { leaseOf, loggingStatements } from "./support/StatementLog.ts"
+import { leaseOf, loggingStatements, recordingStatements } from "./support/StatementLog.ts"
 
 const paymentJson = (payment: Payment) => JSON.stringify(Schema.encodeSync(Schema.toCodecJson(Payment))(payment))
 
@@ -188,6 +189,26 @@ adapterSuite("SqlPaymentRepository", (it, db) => {
       assert.deepStrictEqual(Option.getOrThrow(yield* repo.findById(v1.id)), v2)
       // Both events may carry the same created_at millisecond, where their ids' random part decides the order.
       assert.sameMembers((yield* storedEvents(v1.id)).map((e) => e.type), ["payment.created", "payment.cancelled"])
+    }))
+
+  it.effect("an update without gas is one statement, outside any transaction, that stores each event as written", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      const v1 = yield* newPayment(merchant)
+      yield* repo.insert(v1, [yield* eventFor(v1, "payment.created")])
+      const v2 = new Payment({ ...v1, status: "processing", stateVersion: 2, updatedAt: v1.updatedAt + 1 })
+      const events = [yield* eventFor(v2, "payment.processing"), yield* eventFor(v2, "payment.succeeded")]
+      const [updated, sent] = yield* recordingStatements(repo.update(v2, events))
+      assert.isTrue(updated)
+      assert.strictEqual(sent.length, 1)
+      const rows = yield* sql<{ readonly id: string; readonly payload: unknown; readonly created_at: string | number }>`
+        SELECT id, payload, created_at FROM outbox_events WHERE id IN ${sql.in(events.map((e) => e.id))}`
+      assert.sameDeepMembers(
+        rows.map((row) => ({ id: row.id, payload: row.payload, created_at: Number(row.created_at) })),
+        events.map(outboxColumns).map((c) => ({ id: c.id, payload: JSON.parse(c.payload), created_at: c.created_at }))
+      )
     }))
 
   it.effect("an update of an unknown payment answers false", () =>

@@ -28,13 +28,8 @@ export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<Web
 export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
   eventsInsert(sql, events)?.pipe(Effect.asVoid) ?? Effect.void
 
-/**
- * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
- * `state_version` is one less; answers whether it did. A change to an `authorized` payment (a
- * merchant's capture or void) makes its escrow work due at once; the executor's lease ends with its
- * authorization.
- */
-export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
+// The compare-and-set's `UPDATE`, answering the id of the row it changed (none when the stored version moved on).
+const compareAndSetUpdate = (sql: SqlClient.SqlClient, next: Payment) => {
   const c = paymentColumns(next)
   return sql`UPDATE payments SET
       status = ${c.status}, state_version = ${c.state_version}, checkout = ${c.checkout}::jsonb,
@@ -44,5 +39,32 @@ export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) => {
       -- Authorized: the executor's lease on it (it just settled it) is not the holds job's.
       chain_lease_until = CASE WHEN ${c.status} = 'authorized' AND status <> 'authorized' THEN NULL ELSE chain_lease_until END
     WHERE id = ${c.id} AND state_version = ${c.state_version - 1}
-    RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+    RETURNING id`
+}
+
+/**
+ * Compare-and-set of a payment row (in the caller's transaction): stores `next` if the stored
+ * `state_version` is one less; answers whether it did. A change to an `authorized` payment (a
+ * merchant's capture or void) makes its escrow work due at once; the executor's lease ends with its
+ * authorization.
+ */
+export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) =>
+  Effect.map(compareAndSetUpdate(sql, next), (rows) => rows.length > 0)
+
+/**
+ * {@link compareAndSet} and, only if it stored `next`, the outbox `events`: one statement, so no
+ * transaction is needed (a statement is atomic) and the change costs one round trip instead of four
+ * (begin, update, insert, commit). Answers whether it stored `next`.
+ */
+export const compareAndSetWithEvents = (sql: SqlClient.SqlClient, next: Payment, events: ReadonlyArray<WebhookEvent>) => {
+  if (events.length === 0) return compareAndSet(sql, next)
+  // Typed here: outside an INSERT's own VALUES, PostgreSQL would read the parameters as text.
+  const rows = events.map(outboxColumns).map((c) =>
+    sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at}::bigint)`
+  )
+  return sql`WITH changed AS (${compareAndSetUpdate(sql, next)})
+    INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
+    SELECT e.id, e.type, e.partner_id, e.payment_id, e.payload, e.created_at
+    FROM changed, (VALUES ${sql.csv(rows)}) AS e (id, type, partner_id, payment_id, payload, created_at)
+    RETURNING id`.pipe(Effect.map((inserted) => inserted.length > 0))
 }
