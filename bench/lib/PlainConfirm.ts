@@ -22,8 +22,8 @@
  *   value in range, `validBefore` not passed, 32-byte nonce, low-s 65-byte signature; the EIP-712
  *   digest hashed with viem (`hashTypedData`) and the signer recovered on a worker thread, as the
  *   service recovers (its own worker, `SignatureRecoveryWorker.ts`, one thread as on 2 cores);
- * - the payment read again and decided again (the service's compare-and-set loop re-reads), then one
- *   statement, as the service's: `UPDATE payments` (compare-and-set on `state_version`, the
+ * - the payment decided again as read (read again only after a lost race, as the service's
+ *   compare-and-set loop does), then one statement, as the service's: `UPDATE payments` (compare-and-set on `state_version`, the
  *   commitment as the service encodes it: this also queues the executor's work, due now) and, if it
  *   changed the row, the `payment.processing` outbox event (the service's payload); the answer the
  *   service gives.
@@ -332,9 +332,9 @@ export const plainConfirm = (pool: pg.Pool, query: Query, send: Send) => {
       walletName: caller.walletName,
       confirmedAt: now
     }
-    // As the service: re-read, decide again, compare-and-set (retried on a lost race).
+    // As the service: decide again on the payment as read, compare-and-set; on a lost race, read it again and retry.
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const latestRow = await readPayment(id, caller.mode)
+      const latestRow = attempt === 1 ? current : await readPayment(id, caller.mode)
       if (decide(latestRow, fingerprint, Math.floor(Date.now() / 1000)) === "repeat") return answer
       if (await write(latestRow, commitment)) return answer
     }

@@ -72,16 +72,19 @@ export const makePaymentChanges = (repo: PaymentRepository["Service"], ids: IdGe
   /**
    * Applies `decide`'s change with compare-and-set, retried on a lost race. A commitment another
    * payment already holds is a defect unless `onDuplicate` turns it into the caller's error.
+   * `loaded`: the payment as the caller just read it, decided on first instead of reading it again
+   * (a stale one only loses the compare-and-set, and the retry reads the payment as it stands).
    */
   const change = <E, D = never>(
     access: Access,
     id: string,
     decide: (current: Payment, now: number) => Decision<E>,
-    onDuplicate: (error: DuplicateCommitment) => D | undefined = () => undefined
+    onDuplicate: (error: DuplicateCommitment) => D | undefined = () => undefined,
+    loaded?: Payment
   ): Effect.Effect<Payment, E | D | PaymentNotFound> =>
     Effect.gen(function*() {
       for (let attempt = 1; ; attempt++) {
-        const current = yield* load(access, id)
+        const current = attempt === 1 && loaded !== undefined ? loaded : yield* load(access, id)
         const millis = yield* Clock.currentTimeMillis
         const now = Math.floor(millis / 1000)
         const decision = decide(current, now)

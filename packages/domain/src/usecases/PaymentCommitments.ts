@@ -152,7 +152,7 @@ export class PaymentCommitments extends Context.Service<PaymentCommitments, {
         }, () =>
           new ParamsValidation({
             message: "This authorization or transaction already paid for another payment; it cannot be used again."
-          }))
+          }), current)
       }, traced("PaymentCommitments.confirm"))
 
       return PaymentCommitments.of({ confirm })

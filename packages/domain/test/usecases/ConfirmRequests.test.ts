@@ -29,10 +29,32 @@ const signature = `0x${"ab".repeat(65)}`
 // A token without EIP-3009: paid by a transfer the wallet sends (push).
 const pushed: PayableAsset = { ...usdc, assetId: "eip155:8453/erc20:0x4200000000000000000000000000000000000006", kind: "push" }
 
-const layer = () =>
+/** What the payment repository saw: its reads, and a writer that changes the payment just before the confirm's first write. */
+interface Watch {
+  reads: number
+  interfere: ((repo: PaymentRepository["Service"], payment: Payment) => Effect.Effect<void>) | undefined
+}
+
+// The repository the confirms write through, watched; the rest of the layer reads the store itself.
+const watched = (watch: Watch) =>
+  Layer.effect(PaymentRepository, Effect.map(Effect.service(PaymentRepository), (repo) => PaymentRepository.of({
+    ...repo,
+    findById: (id) => Effect.suspend(() => {
+      watch.reads++
+      return repo.findById(id)
+    }),
+    update: (next, events, gas) =>
+      Effect.suspend(() => {
+        const interfere = watch.interfere
+        watch.interfere = undefined
+        return Effect.andThen(interfere === undefined ? Effect.void : interfere(repo, next), repo.update(next, events, gas))
+      })
+  })))
+
+const layer = (watch: Watch = { reads: 0, interfere: undefined }) =>
   ConfirmRequests.layer.pipe(
     Layer.provideMerge(OptionIds.layer(new Uint8Array(32).fill(5)).pipe(Layer.provide(Mac.layerWebCrypto))),
-    Layer.provide(PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()))),
+    Layer.provide(PaymentCommitments.layer.pipe(Layer.provide(layerTestDataCollection()), Layer.provide(watched(watch)))),
     Layer.provideMerge(Payments.layer),
     Layer.provideMerge(layerMemoryQuotes()),
     Layer.provide([catalogOf([usdc, pushed]), scriptedChain(), screeningList([])]),
@@ -176,4 +198,26 @@ describe("ConfirmRequests", () => {
       ]
       for (const value of refused) assert.strictEqual(yield* codeOf(confirm(payment.id, value)), "params_validation")
     }).pipe(Effect.provide(layer())))
+
+  it.effect("decides on the payment it read: one read when nothing else writes it; after a lost race, reads it again", () => {
+    const watch: Watch = { reads: 0, interfere: undefined }
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const payment = yield* newPayment
+      const first = yield* confirm(payment.id, confirmation(yield* optionFor(payment.id)))
+      assert.strictEqual(first.payment.status, "processing")
+      assert.strictEqual(watch.reads, 1)
+
+      // Another writer cancels the payment after the confirm read it: the confirm's write loses, it reads
+      // the payment again, and refuses as for a cancelled payment.
+      const other = yield* newPayment
+      const optionId = yield* optionFor(other.id)
+      watch.reads = 0
+      watch.interfere = (repo, next) =>
+        Effect.orDie(Effect.asVoid(repo.update(new Payment({ ...next, status: "cancelled", commitment: null, cancelledReason: "cancelled_by_user", cancelledAt: 1_800_000_000 }), [])))
+      assert.strictEqual(yield* codeOf(confirm(other.id, confirmation(optionId))), "invalid_state")
+      assert.strictEqual(watch.reads, 2)
+      assert.strictEqual((yield* Payments.use((p) => p.find(access, other.id))).status, "cancelled")
+    }).pipe(Effect.provide(layer(watch)))
+  })
 })
