@@ -81,15 +81,19 @@ export const make = Effect.gen(function*() {
       spans.findById
     )
 
-  // Only what a transition can change is written; identity, owner, amount and creation time never change.
-  // With the gas a transaction paid, three statements in a transaction; without it, one statement.
-  const update = (next: Payment, events: ReadonlyArray<OutboxEvent>, gas?: GasPaid) =>
-    (gas === undefined ? compareAndSetWithEvents(sql, next, events) : Effect.gen(function*() {
+  // With the gas a transaction paid: three statements in a transaction.
+  const updateWithGas = (next: Payment, events: ReadonlyArray<OutboxEvent>, gas: GasPaid) =>
+    Effect.gen(function*() {
       if (!(yield* compareAndSet(sql, next))) return false
       yield* insertEvents(sql, events)
       yield* recordGas(sql, next.mode, "payment", next.id, gas)
       return true
-    }).pipe(sql.withTransaction)).pipe(
+    }).pipe(sql.withTransaction)
+
+  // Only what a transition can change is written; identity, owner, amount and creation time never change.
+  // Without gas, the change and its events are one statement.
+  const update = (next: Payment, events: ReadonlyArray<OutboxEvent>, gas?: GasPaid) =>
+    (gas === undefined ? compareAndSetWithEvents(sql, next, events) : updateWithGas(next, events, gas)).pipe(
       Effect.catchIf(
         (error) => onceIndexes.some((index) => isUniqueViolation(error, index)),
         () => Effect.fail(new DuplicateCommitment({ message: "The authorization or transaction already paid for another payment." }))

@@ -16,8 +16,8 @@
  * @module
  */
 export * as AjvBuyerDataValidator from "./AjvBuyerDataValidator.ts"
-export * as CachedHmac from "./CachedHmac.ts"
 export * from "./ApiKeySecret.ts"
+export * as CachedHmac from "./CachedHmac.ts"
 export * as Configuration from "./Configuration.ts"
 export * as ConfiguredExecutionPolicy from "./ConfiguredExecutionPolicy.ts"
 export * as ConfiguredPayoutPolicy from "./ConfiguredPayoutPolicy.ts"

@@ -8,10 +8,11 @@ import {
   SignedAuthorization
 } from "@paygate/domain"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import * as SqlChainWork from "../src/SqlChainWork.ts"
 import { adapterSuite } from "./support/AdapterSuite.ts"
-import { newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
+import { eventFor, newMerchant, newPartner, newPayment } from "./support/Fixtures.ts"
 
 const account = "eip155:8453:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 const asset = "eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -76,5 +77,21 @@ adapterSuite("SqlChainWork and the once-only commitments", (it) => {
       // The same transfer (transaction and authorization) never pays a second payment, whatever its case.
       const sameTransfer = yield* Effect.flip(confirmed(merchant, commitment(nonce(3), upper)))
       assert.instanceOf(sameTransfer, DuplicateCommitment)
+    }))
+
+  it.effect("a confirm replaying another payment's authorization, written with its event in one statement, changes nothing and tells no one", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* PaymentRepository
+      const merchant = yield* newMerchant(yield* newPartner())
+      assert.isTrue((yield* confirmed(merchant, commitment(nonce(5)))).written)
+      // A buyer signs once and confirms the same authorization on a second payment, as the API writes a confirm.
+      const second = yield* newPayment(merchant)
+      yield* repo.insert(second, [])
+      const replay = new Payment({ ...second, status: "processing", commitment: commitment(nonce(5)), stateVersion: second.stateVersion + 1 })
+      const refused = yield* Effect.flip(repo.update(replay, [yield* eventFor(replay, "payment.processing")]))
+      assert.instanceOf(refused, DuplicateCommitment)
+      assert.deepStrictEqual(yield* repo.findById(second.id), Option.some(second))
+      assert.deepStrictEqual(yield* sql`SELECT id FROM outbox_events WHERE payment_id = ${second.id}`, [])
     }))
 })

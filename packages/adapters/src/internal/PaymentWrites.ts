@@ -10,15 +10,17 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { type OutboxColumns, outboxColumns, paymentColumns } from "./PaymentRow.ts"
 
+// Outbox rows as a `VALUES` list, typed: outside an INSERT's own VALUES, PostgreSQL would read the parameters as text.
+const outboxValues = (sql: SqlClient.SqlClient, rows: ReadonlyArray<OutboxColumns>) =>
+  sql`VALUES ${sql.csv(rows.map((c) =>
+    sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at}::bigint)`
+  ))}`
+
 /** The `INSERT` of outbox rows, or `undefined` for none (subscriptions write their events' rows through it too). */
-export const outboxInsert = (sql: SqlClient.SqlClient, rows: ReadonlyArray<OutboxColumns>) => {
-  const [first, ...rest] = rows.map((c) =>
-    sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at})`
-  )
-  if (first === undefined) return undefined
-  return sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
-    VALUES ${sql.csv([first, ...rest])}`
-}
+export const outboxInsert = (sql: SqlClient.SqlClient, rows: ReadonlyArray<OutboxColumns>) =>
+  rows.length === 0
+    ? undefined
+    : sql`INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at) ${outboxValues(sql, rows)}`
 
 /** The `INSERT` of outbox events, or `undefined` for none (payouts and settlement destinations write events too). */
 export const eventsInsert = (sql: SqlClient.SqlClient, events: ReadonlyArray<WebhookEvent>) =>
@@ -58,13 +60,9 @@ export const compareAndSet = (sql: SqlClient.SqlClient, next: Payment) =>
  */
 export const compareAndSetWithEvents = (sql: SqlClient.SqlClient, next: Payment, events: ReadonlyArray<WebhookEvent>) => {
   if (events.length === 0) return compareAndSet(sql, next)
-  // Typed here: outside an INSERT's own VALUES, PostgreSQL would read the parameters as text.
-  const rows = events.map(outboxColumns).map((c) =>
-    sql`(${c.id}, ${c.type}, ${c.partner_id}, ${c.payment_id}, ${c.payload}::jsonb, ${c.created_at}::bigint)`
-  )
   return sql`WITH changed AS (${compareAndSetUpdate(sql, next)})
     INSERT INTO outbox_events (id, type, partner_id, payment_id, payload, created_at)
     SELECT e.id, e.type, e.partner_id, e.payment_id, e.payload, e.created_at
-    FROM changed, (VALUES ${sql.csv(rows)}) AS e (id, type, partner_id, payment_id, payload, created_at)
+    FROM changed, (${outboxValues(sql, events.map(outboxColumns))}) AS e (id, type, partner_id, payment_id, payload, created_at)
     RETURNING id`.pipe(Effect.map((inserted) => inserted.length > 0))
 }
