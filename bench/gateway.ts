@@ -25,9 +25,9 @@ const int = (name: string, fallback: number) => {
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
 /**
- * Confirms prepared per bench run (`BENCH_CONFIRMS`, for both confirm loads): enough for the full
- * bench's twelve runs of 5 s at the fastest rate seen here; the driver stops early when they run out,
- * and a round that ran out leaves the goal without a verdict.
+ * Confirms prepared per bench run (`BENCH_CONFIRMS`, for both confirm loads): about what the full
+ * bench's twelve runs take at this machine's rates; the driver stops early when they run out, and a
+ * round that ran out leaves the goal without a verdict (raise it then).
  */
 const confirmCount = int("BENCH_CONFIRMS", 16_000)
 /** Confirms in flight at once while "flat out". */
